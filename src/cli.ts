@@ -1,0 +1,34 @@
+// The command line: one commander program; each command lives in src/cli/<command>.ts.
+// Exit codes: 0 success, 1 error, 2 `plan --detailed-exitcode` with changes.
+
+import { Command, CommanderError } from 'commander';
+import { register as emulator } from './cli/emulator.js';
+import { register as validate } from './cli/validate.js';
+import { register as plan } from './cli/plan.js';
+import { register as apply } from './cli/apply.js';
+import { register as state } from './cli/state.js';
+import { register as watch } from './cli/watch.js';
+
+export function buildProgram(): Command {
+  const program = new Command('edgesync')
+    .description('Keep Worker, KV, Zero Trust, user profile and API token configuration in step with YAML files.')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of [validate, plan, apply, watch, state, emulator]) register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode;
+      return;
+    }
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exitCode = 1;
+  }
+}

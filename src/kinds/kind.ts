@@ -1,0 +1,175 @@
+// The one small interface every kind implements, and the desired-model types kinds produce.
+// A kind is pure: document → canonical request; (desired, last applied) → what to send or block.
+
+import type { OperationName } from '../api/operations.js';
+import type { Json } from '../util/json.js';
+import type { AppliedResource } from '../state/types.js';
+
+export type { Json };
+/** A path into a document, e.g. ['spec', 'items', 2, 'value']. */
+export type FieldPath = readonly (string | number)[];
+
+export interface SourceLocation {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+}
+
+/** A document after parsing, interpolation and schema validation. */
+export interface ResourceDocument {
+  readonly apiVersion: 'edgesync/v1';
+  readonly kind: string;
+  readonly metadata: Readonly<{ name: string; id?: string; dependsOn?: string[] } & Record<string, unknown>>;
+  /** Validated against the kind's schema; absent for kinds whose spec may be omitted. */
+  readonly spec: any;
+  /** Absolute path of the YAML file. */
+  readonly file: string;
+  /** Where the document starts. */
+  readonly loc: SourceLocation;
+}
+
+/** What a kind may do while building: report problems and read referenced files. */
+export interface BuildContext {
+  /** Absolute path of the config root. */
+  readonly root: string;
+  /** Records a problem at a field of the document; every problem is reported, not only the first. */
+  issue(path: FieldPath, message: string): void;
+  /**
+   * Reads `ref`, relative to the YAML file. On a path leaving the root, a missing file or one
+   * over the size bound, records an issue at `path` and returns undefined.
+   */
+  readFile(ref: string, path: FieldPath): Buffer | undefined;
+  /**
+   * Lists the regular files below folder `ref` (relative to the YAML file), recursively, sorted,
+   * dot-files skipped; `rel` uses '/'. On failure records an issue at `path` and returns undefined.
+   */
+  listFiles(ref: string, path: FieldPath): { rel: string; ref: string; size: number }[] | undefined;
+}
+
+/** What a kind builds from a document. */
+export interface Built {
+  /** Canonical request: deterministic JSON; diffed, hashed and (redacted) kept in state. */
+  readonly request: Json;
+  /** What is sent when it is more than `request` (module contents, KV pairs); never stored. */
+  readonly payload?: unknown;
+}
+
+/** One resource of the desired model: one document. */
+export interface DesiredResource {
+  /** Identity: kind + scope + metadata.name, see identityKey(). */
+  readonly key: string;
+  readonly kind: string;
+  readonly name: string;
+  /** The operation's path parameters, under the metadata keys the kind names. */
+  readonly scope: Readonly<Record<string, string>>;
+  /** metadata.id: adopt an object that already exists (POST kinds). */
+  readonly id?: string;
+  /** metadata.dependsOn as written ("Kind/name"). */
+  readonly dependsOn: readonly string[];
+  readonly request: Json;
+  readonly payload?: unknown;
+  /** contentHash(request). */
+  readonly hash: string;
+  readonly source: SourceLocation;
+}
+
+/** `Kind[k=v,…]/name`, scope keys in the kind's order; `Kind/name` without scope. */
+export function identityKey(kind: string, scope: Readonly<Record<string, string>>, name: string, scopeKeys: readonly string[]): string {
+  const parts = scopeKeys.filter((k) => scope[k] !== undefined).map((k) => `${k}=${scope[k]}`);
+  return parts.length ? `${kind}[${parts.join(',')}]/${name}` : `${kind}/${name}`;
+}
+
+/** One field that changes; values of sensitive fields are masked by renderers. */
+export interface FieldChange {
+  /** Dotted path inside the request, e.g. "name" or "login_design.text_color". */
+  readonly path: string;
+  readonly before?: Json;
+  readonly after?: Json;
+  readonly sensitive?: boolean;
+}
+
+export type ChangeType =
+  | 'create' // POST: a new remote object (intent journal applies)
+  | 'update' // PUT/PATCH of an object that exists
+  | 'write' // PUT of a whole desired body (PUT kinds, first time or changed)
+  | 'roll' // token secret roll
+  | 'run' // AI run
+  | 'kv' // one chunk of a KV bulk write
+  | 'adopt'; // metadata.id given: record the id, no call
+
+/** A call (or, for 'adopt', a state-only record) a kind decided is needed. */
+export interface ActionDraft {
+  readonly change: ChangeType;
+  /** null only for 'adopt'. */
+  readonly operation: OperationName | null;
+  readonly params: Readonly<Record<string, string>>;
+  /** JSON body; ScriptUpload for putScriptContent; KvChunk for writeKvBulk. */
+  readonly body: unknown;
+  readonly diff: readonly FieldChange[];
+  /** Distinguishes several actions of one resource (e.g. KV chunk "3/100"). */
+  readonly suffix?: string;
+  /** Human summary for renderers when the diff is not the story (KV chunks). */
+  readonly summary?: string;
+  /** What state records for the resource when this action succeeds. */
+  readonly record: {
+    /** New last-applied canonical request (redacted by the kind) and its hash. */
+    readonly request?: Json;
+    readonly hash?: string;
+    /** Kind-specific memory (e.g. the token's applied rotate count). */
+    readonly memo?: Json;
+    /** KV: key → hash of (value, expiration fields, metadata) to store for the keys of this chunk. */
+    readonly kvKeys?: readonly (readonly [string, string])[];
+  };
+}
+
+export interface BlockedDraft {
+  readonly reason: string;
+  readonly fields: readonly string[];
+}
+
+/** A kind's decision for one resource; the planner adds ids, order and the resource's identity. */
+export interface KindDecision {
+  readonly actions: readonly ActionDraft[];
+  readonly blocked: readonly BlockedDraft[];
+  /** Things the plan should say that need no call (e.g. "last_name removed: left as it is remotely"). */
+  readonly notes: readonly string[];
+  /** KV: keys in state that the desired model no longer has. */
+  readonly orphanedKeys?: readonly string[];
+}
+
+export interface PlanContext {
+  readonly desired: DesiredResource;
+  /** Undefined when never applied. */
+  readonly applied?: AppliedResource;
+  /** KvPairs only: key → stored hash. */
+  readonly kvKeys?: ReadonlyMap<string, string>;
+}
+
+/** What to remember from a successful call, read from its result. */
+export interface Outcome {
+  readonly remoteId?: string;
+  readonly etag?: string;
+  /** A token secret: written to the secrets folder (0600) and nowhere else. */
+  readonly secret?: string;
+  /** AiRun: the result to write to spec.output. */
+  readonly output?: { readonly path: string; readonly content: Json };
+  readonly memo?: Json;
+  /** Said in the plan/apply output (e.g. "created without an id: later updates need metadata.id"). */
+  readonly warning?: string;
+}
+
+export interface KindDefinition {
+  readonly kind: string;
+  /** Metadata keys that are the operations' path parameters, in path order. */
+  readonly scopeKeys: readonly string[];
+  /** Schema file under schemas/, e.g. "gateway-list.schema.json". */
+  readonly schema: string;
+  /** Request building: canonical, deterministic; problems go to ctx.issue. */
+  build(doc: ResourceDocument, ctx: BuildContext): Built;
+  /** Identity keys of resources this one must follow (beyond metadata.dependsOn). */
+  dependencies?(self: DesiredResource, all: readonly DesiredResource[]): string[];
+  /** Pure: what changes, by which operation, and what is blocked. */
+  plan(ctx: PlanContext): KindDecision;
+  /** Pure: what to remember after `action` succeeded with `result`. */
+  outcome(action: ActionDraft, result: unknown, ctx: PlanContext): Outcome;
+}

@@ -1,0 +1,53 @@
+// The Plan value: the planner's only output, and the only input of renderers and the executor.
+
+import type { ActionDraft } from '../kinds/kind.js';
+
+export interface Action extends ActionDraft {
+  /** `${resource}#${change}` plus `:${suffix}` when several actions share a change. */
+  readonly id: string;
+  /** Identity key of the resource. */
+  readonly resource: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly scope: Readonly<Record<string, string>>;
+  /** Ids of actions that must succeed first. */
+  readonly needs: readonly string[];
+}
+
+export interface ResourceRef {
+  readonly resource: string;
+  readonly kind: string;
+  readonly name: string;
+}
+
+export interface BlockedChange extends ResourceRef {
+  readonly reason: string;
+  readonly fields: readonly string[];
+}
+
+export interface Orphan extends ResourceRef {
+  /** KV keys when only keys of a resource are orphaned; absent when the whole resource is. */
+  readonly keys?: readonly string[];
+  readonly message: string;
+}
+
+export interface UncertainCreate extends ResourceRef {
+  readonly operation: string;
+  readonly since: string;
+  readonly message: string;
+}
+
+export interface PlanNote extends ResourceRef {
+  readonly message: string;
+}
+
+export interface Plan {
+  /** In dependency order. */
+  readonly actions: readonly Action[];
+  readonly blocked: readonly BlockedChange[];
+  readonly orphaned: readonly Orphan[];
+  readonly uncertain: readonly UncertainCreate[];
+  readonly notes: readonly PlanNote[];
+  /** Resource keys that need nothing. */
+  readonly unchanged: readonly string[];
+}

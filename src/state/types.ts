@@ -1,0 +1,86 @@
+// What the state store remembers, as the planner and executor see it.
+// The interface has no reads: this is the only memory of what was applied and of remote ids.
+
+import type { Json } from '../util/json.js';
+
+export type ResourceStatus = 'applied' | 'failed' | 'blocked' | 'orphaned' | 'uncertain';
+
+export interface AppliedResource {
+  readonly key: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly scope: Readonly<Record<string, string>>;
+  /** Id returned by a POST (or given by metadata.id / state resolve). */
+  readonly remoteId?: string;
+  /** Last applied canonical request, secrets excluded. Undefined if never applied. */
+  readonly request?: Json;
+  readonly hash?: string;
+  /** ISO 8601. */
+  readonly appliedAt?: string;
+  readonly etag?: string;
+  readonly memo?: Json;
+  readonly status: ResourceStatus;
+  readonly lastError?: string;
+}
+
+/** A POST that was sent (or about to be) and whose outcome is not known yet. */
+export interface Intent {
+  readonly id: number;
+  readonly resource: string;
+  readonly operation: string;
+  readonly requestHash: string;
+  /** ISO 8601. */
+  readonly startedAt: string;
+}
+
+/** A consistent read of the store, taken before planning. */
+export interface StateSnapshot {
+  readonly resources: ReadonlyMap<string, AppliedResource>;
+  /** Open intents by resource key: those resources are uncertain. */
+  readonly intents: ReadonlyMap<string, Intent>;
+  /** KvPairs: key → hash of (value, expiration fields, metadata). Empty map if none. */
+  kvKeys(resource: string): ReadonlyMap<string, string>;
+}
+
+/** Identity fields recorded with every write. */
+export interface ResourceIdentity {
+  readonly key: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly scope: Readonly<Record<string, string>>;
+}
+
+export interface SuccessRecord {
+  readonly request?: Json;
+  readonly hash?: string;
+  readonly remoteId?: string;
+  readonly etag?: string;
+  readonly memo?: Json;
+  /** KV keys acknowledged by this call. */
+  readonly kvKeys?: readonly (readonly [string, string])[];
+  /** Closes this intent in the same transaction. */
+  readonly intentId?: number;
+}
+
+export interface StateStore {
+  snapshot(): StateSnapshot;
+  get(key: string): AppliedResource | undefined;
+  list(): AppliedResource[];
+  /** One transaction: resource record (merged over what is there), KV keys, intent closed. */
+  recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): void;
+  recordFailure(id: ResourceIdentity, error: string, at: Date): void;
+  recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): void;
+  /** Before a POST: returns the intent id. */
+  beginIntent(id: ResourceIdentity, operation: string, requestHash: string, at: Date): number;
+  /** The POST provably did not reach the server: the intent is dropped. */
+  abandonIntent(intentId: number): void;
+  /** The outcome is unknown: the resource is uncertain until resolved. */
+  markUncertain(intentId: number, error: string): void;
+  /** Resolve an uncertain create with the id it got, or allow it to be created again. */
+  resolve(key: string, resolution: { id: string } | { recreate: true }): void;
+  /** Drop a resource (and its KV keys) from state. */
+  forget(key: string): void;
+  /** Drop KV keys of a resource (orphaned keys the user has removed by hand). */
+  forgetKvKeys(resource: string, keys: readonly string[]): void;
+  close(): void;
+}

@@ -1,0 +1,46 @@
+// Eager option checks with one message shape everywhere:
+// "Expected `concurrency` to be a number from 1 up, got `0` (number)".
+
+export class OptionError extends TypeError {
+  override name = 'OptionError';
+}
+
+function describe(value: unknown): string {
+  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  let shown: string;
+  try {
+    shown = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    shown = String(value);
+  }
+  return `\`${shown}\` (${type})`;
+}
+
+export function fail(name: string, expected: string, value: unknown): never {
+  throw new OptionError(`Expected \`${name}\` to be ${expected}, got ${describe(value)}`);
+}
+
+/** An integer from `min` up (and at most `max` when given). */
+export function checkInteger(name: string, value: unknown, min: number, max = Number.POSITIVE_INFINITY): number {
+  const ok = typeof value === 'number' && (Number.isInteger(value) || value === Number.POSITIVE_INFINITY) && value >= min && value <= max;
+  if (!ok) fail(name, max === Number.POSITIVE_INFINITY ? `a number from ${min} up` : `a number from ${min} to ${max}`, value);
+  return value as number;
+}
+
+/** A finite number within [min, max]. */
+export function checkNumber(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    fail(name, `a number from ${min} to ${max}`, value);
+  }
+  return value;
+}
+
+export function checkString(name: string, value: unknown, { nonEmpty = true } = {}): string {
+  if (typeof value !== 'string' || (nonEmpty && value === '')) fail(name, nonEmpty ? 'a non-empty string' : 'a string', value);
+  return value;
+}
+
+export function checkBoolean(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') fail(name, 'a boolean', value);
+  return value;
+}
