@@ -28,9 +28,12 @@ export interface Intent {
   readonly id: number;
   readonly resource: string;
   readonly operation: string;
+  readonly request: Json;
   readonly requestHash: string;
   /** ISO 8601. */
   readonly startedAt: string;
+  /** Set when the outcome is known to be unknown (timeout, 5xx after send, crash found at start). */
+  readonly error?: string;
 }
 
 /** A consistent read of the store, taken before planning. */
@@ -70,8 +73,11 @@ export interface StateStore {
   recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): void;
   recordFailure(id: ResourceIdentity, error: string, at: Date): void;
   recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): void;
-  /** Before a POST: returns the intent id. */
-  beginIntent(id: ResourceIdentity, operation: string, requestHash: string, at: Date): number;
+  /**
+   * Before a POST: records what is about to be created (redacted canonical request) and returns
+   * the intent id. `state resolve --id` later records this request as applied with the id.
+   */
+  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): number;
   /** The POST provably did not reach the server: the intent is dropped. */
   abandonIntent(intentId: number): void;
   /** The outcome is unknown: the resource is uncertain until resolved. */
