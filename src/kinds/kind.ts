@@ -110,6 +110,8 @@ export interface ActionDraft {
   readonly suffix?: string;
   /** Human summary for renderers when the diff is not the story (KV chunks). */
   readonly summary?: string;
+  /** KV chunks: pairs and serialized bytes, for progress and plan totals. */
+  readonly size?: { readonly pairs: number; readonly bytes: number };
   /** What state records for the resource when this action succeeds. */
   readonly record: {
     /** New last-applied canonical request (redacted by the kind) and its hash. */
