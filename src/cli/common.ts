@@ -1,0 +1,60 @@
+// Options shared by the commands that read a config root and a state file, and their wiring.
+// Defaults follow DESIGN.md section 6; every value is checked before anything runs.
+
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { checkInteger, fail } from '../util/options.js';
+
+export interface CommonOptions {
+  readonly config: string;
+  readonly state: string;
+  readonly secrets?: string;
+  readonly baseUrl?: string;
+  readonly tokenFile?: string;
+  readonly json?: boolean;
+}
+
+export interface ExecOptions extends CommonOptions {
+  readonly concurrency: string;
+  readonly rateLimit: string;
+}
+
+export function withConfigAndState(cmd: Command): Command {
+  return cmd
+    .option('--config <dir>', 'config root folder', '.')
+    .option('--state <file>', 'state file', '.edgesync/state.db');
+}
+
+export function withRemote(cmd: Command): Command {
+  return cmd
+    .option('--secrets <dir>', 'folder for token secrets (default: secrets/ beside the state file)')
+    .addOption(new Option('--base-url <url>', 'interface base URL ending in /client/v4').env('EDGESYNC_BASE_URL'))
+    .option('--token-file <file>', 'file holding the API token (else EDGESYNC_API_TOKEN)')
+    .option('--concurrency <n>', 'calls in flight at once', '4')
+    .option('--rate-limit <n/seconds>', 'request rate cap', '1200/300');
+}
+
+export function secretsDir(opts: CommonOptions): string {
+  return path.resolve(opts.secrets ?? path.join(path.dirname(path.resolve(opts.state)), 'secrets'));
+}
+
+/** "1200/300" → 1,200 requests per 300 s. */
+export function parseRateLimit(text: string): { requests: number; intervalMs: number } {
+  const m = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(text.trim());
+  if (!m) fail('rate-limit', 'N/SECONDS like 1200/300', text);
+  const requests = checkInteger('rate-limit', Number(m[1]), 1);
+  const seconds = Number(m[2]);
+  if (!(seconds > 0)) fail('rate-limit', 'N/SECONDS with SECONDS above 0', text);
+  return { requests, intervalMs: seconds * 1000 };
+}
+
+export function parseConcurrency(text: string): number {
+  return checkInteger('concurrency', Number(text), 1, 64);
+}
+
+export function requireBaseUrl(opts: CommonOptions): string {
+  if (!opts.baseUrl) {
+    throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');
+  }
+  return opts.baseUrl;
+}

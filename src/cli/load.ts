@@ -1,0 +1,26 @@
+// Loading a config root for a command: every error printed as `file:line:col  field  message`,
+// and a clear refusal (exit 1) so nothing is planned or applied from an invalid config.
+
+import path from 'node:path';
+import { loadConfig, formatError } from '../config/index.js';
+import '../kinds/index.js';
+import type { DesiredResource } from '../kinds/kind.js';
+import type { CommonOptions } from './common.js';
+
+export class ConfigRefused extends Error {
+  override name = 'ConfigRefused';
+}
+
+/** Paths under the root that are edgesync's own (state, secrets) and never config. */
+export function ownPaths(opts: CommonOptions, secrets?: string): string[] {
+  const state = path.resolve(opts.state);
+  return [path.dirname(state), state, ...(secrets ? [secrets] : [])];
+}
+
+export async function loadOrRefuse(opts: CommonOptions, secrets?: string): Promise<readonly DesiredResource[]> {
+  const result = await loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts, secrets) });
+  if (result.ok) return result.resources;
+  for (const e of result.errors) process.stderr.write(formatError(e) + '\n');
+  const files = new Set(result.errors.map((e) => e.file)).size;
+  throw new ConfigRefused(`${result.errors.length} error${result.errors.length === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}: nothing was planned or applied.`);
+}

@@ -1,0 +1,76 @@
+// One reconcile, wired: load the config root → plan against a state snapshot → execute.
+// The command line and the daemon both drive this; it owns no policy of its own.
+
+import type { Logger } from 'pino';
+import { loadConfig, type LoadResult } from '../config/index.js';
+import { buildPlan } from '../plan/index.js';
+import { createExecutor, type ApplyResult, type ExecutorOptions } from '../apply/index.js';
+import { getKind } from '../kinds/registry.js';
+import '../kinds/index.js';
+import type { DesiredResource, Outcome } from '../kinds/kind.js';
+import type { Action, Plan } from '../plan/types.js';
+import type { StateStore } from '../state/types.js';
+import { systemClock, type Clock } from '../util/clock.js';
+
+export interface EngineOptions {
+  /** Config root folder. */
+  readonly root: string;
+  readonly store: StateStore;
+  readonly client: ExecutorOptions['client'];
+  /** Where token secrets are written (0600). */
+  readonly secretsDir: string;
+  /** @default systemClock */
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Variables for `${NAME}` interpolation. @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Absolute paths the loader skips (state, secrets, outputs when inside the root). @default [] */
+  readonly ignore?: readonly string[];
+  /** Executor tuning; see ExecutorOptions. */
+  readonly concurrency?: number;
+  readonly rateLimit?: ExecutorOptions['rateLimit'];
+  readonly retry?: ExecutorOptions['retry'];
+  readonly hooks?: ExecutorOptions['hooks'];
+  /** Stops new calls (SIGTERM); in-flight calls finish. */
+  readonly signal?: AbortSignal;
+}
+
+export interface Engine {
+  load(): Promise<LoadResult>;
+  plan(resources: readonly DesiredResource[]): Plan;
+  apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
+}
+
+export function createEngine(options: EngineOptions): Engine {
+  const { store } = options;
+  // The executor is built once so its rate cap holds across the daemon's successive runs.
+  let current = new Map<string, DesiredResource>();
+  const interpret = (action: Action, result: unknown): Outcome => {
+    const desired = current.get(action.resource);
+    const kind = getKind(action.kind);
+    if (!kind || !desired) return {};
+    return kind.outcome(action, result, { desired, applied: store.get(action.resource) });
+  };
+  const executor = createExecutor({
+    client: options.client,
+    state: store,
+    interpret,
+    clock: options.clock ?? systemClock,
+    secretsDir: options.secretsDir,
+    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+    ...(options.rateLimit && { rateLimit: options.rateLimit }),
+    ...(options.retry && { retry: options.retry }),
+    ...(options.hooks && { hooks: options.hooks }),
+    ...(options.signal && { signal: options.signal }),
+    ...(options.logger && { logger: options.logger }),
+  });
+  return {
+    load: () =>
+      loadConfig({ root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [] }),
+    plan: (resources) => buildPlan(resources, store.snapshot()),
+    apply: (plan, resources) => {
+      current = new Map(resources.map((r) => [r.key, r]));
+      return executor.execute(plan);
+    },
+  };
+}
