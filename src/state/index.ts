@@ -1,0 +1,132 @@
+// Opening the state store: options, the lock, pragmas, migrations and crash recovery of intents.
+// Everything else about state lives in store.ts; this file decides how a file becomes a store.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { systemClock, type Clock } from '../util/clock.js';
+import { checkBoolean, checkInteger, checkString, fail } from '../util/options.js';
+import { acquireLock, type HeldLock } from './lock.js';
+import { checkVersion, migrate, SCHEMA_VERSION } from './schema.js';
+import { SqliteStateStore } from './store.js';
+
+export { StateLockedError, type LockHolder } from './lock.js';
+export { SCHEMA_VERSION, StateVersionError } from './schema.js';
+export { SqliteStateStore, type Forgotten } from './store.js';
+export type * from './types.js';
+
+/** Where the state lives and how it is opened. */
+export interface StateOptions {
+  /** The SQLite file; its folder is created. @default '.edgesync/state.db' (resolved by the caller) */
+  readonly file: string;
+  /** Take the apply lock (`<file>.lock`). @default true */
+  readonly lock?: boolean;
+  /** Wait this long for the lock, polling, then fail with StateLockedError. @default 0 */
+  readonly lockTimeoutMs?: number;
+  /** What holds the lock, shown to the one refused, e.g. 'edgesync apply'. @default process.argv joined */
+  readonly owner?: string;
+  /** For `plan` and `state list/show`: no lock, no writes. @default false */
+  readonly readOnly?: boolean;
+  readonly clock?: Clock;
+}
+
+export const DEFAULT_STATE_FILE = '.edgesync/state.db';
+
+/** Milliseconds a statement waits on another connection's write before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
+interface Checked {
+  readonly file: string;
+  readonly lock: boolean;
+  readonly lockTimeoutMs: number;
+  readonly owner: string;
+  readonly readOnly: boolean;
+  readonly clock: Clock;
+}
+
+function checkOptions(o: StateOptions): Checked {
+  if (o === null || typeof o !== 'object') fail('options', 'an object', o);
+  const readOnly = checkBoolean('readOnly', o.readOnly ?? false);
+  const clock = o.clock ?? systemClock;
+  if (typeof clock?.now !== 'function') fail('clock', 'a Clock with now()', clock);
+  return {
+    file: checkString('file', o.file),
+    lock: checkBoolean('lock', o.lock ?? !readOnly) && !readOnly,
+    lockTimeoutMs: checkInteger('lockTimeoutMs', o.lockTimeoutMs ?? 0, 0),
+    owner: checkString('owner', o.owner ?? process.argv.join(' ')),
+    readOnly,
+    clock,
+  };
+}
+
+/** The file as messages show it: relative to the working folder when inside it. */
+export function shownPath(file: string): string {
+  const rel = path.relative(process.cwd(), path.resolve(file));
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : path.resolve(file);
+}
+
+export function openStateStore(options: StateOptions): SqliteStateStore {
+  const o = checkOptions(options);
+  return o.readOnly ? openReadOnly(o) : openWritable(o);
+}
+
+function openWritable(o: Checked): SqliteStateStore {
+  const shown = shownPath(o.file);
+  fs.mkdirSync(path.dirname(path.resolve(o.file)), { recursive: true });
+  const lock: HeldLock | undefined = o.lock
+    ? acquireLock({ path: `${o.file}.lock`, shown, owner: o.owner, timeoutMs: o.lockTimeoutMs, now: () => o.clock.now() })
+    : undefined;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(o.file);
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma('journal_mode = WAL');
+    // FULL: WAL is synced on every commit, so a write that returned survives power loss, not only a crash.
+    db.pragma('synchronous = FULL');
+    migrate(db, shown);
+    if (lock) markCrashedIntents(db);
+    return new SqliteStateStore({ db, clock: o.clock, readOnly: false, onClose: () => lock?.release() });
+  } catch (err) {
+    db?.close();
+    lock?.release();
+    throw err;
+  }
+}
+
+/**
+ * Only the lock holder may decide that open intents are left over: without the lock they may
+ * belong to an apply still running.
+ */
+function markCrashedIntents(db: Database.Database): void {
+  db.transaction(() => {
+    db.prepare(
+      `UPDATE intents SET error = 'edgesync stopped before the outcome of ' || operation || ' was recorded; it may have created the object'
+       WHERE error IS NULL`,
+    ).run();
+    db.prepare(
+      `UPDATE resources SET status = 'uncertain',
+         last_error = (SELECT error FROM intents i WHERE i.resource = resources.key ORDER BY id LIMIT 1)
+       WHERE key IN (SELECT resource FROM intents)`,
+    ).run();
+  }).immediate();
+}
+
+/** An older file is migrated in memory: a read-only open never writes, yet reads the current shape. */
+function openReadOnly(o: Checked): SqliteStateStore {
+  const shown = shownPath(o.file);
+  if (!fs.existsSync(o.file)) throw new Error(`state ${shown} does not exist`);
+  let db = new Database(o.file, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    if (checkVersion(db, shown) < SCHEMA_VERSION) {
+      const copy = db.serialize();
+      db.close();
+      db = new Database(copy);
+      migrate(db, shown);
+    }
+    return new SqliteStateStore({ db, clock: o.clock, readOnly: true, onClose: () => {} });
+  } catch (err) {
+    if (db.open) db.close();
+    throw err;
+  }
+}

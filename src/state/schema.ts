@@ -1,0 +1,88 @@
+// The state file's schema: an ordered list of migrations keyed by `PRAGMA user_version`.
+// Never edit a shipped migration; append one. A file newer than this build is refused.
+
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  /** The user_version the file has after this migration. */
+  readonly version: number;
+  readonly sql: string;
+}
+
+/**
+ * No column holds a secret or a KV value: requests arrive redacted, KV keys keep only a hash.
+ * Version 1 had no etag/memo and intents without the request they were about to create.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE resources (
+        key TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        remote_id TEXT,
+        request TEXT,
+        hash TEXT,
+        applied_at TEXT,
+        status TEXT NOT NULL,
+        last_error TEXT
+      );
+      CREATE TABLE kv_keys (
+        resource TEXT NOT NULL,
+        key TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        PRIMARY KEY (resource, key)
+      ) WITHOUT ROWID;
+      CREATE TABLE intents (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        resource TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        error TEXT
+      );`,
+  },
+  {
+    version: 2,
+    sql: `
+      ALTER TABLE resources ADD COLUMN etag TEXT;
+      ALTER TABLE resources ADD COLUMN memo TEXT;
+      ALTER TABLE intents ADD COLUMN request TEXT NOT NULL DEFAULT 'null';
+      ALTER TABLE intents ADD COLUMN request_hash TEXT NOT NULL DEFAULT '';
+      ALTER TABLE intents ADD COLUMN prior_status TEXT;
+      CREATE INDEX intents_by_resource ON intents (resource);`,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+export class StateVersionError extends Error {
+  override name = 'StateVersionError';
+}
+
+export function schemaVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Refuses a file written by a newer build before anything reads or writes it. */
+export function checkVersion(db: Database.Database, shown: string): number {
+  const version = schemaVersion(db);
+  if (version > SCHEMA_VERSION) {
+    throw new StateVersionError(
+      `state ${shown} has schema version ${version}, newer than this build understands (${SCHEMA_VERSION}); upgrade edgesync to use it`,
+    );
+  }
+  return version;
+}
+
+/** Applies the missing migrations in one transaction: a file is at one version or the next, never between. */
+export function migrate(db: Database.Database, shown: string): void {
+  const from = checkVersion(db, shown);
+  const pending = MIGRATIONS.filter((m) => m.version > from);
+  if (!pending.length) return;
+  db.transaction(() => {
+    for (const m of pending) db.exec(m.sql);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

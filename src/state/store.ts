@@ -1,0 +1,270 @@
+// The SQLite state store: every method of StateStore, each write one transaction.
+// Reads of the CLI (counts, one intent, missing KV keys) are extra methods of the concrete type.
+
+import type Database from 'better-sqlite3';
+import type { Clock } from '../util/clock.js';
+import type { Json } from '../util/json.js';
+import { jsonText, toIntent, toResource, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
+import type {
+  AppliedResource,
+  Intent,
+  ResourceIdentity,
+  ResourceStatus,
+  StateSnapshot,
+  StateStore,
+  SuccessRecord,
+} from './types.js';
+
+const EMPTY_KV: ReadonlyMap<string, string> = new Map();
+
+export interface StoreParts {
+  readonly db: Database.Database;
+  readonly clock: Clock;
+  readonly readOnly: boolean;
+  /** Runs after the database is closed (releases the lock). */
+  readonly onClose: () => void;
+}
+
+/** What `forget` dropped. */
+export interface Forgotten {
+  readonly resource: AppliedResource;
+  readonly kvKeys: number;
+  readonly intent?: Intent;
+}
+
+export class SqliteStateStore implements StateStore {
+  private readonly db: Database.Database;
+  private readonly clock: Clock;
+  private readonly readOnly: boolean;
+  private readonly onClose: () => void;
+  private closed = false;
+  private readonly sql: ReturnType<typeof statements>;
+
+  constructor(parts: StoreParts) {
+    ({ db: this.db, clock: this.clock, readOnly: this.readOnly, onClose: this.onClose } = parts);
+    this.sql = statements(this.db);
+  }
+
+  snapshot(): StateSnapshot {
+    return this.db.transaction(() => {
+      const intents = this.openIntents();
+      const resources = new Map<string, AppliedResource>();
+      for (const row of this.sql.allRows.all() as ResourceRow[]) resources.set(row.key, toResource(row, intents.has(row.key)));
+      const kv = new Map<string, Map<string, string>>();
+      for (const [resource] of this.sql.kvResources.raw(true).all() as [string][]) kv.set(resource, this.kvKeyMap(resource));
+      return { resources, intents, kvKeys: (resource: string) => kv.get(resource) ?? EMPTY_KV };
+    })();
+  }
+
+  get(key: string): AppliedResource | undefined {
+    const row = this.row(key);
+    return row && toResource(row, this.intent(key) !== undefined);
+  }
+
+  list(): AppliedResource[] {
+    const intents = this.openIntents();
+    return (this.sql.allRows.all() as ResourceRow[]).map((row) => toResource(row, intents.has(row.key)));
+  }
+
+  recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): void {
+    this.write(() => {
+      const row = withIdentity(this.row(id.key), id, 'applied');
+      const merged: ResourceRow = {
+        ...row,
+        remote_id: record.remoteId ?? row.remote_id,
+        request: record.request === undefined ? row.request : jsonText(record.request),
+        hash: record.hash ?? row.hash,
+        etag: record.etag ?? row.etag,
+        memo: record.memo === undefined ? row.memo : jsonText(record.memo),
+        applied_at: at.toISOString(),
+        status: 'applied',
+        last_error: null,
+      };
+      this.sql.putRow.run(merged);
+      for (const [key, hash] of record.kvKeys ?? []) this.sql.putKv.run(id.key, key, hash);
+      if (record.intentId !== undefined) this.sql.closeIntent.run(record.intentId, id.key);
+    });
+  }
+
+  recordFailure(id: ResourceIdentity, error: string, _at: Date): void {
+    this.recordStatus(id, 'failed', error);
+  }
+
+  recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): void {
+    this.write(() => {
+      this.sql.putRow.run({ ...withIdentity(this.row(id.key), id, status), status, last_error: note ?? null });
+    });
+  }
+
+  /** A new resource gets a row marked uncertain at once: if the process dies mid-call, that is the truth. */
+  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): number {
+    return this.write(() => {
+      const open = this.intent(id.key);
+      if (open) {
+        throw new Error(`${id.key} already has an open create (${open.operation} since ${open.startedAt}); resolve it with \`edgesync state resolve\` first`);
+      }
+      const row = this.row(id.key);
+      this.sql.putRow.run(withIdentity(row, id, 'uncertain'));
+      const info = this.sql.addIntent.run({
+        resource: id.key,
+        operation,
+        request: jsonText(request),
+        request_hash: requestHash,
+        started_at: at.toISOString(),
+        prior_status: row?.status ?? null,
+      });
+      return Number(info.lastInsertRowid);
+    });
+  }
+
+  abandonIntent(intentId: number): void {
+    this.write(() => {
+      const intent = this.sql.intentById.get(intentId) as IntentRow | undefined;
+      if (!intent) return;
+      this.sql.deleteIntent.run(intentId);
+      const row = this.row(intent.resource);
+      if (row && intent.prior_status === null && row.request === null && row.status === 'uncertain') this.dropRow(row.key);
+    });
+  }
+
+  markUncertain(intentId: number, error: string): void {
+    this.write(() => {
+      const intent = this.sql.intentById.get(intentId) as IntentRow | undefined;
+      if (!intent) throw new Error(`no open intent ${intentId} to mark uncertain`);
+      this.sql.failIntent.run(error, intentId);
+      this.sql.setStatus.run('uncertain', error, intent.resource);
+    });
+  }
+
+  resolve(key: string, resolution: { id: string } | { recreate: true }): void {
+    this.write(() => {
+      const row = this.row(key);
+      if (!row) throw new Error(`${key} is not in state`);
+      const intent = this.sql.intentByResource.get(key) as IntentRow | undefined;
+      if (!intent && row.status !== 'uncertain') {
+        throw new Error(`${key} is not uncertain (its status is ${row.status}); only an uncertain create can be resolved`);
+      }
+      this.sql.deleteIntents.run(key);
+      if ('id' in resolution) {
+        if (typeof resolution.id !== 'string' || resolution.id === '') throw new Error(`resolving ${key} needs a non-empty id`);
+        this.sql.putRow.run({
+          ...row,
+          remote_id: resolution.id,
+          request: intent ? intent.request : row.request,
+          hash: intent ? intent.request_hash : row.hash,
+          applied_at: new Date(this.clock.now()).toISOString(),
+          status: 'applied',
+          last_error: null,
+        });
+      } else if (row.request === null) {
+        this.dropRow(key);
+      } else {
+        const prior = intent?.prior_status;
+        this.sql.putRow.run({ ...row, status: prior && prior !== 'uncertain' ? prior : 'applied', last_error: null });
+      }
+    });
+  }
+
+  forget(key: string): Forgotten {
+    return this.write(() => {
+      const row = this.row(key);
+      if (!row) throw new Error(`${key} is not in state`);
+      const intent = this.intent(key);
+      const forgotten: Forgotten = { resource: toResource(row, intent !== undefined), kvKeys: this.kvKeyCount(key), ...(intent && { intent }) };
+      this.dropRow(key);
+      return forgotten;
+    });
+  }
+
+  /** Returns the keys that were there and are now dropped. */
+  forgetKvKeys(resource: string, keys: readonly string[]): string[] {
+    return this.write(() => keys.filter((k) => this.sql.deleteKv.run(resource, k).changes > 0));
+  }
+
+  // Reads for `edgesync state` and tests.
+
+  intent(key: string): Intent | undefined {
+    const row = this.sql.intentByResource.get(key) as IntentRow | undefined;
+    return row && toIntent(row);
+  }
+
+  kvKeyCount(resource: string): number {
+    return this.sql.kvCount.pluck(true).get(resource) as number;
+  }
+
+  kvKeyCounts(): Map<string, number> {
+    return new Map(this.sql.kvCounts.raw(true).all() as [string, number][]);
+  }
+
+  /** Of `keys`, those the resource has no hash for. */
+  missingKvKeys(resource: string, keys: readonly string[]): string[] {
+    return keys.filter((k) => this.sql.kvHash.get(resource, k) === undefined);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.db.close();
+    } finally {
+      this.onClose();
+    }
+  }
+
+  private write<T>(fn: () => T): T {
+    if (this.readOnly) throw new Error('this state store was opened read-only');
+    return this.db.transaction(fn).immediate();
+  }
+
+  private row(key: string): ResourceRow | undefined {
+    return this.sql.rowByKey.get(key) as ResourceRow | undefined;
+  }
+
+  private dropRow(key: string): void {
+    this.sql.deleteRow.run(key);
+    this.sql.deleteAllKv.run(key);
+    this.sql.deleteIntents.run(key);
+  }
+
+  private openIntents(): Map<string, Intent> {
+    const out = new Map<string, Intent>();
+    for (const row of this.sql.allIntents.all() as IntentRow[]) if (!out.has(row.resource)) out.set(row.resource, toIntent(row));
+    return out;
+  }
+
+  /** Raw rows: no per-row object, so a million keys load well inside a second. */
+  private kvKeyMap(resource: string): Map<string, string> {
+    const map = new Map<string, string>();
+    for (const [key, hash] of this.sql.kvOf.raw(true).iterate(resource) as IterableIterator<[string, string]>) map.set(key, hash);
+    return map;
+  }
+}
+
+function statements(db: Database.Database) {
+  const p = (sql: string) => db.prepare(sql);
+  return {
+    rowByKey: p('SELECT * FROM resources WHERE key = ?'),
+    allRows: p('SELECT * FROM resources ORDER BY key'),
+    putRow: p(`INSERT OR REPLACE INTO resources (key, kind, name, scope, remote_id, request, hash, applied_at, etag, memo, status, last_error)
+      VALUES (@key, @kind, @name, @scope, @remote_id, @request, @hash, @applied_at, @etag, @memo, @status, @last_error)`),
+    setStatus: p('UPDATE resources SET status = ?, last_error = ? WHERE key = ?'),
+    deleteRow: p('DELETE FROM resources WHERE key = ?'),
+    putKv: p('INSERT OR REPLACE INTO kv_keys (resource, key, hash) VALUES (?, ?, ?)'),
+    kvOf: p('SELECT key, hash FROM kv_keys WHERE resource = ?'),
+    kvHash: p('SELECT hash FROM kv_keys WHERE resource = ? AND key = ?'),
+    kvCount: p('SELECT count(*) FROM kv_keys WHERE resource = ?'),
+    kvCounts: p('SELECT resource, count(*) FROM kv_keys GROUP BY resource'),
+    kvResources: p('SELECT key FROM resources r WHERE EXISTS (SELECT 1 FROM kv_keys k WHERE k.resource = r.key)'),
+    deleteKv: p('DELETE FROM kv_keys WHERE resource = ? AND key = ?'),
+    deleteAllKv: p('DELETE FROM kv_keys WHERE resource = ?'),
+    addIntent: p(`INSERT INTO intents (resource, operation, request, request_hash, started_at, prior_status)
+      VALUES (@resource, @operation, @request, @request_hash, @started_at, @prior_status)`),
+    intentById: p('SELECT * FROM intents WHERE id = ?'),
+    intentByResource: p('SELECT * FROM intents WHERE resource = ? ORDER BY id LIMIT 1'),
+    allIntents: p('SELECT * FROM intents ORDER BY id'),
+    failIntent: p('UPDATE intents SET error = ? WHERE id = ?'),
+    closeIntent: p('DELETE FROM intents WHERE id = ? AND resource = ?'),
+    deleteIntent: p('DELETE FROM intents WHERE id = ?'),
+    deleteIntents: p('DELETE FROM intents WHERE resource = ?'),
+  };
+}
