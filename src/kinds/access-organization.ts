@@ -1,0 +1,14 @@
+// AccessOrganization (operation 2, PUT): the account's Zero Trust organization settings.
+// The spec is the request; the whole organization is sent whenever it changes.
+
+import { putKind } from './families.js';
+import { registerKind } from './registry.js';
+
+export const accessOrganization = registerKind(
+  putKind({
+    kind: 'AccessOrganization',
+    scopeKeys: ['account'],
+    paramMap: { account: 'identifier' },
+    operation: 'updateAccessOrganization',
+  }),
+);

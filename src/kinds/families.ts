@@ -1,0 +1,138 @@
+// The behaviour kinds share by family: PUT kinds send the whole body when its hash moved, PATCH
+// kinds send only changed fields. POST kinds live in post-family.ts; the kind files only configure.
+
+import type { OperationName } from '../api/operations.js';
+import { contentHash, type Json } from '../util/json.js';
+import { compact, diffJson, isObject, pick, sameJson } from './diff.js';
+import type {
+  ActionDraft,
+  Built,
+  BuildContext,
+  DesiredResource,
+  KindDecision,
+  KindDefinition,
+  Outcome,
+  PlanContext,
+  ResourceDocument,
+} from './kind.js';
+
+/** What every family needs to know about a kind. */
+export interface KindBase {
+  readonly kind: string;
+  /** Metadata keys that are the operations' path parameters, in path order. */
+  readonly scopeKeys: readonly string[];
+  /** Metadata scope key → the operation's path parameter name, e.g. { account: 'identifier' }. */
+  readonly paramMap: Readonly<Record<string, string>>;
+  /** Request building; by default the spec is the request. */
+  readonly build?: (doc: ResourceDocument, ctx: BuildContext) => Built;
+  readonly dependencies?: (self: DesiredResource, all: readonly DesiredResource[]) => string[];
+}
+
+export const NOTHING: KindDecision = { actions: [], blocked: [], notes: [] };
+
+/** "GatewayList" → "gateway-list.schema.json". */
+export function schemaFile(kind: string): string {
+  return `${kind.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}.schema.json`;
+}
+
+export function pathParams(base: KindBase, scope: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, param] of Object.entries(base.paramMap)) out[param] = scope[key];
+  return out;
+}
+
+/** The spec is the request: the interface's own field names, nothing added. */
+export function specRequest(doc: ResourceDocument): Built {
+  return { request: isObject(doc.spec) ? compact(doc.spec) : {} };
+}
+
+export function resultField(result: unknown, field: string): string | undefined {
+  const value = isObject(result) ? result[field] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Keys of the kinds `kind` whose resources `match` this one: implicit ordering edges. */
+export function dependsOn(
+  kind: string,
+  match: (other: DesiredResource, self: DesiredResource) => boolean,
+): (self: DesiredResource, all: readonly DesiredResource[]) => string[] {
+  return (self, all) => all.filter((other) => other.kind === kind && other !== self && match(other, self)).map((o) => o.key);
+}
+
+/** Gateway objects need the Zero Trust account of their account to exist first. */
+export const onGatewayAccount = dependsOn('GatewayAccount', (other, self) => other.scope.account === self.scope.account);
+
+export function defineKind(
+  base: KindBase,
+  plan: (ctx: PlanContext) => KindDecision,
+  outcome: (action: ActionDraft, result: unknown, ctx: PlanContext) => Outcome,
+): KindDefinition {
+  return {
+    kind: base.kind,
+    scopeKeys: base.scopeKeys,
+    schema: schemaFile(base.kind),
+    build: base.build ?? specRequest,
+    ...(base.dependencies && { dependencies: base.dependencies }),
+    plan,
+    outcome,
+  };
+}
+
+export interface PutKindSpec extends KindBase {
+  readonly operation: OperationName;
+  /** What is sent; the canonical request by default (WorkerScript sends its payload). */
+  readonly body?: (desired: DesiredResource) => unknown;
+  /** Given the last applied and desired requests: which diff paths are masked. */
+  readonly sensitive?: (before: Json | undefined, after: Json) => (path: string) => boolean;
+  readonly outcome?: (action: ActionDraft, result: unknown, ctx: PlanContext) => Outcome;
+}
+
+/** PUT kinds: the whole desired body whenever the canonical request's hash moved. */
+export function putKind(spec: PutKindSpec): KindDefinition {
+  const plan = ({ desired, applied }: PlanContext): KindDecision => {
+    if (applied?.request !== undefined && applied.hash === desired.hash) return NOTHING;
+    const action: ActionDraft = {
+      change: 'write',
+      operation: spec.operation,
+      params: pathParams(spec, desired.scope),
+      body: spec.body ? spec.body(desired) : desired.request,
+      diff: diffJson(applied?.request ?? {}, desired.request, spec.sensitive?.(applied?.request, desired.request)),
+      record: { request: desired.request, hash: desired.hash },
+    };
+    return { ...NOTHING, actions: [action] };
+  };
+  const outcome = spec.outcome ?? ((_action: ActionDraft, result: unknown) => compact({ remoteId: resultField(result, 'id') }));
+  return defineKind(spec, plan, outcome);
+}
+
+export interface PatchKindSpec extends KindBase {
+  readonly operation: OperationName;
+}
+
+/**
+ * PATCH kinds: only the fields that differ from the last applied values. A field removed from the
+ * file is not sent (the interface cannot unset it) and stays in the recorded request.
+ */
+export function patchKind(spec: PatchKindSpec): KindDefinition {
+  const plan = ({ desired, applied }: PlanContext): KindDecision => {
+    const before = isObject(applied?.request) ? applied.request : {};
+    const after = isObject(desired.request) ? desired.request : {};
+    const notes = Object.keys(before)
+      .filter((field) => !(field in after))
+      .map((field) => `${field} removed from the file: left as it is remotely (the interface cannot unset it)`);
+    const changed = Object.keys(after).filter((field) => !sameJson(after[field], before[field]));
+    if (changed.length === 0) return { ...NOTHING, notes };
+    const sent = pick(after, changed);
+    const merged: Json = { ...before, ...sent };
+    const action: ActionDraft = {
+      change: 'update',
+      operation: spec.operation,
+      params: pathParams(spec, desired.scope),
+      body: sent,
+      diff: diffJson(pick(before, changed), sent),
+      record: { request: merged, hash: contentHash(merged) },
+    };
+    return { actions: [action], blocked: [], notes };
+  };
+  return defineKind(spec, plan, () => ({}));
+}

@@ -1,0 +1,27 @@
+// GatewayList (operation 6 create, 9 update): name and description change in place; type and
+// items cannot (operation 9 does not carry them), so such changes are blocked.
+
+import { compact, pick } from './diff.js';
+import { onGatewayAccount } from './families.js';
+import { postKind } from './post-family.js';
+import { registerKind } from './registry.js';
+
+export const LIST_FIXED =
+  "a list's type and items cannot be changed in place: the interface has no operation for it; create a new list under a new name";
+
+export const gatewayList = registerKind(
+  postKind({
+    kind: 'GatewayList',
+    scopeKeys: ['account'],
+    paramMap: { account: 'identifier' },
+    create: 'createList',
+    update: {
+      operation: 'updateList',
+      idParam: 'uuid',
+      fields: ['name', 'description'],
+      body: (request) => compact(pick(request, ['name', 'description'])),
+    },
+    blockedReason: () => LIST_FIXED,
+    dependencies: onGatewayAccount,
+  }),
+);

@@ -1,0 +1,17 @@
+// GatewayProxyEndpoint (operation 5, POST): created once; the interface has no update for it.
+// Follows the account's GatewayAccount when the config creates one.
+
+import { onGatewayAccount } from './families.js';
+import { noUpdate, postKind } from './post-family.js';
+import { registerKind } from './registry.js';
+
+export const gatewayProxyEndpoint = registerKind(
+  postKind({
+    kind: 'GatewayProxyEndpoint',
+    scopeKeys: ['account'],
+    paramMap: { account: 'identifier' },
+    create: 'createProxyEndpoint',
+    blockedReason: noUpdate('GatewayProxyEndpoint'),
+    dependencies: onGatewayAccount,
+  }),
+);

@@ -1,0 +1,128 @@
+// POST kinds: created once with the id kept, adopted through metadata.id, and afterwards either
+// routed to their update operation (fields it can change) or blocked with a reason (the rest).
+
+import type { OperationName } from '../api/operations.js';
+import { contentHash, type Json } from '../util/json.js';
+import { compact, diffJson, omit, pick, topFields } from './diff.js';
+import { NOTHING, defineKind, pathParams, resultField, type KindBase } from './families.js';
+import type { ActionDraft, BlockedDraft, KindDecision, KindDefinition, Outcome, PlanContext } from './kind.js';
+
+export const NO_REMOTE_ID = 'the create answered without an id: set metadata.id to update it';
+export const NO_ID_WARNING = 'created without an id: later updates need metadata.id';
+
+type JsonObject = { [key: string]: Json };
+
+/** The reason for kinds the interface can only create. */
+export function noUpdate(kind: string): (fields: readonly string[]) => string {
+  return (fields) =>
+    `no update operation exists for ${kind}: ${fields.join(', ')} cannot change after creation; create a new ${kind} under a new name`;
+}
+
+export interface PostKindSpec extends KindBase {
+  readonly create: OperationName;
+  /** Body of the create; the tracked request by default. */
+  readonly createBody?: (request: JsonObject) => Json;
+  /** The operation that changes some fields after creation; the other fields are blocked. */
+  readonly update?: {
+    readonly operation: OperationName;
+    /** Path parameter that carries the remote id. */
+    readonly idParam: string;
+    readonly fields: readonly string[];
+    readonly body: (request: JsonObject, id: string) => Json;
+  };
+  /** Why a change to these fields cannot be applied. */
+  readonly blockedReason: (fields: readonly string[]) => string;
+  /** What a create makes applied, when the create cannot send everything (the token's status). */
+  readonly created?: (request: JsonObject) => JsonObject;
+  /** Request fields `extra` handles: neither diffed here nor stored in the recorded request. */
+  readonly untracked?: readonly string[];
+  /** Memory recorded with the create or adoption (the token's rotate baseline). */
+  readonly memo?: (request: Json) => Json;
+  /** Further decisions once the resource was applied (the token's roll). */
+  readonly extra?: (ctx: PlanContext, id: string | undefined) => Partial<KindDecision>;
+  /** Kind-specific additions to what a result means. */
+  readonly outcome?: (action: ActionDraft, result: unknown, base: Outcome) => Outcome;
+}
+
+export function postKind(spec: PostKindSpec): KindDefinition {
+  const tracked = (request: Json): JsonObject => omit(request, spec.untracked ?? []);
+
+  const firstTime = (ctx: PlanContext, id: string | undefined): KindDecision => {
+    const { desired, applied } = ctx;
+    const request = tracked(desired.request);
+    const memo = spec.memo?.(desired.request);
+    const recordOf = (applied: JsonObject) => compact({ request: applied, hash: contentHash(applied), memo }) as ActionDraft['record'];
+    const record = recordOf(request);
+    const params = pathParams(spec, desired.scope);
+    const diff = diffJson(applied?.request ?? {}, request);
+    if (id === undefined) {
+      const body = spec.createBody ? spec.createBody(request) : request;
+      const created = recordOf(spec.created ? spec.created(request) : request);
+      return { ...NOTHING, actions: [{ change: 'create', operation: spec.create, params, body, diff, record: created }] };
+    }
+    if (spec.update) {
+      // Adopting a list or token also sends its update, so the remote matches the file.
+      const action: ActionDraft = {
+        change: 'update',
+        operation: spec.update.operation,
+        params: { ...params, [spec.update.idParam]: id },
+        body: spec.update.body(request, id),
+        diff,
+        record,
+      };
+      return { ...NOTHING, actions: [action], notes: [`adopts ${id}: fields the update cannot send are assumed to match the file`] };
+    }
+    const adopt: ActionDraft = { change: 'adopt', operation: null, params, body: undefined, diff: [], record };
+    return { ...NOTHING, actions: [adopt], notes: [`adopts ${id}: no update operation exists, so the remote object is assumed to match the file`] };
+  };
+
+  const plan = (ctx: PlanContext): KindDecision => {
+    const { desired, applied } = ctx;
+    const id = desired.id ?? applied?.remoteId;
+    if (applied?.request === undefined || (desired.id !== undefined && desired.id !== applied.remoteId)) {
+      return firstTime(ctx, id);
+    }
+    const before = tracked(applied.request);
+    const after = tracked(desired.request);
+    const changes = diffJson(before, after);
+    const changed = topFields(changes);
+    const routable = spec.update ? changed.filter((f) => spec.update!.fields.includes(f)) : [];
+    const fixed = changed.filter((f) => !routable.includes(f));
+    const actions: ActionDraft[] = [];
+    const blocked: BlockedDraft[] = [];
+    if (fixed.length) blocked.push({ reason: spec.blockedReason(fixed), fields: fixed });
+    if (routable.length && id === undefined) blocked.push({ reason: NO_REMOTE_ID, fields: routable });
+    if (routable.length && id !== undefined && spec.update) {
+      const { operation, idParam, fields } = spec.update;
+      // Only what the update sent becomes applied: blocked fields keep their old values.
+      const request: Json = { ...omit(before, fields), ...pick(after, fields) };
+      actions.push({
+        change: 'update',
+        operation,
+        params: { ...pathParams(spec, desired.scope), [idParam]: id },
+        body: spec.update.body(after, id),
+        diff: changes.filter((c) => routable.includes(c.path.split('.')[0])),
+        record: { request, hash: contentHash(request) },
+      });
+    }
+    const more = spec.extra?.(ctx, id) ?? {};
+    return {
+      actions: [...actions, ...(more.actions ?? [])],
+      blocked: [...blocked, ...(more.blocked ?? [])],
+      notes: [...(more.notes ?? [])],
+    };
+  };
+
+  const outcome = (action: ActionDraft, result: unknown, ctx: PlanContext): Outcome => {
+    const idParam = spec.update?.idParam;
+    const known = ctx.desired.id ?? (idParam ? action.params[idParam] : undefined) ?? ctx.applied?.remoteId;
+    const remoteId = resultField(result, 'id') ?? (action.change === 'create' ? undefined : known);
+    const base = compact({
+      remoteId,
+      warning: action.change === 'create' && remoteId === undefined ? NO_ID_WARNING : undefined,
+    }) as Outcome;
+    return spec.outcome ? spec.outcome(action, result, base) : base;
+  };
+
+  return defineKind(spec, plan, outcome);
+}

@@ -1,0 +1,18 @@
+// WorkerDomain (operation 4, PUT): attaches a Worker service to a zone and hostname.
+// Follows the WorkerScript of the same account whose service it names.
+
+import { dependsOn, putKind } from './families.js';
+import { registerKind } from './registry.js';
+
+export const workerDomain = registerKind(
+  putKind({
+    kind: 'WorkerDomain',
+    scopeKeys: ['account'],
+    paramMap: { account: 'account_identifier' },
+    operation: 'attachWorkerDomain',
+    dependencies: dependsOn(
+      'WorkerScript',
+      (script, self) => script.scope.account === self.scope.account && script.scope.service === (self.request as { service?: string }).service,
+    ),
+  }),
+);

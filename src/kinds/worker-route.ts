@@ -1,0 +1,15 @@
+// WorkerRoute (operation 11, PUT): a zone's route pattern and the script it runs.
+// Follows the WorkerScript whose service is the route's script.
+
+import { dependsOn, putKind } from './families.js';
+import { registerKind } from './registry.js';
+
+export const workerRoute = registerKind(
+  putKind({
+    kind: 'WorkerRoute',
+    scopeKeys: ['zone', 'route'],
+    paramMap: { zone: 'zone_id', route: 'route_id' },
+    operation: 'updateRoute',
+    dependencies: dependsOn('WorkerScript', (script, self) => script.scope.service === (self.request as { script?: string }).script),
+  }),
+);
