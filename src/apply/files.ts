@@ -1,0 +1,64 @@
+// Atomic writes of the files a run produces: token secrets (0600 in a 0700 folder) and AI outputs.
+// A reader sees the old file or the new one, never half of one.
+
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Json } from '../util/json.js';
+
+/** Writes `data` to a temp file (created with `mode`) beside `file`, fsyncs it and renames it over `file`. */
+export async function writeFileAtomic(file: string, data: string, mode = 0o644): Promise<void> {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', mode);
+  try {
+    try {
+      // The umask may have narrowed the mode; it must not have widened it, but make it exact.
+      await handle.chmod(mode);
+      await handle.writeFile(data, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+  await syncDir(dir);
+}
+
+/** Makes the rename itself durable; some platforms cannot open a folder, which is not an error. */
+async function syncDir(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // best effort
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The file name of a token's secret: metadata.name, made unable to leave the folder or hide. */
+export function secretFileName(name: string): string {
+  return encodeURIComponent(name).replace(/^\./, '%2E');
+}
+
+/** Writes a token secret to `<dir>/<name>` (0600, folder 0700) and returns the path. */
+export async function writeSecret(dir: string, name: string, secret: string): Promise<string> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  const file = path.join(dir, secretFileName(name));
+  await writeFileAtomic(file, secret, 0o600);
+  return file;
+}
+
+/** Writes an AI run's result as pretty JSON. */
+export async function writeJsonOutput(file: string, content: Json): Promise<string> {
+  const target = path.resolve(file);
+  await mkdir(path.dirname(target), { recursive: true });
+  await writeFileAtomic(target, JSON.stringify(content, null, 2) + '\n');
+  return target;
+}

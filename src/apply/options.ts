@@ -1,0 +1,174 @@
+// The executor's options, hooks and result types, and their eager checks.
+// Everything with an effect (client, store, clock) is handed in, so tests pass fakes.
+
+import type { Outcome } from '../kinds/kind.js';
+import type { Action } from '../plan/types.js';
+import type { StateStore } from '../state/types.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
+
+/**
+ * The one thing the executor needs of the API client; src/api's ApiClient satisfies it.
+ * A failure is thrown as an error shaped like ApiError (duck-typed by classifyError).
+ */
+export interface OperationCaller {
+  call(operation: NonNullable<Action['operation']>, params: Readonly<Record<string, string>>, body: unknown, options?: { readonly signal?: AbortSignal }): Promise<unknown>;
+}
+
+/** How an action ended, as hooks see it. */
+export type ActionStatus = 'succeeded' | 'failed' | 'uncertain' | 'skipped';
+
+/** Observers for logs, metrics and progress; an exception thrown by a hook is logged and ignored. */
+export interface ExecutorHooks {
+  /** When the first request of the action is about to be sent (or, for adopt, state is written). */
+  onActionStart?(action: Action): void;
+  /** When a started action is settled. */
+  onActionEnd?(action: Action, status: ActionStatus, durationMs: number): void;
+  /** Before sleeping `delayMs` ahead of attempt `attempt + 1`; `error` is a message, never a secret. */
+  onRetry?(action: Action, error: string, delayMs: number, attempt: number): void;
+  /** After every action is settled, started or skipped. */
+  onProgress?(progress: { readonly done: number; readonly total: number }): void;
+}
+
+/** A pino logger satisfies this. The executor never hands it a secret, a body or a result. */
+export interface ExecutorLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+export interface RateLimit {
+  /** Requests allowed in any window of `intervalMs`. */
+  readonly requests: number;
+  readonly intervalMs: number;
+}
+
+export interface RetryOptions {
+  /** Attempts per action, the first included. @default 8 */
+  readonly maxAttempts?: number;
+  /** Backoff ceiling of the first retry; doubles per retry. @default 500 */
+  readonly baseDelayMs?: number;
+  /** Backoff ceiling never exceeds this (a longer Retry-After is still honoured). @default 60_000 */
+  readonly maxDelayMs?: number;
+  /** Jitter source in [0, 1). @default Math.random */
+  readonly random?: () => number;
+}
+
+export interface ExecutorOptions {
+  /** Sends the operations. */
+  readonly client: OperationCaller;
+  /** Written after every successful call; intents journal every create. */
+  readonly state: StateStore;
+  /** What to remember of a call's result (the kinds' `outcome`); injected so apply knows no kind. */
+  readonly interpret: (action: Action, result: unknown) => Outcome;
+  /** @default systemClock */
+  readonly clock?: Clock;
+  /** Requests in flight at once. @default 4 */
+  readonly concurrency?: number;
+  /** Cap on requests sent (retries included) in any window; held across runs. @default { requests: 1200, intervalMs: 300_000 } */
+  readonly rateLimit?: RateLimit;
+  /** Backoff of transient failures. @default { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000, random: Math.random } */
+  readonly retry?: RetryOptions;
+  /** Token secrets go here, one file per token named after metadata.name, mode 0600 (folder 0700). */
+  readonly secretsDir: string;
+  /** Graceful stop: no new calls; calls in flight finish. @default undefined (never stops) */
+  readonly signal?: AbortSignal;
+  /** @default {} */
+  readonly hooks?: ExecutorHooks;
+  /** @default a logger that drops everything */
+  readonly logger?: ExecutorLogger;
+}
+
+export interface Succeeded {
+  readonly action: Action;
+  readonly attempts: number;
+  readonly remoteId?: string;
+  /** Where the token secret was written (the path, never the value). */
+  readonly secretFile?: string;
+  /** Where an AI run's output was written. */
+  readonly outputFile?: string;
+}
+
+export interface Failed {
+  readonly action: Action;
+  readonly error: string;
+  readonly attempts: number;
+  /** True when retrying cannot help (refused, or not safe to resend); false when attempts ran out or the run stopped. */
+  readonly terminal: boolean;
+}
+
+export interface ApplyResult {
+  readonly succeeded: readonly Succeeded[];
+  readonly failed: readonly Failed[];
+  readonly skipped: readonly { readonly action: Action; readonly because: string }[];
+  /** Creates whose outcome is unknown: the intent stays open until `edgesync state resolve`. */
+  readonly uncertain: readonly { readonly action: Action; readonly error: string }[];
+  /** Calls sent, retries included. */
+  readonly requests: number;
+  readonly warnings: readonly string[];
+  /** The signal stopped the run before every action could start. */
+  readonly stopped: boolean;
+}
+
+export interface ResolvedOptions {
+  readonly client: OperationCaller;
+  readonly state: StateStore;
+  readonly interpret: ExecutorOptions['interpret'];
+  readonly clock: Clock;
+  readonly concurrency: number;
+  readonly rateLimit: RateLimit;
+  readonly retry: Required<RetryOptions>;
+  readonly secretsDir: string;
+  readonly signal?: AbortSignal;
+  readonly hooks: ExecutorHooks;
+  readonly logger: ExecutorLogger;
+}
+
+const silent: ExecutorLogger = { info() {}, warn() {}, error() {}, debug() {} };
+
+function checkObject<T>(name: string, value: T, methods: readonly string[]): T {
+  const ok = value !== null && typeof value === 'object' && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
+  if (!ok) fail(name, methods.length ? `an object with ${methods.map((m) => `\`${m}()\``).join(', ')}` : 'an object', value);
+  return value;
+}
+
+function checkFunction<T>(name: string, value: T): T {
+  if (typeof value !== 'function') fail(name, 'a function', value);
+  return value;
+}
+
+/** Checks every option now, so a mistake fails at construction, not in the middle of a run. */
+export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
+  checkObject('options', options, []);
+  const rate = checkObject('rateLimit', options.rateLimit ?? { requests: 1200, intervalMs: 300_000 }, []);
+  const retry = checkObject('retry', options.retry ?? {}, []);
+  const baseDelayMs = checkNumber('retry.baseDelayMs', retry.baseDelayMs ?? 500, 0, Number.MAX_SAFE_INTEGER);
+  const signal = options.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) fail('signal', 'an AbortSignal', signal);
+  const hooks = checkObject('hooks', options.hooks ?? {}, []);
+  for (const name of ['onActionStart', 'onActionEnd', 'onRetry', 'onProgress'] as const) {
+    if (hooks[name] !== undefined) checkFunction(`hooks.${name}`, hooks[name]);
+  }
+  return {
+    client: checkObject('client', options.client, ['call']),
+    state: checkObject('state', options.state, ['recordSuccess', 'recordFailure', 'beginIntent', 'abandonIntent', 'markUncertain']),
+    interpret: checkFunction('interpret', options.interpret),
+    clock: checkObject('clock', options.clock ?? systemClock, ['now', 'sleep']),
+    concurrency: checkInteger('concurrency', options.concurrency ?? 4, 1),
+    rateLimit: {
+      requests: checkInteger('rateLimit.requests', rate.requests, 1),
+      intervalMs: checkInteger('rateLimit.intervalMs', rate.intervalMs, 0),
+    },
+    retry: {
+      maxAttempts: checkInteger('retry.maxAttempts', retry.maxAttempts ?? 8, 1),
+      baseDelayMs,
+      maxDelayMs: checkNumber('retry.maxDelayMs', retry.maxDelayMs ?? 60_000, baseDelayMs, Number.MAX_SAFE_INTEGER),
+      random: checkFunction('retry.random', retry.random ?? Math.random),
+    },
+    secretsDir: checkString('secretsDir', options.secretsDir),
+    ...(signal && { signal }),
+    hooks,
+    logger: checkObject('logger', options.logger ?? silent, ['info', 'warn', 'error', 'debug']),
+  };
+}

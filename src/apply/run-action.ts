@@ -1,0 +1,202 @@
+// One action from first request to settled outcome: rate cap, intent journal, retries, files, state.
+// The only code that calls the client; state is written right after every call it makes.
+
+import type PQueue from 'p-queue';
+import type { Outcome } from '../kinds/kind.js';
+import type { Action } from '../plan/types.js';
+import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
+import { backoffDelay, classifyError, describeError, retryAfterMs } from './classify.js';
+import { writeJsonOutput, writeSecret } from './files.js';
+import type { ResolvedOptions } from './options.js';
+import type { RateLimiter } from './rate.js';
+
+export type ActionReport =
+  | { readonly status: 'succeeded'; readonly attempts: number; readonly remoteId?: string; readonly secretFile?: string; readonly outputFile?: string }
+  | { readonly status: 'failed'; readonly attempts: number; readonly error: string; readonly terminal: boolean }
+  | { readonly status: 'uncertain'; readonly attempts: number; readonly error: string }
+  | { readonly status: 'skipped'; readonly because: string };
+
+export interface RunContext {
+  readonly options: ResolvedOptions;
+  readonly limiter: RateLimiter;
+  readonly queue: PQueue;
+  /** Called once, when the action's first request is about to go out. */
+  readonly started: (action: Action) => void;
+  /** This run's counters. */
+  readonly tally: { requests: number; readonly warnings: string[] };
+}
+
+const STOPPED = Symbol('stopped');
+type Sent = { readonly ok: true; readonly result: unknown; readonly intentId?: number } | { readonly ok: false; readonly error: unknown; readonly intentId?: number };
+
+export function identityOf(action: Action): ResourceIdentity {
+  return { key: action.resource, kind: action.kind, name: action.name, scope: action.scope };
+}
+
+const nowDate = (ctx: RunContext) => new Date(ctx.options.clock.now());
+
+/** A failed state write must not hide what happened to the call; it is logged and the report says it. */
+function tryState(ctx: RunContext, action: Action, what: string, write: () => void): string | undefined {
+  try {
+    write();
+    return undefined;
+  } catch (err) {
+    const message = `state could not be written (${what}): ${describeError(err)}`;
+    ctx.options.logger.error({ action: action.id, err: describeError(err) }, message);
+    return message;
+  }
+}
+
+function failed(ctx: RunContext, action: Action, error: string, attempts: number, terminal: boolean): ActionReport {
+  tryState(ctx, action, 'failure', () => ctx.options.state.recordFailure(identityOf(action), error, nowDate(ctx)));
+  ctx.options.logger.error({ action: action.id, operation: action.operation, attempts, error }, 'action failed');
+  return { status: 'failed', attempts, error, terminal };
+}
+
+function uncertain(ctx: RunContext, action: Action, intentId: number, error: string, attempts: number): ActionReport {
+  const stateError = tryState(ctx, action, 'uncertain create', () => ctx.options.state.markUncertain(intentId, error));
+  ctx.options.logger.error({ action: action.id, operation: action.operation, error }, 'create outcome unknown: not retried');
+  return { status: 'uncertain', attempts, error: stateError ? `${error}; ${stateError}` : error };
+}
+
+/** One request through the queue (concurrency) and the limiter (rate), with its intent for a create. */
+function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOPPED> {
+  const { options } = ctx;
+  const signal = options.signal;
+  return ctx.queue.add(async (): Promise<Sent | typeof STOPPED> => {
+    if (signal?.aborted) return STOPPED;
+    try {
+      await ctx.limiter.acquire(signal);
+    } catch (err) {
+      if (signal?.aborted) return STOPPED;
+      throw err;
+    }
+    ctx.started(action);
+    const operation = action.operation!;
+    // The journal entry comes first: a crash during the call leaves an open intent, i.e. uncertain.
+    const intentId = action.change === 'create'
+      ? options.state.beginIntent(identityOf(action), operation, action.record.request ?? null, action.record.hash ?? '', nowDate(ctx))
+      : undefined;
+    ctx.tally.requests++;
+    options.logger.debug({ action: action.id, operation }, 'request');
+    try {
+      return { ok: true, result: await options.client.call(operation, action.params, action.body, {}), intentId };
+    } catch (error) {
+      return { ok: false, error, intentId };
+    }
+  });
+}
+
+/** Runs `action` to its end: success, failure (after retries when they are safe), uncertain or stopped. */
+export async function runAction(action: Action, ctx: RunContext): Promise<ActionReport> {
+  const { options } = ctx;
+  if (action.operation === null) {
+    ctx.started(action);
+    return settle(action, ctx, undefined, undefined, 0);
+  }
+  let lastError = '';
+  for (let attempt = 1; ; attempt++) {
+    let sent: Sent | typeof STOPPED;
+    try {
+      sent = await send(action, ctx);
+    } catch (err) {
+      return failed(ctx, action, `not sent: ${describeError(err)}`, attempt, true);
+    }
+    if (sent === STOPPED) {
+      return attempt === 1 ? { status: 'skipped', because: 'stopped' } : failed(ctx, action, `${lastError}; stopped before retrying`, attempt - 1, false);
+    }
+    if (sent.ok) return settle(action, ctx, sent.result, sent.intentId, attempt);
+
+    const kind = classifyError(sent.error, action);
+    lastError = describeError(sent.error);
+    if (kind === 'uncertain') return uncertain(ctx, action, sent.intentId!, lastError, attempt);
+    const intentId = sent.intentId;
+    if (intentId !== undefined) tryState(ctx, action, 'abandon intent', () => options.state.abandonIntent(intentId));
+    if (kind === 'terminal') return failed(ctx, action, lastError, attempt, true);
+    if (attempt >= options.retry.maxAttempts) return failed(ctx, action, lastError, attempt, false);
+
+    const retryAfter = retryAfterMs(sent.error);
+    if (retryAfter !== undefined) ctx.limiter.holdUntil(options.clock.now() + retryAfter);
+    const delay = backoffDelay(attempt, options.retry, retryAfter);
+    options.logger.warn({ action: action.id, operation: action.operation, attempt, delayMs: delay, error: lastError }, 'retrying');
+    safeHook(ctx, () => options.hooks.onRetry?.(action, lastError, delay, attempt));
+    try {
+      await options.clock.sleep(delay, options.signal);
+    } catch (err) {
+      if (!options.signal?.aborted) throw err;
+      return failed(ctx, action, `${lastError}; stopped before retrying`, attempt, false);
+    }
+  }
+}
+
+export function safeHook(ctx: RunContext, hook: () => void): void {
+  try {
+    hook();
+  } catch (err) {
+    ctx.options.logger.warn({ err: describeError(err) }, 'a hook threw; ignored');
+  }
+}
+
+/** After a successful call (or for adopt, none): files first, then state. */
+async function settle(action: Action, ctx: RunContext, result: unknown, intentId: number | undefined, attempts: number): Promise<ActionReport> {
+  const { options } = ctx;
+  let outcome: Outcome;
+  try {
+    outcome = options.interpret(action, result);
+  } catch (err) {
+    const message = `the response could not be read: ${describeError(err)}`;
+    return intentId !== undefined ? uncertain(ctx, action, intentId, message, attempts) : failed(ctx, action, message, attempts, true);
+  }
+  const problems: string[] = [];
+  let secretFile: string | undefined;
+  let outputFile: string | undefined;
+  if (outcome.secret !== undefined) {
+    // Secret first, state second. If the process dies between the two, the create's intent stays
+    // open (uncertain, recoverable with `state resolve`) or the roll is sent again next run; a
+    // secret that was never written is gone for good.
+    try {
+      secretFile = await writeSecret(options.secretsDir, action.name, outcome.secret);
+    } catch (err) {
+      problems.push(`the token secret could not be written to ${options.secretsDir}: ${describeError(err)}`);
+    }
+  }
+  if (outcome.output) {
+    try {
+      outputFile = await writeJsonOutput(outcome.output.path, outcome.output.content);
+    } catch (err) {
+      problems.push(`the output could not be written to ${outcome.output.path}: ${describeError(err)}`);
+    }
+  }
+  // A non-create is simply sent again next run; a create is done and must be remembered regardless.
+  if (problems.length && intentId === undefined) return failed(ctx, action, problems.join('; '), attempts, true);
+  if (problems.length && action.change === 'create' && outcome.secret !== undefined) problems.push('raise `rotate` to roll a new secret');
+
+  const stateError = tryState(ctx, action, 'success', () => options.state.recordSuccess(identityOf(action), successRecord(action, outcome, intentId), nowDate(ctx)));
+  if (stateError) {
+    if (intentId !== undefined) return uncertain(ctx, action, intentId, `created, but ${stateError}`, attempts);
+    return { status: 'failed', attempts, error: `applied, but ${stateError}`, terminal: true };
+  }
+  if (outcome.warning) ctx.tally.warnings.push(`${action.resource}: ${outcome.warning}`);
+  if (problems.length) return { status: 'failed', attempts, error: problems.join('; '), terminal: true };
+  options.logger.info({ action: action.id, operation: action.operation, attempts }, 'applied');
+  return {
+    status: 'succeeded',
+    attempts,
+    ...(outcome.remoteId !== undefined && { remoteId: outcome.remoteId }),
+    ...(secretFile !== undefined && { secretFile }),
+    ...(outputFile !== undefined && { outputFile }),
+  };
+}
+
+function successRecord(action: Action, outcome: Outcome, intentId: number | undefined): SuccessRecord {
+  const memo = outcome.memo ?? action.record.memo;
+  return {
+    ...(action.record.request !== undefined && { request: action.record.request }),
+    ...(action.record.hash !== undefined && { hash: action.record.hash }),
+    ...(memo !== undefined && { memo }),
+    ...(outcome.remoteId !== undefined && { remoteId: outcome.remoteId }),
+    ...(outcome.etag !== undefined && { etag: outcome.etag }),
+    ...(action.record.kvKeys !== undefined && { kvKeys: action.record.kvKeys }),
+    ...(intentId !== undefined && { intentId }),
+  };
+}
