@@ -1,0 +1,145 @@
+// The planner: desired model + state snapshot → Plan. Pure: no I/O, no clock, no state writes.
+// Kinds decide what each resource needs; this file adds ids, order, needs and the whole-plan view.
+
+import type { ActionDraft, DesiredResource, KindDecision, KindDefinition } from '../kinds/kind.js';
+import { getKind } from '../kinds/registry.js';
+import type { AppliedResource, StateSnapshot } from '../state/types.js';
+import { fail } from '../util/options.js';
+import { dependencyNote, orphanKeysMessage, orphanMessage, uncertainMessage } from './messages.js';
+import { dependencyGraph, PlanError, topologicalOrder } from './order.js';
+import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, UncertainCreate } from './types.js';
+
+export interface PlanOptions {
+  /**
+   * Finds the definition of a kind by name (tests hand in fake kinds).
+   * @default getKind from the kind registry
+   */
+  readonly kinds?: (kind: string) => KindDefinition | undefined;
+}
+
+/** The only kind that reads per-key state. */
+const KV_KIND = 'KvPairs';
+
+interface Draft {
+  actions: Action[];
+  blocked: BlockedChange[];
+  orphaned: Orphan[];
+  uncertain: UncertainCreate[];
+  notes: PlanNote[];
+  unchanged: string[];
+}
+
+export function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Plan {
+  const lookup = options.kinds ?? getKind;
+  if (typeof lookup !== 'function') fail('kinds', 'a function from kind name to definition', lookup);
+  const defs = definitions(desired, lookup);
+  const problems: string[] = [];
+  const deps = dependencyGraph(desired, defs, problems);
+  if (problems.length) throw new PlanError(problems);
+  const order = topologicalOrder(desired, deps);
+
+  const plan: Draft = { actions: [], blocked: [], orphaned: [], uncertain: [], notes: [], unchanged: [] };
+  const actionIds = new Map<number, string[]>();
+  const trouble = new Map<number, 'blocked' | 'uncertain'>();
+  const seenIds = new Set<string>();
+  for (const i of order) {
+    const self = desired[i]!;
+    const ref = refOf(self);
+    const intent = state.intents.get(self.key);
+    if (intent) {
+      plan.uncertain.push({ ...ref, operation: intent.operation, since: intent.startedAt, message: uncertainMessage(self.key) });
+      trouble.set(i, 'uncertain');
+      continue;
+    }
+    const decision = decide(defs[i]!, self, state);
+    const needsFromDeps = deps[i]!.flatMap((j) => actionIds.get(j) ?? []);
+    const actions = placeActions(self, decision.actions, needsFromDeps);
+    for (const action of actions) {
+      if (seenIds.has(action.id)) throw new PlanError([`two actions share the id ${action.id}: the ${self.kind} kind must give them distinct suffixes`]);
+      seenIds.add(action.id);
+    }
+    plan.actions.push(...actions);
+    actionIds.set(i, actions.map((a) => a.id));
+    plan.blocked.push(...decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields })));
+    if (decision.blocked.length) trouble.set(i, 'blocked');
+    plan.notes.push(...decision.notes.map((message) => ({ ...ref, message })));
+    if (actions.length) {
+      for (const j of deps[i]!) {
+        const status = trouble.get(j);
+        if (status) plan.notes.push({ ...ref, message: dependencyNote(desired[j]!.key, status) });
+      }
+    }
+    if (decision.orphanedKeys?.length) {
+      plan.orphaned.push({ ...ref, keys: decision.orphanedKeys, message: orphanKeysMessage(self.key, decision.orphanedKeys) });
+    }
+    if (!actions.length && !decision.blocked.length) plan.unchanged.push(self.key);
+  }
+  addUndescribed(plan, desired, state);
+  return plan;
+}
+
+function definitions(desired: readonly DesiredResource[], lookup: (kind: string) => KindDefinition | undefined): KindDefinition[] {
+  const problems: string[] = [];
+  const seen = new Map<string, DesiredResource>();
+  const defs = desired.map((d) => {
+    const earlier = seen.get(d.key);
+    if (earlier) problems.push(`${d.key} is described twice: ${where(earlier)} and ${where(d)}`);
+    seen.set(d.key, d);
+    const def = lookup(d.kind);
+    if (!def) problems.push(`${d.key} (${where(d)}) has kind ${d.kind}, which is not known`);
+    return def!;
+  });
+  if (problems.length) throw new PlanError(problems);
+  return defs;
+}
+
+function where(d: DesiredResource): string {
+  return `${d.source.file}:${d.source.line}:${d.source.col}`;
+}
+
+function decide(def: KindDefinition, desired: DesiredResource, state: StateSnapshot): KindDecision {
+  const applied = state.resources.get(desired.key);
+  return def.plan({
+    desired,
+    ...(applied && { applied }),
+    ...(desired.kind === KV_KIND && { kvKeys: state.kvKeys(desired.key) }),
+  });
+}
+
+/**
+ * Every action needs the actions of the resources its resource depends on; a non-KV action also
+ * needs the previous non-KV action of its own resource (create before roll, adopt before update).
+ * KV chunks are independent of each other, so an interrupted sync resumes chunk by chunk.
+ */
+function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], needsFromDeps: readonly string[]): Action[] {
+  let previous: string | undefined;
+  return drafts.map((draft) => {
+    const id = `${self.key}#${draft.change}${draft.suffix ? `:${draft.suffix}` : ''}`;
+    const needs = previous ? [...needsFromDeps, previous] : [...needsFromDeps];
+    if (draft.change !== 'kv') previous = id;
+    return { ...draft, id, resource: self.key, kind: self.kind, name: self.name, scope: self.scope, needs };
+  });
+}
+
+/** State that no document describes: orphaned resources, and creates whose document went away. */
+function addUndescribed(plan: Draft, desired: readonly DesiredResource[], state: StateSnapshot): void {
+  const described = new Set(desired.map((d) => d.key));
+  const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  for (const key of [...state.intents.keys()].filter((k) => !described.has(k)).sort(byKey)) {
+    const intent = state.intents.get(key)!;
+    plan.uncertain.push({ ...refOfKey(key, state.resources.get(key)), operation: intent.operation, since: intent.startedAt, message: uncertainMessage(key) });
+  }
+  for (const key of [...state.resources.keys()].filter((k) => !described.has(k)).sort(byKey)) {
+    plan.orphaned.push({ ...refOfKey(key, state.resources.get(key)), message: orphanMessage(key) });
+  }
+}
+
+function refOf(d: DesiredResource): ResourceRef {
+  return { resource: d.key, kind: d.kind, name: d.name };
+}
+
+/** Names never hold '/', so the name is what follows the last one. */
+function refOfKey(key: string, applied: AppliedResource | undefined): ResourceRef {
+  if (applied) return { resource: key, kind: applied.kind, name: applied.name };
+  return { resource: key, kind: /^[^[/]*/.exec(key)![0], name: key.slice(key.lastIndexOf('/') + 1) };
+}

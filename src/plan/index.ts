@@ -1,0 +1,9 @@
+// The planner's public face: build a Plan, render it as text or JSON, count what it holds.
+// Everything here is pure; the executor and the command line are the only callers with effects.
+
+export { buildPlan, type PlanOptions } from './build.js';
+export { PlanError } from './order.js';
+export { renderText, summaryLine, type TextOptions } from './text.js';
+export { renderJson, planToJson, type PlanJson } from './json.js';
+export { planHasChanges, summarize, type PlanSummary } from './summary.js';
+export type * from './types.js';

@@ -1,0 +1,94 @@
+// `plan --json`: a stable, documented shape (format_version 1) for scripts and CI.
+// Bodies are never included: KV values would be huge, and module contents and secrets must not leave.
+
+import { OPERATIONS } from '../api/operations.js';
+import type { ChangeType, FieldChange } from '../kinds/kind.js';
+import { maskedChange } from './format.js';
+import { planHasChanges, summarize } from './summary.js';
+import type { Plan } from './types.js';
+
+/**
+ * The JSON plan. Fields are added only with a new format_version when their meaning changes;
+ * consumers should ignore fields they do not know.
+ */
+export interface PlanJson {
+  readonly format_version: 1;
+  /** Whether apply has anything to do (the same test as `--detailed-exitcode`). */
+  readonly has_changes: boolean;
+  /** In dependency order; an action runs only after every id in `needs` succeeded. */
+  readonly actions: readonly {
+    readonly id: string;
+    readonly resource: string;
+    readonly kind: string;
+    readonly name: string;
+    readonly scope: Readonly<Record<string, string>>;
+    readonly change: ChangeType;
+    /** null for 'adopt' (recorded in state, no call). */
+    readonly operation: string | null;
+    readonly method: string | null;
+    readonly needs: readonly string[];
+    /** Values of sensitive fields are "(sensitive)". */
+    readonly diff: readonly FieldChange[];
+    readonly summary: string | null;
+    /** KV chunks: pairs and serialized request bytes. */
+    readonly size: { readonly pairs: number; readonly bytes: number } | null;
+  }[];
+  readonly blocked: readonly { resource: string; kind: string; name: string; reason: string; fields: readonly string[] }[];
+  /** `keys` only when some KV keys of a resource are orphaned, not the whole resource. */
+  readonly orphaned: readonly { resource: string; kind: string; name: string; keys?: readonly string[]; message: string }[];
+  readonly uncertain: readonly { resource: string; kind: string; name: string; operation: string; since: string; message: string }[];
+  readonly notes: readonly { resource: string; kind: string; name: string; message: string }[];
+  /** Keys of resources that need nothing. */
+  readonly unchanged: readonly string[];
+  readonly summary: {
+    readonly create: number;
+    readonly update: number;
+    readonly adopt: number;
+    readonly roll: number;
+    readonly run: number;
+    readonly kv_chunks: number;
+    readonly kv_pairs: number;
+    readonly kv_bytes: number;
+    readonly blocked: number;
+    readonly orphaned: number;
+    readonly orphaned_kv_keys: number;
+    readonly uncertain: number;
+    readonly unchanged: number;
+  };
+}
+
+/** Fields are picked one by one so nothing of a body, record or parameter slips through. */
+export function planToJson(plan: Plan): PlanJson {
+  const s = summarize(plan);
+  const ref = ({ resource, kind, name }: { resource: string; kind: string; name: string }) => ({ resource, kind, name });
+  return {
+    format_version: 1,
+    has_changes: planHasChanges(plan),
+    actions: plan.actions.map((a) => ({
+      id: a.id,
+      ...ref(a),
+      scope: a.scope,
+      change: a.change,
+      operation: a.operation,
+      method: a.operation ? OPERATIONS[a.operation].method : null,
+      needs: a.needs,
+      diff: a.diff.map(maskedChange),
+      summary: a.summary ?? null,
+      size: a.size ? { pairs: a.size.pairs, bytes: a.size.bytes } : null,
+    })),
+    blocked: plan.blocked.map((b) => ({ ...ref(b), reason: b.reason, fields: b.fields })),
+    orphaned: plan.orphaned.map((o) => ({ ...ref(o), ...(o.keys && { keys: o.keys }), message: o.message })),
+    uncertain: plan.uncertain.map((u) => ({ ...ref(u), operation: u.operation, since: u.since, message: u.message })),
+    notes: plan.notes.map((n) => ({ ...ref(n), message: n.message })),
+    unchanged: plan.unchanged,
+    summary: {
+      create: s.create, update: s.update, adopt: s.adopt, roll: s.roll, run: s.run,
+      kv_chunks: s.kvChunks, kv_pairs: s.kvPairs, kv_bytes: s.kvBytes,
+      blocked: s.blocked, orphaned: s.orphaned, orphaned_kv_keys: s.orphanedKvKeys, uncertain: s.uncertain, unchanged: s.unchanged,
+    },
+  };
+}
+
+export function renderJson(plan: Plan): string {
+  return JSON.stringify(planToJson(plan), null, 2);
+}

@@ -1,0 +1,31 @@
+// What the plan tells a person about things edgesync cannot do by itself: uncertain creates,
+// orphans (no delete operation exists) and dependencies on blocked or uncertain resources.
+
+/** Keys look like `Kind[account=…]/name`: brackets and commas need quoting in a shell. */
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./=:@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+export function uncertainMessage(key: string): string {
+  return (
+    'a create was sent but its outcome is unknown; nothing will create it again until you run ' +
+    `\`edgesync state resolve ${shellQuote(key)} --id ID\` (it exists) or \`--recreate\` (it does not)`
+  );
+}
+
+export function orphanMessage(key: string): string {
+  return `no delete operation exists; remove it by hand, then \`edgesync state forget ${shellQuote(key)}\``;
+}
+
+/** Up to this many keys are spelled out in the command; more go through a file. */
+const INLINE_KEYS = 3;
+
+export function orphanKeysMessage(key: string, keys: readonly string[]): string {
+  const inline = keys.length <= INLINE_KEYS && keys.every((k) => !k.includes(','));
+  const which = inline ? `--kv-keys ${shellQuote(keys.join(','))}` : '--kv-keys-file FILE';
+  return `no delete operation exists; remove them by hand, then \`edgesync state forget ${shellQuote(key)} ${which}\``;
+}
+
+export function dependencyNote(dependency: string, status: 'blocked' | 'uncertain'): string {
+  return `depends on ${dependency}, which is ${status}`;
+}

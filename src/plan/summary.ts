@@ -1,0 +1,54 @@
+// Counts over a Plan: the summary line, `plan --json` and `--detailed-exitcode` read these.
+// "update" counts every call that changes an existing object or writes a whole body.
+
+import type { Plan } from './types.js';
+
+export interface PlanSummary {
+  readonly create: number;
+  /** update and write actions. */
+  readonly update: number;
+  /** metadata.id adoptions: recorded in state, no call. */
+  readonly adopt: number;
+  readonly roll: number;
+  readonly run: number;
+  readonly kvChunks: number;
+  readonly kvPairs: number;
+  readonly kvBytes: number;
+  readonly blocked: number;
+  /** Orphan entries: whole resources, and KV resources with orphaned keys. */
+  readonly orphaned: number;
+  readonly orphanedKvKeys: number;
+  readonly uncertain: number;
+  readonly unchanged: number;
+}
+
+/** Actions present: apply has something to do (`--detailed-exitcode` exits 2). */
+export function planHasChanges(plan: Plan): boolean {
+  return plan.actions.length > 0;
+}
+
+export function summarize(plan: Plan): PlanSummary {
+  const count = { create: 0, update: 0, adopt: 0, roll: 0, run: 0, kvChunks: 0, kvPairs: 0, kvBytes: 0 };
+  for (const action of plan.actions) {
+    switch (action.change) {
+      case 'create': count.create++; break;
+      case 'update': case 'write': count.update++; break;
+      case 'adopt': count.adopt++; break;
+      case 'roll': count.roll++; break;
+      case 'run': count.run++; break;
+      case 'kv':
+        count.kvChunks++;
+        count.kvPairs += action.size?.pairs ?? 0;
+        count.kvBytes += action.size?.bytes ?? 0;
+        break;
+    }
+  }
+  return {
+    ...count,
+    blocked: plan.blocked.length,
+    orphaned: plan.orphaned.length,
+    orphanedKvKeys: plan.orphaned.reduce((n, o) => n + (o.keys?.length ?? 0), 0),
+    uncertain: plan.uncertain.length,
+    unchanged: plan.unchanged.length,
+  };
+}

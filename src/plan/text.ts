@@ -1,0 +1,171 @@
+// The plan as a reviewer reads it: one line per change with a sign, field diffs, notes, a summary.
+// Secrets never show: sensitive values are masked, KV values and module contents are only counted.
+
+import { OPERATIONS, type OperationName } from '../api/operations.js';
+import type { FieldChange } from '../kinds/kind.js';
+import { checkBoolean } from '../util/options.js';
+import { formatBytes, formatCount, painter, plural, shownValue, type Color, type Paint } from './format.js';
+import { summarize, type PlanSummary } from './summary.js';
+import type { Action, Plan, PlanNote } from './types.js';
+
+export interface TextOptions {
+  /**
+   * ANSI colors (for a terminal).
+   * @default false
+   */
+  readonly color?: boolean;
+  /**
+   * Full values, every KV chunk, every orphaned key, each action's needs and the unchanged resources.
+   * @default false
+   */
+  readonly verbose?: boolean;
+}
+
+interface Ctx {
+  readonly paint: Paint;
+  readonly verbose: boolean;
+  readonly maxChars: number;
+  readonly notes: Map<string, string[]>;
+}
+
+const INDENT = '    ';
+/** Keys of one orphan entry listed before "… and N more" (all of them when verbose). */
+const SHOWN_KEYS = 10;
+const SIGN: Readonly<Record<string, [string, Color]>> = {
+  create: ['+', 'green'], change: ['~', 'yellow'], blocked: ['!', 'red'], uncertain: ['?', 'magenta'], orphaned: ['-', 'red'], unchanged: ['=', 'dim'],
+};
+
+export function renderText(plan: Plan, options: TextOptions = {}): string {
+  const color = checkBoolean('color', options.color ?? false);
+  const verbose = checkBoolean('verbose', options.verbose ?? false);
+  const notes = new Map<string, string[]>();
+  for (const note of plan.notes) notes.set(note.resource, [...(notes.get(note.resource) ?? []), note.message]);
+  const ctx: Ctx = { paint: painter(color), verbose, maxChars: verbose ? Number.POSITIVE_INFINITY : 80, notes };
+
+  const lines: string[] = [];
+  for (const group of byResource(plan.actions)) lines.push(...actionGroup(group, ctx), ...notesOf(group[0]!.resource, ctx));
+  for (const b of plan.blocked) {
+    lines.push(head('blocked', b.resource, 'blocked', ctx), ...body([b.reason, ...(b.fields.length ? [`fields: ${b.fields.join(', ')}`] : [])]), ...notesOf(b.resource, ctx));
+  }
+  for (const u of plan.uncertain) {
+    lines.push(head('uncertain', u.resource, `uncertain create (${call(u.operation)}) since ${u.since}`, ctx), ...body([u.message]), ...notesOf(u.resource, ctx));
+  }
+  for (const o of plan.orphaned) {
+    const what = o.keys ? `${plural(o.keys.length, 'orphaned KV key')}: ${listKeys(o.keys, ctx)}` : 'orphaned';
+    lines.push(head('orphaned', o.resource, what, ctx), ...body([o.message]));
+  }
+  const unchanged = verbose ? plan.unchanged : plan.unchanged.filter((key) => notes.has(key));
+  for (const key of unchanged) lines.push(head('unchanged', key, 'unchanged', ctx), ...notesOf(key, ctx));
+  for (const [resource, messages] of notes) lines.push(`${resource}:`, ...body(messages));
+
+  const summary = summaryLine(summarize(plan));
+  return lines.length ? `${lines.join('\n')}\n\n${summary}` : summary;
+}
+
+/** Consecutive actions of one resource (the planner keeps them together). */
+function byResource(actions: readonly Action[]): Action[][] {
+  const groups: Action[][] = [];
+  for (const action of actions) {
+    const last = groups.at(-1);
+    if (last && last[0]!.resource === action.resource) last.push(action);
+    else groups.push([action]);
+  }
+  return groups;
+}
+
+function actionGroup(group: readonly Action[], ctx: Ctx): string[] {
+  const lines = group.filter((a) => a.change !== 'kv').flatMap((a) => actionLines(a, ctx));
+  const chunks = group.filter((a) => a.change === 'kv');
+  if (chunks.length) lines.push(...kvLines(chunks, ctx));
+  return lines;
+}
+
+function actionLines(action: Action, ctx: Ctx): string[] {
+  const how = action.operation ? call(action.operation) : 'no call: recorded in state';
+  const details = [
+    ...(action.summary ? [action.summary] : []),
+    ...(action.operation === 'putScriptContent' ? moduleLines(action.body) : []),
+    ...action.diff.map((change) => diffLine(change, action.operation, ctx)),
+    ...(ctx.verbose && action.needs.length ? [`needs: ${action.needs.join(', ')}`] : []),
+  ];
+  return [head(action.change === 'create' ? 'create' : 'change', action.resource, `${action.change} (${how})`, ctx), ...body(details)];
+}
+
+/** KV chunks of one resource read as one write: their values are never shown, only counted. */
+function kvLines(chunks: readonly Action[], ctx: Ctx): string[] {
+  const pairs = chunks.reduce((n, a) => n + (a.size?.pairs ?? 0), 0);
+  const bytes = chunks.reduce((n, a) => n + (a.size?.bytes ?? 0), 0);
+  const what = `write ${plural(pairs, 'pair')} in ${plural(chunks.length, 'chunk')} (${formatBytes(bytes)})`;
+  const details = ctx.verbose ? chunks.map((a) => `chunk ${a.suffix ?? a.id}: ${a.summary ?? `${plural(a.size?.pairs ?? 0, 'pair')}, ${formatBytes(a.size?.bytes ?? 0)}`}`) : [];
+  if (ctx.verbose && chunks[0]!.needs.length) details.push(`needs: ${chunks[0]!.needs.join(', ')}`);
+  return [head('change', chunks[0]!.resource, what, ctx), ...body(details)];
+}
+
+/** The upload names its modules; their contents stay out of the plan. */
+function moduleLines(upload: unknown): string[] {
+  const modules = (upload as { modules?: unknown } | null)?.modules;
+  if (!Array.isArray(modules)) return [];
+  return modules.map((m: { name?: unknown; contentType?: unknown; content?: unknown }) => {
+    const size = typeof m.content === 'string' ? Buffer.byteLength(m.content) : m.content instanceof Uint8Array ? m.content.byteLength : undefined;
+    return `module ${String(m.name)}  ${String(m.contentType ?? 'unknown type')}  ${size === undefined ? 'unknown size' : formatBytes(size)}`;
+  });
+}
+
+function diffLine(change: FieldChange, operation: OperationName | null, ctx: Ctx): string {
+  const { paint, maxChars } = ctx;
+  if (change.before === undefined) return `${paint('green', '+')} ${change.path}: ${shownValue(change, change.after, maxChars)}`;
+  if (change.after === undefined) {
+    // A PATCH sends only what is there: a field missing from the file stays as it is remotely.
+    const patch = operation !== null && OPERATIONS[operation].method === 'PATCH';
+    return `${paint('red', '-')} ${change.path}${patch ? ' (left as it is remotely)' : `: ${shownValue(change, change.before, maxChars)}`}`;
+  }
+  const values = change.sensitive ? shownValue(change, change.after, maxChars) : `${shownValue(change, change.before, maxChars)} → ${shownValue(change, change.after, maxChars)}`;
+  return `${paint('yellow', '~')} ${change.path}: ${values}`;
+}
+
+function head(sign: keyof typeof SIGN, resource: string, what: string, ctx: Ctx): string {
+  const [mark, color] = SIGN[sign]!;
+  return `${ctx.paint(color, mark)} ${ctx.paint('bold', resource)}  ${what}`;
+}
+
+function body(lines: readonly string[]): string[] {
+  return lines.map((line) => `${INDENT}${line}`);
+}
+
+/** A resource's notes go under the first line about it, once. */
+function notesOf(resource: string, ctx: Ctx): string[] {
+  const messages = ctx.notes.get(resource);
+  if (!messages) return [];
+  ctx.notes.delete(resource);
+  return messages.map((m) => `${INDENT}${ctx.paint('cyan', 'note:')} ${m}`);
+}
+
+function listKeys(keys: readonly string[], ctx: Ctx): string {
+  if (ctx.verbose || keys.length <= SHOWN_KEYS) return keys.join(', ');
+  return `${keys.slice(0, SHOWN_KEYS).join(', ')} … and ${formatCount(keys.length - SHOWN_KEYS)} more`;
+}
+
+function call(operation: string): string {
+  const known = (OPERATIONS as Record<string, { method: string }>)[operation];
+  return known ? `${known.method} ${operation}` : operation;
+}
+
+/** `Plan: 3 to create, …; 1 blocked, …` or `No changes. 12 resources up to date.` */
+export function summaryLine(s: PlanSummary): string {
+  const actions = [
+    s.create && `${formatCount(s.create)} to create`,
+    s.update && `${formatCount(s.update)} to update`,
+    s.adopt && `${formatCount(s.adopt)} to adopt`,
+    s.roll && `${formatCount(s.roll)} to roll`,
+    s.run && plural(s.run, 'run'),
+    s.kvChunks && `${plural(s.kvPairs, 'KV pair')} in ${plural(s.kvChunks, 'chunk')}`,
+  ].filter(Boolean);
+  const rest = [
+    s.blocked && `${formatCount(s.blocked)} blocked`,
+    s.orphaned && `${formatCount(s.orphaned)} orphaned${s.orphanedKvKeys ? ` (${plural(s.orphanedKvKeys, 'KV key')})` : ''}`,
+    s.uncertain && `${formatCount(s.uncertain)} uncertain`,
+    s.unchanged && `${formatCount(s.unchanged)} unchanged`,
+  ].filter(Boolean);
+  if (!actions.length && !s.blocked && !s.orphaned && !s.uncertain) return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
+  return `Plan: ${actions.length ? actions.join(', ') : 'nothing to apply'}${rest.length ? `; ${rest.join(', ')}` : ''}.`;
+}
