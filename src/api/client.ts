@@ -1,0 +1,102 @@
+// createClient: one got instance that sends each of the 17 operations once and reports the outcome.
+// It never retries: whether a call may be repeated (a POST may not, blindly) is the executor's decision.
+
+import got from 'got';
+import { checkClientOptions, type CallInfo, type CheckedClientOptions, type ClientOptions } from './options.js';
+import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
+import { OPERATIONS, operationPath, type OperationName } from './operations.js';
+import { abortedBeforeSending, mapFailure, readAnswer, type CallContext } from './response.js';
+import type { OperationTypes } from './types.js';
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+}
+
+type TypedOperations = {
+  readonly [K in OperationName]: (
+    params: OperationTypes[K]['params'],
+    body: OperationTypes[K]['body'],
+    options?: CallOptions,
+  ) => Promise<OperationTypes[K]['result']>;
+};
+
+export interface ApiClient extends TypedOperations {
+  /** Generic dispatch used by the executor; resolves with the operation's `result` (undefined when absent). */
+  call(op: OperationName, params: Readonly<Record<string, string>>, body: unknown, options?: CallOptions): Promise<unknown>;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+interface Encoded {
+  readonly body: string | Uint8Array | FormData;
+  readonly headers: Record<string, string>;
+}
+
+function encode(op: OperationName, body: unknown): Encoded {
+  if (op === 'putScriptContent') {
+    const upload = checkUpload(body);
+    return { body: scriptForm(upload), headers: scriptHeaders(upload) };
+  }
+  if (op === 'writeKvBulk') {
+    if (body instanceof Uint8Array) return { body, headers: JSON_HEADERS };
+    if (!Array.isArray(body)) throw new TypeError('writeKvBulk needs an array of pairs or the serialized bytes of one');
+  }
+  return { body: JSON.stringify(body ?? {}), headers: JSON_HEADERS };
+}
+
+function makeHttp(opts: CheckedClientOptions) {
+  return got.extend({
+    retry: { limit: 0 },
+    throwHttpErrors: false,
+    followRedirect: false,
+    timeout: { request: opts.timeoutMs },
+    responseType: 'text',
+    headers: { authorization: `Bearer ${opts.token}`, 'user-agent': opts.userAgent, accept: 'application/json' },
+  });
+}
+
+export function createClient(options: ClientOptions): ApiClient {
+  const opts = checkClientOptions(options);
+  const http = makeHttp(opts);
+  const { clock } = opts;
+  const redact = (text: string) => text.split(opts.token).join('[redacted]');
+
+  const report = (info: CallInfo) => {
+    try {
+      opts.onResponse?.(info);
+    } catch {
+      // Metrics must not turn a call that happened into a failure the executor would act on.
+    }
+  };
+
+  async function call(op: OperationName, params: Readonly<Record<string, string>>, body: unknown, callOptions: CallOptions = {}): Promise<unknown> {
+    if (!Object.hasOwn(OPERATIONS, op)) throw new TypeError(`Unknown operation \`${String(op)}\``);
+    const { method } = OPERATIONS[op];
+    const path = operationPath(op, params ?? {});
+    const ctx: CallContext = { operation: op, method, path, redact };
+    const encoded = encode(op, body);
+    const { signal } = callOptions;
+    if (signal?.aborted) throw abortedBeforeSending(ctx);
+    const started = clock.now();
+    let status: number | undefined;
+    try {
+      const response = await http(opts.baseUrl + path, { method, body: encoded.body, headers: encoded.headers, ...(signal ? { signal } : {}) });
+      status = response.statusCode;
+      const retryAfter = response.headers['retry-after'];
+      return readAnswer(ctx, { status, retryAfter, text: response.body }, clock.now());
+    } catch (error) {
+      if (status !== undefined) throw error;
+      throw mapFailure(ctx, error, opts.timeoutMs);
+    } finally {
+      report({ operation: op, method, status, durationMs: clock.now() - started });
+    }
+  }
+
+  const typed = Object.fromEntries(
+    (Object.keys(OPERATIONS) as OperationName[]).map((op) => [
+      op,
+      (params: Readonly<Record<string, string>>, body: unknown, o?: CallOptions) => call(op, params, body, o),
+    ]),
+  ) as unknown as TypedOperations;
+  return Object.freeze({ ...typed, call });
+}

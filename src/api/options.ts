@@ -1,0 +1,111 @@
+// ClientOptions and their eager checks: a bad base URL or token fails at construction, not mid-apply.
+// The token is never echoed: its check names the problem, not the value.
+
+import { readFileSync } from 'node:fs';
+import type { Clock } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
+import { checkInteger, checkString, fail, OptionError } from '../util/options.js';
+import type { OperationName } from './operations.js';
+
+/** What the client reports after every call, for metrics. */
+export interface CallInfo {
+  readonly operation: OperationName;
+  readonly method: string;
+  /** Undefined on a network error or timeout. */
+  readonly status: number | undefined;
+  readonly durationMs: number;
+}
+
+export interface ClientOptions {
+  /** Where the interface is served; http(s) and ending in /client/v4 (a trailing slash is tolerated). */
+  readonly baseUrl: string;
+  /** Bearer token; never printed, never in an error message. */
+  readonly token: string;
+  /**
+   * Per request, from start to the last byte of the answer.
+   * @default 30_000
+   */
+  readonly timeoutMs?: number;
+  /** @default 'edgesync/<package version>' */
+  readonly userAgent?: string;
+  /**
+   * Called after every call, answered or not (for metrics); an exception from it is ignored.
+   * @default undefined
+   */
+  readonly onResponse?: (info: CallInfo) => void;
+  /**
+   * Reads the time for durations and for Retry-After given as an HTTP-date.
+   * @default systemClock
+   */
+  readonly clock?: Clock;
+}
+
+export interface CheckedClientOptions {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly timeoutMs: number;
+  readonly userAgent: string;
+  readonly onResponse?: (info: CallInfo) => void;
+  readonly clock: Clock;
+}
+
+function packageVersion(): string {
+  try {
+    // Two levels up from both src/api and dist/api.
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** setTimeout cannot wait longer. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export const DEFAULT_USER_AGENT = `edgesync/${packageVersion()}`;
+
+/** Printable ASCII without spaces: anything else would break or smuggle into the Authorization header. */
+export const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
+
+function checkToken(value: unknown): string {
+  const where = '`token`';
+  if (typeof value !== 'string' || value === '') {
+    throw new OptionError(`Expected ${where} to be a non-empty string, got a ${value === '' ? 'empty string' : value === null ? 'null' : typeof value}`);
+  }
+  if (!TOKEN_PATTERN.test(value)) {
+    throw new OptionError(`Expected ${where} to hold printable characters without spaces; it has other characters (value not shown)`);
+  }
+  return value;
+}
+
+function checkBaseUrl(value: unknown): string {
+  const expected = 'an http(s) URL ending in /client/v4';
+  if (typeof value !== 'string') fail('baseUrl', expected, value);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    fail('baseUrl', expected, value);
+  }
+  const trimmed = value.replace(/\/+$/, '');
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !trimmed.endsWith('/client/v4') || url.search || url.hash) {
+    fail('baseUrl', expected, value);
+  }
+  return trimmed;
+}
+
+export function checkClientOptions(options: ClientOptions): CheckedClientOptions {
+  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
+  const { onResponse } = options;
+  if (onResponse !== undefined && typeof onResponse !== 'function') fail('onResponse', 'a function', onResponse);
+  const clock = options.clock ?? systemClock;
+  if (typeof clock?.now !== 'function') fail('clock', 'a Clock', clock);
+  return {
+    baseUrl: checkBaseUrl(options.baseUrl),
+    token: checkToken(options.token),
+    timeoutMs: checkInteger('timeoutMs', options.timeoutMs ?? 30_000, 1, MAX_TIMER_MS),
+    userAgent: checkString('userAgent', options.userAgent ?? DEFAULT_USER_AGENT),
+    ...(onResponse ? { onResponse } : {}),
+    clock,
+  };
+}

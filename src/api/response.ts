@@ -1,0 +1,129 @@
+// Turning what came back (an answer or a failure) into the operation's `result` or an ApiError.
+// Both answer shapes are read the same way: the envelope and the bare `{result}`; an empty 200 is fine.
+
+import { ApiError, describeErrors, normalizeErrors, normalizeMessages, parseRetryAfter, type ApiErrorInit } from './errors.js';
+import type { OperationName } from './operations.js';
+
+export interface CallContext {
+  readonly operation: OperationName;
+  readonly method: string;
+  readonly path: string;
+  /** Removes the token from any text a server sent back, before it can reach a message or a log. */
+  readonly redact: (text: string) => string;
+}
+
+type Problem = Omit<ApiErrorInit, 'operation' | 'method' | 'path'>;
+
+export function apiError(ctx: CallContext, problem: Problem): ApiError {
+  const r = ctx.redact;
+  return new ApiError({
+    ...problem,
+    operation: ctx.operation,
+    method: ctx.method,
+    path: ctx.path,
+    detail: r(problem.detail),
+    errors: problem.errors?.map((e) => ({ ...e, message: r(e.message) })),
+    messages: problem.messages?.map((m) => (typeof m === 'string' ? r(m) : { ...m, message: r(m.message) })),
+  });
+}
+
+/** A short, one-line excerpt of a body that is not what was expected. */
+function excerpt(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+type Parsed = { ok: true; value: unknown } | { ok: false };
+
+function parseJson(text: string): Parsed {
+  if (text.trim() === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The `result` of a successful answer; any other answer throws an ApiError of kind 'http'. */
+export function readAnswer(
+  ctx: CallContext,
+  answer: { status: number; retryAfter: string | undefined; text: string },
+  now: number,
+): unknown {
+  const { status, text } = answer;
+  const parsed = parseJson(text);
+  const body = parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
+  const errors = normalizeErrors(body?.errors);
+  const messages = normalizeMessages(body?.messages);
+  const fail = (detail: string) =>
+    apiError(ctx, {
+      kind: 'http',
+      status,
+      detail: `answered ${status}${detail}`,
+      reachedServer: true,
+      errors,
+      messages,
+      retryAfterMs: parseRetryAfter(answer.retryAfter, now),
+    });
+
+  if (status < 200 || status > 299) {
+    const said = describeErrors(errors.length ? errors : messages);
+    if (said) throw fail(`: ${said}`);
+    throw fail(!parsed.ok || (parsed.value !== undefined && !body) ? `: ${excerpt(text)}` : '');
+  }
+  if (!parsed.ok) throw fail(` with a body that is not JSON: ${excerpt(text)}`);
+  if (parsed.value === undefined) return undefined;
+  if (!body) throw fail(` with a body that is not a JSON object: ${excerpt(text)}`);
+  if (body.success === false) {
+    const said = describeErrors(errors.length ? errors : messages);
+    throw fail(` with success false${said ? `: ${said}` : ''}`);
+  }
+  return body.result;
+}
+
+/** Failures where the request provably never left: nothing reached the server. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+const PLAIN_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host lookup failed for now',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed while sending',
+};
+
+interface GotLikeError {
+  readonly name?: string;
+  readonly code?: string;
+  readonly message?: string;
+  readonly timings?: { readonly upload?: number };
+}
+
+/** A request that got no answer: timeout, abort or a network failure. */
+export function mapFailure(ctx: CallContext, error: unknown, timeoutMs: number): ApiError {
+  const e = (error ?? {}) as GotLikeError;
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  if (e.name === 'TimeoutError') {
+    return apiError(ctx, { kind: 'timeout', detail: `timed out after ${timeoutMs} ms`, reachedServer: true, networkCode: 'ETIMEDOUT' });
+  }
+  if (e.name === 'AbortError' || code === 'ERR_ABORTED') {
+    // The request was whole on the wire once its upload finished; before that the server cannot have acted on it.
+    const sent = e.timings?.upload !== undefined;
+    return apiError(ctx, { kind: 'network', detail: `was aborted${sent ? ' after sending' : ' before sending'}`, reachedServer: sent, networkCode: 'ERR_ABORTED' });
+  }
+  const words = (code && PLAIN_WORDS[code]) ?? e.message ?? String(error);
+  return apiError(ctx, {
+    kind: 'network',
+    detail: `failed: ${words}${code && !words.includes(code) ? ` (${code})` : ''}`,
+    reachedServer: !(code && NEVER_SENT.has(code)),
+    ...(code ? { networkCode: code } : {}),
+  });
+}
+
+export function abortedBeforeSending(ctx: CallContext): ApiError {
+  return apiError(ctx, { kind: 'network', detail: 'was aborted before sending', reachedServer: false, networkCode: 'ERR_ABORTED' });
+}

@@ -1,0 +1,263 @@
+// Request and result types of the 17 operations, field names exactly as interface.md has them.
+// The table OperationTypes ties each operation name to its path parameters, body and result.
+
+/** Datetime fields are ISO 8601 strings. */
+export type DateTime = string;
+
+/** An item of an envelope's `errors` (the AI run's items carry only `message`). */
+export interface ApiMessage {
+  readonly code?: number;
+  readonly message: string;
+}
+
+/** The envelope of operations 4 and 17. */
+export interface Envelope<T> {
+  readonly errors: readonly ApiMessage[];
+  readonly messages: readonly ApiMessage[];
+  readonly success: boolean;
+  readonly result?: T;
+}
+
+/** The AI run's own envelope: errors `{message}`, messages plain strings. */
+export interface AiRunEnvelope {
+  readonly errors: readonly { readonly message: string }[];
+  readonly messages: readonly string[];
+  readonly success: boolean;
+  readonly result?: AiRunResult;
+}
+
+// 1 — put script content (multipart)
+export interface ScriptUpload {
+  /** The `metadata` part: main_module or body_part inside, plus pass-through fields. */
+  readonly metadata: Record<string, unknown>;
+  readonly modules: readonly ScriptModule[];
+  /** Sent as SVC-WORKER-BODY-PART / SVC-WORKER-MAIN-MODULE-PART. */
+  readonly headers?: { readonly bodyPart?: string; readonly mainModulePart?: string };
+}
+export interface ScriptModule {
+  readonly name: string;
+  readonly content: string | Uint8Array;
+  readonly contentType: string;
+}
+export interface TailConsumer {
+  readonly service?: string;
+  readonly environment?: string;
+  readonly namespace?: string;
+}
+export interface WorkerScript {
+  readonly created_on?: DateTime;
+  readonly etag?: string;
+  readonly id?: string;
+  readonly logpush?: boolean;
+  readonly modified_on?: DateTime;
+  readonly pipeline_hash?: string;
+  readonly placement_mode?: string;
+  readonly tail_consumers?: readonly TailConsumer[];
+  readonly usage_model?: string;
+}
+
+// 2 — update Zero Trust organization
+export interface AccessOrganizationRequest {
+  readonly auth_domain?: string;
+  readonly auto_redirect_to_identity?: boolean;
+  readonly custom_pages?: { readonly forbidden?: string; readonly identity_denied?: string };
+  readonly is_ui_read_only?: boolean;
+  readonly login_design?: {
+    readonly background_color?: string;
+    readonly footer_text?: string;
+    readonly header_text?: string;
+    readonly logo_path?: string;
+    readonly text_color?: string;
+  };
+  readonly name?: string;
+  readonly session_duration?: string;
+  readonly ui_read_only_toggle_reason?: string;
+  readonly user_seat_expiration_inactive_time?: string;
+}
+export interface AccessOrganization extends AccessOrganizationRequest {
+  readonly created_at?: DateTime;
+  readonly updated_at?: DateTime;
+}
+
+// 3, 8, 16 — API tokens
+export interface TokenPolicy {
+  readonly effect?: string;
+  readonly id?: string;
+  readonly permission_groups?: readonly { readonly id: string; readonly name: string }[];
+  readonly resources?: Readonly<Record<string, string>>;
+}
+export type TokenStatus = 'active' | 'disabled' | 'expired';
+export interface TokenCondition {
+  readonly 'request.ip'?: { readonly in?: readonly string[]; readonly not_in?: readonly string[] };
+  readonly [key: string]: unknown;
+}
+export interface CreateTokenRequest {
+  readonly name: string;
+  readonly policies: readonly TokenPolicy[];
+  readonly condition?: TokenCondition;
+  readonly expires_on?: DateTime;
+  readonly not_before?: DateTime;
+}
+export interface UpdateTokenRequest extends CreateTokenRequest {
+  readonly id: string;
+  readonly status: TokenStatus;
+  readonly issued_on?: DateTime;
+  readonly modified_on?: DateTime;
+}
+/** The create result: the secret comes once, as `value`; other fields are not promised. */
+export interface CreatedToken {
+  readonly value?: string;
+  readonly id?: string;
+  readonly [key: string]: unknown;
+}
+
+// 4 — attach Worker to domain
+export interface WorkerDomainRequest {
+  readonly environment: string;
+  readonly hostname: string;
+  readonly service: string;
+  readonly zone_id: string;
+}
+export interface WorkerDomain extends Partial<WorkerDomainRequest> {
+  readonly id?: string;
+  readonly zone_name?: string;
+}
+
+// 5 — create proxy endpoint
+export interface CreateProxyEndpointRequest {
+  readonly name: string;
+  readonly ips: readonly string[];
+  readonly subdomain?: string;
+}
+export interface ProxyEndpoint extends Partial<CreateProxyEndpointRequest> {
+  readonly id?: string;
+  readonly created_at?: DateTime;
+  readonly updated_at?: DateTime;
+}
+
+// 6, 9 — gateway lists
+export type GatewayListType = 'SERIAL' | 'URL' | 'DOMAIN' | 'EMAIL' | 'IP';
+export interface GatewayListItem {
+  readonly created_at?: DateTime;
+  readonly value: string;
+}
+export interface CreateListRequest {
+  readonly name: string;
+  readonly type: GatewayListType;
+  readonly description?: string;
+  readonly items?: readonly GatewayListItem[];
+}
+export interface UpdateListRequest {
+  readonly name: string;
+  readonly description?: string;
+}
+export interface GatewayList {
+  readonly id?: string;
+  readonly name?: string;
+  readonly type?: GatewayListType;
+  readonly description?: string;
+  readonly items?: readonly GatewayListItem[];
+  readonly count?: number;
+  readonly created_at?: DateTime;
+  readonly updated_at?: DateTime;
+}
+
+// 7 — create location
+export interface CreateLocationRequest {
+  readonly name: string;
+  readonly client_default?: boolean;
+  readonly ecs_support?: boolean;
+  readonly networks?: readonly string[];
+}
+export interface GatewayLocation extends Partial<CreateLocationRequest> {
+  readonly id?: string;
+  readonly doh_subdomain?: string;
+  readonly ip?: string;
+  readonly created_at?: DateTime;
+  readonly updated_at?: DateTime;
+}
+
+// 10 — bulk KV write
+export interface KvPair {
+  readonly key?: string;
+  readonly value?: string;
+  readonly base64?: boolean;
+  readonly expiration?: number;
+  readonly expiration_ttl?: number;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+// 11 — update route
+export interface RouteRequest {
+  readonly pattern: string;
+  readonly script?: string;
+}
+export interface WorkerRoute extends Partial<RouteRequest> {
+  readonly id?: string;
+}
+
+// 12 — logging settings
+export interface LoggingSettings {
+  readonly redact_pii?: boolean;
+  readonly settings_by_rule_type?: Readonly<Record<string, unknown>>;
+}
+
+// 13 — create Zero Trust account
+export interface CreateGatewayAccountRequest {
+  readonly account_id: string;
+}
+export interface GatewayAccount {
+  readonly gateway_tag?: string;
+  readonly id?: string;
+  readonly provider_name?: string;
+}
+
+// 14 — AI run: the body is the model's input; the result a map.
+export type AiRunResult = Readonly<Record<string, unknown>>;
+
+// 15 — edit user
+export interface EditUserRequest {
+  readonly country?: string;
+  readonly first_name?: string;
+  readonly last_name?: string;
+  readonly telephone?: string;
+  readonly zipcode?: string;
+}
+
+// 17 — connectivity settings
+export interface ConnectivitySettings {
+  readonly icmp_proxy_enabled?: boolean;
+  readonly offramp_tunnel_enabled?: boolean;
+}
+
+type NoParams = Readonly<Record<string, never>>;
+
+/** Path parameters, body and result of every operation. */
+export interface OperationTypes {
+  putScriptContent: {
+    params: { account_identifier: string; service_name: string; environment_name: string };
+    body: ScriptUpload;
+    result: WorkerScript;
+  };
+  updateAccessOrganization: { params: { identifier: string }; body: AccessOrganizationRequest; result: AccessOrganization };
+  updateToken: { params: { identifier: string }; body: UpdateTokenRequest; result: Record<string, unknown> };
+  attachWorkerDomain: { params: { account_identifier: string }; body: WorkerDomainRequest; result: WorkerDomain };
+  createProxyEndpoint: { params: { identifier: string }; body: CreateProxyEndpointRequest; result: ProxyEndpoint };
+  createList: { params: { identifier: string }; body: CreateListRequest; result: GatewayList };
+  createLocation: { params: { identifier: string }; body: CreateLocationRequest; result: GatewayLocation };
+  createToken: { params: NoParams; body: CreateTokenRequest; result: CreatedToken };
+  updateList: { params: { identifier: string; uuid: string }; body: UpdateListRequest; result: GatewayList };
+  writeKvBulk: {
+    params: { account_identifier: string; namespace_identifier: string };
+    /** A Uint8Array is sent as-is: already-serialized JSON, so the chunker sends the bytes it measured. */
+    body: readonly KvPair[] | Uint8Array;
+    result: unknown;
+  };
+  updateRoute: { params: { zone_id: string; route_id: string }; body: RouteRequest; result: WorkerRoute };
+  updateLogging: { params: { identifier: string }; body: LoggingSettings; result: LoggingSettings };
+  createGatewayAccount: { params: { identifier: string }; body: CreateGatewayAccountRequest; result: GatewayAccount };
+  runAi: { params: { account_identifier: string; model_name: string }; body: Record<string, unknown>; result: AiRunResult };
+  editUser: { params: NoParams; body: EditUserRequest; result: Record<string, unknown> };
+  rollToken: { params: { identifier: string }; body: Record<string, unknown>; result: string };
+  updateConnectivitySettings: { params: { account_identifier: string }; body: ConnectivitySettings; result: ConnectivitySettings };
+}
