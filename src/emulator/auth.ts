@@ -1,0 +1,91 @@
+// Bearer tokens: the ones given at start, and the ones created by operation 8 (updated by 3,
+// rolled by 16). A created token counts only while active, after not_before and before expires_on.
+
+import { EmulatorError } from './errors.js';
+import { hexId, isoTime, newSecret } from './ids.js';
+import type { JsonObject, TokenRecord } from './types.js';
+
+interface TokenEntry {
+  record: TokenRecord;
+  secret: string;
+}
+
+/** Fields of operation 3 that replace the stored ones (absent ones are removed). */
+const replaced = ['name', 'policies', 'status', 'condition', 'expires_on', 'not_before'] as const;
+
+export class TokenBook {
+  private readonly startTokens: ReadonlySet<string>;
+  private readonly byId = new Map<string, TokenEntry>();
+  private readonly idBySecret = new Map<string, string>();
+  /** Every secret ever valid, for redaction of the request log. */
+  private readonly everIssued = new Set<string>();
+
+  constructor(tokens: readonly string[]) {
+    this.startTokens = new Set(tokens);
+    for (const t of tokens) this.everIssued.add(t);
+  }
+
+  /** Returns null when the header carries a token that is accepted at `nowMs`, else the 401 error. */
+  authenticate(header: string | undefined, nowMs: number): EmulatorError | null {
+    const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+    if (!match) return new EmulatorError(401, ['Authorization: expected a header `Authorization: Bearer <API_TOKEN>`']);
+    const secret = match[1];
+    if (this.startTokens.has(secret)) return null;
+    const id = this.idBySecret.get(secret);
+    const record = id === undefined ? undefined : this.byId.get(id)?.record;
+    if (!record) return new EmulatorError(401, ['Authorization: the bearer token is not valid']);
+    const reason = inactiveReason(record, nowMs);
+    return reason ? new EmulatorError(401, [`Authorization: the bearer token is ${reason}`]) : null;
+  }
+
+  create(body: JsonObject, nowMs: number): { record: TokenRecord; secret: string } {
+    const now = isoTime(nowMs);
+    const record = { id: hexId(), ...body, status: 'active', issued_on: now, modified_on: now } as TokenRecord;
+    const secret = this.issue(record.id);
+    this.byId.set(record.id, { record, secret });
+    return { record: { ...record }, secret };
+  }
+
+  /** Operation 3: replaces the token's fields with the request; undefined when the token does not exist. */
+  update(id: string, body: JsonObject, nowMs: number): TokenRecord | undefined {
+    const entry = this.byId.get(id);
+    if (!entry) return undefined;
+    const next: JsonObject = { id, issued_on: entry.record.issued_on };
+    for (const field of replaced) if (body[field] !== undefined) next[field] = body[field];
+    next.modified_on = isoTime(nowMs);
+    entry.record = next as TokenRecord;
+    return { ...entry.record };
+  }
+
+  /** Operation 16: a new secret; the previous one stops working. */
+  roll(id: string, nowMs: number): string | undefined {
+    const entry = this.byId.get(id);
+    if (!entry) return undefined;
+    this.idBySecret.delete(entry.secret);
+    entry.secret = this.issue(id);
+    entry.record = { ...entry.record, modified_on: isoTime(nowMs) };
+    return entry.secret;
+  }
+
+  records(): TokenRecord[] {
+    return [...this.byId.values()].map((e) => structuredClone(e.record));
+  }
+
+  isSecret(text: string): boolean {
+    return this.everIssued.has(text);
+  }
+
+  private issue(id: string): string {
+    const secret = newSecret();
+    this.idBySecret.set(secret, id);
+    this.everIssued.add(secret);
+    return secret;
+  }
+}
+
+function inactiveReason(record: JsonObject, nowMs: number): string | null {
+  if (record.status !== 'active') return `not active (status ${String(record.status)})`;
+  if (typeof record.expires_on === 'string' && nowMs >= Date.parse(record.expires_on)) return 'expired (expires_on has passed)';
+  if (typeof record.not_before === 'string' && nowMs < Date.parse(record.not_before)) return 'not valid yet (not_before is in the future)';
+  return null;
+}

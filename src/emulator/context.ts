@@ -1,0 +1,60 @@
+// What every operation handler shares: the store, the tokens, the clock and a way to declare a route.
+// Handlers return the `result`; the envelope, the status and the request log are added around them.
+
+import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
+import type { TokenBook } from './auth.js';
+import { badRequest, successBody } from './errors.js';
+import type { Store } from './store.js';
+import type { JsonObject, StoredObject } from './types.js';
+import { problemsOf, type Shape } from './validate.js';
+
+export const basePath = '/client/v4';
+
+export interface Context {
+  readonly store: Store;
+  readonly tokens: TokenBook;
+  readonly now: () => number;
+  readonly tokenCreateResult: 'full' | 'value-only';
+  /** Per request: body bytes and multipart part names, for the request log. */
+  readonly notes: WeakMap<FastifyRequest, RequestNotes>;
+}
+
+export interface RequestNotes {
+  bytes?: number;
+  parts?: string[];
+}
+
+export type Params = Record<string, string>;
+type Handler = (request: FastifyRequest, params: Params) => unknown;
+
+/** Registers operation `op` at `path` (fastify `:param` syntax, relative to /client/v4). */
+export function operation(app: FastifyInstance, op: number, method: HTTPMethods, path: string, handler: Handler): void {
+  app.route({
+    method,
+    url: basePath + path,
+    config: { op },
+    handler: async (request, reply) => {
+      const result = await handler(request, request.params as Params);
+      return reply.code(200).send(successBody(op, result));
+    },
+  });
+}
+
+/** The body checked against `shape`; a 400 with every problem otherwise. */
+export function validBody(request: FastifyRequest, shape: Shape): JsonObject {
+  const problems = problemsOf(request.body, shape);
+  if (problems.length > 0) throw badRequest(problems);
+  return request.body as JsonObject;
+}
+
+/** A stored object as answered: without the scope keys that only the state view carries. */
+export function answer(record: StoredObject, ...scopeKeys: string[]): JsonObject {
+  const copy: JsonObject = { ...record };
+  for (const key of ['account', ...scopeKeys]) delete copy[key];
+  return copy;
+}
+
+/** PUT semantics: the record becomes what was sent, keeping `created_at` and moving `updated_at`. */
+export function replaceStamped(previous: StoredObject | undefined, fields: JsonObject, nowIso: string): StoredObject {
+  return { ...fields, created_at: previous?.created_at ?? nowIso, updated_at: nowIso };
+}

@@ -1,0 +1,71 @@
+// Error codes, the error type every handler throws, and the two envelope shapes of the interface.
+// Operations 4, 14 and 17 answer a full envelope; operation 14's errors carry only `message`.
+
+/**
+ * Stable integer codes of `errors[].code`:
+ * - 10000 authentication (missing, unknown or inactive bearer token; status 401)
+ * - 10001 validation (any 400: fields, JSON, limits, multipart)
+ * - 10003 forbidden (inspection endpoints from a non-loopback address; status 403)
+ * - 10404 not found (unknown path, missing list or token; status 404)
+ * - 10429 rate limited (status 429, with Retry-After)
+ * - 10500 internal error (status 500, injected or unexpected)
+ * - 10503 service unavailable (status 503, injected)
+ */
+export const ErrorCode = {
+  authentication: 10000,
+  validation: 10001,
+  forbidden: 10003,
+  notFound: 10404,
+  rateLimited: 10429,
+  internal: 10500,
+  unavailable: 10503,
+} as const;
+
+const codeByStatus: Record<number, number> = {
+  400: ErrorCode.validation,
+  401: ErrorCode.authentication,
+  403: ErrorCode.forbidden,
+  404: ErrorCode.notFound,
+  429: ErrorCode.rateLimited,
+  500: ErrorCode.internal,
+  503: ErrorCode.unavailable,
+};
+
+/** An answer other than 200: the status and every message to report (one `errors` entry each). */
+export class EmulatorError extends Error {
+  override name = 'EmulatorError';
+  readonly code: number;
+  constructor(
+    readonly status: number,
+    readonly problems: readonly string[],
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(problems.join('; '));
+    this.code = codeByStatus[status] ?? (status >= 500 ? ErrorCode.internal : ErrorCode.validation);
+  }
+}
+
+export function badRequest(problems: readonly string[]): EmulatorError {
+  return new EmulatorError(400, problems);
+}
+
+export function notFound(what: string): EmulatorError {
+  return new EmulatorError(404, [what]);
+}
+
+/** Operations whose success answer is the full envelope rather than `{result}`. */
+const enveloped = new Set([4, 14, 17]);
+
+/** The 200 answer: operation 10 answers `{}` exactly as interface.md shows it. */
+export function successBody(op: number, result: unknown): unknown {
+  if (op === 10) return {};
+  if (enveloped.has(op)) return { errors: [], messages: [], success: true, result };
+  return { result };
+}
+
+export function errorBody(op: number | undefined, err: EmulatorError): unknown {
+  const errors = op === 14
+    ? err.problems.map((message) => ({ message }))
+    : err.problems.map((message) => ({ code: err.code, message }));
+  return { success: false, errors, messages: [], result: null };
+}

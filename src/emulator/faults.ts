@@ -1,0 +1,102 @@
+// Fault injection for calls under /client/v4: a fixed-window rate limit (429 + Retry-After),
+// a seeded share of 500/503 answers before any processing, and added latency.
+
+import { checkInteger, checkNumber, fail } from '../util/options.js';
+import { isPlainObject } from './validate.js';
+import { EmulatorError } from './errors.js';
+
+export interface RateLimit {
+  readonly limit: number;
+  readonly windowSeconds: number;
+}
+
+/** What `setFaults` and POST /__emulator/faults change; absent fields stay as they are. */
+export interface FaultSettings {
+  readonly failRate?: number;
+  /** null removes the limit. */
+  readonly rateLimit?: RateLimit | null;
+  readonly latencyMs?: number;
+}
+
+/** Throws an OptionError naming the first bad field. */
+export function checkFaults(f: unknown): FaultSettings {
+  if (!isPlainObject(f)) fail('faults', 'an object', f);
+  if (f.failRate !== undefined) checkNumber('failRate', f.failRate, 0, 1);
+  if (f.latencyMs !== undefined) checkNumber('latencyMs', f.latencyMs, 0, 600_000);
+  if (f.rateLimit !== undefined && f.rateLimit !== null) {
+    if (!isPlainObject(f.rateLimit)) fail('rateLimit', 'an object {limit, windowSeconds} or null', f.rateLimit);
+    checkInteger('rateLimit.limit', f.rateLimit.limit, 1);
+    checkNumber('rateLimit.windowSeconds', f.rateLimit.windowSeconds, 0.001, 86_400);
+  }
+  return f as FaultSettings;
+}
+
+/** mulberry32: a small seeded generator, so a seed gives the same fault sequence every run. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class Faults {
+  private failRate = 0;
+  private rateLimit: RateLimit | null = null;
+  private latency = 0;
+  private windowStart = 0;
+  private windowCount = 0;
+  private readonly random: () => number;
+
+  constructor(initial: FaultSettings, seed: number, private readonly now: () => number) {
+    this.random = seededRandom(seed);
+    this.set(initial);
+  }
+
+  set(f: FaultSettings): void {
+    checkFaults(f);
+    if (f.failRate !== undefined) this.failRate = f.failRate;
+    if (f.latencyMs !== undefined) this.latency = f.latencyMs;
+    if (f.rateLimit !== undefined) {
+      this.rateLimit = f.rateLimit && { limit: f.rateLimit.limit, windowSeconds: f.rateLimit.windowSeconds };
+      this.windowCount = 0;
+      this.windowStart = 0;
+    }
+  }
+
+  get latencyMs(): number {
+    return this.latency;
+  }
+
+  /** The fault to answer instead of processing this call, if any. Every call counts toward the window. */
+  check(): EmulatorError | null {
+    const limited = this.overLimit();
+    if (limited) return limited;
+    if (this.failRate > 0 && this.random() < this.failRate) {
+      return this.random() < 0.5
+        ? new EmulatorError(500, ['internal error (injected fault)'])
+        : new EmulatorError(503, ['service unavailable (injected fault)']);
+    }
+    return null;
+  }
+
+  private overLimit(): EmulatorError | null {
+    if (!this.rateLimit) return null;
+    const windowMs = this.rateLimit.windowSeconds * 1000;
+    const now = this.now();
+    const start = Math.floor(now / windowMs) * windowMs;
+    if (start !== this.windowStart) {
+      this.windowStart = start;
+      this.windowCount = 0;
+    }
+    this.windowCount += 1;
+    if (this.windowCount <= this.rateLimit.limit) return null;
+    const retryAfter = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
+    return new EmulatorError(429, [`rate limited: more than ${this.rateLimit.limit} calls in ${this.rateLimit.windowSeconds} s`], {
+      'retry-after': String(retryAfter),
+    });
+  }
+}

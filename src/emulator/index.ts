@@ -1,0 +1,108 @@
+// The local emulator of the 17 operations of interface.md: startEmulator() and its options.
+// Written from interface.md alone; it imports nothing of the client side (src/api, src/kinds, …).
+
+import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
+import { TokenBook } from './auth.js';
+import { checkFaults, Faults, type FaultSettings, type RateLimit } from './faults.js';
+import { RequestLog } from './requestLog.js';
+import { basePath, buildServer } from './server.js';
+import { Store } from './store.js';
+import type { EmulatorState, RecordedRequest, StoredKvPair } from './types.js';
+
+export type { EmulatorState, RecordedRequest, StoredKvPair, ScriptRecord, StoredModule, KvNamespaceSummary, StoredObject, TokenRecord, JsonValue, JsonObject } from './types.js';
+export type { FaultSettings, RateLimit } from './faults.js';
+export { ErrorCode } from './errors.js';
+export { kvLimits } from './kv.js';
+
+/** How the emulator listens, whom it lets in and which faults it injects. */
+export interface EmulatorOptions {
+  /** TCP port; 0 picks any free port. @default 0 */
+  readonly port?: number;
+  /** Address to listen on. @default '127.0.0.1' */
+  readonly host?: string;
+  /** Bearer tokens accepted from the start (at least one). */
+  readonly tokens: readonly string[];
+  /** Share (0..1) of calls answered 500 or 503 before any processing. @default 0 */
+  readonly failRate?: number;
+  /** Past `limit` calls in a fixed window of `windowSeconds`: 429 with Retry-After. @default no limit */
+  readonly rateLimit?: RateLimit;
+  /** Milliseconds added before each answer. @default 0 */
+  readonly latencyMs?: number;
+  /** Seeds the fault generator so a run is repeatable. @default a random seed */
+  readonly seed?: number;
+  /** Operation 8 answers the whole token (with id and value) or only `{value}`. @default 'full' */
+  readonly tokenCreateResult?: 'full' | 'value-only';
+  /** Clock in milliseconds since the epoch: timestamps, token validity, KV ttl, rate windows. @default Date.now */
+  readonly now?: () => number;
+}
+
+export interface RunningEmulator {
+  /** http://HOST:PORT/client/v4 */
+  readonly url: string;
+  /** http://HOST:PORT */
+  readonly origin: string;
+  readonly port: number;
+  setFaults(f: FaultSettings): void;
+  /** The same JSON as GET /__emulator/state. */
+  state(): EmulatorState;
+  /** The same JSON as GET /__emulator/requests. */
+  requests(): RecordedRequest[];
+  /** The live pairs of a namespace (created empty on first use), for tests and the benchmark. */
+  kv(account: string, namespace: string): Map<string, StoredKvPair>;
+  clearRequests(): void;
+  close(): Promise<void>;
+}
+
+function checkOptions(options: EmulatorOptions): Required<Omit<EmulatorOptions, 'rateLimit'>> & { rateLimit?: RateLimit } {
+  if (typeof options !== 'object' || options === null) fail('options', 'an object', options);
+  const tokens = options.tokens;
+  if (!Array.isArray(tokens) || tokens.length === 0) fail('tokens', 'a list of at least one token', tokens);
+  tokens.forEach((t, i) => checkString(`tokens[${i}]`, t));
+  const now = options.now ?? Date.now;
+  if (typeof now !== 'function') fail('now', 'a function', now);
+  const tokenCreateResult = options.tokenCreateResult ?? 'full';
+  if (tokenCreateResult !== 'full' && tokenCreateResult !== 'value-only') fail('tokenCreateResult', "'full' or 'value-only'", tokenCreateResult);
+  checkFaults({ failRate: options.failRate, rateLimit: options.rateLimit, latencyMs: options.latencyMs });
+  return {
+    port: checkInteger('port', options.port ?? 0, 0, 65_535),
+    host: checkString('host', options.host ?? '127.0.0.1'),
+    tokens,
+    failRate: options.failRate ?? 0,
+    rateLimit: options.rateLimit,
+    latencyMs: options.latencyMs ?? 0,
+    seed: checkNumber('seed', options.seed ?? Math.floor(Math.random() * 2 ** 32), 0, Number.MAX_SAFE_INTEGER),
+    tokenCreateResult,
+    now,
+  };
+}
+
+/** The host part of a URL for an address: wildcards read as loopback, IPv6 in brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
+  const o = checkOptions(options);
+  const tokens = new TokenBook(o.tokens);
+  const store = new Store(tokens);
+  const log = new RequestLog();
+  const faults = new Faults({ failRate: o.failRate, rateLimit: o.rateLimit ?? null, latencyMs: o.latencyMs }, o.seed, o.now);
+  const app = await buildServer({ store, tokens, faults, log, now: o.now, tokenCreateResult: o.tokenCreateResult });
+  await app.listen({ port: o.port, host: o.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : o.port;
+  const origin = `http://${urlHost(o.host)}:${port}`;
+  return {
+    url: origin + basePath,
+    origin,
+    port,
+    setFaults: (f) => faults.set(f),
+    state: () => store.snapshot(),
+    requests: () => log.list(),
+    kv: (account, namespace) => store.kv(account, namespace),
+    clearRequests: () => log.clear(),
+    close: () => app.close(),
+  };
+}

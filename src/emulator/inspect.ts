@@ -1,0 +1,80 @@
+// Inspection endpoints outside /client/v4, for tests, the benchmark and curious users: state, KV
+// contents, the request log and fault settings. No auth, no faults, loopback callers only.
+
+import type { FastifyInstance } from 'fastify';
+import { OptionError } from '../util/options.js';
+import { badRequest, EmulatorError, notFound } from './errors.js';
+import { checkFaults, type Faults } from './faults.js';
+import type { RequestLog } from './requestLog.js';
+import type { Store } from './store.js';
+import type { JsonObject, StoredKvPair } from './types.js';
+
+export const inspectPath = '/__emulator';
+const defaultKeyLimit = 10_000;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || /^(::ffff:)?127\./.test(address);
+}
+
+function describePair(key: string, pair: StoredKvPair, withValue: boolean): JsonObject {
+  const entry: JsonObject = { key, size: pair.value.length };
+  if (pair.expiration !== undefined) entry.expiration = pair.expiration;
+  if (pair.metadata !== undefined) entry.metadata = pair.metadata;
+  if (!withValue) return entry;
+  try {
+    return { ...entry, encoding: 'utf8', value: utf8.decode(pair.value) };
+  } catch {
+    return { ...entry, encoding: 'base64', value: pair.value.toString('base64') };
+  }
+}
+
+function parseLimit(text: string | undefined): number {
+  if (text === undefined) return defaultKeyLimit;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw badRequest([`limit: expected an integer from 0 up`]);
+  return n;
+}
+
+export function registerInspection(app: FastifyInstance, store: Store, log: RequestLog, faults: Faults): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith(`${inspectPath}/`) && !isLoopback(request.socket.remoteAddress)) {
+      throw new EmulatorError(403, ['inspection endpoints answer loopback callers only']);
+    }
+  });
+
+  app.get(`${inspectPath}/state`, async () => store.snapshot());
+
+  app.get(`${inspectPath}/kv/:account/:namespace`, async (request) => {
+    const { account, namespace } = request.params as Record<string, string>;
+    const query = request.query as Record<string, string | undefined>;
+    const pairs = store.findKv(account, namespace);
+    if (!pairs) throw notFound(`no KV namespace ${namespace} in account ${account}`);
+    const limit = parseLimit(query.limit);
+    const withValues = query.values === '1' || query.values === 'true';
+    const keys: JsonObject[] = [];
+    for (const [key, pair] of pairs) {
+      if (keys.length >= limit) break;
+      keys.push(describePair(key, pair, withValues));
+    }
+    return { account, namespace, count: pairs.size, truncated: pairs.size > keys.length, keys };
+  });
+
+  app.get(`${inspectPath}/requests`, async () => log.list());
+
+  app.delete(`${inspectPath}/requests`, async () => {
+    log.clear();
+    return { cleared: true };
+  });
+
+  app.post(`${inspectPath}/faults`, async (request) => {
+    try {
+      faults.set(checkFaults(request.body));
+    } catch (err) {
+      if (err instanceof OptionError) throw badRequest([err.message]);
+      throw err;
+    }
+    return { applied: request.body };
+  });
+}

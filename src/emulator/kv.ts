@@ -1,0 +1,88 @@
+// Operation 10, the KV bulk write: limits of interface.md section 8 checked for every pair
+// (all problems at once, nothing stored when any), then values decoded and stored as bytes.
+
+import type { FastifyInstance } from 'fastify';
+import { operation, type Context } from './context.js';
+import { badRequest } from './errors.js';
+import { kvPair } from './shapes.js';
+import type { JsonObject, StoredKvPair } from './types.js';
+import { check, joinPath, typeName } from './validate.js';
+
+export const kvLimits = {
+  pairs: 10_000,
+  /** "100 megabytes", read as decimal. */
+  requestBytes: 100_000_000,
+  keyBytes: 512,
+  /** 25 MiB of the value string as sent. */
+  valueBytes: 26_214_400,
+  minTtl: 60,
+} as const;
+
+/** More problems than this are summed up in one last entry. */
+const maxReported = 10_000;
+
+const badKeyChar = /[\s\p{Cc}\p{Cs}]/u;
+const base64Text = /^[A-Za-z0-9+/]*={0,2}$/;
+const fmt = (n: number): string => n.toLocaleString('en-US');
+
+export function isStrictBase64(text: string): boolean {
+  return text.length % 4 === 0 && base64Text.test(text);
+}
+
+/** Every problem of a bulk write body; `bytes` is the request body size. */
+export function kvProblems(body: unknown, bytes: number): string[] {
+  const problems: string[] = [];
+  if (bytes > kvLimits.requestBytes) problems.push(`body: ${fmt(bytes)} bytes, at most ${fmt(kvLimits.requestBytes)} bytes per request`);
+  if (!Array.isArray(body)) {
+    problems.push(`body: expected array of key-value pairs, got ${typeName(body)}`);
+    return problems;
+  }
+  if (body.length > kvLimits.pairs) problems.push(`body: ${fmt(body.length)} pairs, at most ${fmt(kvLimits.pairs)} per request`);
+  for (let i = 0; i < body.length && problems.length <= maxReported; i++) pairProblems(body[i], joinPath('', i), problems);
+  if (problems.length > maxReported) {
+    problems.length = maxReported;
+    problems.push('body: further problems not listed');
+  }
+  return problems;
+}
+
+function pairProblems(pair: unknown, path: string, problems: string[]): void {
+  const before = problems.length;
+  check(pair, kvPair, path, problems);
+  if (problems.length > before) return;
+  const { key, value, base64, expiration_ttl } = pair as JsonObject;
+  const k = key as string;
+  if (k === '') problems.push(`${path}.key: must not be empty`);
+  if (Buffer.byteLength(k, 'utf8') > kvLimits.keyBytes) problems.push(`${path}.key: over ${kvLimits.keyBytes} bytes (UTF-8)`);
+  if (badKeyChar.test(k)) problems.push(`${path}.key: must hold only printable non-whitespace characters`);
+  if (typeof value === 'string') {
+    if (Buffer.byteLength(value, 'utf8') > kvLimits.valueBytes) problems.push(`${path}.value: over ${fmt(kvLimits.valueBytes)} bytes (25 MiB)`);
+    else if (base64 === true && !isStrictBase64(value)) problems.push(`${path}.value: not valid base64 (base64 is true)`);
+  }
+  if (typeof expiration_ttl === 'number' && expiration_ttl < kvLimits.minTtl) {
+    problems.push(`${path}.expiration_ttl: must be at least ${kvLimits.minTtl} seconds`);
+  }
+}
+
+/** The pair as stored: bytes, and the absolute expiry (from expiration_ttl when given, which wins). */
+export function toStored(pair: JsonObject, nowMs: number): StoredKvPair {
+  const text = (pair.value ?? '') as string;
+  const value = pair.base64 === true ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
+  const ttl = pair.expiration_ttl as number | undefined;
+  const expiration = ttl !== undefined ? nowMs / 1000 + ttl : (pair.expiration as number | undefined);
+  const stored: { value: Buffer; expiration?: number; metadata?: JsonObject } = { value };
+  if (expiration !== undefined) stored.expiration = expiration;
+  if (pair.metadata !== undefined) stored.metadata = pair.metadata as JsonObject;
+  return stored;
+}
+
+export function registerKvOperation(app: FastifyInstance, ctx: Context): void {
+  operation(app, 10, 'PUT', '/accounts/:account_identifier/storage/kv/namespaces/:namespace_identifier/bulk', (req, p) => {
+    const problems = kvProblems(req.body, ctx.notes.get(req)?.bytes ?? 0);
+    if (problems.length > 0) throw badRequest(problems);
+    const pairs = ctx.store.kv(p.account_identifier, p.namespace_identifier);
+    const nowMs = ctx.now();
+    for (const pair of req.body as JsonObject[]) pairs.set(pair.key as string, toStored(pair, nowMs));
+    return null;
+  });
+}

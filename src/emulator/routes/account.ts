@@ -1,0 +1,84 @@
+// Account- and zone-scoped PUT/PATCH/POST operations: 2 organization, 4 domain, 11 route,
+// 12 logging, 13 gateway account, 14 AI run and 17 connectivity settings.
+
+import type { FastifyInstance } from 'fastify';
+import { answer, operation, replaceStamped, validBody, type Context } from '../context.js';
+import { compositeKey, hexId, isoTime, sha256Hex } from '../ids.js';
+import * as shapes from '../shapes.js';
+import type { JsonObject, JsonValue } from '../types.js';
+
+export function registerAccountOperations(app: FastifyInstance, ctx: Context): void {
+  const { store } = ctx;
+  const now = (): string => isoTime(ctx.now());
+
+  operation(app, 2, 'PUT', '/accounts/:identifier/access/organizations', (req, p) => {
+    const body = validBody(req, shapes.organization);
+    const record = { account: p.identifier, ...replaceStamped(store.organizations.get(p.identifier), body, now()) };
+    store.organizations.set(p.identifier, record);
+    return answer(record);
+  });
+
+  operation(app, 4, 'PUT', '/accounts/:account_identifier/workers/domains', (req, p) => {
+    const body = validBody(req, shapes.domain);
+    const key = compositeKey(p.account_identifier, String(body.hostname));
+    const id = store.domains.get(key)?.id ?? hexId();
+    const record = { account: p.account_identifier, id, ...body, zone_name: zoneNameOf(String(body.hostname)) };
+    store.domains.set(key, record);
+    return answer(record);
+  });
+
+  // The interface has no operation that creates routes: the first PUT stores one.
+  operation(app, 11, 'PUT', '/zones/:zone_id/workers/routes/:route_id', (req, p) => {
+    const body = validBody(req, shapes.route);
+    const record = { zone_id: p.zone_id, id: p.route_id, ...body };
+    store.routes.set(compositeKey(p.zone_id, p.route_id), record);
+    return answer(record, 'zone_id');
+  });
+
+  operation(app, 12, 'PUT', '/accounts/:identifier/gateway/logging', (req, p) => {
+    const body = validBody(req, shapes.logging);
+    const record = { account: p.identifier, ...body };
+    store.logging.set(p.identifier, record);
+    return answer(record);
+  });
+
+  // Creating the Zero Trust account twice answers the account created first.
+  operation(app, 13, 'POST', '/accounts/:identifier/gateway', (req, p) => {
+    const body = validBody(req, shapes.gatewayAccount);
+    const existing = store.gatewayAccounts.get(p.identifier);
+    if (existing) return answer(existing, 'account_id');
+    const record = { account: p.identifier, account_id: body.account_id, id: hexId(), gateway_tag: hexId(), provider_name: 'edgesync-emulator' };
+    store.gatewayAccounts.set(p.identifier, record);
+    return answer(record, 'account_id');
+  });
+
+  operation(app, 14, 'POST', '/accounts/:account_identifier/ai/run/:model_name', (req, p) => {
+    const body = validBody(req, shapes.openObject);
+    store.aiRuns += 1;
+    const inputHash = sha256Hex(`${p.model_name}\n${canonical(body)}`);
+    return { response: `emulated answer of ${p.model_name} (${inputHash.slice(0, 12)})`, model: p.model_name, input_hash: inputHash };
+  });
+
+  operation(app, 17, 'PATCH', '/accounts/:account_identifier/zerotrust/connectivity_settings', (req, p) => {
+    const body = validBody(req, shapes.connectivity);
+    const previous = store.connectivity.get(p.account_identifier) ?? { icmp_proxy_enabled: false, offramp_tunnel_enabled: false };
+    const record = { ...previous, ...body, account: p.account_identifier };
+    store.connectivity.set(p.account_identifier, record);
+    return answer(record);
+  });
+}
+
+/** The zone a hostname belongs to, read as its last two labels. */
+function zoneNameOf(hostname: string): string {
+  return hostname.split('.').slice(-2).join('.');
+}
+
+/** JSON with sorted keys, so the same input always hashes the same. */
+function canonical(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as JsonObject)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,114 @@
+// The fastify instance: JSON parsed once from a buffer (its size kept for the KV limit), multipart
+// for operation 1, then per call: latency, faults, auth, handler; errors become envelopes; calls are logged.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { TokenBook } from './auth.js';
+import { basePath, type Context, type RequestNotes } from './context.js';
+import { badRequest, EmulatorError, errorBody, notFound } from './errors.js';
+import type { Faults } from './faults.js';
+import { inspectPath, registerInspection } from './inspect.js';
+import { kvLimits, registerKvOperation } from './kv.js';
+import { loggedBodyLimit, redact, type RequestLog } from './requestLog.js';
+import { registerAccountOperations } from './routes/account.js';
+import { registerGatewayOperations } from './routes/gateway.js';
+import { registerUserOperations } from './routes/user.js';
+import type { Store } from './store.js';
+import type { JsonValue, RecordedRequest } from './types.js';
+import { registerUploadOperation } from './upload.js';
+
+/** Above the KV request limit, so that limit is answered by the emulator's own 400 with its message. */
+const transportBodyLimit = 160_000_000;
+
+export interface ServerParts {
+  readonly store: Store;
+  readonly tokens: TokenBook;
+  readonly faults: Faults;
+  readonly log: RequestLog;
+  readonly now: () => number;
+  readonly tokenCreateResult: 'full' | 'value-only';
+}
+
+const opOf = (request: FastifyRequest): number | undefined => (request.routeOptions.config as { op?: number } | undefined)?.op;
+const isInspection = (request: FastifyRequest): boolean => request.url.startsWith(`${inspectPath}/`);
+
+function malformedJson(err: unknown): EmulatorError {
+  // The parser's own message can quote the body; only the position is kept.
+  const position = /position (\d+)/.exec(err instanceof Error ? err.message : '')?.[1];
+  return badRequest([`body: malformed JSON${position === undefined ? '' : ` at position ${position}`}`]);
+}
+
+function toEmulatorError(err: FastifyError | Error): EmulatorError {
+  if (err instanceof EmulatorError) return err;
+  const code = (err as FastifyError).code;
+  const status = (err as FastifyError).statusCode ?? 500;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return badRequest([`body: over ${kvLimits.requestBytes.toLocaleString('en-US')} bytes (the request size limit)`]);
+  }
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return badRequest(['body: unsupported Content-Type, expected application/json']);
+  if (status >= 400 && status < 500) return badRequest([`body: ${err.message}`]);
+  return new EmulatorError(500, ['internal error']);
+}
+
+export async function buildServer(parts: ServerParts): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: transportBodyLimit, forceCloseConnections: true });
+  const notes = new WeakMap<FastifyRequest, RequestNotes>();
+  const ctx: Context = { store: parts.store, tokens: parts.tokens, now: parts.now, tokenCreateResult: parts.tokenCreateResult, notes };
+
+  await app.register(multipart, {
+    limits: { fileSize: transportBodyLimit, fieldSize: transportBodyLimit, parts: 1000 },
+    throwFileSizeLimit: true,
+  });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    notes.set(request, { bytes: bytes.length });
+    if (bytes.length === 0) return done(badRequest(['body: malformed JSON (empty body)']), undefined);
+    try {
+      done(null, JSON.parse(bytes.toString('utf8')));
+    } catch (err) {
+      done(malformedJson(err), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (isInspection(request)) return;
+    if (parts.faults.latencyMs > 0) await sleep(parts.faults.latencyMs);
+    const fault = parts.faults.check();
+    if (fault) throw fault;
+    const denied = parts.tokens.authenticate(request.headers.authorization, parts.now());
+    if (denied) throw denied;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    if (!isInspection(request)) parts.log.add(recordOf(request, reply.statusCode, notes.get(request), parts));
+  });
+
+  app.setErrorHandler((err: FastifyError | Error, request, reply) => {
+    const e = toEmulatorError(err);
+    return reply.code(e.status).headers(e.headers).send(errorBody(opOf(request), e));
+  });
+  app.setNotFoundHandler(async (request) => {
+    throw notFound(`no operation ${request.method} ${request.url.split('?')[0]}`);
+  });
+
+  registerInspection(app, parts.store, parts.log, parts.faults);
+  registerUploadOperation(app, ctx);
+  registerKvOperation(app, ctx);
+  registerAccountOperations(app, ctx);
+  registerGatewayOperations(app, ctx);
+  registerUserOperations(app, ctx);
+  return app;
+}
+
+function recordOf(request: FastifyRequest, status: number, note: RequestNotes | undefined, parts: ServerParts): RecordedRequest {
+  const op = opOf(request) ?? null;
+  const base = { time: new Date(parts.now()).toISOString(), method: request.method, path: request.url.split('?')[0], operation: op, status };
+  if (op === 10) return { ...base, kv: { pairs: Array.isArray(request.body) ? request.body.length : 0, bytes: note?.bytes ?? 0 } };
+  if (op === 1) return note?.parts ? { ...base, parts: note.parts } : base;
+  if (request.body === undefined || note?.bytes === undefined || note.bytes > loggedBodyLimit) return base;
+  return { ...base, body: redact(request.body as JsonValue, (text) => parts.tokens.isSecret(text)) };
+}
+
+export { basePath };

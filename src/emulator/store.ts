@@ -1,0 +1,67 @@
+// The emulator's memory: one map per resource kind, keyed by scope, plus a Map per KV namespace.
+// `snapshot()` is the JSON of GET /__emulator/state (KV as counts only, tokens without secrets).
+
+import { compositeKey } from './ids.js';
+import type { TokenBook } from './auth.js';
+import type { EmulatorState, JsonObject, KvNamespaceSummary, ScriptRecord, StoredKvPair, StoredObject } from './types.js';
+
+export class Store {
+  readonly scripts = new Map<string, ScriptRecord>();
+  readonly domains = new Map<string, StoredObject>();
+  readonly routes = new Map<string, StoredObject>();
+  readonly organizations = new Map<string, StoredObject>();
+  /** By list id; each record carries its `account`. */
+  readonly lists = new Map<string, StoredObject>();
+  readonly locations = new Map<string, StoredObject>();
+  readonly proxyEndpoints = new Map<string, StoredObject>();
+  readonly logging = new Map<string, StoredObject>();
+  readonly gatewayAccounts = new Map<string, StoredObject>();
+  readonly connectivity = new Map<string, StoredObject>();
+  user: JsonObject = {};
+  aiRuns = 0;
+  private readonly kvNamespaces = new Map<string, { account: string; namespace: string; pairs: Map<string, StoredKvPair> }>();
+
+  constructor(readonly tokens: TokenBook) {}
+
+  /** The namespace's pairs, created empty on first use. */
+  kv(account: string, namespace: string): Map<string, StoredKvPair> {
+    const key = compositeKey(account, namespace);
+    let ns = this.kvNamespaces.get(key);
+    if (!ns) {
+      ns = { account, namespace, pairs: new Map() };
+      this.kvNamespaces.set(key, ns);
+    }
+    return ns.pairs;
+  }
+
+  /** The namespace's pairs when it exists, without creating it. */
+  findKv(account: string, namespace: string): Map<string, StoredKvPair> | undefined {
+    return this.kvNamespaces.get(compositeKey(account, namespace))?.pairs;
+  }
+
+  snapshot(): EmulatorState {
+    const copy = <T>(m: Map<string, T>): T[] => structuredClone([...m.values()]);
+    return {
+      scripts: copy(this.scripts),
+      domains: copy(this.domains),
+      routes: copy(this.routes),
+      kv: [...this.kvNamespaces.values()].map(summarize),
+      organizations: copy(this.organizations),
+      lists: copy(this.lists),
+      locations: copy(this.locations),
+      proxy_endpoints: copy(this.proxyEndpoints),
+      logging: copy(this.logging),
+      gateway_accounts: copy(this.gatewayAccounts),
+      connectivity: copy(this.connectivity),
+      user: structuredClone(this.user),
+      tokens: this.tokens.records(),
+      ai_runs: this.aiRuns,
+    };
+  }
+}
+
+function summarize(ns: { account: string; namespace: string; pairs: Map<string, StoredKvPair> }): KvNamespaceSummary {
+  let bytes = 0;
+  for (const pair of ns.pairs.values()) bytes += pair.value.length;
+  return { account: ns.account, namespace: ns.namespace, keys: ns.pairs.size, bytes };
+}

@@ -1,0 +1,127 @@
+// Operation 1, the multipart script upload: module parts plus a `metadata` JSON object part;
+// the main module is named in the metadata or a header and must be one of the parts.
+
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { operation, type Context } from './context.js';
+import { badRequest } from './errors.js';
+import { compositeKey, isoTime, sha256Hex } from './ids.js';
+import type { JsonObject, ScriptRecord, StoredModule } from './types.js';
+import { isPlainObject, typeName } from './validate.js';
+
+const textLimit = 1024 * 1024;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+interface Part {
+  readonly name: string;
+  readonly contentType: string;
+  readonly bytes: Buffer;
+}
+
+async function readParts(request: FastifyRequest): Promise<Part[]> {
+  const parts: Part[] = [];
+  for await (const part of request.parts()) {
+    const bytes = part.type === 'file' ? await part.toBuffer() : Buffer.from(String(part.value), 'utf8');
+    parts.push({ name: part.fieldname, contentType: part.mimetype, bytes });
+  }
+  return parts;
+}
+
+function parseMetadata(part: Part | undefined, problems: string[]): JsonObject {
+  if (!part) {
+    problems.push('metadata: required part missing');
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(part.bytes.toString('utf8'));
+  } catch {
+    problems.push('metadata: not valid JSON');
+    return {};
+  }
+  if (!isPlainObject(parsed)) problems.push(`metadata: expected a JSON object, got ${typeName(parsed)}`);
+  return isPlainObject(parsed) ? (parsed as JsonObject) : {};
+}
+
+/** Where the main module may be named, in the order that decides which one counts. */
+function mainModuleNames(metadata: JsonObject, request: FastifyRequest, problems: string[]): [string, string][] {
+  const named: [string, string][] = [];
+  for (const field of ['main_module', 'body_part']) {
+    const value = metadata[field];
+    if (value === undefined) continue;
+    if (typeof value === 'string') named.push([`metadata.${field}`, value]);
+    else problems.push(`metadata.${field}: expected string, got ${typeName(value)}`);
+  }
+  for (const header of ['svc-worker-main-module-part', 'svc-worker-body-part']) {
+    const value = request.headers[header];
+    if (typeof value === 'string') named.push([`header ${header.toUpperCase()}`, value]);
+  }
+  return named;
+}
+
+function describeModule(part: Part): StoredModule {
+  const module: StoredModule = { name: part.name, content_type: part.contentType, size: part.bytes.length, sha256: sha256Hex(part.bytes) };
+  if (part.bytes.length > textLimit) return module;
+  try {
+    return { ...module, content: utf8.decode(part.bytes) };
+  } catch {
+    return module;
+  }
+}
+
+export function registerUploadOperation(app: FastifyInstance, ctx: Context): void {
+  const path = '/accounts/:account_identifier/workers/services/:service_name/environments/:environment_name/content';
+  operation(app, 1, 'PUT', path, async (req, p) => {
+    if (!req.isMultipart()) throw badRequest(['body: expected multipart/form-data with module parts and a `metadata` part']);
+    const parts = await readParts(req);
+    ctx.notes.set(req, { ...ctx.notes.get(req), parts: parts.map((part) => part.name) });
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    for (const part of parts) {
+      if (seen.has(part.name)) problems.push(`${part.name}: part appears more than once`);
+      seen.add(part.name);
+    }
+    const metadata = parseMetadata(parts.find((part) => part.name === 'metadata'), problems);
+    const modules = parts.filter((part) => part.name !== 'metadata');
+    if (modules.length === 0) problems.push('body: at least one module part required');
+    const named = mainModuleNames(metadata, req, problems);
+    if (named.length === 0) {
+      problems.push('metadata.main_module: the main module is named nowhere (metadata main_module or body_part, or header SVC-WORKER-MAIN-MODULE-PART or SVC-WORKER-BODY-PART)');
+    }
+    for (const [source, name] of named) {
+      if (!modules.some((m) => m.name === name)) problems.push(`${source}: names part "${name}", which is not in the upload`);
+    }
+    if (problems.length > 0) throw badRequest(problems);
+    return store(ctx, p, metadata, modules.map(describeModule), named[0][1]);
+  });
+}
+
+function store(ctx: Context, p: Record<string, string>, metadata: JsonObject, modules: StoredModule[], main: string): JsonObject {
+  const key = compositeKey(p.account_identifier, p.service_name, p.environment_name);
+  const now = isoTime(ctx.now());
+  const etag = sha256Hex([...modules].sort((a, b) => (a.name < b.name ? -1 : 1)).map((m) => `${m.name}\u0000${m.sha256}\n`).join(''));
+  const record: ScriptRecord = {
+    account: p.account_identifier,
+    service: p.service_name,
+    environment: p.environment_name,
+    id: p.service_name,
+    etag,
+    main_module: main,
+    metadata,
+    modules,
+    created_on: ctx.store.scripts.get(key)?.created_on ?? now,
+    modified_on: now,
+  };
+  ctx.store.scripts.set(key, record);
+  const placement = metadata.placement;
+  const result: JsonObject = {
+    id: record.id,
+    etag,
+    created_on: record.created_on,
+    modified_on: now,
+    logpush: metadata.logpush === true,
+    tail_consumers: Array.isArray(metadata.tail_consumers) ? metadata.tail_consumers : [],
+    usage_model: typeof metadata.usage_model === 'string' ? metadata.usage_model : 'standard',
+  };
+  if (isPlainObject(placement) && typeof placement.mode === 'string') result.placement_mode = placement.mode;
+  return result;
+}
