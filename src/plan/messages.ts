@@ -3,7 +3,7 @@
 
 /** Keys look like `Kind[account=…]/name`: brackets and commas need quoting in a shell. */
 export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_./=:@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+  return /^[A-Za-z0-9_./=:@%+,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 export function uncertainMessage(key: string): string {
