@@ -1,0 +1,49 @@
+// A write that returned is on disk: a child writes, then kills itself with SIGKILL mid-run.
+
+import { spawnSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compiledStateEntry, identity, removeCompiled, tempStateFile, withStore } from './helpers.js';
+
+afterAll(removeCompiled);
+
+function runAndKill(file: string, body: string): NodeJS.Signals | null {
+  const script = `
+    const { openStateStore } = await import(${JSON.stringify(compiledStateEntry())});
+    const store = openStateStore({ file: ${JSON.stringify(file)}, owner: 'doomed' });
+    ${body}
+    process.kill(process.pid, 'SIGKILL');`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (child.stderr) throw new Error(child.stderr);
+  return child.signal;
+}
+
+describe('durability', () => {
+  it('keeps every write that returned when the process is killed right after', () => {
+    const file = tempStateFile();
+    const list = identity('blocked-domains');
+    const kv = identity('flags', 'KvPairs');
+    const signal = runAndKill(
+      file,
+      `store.recordSuccess(${JSON.stringify(list)}, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-1' }, new Date());
+       const keys = Array.from({ length: 10000 }, (_, i) => ['k' + i, 'h' + i]);
+       store.recordSuccess(${JSON.stringify(kv)}, { kvKeys: keys }, new Date());`,
+    );
+    expect(signal).toBe('SIGKILL');
+    withStore({ file }, (store) => {
+      expect(store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
+      const keys = store.snapshot().kvKeys(kv.key);
+      expect(keys.size).toBe(10_000);
+      expect(keys.get('k9999')).toBe('h9999');
+    });
+  });
+
+  it('shows a create killed mid-call as uncertain, and takes over the dead holder\u2019s lock', () => {
+    const file = tempStateFile();
+    const list = identity('blocked-domains');
+    runAndKill(file, `store.beginIntent(${JSON.stringify(list)}, 'createList', { name: 'x' }, 'h1', new Date());`);
+    withStore({ file }, (store) => {
+      expect(store.get(list.key)?.status).toBe('uncertain');
+      expect(store.snapshot().intents.get(list.key)?.error).toMatch(/stopped before the outcome of createList was recorded/);
+    });
+  });
+});

@@ -1,0 +1,60 @@
+// Shared fixtures of the state tests: a fresh folder per test, identities, and a child process
+// that runs the real store (transpiled) so a test can kill it mid-flight.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { openStateStore, type StateOptions } from '../../src/state/index.js';
+import type { ResourceIdentity } from '../../src/state/types.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export function tempStateFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-state-'));
+  return path.join(dir, '.edgesync', 'state.db');
+}
+
+export function identity(name: string, kind = 'GatewayList', scope: Record<string, string> = { account: 'acc1' }): ResourceIdentity {
+  return { key: `${kind}[account=${scope.account}]/${name}`, kind, name, scope };
+}
+
+/** Opens a store and closes it after `use`, even when `use` throws. */
+export function withStore<T>(options: StateOptions, use: (store: ReturnType<typeof openStateStore>) => T): T {
+  const store = openStateStore(options);
+  try {
+    return use(store);
+  } finally {
+    store.close();
+  }
+}
+
+let compiled: string | undefined;
+
+/**
+ * Node 20 cannot run TypeScript, so the store's sources are transpiled under node_modules/.cache
+ * (inside the repository, so `better-sqlite3` resolves) and a child imports `state/index.js`.
+ */
+export function compiledStateEntry(): string {
+  if (compiled) return compiled;
+  const out = fs.mkdtempSync(path.join(repo, 'node_modules', '.cache', 'edgesync-state-'));
+  for (const folder of ['state', 'util']) {
+    fs.mkdirSync(path.join(out, folder), { recursive: true });
+    for (const file of fs.readdirSync(path.join(repo, 'src', folder)).filter((f) => f.endsWith('.ts'))) {
+      const source = fs.readFileSync(path.join(repo, 'src', folder, file), 'utf8');
+      const js = ts.transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+      }).outputText;
+      fs.writeFileSync(path.join(out, folder, file.replace(/\.ts$/, '.js')), js);
+    }
+  }
+  fs.writeFileSync(path.join(out, 'package.json'), '{"type":"module"}');
+  compiled = path.join(out, 'state', 'index.js');
+  return compiled;
+}
+
+export function removeCompiled(): void {
+  if (compiled) fs.rmSync(path.dirname(path.dirname(compiled)), { recursive: true, force: true });
+  compiled = undefined;
+}

@@ -1,0 +1,141 @@
+// Round trips of every StateStore method, and that what returned is there after reopening.
+
+import { describe, expect, it } from 'vitest';
+import { openStateStore } from '../../src/state/index.js';
+import { contentHash } from '../../src/util/json.js';
+import { identity, tempStateFile, withStore } from './helpers.js';
+
+const at = new Date('2026-11-21T10:00:00.000Z');
+const list = identity('blocked-domains');
+const request = { name: 'Blocked domains', type: 'DOMAIN', items: [{ value: 'example.com' }] };
+
+describe('the state store', () => {
+  it('creates the folder of the state file and starts empty', () => {
+    const file = tempStateFile();
+    withStore({ file }, (store) => {
+      expect(store.list()).toEqual([]);
+      const snap = store.snapshot();
+      expect(snap.resources.size).toBe(0);
+      expect(snap.intents.size).toBe(0);
+      expect(snap.kvKeys('KvPairs/none').size).toBe(0);
+    });
+  });
+
+  it('keeps a recorded success with every field after reopening', () => {
+    const file = tempStateFile();
+    withStore({ file }, (store) =>
+      store.recordSuccess(list, { request, hash: contentHash(request), remoteId: 'uuid-1', etag: 'W/"1"', memo: { rotate: 2 } }, at),
+    );
+    withStore({ file }, (store) => {
+      expect(store.get(list.key)).toEqual({
+        ...list,
+        remoteId: 'uuid-1',
+        request,
+        hash: contentHash(request),
+        appliedAt: at.toISOString(),
+        etag: 'W/"1"',
+        memo: { rotate: 2 },
+        status: 'applied',
+      });
+      expect(store.list().map((r) => r.key)).toEqual([list.key]);
+      expect(store.snapshot().resources.get(list.key)?.remoteId).toBe('uuid-1');
+    });
+  });
+
+  it('merges a later success over what is there, keeping the remote id it did not repeat', () => {
+    const file = tempStateFile();
+    withStore({ file }, (store) => {
+      store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
+      const changed = { ...request, name: 'Renamed' };
+      const later = new Date(at.getTime() + 60_000);
+      store.recordSuccess(list, { request: changed, hash: 'h2' }, later);
+      expect(store.get(list.key)).toMatchObject({ remoteId: 'uuid-1', request: changed, hash: 'h2', appliedAt: later.toISOString() });
+    });
+  });
+
+  it('records a failure with its error and clears it on the next success', () => {
+    const file = tempStateFile();
+    withStore({ file }, (store) => {
+      store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
+      store.recordFailure(list, '400 Bad Request: items[0].value is not a domain', at);
+      expect(store.get(list.key)).toMatchObject({ status: 'failed', lastError: '400 Bad Request: items[0].value is not a domain', remoteId: 'uuid-1' });
+      store.recordSuccess(list, { request, hash: 'h1' }, at);
+      expect(store.get(list.key)?.status).toBe('applied');
+      expect(store.get(list.key)).not.toHaveProperty('lastError');
+    });
+  });
+
+  it('records blocked and orphaned statuses with their note, for resources never applied too', () => {
+    const file = tempStateFile();
+    const location = identity('office', 'GatewayLocation');
+    withStore({ file }, (store) => {
+      store.recordStatus(location, 'blocked', 'GatewayLocation has no update operation');
+      store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
+      store.recordStatus(list, 'orphaned', 'no delete operation exists; remove it by hand');
+    });
+    withStore({ file, readOnly: true }, (store) => {
+      expect(store.get(location.key)).toMatchObject({ status: 'blocked', lastError: 'GatewayLocation has no update operation', kind: 'GatewayLocation' });
+      expect(store.get(location.key)).not.toHaveProperty('request');
+      expect(store.get(list.key)).toMatchObject({ status: 'orphaned', remoteId: 'uuid-1' });
+    });
+  });
+
+  it('forgets a resource with its KV keys', () => {
+    const file = tempStateFile();
+    const kv = identity('flags', 'KvPairs');
+    withStore({ file }, (store) => {
+      store.recordSuccess(kv, { request: { namespace: 'ns' }, hash: 'h', kvKeys: [['a', 'ha'], ['b', 'hb']] }, at);
+      const dropped = store.forget(kv.key);
+      expect(dropped).toMatchObject({ resource: { key: kv.key }, kvKeys: 2 });
+      expect(store.get(kv.key)).toBeUndefined();
+      expect(store.snapshot().kvKeys(kv.key).size).toBe(0);
+      expect(() => store.forget(kv.key)).toThrow(`${kv.key} is not in state`);
+    });
+  });
+
+  it('forgets only the named KV keys and says which were there', () => {
+    const file = tempStateFile();
+    const kv = identity('flags', 'KvPairs');
+    withStore({ file }, (store) => {
+      store.recordSuccess(kv, { kvKeys: [['a', 'ha'], ['b', 'hb'], ['c', 'hc']] }, at);
+      expect(store.missingKvKeys(kv.key, ['a', 'zz'])).toEqual(['zz']);
+      expect(store.forgetKvKeys(kv.key, ['a', 'zz'])).toEqual(['a']);
+      expect([...store.snapshot().kvKeys(kv.key)]).toEqual([['b', 'hb'], ['c', 'hc']]);
+      expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 2]]));
+    });
+  });
+
+  it('refuses writes when opened read-only', () => {
+    const file = tempStateFile();
+    withStore({ file }, (store) => store.recordSuccess(list, { request, hash: 'h1' }, at));
+    withStore({ file, readOnly: true }, (store) => {
+      expect(() => store.recordFailure(list, 'boom', at)).toThrow('opened read-only');
+      expect(store.get(list.key)?.status).toBe('applied');
+    });
+  });
+
+  it('refuses a read-only open of a file that does not exist', () => {
+    expect(() => openStateStore({ file: tempStateFile(), readOnly: true })).toThrow(/does not exist/);
+  });
+
+  it('checks its options before opening anything', () => {
+    const file = tempStateFile();
+    expect(() => openStateStore({ file, lockTimeoutMs: -1 })).toThrow('Expected `lockTimeoutMs` to be a number from 0 up, got `-1` (number)');
+    expect(() => openStateStore({ file: '' })).toThrow('Expected `file` to be a non-empty string');
+    expect(() => openStateStore({ file, owner: 3 as unknown as string })).toThrow('Expected `owner` to be a non-empty string, got `3` (number)');
+  });
+
+  it('takes one consistent snapshot that later writes do not change', () => {
+    const file = tempStateFile();
+    const kv = identity('flags', 'KvPairs');
+    withStore({ file }, (store) => {
+      store.recordSuccess(kv, { kvKeys: [['a', 'h1']] }, at);
+      const before = store.snapshot();
+      store.recordSuccess(kv, { kvKeys: [['a', 'h2'], ['b', 'h3']] }, at);
+      store.recordSuccess(list, { request, hash: 'h' }, at);
+      expect([...before.kvKeys(kv.key)]).toEqual([['a', 'h1']]);
+      expect(before.resources.has(list.key)).toBe(false);
+      expect(store.snapshot().kvKeys(kv.key).size).toBe(2);
+    });
+  });
+});
