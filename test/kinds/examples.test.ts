@@ -1,0 +1,28 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXAMPLES, desire, exampleDocuments, kindOf, schemaErrors } from './helpers.js';
+
+const examples = exampleDocuments().filter(({ file }) => !file.includes(`${path.sep}kv${path.sep}`));
+
+describe('the example config root', () => {
+  it('uses each of the thirteen kinds at least once', () => {
+    const kinds = new Set(examples.map(({ doc }) => doc.kind));
+    expect([...kinds].sort()).toEqual(
+      [
+        'AccessOrganization', 'AiRun', 'ApiToken', 'ConnectivitySettings', 'GatewayAccount', 'GatewayList', 'GatewayLocation',
+        'GatewayLogging', 'GatewayProxyEndpoint', 'UserProfile', 'WorkerDomain', 'WorkerRoute', 'WorkerScript',
+      ].sort(),
+    );
+  });
+
+  it.each(examples.map(({ file, doc }) => [`${path.relative(EXAMPLES, file)} ${String(doc.kind)}/${String((doc.metadata as { name: string }).name)}`, file, doc] as const))(
+    'accepts %s against its schema and builds it without issues',
+    (_label, file, doc) => {
+      expect(schemaErrors(doc)).toEqual([]);
+      const metadata = doc.metadata as Record<string, unknown>;
+      const { issues } = desire(String(doc.kind), metadata, doc.spec, { root: EXAMPLES, file: path.relative(EXAMPLES, file) });
+      expect(issues).toEqual([]);
+      expect(kindOf(String(doc.kind)).schema).toMatch(/\.schema\.json$/);
+    },
+  );
+});
