@@ -1,0 +1,57 @@
+// KV keys: written per acknowledged chunk (key → hash, never the value) and read back whole.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { identity, tempStateFile, withStore } from './helpers.js';
+
+const kv = identity('flags', 'KvPairs');
+const at = new Date('2026-11-21T10:00:00.000Z');
+
+describe('KV keys in state', () => {
+  it('keeps 10,000-key chunks written one per call and reads them back', () => {
+    const file = tempStateFile();
+    withStore({ file }, (store) => {
+      for (let chunk = 0; chunk < 3; chunk++) {
+        const keys = Array.from({ length: 10_000 }, (_, i) => [`key-${chunk}-${i}`, `hash-${chunk}-${i}`] as const);
+        store.recordSuccess(kv, { kvKeys: keys }, at);
+      }
+    });
+    withStore({ file, readOnly: true }, (store) => {
+      const keys = store.snapshot().kvKeys(kv.key);
+      expect(keys.size).toBe(30_000);
+      expect(keys.get('key-2-9999')).toBe('hash-2-9999');
+      expect(store.kvKeyCount(kv.key)).toBe(30_000);
+    });
+  });
+
+  it('ends with the last hash written for every key, whatever the chunks', () => {
+    const file = tempStateFile();
+    withStore({ file }, (store) => {
+      const chunk = fc.array(fc.tuple(fc.string({ maxLength: 8 }), fc.stringMatching(/^[0-9a-f]{1,8}$/)), { maxLength: 30 });
+      fc.assert(
+        fc.property(fc.array(chunk, { maxLength: 5 }), (chunks) => {
+          if (store.get(kv.key)) store.forget(kv.key);
+          const expected = new Map<string, string>();
+          for (const keys of chunks) {
+            store.recordSuccess(kv, { kvKeys: keys }, at);
+            for (const [k, h] of keys) expected.set(k, h);
+          }
+          expect(new Map(store.snapshot().kvKeys(kv.key))).toEqual(expected);
+        }),
+        { numRuns: 50 },
+      );
+    });
+  });
+
+  it('keeps the keys of different KV resources apart', () => {
+    const file = tempStateFile();
+    const other = identity('other', 'KvPairs');
+    withStore({ file }, (store) => {
+      store.recordSuccess(kv, { kvKeys: [['shared', 'h1']] }, at);
+      store.recordSuccess(other, { kvKeys: [['shared', 'h2']] }, at);
+      const snap = store.snapshot();
+      expect(snap.kvKeys(kv.key).get('shared')).toBe('h1');
+      expect(snap.kvKeys(other.key).get('shared')).toBe('h2');
+    });
+  });
+});

@@ -1,0 +1,104 @@
+// The state file's schema: migrations from older files, newer files refused, nothing secret stored.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openStateStore, SCHEMA_VERSION } from '../../src/state/index.js';
+import { identity, tempStateFile, withStore } from './helpers.js';
+
+/** A state file as the first release wrote it, with one applied list, KV keys and a crashed create. */
+function writeVersion1Fixture(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.exec(`
+    CREATE TABLE resources (key TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, scope TEXT NOT NULL,
+      remote_id TEXT, request TEXT, hash TEXT, applied_at TEXT, status TEXT NOT NULL, last_error TEXT);
+    CREATE TABLE kv_keys (resource TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (resource, key)) WITHOUT ROWID;
+    CREATE TABLE intents (id INTEGER PRIMARY KEY AUTOINCREMENT, resource TEXT NOT NULL, operation TEXT NOT NULL,
+      started_at TEXT NOT NULL, error TEXT);
+    INSERT INTO resources VALUES ('GatewayList[account=acc1]/blocked-domains', 'GatewayList', 'blocked-domains', '{"account":"acc1"}',
+      'uuid-1', '{"name":"Blocked"}', 'h1', '2026-01-01T00:00:00.000Z', 'applied', NULL);
+    INSERT INTO resources VALUES ('KvPairs[account=acc1]/flags', 'KvPairs', 'flags', '{"account":"acc1"}',
+      NULL, NULL, NULL, '2026-01-01T00:00:00.000Z', 'applied', NULL);
+    INSERT INTO kv_keys VALUES ('KvPairs[account=acc1]/flags', 'beta', 'hb');
+    INSERT INTO resources VALUES ('GatewayList[account=acc1]/allowed', 'GatewayList', 'allowed', '{"account":"acc1"}',
+      NULL, NULL, NULL, NULL, 'uncertain', NULL);
+    INSERT INTO intents (resource, operation, started_at) VALUES ('GatewayList[account=acc1]/allowed', 'createList', '2026-01-01T00:00:00.000Z');
+    PRAGMA user_version = 1;`);
+  db.close();
+}
+
+function columns(file: string): { table: string; column: string }[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+    return tables.flatMap((table) => (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => ({ table, column: c.name })));
+  } finally {
+    db.close();
+  }
+}
+
+function userVersion(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.pragma('user_version', { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+}
+
+describe('the state schema', () => {
+  it('migrates a version 1 file at open and keeps what it held', () => {
+    const file = tempStateFile();
+    writeVersion1Fixture(file);
+    withStore({ file }, (store) => {
+      expect(store.get(identity('blocked-domains').key)).toMatchObject({ remoteId: 'uuid-1', request: { name: 'Blocked' }, status: 'applied' });
+      expect([...store.snapshot().kvKeys(identity('flags', 'KvPairs').key)]).toEqual([['beta', 'hb']]);
+      expect(store.get(identity('allowed').key)?.status).toBe('uncertain');
+      store.recordSuccess(identity('blocked-domains'), { etag: 'W/"2"', memo: { n: 1 } }, new Date());
+      expect(store.get(identity('blocked-domains').key)).toMatchObject({ etag: 'W/"2"', memo: { n: 1 }, remoteId: 'uuid-1' });
+    });
+    expect(userVersion(file)).toBe(SCHEMA_VERSION);
+  });
+
+  it('reads a version 1 file read-only without changing it', () => {
+    const file = tempStateFile();
+    writeVersion1Fixture(file);
+    withStore({ file, readOnly: true }, (store) => {
+      expect(store.get(identity('blocked-domains').key)?.remoteId).toBe('uuid-1');
+      expect(store.snapshot().intents.get(identity('allowed').key)?.operation).toBe('createList');
+    });
+    expect(userVersion(file)).toBe(1);
+  });
+
+  it('refuses a file written by a newer build, read-only or not', () => {
+    const file = tempStateFile();
+    openStateStore({ file }).close();
+    const db = new Database(file);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    const message = `has schema version ${SCHEMA_VERSION + 1}, newer than this build understands (${SCHEMA_VERSION}); upgrade edgesync to use it`;
+    expect(() => openStateStore({ file })).toThrow(message);
+    expect(() => openStateStore({ file, readOnly: true })).toThrow(message);
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('uses WAL and keeps KV keys in a table without rowids', () => {
+    const file = tempStateFile();
+    openStateStore({ file }).close();
+    const db = new Database(file, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'kv_keys'").pluck().get()).toMatch(/WITHOUT ROWID/);
+    db.close();
+  });
+
+  it('has no column that could hold a secret or a KV value', () => {
+    const file = tempStateFile();
+    openStateStore({ file }).close();
+    const all = columns(file);
+    expect(all.map((c) => c.table)).toEqual(expect.arrayContaining(['resources', 'kv_keys', 'intents']));
+    expect(all.filter((c) => /value|secret|token|password|payload|content/i.test(c.column))).toEqual([]);
+    expect(all.filter((c) => c.table === 'kv_keys').map((c) => c.column)).toEqual(['resource', 'key', 'hash']);
+  });
+});
