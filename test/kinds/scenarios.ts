@@ -1,0 +1,97 @@
+// Shared plan scenarios of the families, run by each kind's test with that kind's own documents,
+// so every kind is checked for first apply, unchanged, changes and blocks without repeated code.
+
+import { expect, it } from 'vitest';
+import { applyDecision, desire, plan } from './helpers.js';
+
+export interface Case {
+  readonly kind: string;
+  readonly metadata: Record<string, unknown>;
+  readonly spec: unknown;
+  /** The same document with one field changed. */
+  readonly changed: unknown;
+  readonly operation: string;
+  readonly params: Record<string, string>;
+}
+
+/** PUT kinds: the whole desired body when the request changed, nothing when it did not. */
+export function putScenarios(c: Case): void {
+  it('writes the whole desired body on first apply', () => {
+    const { desired, issues } = desire(c.kind, c.metadata, c.spec);
+    expect(issues).toEqual([]);
+    const [action, ...rest] = plan(desired).actions;
+    expect(rest).toEqual([]);
+    expect(action).toMatchObject({ change: 'write', operation: c.operation, params: c.params, body: c.spec });
+    expect(action!.record).toEqual({ request: desired.request, hash: desired.hash });
+  });
+
+  it('plans nothing when the file has not changed since the last apply', () => {
+    const { desired } = desire(c.kind, c.metadata, c.spec);
+    const decision = plan(desired, applyDecision(desired, undefined));
+    expect(decision).toEqual({ actions: [], blocked: [], notes: [] });
+  });
+
+  it('writes the whole body again with a field-level diff when a field changes', () => {
+    const applied = applyDecision(desire(c.kind, c.metadata, c.spec).desired, undefined);
+    const { desired } = desire(c.kind, c.metadata, c.changed);
+    const [action] = plan(desired, applied).actions;
+    expect(action).toMatchObject({ change: 'write', body: c.changed });
+    expect(action!.diff.length).toBeGreaterThan(0);
+    for (const change of action!.diff) expect(change.before).not.toEqual(change.after);
+  });
+}
+
+/** PATCH kinds: only changed fields go out; removed ones are noted and left alone. */
+export function patchScenarios(c: Case & { readonly removable: string }): void {
+  it('sends every field of the file on first apply', () => {
+    const { desired } = desire(c.kind, c.metadata, c.spec);
+    const [action] = plan(desired).actions;
+    expect(action).toMatchObject({ change: 'update', operation: c.operation, params: c.params, body: c.spec });
+  });
+
+  it('sends only the fields that differ from the last applied values', () => {
+    const applied = applyDecision(desire(c.kind, c.metadata, c.spec).desired, undefined);
+    const { desired } = desire(c.kind, c.metadata, c.changed);
+    expect(plan(desire(c.kind, c.metadata, c.spec).desired, applied).actions).toEqual([]);
+    const [action] = plan(desired, applied).actions;
+    const changedKeys = Object.keys(c.changed as object).filter(
+      (k) => JSON.stringify((c.changed as Record<string, unknown>)[k]) !== JSON.stringify((c.spec as Record<string, unknown>)[k]),
+    );
+    expect(Object.keys(action!.body as object)).toEqual(changedKeys);
+    expect(action!.record.request).toEqual({ ...(c.spec as object), ...(c.changed as object) });
+  });
+
+  it('leaves a field removed from the file as it is remotely, and says so', () => {
+    const applied = applyDecision(desire(c.kind, c.metadata, c.spec).desired, undefined);
+    const { [c.removable]: _gone, ...rest } = c.spec as Record<string, unknown>;
+    const decision = plan(desire(c.kind, c.metadata, rest).desired, applied);
+    expect(decision.actions).toEqual([]);
+    expect(decision.notes).toEqual([expect.stringContaining(`${c.removable} removed from the file: left as it is remotely`)]);
+  });
+}
+
+/** POST kinds without an update operation: created once, adopted by id, blocked afterwards. */
+export function createOnlyScenarios(c: Case): void {
+  it('creates on first apply and keeps the returned id', () => {
+    const { desired } = desire(c.kind, c.metadata, c.spec);
+    const [action] = plan(desired).actions;
+    expect(action).toMatchObject({ change: 'create', operation: c.operation, params: c.params });
+    const applied = applyDecision(desired, undefined, { create: { id: 'f174e90a-fafe-4643-bbbc-4a0ed4fc8415' } });
+    expect(applied.remoteId).toBe('f174e90a-fafe-4643-bbbc-4a0ed4fc8415');
+    expect(plan(desired, applied)).toEqual({ actions: [], blocked: [], notes: [] });
+  });
+
+  it('blocks a change after creation because no update operation exists', () => {
+    const applied = applyDecision(desire(c.kind, c.metadata, c.spec).desired, undefined, { create: { id: 'x1' } });
+    const decision = plan(desire(c.kind, c.metadata, c.changed).desired, applied);
+    expect(decision.actions).toEqual([]);
+    expect(decision.blocked).toEqual([{ reason: expect.stringContaining(`no update operation exists for ${c.kind}`), fields: expect.any(Array) }]);
+  });
+
+  it('adopts an existing object given metadata.id without calling anything', () => {
+    const { desired } = desire(c.kind, { ...c.metadata, id: 'existing-1' }, c.spec);
+    const decision = plan(desired);
+    expect(decision.actions.map((a) => [a.change, a.operation])).toEqual([['adopt', null]]);
+    expect(applyDecision(desired, undefined).remoteId).toBe('existing-1');
+  });
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { applyDecision, desire, document, plan, schemaErrors } from './helpers.js';
+import { patchScenarios } from './scenarios.js';
+
+const metadata = { name: 'me' };
+const spec = { first_name: 'Ada', last_name: 'Lovelace', country: 'GB' };
+
+describe('UserProfile', () => {
+  patchScenarios({
+    kind: 'UserProfile', metadata, spec, changed: { ...spec, first_name: 'Augusta', zipcode: 'EC1A 1BB' }, removable: 'last_name',
+    operation: 'editUser', params: {},
+  });
+
+  it('has no scope: it is the calling user', () => {
+    expect(desire('UserProfile', metadata, spec).desired.key).toBe('UserProfile/me');
+  });
+
+  it('keeps a removed field in the recorded request, so a later change sends only what changed', () => {
+    const first = applyDecision(desire('UserProfile', metadata, spec).desired, undefined);
+    const second = applyDecision(desire('UserProfile', metadata, { first_name: 'Augusta', country: 'GB' }).desired, first);
+    expect(second.request).toEqual({ first_name: 'Augusta', last_name: 'Lovelace', country: 'GB' });
+    const [action] = plan(desire('UserProfile', metadata, { first_name: 'Augusta', country: 'FR' }).desired, second).actions;
+    expect(action!.body).toEqual({ country: 'FR' });
+  });
+
+  it('has a schema that rejects unknown fields and non-string values', () => {
+    expect(schemaErrors(document('UserProfile', metadata, spec))).toEqual([]);
+    expect(schemaErrors(document('UserProfile', metadata, { email: 'a@example.com' }))).toContain('/spec must NOT have additional properties');
+    expect(schemaErrors(document('UserProfile', metadata, { zipcode: 12345 }))).toContain('/spec/zipcode must be string');
+    expect(schemaErrors(document('UserProfile', { name: 'bad name' }, spec))[0]).toMatch(/^\/metadata\/name must match pattern/);
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { ACCOUNT, desire, document, kindOf, schemaErrors } from './helpers.js';
+import { putScenarios } from './scenarios.js';
+
+const metadata = { name: 'api-domain', account: ACCOUNT };
+const spec = { environment: 'production', hostname: 'api.example.com', service: 'api', zone_id: '023e105f4ecef8ad9ca31a8372d0c353' };
+
+describe('WorkerDomain', () => {
+  putScenarios({
+    kind: 'WorkerDomain', metadata, spec, changed: { ...spec, hostname: 'www.example.com' },
+    operation: 'attachWorkerDomain', params: { account_identifier: ACCOUNT },
+  });
+
+  it('follows the WorkerScript of the same account whose service it names', () => {
+    const self = desire('WorkerDomain', metadata, spec).desired;
+    const script = (account: string, service: string) =>
+      desire('WorkerScript', { name: service, account, service, environment: 'production' }, { main_module: 'a.js', modules: [{ name: 'a.js', content: '' }] }).desired;
+    const all = [self, script(ACCOUNT, 'api'), script(ACCOUNT, 'other'), script('fedcba9876543210fedcba9876543210', 'api')];
+    expect(kindOf('WorkerDomain').dependencies!(self, all)).toEqual([all[1]!.key]);
+  });
+
+  it('has a schema that requires all four fields and rejects unknown ones', () => {
+    expect(schemaErrors(document('WorkerDomain', metadata, spec))).toEqual([]);
+    const { zone_id: _z, ...noZone } = spec;
+    expect(schemaErrors(document('WorkerDomain', metadata, noZone))).toContain("/spec must have required property 'zone_id'");
+    expect(schemaErrors(document('WorkerDomain', metadata, { ...spec, hostnme: 'x' }))).toContain('/spec must NOT have additional properties');
+    expect(schemaErrors(document('WorkerDomain', metadata, { ...spec, hostname: 'not a host!' }))).toContain('/spec/hostname must match format "hostname"');
+  });
+});
