@@ -1,0 +1,113 @@
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { secretFileName } from '../../src/apply/index.js';
+import type { Action } from '../../src/plan/types.js';
+import { action, createAction, harness, plan } from './helpers.js';
+
+const SECRET = 'tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'edgesync-apply-'));
+});
+
+const tokenCreate = () => createAction('deploy-bot', { kind: 'ApiToken', operation: 'createToken', record: { request: { name: 'deploy-bot' }, hash: 'h' } });
+const tokenRoll = () => action('deploy-bot', { kind: 'ApiToken', change: 'roll', operation: 'rollToken', record: { memo: { rotate: 2 } } });
+const readSecret = (action: Action) => (result: unknown) => (action.change === 'create' ? { remoteId: 'tok-1', secret: (result as { value: string }).value } : { secret: result as string });
+
+describe('token secrets', () => {
+  it('writes the secret to <secretsDir>/<name>, mode 0600 in a 0700 folder', async () => {
+    const secrets = path.join(dir, 'secrets');
+    const h = harness(() => ({ value: SECRET }), { secretsDir: secrets, interpret: (a, r) => readSecret(a)(r) });
+    const result = await h.execute(plan([tokenCreate()]));
+    const file = path.join(secrets, 'deploy-bot');
+    expect(readFileSync(file, 'utf8')).toBe(SECRET);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(secrets).mode & 0o777).toBe(0o700);
+    expect(readdirSync(secrets)).toEqual(['deploy-bot']);
+    expect(result.succeeded[0]).toMatchObject({ remoteId: 'tok-1', secretFile: file });
+  });
+
+  it('replaces the secret when the token is rolled', async () => {
+    const secrets = path.join(dir, 'secrets');
+    let value = SECRET;
+    const h = harness((call) => (call.op === 'createToken' ? { value } : value), { secretsDir: secrets, interpret: (a, r) => readSecret(a)(r) });
+    await h.execute(plan([tokenCreate()]));
+    value = `${SECRET}-rolled`;
+    await h.execute(plan([tokenRoll()]));
+    expect(readFileSync(path.join(secrets, 'deploy-bot'), 'utf8')).toBe(`${SECRET}-rolled`);
+    expect(h.state.get('ApiToken/deploy-bot')?.memo).toEqual({ rotate: 2 });
+  });
+
+  it('never puts the secret in logs, results, state, hooks or errors', async () => {
+    const secrets = path.join(dir, 'secrets');
+    const seen: unknown[] = [];
+    const collect = (...args: unknown[]) => seen.push(args);
+    const h = harness(() => ({ value: SECRET }), {
+      secretsDir: secrets,
+      interpret: (a, r) => ({ ...readSecret(a)(r), warning: 'created' }),
+      hooks: { onActionStart: collect, onActionEnd: collect, onProgress: collect, onRetry: collect },
+    });
+    const result = await h.execute(plan([tokenCreate(), tokenRoll()]));
+    expect(readFileSync(path.join(secrets, 'deploy-bot'), 'utf8')).toBe(SECRET);
+    const everything = JSON.stringify({ result, lines: h.lines, journal: h.state.journal, resources: [...h.state.resources], seen });
+    expect(h.lines.length).toBeGreaterThan(0);
+    expect(everything).not.toContain(SECRET);
+  });
+
+  it('secret first, state second: a failed secret write is reported, and the created token is still remembered', async () => {
+    const blocker = path.join(dir, 'not-a-folder');
+    writeFileSync(blocker, '');
+    const h = harness(() => ({ value: SECRET }), { secretsDir: path.join(blocker, 'secrets'), interpret: (a, r) => readSecret(a)(r) });
+    const result = await h.execute(plan([tokenCreate()]));
+    expect(h.state.get('ApiToken/deploy-bot')).toMatchObject({ status: 'applied', remoteId: 'tok-1' });
+    expect(h.state.snapshot().intents.size).toBe(0);
+    expect(result.failed[0].error).toMatch(/token secret could not be written.*raise `rotate`/);
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+  });
+
+  it('a roll whose secret cannot be written is recorded as failed, so the next run rolls again', async () => {
+    const blocker = path.join(dir, 'not-a-folder');
+    writeFileSync(blocker, '');
+    const h = harness(() => SECRET, { secretsDir: path.join(blocker, 'secrets'), interpret: (a, r) => readSecret(a)(r) });
+    const result = await h.execute(plan([tokenRoll()]));
+    expect(result.failed[0]).toMatchObject({ terminal: true });
+    expect(h.state.get('ApiToken/deploy-bot')).toMatchObject({ status: 'failed' });
+    expect(h.state.calls('recordSuccess')).toEqual([]);
+  });
+
+  it('names the file so that it cannot leave the folder or hide', () => {
+    expect(secretFileName('deploy-bot')).toBe('deploy-bot');
+    expect(secretFileName('../../etc/passwd')).not.toContain('/');
+    expect(secretFileName('..')).not.toMatch(/^\./);
+    expect(secretFileName('.hidden')).not.toMatch(/^\./);
+  });
+});
+
+describe('AI run outputs', () => {
+  const run = () => action('summary', { kind: 'AiRun', change: 'run', operation: 'runAi' });
+
+  it('writes the result as pretty JSON to the output path, replacing the old file whole', async () => {
+    const out = path.join(dir, 'out', 'summary.json');
+    const h = harness(() => ({ response: 'a summary' }), {
+      interpret: (_, result) => ({ output: { path: out, content: result as { response: string } } }),
+    });
+    const result = await h.execute(plan([run()]));
+    expect(readFileSync(out, 'utf8')).toBe('{\n  "response": "a summary"\n}\n');
+    expect(result.succeeded[0].outputFile).toBe(out);
+    await h.execute(plan([run()]));
+    expect(readdirSync(path.dirname(out))).toEqual(['summary.json']);
+  });
+
+  it('records a failure when the output cannot be written, so the run is made again', async () => {
+    const blocker = path.join(dir, 'file');
+    writeFileSync(blocker, '');
+    const a = run();
+    const h = harness(() => ({ response: 'x' }), { interpret: (_, r) => ({ output: { path: path.join(blocker, 'out.json'), content: r as { response: string } } }) });
+    const result = await h.execute(plan([a]));
+    expect(result.failed[0].error).toMatch(/^the output could not be written to /);
+    expect(h.state.get(a.resource)?.status).toBe('failed');
+  });
+});
