@@ -70,7 +70,8 @@ export const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 function checkToken(value: unknown): string {
   const where = '`token`';
   if (typeof value !== 'string' || value === '') {
-    throw new OptionError(`Expected ${where} to be a non-empty string, got a ${value === '' ? 'empty string' : value === null ? 'null' : typeof value}`);
+    const got = value === '' ? 'an empty string' : value === null || value === undefined ? String(value) : `a ${typeof value}`;
+    throw new OptionError(`Expected ${where} to be a non-empty string, got ${got}`);
   }
   if (!TOKEN_PATTERN.test(value)) {
     throw new OptionError(`Expected ${where} to hold printable characters without spaces; it has other characters (value not shown)`);

@@ -55,6 +55,8 @@ export function readAnswer(
   now: number,
 ): unknown {
   const { status, text } = answer;
+  // Redacted before the excerpt is cut, so a cut cannot leave part of the token behind.
+  const shown = () => excerpt(ctx.redact(text));
   const parsed = parseJson(text);
   const body = parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
   const errors = normalizeErrors(body?.errors);
@@ -73,11 +75,11 @@ export function readAnswer(
   if (status < 200 || status > 299) {
     const said = describeErrors(errors.length ? errors : messages);
     if (said) throw fail(`: ${said}`);
-    throw fail(!parsed.ok || (parsed.value !== undefined && !body) ? `: ${excerpt(text)}` : '');
+    throw fail(!parsed.ok || (parsed.value !== undefined && !body) ? `: ${shown()}` : '');
   }
-  if (!parsed.ok) throw fail(` with a body that is not JSON: ${excerpt(text)}`);
+  if (!parsed.ok) throw fail(` with a body that is not JSON: ${shown()}`);
   if (parsed.value === undefined) return undefined;
-  if (!body) throw fail(` with a body that is not a JSON object: ${excerpt(text)}`);
+  if (!body) throw fail(` with a body that is not a JSON object: ${shown()}`);
   if (body.success === false) {
     const said = describeErrors(errors.length ? errors : messages);
     throw fail(` with success false${said ? `: ${said}` : ''}`);

@@ -1,0 +1,99 @@
+// Eager checks of the client's options, and where the token comes from (environment or file),
+// with errors that never show the token.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createClient, resolveToken, TokenError } from '../../src/api/index.js';
+import { OptionError } from '../../src/util/options.js';
+
+const base = 'https://api.example.com/client/v4';
+
+describe('client options', () => {
+  it.each([
+    ['ftp://api.example.com/client/v4'],
+    ['https://api.example.com/client/v3'],
+    ['https://api.example.com/'],
+    ['not a url'],
+    ['https://api.example.com/client/v4?x=1'],
+  ])('refuses the base URL %s', (baseUrl) => {
+    expect(() => createClient({ baseUrl, token: 't' })).toThrow(
+      `Expected \`baseUrl\` to be an http(s) URL ending in /client/v4, got \`${baseUrl}\` (string)`,
+    );
+  });
+
+  it('accepts http and https base URLs, with or without a trailing slash', () => {
+    for (const baseUrl of [base, `${base}/`, 'http://127.0.0.1:8787/client/v4']) {
+      expect(() => createClient({ baseUrl, token: 't' })).not.toThrow();
+    }
+  });
+
+  it('refuses a timeout that is not a positive whole number of milliseconds', () => {
+    expect(() => createClient({ baseUrl: base, token: 't', timeoutMs: 0 })).toThrow('Expected `timeoutMs` to be a number from 1 to 2147483647, got `0` (number)');
+    expect(() => createClient({ baseUrl: base, token: 't', timeoutMs: 1.5 })).toThrow(OptionError);
+  });
+
+  it('refuses an onResponse that is not a function', () => {
+    expect(() => createClient({ baseUrl: base, token: 't', onResponse: 'log' as never })).toThrow('Expected `onResponse` to be a function');
+  });
+
+  it('refuses a missing or malformed token without showing it', () => {
+    expect(() => createClient({ baseUrl: base, token: '' })).toThrow('Expected `token` to be a non-empty string, got an empty string');
+    expect(() => createClient({ baseUrl: base, token: undefined as never })).toThrow('got undefined');
+    let message = '';
+    try {
+      createClient({ baseUrl: base, token: 'abc def-secret' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/printable characters without spaces/);
+    expect(message).not.toContain('def-secret');
+  });
+});
+
+describe('resolveToken', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'edgesync-token-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('takes EDGESYNC_API_TOKEN first, trimmed', () => {
+    expect(resolveToken({ env: { EDGESYNC_API_TOKEN: '  from-env\n' }, tokenFile: file('unused', 'from-file') })).toBe('from-env');
+  });
+
+  it('falls back to the token file, trimmed', () => {
+    expect(resolveToken({ env: {}, tokenFile: file('token', 'from-file\n') })).toBe('from-file');
+    expect(resolveToken({ env: { EDGESYNC_API_TOKEN: ' ' }, tokenFile: file('token2', 'from-file') })).toBe('from-file');
+  });
+
+  it('says where to put a token when there is none', () => {
+    expect(() => resolveToken({ env: {} })).toThrow('No API token: set EDGESYNC_API_TOKEN or pass --token-file');
+  });
+
+  it('names a token file it cannot read', () => {
+    const missing = join(dir, 'missing');
+    expect(() => resolveToken({ env: {}, tokenFile: missing })).toThrow(`Cannot read the token file ${missing} (ENOENT)`);
+  });
+
+  it('names an empty token file', () => {
+    const path = file('empty', '\n\n');
+    expect(() => resolveToken({ env: {}, tokenFile: path })).toThrow(`The token file ${path} is empty`);
+  });
+
+  it('refuses a token with inner whitespace and does not show it', () => {
+    const path = file('two-lines', 'first-half\nsecond-half\n');
+    let error: unknown;
+    try {
+      resolveToken({ env: {}, tokenFile: path });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(TokenError);
+    expect((error as Error).message).toContain(path);
+    expect((error as Error).message).not.toMatch(/first-half|second-half/);
+  });
+});
