@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { LIST_FIXED } from '../../src/kinds/gateway-list.js';
+import { NO_REMOTE_ID } from '../../src/kinds/post-family.js';
+import { ACCOUNT, applyDecision, desire, document, plan, schemaErrors } from './helpers.js';
+
+const LIST_ID = '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10';
+const metadata = { name: 'blocked-domains', account: ACCOUNT };
+const spec = { name: 'Blocked domains', type: 'DOMAIN', description: 'Nobody goes there', items: [{ value: 'malware.example.net' }] };
+const created = () => applyDecision(desire('GatewayList', metadata, spec).desired, undefined, { create: { id: LIST_ID } });
+
+describe('GatewayList', () => {
+  it('creates the list with its type and items on first apply', () => {
+    const [action] = plan(desire('GatewayList', metadata, spec).desired).actions;
+    expect(action).toMatchObject({ change: 'create', operation: 'createList', params: { identifier: ACCOUNT }, body: spec });
+    expect(created().remoteId).toBe(LIST_ID);
+  });
+
+  it('plans nothing when unchanged', () => {
+    expect(plan(desire('GatewayList', metadata, spec).desired, created())).toEqual({ actions: [], blocked: [], notes: [] });
+  });
+
+  it('renames by operation 9 with name and description only', () => {
+    const { desired } = desire('GatewayList', metadata, { ...spec, name: 'Bad domains' });
+    const [action] = plan(desired, created()).actions;
+    expect(action).toMatchObject({
+      change: 'update', operation: 'updateList',
+      params: { identifier: ACCOUNT, uuid: LIST_ID },
+      body: { name: 'Bad domains', description: 'Nobody goes there' },
+      diff: [{ path: 'name', before: 'Blocked domains', after: 'Bad domains' }],
+    });
+  });
+
+  it('blocks a change of items or type with the reason, while still sending a rename', () => {
+    const { desired } = desire('GatewayList', metadata, { ...spec, name: 'Bad', type: 'URL', items: [{ value: 'https://x.example' }] });
+    const decision = plan(desired, created());
+    expect(decision.blocked).toEqual([{ reason: LIST_FIXED, fields: ['items', 'type'] }]);
+    expect(decision.actions.map((a) => a.change)).toEqual(['update']);
+    // The blocked items are not recorded as applied: the next plan still shows them blocked.
+    const after = applyDecision(desired, created());
+    expect(plan(desired, after).blocked).toEqual([{ reason: LIST_FIXED, fields: ['items', 'type'] }]);
+    expect(plan(desired, after).actions).toEqual([]);
+  });
+
+  it('adopts an existing list by metadata.id and sends its update so the remote matches', () => {
+    const { desired } = desire('GatewayList', { ...metadata, id: LIST_ID }, spec);
+    const [action, ...rest] = plan(desired).actions;
+    expect(rest).toEqual([]);
+    expect(action).toMatchObject({ change: 'update', operation: 'updateList', params: { uuid: LIST_ID }, body: { name: spec.name, description: spec.description } });
+    expect(applyDecision(desired, undefined, { update: { name: spec.name } }).remoteId).toBe(LIST_ID);
+  });
+
+  it('blocks updates of a list created without an id until metadata.id is set', () => {
+    const noId = applyDecision(desire('GatewayList', metadata, spec).desired, undefined, { create: { name: spec.name } });
+    expect(noId.remoteId).toBeUndefined();
+    const renamed = { ...spec, name: 'Renamed' };
+    expect(plan(desire('GatewayList', metadata, renamed).desired, noId).blocked).toEqual([{ reason: NO_REMOTE_ID, fields: ['name'] }]);
+    const [action] = plan(desire('GatewayList', { ...metadata, id: LIST_ID }, renamed).desired, noId).actions;
+    expect(action).toMatchObject({ change: 'update', params: { uuid: LIST_ID } });
+  });
+
+  it('has a schema that checks the type enum, the item fields and the required type', () => {
+    expect(schemaErrors(document('GatewayList', metadata, spec))).toEqual([]);
+    expect(schemaErrors(document('GatewayList', metadata, { ...spec, type: 'HOST' }))).toContain('/spec/type must be equal to one of the allowed values');
+    expect(schemaErrors(document('GatewayList', metadata, { ...spec, items: [{ valeu: 'x' }] }))).toContain("/spec/items/0 must have required property 'value'");
+    expect(schemaErrors(document('GatewayList', metadata, { name: 'x' }))).toContain("/spec must have required property 'type'");
+  });
+});
