@@ -1,9 +1,97 @@
-// Placeholder until the emulator command lands; replaced by its implementation.
+// `edgesync emulator`: serves the local emulator and prints exactly its base URL on stdout.
+// Flags are checked before anything listens; SIGINT/SIGTERM close it cleanly.
+
+import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
+import { startEmulator, type EmulatorOptions } from '../emulator/index.js';
+import { checkInteger, checkNumber, checkString, fail, OptionError } from '../util/options.js';
+
+/** The raw flag values as commander hands them over. */
+export interface EmulatorFlags {
+  readonly port?: string;
+  readonly host?: string;
+  readonly token?: readonly string[];
+  readonly failRate?: string;
+  readonly rateLimit?: string;
+  readonly latency?: string;
+  readonly seed?: string;
+}
+
+export interface EmulatorIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Aborting closes the emulator and ends the command. */
+  readonly stop: AbortSignal;
+}
+
+/** A number when the text reads as one, else the text itself (so the message shows what was typed). */
+const numeric = (text: string): number | string => (/^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text);
+
+function parseRateLimit(text: string): { limit: number; windowSeconds: number } {
+  const m = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(text.trim());
+  if (!m || !(Number(m[2]) > 0)) fail('rate-limit', 'N/SECONDS like 100/60', text);
+  return { limit: checkInteger('rate-limit', Number(m[1]), 1), windowSeconds: Number(m[2]) };
+}
+
+/** Options for startEmulator from the flags; a generated token when neither --token nor EDGESYNC_API_TOKEN gives one. */
+export function optionsFromFlags(flags: EmulatorFlags, env: EmulatorIo['env']): { options: EmulatorOptions; generatedToken?: string } {
+  let tokens = (flags.token ?? []).map((t, i) => checkString(`token[${i}]`, t));
+  let generatedToken: string | undefined;
+  if (tokens.length === 0 && env.EDGESYNC_API_TOKEN) tokens = [env.EDGESYNC_API_TOKEN];
+  if (tokens.length === 0) tokens = [(generatedToken = randomBytes(20).toString('hex'))];
+  const options: EmulatorOptions = {
+    tokens,
+    port: flags.port === undefined ? 0 : checkInteger('port', numeric(flags.port), 0, 65_535),
+    host: flags.host === undefined ? '127.0.0.1' : checkString('host', flags.host),
+    failRate: flags.failRate === undefined ? 0 : checkNumber('fail-rate', numeric(flags.failRate), 0, 1),
+    rateLimit: flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit),
+    latencyMs: flags.latency === undefined ? 0 : checkNumber('latency', numeric(flags.latency), 0, 600_000),
+    seed: flags.seed === undefined ? undefined : checkInteger('seed', numeric(flags.seed), 0, Number.MAX_SAFE_INTEGER),
+  };
+  return { options, generatedToken };
+}
+
+/** Runs until `io.stop` aborts; the base URL is the only thing written to stdout. */
+export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise<void> {
+  const { options, generatedToken } = optionsFromFlags(flags, io.env);
+  const emulator = await startEmulator(options);
+  if (generatedToken) io.stderr(`edgesync emulator: no --token and no EDGESYNC_API_TOKEN; accepting generated token ${generatedToken}\n`);
+  io.stdout(`${emulator.url}\n`);
+  if (!io.stop.aborted) await new Promise((resolve) => io.stop.addEventListener('abort', resolve, { once: true }));
+  await emulator.close();
+}
 
 export function register(program: Command): void {
-  program.command('emulator').description('(not built yet)').action(() => {
-    console.error('edgesync emulator is not available in this build');
-    process.exitCode = 1;
-  });
+  program
+    .command('emulator')
+    .description('serve the local emulator of the interface and print its base URL')
+    .option('--port <n>', 'port to listen on (0 = any free port)', '0')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--token <token>', 'accepted bearer token (repeatable; default EDGESYNC_API_TOKEN, else generated)', (t: string, all: string[]) => [...all, t], [] as string[])
+    .option('--fail-rate <p>', 'share of calls answered 500/503 (0..1)')
+    .option('--rate-limit <n/seconds>', 'calls allowed per window, then 429 with Retry-After')
+    .option('--latency <ms>', 'milliseconds added before each answer')
+    .option('--seed <s>', 'seed of the fault generator')
+    .action(async (flags: EmulatorFlags) => {
+      const controller = new AbortController();
+      const stop = (): void => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        await runEmulator(flags, {
+          stdout: (t) => process.stdout.write(t),
+          stderr: (t) => process.stderr.write(t),
+          env: process.env,
+          stop: controller.signal,
+        });
+      } catch (err) {
+        if (!(err instanceof OptionError)) throw err;
+        console.error(err.message);
+        process.exitCode = 1;
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+    });
 }

@@ -52,11 +52,13 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     return answer(record, 'account_id');
   });
 
-  operation(app, 14, 'POST', '/accounts/:account_identifier/ai/run/:model_name', (req, p) => {
+  // Model names hold slashes (`@cf/meta/…`), sent raw or as %2F: the rest of the path is the name.
+  operation(app, 14, 'POST', '/accounts/:account_identifier/ai/run/*', (req, p) => {
     const body = validBody(req, shapes.openObject);
+    const model = decodedName(p['*']);
     store.aiRuns += 1;
-    const inputHash = sha256Hex(`${p.model_name}\n${canonical(body)}`);
-    return { response: `emulated answer of ${p.model_name} (${inputHash.slice(0, 12)})`, model: p.model_name, input_hash: inputHash };
+    const inputHash = sha256Hex(`${model}\n${canonical(body)}`);
+    return { response: `emulated answer of ${model} (${inputHash.slice(0, 12)})`, model, input_hash: inputHash };
   });
 
   operation(app, 17, 'PATCH', '/accounts/:account_identifier/zerotrust/connectivity_settings', (req, p) => {
@@ -66,6 +68,14 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     store.connectivity.set(p.account_identifier, record);
     return answer(record);
   });
+}
+
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 /** The zone a hostname belongs to, read as its last two labels. */

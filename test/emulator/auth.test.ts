@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { harness, messages, policies, startToken } from './helpers.js';
+
+const profile = { first_name: 'Ada' };
+
+describe('authentication', () => {
+  it('refuses a call without an Authorization header with 401 and stores nothing', async () => {
+    const { call, emu } = await harness();
+    const a = await call('PATCH', '/user', profile, { token: null });
+    expect(a.status).toBe(401);
+    expect(a.json).toMatchObject({ success: false, result: null, messages: [] });
+    expect(a.json.errors[0].code).toBe(10000);
+    expect(emu.state().user).toEqual({});
+  });
+
+  it('refuses an unknown token without echoing it', async () => {
+    const { call, emu } = await harness();
+    const a = await call('PATCH', '/user', profile, { token: 'not-a-real-token' });
+    expect(a.status).toBe(401);
+    expect(JSON.stringify(a.json)).not.toContain('not-a-real-token');
+    expect(emu.state().user).toEqual({});
+  });
+
+  it('refuses a header that is not a bearer token', async () => {
+    const { call } = await harness();
+    const a = await call('PATCH', '/user', profile, { token: null, headers: { authorization: `Basic ${startToken}` } });
+    expect(a.status).toBe(401);
+  });
+
+  it('accepts a token created by operation 8 for later calls', async () => {
+    const { call, emu } = await harness();
+    const created = await call('POST', '/user/tokens', { name: 'ci', policies });
+    const secret = created.json.result.value as string;
+    const a = await call('PATCH', '/user', profile, { token: secret });
+    expect(a.status).toBe(200);
+    expect(emu.state().user.first_name).toBe('Ada');
+  });
+
+  it('makes the old secret invalid and the new one valid after a roll', async () => {
+    const { call, emu } = await harness();
+    const created = await call('POST', '/user/tokens', { name: 'ci', policies });
+    const { id, value: old } = created.json.result;
+    const rolled = await call('PUT', `/user/tokens/${id}/value`, {}, { token: old });
+    expect(rolled.status).toBe(200);
+    expect(typeof rolled.json.result).toBe('string');
+    expect(rolled.json.result).not.toBe(old);
+    expect((await call('PATCH', '/user', profile, { token: old })).status).toBe(401);
+    expect((await call('PATCH', '/user', { last_name: 'L' }, { token: rolled.json.result })).status).toBe(200);
+    expect(emu.state().user).toMatchObject({ last_name: 'L' });
+    expect(emu.state().user.first_name).toBeUndefined();
+  });
+
+  it('refuses a token that operation 3 disabled', async () => {
+    const { call } = await harness();
+    const { id, value } = (await call('POST', '/user/tokens', { name: 'ci', policies })).json.result;
+    await call('PUT', `/user/tokens/${id}`, { id, name: 'ci', policies, status: 'disabled' });
+    const a = await call('PATCH', '/user', profile, { token: value });
+    expect(a.status).toBe(401);
+    expect(messages(a)[0]).toContain('not active');
+  });
+
+  it('refuses a token once its expires_on has passed', async () => {
+    const { call, advance } = await harness();
+    const { value } = (await call('POST', '/user/tokens', { name: 'ci', policies, expires_on: '2030-01-01T01:00:00Z' })).json.result;
+    expect((await call('PATCH', '/user', profile, { token: value })).status).toBe(200);
+    advance(60 * 60 * 1000);
+    const a = await call('PATCH', '/user', profile, { token: value });
+    expect(a.status).toBe(401);
+    expect(messages(a)[0]).toContain('expired');
+  });
+
+  it('refuses a token before its not_before time', async () => {
+    const { call, advance } = await harness();
+    const { value } = (await call('POST', '/user/tokens', { name: 'ci', policies, not_before: '2030-01-02T00:00:00Z' })).json.result;
+    expect((await call('PATCH', '/user', profile, { token: value })).status).toBe(401);
+    advance(24 * 60 * 60 * 1000);
+    expect((await call('PATCH', '/user', profile, { token: value })).status).toBe(200);
+  });
+
+  it('answers the AI run refusal with message-only errors', async () => {
+    const { call } = await harness();
+    const a = await call('POST', '/accounts/acc/ai/run/model', { prompt: 'hi' }, { token: null });
+    expect(a.status).toBe(401);
+    expect(a.json.errors).toEqual([{ message: expect.any(String) }]);
+  });
+});
