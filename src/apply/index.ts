@@ -11,7 +11,7 @@ import { runAction, safeHook, type ActionReport, type RunContext } from './run-a
 export { classifyError, backoffDelay, type ErrorClass } from './classify.js';
 export { secretFileName } from './files.js';
 export type {
-  ActionStatus, ApplyResult, ExecutorHooks, ExecutorLogger, ExecutorOptions, Failed, OperationCaller, RateLimit, RetryOptions, Succeeded,
+  ActionStatus, ApplyResult, ExecutorHooks, ExecutorLogger, ExecutorOptions, Failed, OperationCaller, Progress, RateLimit, RetryOptions, Succeeded,
 } from './options.js';
 
 export interface Executor {
@@ -62,6 +62,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       const startedAt = new Map<string, number>();
       const pending = new Set(plan.actions);
       const tally = { requests: 0, warnings: [] as string[] };
+      const sent = { pairs: 0, bytes: 0 };
       let running = 0;
       const ctx: RunContext = {
         options: resolved,
@@ -80,7 +81,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
           settled.set(action.id, report);
           const start = startedAt.get(action.id);
           if (start !== undefined) safeHook(ctx, () => hooks.onActionEnd?.(action, report.status, clock.now() - start));
-          safeHook(ctx, () => hooks.onProgress?.({ done: settled.size, total: plan.actions.length }));
+          if (report.status === 'succeeded' && action.size) {
+            sent.pairs += action.size.pairs;
+            sent.bytes += action.size.bytes;
+          }
+          safeHook(ctx, () => hooks.onProgress?.({ done: settled.size, total: plan.actions.length, ...sent }));
         };
 
         const pump = () => {

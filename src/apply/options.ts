@@ -27,7 +27,16 @@ export interface ExecutorHooks {
   /** Before sleeping `delayMs` ahead of attempt `attempt + 1`; `error` is a message, never a secret. */
   onRetry?(action: Action, error: string, delayMs: number, attempt: number): void;
   /** After every action is settled, started or skipped. */
-  onProgress?(progress: { readonly done: number; readonly total: number }): void;
+  onProgress?(progress: Progress): void;
+}
+
+export interface Progress {
+  /** Actions settled (succeeded, failed, uncertain or skipped) of `total`. */
+  readonly done: number;
+  readonly total: number;
+  /** KV pairs and request bytes of the chunks that succeeded so far (from `action.size`). */
+  readonly pairs: number;
+  readonly bytes: number;
 }
 
 /** A pino logger satisfies this. The executor never hands it a secret, a body or a result. */

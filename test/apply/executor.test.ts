@@ -119,6 +119,25 @@ describe('executing a plan', () => {
     expect(seen).toEqual(['start a', 'end a failed', '1/2', '2/2']);
   });
 
+  it('counts the KV pairs and bytes of the chunks that succeeded', async () => {
+    const chunk = (n: number, pairs: number) => {
+      const id = `KvPairs/ns#kv:${n}/3`;
+      return action('ns', { kind: 'KvPairs', change: 'kv', suffix: `${n}/3`, id, params: { __action: id }, operation: 'writeKvBulk', size: { pairs, bytes: pairs * 100 } });
+    };
+    const chunks = [chunk(1, 10_000), chunk(2, 10_000), chunk(3, 42)];
+    const progress: unknown[] = [];
+    const h = harness((call) => {
+      if (call.action === chunks[1].id) throw httpError(413);
+      return {};
+    }, { hooks: { onProgress: (p) => progress.push(p) }, concurrency: 1 });
+    await h.execute(plan(chunks));
+    expect(progress).toEqual([
+      { done: 1, total: 3, pairs: 10_000, bytes: 1_000_000 },
+      { done: 2, total: 3, pairs: 10_000, bytes: 1_000_000 },
+      { done: 3, total: 3, pairs: 10_042, bytes: 1_004_200 },
+    ]);
+  });
+
   it('fails an action whose response the kind cannot read, without stopping the run', async () => {
     const a = action('a');
     const b = action('b');
