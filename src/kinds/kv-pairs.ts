@@ -1,0 +1,19 @@
+// The KvPairs kind: pairs from the files (inline, JSON files, folders) written by bulk PUT
+// (operation 10) in chunks, diffed per key against the hashes state keeps, never the values.
+
+import type { KindDefinition } from './kind.js';
+import { registerKind } from './registry.js';
+import { buildKv } from './kv/model.js';
+import { planKv } from './kv/plan.js';
+
+export const kvPairs: KindDefinition = {
+  kind: 'KvPairs',
+  scopeKeys: ['account', 'namespace'],
+  schema: 'kv-pairs.schema.json',
+  build: (doc, ctx) => buildKv(doc.spec, ctx),
+  plan: (ctx) => planKv(ctx),
+  // A chunk's record (its keys and hashes) is all there is to remember; the result is `{}`.
+  outcome: () => ({}),
+};
+
+registerKind(kvPairs);

@@ -1,0 +1,140 @@
+// One KV pair: the rules of interface.md section 8, its wire form, and its hash and size.
+// Runs a million times per plan, so it reuses the parsed object whenever it already is the wire form.
+
+import { hash } from 'node:crypto';
+import { KV_LIMITS } from './chunk.js';
+
+/** A pair as sent in the bulk body (operation 10). */
+export interface WirePair {
+  readonly key: string;
+  readonly value: string;
+  readonly base64?: true;
+  readonly expiration?: number;
+  readonly expiration_ttl?: number;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export const KV_RULES = {
+  maxKeyBytes: 512,
+  /** 25 MiB of the value string as sent (the base64 text when base64). */
+  maxValueBytes: 26_214_400,
+  minTtl: 60,
+  maxRequestBytes: KV_LIMITS.maxBytes,
+} as const;
+
+const FIELDS = new Set(['key', 'value', 'base64', 'expiration', 'expiration_ttl', 'metadata']);
+// Lone surrogates (\p{Cs}) cannot be encoded as UTF-8, so they are not printable either.
+const BAD_KEY_CHAR = /[\s\p{Cc}\p{Cs}]/u;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Receives one problem of the pair being prepared; `field` is '' for the pair itself. */
+export type ProblemSink = (field: string, message: string) => void;
+
+/** A validated pair with what the plan compares and the chunker adds. */
+export interface PreparedPair {
+  readonly pair: WirePair;
+  /** sha256 (base64) of the pair's canonical JSON: key, value, base64, expiration fields, metadata. */
+  readonly hash: string;
+  /** pairSize(pair): bytes of JSON.stringify(pair). */
+  readonly size: number;
+}
+
+export function typeName(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function checkKey(key: unknown, problem: ProblemSink): boolean {
+  if (typeof key !== 'string') return problem('key', `expected a string, got ${typeName(key)}`), false;
+  if (key === '') return problem('key', 'must not be empty'), false;
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short keys need no measuring.
+  const bytes = key.length * 3 > KV_RULES.maxKeyBytes ? Buffer.byteLength(key) : 0;
+  if (bytes > KV_RULES.maxKeyBytes) return problem('key', `is ${bytes} bytes (UTF-8); at most ${KV_RULES.maxKeyBytes}`), false;
+  const bad = BAD_KEY_CHAR.exec(key);
+  if (bad) {
+    const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return problem('key', `must be printable without whitespace or control characters; U+${code} at position ${bad.index}`), false;
+  }
+  return true;
+}
+
+function checkValue(p: Record<string, unknown>, problem: ProblemSink): boolean {
+  const { value, base64 } = p;
+  let ok = true;
+  if (base64 !== undefined && typeof base64 !== 'boolean') ok = (problem('base64', `expected true or false, got ${typeName(base64)}`), false);
+  if (typeof value !== 'string') return problem('value', `expected a string, got ${typeName(value)}`), false;
+  const bytes = value.length * 3 > KV_RULES.maxValueBytes ? Buffer.byteLength(value) : 0;
+  if (bytes > KV_RULES.maxValueBytes) ok = (problem('value', `is ${bytes.toLocaleString('en-US')} bytes; at most 26,214,400 (25 MiB)`), false);
+  else if (base64 === true && (value.length % 4 !== 0 || !BASE64.test(value))) ok = (problem('value', 'base64 is true but the value is not valid base64'), false);
+  return ok;
+}
+
+function checkRest(p: Record<string, unknown>, problem: ProblemSink): boolean {
+  const { expiration, expiration_ttl: ttl, metadata } = p;
+  let ok = true;
+  if (expiration !== undefined && (typeof expiration !== 'number' || !Number.isFinite(expiration) || expiration < 0)) {
+    ok = (problem('expiration', `expected seconds since the UNIX epoch (a number from 0 up), got ${typeName(expiration)}`), false);
+  }
+  if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < KV_RULES.minTtl)) {
+    ok = (problem('expiration_ttl', `expected seconds, at least ${KV_RULES.minTtl}, got ${typeName(ttl)}`), false);
+  }
+  if (metadata !== undefined && !isPlainObject(metadata)) ok = (problem('metadata', `expected an object, got ${typeName(metadata)}`), false);
+  for (const field in p) {
+    if (!FIELDS.has(field)) ok = (problem(field, 'unknown field (a pair has key, value, base64, expiration, expiration_ttl, metadata)'), false);
+  }
+  return ok;
+}
+
+/** JSON with sorted keys, built as a string; same length as JSON.stringify of the same data. */
+export function canonicalString(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  const json = (value as { toJSON?: () => unknown }).toJSON;
+  if (typeof json === 'function') return canonicalString(json.call(value));
+  const skip = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+  if (Array.isArray(value)) return `[${value.map((v) => (skip(v) ? 'null' : canonicalString(v))).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of Object.keys(obj).sort()) {
+    if (!skip(obj[key])) parts.push(`${JSON.stringify(key)}:${canonicalString(obj[key])}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** Canonical JSON of a wire pair: fields in wire order, metadata keys sorted. */
+function wireString(p: WirePair): string {
+  let s = `{"key":${JSON.stringify(p.key)},"value":${JSON.stringify(p.value)}`;
+  if (p.base64) s += ',"base64":true';
+  if (p.expiration !== undefined) s += `,"expiration":${JSON.stringify(p.expiration)}`;
+  if (p.expiration_ttl !== undefined) s += `,"expiration_ttl":${JSON.stringify(p.expiration_ttl)}`;
+  if (p.metadata !== undefined) s += `,"metadata":${canonicalString(p.metadata)}`;
+  return `${s}}`;
+}
+
+/**
+ * Validates `raw` (every problem goes to `problem`) and returns its wire form, hash and size.
+ * The wire form is `raw` itself unless it needs normalizing: `base64: false` is left out, and
+ * when both expiration and expiration_ttl are set, expiration is dropped, because the server
+ * uses the ttl and ignores it (interface.md 4.10): hashing it would re-send pairs for nothing.
+ */
+export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes: number = KV_RULES.maxRequestBytes): PreparedPair | undefined {
+  if (!isPlainObject(raw)) return problem('', `expected a pair {key, value, …}, got ${typeName(raw)}`), undefined;
+  const okKey = checkKey(raw.key, problem);
+  const okValue = checkValue(raw, problem);
+  if (!(checkRest(raw, problem) && okKey && okValue)) return undefined;
+  let pair = raw as unknown as WirePair;
+  if ((raw.base64 as boolean | undefined) === false || (raw.expiration !== undefined && raw.expiration_ttl !== undefined)) {
+    const { key, value, expiration_ttl, metadata } = pair;
+    const expiration = expiration_ttl === undefined ? pair.expiration : undefined;
+    pair = { key, value, ...(pair.base64 ? { base64: true } : {}), ...(expiration !== undefined ? { expiration } : {}), ...(expiration_ttl !== undefined ? { expiration_ttl } : {}), ...(metadata !== undefined ? { metadata } : {}) };
+  }
+  // Order and key order change no byte count, so the canonical string measures the wire bytes.
+  const s = wireString(pair);
+  const size = Buffer.byteLength(s);
+  if (size + 2 > maxRequestBytes) {
+    return problem('', `the serialized pair is ${size.toLocaleString('en-US')} bytes: more than one bulk request may carry (${maxRequestBytes.toLocaleString('en-US')})`), undefined;
+  }
+  return { pair, hash: hash('sha256', s, 'base64'), size };
+}

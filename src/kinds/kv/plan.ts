@@ -1,0 +1,60 @@
+// The KV diff: which keys changed against the stored hashes, cut into bulk-write chunks,
+// and which stored keys the files no longer have (orphaned: no delete operation exists).
+
+import type { ActionDraft, Json, KindDecision, PlanContext } from '../kind.js';
+import { chunkPairs, formatBytes, KV_LIMITS, type KvLimits } from './chunk.js';
+import type { KvPayload } from './model.js';
+import type { WirePair } from './pair.js';
+
+const EMPTY: ReadonlyMap<string, string> = new Map();
+
+function payloadOf(ctx: PlanContext): KvPayload {
+  const payload = ctx.desired.payload as KvPayload | undefined;
+  if (!payload || !Array.isArray(payload.pairs)) throw new TypeError(`${ctx.desired.key}: KvPairs resource without its pairs (payload)`);
+  return payload;
+}
+
+/** Stored keys the desired pairs do not have, sorted; cheap when every stored key is still desired. */
+function orphans(stored: ReadonlyMap<string, string>, matched: number, pairs: readonly WirePair[]): string[] {
+  if (matched === stored.size) return [];
+  const desired = new Set<string>();
+  for (const p of pairs) desired.add(p.key);
+  const out: string[] = [];
+  for (const key of stored.keys()) if (!desired.has(key)) out.push(key);
+  return out.sort();
+}
+
+/** Plans a KvPairs resource: one `kv` action per chunk of changed pairs, in key order. */
+export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDecision {
+  const { pairs, hashes, sizes } = payloadOf(ctx);
+  const stored = ctx.kvKeys ?? EMPTY;
+  const changed: number[] = [];
+  let matched = 0;
+  for (let i = 0; i < pairs.length; i++) {
+    const before = stored.get(pairs[i].key);
+    if (before !== undefined) matched++;
+    if (before !== hashes[i]) changed.push(i);
+  }
+  const changedPairs = changed.map((i) => pairs[i]);
+  const changedSizes = Float64Array.from(changed, (i) => sizes[i]);
+  const chunks = chunkPairs(changedPairs, changedSizes, limits);
+  const { scope, request, hash } = ctx.desired;
+  const params = { account_identifier: scope.account, namespace_identifier: scope.namespace };
+  const actions = chunks.map((chunk, n): ActionDraft => ({
+    change: 'kv',
+    operation: 'writeKvBulk',
+    params,
+    body: chunk.pairs,
+    diff: [],
+    suffix: `${n + 1}/${chunks.length}`,
+    summary: `${chunk.pairs.length.toLocaleString('en-US')} pair${chunk.pairs.length === 1 ? '' : 's'}, ${formatBytes(chunk.bytes)}`,
+    size: { pairs: chunk.pairs.length, bytes: chunk.bytes },
+    record: {
+      request: request as Json,
+      hash,
+      kvKeys: changed.slice(chunk.start, chunk.end).map((i) => [pairs[i].key, hashes[i]] as const),
+    },
+  }));
+  const orphanedKeys = orphans(stored, matched, pairs);
+  return { actions, blocked: [], notes: [], ...(orphanedKeys.length ? { orphanedKeys } : {}) };
+}
