@@ -67,6 +67,10 @@ export function tempRoot(files: Record<string, string | Buffer> = {}): string {
   return root;
 }
 
+let scratch: string | undefined;
+/** One empty root for documents that read no files, made once per test file. */
+const scratchRoot = (): string => (scratch ??= tempRoot());
+
 export interface DesireOptions {
   readonly root?: string;
   /** The YAML file, relative to the root. */
@@ -76,7 +80,7 @@ export interface DesireOptions {
 /** Builds one document into a DesiredResource, as the loader does; issues are returned alongside. */
 export function desire(kind: string, metadata: Record<string, unknown>, spec: unknown, options: DesireOptions = {}) {
   const def = kindOf(kind);
-  const root = options.root ?? tempRoot();
+  const root = options.root ?? scratchRoot();
   const file = path.join(root, options.file ?? 'config.yaml');
   const doc: ResourceDocument = {
     apiVersion: 'edgesync/v1',
