@@ -73,6 +73,12 @@ describe('the token in errors', () => {
     expect(error.message).toBe(`updateRoute (PUT /zones/z/workers/routes/long) answered 500: ${'x'.repeat(190)}[redacted]`);
   });
 
+  it('leaves the messages whole when the token is a short test value that ordinary words contain', async () => {
+    const client = createClient({ baseUrl: echo.url, token: 't' });
+    const error = await errorOf(client.updateRoute({ zone_id: 'z', route_id: 'json' }, { pattern: 'p' }));
+    expect(error.message).toBe('updateRoute (PUT /zones/z/workers/routes/json) answered 403: token t is not valid [9109]');
+  });
+
   it('never appears in a network error or a timeout', async () => {
     const token = 'tok_network_0123456789abcdef';
     const refused = createClient({ baseUrl: `http://127.0.0.1:${await closedPort()}/client/v4`, token });
