@@ -100,7 +100,10 @@ export async function runAction(action: Action, ctx: RunContext): Promise<Action
     try {
       sent = await send(action, ctx);
     } catch (err) {
-      return failed(ctx, action, `not sent: ${describeError(err)}`, attempt, true);
+      // Nothing was sent (the journal refused the intent, e.g. one is already open): state is left as it is.
+      const error = `not sent: ${describeError(err)}`;
+      options.logger.error({ action: action.id, operation: action.operation, error }, 'action failed');
+      return { status: 'failed', attempts: attempt - 1, error, terminal: true };
     }
     if (sent === STOPPED) {
       return attempt === 1 ? { status: 'skipped', because: 'stopped' } : failed(ctx, action, `${lastError}; stopped before retrying`, attempt - 1, false);
@@ -147,26 +150,7 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
     const message = `the response could not be read: ${describeError(err)}`;
     return intentId !== undefined ? uncertain(ctx, action, intentId, message, attempts) : failed(ctx, action, message, attempts, true);
   }
-  const problems: string[] = [];
-  let secretFile: string | undefined;
-  let outputFile: string | undefined;
-  if (outcome.secret !== undefined) {
-    // Secret first, state second. If the process dies between the two, the create's intent stays
-    // open (uncertain, recoverable with `state resolve`) or the roll is sent again next run; a
-    // secret that was never written is gone for good.
-    try {
-      secretFile = await writeSecret(options.secretsDir, action.name, outcome.secret);
-    } catch (err) {
-      problems.push(`the token secret could not be written to ${options.secretsDir}: ${describeError(err)}`);
-    }
-  }
-  if (outcome.output) {
-    try {
-      outputFile = await writeJsonOutput(outcome.output.path, outcome.output.content);
-    } catch (err) {
-      problems.push(`the output could not be written to ${outcome.output.path}: ${describeError(err)}`);
-    }
-  }
+  const { problems, secretFile, outputFile } = await writeFiles(action, ctx, outcome);
   // A non-create is simply sent again next run; a create is done and must be remembered regardless.
   if (problems.length && intentId === undefined) return failed(ctx, action, problems.join('; '), attempts, true);
   if (problems.length && action.change === 'create' && outcome.secret !== undefined) problems.push('raise `rotate` to roll a new secret');
@@ -186,6 +170,31 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
     ...(secretFile !== undefined && { secretFile }),
     ...(outputFile !== undefined && { outputFile }),
   };
+}
+
+/** The files an outcome asks for; a failure is returned as a problem, never thrown. */
+async function writeFiles(action: Action, ctx: RunContext, outcome: Outcome): Promise<{ problems: string[]; secretFile?: string; outputFile?: string }> {
+  const problems: string[] = [];
+  let secretFile: string | undefined;
+  let outputFile: string | undefined;
+  if (outcome.secret !== undefined) {
+    // Secret first, state second. If the process dies between the two, the create's intent stays
+    // open (uncertain, recoverable with `state resolve`) or the roll is sent again next run; a
+    // secret that was never written is gone for good.
+    try {
+      secretFile = await writeSecret(ctx.options.secretsDir, action.name, outcome.secret);
+    } catch (err) {
+      problems.push(`the token secret could not be written to ${ctx.options.secretsDir}: ${describeError(err)}`);
+    }
+  }
+  if (outcome.output) {
+    try {
+      outputFile = await writeJsonOutput(outcome.output.path, outcome.output.content);
+    } catch (err) {
+      problems.push(`the output could not be written to ${outcome.output.path}: ${describeError(err)}`);
+    }
+  }
+  return { problems, ...(secretFile !== undefined && { secretFile }), ...(outputFile !== undefined && { outputFile }) };
 }
 
 function successRecord(action: Action, outcome: Outcome, intentId: number | undefined): SuccessRecord {

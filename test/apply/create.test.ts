@@ -83,7 +83,8 @@ describe('creating (POST) without ever creating twice', () => {
     h.state.failNext = 'beginIntent';
     const result = await h.execute(plan([c]));
     expect(h.calls).toEqual([]);
-    expect(result.failed[0]).toMatchObject({ terminal: true, error: 'not sent: disk I/O error in beginIntent' });
+    expect(result.failed[0]).toMatchObject({ terminal: true, attempts: 0, error: 'not sent: disk I/O error in beginIntent' });
+    expect(h.state.calls('recordFailure')).toEqual([]);
   });
 });
 
