@@ -2,9 +2,9 @@
 // Retry-After, malformed bodies and `success: false`, against in-process stub servers.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, createClient, type CallInfo } from '../../src/api/index.js';
+import { createClient, type CallInfo } from '../../src/api/index.js';
 import type { Clock } from '../../src/util/clock.js';
-import { reply, startStub, type Handler, type Stub } from './stub.js';
+import { failureOf, reply, startStub, type Handler, type Stub } from './stub.js';
 
 let stub: Stub | undefined;
 afterEach(async () => {
@@ -17,14 +17,6 @@ async function clientFor(handler: Handler, extra: { clock?: Clock; onResponse?: 
   return createClient({ baseUrl: stub.url, token: 'secret-token', ...extra });
 }
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 const list = { name: 'Blocked', type: 'DOMAIN' } as const;
 
@@ -68,7 +60,7 @@ describe('refusals', () => {
         result: null,
       }),
     );
-    const error = await failure(client.createList({ identifier: 'acc 1' }, list));
+    const error = await failureOf(client.createList({ identifier: 'acc 1' }, list));
     expect(error.message).toBe(
       'createList (POST /accounts/acc%201/gateway/lists) answered 400: name: required [10001]; type: must be one of SERIAL, URL, DOMAIN, EMAIL, IP [10002]',
     );
@@ -79,7 +71,7 @@ describe('refusals', () => {
 
   it('reads the AI run error shape: errors with only a message, messages as strings', async () => {
     const client = await clientFor(reply(400, { success: false, errors: [{ message: 'input.prompt: required' }], messages: ['model is warm'], result: {} }));
-    const error = await failure(client.runAi({ account_identifier: 'acc', model_name: '@cf/meta/llama' }, {}));
+    const error = await failureOf(client.runAi({ account_identifier: 'acc', model_name: '@cf/meta/llama' }, {}));
     expect(error.errors).toEqual([{ message: 'input.prompt: required' }]);
     expect(error.messages).toEqual(['model is warm']);
     expect(error.codes).toEqual([]);
@@ -89,7 +81,7 @@ describe('refusals', () => {
 
   it.each([401, 403, 404, 500, 503])('maps a %i to an http error carrying that status', async (status) => {
     const client = await clientFor(reply(status, { success: false, errors: [{ code: status * 10, message: 'refused' }], messages: [] }));
-    const error = await failure(client.updateRoute({ zone_id: 'z', route_id: 'r' }, { pattern: 'a.example/*' }));
+    const error = await failureOf(client.updateRoute({ zone_id: 'z', route_id: 'r' }, { pattern: 'a.example/*' }));
     expect(error).toMatchObject({ kind: 'http', status, reachedServer: true, codes: [status * 10] });
     expect(error.message).toBe(`updateRoute (PUT /zones/z/workers/routes/r) answered ${status}: refused [${status * 10}]`);
   });
@@ -99,14 +91,14 @@ describe('refusals', () => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<html>\n  <body>Bad gateway</body>\n</html>');
     });
-    const error = await failure(client.updateLogging({ identifier: 'acc' }, { redact_pii: true }));
+    const error = await failureOf(client.updateLogging({ identifier: 'acc' }, { redact_pii: true }));
     expect(error.message).toBe('updateLogging (PUT /accounts/acc/gateway/logging) answered 502: <html> <body>Bad gateway</body> </html>');
     expect(error.status).toBe(502);
   });
 
   it('takes Retry-After in seconds', async () => {
     const client = await clientFor(reply(429, { success: false, errors: [{ code: 971, message: 'rate limited' }], messages: [] }, { 'retry-after': '7' }));
-    const error = await failure(client.createToken({}, { name: 't', policies: [] }));
+    const error = await failureOf(client.createToken({}, { name: 't', policies: [] }));
     expect(error).toMatchObject({ status: 429, retryAfterMs: 7000, codes: [971] });
   });
 
@@ -115,21 +107,21 @@ describe('refusals', () => {
     const clock: Clock = { now: () => now, sleep: async () => {} };
     const at = new Date(now + 90_000).toUTCString();
     const client = await clientFor(reply(429, '', { 'retry-after': at }), { clock });
-    const error = await failure(client.createLocation({ identifier: 'acc' }, { name: 'HQ' }));
+    const error = await failureOf(client.createLocation({ identifier: 'acc' }, { name: 'HQ' }));
     expect(error.retryAfterMs).toBe(90_000);
     expect(error.message).toBe('createLocation (POST /accounts/acc/gateway/locations) answered 429');
   });
 
   it('leaves retryAfterMs absent when the server did not say', async () => {
     const client = await clientFor(reply(503, ''));
-    const error = await failure(client.updateLogging({ identifier: 'acc' }, {}));
+    const error = await failureOf(client.updateLogging({ identifier: 'acc' }, {}));
     expect(error.retryAfterMs).toBeUndefined();
     expect(Object.hasOwn(error, 'retryAfterMs')).toBe(false);
   });
 
   it('treats a 200 with success false as an error', async () => {
     const client = await clientFor(reply(200, { success: false, errors: [{ code: 7003, message: 'no such zone' }], messages: [], result: null }));
-    const error = await failure(client.updateConnectivitySettings({ account_identifier: 'acc' }, { icmp_proxy_enabled: true }));
+    const error = await failureOf(client.updateConnectivitySettings({ account_identifier: 'acc' }, { icmp_proxy_enabled: true }));
     expect(error).toMatchObject({ kind: 'http', status: 200, codes: [7003] });
     expect(error.message).toBe(
       'updateConnectivitySettings (PATCH /accounts/acc/zerotrust/connectivity_settings) answered 200 with success false: no such zone [7003]',
@@ -138,20 +130,20 @@ describe('refusals', () => {
 
   it('treats malformed JSON on a 200 as an http error with a clear message', async () => {
     const client = await clientFor(reply(200, '{"result": {"id": '));
-    const error = await failure(client.createProxyEndpoint({ identifier: 'acc' }, { name: 'p', ips: ['192.0.2.0/24'] }));
+    const error = await failureOf(client.createProxyEndpoint({ identifier: 'acc' }, { name: 'p', ips: ['192.0.2.0/24'] }));
     expect(error).toMatchObject({ kind: 'http', status: 200, reachedServer: true });
     expect(error.message).toBe('createProxyEndpoint (POST /accounts/acc/gateway/proxy_endpoints) answered 200 with a body that is not JSON: {"result": {"id":');
   });
 
   it('treats JSON that is not an object on a 200 as an http error', async () => {
     const client = await clientFor(reply(200, '[1,2]'));
-    const error = await failure(client.createGatewayAccount({ identifier: 'acc' }, { account_id: 'acc' }));
+    const error = await failureOf(client.createGatewayAccount({ identifier: 'acc' }, { account_id: 'acc' }));
     expect(error.message).toMatch(/answered 200 with a body that is not a JSON object: \[1,2\]$/);
   });
 
   it('does not follow redirects; a 3xx is an http error', async () => {
     const client = await clientFor(reply(301, '', { location: 'http://127.0.0.1:1/elsewhere' }));
-    const error = await failure(client.editUser({}, { country: 'FR' }));
+    const error = await failureOf(client.editUser({}, { country: 'FR' }));
     expect(error).toMatchObject({ kind: 'http', status: 301 });
     expect(stub?.received).toHaveLength(1);
   });
@@ -164,7 +156,7 @@ describe('metrics', () => {
       onResponse: (i) => seen.push(i),
     });
     await client.updateRoute({ zone_id: 'z', route_id: 'r1' }, { pattern: 'p' });
-    await failure(client.updateRoute({ zone_id: 'z', route_id: 'r2' }, { pattern: 'p' }));
+    await failureOf(client.updateRoute({ zone_id: 'z', route_id: 'r2' }, { pattern: 'p' }));
     expect(seen.map(({ operation, method, status }) => ({ operation, method, status }))).toEqual([
       { operation: 'updateRoute', method: 'PUT', status: 200 },
       { operation: 'updateRoute', method: 'PUT', status: 404 },

@@ -2,8 +2,8 @@
 // whether each says if the request could have reached the server (the executor's retry rule).
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, createClient, type CallInfo } from '../../src/api/index.js';
-import { closedPort, startStub, type Handler, type Stub } from './stub.js';
+import { createClient, type CallInfo } from '../../src/api/index.js';
+import { closedPort, failureOf, startStub, type Handler, type Stub } from './stub.js';
 
 let stub: Stub | undefined;
 afterEach(async () => {
@@ -16,14 +16,6 @@ async function clientFor(handler: Handler, timeoutMs?: number) {
   return createClient({ baseUrl: stub.url, token: 'secret-token', ...(timeoutMs ? { timeoutMs } : {}) });
 }
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 /** Never answers; the socket stays open until the stub closes. */
 const silent: Handler = () => {};
@@ -35,7 +27,7 @@ describe('network failures', () => {
     const port = await closedPort();
     const seen: CallInfo[] = [];
     const client = createClient({ baseUrl: `http://127.0.0.1:${port}/client/v4`, token: 'secret-token', onResponse: (i) => seen.push(i) });
-    const error = await failure(client.createList({ identifier: 'acc' }, body));
+    const error = await failureOf(client.createList({ identifier: 'acc' }, body));
     expect(error).toMatchObject({ kind: 'network', reachedServer: false, networkCode: 'ECONNREFUSED' });
     expect(error.status).toBeUndefined();
     expect(error.message).toMatch(/^createList \(POST \/accounts\/acc\/gateway\/lists\) failed: connection refused \(ECONNREFUSED\)$/);
@@ -45,7 +37,7 @@ describe('network failures', () => {
 
   it('says a host that does not resolve never reached the server', async () => {
     const client = createClient({ baseUrl: 'http://edgesync-no-such-host.invalid/client/v4', token: 'secret-token' });
-    const error = await failure(client.createToken({}, { name: 't', policies: [] }));
+    const error = await failureOf(client.createToken({}, { name: 't', policies: [] }));
     expect(error.kind).toBe('network');
     expect(error.reachedServer).toBe(false);
     expect(['ENOTFOUND', 'EAI_AGAIN']).toContain(error.networkCode);
@@ -53,7 +45,7 @@ describe('network failures', () => {
 
   it('says a timeout may have reached the server', async () => {
     const client = await clientFor(silent, 150);
-    const error = await failure(client.createLocation({ identifier: 'acc' }, { name: 'HQ' }));
+    const error = await failureOf(client.createLocation({ identifier: 'acc' }, { name: 'HQ' }));
     expect(error).toMatchObject({ kind: 'timeout', reachedServer: true, networkCode: 'ETIMEDOUT' });
     expect(error.message).toBe('createLocation (POST /accounts/acc/gateway/locations) timed out after 150 ms');
     expect(stub?.received).toHaveLength(1);
@@ -65,7 +57,7 @@ describe('network failures', () => {
       res.write('{"result": {"id": "l1"');
       setImmediate(() => res.socket?.destroy());
     });
-    const error = await failure(client.createList({ identifier: 'acc' }, body));
+    const error = await failureOf(client.createList({ identifier: 'acc' }, body));
     expect(error).toMatchObject({ kind: 'network', reachedServer: true, networkCode: 'ECONNRESET' });
     expect(error.message).toBe('createList (POST /accounts/acc/gateway/lists) failed: connection reset (ECONNRESET)');
     expect(error.status).toBeUndefined();
@@ -73,7 +65,7 @@ describe('network failures', () => {
 
   it('says a socket closed before any answer reached the server', async () => {
     const client = await clientFor((_req, res) => res.socket?.destroy());
-    const error = await failure(client.createList({ identifier: 'acc' }, body));
+    const error = await failureOf(client.createList({ identifier: 'acc' }, body));
     expect(error).toMatchObject({ kind: 'network', reachedServer: true, networkCode: 'ECONNRESET' });
   });
 });
@@ -83,7 +75,7 @@ describe('aborts', () => {
     const client = await clientFor(silent);
     const controller = new AbortController();
     controller.abort();
-    const error = await failure(client.createList({ identifier: 'acc' }, body, { signal: controller.signal }));
+    const error = await failureOf(client.createList({ identifier: 'acc' }, body, { signal: controller.signal }));
     expect(error).toMatchObject({ kind: 'network', reachedServer: false, networkCode: 'ERR_ABORTED' });
     expect(stub?.received).toHaveLength(0);
   });
@@ -91,7 +83,7 @@ describe('aborts', () => {
   it('says a call aborted while waiting for the answer may have reached the server', async () => {
     const controller = new AbortController();
     const client = await clientFor(() => controller.abort());
-    const error = await failure(client.createList({ identifier: 'acc' }, body, { signal: controller.signal }));
+    const error = await failureOf(client.createList({ identifier: 'acc' }, body, { signal: controller.signal }));
     expect(error).toMatchObject({ kind: 'network', reachedServer: true, networkCode: 'ERR_ABORTED' });
     expect(error.message).toBe('createList (POST /accounts/acc/gateway/lists) was aborted after sending');
   });

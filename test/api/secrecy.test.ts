@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient } from '../../src/api/index.js';
 import { parseRetryAfter } from '../../src/api/errors.js';
-import { closedPort, startStub, type Stub } from './stub.js';
+import { closedPort, failureOf, startStub, type Stub } from './stub.js';
 
 /** Echoes the Authorization header back in every place an answer can carry text. */
 let echo: Stub;
@@ -27,14 +27,6 @@ beforeAll(async () => {
 });
 afterAll(() => echo.close());
 
-async function errorOf(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 function expectNoToken(error: ApiError, token: string) {
   for (const text of [error.message, error.stack ?? '', JSON.stringify(error), inspect(error, { depth: 10, showHidden: true })]) {
@@ -50,7 +42,7 @@ describe('the token in errors', () => {
     await fc.assert(
       fc.asyncProperty(tokens, fc.constantFrom('json', 'html', 'long', 'ok-but-false'), async (token, mode) => {
         const client = createClient({ baseUrl: echo.url, token });
-        const error = await errorOf(client.updateRoute({ zone_id: 'z', route_id: mode }, { pattern: 'p' }));
+        const error = await failureOf(client.updateRoute({ zone_id: 'z', route_id: mode }, { pattern: 'p' }));
         expect(error.kind).toBe('http');
         expectNoToken(error, token);
       }),
@@ -61,7 +53,7 @@ describe('the token in errors', () => {
   it('says where the echoed token was, redacted', async () => {
     const token = 'tok_0123456789abcdefghijklmnop';
     const client = createClient({ baseUrl: echo.url, token });
-    const error = await errorOf(client.updateRoute({ zone_id: 'z', route_id: 'json' }, { pattern: 'p' }));
+    const error = await failureOf(client.updateRoute({ zone_id: 'z', route_id: 'json' }, { pattern: 'p' }));
     expect(error.message).toBe('updateRoute (PUT /zones/z/workers/routes/json) answered 403: token [redacted] is not valid [9109]');
     expect(error.messages).toEqual(['[redacted]']);
   });
@@ -69,24 +61,24 @@ describe('the token in errors', () => {
   it('leaves no part of it behind where a long body is cut short', async () => {
     const token = 'tok_ABCDEFGHIJKLMNOPQRSTUVWXYZ';
     const client = createClient({ baseUrl: echo.url, token });
-    const error = await errorOf(client.updateRoute({ zone_id: 'z', route_id: 'long' }, { pattern: 'p' }));
+    const error = await failureOf(client.updateRoute({ zone_id: 'z', route_id: 'long' }, { pattern: 'p' }));
     expect(error.message).toBe(`updateRoute (PUT /zones/z/workers/routes/long) answered 500: ${'x'.repeat(190)}[redacted]`);
   });
 
   it('leaves the messages whole when the token is a short test value that ordinary words contain', async () => {
     const client = createClient({ baseUrl: echo.url, token: 't' });
-    const error = await errorOf(client.updateRoute({ zone_id: 'z', route_id: 'json' }, { pattern: 'p' }));
+    const error = await failureOf(client.updateRoute({ zone_id: 'z', route_id: 'json' }, { pattern: 'p' }));
     expect(error.message).toBe('updateRoute (PUT /zones/z/workers/routes/json) answered 403: token t is not valid [9109]');
   });
 
   it('never appears in a network error or a timeout', async () => {
     const token = 'tok_network_0123456789abcdef';
     const refused = createClient({ baseUrl: `http://127.0.0.1:${await closedPort()}/client/v4`, token });
-    expectNoToken(await errorOf(refused.createToken({}, { name: 'n', policies: [] })), token);
+    expectNoToken(await failureOf(refused.createToken({}, { name: 'n', policies: [] })), token);
     const silent = await startStub(() => {});
     try {
       const slow = createClient({ baseUrl: silent.url, token, timeoutMs: 50 });
-      expectNoToken(await errorOf(slow.createToken({}, { name: 'n', policies: [] })), token);
+      expectNoToken(await failureOf(slow.createToken({}, { name: 'n', policies: [] })), token);
     } finally {
       await silent.close();
     }

@@ -1,8 +1,10 @@
-// In-process stub servers on port 0 for the client's tests: each answers with a scripted reply
-// and keeps what it received (method, url, headers, raw body) so tests can look at it.
+// In-process stub servers on port 0 for the client's tests (each answers with a scripted reply
+// and keeps what it received), and the check that a call failed with an ApiError.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+import { ApiError } from '../../src/api/index.js';
 
 export interface Received {
   readonly method: string;
@@ -60,4 +62,14 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** The ApiError a call rejected with; fails the test when it resolved or threw anything else. */
+export async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
 }
