@@ -1,9 +1,161 @@
-// Placeholder until the state command lands; replaced by its implementation.
-import type { Command } from 'commander';
+// `edgesync state list|show|forget|resolve`: read and repair the state file by hand.
+// Reads open read-only (no lock, safe during an apply); writes take the apply lock.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { DEFAULT_STATE_FILE, openStateStore, shownPath, type SqliteStateStore } from '../state/index.js';
+import { renderList, renderShow, viewJson, type ResourceView } from '../state/render.js';
+import { STATUSES } from '../state/rows.js';
+
+interface StateCliOptions {
+  readonly state: string;
+  readonly json?: boolean;
+}
+
+interface ListOptions extends StateCliOptions {
+  readonly status?: string;
+}
+
+interface ForgetOptions extends StateCliOptions {
+  readonly kvKeys?: string;
+  readonly kvKeysFile?: string;
+}
+
+interface ResolveOptions extends StateCliOptions {
+  readonly id?: string;
+  readonly recreate?: boolean;
+}
+
+function print(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+}
+
+function printJson(value: unknown): void {
+  print(JSON.stringify(value, null, 2));
+}
+
+/** Errors are the user's to read, not a stack: message on stderr, exit 1. */
+function action<A extends unknown[]>(run: (...args: A) => void | Promise<void>): (...args: A) => Promise<void> {
+  return async (...args) => {
+    try {
+      await run(...args);
+    } catch (err) {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  };
+}
+
+function shared(cmd: Command): Command {
+  return cmd.option('--state <file>', 'state file', DEFAULT_STATE_FILE).option('--json', 'print JSON');
+}
+
+/** Reads need no lock; a missing file reads as an empty state. */
+function withReader<T>(opts: StateCliOptions, use: (store: SqliteStateStore | undefined) => T): T {
+  const file = path.resolve(opts.state);
+  if (!fs.existsSync(file)) return use(undefined);
+  const store = openStateStore({ file, readOnly: true });
+  try {
+    return use(store);
+  } finally {
+    store.close();
+  }
+}
+
+function withWriter<T>(opts: StateCliOptions, owner: string, use: (store: SqliteStateStore) => T): T {
+  const file = path.resolve(opts.state);
+  if (!fs.existsSync(file)) throw new Error(`state ${shownPath(file)} does not exist`);
+  const store = openStateStore({ file, owner });
+  try {
+    return use(store);
+  } finally {
+    store.close();
+  }
+}
+
+function notInState(key: string, opts: StateCliOptions): Error {
+  return new Error(`${key} is not in state ${shownPath(opts.state)}; \`edgesync state list\` shows what is`);
+}
+
+function list(opts: ListOptions): void {
+  const status = opts.status;
+  const views = withReader(opts, (store) => store?.views() ?? []).filter((v) => !status || v.resource.status === status);
+  if (opts.json) return printJson(views.map(viewJson));
+  print(views.length ? renderList(views) : `No resources${status ? ` with status ${status}` : ''} in state ${shownPath(opts.state)}.`);
+}
+
+function show(key: string, opts: StateCliOptions): void {
+  const view: ResourceView | undefined = withReader(opts, (store) => store?.view(key));
+  if (!view) throw notInState(key, opts);
+  if (opts.json) printJson(viewJson(view));
+  else print(renderShow(view));
+}
+
+/** KV keys from `--kv-keys a,b` or a file with one key per line. */
+function kvKeysToForget(opts: ForgetOptions): string[] | undefined {
+  if (opts.kvKeys !== undefined && opts.kvKeysFile !== undefined) throw new Error('Pass either --kv-keys or --kv-keys-file, not both');
+  const keys =
+    opts.kvKeys !== undefined
+      ? opts.kvKeys.split(',')
+      : opts.kvKeysFile !== undefined
+        ? fs.readFileSync(path.resolve(opts.kvKeysFile), 'utf8').split(/\r?\n/)
+        : undefined;
+  const named = keys?.filter((k) => k !== '');
+  if (named && !named.length) throw new Error('No KV keys named: --kv-keys and --kv-keys-file need at least one key');
+  return named && [...new Set(named)];
+}
+
+function forget(key: string, opts: ForgetOptions): void {
+  const kvKeys = kvKeysToForget(opts);
+  withWriter(opts, 'edgesync state forget', (store) => {
+    if (!store.get(key)) throw notInState(key, opts);
+    if (kvKeys) {
+      const missing = store.missingKvKeys(key, kvKeys);
+      if (missing.length) throw new Error(`${key} has no KV key ${missing.map((k) => JSON.stringify(k)).join(', ')} in state; nothing was dropped`);
+      const dropped = store.forgetKvKeys(key, kvKeys);
+      if (opts.json) return printJson({ resource: key, kvKeys: dropped });
+      return print(`Forgot ${dropped.length} KV key${dropped.length === 1 ? '' : 's'} of ${key}: ${dropped.join(', ')}`);
+    }
+    const gone = store.forget(key);
+    if (opts.json) return printJson({ ...viewJson({ resource: gone.resource, intent: gone.intent }), kvKeys: gone.kvKeys });
+    const what = [`status ${gone.resource.status}`, gone.resource.remoteId && `remote id ${gone.resource.remoteId}`, gone.kvKeys && `${gone.kvKeys} KV keys`, gone.intent && `open ${gone.intent.operation} intent`];
+    print(`Forgot ${key} (${what.filter(Boolean).join(', ')}). The remote object, if any, is untouched.`);
+  });
+}
+
+function resolve(key: string, opts: ResolveOptions): void {
+  if ((opts.id === undefined) === !opts.recreate) throw new Error('Pass exactly one of --id ID or --recreate');
+  withWriter(opts, 'edgesync state resolve', (store) => {
+    store.resolve(key, opts.id !== undefined ? { id: opts.id } : { recreate: true });
+    const after = store.get(key);
+    if (opts.json) return printJson({ resource: key, resolution: opts.id !== undefined ? { id: opts.id } : { recreate: true }, state: after ?? null });
+    if (opts.id !== undefined) print(`Resolved ${key}: recorded as applied with id ${opts.id}.`);
+    else if (after) print(`Resolved ${key}: its uncertain create is dropped; it stays ${after.status} with id ${after.remoteId ?? '(none)'}.`);
+    else print(`Resolved ${key}: removed from state; the next apply creates it again.`);
+  });
+}
 
 export function register(program: Command): void {
-  program.command('state').description('(not built yet)').action(() => {
-    console.error('edgesync state is not available in this build');
-    process.exitCode = 1;
-  });
+  const state = program.command('state').description('read and repair the state file: what was applied, remote ids, uncertain creates');
+  shared(state.command('list'))
+    .description('one line per resource: status, key, remote id, applied time, last error')
+    .addOption(new Option('--status <status>', 'only resources with this status').choices(STATUSES))
+    .action(action((opts: ListOptions) => list(opts)));
+  shared(state.command('show'))
+    .description('the whole record of one resource, with its open intent')
+    .argument('<key>', 'resource key, e.g. GatewayList[account=…]/blocked-domains')
+    .action(action((key: string, opts: StateCliOptions) => show(key, opts)));
+  shared(state.command('forget'))
+    .description('drop a resource, or only some of its KV keys, from state (nothing is sent)')
+    .argument('<key>', 'resource key')
+    .option('--kv-keys <keys>', 'comma-separated KV keys to drop instead of the whole resource')
+    .option('--kv-keys-file <file>', 'file with one KV key per line to drop')
+    .action(action((key: string, opts: ForgetOptions) => forget(key, opts)));
+  shared(state.command('resolve'))
+    .description('settle an uncertain create: the id it got, or allow creating it again')
+    .argument('<key>', 'resource key')
+    .option('--id <id>', 'the id the create returned (found by hand)')
+    .option('--recreate', 'the create did not happen: let the next apply create it')
+    .action(action((key: string, opts: ResolveOptions) => resolve(key, opts)));
 }

@@ -4,6 +4,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../util/clock.js';
 import type { Json } from '../util/json.js';
+import type { ResourceView } from './render.js';
 import { jsonText, toIntent, toResource, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
 import type {
   AppliedResource,
@@ -188,6 +189,18 @@ export class SqliteStateStore implements StateStore {
     return row && toIntent(row);
   }
 
+  /** Each resource with its KV key count and open intent, in key order. */
+  views(): ResourceView[] {
+    const counts = this.kvKeyCounts();
+    const intents = this.openIntents();
+    return this.list().map((resource) => viewOf(resource, counts.get(resource.key), intents.get(resource.key)));
+  }
+
+  view(key: string): ResourceView | undefined {
+    const resource = this.get(key);
+    return resource && viewOf(resource, this.kvKeyCount(key) || undefined, this.intent(key));
+  }
+
   kvKeyCount(resource: string): number {
     return this.sql.kvCount.pluck(true).get(resource) as number;
   }
@@ -238,6 +251,10 @@ export class SqliteStateStore implements StateStore {
     for (const [key, hash] of this.sql.kvOf.raw(true).iterate(resource) as IterableIterator<[string, string]>) map.set(key, hash);
     return map;
   }
+}
+
+function viewOf(resource: AppliedResource, kvKeys: number | undefined, intent: Intent | undefined): ResourceView {
+  return { resource, ...(kvKeys !== undefined && { kvKeys }), ...(intent && { intent }) };
 }
 
 function statements(db: Database.Database) {
