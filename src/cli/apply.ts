@@ -61,7 +61,11 @@ export function register(program: Command): void {
         const engine = createEngine({
           root: path.resolve(opts.config), store, client, secretsDir: secrets, logger, concurrency, rateLimit,
           ignore: ownPaths(opts, secrets), signal: stop.signal,
-          hooks: { onActionEnd: (action) => action.size && progress?.advance(action.size.pairs, action.size.bytes) },
+          hooks: {
+            onActionEnd: (action, status) => {
+              if (status === 'succeeded' && action.size) progress?.advance(action.size.pairs, action.size.bytes);
+            },
+          },
         });
         const plan = engine.plan(resources);
         process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
