@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import { harness, send, startToken } from './helpers.js';
+
+const route = (n: number) => [`/zones/z/workers/routes/r${n}`, { pattern: `example.com/${n}` }] as const;
+
+describe('fault injection', () => {
+  it('answers 429 with Retry-After past the rate limit and stores nothing for that call', async () => {
+    const { call, emu, advance } = await harness({ rateLimit: { limit: 2, windowSeconds: 60 } });
+    expect((await call('PUT', ...route(1))).status).toBe(200);
+    advance(15_000);
+    expect((await call('PUT', ...route(2))).status).toBe(200);
+    const limited = await call('PUT', ...route(3));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('45');
+    expect(limited.json.errors[0].code).toBe(10429);
+    expect(emu.state().routes.map((r) => r.id)).toEqual(['r1', 'r2']);
+    advance(45_000);
+    expect((await call('PUT', ...route(4))).status).toBe(200);
+  });
+
+  it('answers every call 500 or 503 at fail rate 1 and stores nothing', async () => {
+    const { call, emu } = await harness({ failRate: 1 });
+    const statuses = [];
+    for (let i = 0; i < 8; i++) statuses.push((await call('PUT', ...route(i))).status);
+    expect(statuses.every((s) => s === 500 || s === 503)).toBe(true);
+    expect(new Set(statuses).size).toBe(2);
+    expect(emu.state().routes).toEqual([]);
+    expect((await call('POST', '/user/tokens', { name: 'n', policies: [] })).status).toBeGreaterThanOrEqual(500);
+    expect(emu.state().tokens).toEqual([]);
+  });
+
+  it('gives the same fault sequence for the same seed', async () => {
+    const run = async (): Promise<number[]> => {
+      const { call } = await harness({ failRate: 0.5, seed: 42 });
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await call('PUT', ...route(i))).status);
+      return statuses;
+    };
+    const first = await run();
+    expect(first).toContain(200);
+    expect(first.some((s) => s >= 500)).toBe(true);
+    expect(await run()).toEqual(first);
+  });
+
+  it('exempts the inspection endpoints from faults', async () => {
+    const { emu } = await harness({ failRate: 1, rateLimit: { limit: 1, windowSeconds: 60 } });
+    for (let i = 0; i < 3; i++) expect((await fetch(`${emu.origin}/__emulator/state`)).status).toBe(200);
+  });
+
+  it('changes faults at run time through setFaults and POST /__emulator/faults', async () => {
+    const { call, emu } = await harness();
+    emu.setFaults({ failRate: 1 });
+    expect((await call('PUT', ...route(1))).status).toBeGreaterThanOrEqual(500);
+    const posted = await send(`${emu.origin}/__emulator/faults`, 'POST', { failRate: 0, rateLimit: { limit: 1, windowSeconds: 10 } }, { token: null });
+    expect(posted.status).toBe(200);
+    expect((await call('PUT', ...route(2))).status).toBe(200);
+    expect((await call('PUT', ...route(3))).status).toBe(429);
+    emu.setFaults({ rateLimit: null, latencyMs: 5 });
+    expect((await call('PUT', ...route(4))).status).toBe(200);
+    expect(emu.state().routes.map((r) => r.id)).toEqual(['r2', 'r4']);
+  });
+
+  it('refuses bad fault settings with the options message', async () => {
+    const { emu } = await harness();
+    const a = await send(`${emu.origin}/__emulator/faults`, 'POST', { failRate: 2 }, { token: null });
+    expect(a.status).toBe(400);
+    expect(a.json.errors[0].message).toBe('Expected `failRate` to be a number from 0 to 1, got `2` (number)');
+    expect(() => emu.setFaults({ latencyMs: -1 })).toThrow('Expected `latencyMs`');
+  });
+});
+
+describe('start options', () => {
+  it.each([
+    [{ tokens: [] }, 'Expected `tokens` to be a list of at least one token'],
+    [{ tokens: [startToken], port: 70_000 }, 'Expected `port` to be a number from 0 to 65535, got `70000` (number)'],
+    [{ tokens: [startToken], failRate: -0.1 }, 'Expected `failRate` to be a number from 0 to 1'],
+    [{ tokens: [startToken], rateLimit: { limit: 0, windowSeconds: 1 } }, 'Expected `rateLimit.limit` to be a number from 1 up'],
+    [{ tokens: [startToken], tokenCreateResult: 'some' as 'full' }, 'Expected `tokenCreateResult`'],
+  ])('refuses %j', async (options, message) => {
+    await expect(startEmulator(options)).rejects.toThrow(message);
+  });
+});
