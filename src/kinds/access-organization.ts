@@ -1,14 +1,13 @@
 // AccessOrganization (operation 2, PUT): the account's Zero Trust organization settings.
 // The spec is the request; the whole organization is sent whenever it changes.
 
-import { putKind } from './families.js';
+import { accountScope, putKind } from './families.js';
 import { registerKind } from './registry.js';
 
 export const accessOrganization = registerKind(
   putKind({
     kind: 'AccessOrganization',
-    scopeKeys: ['account'],
-    paramMap: { account: 'identifier' },
+    ...accountScope('identifier'),
     operation: 'updateAccessOrganization',
   }),
 );

@@ -1,14 +1,13 @@
 // ConnectivitySettings (operation 17, PATCH): the account network's ICMP proxy and off-ramp flags.
 // Only changed flags are sent; a flag removed from the file stays as it is remotely.
 
-import { patchKind } from './families.js';
+import { accountScope, patchKind } from './families.js';
 import { registerKind } from './registry.js';
 
 export const connectivitySettings = registerKind(
   patchKind({
     kind: 'ConnectivitySettings',
-    scopeKeys: ['account'],
-    paramMap: { account: 'account_identifier' },
+    ...accountScope('account_identifier'),
     operation: 'updateConnectivitySettings',
   }),
 );

@@ -28,6 +28,11 @@ export interface KindBase {
   readonly dependencies?: (self: DesiredResource, all: readonly DesiredResource[]) => string[];
 }
 
+/** The scope of account-level kinds: one path parameter, named `param` by their operations. */
+export function accountScope(param: 'identifier' | 'account_identifier'): Pick<KindBase, 'scopeKeys' | 'paramMap'> {
+  return { scopeKeys: ['account'], paramMap: { account: param } };
+}
+
 export const NOTHING: KindDecision = { actions: [], blocked: [], notes: [] };
 
 /** "GatewayList" → "gateway-list.schema.json". */

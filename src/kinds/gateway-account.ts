@@ -2,13 +2,13 @@
 // The body is only the account id, taken from the scope; the spec is empty or absent.
 
 import { noUpdate, postKind } from './post-family.js';
+import { accountScope } from './families.js';
 import { registerKind } from './registry.js';
 
 export const gatewayAccount = registerKind(
   postKind({
     kind: 'GatewayAccount',
-    scopeKeys: ['account'],
-    paramMap: { account: 'identifier' },
+    ...accountScope('identifier'),
     create: 'createGatewayAccount',
     build: (doc) => ({ request: { account_id: String(doc.metadata.account) } }),
     blockedReason: noUpdate('GatewayAccount'),

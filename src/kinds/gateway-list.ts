@@ -2,7 +2,7 @@
 // items cannot (operation 9 does not carry them), so such changes are blocked.
 
 import { compact, pick } from './diff.js';
-import { onGatewayAccount } from './families.js';
+import { accountScope, onGatewayAccount } from './families.js';
 import { postKind } from './post-family.js';
 import { registerKind } from './registry.js';
 
@@ -12,8 +12,7 @@ export const LIST_FIXED =
 export const gatewayList = registerKind(
   postKind({
     kind: 'GatewayList',
-    scopeKeys: ['account'],
-    paramMap: { account: 'identifier' },
+    ...accountScope('identifier'),
     create: 'createList',
     update: {
       operation: 'updateList',

@@ -1,14 +1,13 @@
 // GatewayLogging (operation 12, PUT): PII redaction and logging settings by rule type.
 // Follows the account's GatewayAccount when the config creates one.
 
-import { onGatewayAccount, putKind } from './families.js';
+import { accountScope, onGatewayAccount, putKind } from './families.js';
 import { registerKind } from './registry.js';
 
 export const gatewayLogging = registerKind(
   putKind({
     kind: 'GatewayLogging',
-    scopeKeys: ['account'],
-    paramMap: { account: 'identifier' },
+    ...accountScope('identifier'),
     operation: 'updateLogging',
     dependencies: onGatewayAccount,
   }),

@@ -1,15 +1,14 @@
 // GatewayProxyEndpoint (operation 5, POST): created once; the interface has no update for it.
 // Follows the account's GatewayAccount when the config creates one.
 
-import { onGatewayAccount } from './families.js';
+import { accountScope, onGatewayAccount } from './families.js';
 import { noUpdate, postKind } from './post-family.js';
 import { registerKind } from './registry.js';
 
 export const gatewayProxyEndpoint = registerKind(
   postKind({
     kind: 'GatewayProxyEndpoint',
-    scopeKeys: ['account'],
-    paramMap: { account: 'identifier' },
+    ...accountScope('identifier'),
     create: 'createProxyEndpoint',
     blockedReason: noUpdate('GatewayProxyEndpoint'),
     dependencies: onGatewayAccount,

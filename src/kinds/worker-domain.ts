@@ -1,14 +1,13 @@
 // WorkerDomain (operation 4, PUT): attaches a Worker service to a zone and hostname.
 // Follows the WorkerScript of the same account whose service it names.
 
-import { dependsOn, putKind } from './families.js';
+import { accountScope, dependsOn, putKind } from './families.js';
 import { registerKind } from './registry.js';
 
 export const workerDomain = registerKind(
   putKind({
     kind: 'WorkerDomain',
-    scopeKeys: ['account'],
-    paramMap: { account: 'account_identifier' },
+    ...accountScope('account_identifier'),
     operation: 'attachWorkerDomain',
     dependencies: dependsOn(
       'WorkerScript',
