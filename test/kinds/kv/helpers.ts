@@ -1,0 +1,97 @@
+// A BuildContext over a temp folder, recording issues, and a PlanContext builder for KvPairs.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BuildContext, DesiredResource, FieldPath, PlanContext, ResourceDocument } from '../../../src/kinds/kind.js';
+import { contentHash } from '../../../src/util/json.js';
+import { buildKv, type KvSpec } from '../../../src/kinds/kv/model.js';
+
+export interface Issue {
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface FakeContext extends BuildContext {
+  readonly issues: Issue[];
+}
+
+/** A temp config root holding `files` (name → content); removed by the caller with `cleanup`. */
+export function tempRoot(files: Record<string, string | Buffer> = {}): { root: string; cleanup: () => void } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-kv-'));
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    fs.writeFileSync(path.join(root, name), content);
+  }
+  return { root, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+const show = (p: FieldPath): string => p.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('').replace(/^\./, '');
+
+/** A BuildContext whose YAML file sits at the root; files are read from disk, issues recorded. */
+export function fakeContext(root: string): FakeContext {
+  const issues: Issue[] = [];
+  const issue = (p: FieldPath, message: string): void => void issues.push({ path: show(p), message });
+  return {
+    root,
+    issues,
+    issue,
+    readFile(ref, p) {
+      const file = path.join(root, ref);
+      if (!fs.existsSync(file)) return issue(p, `${ref}: no such file`), undefined;
+      return fs.readFileSync(file);
+    },
+    listFiles(ref, p) {
+      const dir = path.join(root, ref);
+      if (!fs.existsSync(dir)) return issue(p, `${ref}: no such folder`), undefined;
+      const out: { rel: string; ref: string; size: number }[] = [];
+      const walk = (rel: string): void => {
+        for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
+          if (name.startsWith('.')) continue;
+          const r = rel ? `${rel}/${name}` : name;
+          const stat = fs.statSync(path.join(dir, r));
+          if (stat.isDirectory()) walk(r);
+          else out.push({ rel: r, ref: path.posix.join(ref, r), size: stat.size });
+        }
+      };
+      walk('');
+      return out;
+    },
+  };
+}
+
+/** A KvPairs document of `spec`, as the loader hands it to the kind. */
+export function kvDocument(spec: KvSpec, root = '/config'): ResourceDocument {
+  return {
+    apiVersion: 'edgesync/v1',
+    kind: 'KvPairs',
+    metadata: { name: 'static', account: 'a'.repeat(32), namespace: 'b'.repeat(32) },
+    spec,
+    file: path.join(root, 'kv.yaml'),
+    loc: { file: path.join(root, 'kv.yaml'), line: 1, col: 1 },
+  };
+}
+
+/** The desired resource of an inline spec (fails the test on any issue). */
+export function desiredKv(spec: KvSpec): DesiredResource {
+  const ctx = fakeContext('/nonexistent');
+  const built = buildKv(spec, ctx);
+  if (ctx.issues.length) throw new Error(`unexpected issues: ${JSON.stringify(ctx.issues)}`);
+  const scope = { account: 'a'.repeat(32), namespace: 'b'.repeat(32) };
+  return {
+    key: `KvPairs[account=${scope.account},namespace=${scope.namespace}]/static`,
+    kind: 'KvPairs',
+    name: 'static',
+    scope,
+    dependsOn: [],
+    request: built.request,
+    payload: built.payload,
+    hash: contentHash(built.request),
+    source: { file: 'kv.yaml', line: 1, col: 1 },
+  };
+}
+
+/** A plan context with `stored` as the keys state remembers (key → hash). */
+export function planContext(desired: DesiredResource, stored: ReadonlyMap<string, string> = new Map()): PlanContext {
+  return { desired, kvKeys: stored };
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { buildKv } from '../../../src/kinds/kv/model.js';
+import { pairSize } from '../../../src/kinds/kv/chunk.js';
+import { preparePair } from '../../../src/kinds/kv/pair.js';
+import { fakeContext, type Issue } from './helpers.js';
+
+/** Issues of building one inline pair. */
+function issuesOf(pair: unknown): Issue[] {
+  const ctx = fakeContext('/nonexistent');
+  buildKv({ pairs: [{ key: 'fine', value: 'ok' }, pair] }, ctx);
+  return ctx.issues;
+}
+
+describe('KV pair rules (interface.md section 8), each reported at its field', () => {
+  it('accepts a plain pair and every optional field', () => {
+    expect(issuesOf({ key: 'user/42', value: 'hello' })).toEqual([]);
+    expect(issuesOf({ key: 'k', value: 'aGVsbG8=', base64: true, expiration: 1_900_000_000, expiration_ttl: 60, metadata: { a: [1] } })).toEqual([]);
+  });
+
+  it('requires a non-empty string key', () => {
+    expect(issuesOf({ value: 'v' })).toEqual([{ path: 'spec.pairs[1].key', message: 'expected a string, got undefined undefined' }]);
+    expect(issuesOf({ key: '', value: 'v' })).toEqual([{ path: 'spec.pairs[1].key', message: 'must not be empty' }]);
+  });
+
+  it('allows keys of exactly 512 UTF-8 bytes and refuses 513 or more', () => {
+    expect(issuesOf({ key: 'é'.repeat(256), value: 'v' })).toEqual([]);
+    expect(issuesOf({ key: `${'é'.repeat(256)}x`, value: 'v' })).toEqual([{ path: 'spec.pairs[1].key', message: 'is 513 bytes (UTF-8); at most 512' }]);
+  });
+
+  it('refuses keys with whitespace, control characters or lone surrogates, naming the character', () => {
+    expect(issuesOf({ key: 'a b', value: 'v' })[0]).toEqual({ path: 'spec.pairs[1].key', message: 'must be printable without whitespace or control characters; U+0020 at position 1' });
+    expect(issuesOf({ key: 'tab\there', value: 'v' })[0].message).toContain('U+0009 at position 3');
+    expect(issuesOf({ key: 'bell\u0007', value: 'v' })[0].message).toContain('U+0007');
+    expect(issuesOf({ key: 'nbsp\u00a0', value: 'v' })[0].message).toContain('U+00A0');
+    expect(issuesOf({ key: 'half\ud800', value: 'v' })[0].message).toContain('U+D800');
+    expect(issuesOf({ key: 'ok-😀-ü/path.txt', value: 'v' })).toEqual([]);
+  });
+
+  it('allows values of exactly 25 MiB and refuses one byte more, counting UTF-8 bytes', () => {
+    expect(issuesOf({ key: 'k', value: 'x'.repeat(26_214_400) })).toEqual([]);
+    expect(issuesOf({ key: 'k', value: 'x'.repeat(26_214_401) })).toEqual([{ path: 'spec.pairs[1].value', message: 'is 26,214,401 bytes; at most 26,214,400 (25 MiB)' }]);
+    expect(issuesOf({ key: 'k', value: 'é'.repeat(13_107_201) })[0].message).toBe('is 26,214,402 bytes; at most 26,214,400 (25 MiB)');
+  });
+
+  it('measures a base64 value on its base64 text and requires it to be valid base64', () => {
+    expect(issuesOf({ key: 'k', value: 'A'.repeat(26_214_404), base64: true })[0]).toMatchObject({ path: 'spec.pairs[1].value', message: expect.stringContaining('26,214,404 bytes') });
+    expect(issuesOf({ key: 'k', value: 'abc', base64: true })).toEqual([{ path: 'spec.pairs[1].value', message: 'base64 is true but the value is not valid base64' }]);
+    expect(issuesOf({ key: 'k', value: 'ab$=', base64: true })).toHaveLength(1);
+    expect(issuesOf({ key: 'k', value: 'abc', base64: false })).toEqual([]);
+    expect(issuesOf({ key: 'k', value: 'abc', base64: 'yes' })).toEqual([{ path: 'spec.pairs[1].base64', message: 'expected true or false, got string "yes"' }]);
+  });
+
+  it('requires expiration_ttl of at least 60 and expiration as epoch seconds', () => {
+    expect(issuesOf({ key: 'k', value: 'v', expiration_ttl: 59 })).toEqual([{ path: 'spec.pairs[1].expiration_ttl', message: 'expected seconds, at least 60, got number 59' }]);
+    expect(issuesOf({ key: 'k', value: 'v', expiration: -1 })[0].path).toBe('spec.pairs[1].expiration');
+    expect(issuesOf({ key: 'k', value: 'v', expiration: '2030-01-01' })[0].message).toContain('got string "2030-01-01"');
+  });
+
+  it('requires metadata to be an object and refuses unknown fields', () => {
+    expect(issuesOf({ key: 'k', value: 'v', metadata: [1] })).toEqual([{ path: 'spec.pairs[1].metadata', message: 'expected an object, got a list' }]);
+    expect(issuesOf({ key: 'k', valeu: 'v' })).toEqual([
+      { path: 'spec.pairs[1].value', message: 'expected a string, got undefined undefined' },
+      { path: 'spec.pairs[1].valeu', message: 'unknown field (a pair has key, value, base64, expiration, expiration_ttl, metadata)' },
+    ]);
+    expect(issuesOf('key=value')).toEqual([{ path: 'spec.pairs[1]', message: 'expected a pair {key, value, …}, got string "key=value"' }]);
+  });
+
+  it('reports every problem of a pair at once', () => {
+    expect(issuesOf({ key: 'a b', value: 5, expiration_ttl: 1, metadata: 'm' }).map((i) => i.path)).toEqual([
+      'spec.pairs[1].key',
+      'spec.pairs[1].value',
+      'spec.pairs[1].expiration_ttl',
+      'spec.pairs[1].metadata',
+    ]);
+  });
+
+  it('rejects a pair whose serialized size alone is over the request limit', () => {
+    // 20,000,000 control characters: 20 MB as a value, 120 MB once JSON-escaped.
+    const pair = { key: 'k', value: '\u0001'.repeat(20_000_000) };
+    const bytes = pairSize(pair).toLocaleString('en-US');
+    expect(issuesOf(pair)).toEqual([{ path: 'spec.pairs[1]', message: `the serialized pair is ${bytes} bytes: more than one bulk request may carry (100,000,000)` }]);
+  });
+
+  it('lets expiration_ttl win over expiration: expiration is not sent and does not change the hash', () => {
+    const fail = (): never => {
+      throw new Error('no problem expected');
+    };
+    const both = preparePair({ key: 'k', value: 'v', expiration: 1_900_000_000, expiration_ttl: 120 }, fail)!;
+    const ttlOnly = preparePair({ key: 'k', value: 'v', expiration_ttl: 120 }, fail)!;
+    expect(both.pair).toEqual({ key: 'k', value: 'v', expiration_ttl: 120 });
+    expect(both.hash).toBe(ttlOnly.hash);
+    expect(both.size).toBe(pairSize(both.pair));
+  });
+
+  it('reuses the parsed object as the wire pair when it needs no normalizing', () => {
+    const raw = { key: 'k', value: 'v', metadata: { b: 1, a: 2 } };
+    const prepared = preparePair(raw, () => undefined)!;
+    expect(prepared.pair).toBe(raw);
+    // Metadata key order is not a change.
+    expect(prepared.hash).toBe(preparePair({ metadata: { a: 2, b: 1 }, value: 'v', key: 'k' }, () => undefined)!.hash);
+  });
+});

@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildKv, type KvPayload } from '../../../src/kinds/kv/model.js';
+import { MAX_PROBLEMS_PER_SOURCE } from '../../../src/kinds/kv/sources.js';
+import { fakeContext, tempRoot } from './helpers.js';
+
+let cleanup = (): void => undefined;
+afterEach(() => cleanup());
+
+/** Builds `spec` over a temp root holding `files`. */
+function build(files: Record<string, string | Buffer>, spec: object) {
+  const temp = tempRoot(files);
+  cleanup = temp.cleanup;
+  const ctx = fakeContext(temp.root);
+  const built = buildKv(spec, ctx);
+  return { built, payload: built.payload as KvPayload, issues: ctx.issues };
+}
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]);
+
+describe('KV sources', () => {
+  it('merges inline pairs, a JSON file and a folder with a prefix into one key-ordered set', () => {
+    const { payload, issues } = build(
+      {
+        'pairs.json': JSON.stringify([{ key: 'config/b', value: '2', metadata: { v: 1 } }, { key: 'config/a', value: '1', expiration_ttl: 3600 }]),
+        'static/index.html': '<h1>hi</h1>',
+        'static/img/logo.png': PNG,
+      },
+      { pairs: [{ key: 'flag', value: 'on' }], sources: [{ file: 'pairs.json' }, { dir: 'static/', prefix: 'assets/' }] },
+    );
+    expect(issues).toEqual([]);
+    expect(payload.pairs).toEqual([
+      { key: 'assets/img/logo.png', value: PNG.toString('base64'), base64: true },
+      { key: 'assets/index.html', value: '<h1>hi</h1>' },
+      { key: 'config/a', value: '1', expiration_ttl: 3600 },
+      { key: 'config/b', value: '2', metadata: { v: 1 } },
+      { key: 'flag', value: 'on' },
+    ]);
+  });
+
+  it('sends valid UTF-8 files as text and anything else as base64', () => {
+    const { payload } = build({ 'd/utf8.txt': 'grüße 😀', 'd/latin1.txt': Buffer.from([0x67, 0x72, 0xfc, 0xdf, 0x65]) }, { sources: [{ dir: 'd' }] });
+    expect(payload.pairs).toEqual([
+      { key: 'latin1.txt', value: Buffer.from([0x67, 0x72, 0xfc, 0xdf, 0x65]).toString('base64'), base64: true },
+      { key: 'utf8.txt', value: 'grüße 😀' },
+    ]);
+  });
+
+  it('keeps only a count and a digest in the request, never a value', () => {
+    const { built } = build({ 'pairs.json': JSON.stringify([{ key: 'k', value: 'secret-value' }]) }, { sources: [{ file: 'pairs.json' }] });
+    expect(Object.keys(built.request as object).sort()).toEqual(['digest', 'pairs']);
+    expect((built.request as { pairs: number }).pairs).toBe(1);
+    expect(JSON.stringify(built.request)).not.toContain('secret-value');
+  });
+
+  it('gives the same digest whatever order the pairs are written in', () => {
+    const a = build({}, { pairs: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }] }).built.request;
+    const b = build({}, { pairs: [{ key: 'b', value: '2' }, { key: 'a', value: '1' }] }).built.request;
+    const c = build({}, { pairs: [{ key: 'b', value: '2' }, { key: 'a', value: 'changed' }] }).built.request;
+    expect(a).toEqual(b);
+    expect(a).not.toEqual(c);
+  });
+
+  it('points a bad pair of a JSON file at the source, with the pair index in the message', () => {
+    const pairs = [{ key: 'ok', value: 'v' }, { key: 'bad key', value: 'v' }, { key: 'k2', value: 'v', expiration_ttl: 10 }];
+    const { issues } = build({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
+    expect(issues).toEqual([
+      { path: 'spec.sources[0].file', message: 'pairs.json[1].key: must be printable without whitespace or control characters; U+0020 at position 3' },
+      { path: 'spec.sources[0].file', message: 'pairs.json[2].expiration_ttl: expected seconds, at least 60, got number 10' },
+    ]);
+  });
+
+  it('reports the first problems of a source and counts the rest', () => {
+    const pairs = Array.from({ length: MAX_PROBLEMS_PER_SOURCE + 25 }, (_, i) => ({ key: `k ${i}`, value: 'v' }));
+    const { issues } = build({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
+    expect(issues).toHaveLength(MAX_PROBLEMS_PER_SOURCE + 1);
+    expect(issues.at(-1)).toEqual({ path: 'spec.sources[0].file', message: '… and 25 more problems in pairs.json' });
+  });
+
+  it('explains a JSON file that is malformed, not a list, or not UTF-8', () => {
+    const malformed = build({ 'pairs.json': '[\n  {"key": "a", "value": "b"},\n  {"key": }\n]' }, { sources: [{ file: 'pairs.json' }] }).issues;
+    expect(malformed).toHaveLength(1);
+    expect(malformed[0].path).toBe('spec.sources[0].file');
+    expect(malformed[0].message).toMatch(/^pairs\.json(:3:\d+)?: not valid JSON: /);
+    expect(build({ 'pairs.json': '{"key": "a"}' }, { sources: [{ file: 'pairs.json' }] }).issues).toEqual([
+      { path: 'spec.sources[0].file', message: 'pairs.json: expected a list of pairs [{key, value, …}], got an object' },
+    ]);
+    expect(build({ 'pairs.json': Buffer.from([0x5b, 0xff, 0x5d]) }, { sources: [{ file: 'pairs.json' }] }).issues).toEqual([
+      { path: 'spec.sources[0].file', message: 'pairs.json: not valid UTF-8' },
+    ]);
+  });
+
+  it('reports a missing file or folder at its source', () => {
+    const { issues } = build({}, { sources: [{ file: 'nope.json' }, { dir: 'nowhere/' }] });
+    expect(issues.map((i) => i.path)).toEqual(['spec.sources[0].file', 'spec.sources[1].dir']);
+  });
+
+  it('refuses a folder file whose name is not a valid key, naming the file', () => {
+    const { issues } = build({ 'static/my page.html': 'x' }, { sources: [{ dir: 'static' }] });
+    expect(issues).toEqual([{ path: 'spec.sources[0].dir', message: 'static/my page.html.key: must be printable without whitespace or control characters; U+0020 at position 2' }]);
+  });
+});
+
+describe('KV duplicate keys', () => {
+  it('names both origins when a key is defined inline and in a JSON file', () => {
+    const { issues, payload } = build(
+      { 'pairs.json': JSON.stringify([{ key: 'x', value: '1' }, { key: 'dup', value: '2' }]) },
+      { pairs: [{ key: 'dup', value: 'inline' }], sources: [{ file: 'pairs.json' }] },
+    );
+    expect(issues).toEqual([{ path: 'spec.sources[0].file', message: 'key "dup" is defined twice: spec.pairs[0] and pairs.json[1]' }]);
+    expect(payload.pairs.map((p) => p.key)).toEqual(['dup', 'x']);
+  });
+
+  it('names both origins when a folder and a file define the same key, and within one file', () => {
+    const { issues } = build(
+      { 'pairs.json': JSON.stringify([{ key: 'a/b.txt', value: '1' }, { key: 'z', value: '1' }, { key: 'z', value: '2' }]), 'static/b.txt': 'x' },
+      { sources: [{ file: 'pairs.json' }, { dir: 'static/', prefix: 'a/' }] },
+    );
+    expect(issues).toEqual([
+      { path: 'spec.sources[1].dir', message: 'key "a/b.txt" is defined twice: pairs.json[0] and static/b.txt' },
+      { path: 'spec.sources[0].file', message: 'key "z" is defined twice: pairs.json[1] and pairs.json[2]' },
+    ]);
+  });
+
+  it('points an inline duplicate at its key', () => {
+    const { issues } = build({}, { pairs: [{ key: 'k', value: '1' }, { key: 'k', value: '2' }] });
+    expect(issues).toEqual([{ path: 'spec.pairs[1].key', message: 'key "k" is defined twice: spec.pairs[0] and spec.pairs[1]' }]);
+  });
+});
