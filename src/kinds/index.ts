@@ -14,3 +14,4 @@ import './connectivity-settings.js';
 import './user-profile.js';
 import './api-token.js';
 import './ai-run.js';
+import './kv-pairs.js';
