@@ -1,0 +1,103 @@
+// One parsed document → its errors, or the DesiredResource its kind builds: envelope, then the
+// kind's schema, then the scope keys, then kind.build with a BuildContext for file references.
+
+import { allKinds, getKind } from '../kinds/registry.js';
+import { identityKey, type DesiredResource, type FieldPath, type ResourceDocument, type SourceLocation } from '../kinds/kind.js';
+import { contentHash, type Json } from '../util/json.js';
+import { fieldPath, type ConfigError } from './errors.js';
+import { describeErrors, type Finding } from './messages.js';
+import { createBuildContext, type ReferenceBounds } from './references.js';
+import type { SchemaValidator } from './schema.js';
+import type { ParsedDocument } from './yaml.js';
+
+export const ENVELOPE_SCHEMA = 'document.schema.json';
+
+export interface DocumentOutcome {
+  readonly errors: readonly ConfigError[];
+  readonly resource?: DesiredResource;
+  /** Known whenever kind, name and scope are readable, even when other fields are wrong. */
+  readonly identity?: { readonly key: string; readonly kind: string; readonly name: string; readonly at: ConfigError };
+  readonly dependsOn: readonly { readonly ref: string; readonly at: ConfigError }[];
+}
+
+export interface DocumentContext {
+  readonly validator: SchemaValidator;
+  readonly bounds: ReferenceBounds;
+}
+
+type Raw = Record<string, unknown>;
+
+export function processDocument(parsed: ParsedDocument, file: string, display: string, ctx: DocumentContext): DocumentOutcome {
+  const { locator } = parsed;
+  const errorAt = (path: FieldPath, message: string, at: 'key' | 'value' = 'value'): ConfigError => ({
+    file: display,
+    ...(at === 'key' ? locator.key(path) : locator.value(path)),
+    path: fieldPath(path),
+    message,
+  });
+  const fromFindings = (findings: readonly Finding[]) => findings.map((f) => errorAt(f.path, f.message, f.at));
+  const errors: ConfigError[] = parsed.problems.map((p) => ({ file: display, line: p.line, col: p.col, path: fieldPath(p.path), message: p.message }));
+  const doc = parsed.value;
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    return { errors: [...errors, errorAt([], 'expected a document with apiVersion, kind, metadata and spec')], dependsOn: [] };
+  }
+  const raw = doc as Raw;
+  errors.push(...fromFindings(describeErrors(ctx.validator.validate(ENVELOPE_SCHEMA, raw), raw)));
+
+  const def = typeof raw.kind === 'string' ? getKind(raw.kind) : undefined;
+  if (typeof raw.kind === 'string' && !def) {
+    const known = allKinds().map((k) => k.kind).sort().join(', ');
+    errors.push(errorAt(['kind'], `unknown kind "${raw.kind}"; known kinds: ${known || '(none registered)'}`));
+  }
+  if (!def) return { errors, dependsOn: [] };
+  if (!ctx.validator.has(def.schema)) errors.push(errorAt(['kind'], `the schema of ${def.kind} (${def.schema}) is missing from ${ctx.validator.dir}`));
+  else errors.push(...fromFindings(describeErrors(ctx.validator.validate(def.schema, raw), raw)));
+
+  const metadata = (raw.metadata !== null && typeof raw.metadata === 'object' ? raw.metadata : {}) as Raw;
+  const scope: Record<string, string> = {};
+  for (const key of def.scopeKeys) {
+    const value = metadata[key];
+    if (typeof value === 'string' && value !== '') scope[key] = value;
+    else errors.push(errorAt(['metadata', key], `${def.kind} needs metadata.${key}: a non-empty string`, value === undefined ? 'key' : 'value'));
+  }
+  const source: SourceLocation = { file: display, ...locator.start };
+  const name = metadata.name;
+  const scoped = typeof name === 'string' && name !== '' && Object.keys(scope).length === def.scopeKeys.length;
+  const key = scoped ? identityKey(def.kind, scope, name, def.scopeKeys) : undefined;
+  const identity = key === undefined ? undefined : { key, kind: def.kind, name: name as string, at: errorAt(['metadata', 'name'], '') };
+  const dependsOn = (Array.isArray(metadata.dependsOn) ? metadata.dependsOn : [])
+    .map((ref, i) => ({ ref, at: errorAt(['metadata', 'dependsOn', i], '') }))
+    .filter((d): d is { ref: string; at: ConfigError } => typeof d.ref === 'string');
+  if (errors.length || !identity) return { errors, identity, dependsOn };
+
+  const document: ResourceDocument = {
+    apiVersion: 'edgesync/v1',
+    kind: def.kind,
+    metadata: metadata as ResourceDocument['metadata'],
+    spec: raw.spec,
+    file,
+    loc: source,
+  };
+  const issues: ConfigError[] = [];
+  const buildContext = createBuildContext(ctx.bounds, file, (path, message) => issues.push(errorAt(path, message)));
+  let built: ReturnType<typeof def.build> | undefined;
+  try {
+    built = def.build(document, buildContext);
+  } catch (err) {
+    issues.push(errorAt([], `${def.kind} could not be built: ${err instanceof Error ? err.message : String(err)}`));
+  }
+  if (issues.length || !built) return { errors: issues, identity, dependsOn };
+  const resource: DesiredResource = {
+    key: identity.key,
+    kind: def.kind,
+    name: identity.name,
+    scope,
+    ...(typeof metadata.id === 'string' ? { id: metadata.id } : {}),
+    dependsOn: dependsOn.map((d) => d.ref),
+    request: built.request as Json,
+    ...(built.payload !== undefined ? { payload: built.payload } : {}),
+    hash: contentHash(built.request),
+    source,
+  };
+  return { errors: [], resource, identity, dependsOn };
+}

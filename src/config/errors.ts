@@ -1,0 +1,53 @@
+// The loader's error value, its one-line rendering and field-path spelling (`spec.items[2].value`).
+// Every error keeps its file, line and column from parse to report.
+
+import path from 'node:path';
+import type { FieldPath } from '../kinds/kind.js';
+
+export interface ConfigError {
+  /** Relative to the working directory. */
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  /** Like `spec.items[2].value`; '' for the document or the file. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** `file:line:col  field.path  message` (the path left out when it is the whole document). */
+export function formatError(e: ConfigError): string {
+  return `${e.file}:${e.line}:${e.col}  ${e.path ? `${e.path}  ` : ''}${e.message}`;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$-]*$/;
+
+/** ['spec', 'items', 2, 'value'] → `spec.items[2].value`; odd keys are quoted: `condition["request.ip"]`. */
+export function fieldPath(segments: FieldPath): string {
+  let out = '';
+  for (const s of segments) {
+    if (typeof s === 'number') out += `[${s}]`;
+    else if (IDENTIFIER.test(s)) out += out ? `.${s}` : s;
+    else out += `[${JSON.stringify(s)}]`;
+  }
+  return out;
+}
+
+/** Shown file name: relative to the working directory. */
+export function displayFile(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel === '' ? '.' : rel;
+}
+
+/** By file, line, column, then path and message, so output is the same on every run. */
+export function sortErrors(errors: readonly ConfigError[]): ConfigError[] {
+  const seen = new Set<string>();
+  const unique = errors.filter((e) => {
+    const k = formatError(e);
+    return seen.has(k) ? false : (seen.add(k), true);
+  });
+  return unique.sort((a, b) => cmp(a.file, b.file) || a.line - b.line || a.col - b.col || cmp(a.path, b.path) || cmp(a.message, b.message));
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

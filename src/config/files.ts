@@ -1,0 +1,114 @@
+// Finding the YAML files of a config root and reading each one within its bounds: size checked
+// before reading, binary content refused with one error, symlinks leaving the root refused.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isUtf8 } from 'node:buffer';
+import { formatBytes, isIgnored, isInside } from './paths.js';
+import type { Position } from './yaml.js';
+
+export interface FileProblem extends Position {
+  readonly file: string;
+  readonly message: string;
+}
+
+export interface Discovery {
+  /** The root's realpath ('' when the root cannot be read). */
+  readonly realRoot: string;
+  /** Absolute paths as found under the root, sorted by their path relative to it. */
+  readonly files: readonly string[];
+  readonly problems: readonly FileProblem[];
+}
+
+const YAML_FILE = /\.ya?ml$/;
+const TOP: Position = { line: 1, col: 1 };
+
+/** Every `*.yaml`/`*.yml` below `root`: dot-entries and node_modules skipped, each real file once. */
+export async function discover(root: string, ignore: readonly string[]): Promise<Discovery> {
+  const problems: FileProblem[] = [];
+  let realRoot: string;
+  try {
+    realRoot = await fs.realpath(root);
+    if (!(await fs.stat(realRoot)).isDirectory()) throw new Error('not a folder');
+  } catch {
+    return { realRoot: '', files: [], problems: [{ file: root, ...TOP, message: 'config root is not a readable folder' }] };
+  }
+  const found = new Map<string, string>(); // realpath → path as found
+  const visited = new Set<string>([realRoot]);
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      const full = path.join(dir, entry.name);
+      const real = await fs.realpath(full).catch(() => undefined);
+      if (real === undefined) {
+        if (YAML_FILE.test(entry.name)) problems.push({ file: full, ...TOP, message: 'symlink to a file that does not exist' });
+        continue;
+      }
+      if (isIgnored(ignore, full, real)) continue;
+      const stat = await fs.stat(real);
+      if (!stat.isDirectory() && !(stat.isFile() && YAML_FILE.test(entry.name))) continue;
+      if (!isInside(realRoot, real)) {
+        problems.push({ file: full, ...TOP, message: `symlink leads outside the config root (to ${real}): refused` });
+      } else if (stat.isDirectory()) {
+        if (!visited.has(real)) {
+          visited.add(real);
+          await walk(full);
+        }
+      } else if (!found.has(real)) {
+        found.set(real, full);
+      }
+    }
+  };
+  await walk(root);
+  const files = [...found.values()].sort((a, b) => compare(path.relative(root, a), path.relative(root, b)));
+  return { realRoot, files, problems };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export type ReadResult = { readonly text: string } | { readonly problem: Omit<FileProblem, 'file'> };
+
+/** A file's text, refused (without reading it whole) when over `maxBytes`, or when it is not UTF-8 text. */
+export async function readTextBounded(file: string, maxBytes: number): Promise<ReadResult> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const tooBig = sizeProblem(size, maxBytes, 'maxFileBytes');
+    if (tooBig) return { problem: { ...TOP, message: tooBig } };
+    // Read one byte past the bound so a file that grew since stat is caught too.
+    const buffer = Buffer.alloc(Math.min(size, maxBytes) + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > maxBytes) return { problem: { ...TOP, message: sizeProblem(length, maxBytes, 'maxFileBytes')! } };
+    const bytes = buffer.subarray(0, length);
+    const binary = textProblem(bytes);
+    return binary ? { problem: binary } : { text: bytes.toString('utf8') };
+  } finally {
+    await handle.close();
+  }
+}
+
+export function sizeProblem(size: number, maxBytes: number, option: string): string | undefined {
+  if (size <= maxBytes) return undefined;
+  return `file is ${formatBytes(size)}, over the ${formatBytes(maxBytes)} bound (${option}): refused without reading it`;
+}
+
+/** One error for binary content, at the first NUL byte or invalid UTF-8 sequence. */
+export function textProblem(bytes: Buffer): Omit<FileProblem, 'file'> | undefined {
+  const nul = bytes.indexOf(0);
+  if (nul < 0 && isUtf8(bytes)) return undefined;
+  const text = (nul < 0 ? bytes : bytes.subarray(0, nul)).toString('utf8');
+  const offset = nul < 0 ? text.indexOf('\uFFFD') : text.length;
+  const before = text.slice(0, Math.max(offset, 0));
+  const line = before.split('\n').length;
+  const col = before.length - before.lastIndexOf('\n');
+  const what = nul < 0 ? 'invalid UTF-8' : 'a NUL byte';
+  return { line, col, message: `binary content (${what}): not a YAML text file` };
+}

@@ -1,0 +1,108 @@
+// The desired-state loader: a config root → every error at once, or the desired model and its
+// digest. Files are found, read within bounds, parsed with positions, validated, then built.
+
+import path from 'node:path';
+import type { DesiredResource } from '../kinds/kind.js';
+import { checkInteger, checkString, fail } from '../util/options.js';
+import { contentHash } from '../util/json.js';
+import { processDocument, type DocumentOutcome } from './document.js';
+import { displayFile, sortErrors, type ConfigError } from './errors.js';
+import { discover, readTextBounded } from './files.js';
+import type { Env } from './interpolate.js';
+import { createSchemaValidator, type SchemaValidator } from './schema.js';
+import { parseYaml } from './yaml.js';
+
+export { formatError, type ConfigError } from './errors.js';
+export { createSchemaValidator, type SchemaValidator } from './schema.js';
+export { isCidr, isDuration } from './formats.js';
+
+/** How a config root is loaded. */
+export interface LoadOptions {
+  /** The config root folder. */
+  readonly root: string;
+  /** Where `${NAME}` values come from. @default process.env */
+  readonly env?: Env;
+  /** A YAML file larger than this is refused without being read. @default 16 MiB */
+  readonly maxFileBytes?: number;
+  /** A `file:` reference larger than this is refused (KV JSON sources can be large). @default 512 MiB */
+  readonly maxReferencedBytes?: number;
+  /** Absolute paths to skip: state, secrets and outputs when they sit inside the root. @default [] */
+  readonly ignore?: readonly string[];
+  /** Nodes a document may produce by expanding aliases; past it, an alias bomb is refused. @default 100000 */
+  readonly maxAliasNodes?: number;
+  /** Where the schemas are, for tests with fixture kinds. @default the package's schemas/ */
+  readonly schemas?: SchemaValidator;
+}
+
+export type LoadResult =
+  | { readonly ok: true; readonly resources: readonly DesiredResource[]; readonly files: readonly string[]; readonly digest: string }
+  | { readonly ok: false; readonly errors: readonly ConfigError[]; readonly files: readonly string[] };
+
+const MiB = 1024 * 1024;
+
+function checkOptions(options: LoadOptions) {
+  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
+  const ignore = options.ignore ?? [];
+  if (!Array.isArray(ignore) || ignore.some((p) => typeof p !== 'string' || !path.isAbsolute(p))) fail('ignore', 'a list of absolute paths', ignore);
+  return {
+    root: path.resolve(checkString('root', options.root)),
+    env: options.env ?? process.env,
+    maxFileBytes: checkInteger('maxFileBytes', options.maxFileBytes ?? 16 * MiB, 1),
+    maxReferencedBytes: checkInteger('maxReferencedBytes', options.maxReferencedBytes ?? 512 * MiB, 1),
+    maxAliasNodes: checkInteger('maxAliasNodes', options.maxAliasNodes ?? 100_000, 1),
+    ignore: ignore.map((p) => path.resolve(p)),
+    validator: options.schemas,
+  };
+}
+
+let defaultValidator: SchemaValidator | undefined;
+
+/** Loads every YAML file under `options.root`; one invalid document makes the whole config invalid. */
+export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
+  const opts = checkOptions(options);
+  const validator = opts.validator ?? (defaultValidator ??= createSchemaValidator());
+  const found = await discover(opts.root, opts.ignore);
+  const errors: ConfigError[] = found.problems.map((p) => ({ file: displayFile(p.file), line: p.line, col: p.col, path: '', message: p.message }));
+  if (errors.length && !found.files.length) return { ok: false, errors: sortErrors(errors), files: [] };
+  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: opts.ignore, maxReferencedBytes: opts.maxReferencedBytes };
+  const outcomes: DocumentOutcome[] = [];
+  for (const file of found.files) {
+    const display = displayFile(file);
+    const read = await readTextBounded(file, opts.maxFileBytes);
+    if ('problem' in read) {
+      errors.push({ file: display, ...read.problem, path: '' });
+      continue;
+    }
+    const parsed = parseYaml(read.text, opts.env, { maxAliasNodes: opts.maxAliasNodes });
+    errors.push(...parsed.errors.map((e) => ({ file: display, line: e.line, col: e.col, path: '', message: e.message })));
+    for (const doc of parsed.documents) outcomes.push(processDocument(doc, file, display, { validator, bounds }));
+  }
+  errors.push(...outcomes.flatMap((o) => o.errors), ...crossChecks(outcomes));
+  if (errors.length) return { ok: false, errors: sortErrors(errors), files: found.files };
+  const resources = outcomes.map((o) => o.resource!);
+  return { ok: true, resources, files: found.files, digest: contentHash(resources.map((r) => [r.key, r.hash]).sort((a, b) => (a[0] < b[0] ? -1 : 1))) };
+}
+
+/** Duplicate identities (one error naming both places) and dependsOn naming nothing. */
+function crossChecks(outcomes: readonly DocumentOutcome[]): ConfigError[] {
+  const errors: ConfigError[] = [];
+  const first = new Map<string, NonNullable<DocumentOutcome['identity']>>();
+  const byKindName = new Set<string>();
+  for (const { identity } of outcomes) {
+    if (!identity) continue;
+    const earlier = first.get(identity.key);
+    if (earlier) {
+      const { file, line, col } = earlier.at;
+      errors.push({ ...identity.at, message: `${identity.key} is defined twice: here and at ${file}:${line}:${col}` });
+    } else {
+      first.set(identity.key, identity);
+    }
+    byKindName.add(`${identity.kind}/${identity.name}`);
+  }
+  for (const { dependsOn } of outcomes) {
+    for (const { ref, at } of dependsOn) {
+      if (!first.has(ref) && !byKindName.has(ref)) errors.push({ ...at, message: `depends on "${ref}", which no document defines` });
+    }
+  }
+  return errors;
+}

@@ -1,0 +1,81 @@
+// The BuildContext handed to kinds: `file:`/`dir:` references read relative to the YAML file,
+// refused when they leave the config root (by `..`, an absolute path or a symlink) or are too big.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BuildContext, FieldPath } from '../kinds/kind.js';
+import { sizeProblem } from './files.js';
+import { isIgnored, isInside } from './paths.js';
+
+export interface ReferenceBounds {
+  /** Absolute config root as given, and its realpath. */
+  readonly root: string;
+  readonly realRoot: string;
+  readonly ignore: readonly string[];
+  readonly maxReferencedBytes: number;
+}
+
+export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, issue: (path: FieldPath, message: string) => void): BuildContext {
+  const base = path.dirname(yamlFile);
+
+  /** The reference's realpath, or undefined after recording why it cannot be used. */
+  const resolve = (ref: string, at: FieldPath): string | undefined => {
+    const refuse = (message: string): undefined => (issue(at, message), undefined);
+    if (typeof ref !== 'string' || ref === '') return refuse('expected a file path relative to this YAML file');
+    if (path.isAbsolute(ref)) return refuse(`"${ref}" is an absolute path: references are relative to the YAML file and stay inside the config root`);
+    const full = path.resolve(base, ref);
+    if (!isInside(bounds.root, full)) return refuse(`"${ref}" leaves the config root: refused`);
+    let real: string;
+    try {
+      real = fs.realpathSync(full);
+    } catch {
+      return refuse(`"${ref}" does not exist (looked for ${path.relative(process.cwd(), full) || '.'})`);
+    }
+    if (!isInside(bounds.realRoot, real)) return refuse(`"${ref}" leads outside the config root through a symlink: refused`);
+    if (isIgnored(bounds.ignore, full, real)) return refuse(`"${ref}" is one of edgesync's own files (state, secrets or outputs), not config`);
+    return real;
+  };
+
+  const readFile = (ref: string, at: FieldPath): Buffer | undefined => {
+    const real = resolve(ref, at);
+    if (real === undefined) return undefined;
+    const stat = fs.statSync(real);
+    if (!stat.isFile()) return void issue(at, `"${ref}" is not a file`);
+    const tooBig = sizeProblem(stat.size, bounds.maxReferencedBytes, 'maxReferencedBytes');
+    if (tooBig) return void issue(at, `"${ref}": ${tooBig}`);
+    return fs.readFileSync(real);
+  };
+
+  const listFiles = (ref: string, at: FieldPath): { rel: string; ref: string; size: number }[] | undefined => {
+    const real = resolve(ref, at);
+    if (real === undefined) return undefined;
+    if (!fs.statSync(real).isDirectory()) return void issue(at, `"${ref}" is not a folder`);
+    const out: { rel: string; ref: string; size: number }[] = [];
+    const seen = new Set([real]);
+    const prefix = ref.replace(/[/\\]+$/, '');
+    const walk = (dir: string, rel: string): boolean => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        if (entry.name.startsWith('.')) continue;
+        const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+        const childRef = `${prefix}/${childRel}`;
+        const childReal = resolve(childRef, at);
+        if (childReal === undefined) return false;
+        const stat = fs.statSync(childReal);
+        if (stat.isDirectory()) {
+          if (seen.has(childReal)) continue; // a symlink loop
+          seen.add(childReal);
+          if (!walk(childReal, childRel)) return false;
+        } else if (stat.isFile()) {
+          const tooBig = sizeProblem(stat.size, bounds.maxReferencedBytes, 'maxReferencedBytes');
+          if (tooBig) return (issue(at, `"${childRef}": ${tooBig}`), false);
+          out.push({ rel: childRel, ref: childRef, size: stat.size });
+        }
+      }
+      return true;
+    };
+    if (!walk(real, '')) return undefined;
+    return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  };
+
+  return { root: bounds.root, issue, readFile, listFiles };
+}

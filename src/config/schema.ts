@@ -1,0 +1,62 @@
+// The ajv (JSON Schema 2020-12) setup over the files in schemas/: one instance, formats added,
+// every *.schema.json registered by file name so kinds, tests and the loader share it.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { isCidr, isDuration } from './formats.js';
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** schemas/ of this package, from src/config or dist/config alike. */
+export const DEFAULT_SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
+
+export interface SchemaValidator {
+  readonly ajv: Ajv2020;
+  readonly dir: string;
+  /** True when `file` (e.g. "gateway-list.schema.json") is in the folder. */
+  has(file: string): boolean;
+  /** Validates `data` against schema file `file`; [] when valid. Throws when the file is missing. */
+  validate(file: string, data: unknown): ErrorObject[];
+}
+
+/** An ajv with ajv-formats plus `duration` and `cidr`, every error collected, used as kinds' schemas need. */
+export function newAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, allowUnionTypes: true });
+  addFormats(ajv);
+  ajv.addFormat('duration', { type: 'string', validate: isDuration });
+  ajv.addFormat('cidr', { type: 'string', validate: isCidr });
+  return ajv;
+}
+
+/** Registers every `*.schema.json` in `schemasDir` (default: the package's schemas/), compiled on first use. */
+export function createSchemaValidator(schemasDir: string = DEFAULT_SCHEMAS_DIR): SchemaValidator {
+  const ajv = newAjv();
+  const files = new Set(fs.existsSync(schemasDir) ? fs.readdirSync(schemasDir).filter((f) => f.endsWith('.schema.json')) : []);
+  for (const file of [...files].sort()) {
+    // Keyed by file name and, when it has one, found by its $id too: relative $refs resolve either way.
+    ajv.addSchema(JSON.parse(fs.readFileSync(path.join(schemasDir, file), 'utf8')), file);
+  }
+  const compiled = new Map<string, ValidateFunction>();
+  const compile = (file: string): ValidateFunction => {
+    let fn = compiled.get(file);
+    if (!fn) {
+      fn = files.has(file) ? ajv.getSchema(file) : undefined;
+      if (!fn) throw new Error(`No schema ${file} in ${schemasDir}`);
+      compiled.set(file, fn);
+    }
+    return fn;
+  };
+  return {
+    ajv,
+    dir: schemasDir,
+    has: (file) => files.has(file),
+    validate(file, data) {
+      const fn = compile(file);
+      return fn(data) ? [] : [...(fn.errors ?? [])];
+    },
+  };
+}

@@ -1,0 +1,171 @@
+// YAML text → plain values with a map from every field to its line:col, interpolated as it goes.
+// Aliases are expanded here under a node budget, so an alias bomb stops early, at its position.
+
+import { Alias, LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node as YamlNode } from 'yaml';
+import type { FieldPath } from '../kinds/kind.js';
+import { interpolate, type Env } from './interpolate.js';
+
+export interface Position {
+  readonly line: number;
+  readonly col: number;
+}
+
+export interface LocatedProblem extends Position {
+  readonly path: FieldPath;
+  readonly message: string;
+}
+
+/** Where each field of one document is written: its value, and its key for map members. */
+export class Locator {
+  constructor(
+    private readonly lines: LineCounter,
+    private readonly values: ReadonlyMap<string, number>,
+    private readonly keys: ReadonlyMap<string, number>,
+    private readonly startOffset: number,
+  ) {}
+
+  get start(): Position {
+    return this.lines.linePos(this.startOffset);
+  }
+
+  /** Where the value at `path` is written (else its nearest written ancestor). */
+  value(path: FieldPath): Position {
+    return this.find(path, false);
+  }
+
+  /** Where the key of the member at `path` is written; the value's place for list items. */
+  key(path: FieldPath): Position {
+    return this.find(path, true);
+  }
+
+  private find(path: FieldPath, preferKey: boolean): Position {
+    for (let n = path.length; n >= 0; n--) {
+      const id = pathId(path.slice(0, n));
+      const at = (preferKey ? this.keys.get(id) : undefined) ?? this.values.get(id) ?? this.keys.get(id);
+      if (at !== undefined) return this.lines.linePos(at);
+    }
+    return this.start;
+  }
+}
+
+export interface ParsedDocument {
+  readonly value: unknown;
+  readonly locator: Locator;
+  /** Unset variables and the like: the document is still usable for reporting, not for building. */
+  readonly problems: readonly LocatedProblem[];
+}
+
+export interface ParsedFile {
+  readonly documents: readonly ParsedDocument[];
+  /** Syntax errors and refused alias expansions; those documents are left out. */
+  readonly errors: readonly LocatedProblem[];
+}
+
+export interface ParseLimits {
+  /** Nodes produced by expanding aliases, per document. */
+  readonly maxAliasNodes: number;
+}
+
+export function pathId(path: FieldPath): string {
+  return path.map(String).join('\u0000');
+}
+
+/** Parses every document of a YAML stream; empty documents (a trailing `---`) are skipped. */
+export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFile {
+  const lines = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const documents: ParsedDocument[] = [];
+  const errors: LocatedProblem[] = [];
+  for (const doc of Array.isArray(docs) ? docs : []) {
+    if (doc.errors.length) {
+      for (const e of doc.errors) errors.push({ ...lines.linePos(e.pos[0]), path: [], message: firstLine(e.message) });
+      continue;
+    }
+    if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null && !doc.contents.source)) continue;
+    const walker = new Walker(doc, env, limits);
+    try {
+      const value = walker.walk(doc.contents, []);
+      const locator = new Locator(lines, walker.values, walker.keys, doc.contents.range?.[0] ?? 0);
+      const problems = walker.problems.map((p) => ({ ...lines.linePos(p.offset), path: p.path, message: p.message }));
+      documents.push({ value, locator, problems });
+    } catch (err) {
+      if (!(err instanceof AliasBudgetExceeded)) throw err;
+      errors.push({ ...lines.linePos(err.offset), path: err.path, message: err.message });
+    }
+  }
+  return { documents, errors };
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+}
+
+class AliasBudgetExceeded extends Error {
+  constructor(readonly offset: number, readonly path: FieldPath, limit: number) {
+    super(`alias expands past ${limit} nodes (a YAML alias bomb?): refused`);
+  }
+}
+
+class Walker {
+  readonly values = new Map<string, number>();
+  readonly keys = new Map<string, number>();
+  readonly problems: { offset: number; path: FieldPath; message: string }[] = [];
+  private aliasNodes = 0;
+  private outerAlias: { offset: number; path: FieldPath } | undefined;
+  private readonly expanding = new Set<YamlNode>();
+
+  constructor(private readonly doc: Document, private readonly env: Env, private readonly limits: ParseLimits) {}
+
+  walk(node: unknown, path: FieldPath): unknown {
+    if (node === null || node === undefined) return null;
+    const offset = (node as YamlNode).range?.[0];
+    if (offset !== undefined && !this.values.has(pathId(path))) this.values.set(pathId(path), offset);
+    if (this.outerAlias && ++this.aliasNodes > this.limits.maxAliasNodes) {
+      throw new AliasBudgetExceeded(this.outerAlias.offset, this.outerAlias.path, this.limits.maxAliasNodes);
+    }
+    if (isAlias(node)) return this.expand(node, path, offset ?? 0);
+    if (isScalar(node)) {
+      if (typeof node.value !== 'string') return node.value;
+      const { value, problems } = interpolate(node.value, this.env);
+      for (const message of problems) this.problems.push({ offset: offset ?? 0, path, message });
+      return value;
+    }
+    if (isSeq(node)) return node.items.map((item, i) => this.walk(item, [...path, i]));
+    if (isMap(node)) return this.walkMap(node.items, path, offset ?? 0);
+    return null;
+  }
+
+  private walkMap(items: readonly { key: unknown; value: unknown }[], path: FieldPath, offset: number): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const pair of items) {
+      const keyNode = pair.key as YamlNode | null;
+      const keyAt = keyNode?.range?.[0] ?? offset;
+      if (keyNode !== null && !isScalar(keyNode)) {
+        this.problems.push({ offset: keyAt, path, message: 'keys must be plain text, not a list, map or alias' });
+        continue;
+      }
+      const key = keyNode === null || keyNode.value === null ? '' : String(keyNode.value);
+      const child = [...path, key];
+      this.keys.set(pathId(child), keyAt);
+      const value = this.walk(pair.value, child);
+      // `__proto__` as a plain assignment would replace the prototype instead of adding a field.
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+
+  private expand(alias: Alias, path: FieldPath, offset: number): unknown {
+    const target = alias.resolve(this.doc);
+    if (!target) return null;
+    if (this.expanding.has(target)) throw new AliasBudgetExceeded(offset, path, this.limits.maxAliasNodes);
+    const outermost = this.outerAlias === undefined;
+    if (outermost) this.outerAlias = { offset, path };
+    this.expanding.add(target);
+    try {
+      return this.walk(target, path);
+    } finally {
+      this.expanding.delete(target);
+      if (outermost) this.outerAlias = undefined;
+    }
+  }
+}
