@@ -1,0 +1,141 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { getKind } from '../../src/kinds/registry.js';
+import '../../src/kinds/kv-pairs.js';
+import { createSchemaValidator } from '../../src/config/schema.js';
+import type { KvPayload } from '../../src/kinds/kv/model.js';
+import type { WirePair } from '../../src/kinds/kv/pair.js';
+import type { ActionDraft, DesiredResource } from '../../src/kinds/kind.js';
+import { desiredKv, fakeContext, kvDocument, planContext } from './kv/helpers.js';
+
+const kind = getKind('KvPairs')!;
+const EXAMPLE = path.resolve('examples/kv');
+
+/** What state holds after every action of `actions` was acknowledged. */
+function acknowledge(actions: readonly ActionDraft[], stored = new Map<string, string>()): Map<string, string> {
+  for (const a of actions) for (const [k, h] of a.record.kvKeys ?? []) stored.set(k, h);
+  return stored;
+}
+
+const sentKeys = (desired: DesiredResource, stored: Map<string, string>): string[] =>
+  kind.plan(planContext(desired, stored)).actions.flatMap((a) => (a.body as WirePair[]).map((p) => p.key));
+
+const base = [
+  { key: 'a', value: '1' },
+  { key: 'b', value: '2', expiration: 1_900_000_000 },
+  { key: 'c', value: '3', metadata: { x: 1, y: [1, 2] } },
+];
+
+describe('KvPairs kind', () => {
+  it('is registered with its scope keys and schema', () => {
+    expect(kind.scopeKeys).toEqual(['account', 'namespace']);
+    expect(kind.schema).toBe('kv-pairs.schema.json');
+  });
+
+  it('writes every pair on the first sync with one bulk write per chunk', () => {
+    const desired = desiredKv({ pairs: base });
+    const decision = kind.plan(planContext(desired));
+    expect(decision.actions).toHaveLength(1);
+    const [action] = decision.actions;
+    expect(action).toMatchObject({
+      change: 'kv',
+      operation: 'writeKvBulk',
+      params: { account_identifier: desired.scope.account, namespace_identifier: desired.scope.namespace },
+      diff: [],
+      suffix: '1/1',
+      record: { request: desired.request, hash: desired.hash },
+    });
+    const body = action.body as WirePair[];
+    expect(action.summary).toBe(`3 pairs, ${Buffer.byteLength(JSON.stringify(body))} B`);
+    expect(action.size).toEqual({ pairs: 3, bytes: Buffer.byteLength(JSON.stringify(body)) });
+    // The body holds the payload's own objects.
+    const payload = desired.payload as KvPayload;
+    body.forEach((p, i) => expect(p).toBe(payload.pairs[i]));
+    expect(decision.orphanedKeys).toBeUndefined();
+  });
+
+  it('sends nothing once every pair is acknowledged', () => {
+    const desired = desiredKv({ pairs: base });
+    const stored = acknowledge(kind.plan(planContext(desired)).actions);
+    expect(kind.plan(planContext(desired, stored))).toEqual({ actions: [], blocked: [], notes: [] });
+  });
+
+  it('sends only the keys whose value, expiration or metadata changed', () => {
+    const stored = acknowledge(kind.plan(planContext(desiredKv({ pairs: base }))).actions);
+    const changedValue = base.map((p) => (p.key === 'a' ? { ...p, value: 'one' } : p));
+    const changedExpiration = base.map((p) => (p.key === 'b' ? { ...p, expiration: 1_900_000_001 } : p));
+    const changedMetadata = base.map((p) => (p.key === 'c' ? { ...p, metadata: { x: 2, y: [1, 2] } } : p));
+    const reorderedMetadata = base.map((p) => (p.key === 'c' ? { ...p, metadata: { y: [1, 2], x: 1 } } : p));
+    expect(sentKeys(desiredKv({ pairs: changedValue }), stored)).toEqual(['a']);
+    expect(sentKeys(desiredKv({ pairs: changedExpiration }), stored)).toEqual(['b']);
+    expect(sentKeys(desiredKv({ pairs: changedMetadata }), stored)).toEqual(['c']);
+    expect(sentKeys(desiredKv({ pairs: reorderedMetadata }), stored)).toEqual([]);
+  });
+
+  it('reports keys removed from the files as orphaned and sends nothing for them', () => {
+    const stored = acknowledge(kind.plan(planContext(desiredKv({ pairs: base }))).actions);
+    const decision = kind.plan(planContext(desiredKv({ pairs: [base[1]] }), stored));
+    expect(decision.actions).toEqual([]);
+    expect(decision.orphanedKeys).toEqual(['a', 'c']);
+  });
+
+  it('ignores a changed expiration while expiration_ttl is set, because the ttl is what counts', () => {
+    const withTtl = [{ key: 'k', value: 'v', expiration: 1_900_000_000, expiration_ttl: 600 }];
+    const stored = acknowledge(kind.plan(planContext(desiredKv({ pairs: withTtl }))).actions);
+    const [sent] = kind.plan(planContext(desiredKv({ pairs: withTtl }))).actions;
+    expect(sent.body).toEqual([{ key: 'k', value: 'v', expiration_ttl: 600 }]);
+    expect(sentKeys(desiredKv({ pairs: [{ ...withTtl[0], expiration: 2_000_000_000 }] }), stored)).toEqual([]);
+    expect(sentKeys(desiredKv({ pairs: [{ ...withTtl[0], expiration_ttl: 700 }] }), stored)).toEqual(['k']);
+  });
+
+  it('resumes an interrupted sync with the chunks not yet acknowledged', () => {
+    const pairs = Array.from({ length: 25_000 }, (_, i) => ({ key: `k/${String(i).padStart(5, '0')}`, value: `v${i}` }));
+    const desired = desiredKv({ pairs });
+    const first = kind.plan(planContext(desired)).actions;
+    expect(first.map((a) => a.suffix)).toEqual(['1/3', '2/3', '3/3']);
+    expect(first.map((a) => a.summary?.split(', ')[0])).toEqual(['10,000 pairs', '10,000 pairs', '5,000 pairs']);
+    // Only the second chunk was acknowledged before the interruption.
+    const stored = acknowledge([first[1]]);
+    const again = kind.plan(planContext(desired, stored)).actions;
+    const resent = again.flatMap((a) => (a.body as WirePair[]).map((p) => p.key));
+    expect(resent).toEqual([...(first[0].body as WirePair[]), ...(first[2].body as WirePair[])].map((p) => p.key));
+  });
+
+  it('remembers nothing from the answer beyond the chunk record', () => {
+    const desired = desiredKv({ pairs: base });
+    const [action] = kind.plan(planContext(desired)).actions;
+    expect(kind.outcome(action, {}, planContext(desired))).toEqual({});
+  });
+});
+
+describe('KvPairs schema and example', () => {
+  const validator = createSchemaValidator();
+  const example = parse(fs.readFileSync(path.join(EXAMPLE, 'kv.yaml'), 'utf8'));
+
+  it('accepts the example document', () => {
+    expect(validator.validate('kv-pairs.schema.json', example)).toEqual([]);
+  });
+
+  it('rejects typical mistakes: a misspelt field, a short ttl, a source with neither file nor dir, a missing namespace', () => {
+    const withSpec = (spec: object) => ({ ...example, spec });
+    const fields = (doc: object) => validator.validate('kv-pairs.schema.json', doc).map((e) => `${e.instancePath} ${e.keyword}`);
+    expect(fields(withSpec({ pairs: [{ key: 'k', valeu: 'v' }] }))).toContain('/spec/pairs/0 additionalProperties');
+    expect(fields(withSpec({ pairs: [{ key: 'k', value: 'v', expiration_ttl: 30 }] }))).toContain('/spec/pairs/0/expiration_ttl minimum');
+    expect(fields(withSpec({ pairs: [{ key: 'a b', value: 'v' }] }))).toContain('/spec/pairs/0/key pattern');
+    expect(fields(withSpec({ sources: [{ folder: 'static/' }] }))).toContain('/spec/sources/0 oneOf');
+    expect(fields({ ...example, metadata: { name: 'x', account: 'a' } })).toContain('/metadata required');
+  });
+
+  it('builds the example with its inline pairs, JSON file and folder', () => {
+    const ctx = fakeContext(EXAMPLE);
+    const built = kind.build(kvDocument(example.spec, EXAMPLE), ctx);
+    expect(ctx.issues).toEqual([]);
+    const keys = (built.payload as KvPayload).pairs.map((p) => p.key);
+    expect(keys).toEqual([...keys].sort());
+    expect(keys).toEqual(expect.arrayContaining(['assets/index.html', 'assets/pixel.gif', 'config/feature-flags', 'redirects/docs', 'promo/launch']));
+    expect((built.payload as KvPayload).pairs.find((p) => p.key === 'assets/pixel.gif')?.base64).toBe(true);
+    expect((built.payload as KvPayload).pairs.find((p) => p.key === 'promo/launch')).toEqual({ key: 'promo/launch', value: 'LAUNCH10', expiration_ttl: 86400 });
+  });
+});
