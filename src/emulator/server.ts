@@ -52,7 +52,13 @@ function toEmulatorError(err: FastifyError | Error): EmulatorError {
 }
 
 export async function buildServer(parts: ServerParts): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: transportBodyLimit, forceCloseConnections: true });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: transportBodyLimit,
+    forceCloseConnections: true,
+    // Path parameters are free strings in the interface; fastify's default cuts them at 100 characters.
+    routerOptions: { maxParamLength: 2048 },
+  });
   const notes = new WeakMap<FastifyRequest, RequestNotes>();
   const ctx: Context = { store: parts.store, tokens: parts.tokens, now: parts.now, tokenCreateResult: parts.tokenCreateResult, notes };
 

@@ -163,3 +163,12 @@ describe('tokens', () => {
     expect(emu.state().tokens[0].id).toBe(id);
   });
 });
+
+describe('path parameters', () => {
+  it('accepts long path parameters', async () => {
+    const { call, emu } = await harness();
+    const route = 'r'.repeat(300);
+    expect((await call('PUT', `/zones/z/workers/routes/${route}`, { pattern: 'p' })).status).toBe(200);
+    expect(emu.state().routes[0].id).toBe(route);
+  });
+});
