@@ -28,6 +28,8 @@ export interface StateOptions {
   /** For `plan` and `state list/show`: no lock, no writes. @default false */
   readonly readOnly?: boolean;
   readonly clock?: Clock;
+  /** KV keys read per page (one JSON text each) when a snapshot loads them. @default 100000 */
+  readonly kvPageSize?: number;
 }
 
 export const DEFAULT_STATE_FILE = '.edgesync/state.db';
@@ -42,6 +44,7 @@ interface Checked {
   readonly owner: string;
   readonly readOnly: boolean;
   readonly clock: Clock;
+  readonly kvPageSize: number;
 }
 
 function checkOptions(o: StateOptions): Checked {
@@ -56,6 +59,7 @@ function checkOptions(o: StateOptions): Checked {
     owner: checkString('owner', o.owner ?? process.argv.join(' ')),
     readOnly,
     clock,
+    kvPageSize: checkInteger('kvPageSize', o.kvPageSize ?? 100_000, 1),
   };
 }
 
@@ -85,7 +89,7 @@ function openWritable(o: Checked): SqliteStateStore {
     db.pragma('synchronous = FULL');
     migrate(db, shown);
     if (lock) markCrashedIntents(db);
-    return new SqliteStateStore({ db, clock: o.clock, readOnly: false, onClose: () => lock?.release() });
+    return new SqliteStateStore({ db, clock: o.clock, kvPageSize: o.kvPageSize, readOnly: false, onClose: () => lock?.release() });
   } catch (err) {
     db?.close();
     lock?.release();
@@ -124,7 +128,7 @@ function openReadOnly(o: Checked): SqliteStateStore {
       db = new Database(copy);
       migrate(db, shown);
     }
-    return new SqliteStateStore({ db, clock: o.clock, readOnly: true, onClose: () => {} });
+    return new SqliteStateStore({ db, clock: o.clock, kvPageSize: o.kvPageSize, readOnly: true, onClose: () => {} });
   } catch (err) {
     if (db.open) db.close();
     throw err;
