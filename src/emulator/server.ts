@@ -66,7 +66,8 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     limits: { fileSize: transportBodyLimit, fieldSize: transportBodyLimit, parts: 1000 },
     throwFileSizeLimit: true,
   });
-  app.removeContentTypeParser('application/json');
+  // JSON is the only body besides operation 1's multipart: a text/plain body is refused, not passed on as a string.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
     notes.set(request, { bytes: bytes.length });

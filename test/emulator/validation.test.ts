@@ -64,6 +64,14 @@ describe('requests the interface does not allow are answered 400 and change noth
     expect(JSON.stringify(a.json)).not.toContain('secret-looking-text');
   });
 
+  it('answers a body that is not sent as application/json with 400', async () => {
+    const { call, emu } = await harness();
+    const a = await call('PATCH', '/user', undefined, { raw: '{"country":"NL"}', headers: { 'content-type': 'text/plain' } });
+    expect(a.status).toBe(400);
+    expect(messages(a)).toEqual(['body: unsupported Content-Type, expected application/json']);
+    expect(emu.state().user).toEqual({});
+  });
+
   it('answers an empty JSON body with 400', async () => {
     const { call } = await harness();
     const a = await call('PATCH', '/user', undefined, { raw: '' });
