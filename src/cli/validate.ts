@@ -1,9 +1,47 @@
-// Placeholder until the validate command lands; replaced by its implementation.
+// `edgesync validate`: loads the config root and says what it holds, or every error with its
+// file, line and column (exit 1). `--json` prints the same for machines.
+
+import path from 'node:path';
 import type { Command } from 'commander';
+import '../kinds/index.js';
+import { formatError, loadConfig, type ConfigError, type LoadResult } from '../config/index.js';
+import { secretsDir, withConfigAndState, type CommonOptions } from './common.js';
+import { ownPaths } from './load.js';
 
 export function register(program: Command): void {
-  program.command('validate').description('(not built yet)').action(() => {
-    console.error('edgesync validate is not available in this build');
-    process.exitCode = 1;
-  });
+  withConfigAndState(program.command('validate'))
+    .description('check the config root: schemas, references, identities; nothing is sent')
+    .option('--json', 'print {valid, resources, errors} as JSON')
+    .action(async (opts: CommonOptions) => {
+      const result = await loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts, secretsDir(opts)) });
+      if (opts.json) process.stdout.write(JSON.stringify(asJson(result), null, 2) + '\n');
+      else if (result.ok) process.stdout.write(summary(result.resources.map((r) => r.kind)));
+      else process.stderr.write(errorReport(result.errors));
+      if (!result.ok) process.exitCode = 1;
+    });
+}
+
+function asJson(result: LoadResult) {
+  return {
+    valid: result.ok,
+    resources: result.ok ? result.resources.map(({ key, kind, name, hash, source }) => ({ key, kind, name, hash, source })) : [],
+    errors: result.ok ? [] : result.errors,
+  };
+}
+
+/** One line per kind with its count, then the total. */
+export function summary(kinds: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const kind of [...kinds].sort()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  const width = Math.max(16, ...[...counts.keys()].map((k) => k.length + 2));
+  const lines = [...counts].map(([kind, n]) => `${kind.padEnd(width)} ${n}`);
+  lines.push(`${'total'.padEnd(width)} ${kinds.length}`);
+  return lines.join('\n') + '\n';
+}
+
+/** Every error on its own line, then `N errors in M files`. */
+export function errorReport(errors: readonly ConfigError[]): string {
+  const files = new Set(errors.map((e) => e.file)).size;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return [...errors.map(formatError), `${plural(errors.length, 'error')} in ${plural(files, 'file')}`].join('\n') + '\n';
 }
