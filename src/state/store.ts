@@ -6,6 +6,7 @@ import type { Clock } from '../util/clock.js';
 import type { Json } from '../util/json.js';
 import type { ResourceView } from './render.js';
 import { jsonText, toIntent, toResource, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
+import { statements, type KvPage } from './sql.js';
 import type {
   AppliedResource,
   Intent,
@@ -18,8 +19,6 @@ import type {
 
 const EMPTY_KV: ReadonlyMap<string, string> = new Map();
 
-/** JSON array of keys, JSON array of their hashes, the page's last key, the page's size. */
-type KvPage = [string, string, string, number];
 
 export interface StoreParts {
   readonly db: Database.Database;
@@ -58,7 +57,7 @@ export class SqliteStateStore implements StateStore {
       const resources = new Map<string, AppliedResource>();
       for (const row of this.sql.allRows.all() as ResourceRow[]) resources.set(row.key, toResource(row, intents.has(row.key)));
       const kv = new Map<string, Map<string, string>>();
-      for (const [resource] of this.sql.kvResources.raw(true).all() as [string][]) kv.set(resource, this.kvKeyMap(resource));
+      for (const [resource] of this.sql.kvResources.all() as [string][]) kv.set(resource, this.kvKeyMap(resource));
       return { resources, intents, kvKeys: (resource: string) => kv.get(resource) ?? EMPTY_KV };
     })();
   }
@@ -208,11 +207,11 @@ export class SqliteStateStore implements StateStore {
   }
 
   kvKeyCount(resource: string): number {
-    return this.sql.kvCount.pluck(true).get(resource) as number;
+    return this.sql.kvCount.get(resource) as number;
   }
 
   kvKeyCounts(): Map<string, number> {
-    return new Map(this.sql.kvCounts.raw(true).all() as [string, number][]);
+    return new Map(this.sql.kvCounts.all() as [string, number][]);
   }
 
   /** Of `keys`, those the resource has no hash for. */
@@ -273,44 +272,4 @@ export class SqliteStateStore implements StateStore {
 
 function viewOf(resource: AppliedResource, kvKeys: number | undefined, intent: Intent | undefined): ResourceView {
   return { resource, ...(kvKeys !== undefined && { kvKeys }), ...(intent && { intent }) };
-}
-
-/** Keys compare as bytes (BINARY) in ORDER BY, max() and >, so pages neither skip nor repeat. */
-function kvPage(db: Database.Database, after: string): Database.Statement {
-  return db
-    .prepare(
-      `SELECT json_group_array(key), json_group_array(hash), max(key), count(*)
-       FROM (SELECT key, hash FROM kv_keys WHERE resource = ? ${after} ORDER BY key LIMIT ?)`,
-    )
-    .raw(true);
-}
-
-function statements(db: Database.Database) {
-  const p = (sql: string) => db.prepare(sql);
-  return {
-    rowByKey: p('SELECT * FROM resources WHERE key = ?'),
-    allRows: p('SELECT * FROM resources ORDER BY key'),
-    putRow: p(`INSERT OR REPLACE INTO resources (key, kind, name, scope, remote_id, request, hash, applied_at, etag, memo, status, last_error)
-      VALUES (@key, @kind, @name, @scope, @remote_id, @request, @hash, @applied_at, @etag, @memo, @status, @last_error)`),
-    setStatus: p('UPDATE resources SET status = ?, last_error = ? WHERE key = ?'),
-    deleteRow: p('DELETE FROM resources WHERE key = ?'),
-    putKv: p('INSERT OR REPLACE INTO kv_keys (resource, key, hash) VALUES (?, ?, ?)'),
-    kvFirstPage: kvPage(db, ''),
-    kvNextPage: kvPage(db, 'AND key > ?'),
-    kvHash: p('SELECT hash FROM kv_keys WHERE resource = ? AND key = ?'),
-    kvCount: p('SELECT count(*) FROM kv_keys WHERE resource = ?'),
-    kvCounts: p('SELECT resource, count(*) FROM kv_keys GROUP BY resource'),
-    kvResources: p('SELECT key FROM resources r WHERE EXISTS (SELECT 1 FROM kv_keys k WHERE k.resource = r.key)'),
-    deleteKv: p('DELETE FROM kv_keys WHERE resource = ? AND key = ?'),
-    deleteAllKv: p('DELETE FROM kv_keys WHERE resource = ?'),
-    addIntent: p(`INSERT INTO intents (resource, operation, request, request_hash, started_at, prior_status)
-      VALUES (@resource, @operation, @request, @request_hash, @started_at, @prior_status)`),
-    intentById: p('SELECT * FROM intents WHERE id = ?'),
-    intentByResource: p('SELECT * FROM intents WHERE resource = ? ORDER BY id LIMIT 1'),
-    allIntents: p('SELECT * FROM intents ORDER BY id'),
-    failIntent: p('UPDATE intents SET error = ? WHERE id = ?'),
-    closeIntent: p('DELETE FROM intents WHERE id = ? AND resource = ?'),
-    deleteIntent: p('DELETE FROM intents WHERE id = ?'),
-    deleteIntents: p('DELETE FROM intents WHERE resource = ?'),
-  };
 }
