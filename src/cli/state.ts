@@ -142,19 +142,15 @@ export function register(program: Command): void {
     .description('one line per resource: status, key, remote id, applied time, last error')
     .addOption(new Option('--status <status>', 'only resources with this status').choices(STATUSES))
     .action(action((opts: ListOptions) => list(opts)));
-  shared(state.command('show'))
-    .description('the whole record of one resource, with its open intent')
-    .argument('<key>', 'resource key, e.g. GatewayList[account=…]/blocked-domains')
+  const keyed = (name: string, description: string) =>
+    shared(state.command(name)).description(description).argument('<key>', 'resource key, e.g. GatewayList[account=…]/blocked-domains');
+  keyed('show', 'the whole record of one resource, with its open intent')
     .action(action((key: string, opts: StateCliOptions) => show(key, opts)));
-  shared(state.command('forget'))
-    .description('drop a resource, or only some of its KV keys, from state (nothing is sent)')
-    .argument('<key>', 'resource key')
+  keyed('forget', 'drop a resource, or only some of its KV keys, from state (nothing is sent)')
     .option('--kv-keys <keys>', 'comma-separated KV keys to drop instead of the whole resource')
     .option('--kv-keys-file <file>', 'file with one KV key per line to drop')
     .action(action((key: string, opts: ForgetOptions) => forget(key, opts)));
-  shared(state.command('resolve'))
-    .description('settle an uncertain create: the id it got, or allow creating it again')
-    .argument('<key>', 'resource key')
+  keyed('resolve', 'settle an uncertain create: the id it got, or allow creating it again')
     .option('--id <id>', 'the id the create returned (found by hand)')
     .option('--recreate', 'the create did not happen: let the next apply create it')
     .action(action((key: string, opts: ResolveOptions) => resolve(key, opts)));
