@@ -130,7 +130,7 @@ export function kvKind(perChunk = 2): KindDefinition {
         const bytes = Buffer.byteLength(JSON.stringify(chunk));
         return {
           change: 'kv', operation: 'writeKvBulk', params: {}, body: chunk, diff: [], suffix: `${n + 1}/${count}`,
-          summary: `${chunk.length} pairs, ${bytes} B`, size: { pairs: chunk.length, bytes }, record: { kvKeys: chunk.map((p) => [p.key, contentHash(p.value)]) },
+          summary: `${chunk.length} pair(s), ${bytes} B`, size: { pairs: chunk.length, bytes }, record: { kvKeys: chunk.map((p) => [p.key, contentHash(p.value)]) },
         };
       });
       return { ...NONE, actions, ...(orphanedKeys.length && { orphanedKeys }) };

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { buildPlan, renderText, summarize } from '../../src/plan/index.js';
+import type { Plan } from '../../src/plan/index.js';
+import { applied, fakeKinds, resource, snapshot } from './fakes.js';
+import { reviewPlan, SECRETS } from './scenarios.js';
+
+const lines = (plan: Plan, options?: Parameters<typeof renderText>[1]) => renderText(plan, options).split('\n');
+const EMPTY: Plan = { actions: [], blocked: [], orphaned: [], uncertain: [], notes: [], unchanged: [] };
+
+describe('renderText', () => {
+  const text = lines(reviewPlan());
+
+  it('shows a create with a plus, the resource, the change and the operation, then its fields', () => {
+    const at = text.indexOf('+ List[account=acc1]/blocked-domains  create (POST createList)');
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(text.slice(at + 1, at + 3)).toEqual(['    + name: "Blocked domains"', '    + type: "DOMAIN"']);
+  });
+
+  it('shows an update with a tilde and each changed field before and after', () => {
+    const at = text.indexOf('~ Site[account=acc1]/org  write (PUT updateAccessOrganization)');
+    expect(text[at + 1]).toBe('    ~ name: "Old" → "New"');
+  });
+
+  it('says a field removed from a PATCH document is left as it is remotely, and shows the kind’s note', () => {
+    const at = text.indexOf('~ Profile/me  update (PATCH editUser)');
+    expect(text.slice(at + 1, at + 3)).toEqual(['    - telephone (left as it is remotely)', '    note: telephone removed from the file: left as it is remotely']);
+  });
+
+  it('shows a blocked change with an exclamation mark, its reason and fields', () => {
+    const at = text.indexOf('! Location[account=acc1]/office  blocked');
+    expect(text.slice(at + 1, at + 3)).toEqual(['    no update operation exists for Location', '    fields: networks']);
+  });
+
+  it('shows an uncertain create with a question mark, since when, and how to resolve it', () => {
+    const at = text.indexOf('? Token/deploy  uncertain create (POST createToken) since 2026-11-21T09:00:00.000Z');
+    expect(text[at + 1]).toContain('`edgesync state resolve Token/deploy --id ID` (it exists) or `--recreate` (it does not)');
+  });
+
+  it('shows orphaned resources and orphaned KV keys with a minus and how to remove them', () => {
+    expect(text).toContain('- List[account=acc1]/old-list  orphaned');
+    const at = text.indexOf('- KvPairs[account=acc1,namespace=ns1]/static  2 orphaned KV keys: gone1, gone2');
+    expect(text[at + 1]).toContain('no delete operation exists; remove them by hand');
+  });
+
+  it('groups the KV chunks of a resource into one line with totals', () => {
+    const kv = text.filter((l) => l.startsWith('~ KvPairs'));
+    expect(kv).toEqual(['~ KvPairs[account=acc1,namespace=ns1]/static  write 3 pairs in 2 chunks (86 B)']);
+  });
+
+  it('lists the modules of a script upload by name, content type and size, never their content', () => {
+    const at = text.indexOf('~ Script[account=acc1]/api  write (PUT putScriptContent)');
+    expect(text[at + 1]).toBe('    module index.js  application/javascript+module  1.7 kB');
+  });
+
+  it('never prints a secret, a KV value or module content, also in verbose and color output', () => {
+    for (const output of [renderText(reviewPlan()), renderText(reviewPlan(), { verbose: true, color: true })]) {
+      for (const secret of SECRETS) expect(output).not.toContain(secret);
+      expect(output).toContain('(sensitive)');
+    }
+    expect(text).toContain('    ~ secret: (sensitive)');
+    expect(text).toContain('    + binding_text: (sensitive)');
+  });
+
+  it('ends with a summary line counting every part of the plan', () => {
+    expect(text.at(-1)).toBe('Plan: 1 to create, 4 to update, 3 KV pairs in 2 chunks; 1 blocked, 2 orphaned (2 KV keys), 1 uncertain.');
+  });
+
+  it('uses color only when asked', () => {
+    expect(renderText(reviewPlan())).not.toContain('\x1b[');
+    const colored = renderText(reviewPlan(), { color: true });
+    expect(colored).toContain('\x1b[32m+\x1b[0m');
+    expect(colored.replace(/\x1b\[\d+m/g, '')).toBe(renderText(reviewPlan()));
+  });
+
+  it('shows every KV chunk, needs and unchanged resources only when verbose', () => {
+    const site = resource('Site', 'web', { scope: { account: 'a' } });
+    const kv = resource('KvPairs', 'kv', { scope: { account: 'a' }, dependsOn: ['Site/web'], request: { pairs: { a: '1', b: '2', c: '3' } } });
+    const quiet = resource('Site', 'quiet', { scope: { account: 'a' } });
+    const plan = buildPlan([site, kv, quiet], snapshot({ resources: [applied(quiet)] }), fakeKinds);
+    const verbose = lines(plan, { verbose: true });
+    const first = plan.actions.find((a) => a.suffix === '1/2')!;
+    expect(verbose).toContain(`    chunk 1/2: ${first.summary}`);
+    expect(verbose).toContain('    needs: Site[account=a]/web#write');
+    expect(verbose).toContain('= Site[account=a]/quiet  unchanged');
+    const short = lines(plan);
+    expect(short.some((l) => l.includes('chunk 1/2') || l.includes('needs:') || l.includes('quiet'))).toBe(false);
+  });
+
+  it('shortens long values unless verbose', () => {
+    const long = 'x'.repeat(300);
+    const site = resource('Site', 'long', { request: { description: long } });
+    const plan = buildPlan([site], snapshot(), fakeKinds);
+    const shortLine = lines(plan).find((l) => l.includes('description'))!;
+    expect(shortLine.length).toBeLessThan(100);
+    expect(shortLine.endsWith('…')).toBe(true);
+    expect(lines(plan, { verbose: true })).toContain(`    + description: "${long}"`);
+  });
+
+  it('lists the first ten orphaned keys and counts the rest', () => {
+    const keys = Array.from({ length: 25 }, (_, i) => `k${i}`);
+    const plan: Plan = { ...EMPTY, orphaned: [{ resource: 'KvPairs/x', kind: 'KvPairs', name: 'x', keys, message: 'm' }] };
+    expect(lines(plan)[0]).toBe(`- KvPairs/x  25 orphaned KV keys: ${keys.slice(0, 10).join(', ')} … and 15 more`);
+    expect(lines(plan, { verbose: true })[0]).toBe(`- KvPairs/x  25 orphaned KV keys: ${keys.join(', ')}`);
+  });
+
+  it('says there is nothing to do on an unchanged state', () => {
+    const a = resource('Site', 'a');
+    const b = resource('Site', 'b');
+    const plan = buildPlan([a, b], snapshot({ resources: [applied(a), applied(b)] }), fakeKinds);
+    expect(renderText(plan)).toBe('No changes. 2 resources up to date.');
+  });
+
+  it('says nothing is to be applied when only blocked or orphaned things remain', () => {
+    const plan: Plan = { ...EMPTY, blocked: [{ resource: 'X/a', kind: 'X', name: 'a', reason: 'r', fields: [] }], unchanged: ['X/b'] };
+    expect(lines(plan).at(-1)).toBe('Plan: nothing to apply; 1 blocked, 1 unchanged.');
+  });
+
+  it('rejects options of the wrong type', () => {
+    expect(() => renderText(EMPTY, { color: 'yes' as never })).toThrow('Expected `color` to be a boolean, got `yes` (string)');
+  });
+});
+
+describe('summarize', () => {
+  it('counts actions by change and KV pairs, chunks and bytes', () => {
+    expect(summarize(reviewPlan())).toEqual({
+      create: 1, update: 4, adopt: 0, roll: 0, run: 0, kvChunks: 2, kvPairs: 3, kvBytes: 86,
+      blocked: 1, orphaned: 2, orphanedKvKeys: 2, uncertain: 1, unchanged: 0,
+    });
+  });
+});
