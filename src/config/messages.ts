@@ -15,7 +15,10 @@ export interface Finding {
 /** Turns the errors of one validation of `data` into findings. */
 export function describeErrors(errors: readonly ErrorObject[], data: unknown): Finding[] {
   const out: Finding[] = [];
-  for (const e of collapse(errors.filter((e) => e.keyword !== 'if'))) {
+  // A format's example says more than the pattern some schemas repeat it with for editors.
+  const formatted = new Set(errors.filter((e) => e.keyword === 'format').map((e) => e.instancePath));
+  const useful = errors.filter((e) => e.keyword !== 'if' && !(e.keyword === 'pattern' && formatted.has(e.instancePath)));
+  for (const e of collapse(useful)) {
     const { path, value } = resolvePointer(e.instancePath, data);
     const finding = describe(e, path, value);
     if (finding) out.push(finding);
