@@ -90,13 +90,20 @@ function lineCol(text: string, offset: number): string {
 }
 
 /** Reads a JSON file of `[{key, value, …}]`: parsed once, its objects become the wire pairs. */
+/** The text of a JSON source, BOM dropped; the Buffer is let go before parsing (it can be big). */
+function readText(ctx: BuildContext, ref: string, path: FieldPath): string | undefined {
+  const buf = ctx.readFile(ref, path);
+  if (!buf) return undefined;
+  if (!isUtf8(buf)) return ctx.issue(path, `${ref}: not valid UTF-8`), undefined;
+  const text = buf.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** Reads a JSON file of `[{key, value, …}]`: parsed once, its objects become the wire pairs. */
 export function collectJsonFile(c: PairCollector, ctx: BuildContext, s: number, ref: string): void {
   const path: FieldPath = ['spec', 'sources', s, 'file'];
-  const buf = ctx.readFile(ref, path);
-  if (!buf) return;
-  if (!isUtf8(buf)) return ctx.issue(path, `${ref}: not valid UTF-8`);
-  let text = buf.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const text = readText(ctx, ref, path);
+  if (text === undefined) return;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -105,7 +112,6 @@ export function collectJsonFile(c: PairCollector, ctx: BuildContext, s: number, 
     const at = /position (\d+)/.exec(message);
     return ctx.issue(path, `${ref}${at ? `:${lineCol(text, Number(at[1]))}` : ''}: not valid JSON: ${message}`);
   }
-  text = '';
   if (!Array.isArray(parsed)) return ctx.issue(path, `${ref}: expected a list of pairs [{key, value, …}], got ${typeName(parsed)}`);
   c.collect({ name: ref, path, label: (i) => `${ref}[${i}]`, fieldPath: () => path }, parsed);
 }
