@@ -1,6 +1,8 @@
 // createClient: one got instance that sends each of the 17 operations once and reports the outcome.
 // It never retries: whether a call may be repeated (a POST may not, blindly) is the executor's decision.
 
+import http from 'node:http';
+import https from 'node:https';
 import got from 'got';
 import { checkClientOptions, type CallInfo, type CheckedClientOptions, type ClientOptions } from './options.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
@@ -60,8 +62,11 @@ function makeHttp(opts: CheckedClientOptions) {
 
 export function createClient(options: ClientOptions): ApiClient {
   const opts = checkClientOptions(options);
-  const http = makeHttp(opts);
+  const send = makeHttp(opts);
   const { clock } = opts;
+  // A POST goes on a fresh connection: a reused keep-alive socket the server has just closed
+  // fails as a reset, which would make a create that never arrived look uncertain.
+  const fresh = { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) };
   // A token this short is a test value that any word may contain; hiding it would garble every message.
   const redact = (text: string) => (opts.token.length < MIN_REDACTED_LENGTH ? text : text.split(opts.token).join('[redacted]'));
 
@@ -84,7 +89,9 @@ export function createClient(options: ClientOptions): ApiClient {
     const started = clock.now();
     let status: number | undefined;
     try {
-      const response = await http(opts.baseUrl + path, { method, body: encoded.body, headers: encoded.headers, ...(signal ? { signal } : {}) });
+      const response = await send(opts.baseUrl + path, {
+        method, body: encoded.body, headers: encoded.headers, ...(signal ? { signal } : {}), ...(method === 'POST' ? { agent: fresh } : {}),
+      });
       status = response.statusCode;
       const retryAfter = response.headers['retry-after'];
       return readAnswer(ctx, { status, retryAfter, text: response.body }, clock.now());

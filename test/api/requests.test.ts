@@ -55,6 +55,15 @@ describe('JSON requests', () => {
     expect(last()).toMatchObject({ method: 'PUT', url: '/client/v4/accounts/acc/gateway/lists/u-1' });
   });
 
+  it('sends a create on a fresh connection, so a stale keep-alive socket cannot make it look uncertain', async () => {
+    const client = await clientFor();
+    await client.editUser({}, { zipcode: '75001' });
+    expect(last().headers.connection).toBe('keep-alive');
+    await client.createList({ identifier: 'acc' }, { name: 'Blocked', type: 'DOMAIN' });
+    expect(last().method).toBe('POST');
+    expect(last().headers.connection).toBe('close');
+  });
+
   it('refuses a call missing a path parameter without sending anything', async () => {
     const client = await clientFor();
     await expect(client.call('updateRoute', { zone_id: 'z' }, { pattern: 'p' })).rejects.toThrow('needs path parameter `route_id`');
