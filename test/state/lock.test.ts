@@ -76,18 +76,21 @@ describe('the state lock', () => {
 
   it('waits for a holder in another process that finishes within the timeout', async () => {
     const file = tempStateFile();
+    const release = `${file}.release`;
     openStateStore({ file }).close();
-    const entry = compiledStateEntry();
     const script = `
-      const { openStateStore } = await import(${JSON.stringify(entry)});
+      const fs = await import('node:fs');
+      const { openStateStore } = await import(${JSON.stringify(compiledStateEntry())});
       const store = openStateStore({ file: ${JSON.stringify(file)}, owner: 'child' });
       process.stdout.write('locked\\n');
-      setTimeout(() => store.close(), 300);`;
+      const poll = setInterval(() => fs.existsSync(${JSON.stringify(release)}) && (clearInterval(poll), setTimeout(() => store.close(), 100)), 10);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
     expect(() => openStateStore({ file }).close()).toThrow(/\(child\)/);
+    fs.writeFileSync(release, '');
     withStore({ file, lockTimeoutMs: 20_000 }, (store) => expect(store.list()).toEqual([]));
-    await new Promise((resolve) => child.once('exit', resolve));
+    await exited;
   });
 
   it('is released when the holding process exits without closing', () => {
