@@ -6,7 +6,7 @@ import type { DesiredResource } from '../kinds/kind.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
 import { contentHash } from '../util/json.js';
 import { processDocument, type DocumentOutcome } from './document.js';
-import { displayFile, sortErrors, type ConfigError } from './errors.js';
+import { displayFile, fieldPath, sortErrors, type ConfigError } from './errors.js';
 import { discover, readTextBounded } from './files.js';
 import type { Env } from './interpolate.js';
 import { createSchemaValidator, type SchemaValidator } from './schema.js';
@@ -74,7 +74,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
       continue;
     }
     const parsed = parseYaml(read.text, opts.env, { maxAliasNodes: opts.maxAliasNodes });
-    errors.push(...parsed.errors.map((e) => ({ file: display, line: e.line, col: e.col, path: '', message: e.message })));
+    errors.push(...parsed.errors.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message })));
     for (const doc of parsed.documents) outcomes.push(processDocument(doc, file, display, { validator, bounds }));
   }
   errors.push(...outcomes.flatMap((o) => o.errors), ...crossChecks(outcomes));

@@ -113,15 +113,18 @@ class Walker {
   private aliasNodes = 0;
   private outerAlias: { offset: number; path: FieldPath } | undefined;
   private readonly expanding = new Set<YamlNode>();
+  private readonly resolved = new Map<Alias, YamlNode | null>();
 
   constructor(private readonly doc: Document, private readonly env: Env, private readonly limits: ParseLimits) {}
 
   walk(node: unknown, path: FieldPath): unknown {
     if (node === null || node === undefined) return null;
     const offset = (node as YamlNode).range?.[0];
-    if (offset !== undefined && !this.values.has(pathId(path))) this.values.set(pathId(path), offset);
-    if (this.outerAlias && ++this.aliasNodes > this.limits.maxAliasNodes) {
-      throw new AliasBudgetExceeded(this.outerAlias.offset, this.outerAlias.path, this.limits.maxAliasNodes);
+    if (this.outerAlias) {
+      if (++this.aliasNodes > this.limits.maxAliasNodes) throw new AliasBudgetExceeded(this.outerAlias.offset, this.outerAlias.path, this.limits.maxAliasNodes);
+      // Fields inside an expanded alias are located at the alias: recording each copy costs more than it tells.
+    } else if (offset !== undefined) {
+      this.values.set(pathId(path), offset);
     }
     if (isAlias(node)) return this.expand(node, path, offset ?? 0);
     if (isScalar(node)) {
@@ -146,7 +149,7 @@ class Walker {
       }
       const key = keyNode === null || keyNode.value === null ? '' : String(keyNode.value);
       const child = [...path, key];
-      this.keys.set(pathId(child), keyAt);
+      if (!this.outerAlias) this.keys.set(pathId(child), keyAt);
       const value = this.walk(pair.value, child);
       // `__proto__` as a plain assignment would replace the prototype instead of adding a field.
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
@@ -155,7 +158,9 @@ class Walker {
   }
 
   private expand(alias: Alias, path: FieldPath, offset: number): unknown {
-    const target = alias.resolve(this.doc);
+    // Alias.resolve walks the whole document each time: resolve each alias node once.
+    let target = this.resolved.get(alias);
+    if (target === undefined) this.resolved.set(alias, (target = alias.resolve(this.doc) ?? null));
     if (!target) return null;
     if (this.expanding.has(target)) throw new AliasBudgetExceeded(offset, path, this.limits.maxAliasNodes);
     const outermost = this.outerAlias === undefined;
