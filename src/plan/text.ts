@@ -31,9 +31,9 @@ interface Ctx {
 const INDENT = '    ';
 /** Keys of one orphan entry listed before "… and N more" (all of them when verbose). */
 const SHOWN_KEYS = 10;
-const SIGN: Readonly<Record<string, [string, Color]>> = {
+const SIGN = {
   create: ['+', 'green'], change: ['~', 'yellow'], blocked: ['!', 'red'], uncertain: ['?', 'magenta'], orphaned: ['-', 'red'], unchanged: ['=', 'dim'],
-};
+} as const satisfies Record<string, readonly [string, Color]>;
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
   const color = checkBoolean('color', options.color ?? false);
@@ -124,7 +124,7 @@ function diffLine(change: FieldChange, operation: OperationName | null, ctx: Ctx
 }
 
 function head(sign: keyof typeof SIGN, resource: string, what: string, ctx: Ctx): string {
-  const [mark, color] = SIGN[sign]!;
+  const [mark, color] = SIGN[sign];
   return `${ctx.paint(color, mark)} ${ctx.paint('bold', resource)}  ${what}`;
 }
 
