@@ -78,7 +78,11 @@ export function acknowledgedSnapshot(plan: Plan): StateSnapshot {
 
 const EMPTY_STATE: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map() };
 
-/** Generates, then measures load + first-sync plan and load + no-op re-plan. */
+/**
+ * Generates, then measures load + first-sync plan and load + no-op re-plan. The state of the
+ * re-plan is an in-memory snapshot (the state store's load time is not included yet), and peak
+ * RSS is the process's peak so far, so the second figure includes the first phase's peak.
+ */
 export async function runKvBench(options: KvBenchOptions = {}): Promise<Measurement[]> {
   const pairs = checkInteger('pairs', options.pairs ?? 1_000_000, 1);
   const valueBytes = checkInteger('valueBytes', options.valueBytes ?? 100, 1);
