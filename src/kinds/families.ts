@@ -87,8 +87,8 @@ export interface PutKindSpec extends KindBase {
   readonly operation: OperationName;
   /** What is sent; the canonical request by default (WorkerScript sends its payload). */
   readonly body?: (desired: DesiredResource) => unknown;
-  /** Given the last applied and desired requests: which diff paths are masked. */
-  readonly sensitive?: (before: Json | undefined, after: Json) => (path: string) => boolean;
+  /** Request paths whose values are masked in diffs. */
+  readonly sensitive?: (path: string) => boolean;
   readonly outcome?: (action: ActionDraft, result: unknown, ctx: PlanContext) => Outcome;
 }
 
@@ -101,7 +101,7 @@ export function putKind(spec: PutKindSpec): KindDefinition {
       operation: spec.operation,
       params: pathParams(spec, desired.scope),
       body: spec.body ? spec.body(desired) : desired.request,
-      diff: diffJson(applied?.request ?? {}, desired.request, spec.sensitive?.(applied?.request, desired.request)),
+      diff: diffJson(applied?.request ?? {}, desired.request, spec.sensitive),
       record: { request: desired.request, hash: desired.hash },
     };
     return { ...NOTHING, actions: [action] };

@@ -39,26 +39,23 @@ export function contentTypeOf(name: string, esModules: boolean): string {
   }
 }
 
-const isSecretBinding = (binding: unknown): boolean => isObject(binding) && binding.type === 'secret_text';
+const isSecretBinding = (binding: Json): binding is { [key: string]: Json } => isObject(binding) && binding.type === 'secret_text';
 
-/** The metadata as stored: each secret_text binding's `text` replaced by `text_sha256`. */
-export function redactMetadata(metadata: { [key: string]: Json }): { [key: string]: Json } {
-  if (!Array.isArray(metadata.bindings)) return metadata;
+/**
+ * The metadata as stored, with each secret_text binding's `text` taken out, and beside it the
+ * hashes of those texts by binding name: a separate field, so a diff can mask it as a whole.
+ */
+export function redactMetadata(metadata: { [key: string]: Json }): { metadata: { [key: string]: Json }; secrets?: { [name: string]: string } } {
+  if (!Array.isArray(metadata.bindings) || !metadata.bindings.some(isSecretBinding)) return { metadata };
+  const secrets: { [name: string]: string } = {};
   const bindings = metadata.bindings.map((binding) => {
-    if (!isSecretBinding(binding) || !isObject(binding) || typeof binding.text !== 'string') return binding;
+    if (!isSecretBinding(binding)) return binding;
     const { text, ...rest } = binding;
-    return { ...rest, text_sha256: sha256(text) };
+    secrets[String(binding.name)] = sha256(typeof text === 'string' ? text : JSON.stringify(text ?? null));
+    return rest;
   });
-  return { ...metadata, bindings };
+  return { metadata: { ...metadata, bindings }, secrets };
 }
 
-/** Diff paths that belong to a secret_text binding in either request: shown by path only. */
-export function secretPaths(before: Json | undefined, after: Json): (path: string) => boolean {
-  const secret = new Set<string>();
-  for (const request of [before, after]) {
-    const metadata = isObject(request) ? request.metadata : undefined;
-    const bindings = isObject(metadata) && Array.isArray(metadata.bindings) ? metadata.bindings : [];
-    bindings.forEach((binding, i) => isSecretBinding(binding) && secret.add(`metadata.bindings.${i}`));
-  }
-  return (path) => [...secret].some((prefix) => path === prefix || path.startsWith(`${prefix}.`));
-}
+/** Diff paths of the secret hashes: shown by path only. */
+export const isSecretPath = (path: string): boolean => path === 'secrets' || path.startsWith('secrets.');

@@ -6,7 +6,7 @@ import { compact, isObject } from './diff.js';
 import { putKind, resultField } from './families.js';
 import type { Built, BuildContext, ResourceDocument } from './kind.js';
 import { registerKind } from './registry.js';
-import { contentTypeOf, redactMetadata, secretPaths, type ScriptModule, type ScriptUpload } from './worker-modules.js';
+import { contentTypeOf, isSecretPath, redactMetadata, type ScriptModule, type ScriptUpload } from './worker-modules.js';
 
 export { contentTypeOf, type ScriptModule, type ScriptUpload } from './worker-modules.js';
 
@@ -43,7 +43,7 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
   }
   const metadata = compact({ ...(isObject(spec.metadata) ? spec.metadata : {}), [mainKey]: main });
   const request: Json = {
-    metadata: redactMetadata(metadata),
+    ...redactMetadata(metadata),
     modules: modules.map((m) => ({ name: m.name, content_type: m.contentType, sha256: sha256(m.content) })),
   };
   const payload: ScriptUpload = { metadata, modules };
@@ -58,7 +58,7 @@ export const workerScript = registerKind(
     operation: 'putScriptContent',
     build,
     body: (desired) => desired.payload,
-    sensitive: secretPaths,
+    sensitive: isSecretPath,
     outcome: (_action, result) => compact({ remoteId: resultField(result, 'id'), etag: resultField(result, 'etag') }),
   }),
 );

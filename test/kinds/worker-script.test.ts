@@ -99,13 +99,16 @@ describe('WorkerScript', () => {
     const one = esm(bindings('hunter2-secret'), root).desired;
     expect((one.payload as ScriptUpload).metadata).toMatchObject({ compatibility_date: '2025-01-15', bindings: [{ text: 'a' }, { text: 'hunter2-secret' }] });
     expect(JSON.stringify(one.request)).not.toContain('hunter2-secret');
+    const [first] = plan(one).actions;
+    expect(first!.diff.filter((c) => c.path === 'secrets')).toEqual([{ path: 'secrets', sensitive: true }]);
+    expect(JSON.stringify(first!.diff)).not.toContain((one.request as { secrets: { KEY: string } }).secrets.KEY);
     const applied = applyDecision(one, undefined, { write: { id: 'api' } });
     expect(JSON.stringify(applied)).not.toContain('hunter2-secret');
 
     const two = esm(bindings('another-secret'), root).desired;
     const decision = plan(two, applied);
     expect(decision.actions).toHaveLength(1);
-    expect(decision.actions[0]!.diff).toEqual([{ path: 'metadata.bindings.1.text_sha256', sensitive: true }]);
+    expect(decision.actions[0]!.diff).toEqual([{ path: 'secrets.KEY', sensitive: true }]);
     expect(JSON.stringify(decision.actions[0]!.record)).not.toContain('another-secret');
   });
 
