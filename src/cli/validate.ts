@@ -33,7 +33,7 @@ function asJson(result: LoadResult) {
 export function summary(kinds: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const kind of [...kinds].sort()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  const width = Math.max(16, ...[...counts.keys()].map((k) => k.length + 2));
+  const width = Math.max(16, ...[...counts.keys()].map((k) => k.length + 1));
   const lines = [...counts].map(([kind, n]) => `${kind.padEnd(width)} ${n}`);
   lines.push(`${'total'.padEnd(width)} ${kinds.length}`);
   return lines.join('\n') + '\n';

@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { Command } from 'commander';
+import { afterEach, expect, test, vi } from 'vitest';
+import { register } from '../../src/cli/validate.js';
+import { FIXTURES } from './helpers.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.exitCode = undefined;
+});
+
+async function run(...args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
+  const program = new Command().exitOverride();
+  register(program);
+  await program.parseAsync(['node', 'edgesync', 'validate', ...args]);
+  const exitCode = process.exitCode;
+  process.exitCode = undefined;
+  return { stdout: out.join(''), stderr: err.join(''), exitCode };
+}
+
+test('a valid config prints one line per kind and a total, and exits 0', async () => {
+  vi.stubEnv('LOCATION_NAME', 'Head office');
+  const { stdout, stderr, exitCode } = await run('--config', path.join(FIXTURES, 'valid-multi-document'));
+  expect(stdout.split('\n')).toEqual(['GatewayList' + ' '.repeat(6) + '1', 'GatewayLocation' + ' '.repeat(2) + '1', 'total' + ' '.repeat(12) + '2', '']);
+  expect(stderr).toBe('');
+  expect(exitCode ?? 0).toBe(0);
+  vi.unstubAllEnvs();
+});
+
+test('an invalid config prints every error and a count on stderr, and exits 1', async () => {
+  const { stdout, stderr, exitCode } = await run('--config', path.join(FIXTURES, 'several-errors'));
+  const lines = stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(9);
+  expect(lines[0]).toBe(`${path.join(FIXTURES, 'several-errors', 'lists.yaml')}:8:9  spec.type  expected one of SERIAL, URL, DOMAIN, EMAIL, IP, got "HOST"`);
+  expect(lines[8]).toBe('8 errors in 3 files');
+  expect(stdout).toBe('');
+  expect(exitCode).toBe(1);
+});
+
+test('--json prints validity, resources and errors for machines', async () => {
+  const bad = await run('--config', path.join(FIXTURES, 'unknown-field-typo'), '--json');
+  const parsed = JSON.parse(bad.stdout);
+  expect(parsed).toEqual({
+    valid: false,
+    resources: [],
+    errors: [{ file: path.join(FIXTURES, 'unknown-field-typo', 'list.yaml'), line: 9, col: 3, path: 'spec.descriptoin', message: 'unknown field "descriptoin" (not in the interface)' }],
+  });
+  expect(bad.exitCode).toBe(1);
+
+  vi.stubEnv('LOCATION_NAME', 'Head office');
+  const good = JSON.parse((await run('--config', path.join(FIXTURES, 'valid-multi-document'), '--json')).stdout);
+  vi.unstubAllEnvs();
+  expect(good.valid).toBe(true);
+  expect(good.resources.map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`)).toEqual(['GatewayList/blocked-domains', 'GatewayLocation/head-office']);
+  expect(Object.keys(good.resources[0]).sort()).toEqual(['hash', 'key', 'kind', 'name', 'source']);
+});
