@@ -4,7 +4,7 @@
 import type { OperationName } from '../api/operations.js';
 import { contentHash, type Json } from '../util/json.js';
 import { compact, diffJson, omit, pick, topFields } from './diff.js';
-import { NOTHING, defineKind, pathParams, resultField, type KindBase } from './families.js';
+import { NOTHING, accountScope, defineKind, onGatewayAccount, pathParams, resultField, type KindBase } from './families.js';
 import type { ActionDraft, BlockedDraft, KindDecision, KindDefinition, Outcome, PlanContext } from './kind.js';
 
 export const NO_REMOTE_ID = 'the create answered without an id: set metadata.id to update it';
@@ -125,4 +125,9 @@ export function postKind(spec: PostKindSpec): KindDefinition {
   };
 
   return defineKind(spec, plan, outcome);
+}
+
+/** A Zero Trust object the interface can only create; it follows the account's GatewayAccount. */
+export function gatewayCreateOnly(kind: string, create: OperationName): KindDefinition {
+  return postKind({ kind, ...accountScope('identifier'), create, blockedReason: noUpdate(kind), dependencies: onGatewayAccount });
 }
