@@ -58,7 +58,9 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
   for (const key of def.scopeKeys) {
     const value = metadata[key];
     if (typeof value === 'string' && value !== '') scope[key] = value;
-    else errors.push(errorAt(['metadata', key], `${def.kind} needs metadata.${key}: a non-empty string`, value === undefined ? 'key' : 'value'));
+    else if (!errors.some((e) => e.path === `metadata.${key}`)) {
+      errors.push(errorAt(['metadata', key], `${def.kind} needs metadata.${key}: a non-empty string`, value === undefined ? 'key' : 'value'));
+    }
   }
   const source: SourceLocation = { file: display, ...locator.start };
   const name = metadata.name;

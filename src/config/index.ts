@@ -68,7 +68,9 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const outcomes: DocumentOutcome[] = [];
   for (const file of found.files) {
     const display = displayFile(file);
-    const read = await readTextBounded(file, opts.maxFileBytes);
+    const read = await readTextBounded(file, opts.maxFileBytes).catch((err: NodeJS.ErrnoException) => ({
+      problem: { line: 1, col: 1, message: `cannot be read (${err.code ?? err.message})` },
+    }));
     if ('problem' in read) {
       errors.push({ file: display, ...read.problem, path: '' });
       continue;
