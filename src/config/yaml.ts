@@ -100,6 +100,14 @@ function firstLine(message: string): string {
   return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
 }
 
+/** Tagged scalars (`!!binary`, timestamps) become the JSON text a schema can check. */
+function plainScalar(value: unknown): unknown {
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (value instanceof Date) return value.toISOString();
+  return String(value);
+}
+
 class AliasBudgetExceeded extends Error {
   constructor(readonly offset: number, readonly path: FieldPath, limit: number) {
     super(`alias expands past ${limit} nodes (a YAML alias bomb?): refused`);
@@ -128,7 +136,7 @@ class Walker {
     }
     if (isAlias(node)) return this.expand(node, path, offset ?? 0);
     if (isScalar(node)) {
-      if (typeof node.value !== 'string') return node.value;
+      if (typeof node.value !== 'string') return plainScalar(node.value);
       const { value, problems } = interpolate(node.value, this.env);
       for (const message of problems) this.problems.push({ offset: offset ?? 0, path, message });
       return value;
@@ -161,7 +169,10 @@ class Walker {
     // Alias.resolve walks the whole document each time: resolve each alias node once.
     let target = this.resolved.get(alias);
     if (target === undefined) this.resolved.set(alias, (target = alias.resolve(this.doc) ?? null));
-    if (!target) return null;
+    if (!target) {
+      this.problems.push({ offset, path, message: `alias *${alias.source} refers to no anchor before it` });
+      return null;
+    }
     if (this.expanding.has(target)) throw new AliasBudgetExceeded(offset, path, this.limits.maxAliasNodes);
     const outermost = this.outerAlias === undefined;
     if (outermost) this.outerAlias = { offset, path };

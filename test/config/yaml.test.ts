@@ -64,3 +64,14 @@ test('syntax errors carry the parser message and position', () => {
   expect(parseYaml('a: [1, 2\n', {}, limits).errors[0]).toEqual(expect.objectContaining({ line: expect.any(Number), col: expect.any(Number), path: [] }));
   expect(parseYaml('a: 1\na: 2\n', {}, limits).errors).toEqual([{ line: 2, col: 1, path: [], message: 'Map keys must be unique' }]);
 });
+
+test('an alias to no anchor is a problem at the alias, not a silent null', () => {
+  const [doc] = parseYaml('a: 1\nb: *nope\n', {}, limits).documents;
+  expect(doc.problems).toEqual([{ line: 2, col: 4, path: ['b'], message: 'alias *nope refers to no anchor before it' }]);
+});
+
+test('tagged scalars become plain JSON text, and a byte-order mark is ignored', () => {
+  const [doc] = parseYaml('\uFEFFx: !!binary aGk=\r\ny: ok\r\n', {}, limits).documents;
+  expect(doc.value).toEqual({ x: 'aGk=', y: 'ok' });
+  expect(doc.locator.value(['y'])).toEqual({ line: 2, col: 4 });
+});
