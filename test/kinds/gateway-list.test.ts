@@ -58,10 +58,12 @@ describe('GatewayList', () => {
     expect(action).toMatchObject({ change: 'update', params: { uuid: LIST_ID } });
   });
 
-  it('has a schema that checks the type enum, the item fields and the required type', () => {
+  it('has a schema that checks the type enum, the item fields, the required type and a UUID id', () => {
     expect(schemaErrors(document('GatewayList', metadata, spec))).toEqual([]);
     expect(schemaErrors(document('GatewayList', metadata, { ...spec, type: 'HOST' }))).toContain('/spec/type must be equal to one of the allowed values');
     expect(schemaErrors(document('GatewayList', metadata, { ...spec, items: [{ valeu: 'x' }] }))).toContain("/spec/items/0 must have required property 'value'");
     expect(schemaErrors(document('GatewayList', metadata, { name: 'x' }))).toContain("/spec must have required property 'type'");
+    expect(schemaErrors(document('GatewayList', { ...metadata, id: LIST_ID }, spec))).toEqual([]);
+    expect(schemaErrors(document('GatewayList', { ...metadata, id: 'list-1' }, spec))).toContain('/metadata/id must match format "uuid"');
   });
 });
