@@ -1,9 +1,41 @@
-// Placeholder until the watch command lands; replaced by its implementation.
-import type { Command } from 'commander';
+// `edgesync watch`: reconcile on start and on every change under the root until SIGTERM/SIGINT,
+// serving /healthz, /readyz, /metrics and /status. Exit 0 on a clean stop, 1 when it cannot start.
+
+import { Option, type Command } from 'commander';
+import { TokenError } from '../api/index.js';
+import { createLogger } from '../log.js';
+import { StateLockedError } from '../state/index.js';
+import { OptionError } from '../util/options.js';
+import { nextStopSignal, startWatch, type WatchFlags } from '../daemon/run.js';
+import { withConfigAndState, withRemote } from './common.js';
 
 export function register(program: Command): void {
-  program.command('watch').description('(not built yet)').action(() => {
-    console.error('edgesync watch is not available in this build');
-    process.exitCode = 1;
-  });
+  withRemote(withConfigAndState(program.command('watch')))
+    .description('keep applying the config: on start and on every change under the root, until stopped')
+    .option('--debounce <ms>', 'quiet time after a change before reconciling', '500')
+    .addOption(new Option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))
+    .option('--shutdown-timeout <seconds>', 'how long calls in flight may finish after SIGTERM', '10')
+    .option('--log-level <level>', 'trace, debug, info, warn or error (else LOG_LEVEL, else info)')
+    .option('--pretty', 'human-readable log lines (default when stderr is a terminal)')
+    .action(async (flags: WatchFlags & { logLevel?: string; pretty?: boolean }) => {
+      const logger = createLogger({ ...(flags.logLevel && { level: flags.logLevel }), ...(flags.pretty && { pretty: true }) });
+      const stopped = nextStopSignal();
+      let daemon;
+      try {
+        daemon = await startWatch(flags, { logger, env: process.env });
+      } catch (err) {
+        if (!(err instanceof StateLockedError || err instanceof OptionError || err instanceof TokenError || isListenError(err))) throw err;
+        logger.fatal({}, err.message);
+        process.exitCode = 1;
+        return;
+      }
+      const signal = await stopped;
+      logger.info({ signal }, `${signal} received`);
+      await daemon.stop();
+      process.exitCode = 0;
+    });
+}
+
+function isListenError(err: unknown): err is Error {
+  return err instanceof Error && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes((err as NodeJS.ErrnoException).code ?? '');
 }

@@ -1,0 +1,137 @@
+// The daemon: the reconcile loop, the watcher on the config root and the HTTP endpoint, started
+// together and stopped in order (no new calls, calls in flight finish, watcher and server closed).
+
+import type { Logger } from 'pino';
+import type { LoadResult } from '../config/index.js';
+import type { StateStore } from '../state/types.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { checkInteger, checkString, fail } from '../util/options.js';
+import { createReconcileLoop, type LoopEngine, type LoopStatus, type ReconcileLoop } from './loop.js';
+import type { DaemonMetrics } from './metrics.js';
+import { checkTiming, type LoopTiming } from './options.js';
+import { configRevision } from './revision.js';
+import { buildServer } from './server.js';
+import { chokidarWatcher, type ChangeSource, type WatchFactory } from './watcher.js';
+
+export { createMetrics, type DaemonMetrics } from './metrics.js';
+export { createReconcileLoop, retryDelay, type LoopEngine, type LoopStatus, type RunReport, type RunResult } from './loop.js';
+export { checkTiming, parseListen, type LoopTiming } from './options.js';
+export { chokidarWatcher, isIgnoredPath, type WatchFactory, type ChangeSource } from './watcher.js';
+export { gitRevision, configRevision, type Revision } from './revision.js';
+
+export interface DaemonOptions {
+  /** The config root (absolute or relative to the working folder). */
+  readonly root: string;
+  /** Built with `signal: stop.signal`, `hooks: metrics.hooks` and a client with `onResponse: metrics.onResponse`. */
+  readonly engine: LoopEngine;
+  /** The store the engine writes; read by /status and closed on stop. */
+  readonly store: Pick<StateStore, 'list' | 'close'>;
+  readonly metrics: DaemonMetrics;
+  /** Aborted on stop: the engine's executor sends no new calls. */
+  readonly stop: AbortController;
+  /** Where the endpoint listens; port 0 picks a free one. @default { host: '127.0.0.1', port: 9300 } */
+  readonly listen?: { readonly host: string; readonly port: number };
+  /** @default debounce 500 ms, retries 1 s → 5 min, shutdown 10 s */
+  readonly timing?: LoopTiming;
+  /** @default systemClock */
+  readonly clock?: Clock;
+  readonly logger: Logger;
+  /** @default chokidarWatcher() */
+  readonly watch?: WatchFactory;
+  /** Absolute paths under the root that are edgesync's own (state folder, secrets). @default [] */
+  readonly ownPaths?: readonly string[];
+}
+
+export interface Daemon {
+  /** http://HOST:PORT of the endpoint. */
+  readonly url: string;
+  readonly loop: ReconcileLoop;
+  status(): LoopStatus;
+  /** Idempotent; resolves when everything is closed. True when the run in flight finished within the shutdown timeout. */
+  stop(): Promise<boolean>;
+}
+
+/** Where AI runs write their results: those writes are not config changes. */
+function aiOutputs(loaded: LoadResult): string[] {
+  if (!loaded.ok) return [];
+  return loaded.resources.flatMap((r) => {
+    const output = r.kind === 'AiRun' && r.request && typeof r.request === 'object' && !Array.isArray(r.request) ? r.request.output : undefined;
+    return typeof output === 'string' ? [output] : [];
+  });
+}
+
+function urlOf(host: string, port: number): string {
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
+  const root = checkString('root', options.root);
+  const listen = options.listen ?? { host: '127.0.0.1', port: 9300 };
+  checkString('listen.host', listen.host);
+  checkInteger('listen.port', listen.port, 0, 65_535);
+  const timing = checkTiming(options.timing);
+  const { logger, metrics, store } = options;
+  const clock = options.clock ?? systemClock;
+  let outputs: string[] = [];
+  const own = [...(options.ownPaths ?? [])];
+
+  const loop = createReconcileLoop({
+    engine: options.engine,
+    clock,
+    timing,
+    logger,
+    observer: {
+      ...metrics.observer,
+      onConfig: (loaded) => {
+        metrics.observer.onConfig?.(loaded);
+        if (loaded.ok) outputs = aiOutputs(loaded);
+      },
+    },
+  });
+
+  const app = buildServer({
+    status: () => loop.status(),
+    revision: () => configRevision(root, loop.status().digest),
+    resources: () => store.list(),
+    registry: metrics.registry,
+  });
+  await app.listen({ host: listen.host, port: listen.port });
+  const address = app.server.address();
+  const url = urlOf(listen.host, typeof address === 'object' && address ? address.port : listen.port);
+  logger.info({ url, root }, `endpoint listening on ${url} (/healthz /readyz /metrics /status)`);
+
+  let watcher: ChangeSource;
+  try {
+    watcher = (options.watch ?? chokidarWatcher())({
+      root,
+      onChange: (file) => {
+        logger.debug({ file }, 'changed');
+        loop.changed();
+      },
+      ignored: () => [...own, ...outputs],
+      onError: (err) => logger.warn({ err: String(err) }, 'watcher error'),
+    });
+    await watcher.ready;
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  loop.start();
+
+  let stopping: Promise<boolean> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      logger.info({}, 'stopping: no new calls; waiting for calls in flight');
+      options.stop.abort(new Error('stopped by signal'));
+      const finished = await loop.stop();
+      if (!finished) logger.warn({ timeoutMs: timing.shutdownTimeoutMs }, 'calls still in flight at the shutdown timeout');
+      await Promise.allSettled([watcher.close(), app.close()]);
+      store.close();
+      logger.info({}, 'stopped');
+      return finished;
+    })());
+
+  return { url, loop, status: () => loop.status(), stop };
+}

@@ -1,0 +1,251 @@
+// The reconcile loop: debounced changes, one more run for changes during a run, the last good
+// config kept through invalid edits, and failed actions retried with capped exponential backoff.
+
+import type { ApplyResult } from '../apply/index.js';
+import { formatError, type ConfigError, type LoadResult } from '../config/index.js';
+import type { DesiredResource } from '../kinds/kind.js';
+import type { Plan } from '../plan/types.js';
+import type { Clock } from '../util/clock.js';
+import type { CheckedTiming } from './options.js';
+
+/** What the loop needs of src/engine's Engine (which satisfies it). */
+export interface LoopEngine {
+  load(): Promise<LoadResult>;
+  plan(resources: readonly DesiredResource[]): Plan;
+  apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
+}
+
+/** A pino logger satisfies this. */
+export interface LoopLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export type RunResult = 'ok' | 'failed' | 'uncertain' | 'invalid' | 'error' | 'stopped';
+export type RunReason = 'start' | 'change' | 'retry';
+
+export interface RunReport {
+  readonly reason: RunReason;
+  readonly result: RunResult;
+  /** ISO 8601. */
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly actions: number;
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly uncertain: number;
+  readonly skipped: number;
+  readonly requests: number;
+  /** Failure and uncertainty messages, `resource#change: message`; never a secret. */
+  readonly errors: readonly string[];
+  /** When the next retry is due (ISO 8601), if one is scheduled. */
+  readonly retryAt?: string;
+}
+
+/** Observers for metrics; an exception thrown by one is logged and ignored. */
+export interface LoopObserver {
+  onConfig?(loaded: LoadResult): void;
+  onApplied?(result: ApplyResult): void;
+  onRun?(report: RunReport): void;
+}
+
+export interface LoopStatus {
+  /** A run has finished (whatever its result). */
+  readonly firstRunDone: boolean;
+  /** The last load succeeded (false before the first load). */
+  readonly configValid: boolean;
+  readonly configErrors: readonly ConfigError[];
+  /** Digest of the config in force, if any was ever valid. */
+  readonly digest?: string;
+  readonly runs: number;
+  readonly running: boolean;
+  readonly lastRun?: RunReport;
+}
+
+export interface ReconcileLoop {
+  /** The first run, now. */
+  start(): void;
+  /** Something under the root changed: a run after the debounce. */
+  changed(): void;
+  /** No new runs; waits up to the shutdown timeout for a run in flight. True when it finished in time. */
+  stop(): Promise<boolean>;
+  status(): LoopStatus;
+}
+
+export interface LoopOptions {
+  readonly engine: LoopEngine;
+  readonly clock: Clock;
+  readonly timing: CheckedTiming;
+  readonly logger: LoopLogger;
+  /** @default {} */
+  readonly observer?: LoopObserver;
+}
+
+interface Timer {
+  cancel(): void;
+}
+
+function later(clock: Clock, ms: number, fn: () => void): Timer {
+  const ac = new AbortController();
+  clock.sleep(ms, ac.signal).then(fn, () => {});
+  return { cancel: () => ac.abort() };
+}
+
+/** Capped exponential backoff: initial · 2^attempt, at most max. */
+export function retryDelay(attempt: number, initialMs: number, maxMs: number): number {
+  return Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 40));
+}
+
+export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
+  const { engine, clock, timing, logger } = options;
+  const observer = options.observer ?? {};
+  let debounce: Timer | undefined;
+  let retry: Timer | undefined;
+  let running: Promise<void> | undefined;
+  let due: RunReason | undefined;
+  let stopped = false;
+  let needLoad = true;
+  let lastGood: Extract<LoadResult, { ok: true }> | undefined;
+  let retryAttempt = 0;
+  let retryPending = false;
+  let status: Omit<LoopStatus, 'running'> = { firstRunDone: false, configValid: false, configErrors: [], runs: 0 };
+
+  const notify = (fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      logger.warn({ err: String(err) }, 'a daemon observer failed');
+    }
+  };
+
+  const request = (reason: RunReason) => {
+    if (stopped) return;
+    if (running) {
+      // Coalesced: however many requests come during a run, one more run follows it.
+      due = due === 'change' || reason === 'change' ? 'change' : reason;
+      return;
+    }
+    retry?.cancel();
+    retry = undefined;
+    running = run(reason).finally(() => {
+      running = undefined;
+      const next = due;
+      due = undefined;
+      if (next) request(next);
+    });
+  };
+
+  const scheduleRetry = (): string | undefined => {
+    if (stopped || !retryPending) return undefined;
+    const delay = retryDelay(retryAttempt++, timing.retryInitialMs, timing.retryMaxMs);
+    retry = later(clock, delay, () => {
+      retry = undefined;
+      request('retry');
+    });
+    return new Date(clock.now() + delay).toISOString();
+  };
+
+  const finish = (report: Omit<RunReport, 'finishedAt' | 'retryAt'>) => {
+    const retryAt = scheduleRetry();
+    const full: RunReport = { ...report, finishedAt: new Date(clock.now()).toISOString(), ...(retryAt && { retryAt }) };
+    status = { ...status, firstRunDone: true, runs: status.runs + 1, lastRun: full };
+    const fields = { reason: full.reason, result: full.result, actions: full.actions, failed: full.failed, uncertain: full.uncertain, requests: full.requests, ...(retryAt && { retryAt }) };
+    if (full.result === 'ok') logger.info(fields, full.actions ? `reconciled: ${full.succeeded} action(s) applied` : 'reconciled: nothing to change');
+    else logger.warn(fields, `reconcile ${full.result}`);
+    notify(() => observer.onRun?.(full));
+  };
+
+  const load = async (): Promise<boolean> => {
+    needLoad = false;
+    let loaded: LoadResult;
+    try {
+      loaded = await engine.load();
+    } catch (err) {
+      needLoad = true;
+      throw err;
+    }
+    notify(() => observer.onConfig?.(loaded));
+    if (!loaded.ok) {
+      status = { ...status, configValid: false, configErrors: loaded.errors };
+      for (const e of loaded.errors) logger.error({ file: e.file, line: e.line, col: e.col, field: e.path }, formatError(e));
+      const files = new Set(loaded.errors.map((e) => e.file)).size;
+      logger.error(
+        { errors: loaded.errors.length, files },
+        lastGood ? 'config invalid: nothing applied; the last good config stays in force' : 'config invalid: nothing applied',
+      );
+      return false;
+    }
+    if (loaded.digest !== lastGood?.digest) retryAttempt = 0;
+    lastGood = loaded;
+    status = { ...status, configValid: true, configErrors: [], digest: loaded.digest };
+    return true;
+  };
+
+  const run = async (reason: RunReason): Promise<void> => {
+    const startedAt = new Date(clock.now()).toISOString();
+    const base = { reason, startedAt, actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0 };
+    try {
+      if ((needLoad || !lastGood) && !(await load())) {
+        // Retries on the last good config go on while the files are invalid.
+        return finish({ ...base, result: 'invalid', errors: status.configErrors.map(formatError) });
+      }
+      const resources = lastGood!.resources;
+      const plan = engine.plan(resources);
+      for (const u of plan.uncertain) logger.warn({ resource: u.resource, operation: u.operation, since: u.since }, u.message);
+      for (const b of plan.blocked) logger.warn({ resource: b.resource, fields: b.fields }, b.reason);
+      if (plan.actions.length === 0) {
+        retryPending = false;
+        retryAttempt = 0;
+        return finish({ ...base, result: plan.uncertain.length ? 'uncertain' : 'ok', errors: plan.uncertain.map((u) => `${u.resource}: ${u.message}`) });
+      }
+      logger.info({ reason, actions: plan.actions.length }, 'applying');
+      const result = await engine.apply(plan, resources);
+      notify(() => observer.onApplied?.(result));
+      // Uncertain creates are reported, never retried: resending could create a duplicate.
+      retryPending = !result.stopped && result.failed.some((f) => !f.terminal);
+      if (!retryPending) retryAttempt = 0;
+      const errors = [
+        ...result.failed.map((f) => `${f.action.id}: ${f.error}`),
+        ...result.uncertain.map((u) => `${u.action.id}: ${u.error}`),
+      ];
+      for (const e of errors) logger.warn({}, e);
+      const outcome: RunResult = result.stopped ? 'stopped' : result.failed.length ? 'failed' : result.uncertain.length ? 'uncertain' : 'ok';
+      finish({
+        ...base, result: outcome, actions: plan.actions.length, succeeded: result.succeeded.length, failed: result.failed.length,
+        uncertain: result.uncertain.length, skipped: result.skipped.length, requests: result.requests, errors,
+      });
+    } catch (err) {
+      retryPending = true;
+      const message = err instanceof Error ? err.message : String(err);
+      logger.error({ err: message }, 'reconcile failed');
+      finish({ ...base, result: 'error', errors: [message] });
+    }
+  };
+
+  return {
+    start: () => request('start'),
+    changed() {
+      needLoad = true;
+      debounce?.cancel();
+      debounce = later(clock, timing.debounceMs, () => {
+        debounce = undefined;
+        request('change');
+      });
+    },
+    async stop() {
+      stopped = true;
+      debounce?.cancel();
+      retry?.cancel();
+      if (!running) return true;
+      const bound = new AbortController();
+      const finished = await Promise.race([
+        running.then(() => true),
+        clock.sleep(timing.shutdownTimeoutMs, bound.signal).then(() => false, () => true),
+      ]);
+      bound.abort();
+      return finished;
+    },
+    status: () => ({ ...status, running: running !== undefined }),
+  };
+}

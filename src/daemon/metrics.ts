@@ -1,0 +1,54 @@
+// The daemon's Prometheus metrics, on a Registry of their own (never the global one), fed by
+// the loop's observer, the executor's progress hook and the client's onResponse.
+
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ApplyResult, ExecutorHooks } from '../apply/index.js';
+import type { CallInfo } from '../api/index.js';
+import type { LoadResult } from '../config/index.js';
+import type { LoopObserver, RunReport } from './loop.js';
+
+export interface DaemonMetrics {
+  readonly registry: Registry;
+  /** Hand to createEngine's `hooks`: keeps edgesync_queue_depth current. */
+  readonly hooks: ExecutorHooks;
+  /** Hand to createClient's `onResponse`. */
+  readonly onResponse: (info: CallInfo) => void;
+  /** Hand to the reconcile loop. */
+  readonly observer: LoopObserver;
+}
+
+export function createMetrics(options: { readonly defaultMetrics?: boolean } = {}): DaemonMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const reconciles = new Counter({ name: 'edgesync_reconciles_total', help: 'Reconcile runs by result.', labelNames: ['result'], registers: [registry] });
+  const actions = new Counter({ name: 'edgesync_actions_total', help: 'Actions settled by kind and result.', labelNames: ['kind', 'result'], registers: [registry] });
+  const calls = new Counter({ name: 'edgesync_api_calls_total', help: 'Calls to the interface by operation and HTTP status (0: no answer).', labelNames: ['operation', 'status'], registers: [registry] });
+  const queue = new Gauge({ name: 'edgesync_queue_depth', help: 'Actions of the current run not settled yet.', registers: [registry] });
+  const lastSuccess = new Gauge({ name: 'edgesync_last_success_timestamp_seconds', help: 'When the last reconcile that left nothing failed finished.', registers: [registry] });
+  const configValid = new Gauge({ name: 'edgesync_config_valid', help: '1 when the last load of the config root was valid, else 0.', registers: [registry] });
+  configValid.set(0);
+  queue.set(0);
+
+  const countActions = (result: ApplyResult) => {
+    for (const [list, label] of [[result.succeeded, 'succeeded'], [result.failed, 'failed'], [result.uncertain, 'uncertain'], [result.skipped, 'skipped']] as const) {
+      for (const { action } of list) actions.inc({ kind: action.kind, result: label });
+    }
+  };
+
+  return {
+    registry,
+    hooks: { onProgress: (p) => queue.set(p.total - p.done) },
+    onResponse: (info) => calls.inc({ operation: info.operation, status: String(info.status ?? 0) }),
+    observer: {
+      onConfig: (loaded: LoadResult) => configValid.set(loaded.ok ? 1 : 0),
+      onApplied: (result) => {
+        countActions(result);
+        queue.set(0);
+      },
+      onRun: (report: RunReport) => {
+        reconciles.inc({ result: report.result });
+        if (report.result === 'ok') lastSuccess.set(Date.parse(report.finishedAt) / 1000);
+      },
+    },
+  };
+}

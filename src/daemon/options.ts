@@ -1,0 +1,37 @@
+// The daemon's options and their eager checks: timing of the reconcile loop and of shutdown.
+// Everything with an effect (engine, clock, watcher, store) is handed in, so tests pass fakes.
+
+import { checkInteger, fail } from '../util/options.js';
+
+/** Timing of the reconcile loop. */
+export interface LoopTiming {
+  /** Quiet time after the last change before a reconcile starts. @default 500 */
+  readonly debounceMs?: number;
+  /** First delay before a run that had failed actions is retried; doubles per retry. @default 1000 */
+  readonly retryInitialMs?: number;
+  /** Ceiling of the retry delay. @default 300000 (5 min) */
+  readonly retryMaxMs?: number;
+  /** How long a stop waits for calls in flight. @default 10000 */
+  readonly shutdownTimeoutMs?: number;
+}
+
+export type CheckedTiming = Required<LoopTiming>;
+
+export function checkTiming(t: LoopTiming = {}): CheckedTiming {
+  if (t === null || typeof t !== 'object') fail('options', 'an object', t);
+  const retryInitialMs = checkInteger('retryInitialMs', t.retryInitialMs ?? 1000, 1);
+  return {
+    debounceMs: checkInteger('debounceMs', t.debounceMs ?? 500, 0),
+    retryInitialMs,
+    retryMaxMs: checkInteger('retryMaxMs', t.retryMaxMs ?? 300_000, retryInitialMs),
+    shutdownTimeoutMs: checkInteger('shutdownTimeoutMs', t.shutdownTimeoutMs ?? 10_000, 0),
+  };
+}
+
+/** "127.0.0.1:9300", "[::1]:0" or ":9300" → host and port. */
+export function parseListen(text: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(text.trim());
+  if (!m) fail('listen', 'HOST:PORT like 127.0.0.1:9300', text);
+  const port = checkInteger('listen', Number(m[3]), 0, 65_535);
+  return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
+}

@@ -1,0 +1,65 @@
+// The config revision shown by /status: the git commit of the checkout holding the root, read
+// from .git files (HEAD, the ref file or packed-refs) without running git; else the config digest.
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type Revision =
+  | { readonly source: 'git'; readonly commit: string; readonly ref?: string }
+  | { readonly source: 'digest'; readonly digest: string | null };
+
+const read = (file: string): string | undefined => {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+/** The .git folder of the checkout holding `dir` (following a `gitdir:` file of worktrees). */
+function gitDir(dir: string): string | undefined {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const dotGit = path.join(at, '.git');
+    try {
+      const stat = fs.statSync(dotGit);
+      if (stat.isDirectory()) return dotGit;
+      const m = /^gitdir:\s*(.+)$/m.exec(read(dotGit) ?? '');
+      if (m) return path.resolve(at, m[1].trim());
+    } catch {
+      // no .git here: look one folder up
+    }
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+function resolveRef(git: string, ref: string): string | undefined {
+  // Worktrees keep their HEAD locally but share refs with the main repository.
+  const common = read(path.join(git, 'commondir'))?.trim();
+  for (const base of common ? [git, path.resolve(git, common)] : [git]) {
+    const loose = read(path.join(base, ref))?.trim();
+    if (loose && /^[0-9a-f]{40,64}$/.test(loose)) return loose;
+    for (const line of (read(path.join(base, 'packed-refs')) ?? '').split('\n')) {
+      const [sha, name] = line.trim().split(' ');
+      if (name === ref && sha && /^[0-9a-f]{40,64}$/.test(sha)) return sha;
+    }
+  }
+  return undefined;
+}
+
+/** The HEAD commit of the checkout holding `root`, or undefined when there is none (or no commit yet). */
+export function gitRevision(root: string): { commit: string; ref?: string } | undefined {
+  const git = gitDir(root);
+  if (!git) return undefined;
+  const head = read(path.join(git, 'HEAD'))?.trim();
+  if (!head) return undefined;
+  if (/^[0-9a-f]{40,64}$/.test(head)) return { commit: head };
+  const m = /^ref:\s*(\S+)$/.exec(head);
+  if (!m) return undefined;
+  const commit = resolveRef(git, m[1]);
+  return commit ? { commit, ref: m[1] } : undefined;
+}
+
+export function configRevision(root: string, digest: string | undefined): Revision {
+  const git = gitRevision(root);
+  return git ? { source: 'git', ...git } : { source: 'digest', digest: digest ?? null };
+}

@@ -1,0 +1,63 @@
+// The daemon's HTTP endpoint: /healthz (alive), /readyz (first reconcile done, config valid),
+// /metrics (Prometheus text from the daemon's own registry) and /status (JSON).
+
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import { formatError } from '../config/index.js';
+import type { AppliedResource } from '../state/types.js';
+import type { LoopStatus } from './loop.js';
+import type { Revision } from './revision.js';
+
+export interface EndpointSources {
+  readonly status: () => LoopStatus;
+  readonly revision: () => Revision;
+  /** What the state store holds (StateStore.list). */
+  readonly resources: () => readonly AppliedResource[];
+  readonly registry: Registry;
+}
+
+/** Why the daemon is not ready, or undefined when it is. */
+export function notReadyReason(s: LoopStatus): string | undefined {
+  if (!s.configValid && s.configErrors.length) return `the config is invalid (${s.configErrors.length} error${s.configErrors.length === 1 ? '' : 's'}); see /status`;
+  if (!s.firstRunDone) return 'the first reconcile has not finished yet';
+  if (!s.configValid) return 'the config has not been loaded';
+  return undefined;
+}
+
+export function statusBody(src: EndpointSources) {
+  const s = src.status();
+  return {
+    revision: src.revision(),
+    ready: notReadyReason(s) === undefined,
+    running: s.running,
+    runs: s.runs,
+    configValid: s.configValid,
+    configErrors: s.configErrors.map((e) => ({ ...e, text: formatError(e) })),
+    lastRun: s.lastRun ?? null,
+    resources: src.resources().map((r) => ({
+      key: r.key,
+      kind: r.kind,
+      name: r.name,
+      status: r.status,
+      ...(r.remoteId !== undefined && { remoteId: r.remoteId }),
+      ...(r.appliedAt !== undefined && { appliedAt: r.appliedAt }),
+      ...(r.lastError !== undefined && { lastError: r.lastError }),
+    })),
+  };
+}
+
+export function buildServer(src: EndpointSources): FastifyInstance {
+  const app = Fastify({ logger: false });
+  app.get('/healthz', async () => ({ status: 'alive' }));
+  app.get('/readyz', async (_req, reply) => {
+    const reason = notReadyReason(src.status());
+    if (reason) return reply.code(503).send({ status: 'not ready', reason });
+    return { status: 'ready' };
+  });
+  app.get('/metrics', async (_req, reply) => {
+    const text = await src.registry.metrics();
+    return reply.type(src.registry.contentType).send(text);
+  });
+  app.get('/status', async () => statusBody(src));
+  return app;
+}
