@@ -5,18 +5,8 @@ import { extname } from 'node:path';
 import { sha256, type Json } from '../util/json.js';
 import { isObject } from './diff.js';
 
-/** One multipart part of the content upload. */
-export interface ScriptModule {
-  readonly name: string;
-  readonly content: Buffer;
-  readonly contentType: string;
-}
-
-/** The body of putScriptContent: the `metadata` part plus one part per module. */
-export interface ScriptUpload {
-  readonly metadata: { readonly [key: string]: unknown };
-  readonly modules: readonly ScriptModule[];
-}
+// The upload's shape is the client's: the kind builds exactly what putScriptContent sends.
+export type { ScriptModule, ScriptUpload } from '../api/types.js';
 
 /** `esModules`: the upload names a main_module, so JavaScript parts are ES modules. */
 export function contentTypeOf(name: string, esModules: boolean): string {
