@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXAMPLES, desire, exampleDocuments, kindOf, schemaErrors } from './helpers.js';
+import { EXAMPLES, desire, exampleDocuments, kindOf, schemaErrors, schemas } from './helpers.js';
 
 const examples = exampleDocuments().filter(({ file }) => !file.includes(`${path.sep}kv${path.sep}`));
 
@@ -19,6 +19,8 @@ describe('the example config root', () => {
     'accepts %s against its schema and builds it without issues',
     (_label, file, doc) => {
       expect(schemaErrors(doc)).toEqual([]);
+      // The schema the files' modeline names, which editors check them against.
+      expect(schemas.validate('edgesync.schema.json', doc)).toEqual([]);
       const metadata = doc.metadata as Record<string, unknown>;
       const { issues } = desire(String(doc.kind), metadata, doc.spec, { root: EXAMPLES, file: path.relative(EXAMPLES, file) });
       expect(issues).toEqual([]);
