@@ -2,7 +2,7 @@
 // kind's schema, then the scope keys, then kind.build with a BuildContext for file references.
 
 import { allKinds, getKind } from '../kinds/registry.js';
-import { identityKey, type DesiredResource, type FieldPath, type ResourceDocument, type SourceLocation } from '../kinds/kind.js';
+import { identityKey, type Built, type DesiredResource, type FieldPath, type KindDefinition, type ResourceDocument, type SourceLocation } from '../kinds/kind.js';
 import { contentHash, type Json } from '../util/json.js';
 import { fieldPath, type ConfigError } from './errors.js';
 import { describeErrors, type Finding } from './messages.js';
@@ -26,63 +26,34 @@ export interface DocumentContext {
 }
 
 type Raw = Record<string, unknown>;
+type ErrorAt = (path: FieldPath, message: string, at?: 'key' | 'value') => ConfigError;
+type Identity = NonNullable<DocumentOutcome['identity']>;
 
 export function processDocument(parsed: ParsedDocument, file: string, display: string, ctx: DocumentContext): DocumentOutcome {
   const { locator } = parsed;
-  const errorAt = (path: FieldPath, message: string, at: 'key' | 'value' = 'value'): ConfigError => ({
+  const errorAt: ErrorAt = (path, message, at = 'value') => ({
     file: display,
     ...(at === 'key' ? locator.key(path) : locator.value(path)),
     path: fieldPath(path),
     message,
   });
-  const fromFindings = (findings: readonly Finding[]) => findings.map((f) => errorAt(f.path, f.message, f.at));
   const errors: ConfigError[] = parsed.problems.map((p) => ({ file: display, line: p.line, col: p.col, path: fieldPath(p.path), message: p.message }));
   const doc = parsed.value;
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     return { errors: [...errors, errorAt([], 'expected a document with apiVersion, kind, metadata and spec')], dependsOn: [] };
   }
   const raw = doc as Raw;
-  errors.push(...fromFindings(describeErrors(ctx.validator.validate(ENVELOPE_SCHEMA, raw), raw)));
-
-  const def = typeof raw.kind === 'string' ? getKind(raw.kind) : undefined;
-  if (typeof raw.kind === 'string' && !def) {
-    const known = allKinds().map((k) => k.kind).sort().join(', ');
-    errors.push(errorAt(['kind'], `unknown kind "${raw.kind}"; known kinds: ${known || '(none registered)'}`));
-  }
+  const def = checkSchemas(raw, ctx.validator, errorAt, errors);
   if (!def) return { errors, dependsOn: [] };
-  if (!ctx.validator.has(def.schema)) errors.push(errorAt(['kind'], `the schema of ${def.kind} (${def.schema}) is missing from ${ctx.validator.dir}`));
-  else errors.push(...fromFindings(describeErrors(ctx.validator.validate(def.schema, raw), raw)));
-
   const metadata = (raw.metadata !== null && typeof raw.metadata === 'object' ? raw.metadata : {}) as Raw;
-  const scope: Record<string, string> = {};
-  for (const key of def.scopeKeys) {
-    const value = metadata[key];
-    if (typeof value === 'string' && value !== '') scope[key] = value;
-    else if (!errors.some((e) => e.path === `metadata.${key}`)) {
-      errors.push(errorAt(['metadata', key], `${def.kind} needs metadata.${key}: a non-empty string`, value === undefined ? 'key' : 'value'));
-    }
-  }
-  const source: SourceLocation = { file: display, ...locator.start };
-  const name = metadata.name;
-  const scoped = typeof name === 'string' && name !== '' && Object.keys(scope).length === def.scopeKeys.length;
-  const key = scoped ? identityKey(def.kind, scope, name, def.scopeKeys) : undefined;
-  const identity = key === undefined ? undefined : { key, kind: def.kind, name: name as string, at: errorAt(['metadata', 'name'], '') };
-  const dependsOn = (Array.isArray(metadata.dependsOn) ? metadata.dependsOn : [])
-    .map((ref, i) => ({ ref, at: errorAt(['metadata', 'dependsOn', i], '') }))
-    .filter((d): d is { ref: string; at: ConfigError } => typeof d.ref === 'string');
+  const { scope, identity, dependsOn } = readIdentity(def, metadata, errorAt, errors);
   if (errors.length || !identity) return { errors, identity, dependsOn };
 
-  const document: ResourceDocument = {
-    apiVersion: 'edgesync/v1',
-    kind: def.kind,
-    metadata: metadata as ResourceDocument['metadata'],
-    spec: raw.spec,
-    file,
-    loc: source,
-  };
+  const source: SourceLocation = { file: display, ...locator.start };
+  const document: ResourceDocument = { apiVersion: 'edgesync/v1', kind: def.kind, metadata: metadata as ResourceDocument['metadata'], spec: raw.spec, file, loc: source };
   const issues: ConfigError[] = [];
   const buildContext = createBuildContext(ctx.bounds, file, (path, message) => issues.push(errorAt(path, message)));
-  let built: ReturnType<typeof def.build> | undefined;
+  let built: Built | undefined;
   try {
     built = def.build(document, buildContext);
   } catch (err) {
@@ -102,4 +73,40 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     source,
   };
   return { errors: [], resource, identity, dependsOn };
+}
+
+/** The envelope, then the kind's own schema; the kind when it is a registered one. */
+function checkSchemas(raw: Raw, validator: SchemaValidator, errorAt: ErrorAt, errors: ConfigError[]): KindDefinition | undefined {
+  const report = (findings: readonly Finding[]) => errors.push(...findings.map((f) => errorAt(f.path, f.message, f.at)));
+  report(describeErrors(validator.validate(ENVELOPE_SCHEMA, raw), raw));
+  const def = typeof raw.kind === 'string' ? getKind(raw.kind) : undefined;
+  if (typeof raw.kind === 'string' && !def) {
+    const known = allKinds().map((k) => k.kind).sort().join(', ');
+    errors.push(errorAt(['kind'], `unknown kind "${raw.kind}"; known kinds: ${known || '(none registered)'}`));
+  }
+  if (!def) return undefined;
+  if (!validator.has(def.schema)) errors.push(errorAt(['kind'], `the schema of ${def.kind} (${def.schema}) is missing from ${validator.dir}`));
+  else report(describeErrors(validator.validate(def.schema, raw), raw));
+  return def;
+}
+
+/** Scope from the kind's metadata keys, the identity key when name and scope are readable, and dependsOn. */
+function readIdentity(def: KindDefinition, metadata: Raw, errorAt: ErrorAt, errors: ConfigError[]) {
+  const scope: Record<string, string> = {};
+  for (const key of def.scopeKeys) {
+    const value = metadata[key];
+    if (typeof value === 'string' && value !== '') scope[key] = value;
+    else if (!errors.some((e) => e.path === `metadata.${key}`)) {
+      errors.push(errorAt(['metadata', key], `${def.kind} needs metadata.${key}: a non-empty string`, value === undefined ? 'key' : 'value'));
+    }
+  }
+  const name = metadata.name;
+  const readable = typeof name === 'string' && name !== '' && Object.keys(scope).length === def.scopeKeys.length;
+  const identity: Identity | undefined = readable
+    ? { key: identityKey(def.kind, scope, name, def.scopeKeys), kind: def.kind, name, at: errorAt(['metadata', 'name'], '') }
+    : undefined;
+  const dependsOn = (Array.isArray(metadata.dependsOn) ? metadata.dependsOn : [])
+    .map((ref, i) => ({ ref, at: errorAt(['metadata', 'dependsOn', i], '') }))
+    .filter((d): d is { ref: string; at: ConfigError } => typeof d.ref === 'string');
+  return { scope, identity, dependsOn };
 }
