@@ -1,4 +1,63 @@
-// `npm start`: the emulator on loopback (and, once the daemon lands, `edgesync watch` on examples/).
-import { main } from './cli.js';
+// `npm start`: the emulator in-process on loopback and `edgesync watch` on examples/ against it,
+// so a newcomer sees the daemon converge, edits a file, and sees the change applied.
 
-await main([process.argv[0], 'edgesync', 'emulator', '--port', '8787', '--token', 'dev-token']);
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmulator, type RunningEmulator } from './emulator/index.js';
+import { createLogger } from './log.js';
+import { nextStopSignal, startWatch } from './daemon/run.js';
+import type { Daemon } from './daemon/index.js';
+
+const inUse = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
+
+/** Tries the well-known port first, then any free one. */
+async function withFallback<T>(start: (port: number) => Promise<T>, port: number): Promise<T> {
+  try {
+    return await start(port);
+  } catch (err) {
+    if (!inUse(err)) throw err;
+    return start(0);
+  }
+}
+
+const examples = path.relative(process.cwd(), fileURLToPath(new URL('../examples', import.meta.url))) || '.';
+const token = randomBytes(20).toString('hex');
+const logger = createLogger({ pretty: true });
+const stopped = nextStopSignal();
+
+const emulator: RunningEmulator = await withFallback((port) => startEmulator({ port, tokens: [token] }), 8787);
+let daemon: Daemon;
+try {
+  daemon = await withFallback(
+    (port) =>
+      startWatch(
+        {
+          config: examples, state: '.edgesync/state.db', baseUrl: emulator.url, concurrency: '4', rateLimit: '1200/300',
+          debounce: '200', listen: `127.0.0.1:${port}`, shutdownTimeout: '10',
+        },
+        { logger, env: { ...process.env, EDGESYNC_API_TOKEN: token } },
+      ),
+    9300,
+  );
+} catch (err) {
+  await emulator.close();
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+}
+
+process.stdout.write(
+  [
+    '',
+    `  emulator   ${emulator.url}  (token generated for this run)`,
+    `  status     ${daemon.url}/status   (also /healthz /readyz /metrics)`,
+    `  config     ${examples}/   state in .edgesync/`,
+    '',
+    `  Edit a file under ${examples}/ and watch it apply. Ctrl-C stops both.`,
+    '',
+  ].join('\n') + '\n',
+);
+
+await stopped;
+await daemon.stop();
+await emulator.close();

@@ -1,0 +1,128 @@
+// Fakes for the reconcile loop: a clock whose timers fire only when the test advances it, and an
+// engine whose loads, plans and applies are scripted and recorded.
+
+import type { ApplyResult } from '../../src/apply/index.js';
+import type { ConfigError, LoadResult } from '../../src/config/index.js';
+import type { DesiredResource } from '../../src/kinds/kind.js';
+import type { LoopEngine, LoopLogger } from '../../src/daemon/loop.js';
+import type { Action, Plan } from '../../src/plan/types.js';
+import type { Clock } from '../../src/util/clock.js';
+
+export const flush = async (turns = 5) => {
+  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+};
+
+interface Timer {
+  at: number;
+  resolve: () => void;
+}
+
+export class ManualClock implements Clock {
+  t = 1_800_000_000_000;
+  private timers: Timer[] = [];
+  now(): number {
+    return this.t;
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const timer: Timer = { at: this.t + ms, resolve };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', () => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        reject(signal.reason);
+      }, { once: true });
+    });
+  }
+  /** Delays of the timers waiting, from now. */
+  pending(): number[] {
+    return this.timers.map((x) => x.at - this.t).sort((a, b) => a - b);
+  }
+  /** Moves time forward, firing due timers in order and letting their promise chains run. */
+  async advance(ms: number): Promise<void> {
+    const target = this.t + ms;
+    await flush();
+    for (;;) {
+      const next = this.timers.filter((x) => x.at <= target).sort((a, b) => a.at - b.at)[0];
+      if (!next) break;
+      this.timers = this.timers.filter((x) => x !== next);
+      this.t = next.at;
+      next.resolve();
+      await flush();
+    }
+    this.t = target;
+    await flush();
+  }
+}
+
+/** `name` or `name=version`: a new version is a changed resource. */
+export const resource = (spec: string): DesiredResource => {
+  const [name, hash = name] = spec.split('=');
+  return { key: `UserProfile/${name}`, kind: 'UserProfile', name, scope: {}, dependsOn: [], request: {}, hash, source: { file: 'x.yaml', line: 1, col: 1 } } as unknown as DesiredResource;
+};
+
+export const valid = (names: string[], digest = names.join(',')): LoadResult => ({ ok: true, resources: names.map(resource), files: [], digest });
+export const invalid = (...errors: Partial<ConfigError>[]): LoadResult => ({
+  ok: false,
+  files: [],
+  errors: errors.map((e) => ({ file: 'user/profile.yaml', line: 3, col: 5, path: 'spec.country', message: 'must be 2 letters', ...e })),
+});
+
+export const action = (name: string): Action =>
+  ({ id: `UserProfile/${name}#update`, resource: `UserProfile/${name}`, kind: 'UserProfile', name, scope: {}, needs: [], change: 'update', operation: 'editUser' }) as unknown as Action;
+
+export type Outcome = 'succeeded' | 'failed' | 'refused' | 'uncertain';
+
+export function applyResult(actions: readonly Action[], outcome: (a: Action) => Outcome): ApplyResult {
+  const by = (o: Outcome) => actions.filter((a) => outcome(a) === o);
+  return {
+    succeeded: by('succeeded').map((a) => ({ action: a, attempts: 1 })),
+    failed: [...by('failed').map((a) => ({ action: a, error: 'server answered 503', attempts: 3, terminal: false })),
+      ...by('refused').map((a) => ({ action: a, error: 'server answered 400', attempts: 1, terminal: true }))],
+    uncertain: by('uncertain').map((a) => ({ action: a, error: 'timed out after sending' })),
+    skipped: [],
+    requests: actions.length,
+    warnings: [],
+    stopped: false,
+  } as ApplyResult;
+}
+
+/**
+ * Loads return `config` (changed by the test); the plan has one action per resource not yet
+ * applied; applies end as `outcome` says, immediately or when the test releases them.
+ */
+export class FakeEngine implements LoopEngine {
+  config: LoadResult = valid(['me']);
+  outcome: (a: Action) => Outcome = () => 'succeeded';
+  /** While set, applies wait until release() is called. */
+  hold = false;
+  readonly applied = new Set<string>();
+  loads = 0;
+  applies: string[][] = [];
+  private waiting: (() => void)[] = [];
+
+  async load(): Promise<LoadResult> {
+    this.loads++;
+    return this.config;
+  }
+  plan(resources: readonly DesiredResource[]): Plan {
+    const actions = resources.filter((r) => !this.applied.has(`${r.name}@${r.hash}`)).map((r) => action(r.name));
+    return { actions, blocked: [], orphaned: [], uncertain: [], notes: [], unchanged: [] };
+  }
+  async apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult> {
+    this.applies.push(plan.actions.map((a) => a.name));
+    if (this.hold) await new Promise<void>((r) => this.waiting.push(r));
+    const result = applyResult(plan.actions, this.outcome);
+    for (const s of result.succeeded) this.applied.add(`${s.action.name}@${resources.find((r) => r.name === s.action.name)!.hash}`);
+    return result;
+  }
+  release(): void {
+    for (const r of this.waiting.splice(0)) r();
+  }
+}
+
+export function recordingLogger(): { logger: LoopLogger & { debug(o: object, m?: string): void }; lines: { level: string; msg: string; obj: object }[] } {
+  const lines: { level: string; msg: string; obj: object }[] = [];
+  const at = (level: string) => (obj: object, msg = '') => void lines.push({ level, msg, obj });
+  return { logger: { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') }, lines };
+}

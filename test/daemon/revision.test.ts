@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { configRevision, gitRevision } from '../../src/daemon/revision.js';
+
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+const dirs: string[] = [];
+
+function checkout(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-rev-'));
+  dirs.push(dir);
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+describe('the config revision', () => {
+  it('is the commit of the branch HEAD names, from its ref file', () => {
+    const dir = checkout({ '.git/HEAD': 'ref: refs/heads/main\n', '.git/refs/heads/main': `${A}\n`, 'config/a.yaml': '' });
+    expect(gitRevision(path.join(dir, 'config'))).toEqual({ commit: A, ref: 'refs/heads/main' });
+  });
+
+  it('is read from packed-refs when the branch has no ref file', () => {
+    const dir = checkout({ '.git/HEAD': 'ref: refs/heads/main\n', '.git/packed-refs': `# pack-refs with: peeled fully-peeled sorted\n${B} refs/heads/dev\n${A} refs/heads/main\n` });
+    expect(gitRevision(dir)).toEqual({ commit: A, ref: 'refs/heads/main' });
+  });
+
+  it('is the detached HEAD commit itself', () => {
+    const dir = checkout({ '.git/HEAD': `${B}\n` });
+    expect(configRevision(dir, 'digest')).toEqual({ source: 'git', commit: B });
+  });
+
+  it('follows a worktree gitdir file to its HEAD and the shared refs', () => {
+    const dir = checkout({
+      'repo/.git/refs/heads/feature': `${B}\n`,
+      'repo/.git/worktrees/wt/HEAD': 'ref: refs/heads/feature\n',
+      'repo/.git/worktrees/wt/commondir': '../..\n',
+      'wt/.git': 'gitdir: ../repo/.git/worktrees/wt\n',
+    });
+    expect(gitRevision(path.join(dir, 'wt'))).toEqual({ commit: B, ref: 'refs/heads/feature' });
+  });
+
+  it('is the config digest outside a checkout, or on a branch without commits', () => {
+    const plain = checkout({ 'a.yaml': '' });
+    const fresh = checkout({ '.git/HEAD': 'ref: refs/heads/main\n' });
+    // tmpdir is not inside a checkout here; if it were, the assertion below would say so.
+    expect(configRevision(plain, 'd1')).toEqual({ source: 'digest', digest: 'd1' });
+    expect(configRevision(fresh, 'd2')).toEqual({ source: 'digest', digest: 'd2' });
+  });
+});
