@@ -1,0 +1,91 @@
+// A daemon over the real engine, state and chokidar, against the in-process emulator, on a temp
+// copy of a fixture root; with a log that tests can read and a poll-with-deadline helper.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { createClient } from '../../src/api/index.js';
+import { chokidarWatcher, createMetrics, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { createEngine } from '../../src/engine/index.js';
+import { openStateStore } from '../../src/state/index.js';
+
+export const TOKEN = 'daemon-test-token-0001';
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export interface LogLine {
+  readonly level: number;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+/** A temp folder holding a copy of fixtures/<name> as `config/`. */
+export function copyFixture(name: string): { dir: string; root: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-daemon-'));
+  const root = path.join(dir, 'config');
+  fs.cpSync(path.join(here, 'fixtures', name), root, { recursive: true });
+  return { dir, root };
+}
+
+/** Polls `check` until it returns a truthy value; fails with `what` at the deadline. */
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export interface Harness {
+  readonly emulator: RunningEmulator;
+  readonly daemon: Daemon;
+  readonly root: string;
+  readonly log: LogLine[];
+  /** Rewrites a file of the root: `edit(text)` gets its current text. */
+  edit(rel: string, edit: (text: string) => string): void;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: { fixture?: string; debounceMs?: number; emulator?: Partial<EmulatorOptions> } = {}): Promise<Harness> {
+  const emulator = await startEmulator({ port: 0, tokens: [TOKEN], ...options.emulator });
+  const { dir, root } = copyFixture(options.fixture ?? 'small-root');
+  const log: LogLine[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void log.push(JSON.parse(line) as LogLine) });
+  const metrics = createMetrics();
+  const client = createClient({ baseUrl: emulator.url, token: TOKEN, onResponse: metrics.onResponse, timeoutMs: 5000 });
+  const store = openStateStore({ file: path.join(dir, 'state', 'state.db'), owner: 'daemon test' });
+  const stop = new AbortController();
+  const engine = createEngine({
+    root, store, client, secretsDir: path.join(dir, 'state', 'secrets'), logger, env: {}, signal: stop.signal, hooks: metrics.hooks,
+    retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+  });
+  let daemon: Daemon;
+  try {
+    daemon = await startDaemon({
+      root, engine, store, metrics, stop, logger,
+      listen: { host: '127.0.0.1', port: 0 },
+      timing: { debounceMs: options.debounceMs ?? 100, retryInitialMs: 20, retryMaxMs: 200, shutdownTimeoutMs: 5000 },
+      watch: chokidarWatcher({ stabilityMs: 40, pollMs: 10 }),
+    });
+  } catch (err) {
+    store.close();
+    await emulator.close();
+    throw err;
+  }
+  return {
+    emulator, daemon, root, log,
+    edit(rel, change) {
+      const file = path.join(root, rel);
+      fs.writeFileSync(file, change(fs.readFileSync(file, 'utf8')));
+    },
+    async close() {
+      await daemon.stop();
+      await emulator.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
