@@ -43,7 +43,7 @@ describe('successful answers', () => {
       res.end(req.url.includes('bulk') ? '{}' : '');
     });
     expect(await client.writeKvBulk({ account_identifier: 'a', namespace_identifier: 'n' }, [{ key: 'k', value: 'v' }])).toBeUndefined();
-    expect(await client.editUser({}, { first_name: 'Ada' })).toBeUndefined();
+    expect(await client.editUser({}, { first_name: 'Sam' })).toBeUndefined();
   });
 });
 

@@ -145,9 +145,9 @@ describe('each operation, valid', () => {
   });
 
   it('15 edits only the sent fields of the user profile', async () => {
-    await client.editUser({}, { first_name: 'Ada', last_name: 'Lovelace' });
+    await client.editUser({}, { first_name: 'Sam', last_name: 'Rivera' });
     await client.editUser({}, { zipcode: '75001' });
-    expect(emulator.state().user).toMatchObject({ first_name: 'Ada', last_name: 'Lovelace', zipcode: '75001' });
+    expect(emulator.state().user).toMatchObject({ first_name: 'Sam', last_name: 'Rivera', zipcode: '75001' });
   });
 
   it('17 patches the connectivity settings', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { harness, messages, policies, startToken } from './helpers.js';
 
-const profile = { first_name: 'Ada' };
+const profile = { first_name: 'Sam' };
 
 describe('authentication', () => {
   it('refuses a call without an Authorization header with 401 and stores nothing', async () => {
@@ -33,7 +33,7 @@ describe('authentication', () => {
     const secret = created.json.result.value as string;
     const a = await call('PATCH', '/user', profile, { token: secret });
     expect(a.status).toBe(200);
-    expect(emu.state().user.first_name).toBe('Ada');
+    expect(emu.state().user.first_name).toBe('Sam');
   });
 
   it('makes the old secret invalid and the new one valid after a roll', async () => {

@@ -27,10 +27,10 @@ describe('answers, ids and timestamps per operation', () => {
 
   it('operation 15 edits only the sent profile fields', async () => {
     const { call, emu } = await harness();
-    await call('PATCH', '/user', { first_name: 'Ada', country: 'UK' });
+    await call('PATCH', '/user', { first_name: 'Sam', country: 'UK' });
     const a = await call('PATCH', '/user', { country: 'FR' });
     expect(Object.keys(a.json)).toEqual(['result']);
-    expect(emu.state().user).toMatchObject({ first_name: 'Ada', country: 'FR' });
+    expect(emu.state().user).toMatchObject({ first_name: 'Sam', country: 'FR' });
     expect(emu.state().user.last_name).toBeUndefined();
   });
 

@@ -3,11 +3,11 @@ import { applyDecision, desire, document, plan, schemaErrors } from './helpers.j
 import { patchScenarios } from './scenarios.js';
 
 const metadata = { name: 'me' };
-const spec = { first_name: 'Ada', last_name: 'Lovelace', country: 'GB' };
+const spec = { first_name: 'Sam', last_name: 'Rivera', country: 'GB' };
 
 describe('UserProfile', () => {
   patchScenarios({
-    kind: 'UserProfile', metadata, spec, changed: { ...spec, first_name: 'Augusta', zipcode: 'EC1A 1BB' }, removable: 'last_name',
+    kind: 'UserProfile', metadata, spec, changed: { ...spec, first_name: 'Samira', zipcode: 'EC1A 1BB' }, removable: 'last_name',
     operation: 'editUser', params: {},
   });
 
@@ -17,9 +17,9 @@ describe('UserProfile', () => {
 
   it('keeps a removed field in the recorded request, so a later change sends only what changed', () => {
     const first = applyDecision(desire('UserProfile', metadata, spec).desired, undefined);
-    const second = applyDecision(desire('UserProfile', metadata, { first_name: 'Augusta', country: 'GB' }).desired, first);
-    expect(second.request).toEqual({ first_name: 'Augusta', last_name: 'Lovelace', country: 'GB' });
-    const [action] = plan(desire('UserProfile', metadata, { first_name: 'Augusta', country: 'FR' }).desired, second).actions;
+    const second = applyDecision(desire('UserProfile', metadata, { first_name: 'Samira', country: 'GB' }).desired, first);
+    expect(second.request).toEqual({ first_name: 'Samira', last_name: 'Rivera', country: 'GB' });
+    const [action] = plan(desire('UserProfile', metadata, { first_name: 'Samira', country: 'FR' }).desired, second).actions;
     expect(action!.body).toEqual({ country: 'FR' });
   });
 

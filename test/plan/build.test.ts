@@ -91,10 +91,10 @@ describe('buildPlan', () => {
   });
 
   it('keeps the notes a kind gives, e.g. a field removed from a PATCH document', () => {
-    const profile = resource('Profile', 'me', { request: { first_name: 'Ada' } });
+    const profile = resource('Profile', 'me', { request: { first_name: 'Sam' } });
     const plan = buildPlan([profile], snapshot({ resources: [applied(profile, { first_name: 'A', telephone: '123' })] }), fakeKinds);
     expect(plan.notes).toEqual([{ resource: 'Profile/me', kind: 'Profile', name: 'me', message: 'telephone removed from the file: left as it is remotely' }]);
-    expect(plan.actions[0]!.body).toEqual({ first_name: 'Ada' });
+    expect(plan.actions[0]!.body).toEqual({ first_name: 'Sam' });
   });
 });
 

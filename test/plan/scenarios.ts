@@ -15,7 +15,7 @@ const kvScope = { account: 'acc1', namespace: 'ns1' };
 export function reviewPlan(): Plan {
   const list = resource('List', 'blocked-domains', { scope: account, request: { name: 'Blocked domains', type: 'DOMAIN' } });
   const site = resource('Site', 'org', { scope: account, request: { name: 'New', auth_domain: 'x.example.com' } });
-  const profile = resource('Profile', 'me', { request: { first_name: 'Ada' } });
+  const profile = resource('Profile', 'me', { request: { first_name: 'Sam' } });
   const location = resource('Location', 'office', { scope: account, request: { name: 'Office', networks: ['10.0.0.0/8'] } });
   const pending = resource('Token', 'deploy', { request: { name: 'Deploy' } });
   const token = resource('Token', 'ci', { request: { name: 'CI', secret: 'tok-SECRET-123' } });
@@ -30,7 +30,7 @@ export function reviewPlan(): Plan {
   const state = snapshot({
     resources: [
       applied(site, { name: 'Old', auth_domain: 'x.example.com' }),
-      applied(profile, { first_name: 'Ada', telephone: '555' }),
+      applied(profile, { first_name: 'Sam', telephone: '555' }),
       applied(location, { name: 'Office' }),
       applied(token, { name: 'CI', secret: 'tok-SECRET-OLD' }),
       applied(kv),
