@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { openStateStore } from '../../src/state/index.js';
+import { copyFixture, TOKEN, waitFor, type LogLine } from './harness.js';
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/edgesync');
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+interface Child {
+  readonly log: LogLine[];
+  readonly stderr: () => string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** The built command line (`npm run build` first), logging JSON to stderr. */
+function watch(args: string[]): Child {
+  const child = spawn(process.execPath, [bin, 'watch', '--listen', '127.0.0.1:0', '--debounce', '50', ...args], {
+    env: { ...process.env, EDGESYNC_API_TOKEN: TOKEN, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  const log: LogLine[] = [];
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+    for (const line of chunk.split('\n')) {
+      try {
+        log.push(JSON.parse(line) as LogLine);
+      } catch {
+        // a partial or non-JSON line stays in stderr()
+      }
+    }
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  cleanup.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return { log, stderr: () => err, exited, kill: (s) => child.kill(s) };
+}
+
+async function emulator(latencyMs = 0): Promise<RunningEmulator> {
+  const e = await startEmulator({ port: 0, tokens: [TOKEN], latencyMs });
+  cleanup.push(() => e.close());
+  return e;
+}
+
+function fixture(name: string) {
+  const f = copyFixture(name);
+  cleanup.push(() => fs.rmSync(f.dir, { recursive: true, force: true }));
+  return { ...f, state: path.join(f.dir, 'state', 'state.db') };
+}
+
+describe('edgesync watch as a process', () => {
+  it('stops on SIGTERM during an apply with exit 0, every create it sent recorded and no intent left open', async () => {
+    const emu = await emulator(250);
+    const { root, state } = fixture('gateway-creates');
+    const child = watch(['--config', root, '--state', state, '--base-url', emu.url, '--concurrency', '1']);
+    await waitFor('the first create applied', () => child.log.some((l) => l.msg === 'applied'), 15_000);
+    child.kill('SIGTERM');
+    const { code } = await child.exited;
+    expect(code, child.stderr()).toBe(0);
+    expect(child.log.map((l) => l.msg)).toContain('stopped');
+
+    const store = openStateStore({ file: state, owner: 'test' });
+    try {
+      const snapshot = store.snapshot();
+      expect([...snapshot.intents.values()]).toEqual([]);
+      const created = store.list().filter((r) => r.remoteId !== undefined);
+      const posts = emu.requests().filter((r) => r.method === 'POST' && r.status === 200);
+      expect(created.length).toBe(posts.length);
+      // The call in flight at SIGTERM finished and was recorded; the rest waits for the next start.
+      expect(created.length).toBeGreaterThanOrEqual(2);
+      expect(created.length).toBeLessThan(7);
+      expect(store.list().every((r) => r.status === 'applied')).toBe(true);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('exits 1 saying who holds the state when another process has it locked', async () => {
+    const emu = await emulator();
+    const { root, state } = fixture('small-root');
+    const holder = openStateStore({ file: state, owner: 'edgesync apply (test)' });
+    cleanup.push(() => holder.close());
+    const child = watch(['--config', root, '--state', state, '--base-url', emu.url]);
+    const { code } = await child.exited;
+    expect(code).toBe(1);
+    expect(child.stderr()).toContain(`is locked by pid ${process.pid} (edgesync apply (test))`);
+    expect(emu.requests()).toEqual([]);
+  });
+});
