@@ -2,6 +2,7 @@
 // so a newcomer sees the daemon converge, edits a file, and sees the change applied.
 
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from './emulator/index.js';
@@ -23,6 +24,10 @@ async function withFallback<T>(start: (port: number) => Promise<T>, port: number
 
 const examples = path.relative(process.cwd(), fileURLToPath(new URL('../examples', import.meta.url))) || '.';
 const token = randomBytes(20).toString('hex');
+// The emulator starts empty every time, so a state left by an earlier run would name objects
+// (and remote ids) it no longer has: each run starts from a fresh state of its own.
+const stateDir = path.join('.edgesync', 'start');
+fs.rmSync(stateDir, { recursive: true, force: true });
 const logger = createLogger({ pretty: true });
 const stopped = nextStopSignal();
 
@@ -33,7 +38,7 @@ try {
     (port) =>
       startWatch(
         {
-          config: examples, state: '.edgesync/state.db', baseUrl: emulator.url, concurrency: '4', rateLimit: '1200/300',
+          config: examples, state: path.join(stateDir, 'state.db'), baseUrl: emulator.url, concurrency: '4', rateLimit: '1200/300',
           debounce: '200', listen: `127.0.0.1:${port}`, shutdownTimeout: '10',
         },
         { logger, env: { ...process.env, EDGESYNC_API_TOKEN: token } },
@@ -51,7 +56,7 @@ process.stdout.write(
     '',
     `  emulator   ${emulator.url}  (token generated for this run)`,
     `  status     ${daemon.url}/status   (also /healthz /readyz /metrics)`,
-    `  config     ${examples}/   state in .edgesync/`,
+    `  config     ${examples}/   state in ${stateDir}/`,
     '',
     `  Edit a file under ${examples}/ and watch it apply. Ctrl-C stops both.`,
     '',
