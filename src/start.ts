@@ -27,7 +27,8 @@ const token = randomBytes(20).toString('hex');
 // The emulator starts empty every time, so a state left by an earlier run would name objects
 // (and remote ids) it no longer has: each run starts from a fresh state of its own.
 const stateDir = path.join('.edgesync', 'start');
-fs.rmSync(stateDir, { recursive: true, force: true });
+// Left alone while another `npm start` holds it: opening it then fails with the lock message.
+if (!fs.existsSync(path.join(stateDir, 'state.db.lock'))) fs.rmSync(stateDir, { recursive: true, force: true });
 const logger = createLogger({ pretty: true });
 const stopped = nextStopSignal();
 
@@ -64,5 +65,7 @@ process.stdout.write(
 );
 
 await stopped;
-await daemon.stop();
+void nextStopSignal().then(() => process.exit(1));
+const finished = await daemon.stop();
 await emulator.close();
+if (!finished) process.exit(0);
