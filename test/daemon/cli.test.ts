@@ -84,6 +84,35 @@ describe('edgesync watch as a process', () => {
     }
   });
 
+  it('exits 0 at the shutdown timeout with the create still in flight left as an open intent', async () => {
+    const emu = await emulator(5000);
+    const { root, state } = fixture('gateway-creates');
+    const child = watch(['--config', root, '--state', state, '--base-url', emu.url, '--concurrency', '1', '--shutdown-timeout', '0']);
+    await waitFor('a create in flight', () => {
+      try {
+        const reader = openStateStore({ file: state, readOnly: true });
+        try {
+          return reader.snapshot().intents.size > 0;
+        } finally {
+          reader.close();
+        }
+      } catch {
+        return false; // not created yet
+      }
+    }, 15_000);
+    child.kill('SIGTERM');
+    const { code } = await child.exited;
+    expect(code, child.stderr()).toBe(0);
+    expect(child.log.some((l) => l.msg === 'calls still in flight at the shutdown timeout')).toBe(true);
+    const store = openStateStore({ file: state, owner: 'test' });
+    try {
+      const [intent] = [...store.snapshot().intents.values()];
+      expect(intent).toMatchObject({ operation: 'createGatewayAccount', error: expect.stringMatching(/may have created the object/) });
+    } finally {
+      store.close();
+    }
+  });
+
   it('exits 1 saying who holds the state when another process has it locked', async () => {
     const emu = await emulator();
     const { root, state } = fixture('small-root');
