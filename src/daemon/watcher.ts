@@ -54,7 +54,11 @@ export function chokidarWatcher(timing: ChokidarTiming = {}): WatchFactory {
       awaitWriteFinish: { stabilityThreshold: timing.stabilityMs ?? 100, pollInterval: timing.pollMs ?? 25 },
     });
     const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-    watcher.on('all', (_event, file) => onChange(path.resolve(abs, file)));
+    // A new folder is no change by itself (an AI run creating its output folder); files moved
+    // in with it are reported as adds of their own.
+    watcher.on('all', (event, file) => {
+      if (event !== 'addDir') onChange(path.resolve(abs, file));
+    });
     watcher.on('error', (err) => onError?.(err));
     return { ready, close: () => watcher.close() };
   };

@@ -72,6 +72,17 @@ describe('edgesync watch, in-process against the emulator', () => {
     expect(runs(h)).toBe(1);
   });
 
+  it('does not take the output an AI run writes under the root for a change', async () => {
+    h = await startHarness({ fixture: 'ai-output' });
+    await settled(h, 1);
+    const output = path.join(h.root, 'results', 'summary.json');
+    expect(h.daemon.status().lastRun).toMatchObject({ result: 'ok', actions: 1 });
+    expect(fs.existsSync(output)).toBe(true);
+    fs.writeFileSync(output, '{"rewritten": true}\n');
+    await quietPeriod();
+    expect(runs(h)).toBe(1);
+  });
+
   it('rejects an invalid edit with its file, line and field, applies nothing, then applies the next valid edit', async () => {
     h = await startHarness();
     await settled(h, 1);
