@@ -1,111 +1,117 @@
-// KV at scale: generates N pairs to a JSON source in a temp config root, then times loading and
-// planning a first sync and a no-op re-plan with the real loader and planner, with peak RSS.
+// `npm run bench`: KV at scale against the emulator in its own process, each phase in a fresh
+// edgesync process; prints the machine and one markdown table to stdout, progress to stderr.
 
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from '../config/index.js';
-import '../kinds/kv-pairs.js';
-import { buildPlan } from '../plan/index.js';
-import type { Plan } from '../plan/types.js';
-import type { StateSnapshot } from '../state/types.js';
-import { checkInteger } from '../util/options.js';
+import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
+import { BENCH_ACCOUNT, BENCH_NAMESPACE, writeKvDocument, writePairsFile } from './generate.js';
+import type { PhaseArgs } from './phase.js';
+import { processCpuMs, runPhaseProcess, startEmulatorProcess, type EmulatorProcess } from './processes.js';
+import { machineLine, renderGoals, renderTable, type PhaseRow } from './report.js';
 
 /** What to generate and measure. */
 export interface KvBenchOptions {
   /** Number of pairs. @default 1_000_000 */
   readonly pairs?: number;
+  /** Share of the values changed for the last phase. @default 0.01 */
+  readonly changed?: number;
   /** Length of each value in ASCII characters. @default 100 */
   readonly valueBytes?: number;
+  /** Seed of the generated values. @default 1 */
+  readonly seed?: number;
   /** Folder under which the temp config root is made. @default os.tmpdir() */
   readonly tmpDir?: string;
-  /** Milliseconds clock. @default performance.now */
-  readonly now?: () => number;
+  /** Progress lines. @default writes to stderr */
+  readonly progress?: (line: string) => void;
 }
 
-export interface Measurement {
-  readonly label: string;
-  readonly ms: number;
-  /** Peak resident set size of the process so far, in MiB (process.resourceUsage().maxRSS). */
-  readonly peakRssMiB: number;
+export interface KvBenchResult {
+  readonly machine: string;
+  readonly rows: readonly PhaseRow[];
+  readonly goals: readonly string[];
 }
 
-/** Runs `fn` and reports its wall time and the process's peak RSS after it. */
-export async function measure<T>(label: string, fn: () => T | Promise<T>, now: () => number = () => performance.now()): Promise<{ result: T; measurement: Measurement }> {
-  const start = now();
-  const result = await fn();
-  const ms = Math.round(now() - start);
-  return { result, measurement: { label, ms, peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024) } };
+/** Runs one phase process and reads the emulator's requests and CPU time around it. */
+async function phase(emulator: EmulatorProcess, label: string, args: PhaseArgs, env: NodeJS.ProcessEnv): Promise<PhaseRow> {
+  await emulator.clearRequests();
+  const cpuBefore = processCpuMs(emulator.pid);
+  const report = await runPhaseProcess(args, env);
+  const emulatorCpuMs = processCpuMs(emulator.pid) - cpuBefore;
+  const emulatorRequests = await emulator.requestCount();
+  if (report.failed) throw new Error(`${label}: ${report.failed} actions did not succeed`);
+  return { label, report, emulatorRequests, emulatorCpuMs };
 }
 
-/**
- * Writes a config root holding `kv.yaml` (one KvPairs document) and `pairs.json` with `pairs`
- * key-ordered pairs of `valueBytes`-character values, streamed in batches (bounded memory).
- */
-export function generateKvRoot(dir: string, pairs: number, valueBytes: number): string {
-  const root = fs.mkdtempSync(path.join(dir, 'edgesync-kv-bench-'));
-  fs.writeFileSync(
-    path.join(root, 'kv.yaml'),
-    ['apiVersion: edgesync/v1', 'kind: KvPairs', 'metadata:', '  name: bench', `  account: "${'0'.repeat(32)}"`, `  namespace: "${'1'.repeat(32)}"`, 'spec:', '  sources:', '    - file: pairs.json', ''].join('\n'),
-  );
-  const fd = fs.openSync(path.join(root, 'pairs.json'), 'w');
-  const width = String(pairs).length;
-  const filler = 'v'.repeat(Math.max(0, valueBytes - width));
-  let batch = '[';
-  for (let i = 0; i < pairs; i++) {
-    const n = String(i).padStart(width, '0');
-    batch += `${i ? ',' : ''}{"key":"bench/${n}","value":"${filler}${n}"}`;
-    if (batch.length > 1 << 20) {
-      fs.writeSync(fd, batch);
-      batch = '';
-    }
-  }
-  fs.writeSync(fd, `${batch}]`);
-  fs.closeSync(fd);
-  return root;
-}
-
-/** A state snapshot holding exactly the KV keys the plan's chunks would record once acknowledged. */
-export function acknowledgedSnapshot(plan: Plan): StateSnapshot {
-  const kv = new Map<string, Map<string, string>>();
-  for (const action of plan.actions) {
-    const keys = kv.get(action.resource) ?? kv.set(action.resource, new Map()).get(action.resource)!;
-    for (const [key, hash] of action.record.kvKeys ?? []) keys.set(key, hash);
-  }
-  return { resources: new Map(), intents: new Map(), kvKeys: (resource) => kv.get(resource) ?? new Map() };
-}
-
-const EMPTY_STATE: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map() };
-
-/**
- * Generates, then measures load + first-sync plan and load + no-op re-plan. The state of the
- * re-plan is an in-memory snapshot (the state store's load time is not included yet), and peak
- * RSS is the process's peak so far, so the second figure includes the first phase's peak.
- */
-export async function runKvBench(options: KvBenchOptions = {}): Promise<Measurement[]> {
+export async function runKvBench(options: KvBenchOptions = {}): Promise<KvBenchResult> {
   const pairs = checkInteger('pairs', options.pairs ?? 1_000_000, 1);
-  const valueBytes = checkInteger('valueBytes', options.valueBytes ?? 100, 1);
-  const now = options.now ?? (() => performance.now());
-  const root = generateKvRoot(options.tmpDir ?? os.tmpdir(), pairs, valueBytes);
+  const changed = checkNumber('changed', options.changed ?? 0.01, 0, 1);
+  const valueBytes = checkInteger('valueBytes', options.valueBytes ?? 100, 2);
+  const seed = checkInteger('seed', options.seed ?? 1, 0);
+  const say = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const n = pairs.toLocaleString('en-US');
+  const dir = fs.mkdtempSync(path.join(checkString('tmpDir', options.tmpDir ?? os.tmpdir()), 'edgesync-kv-bench-'));
+  const root = path.join(dir, 'config');
+  const state = path.join(dir, 'state', 'state.db');
+  const token = randomBytes(16).toString('hex');
+  const env = { ...process.env, EDGESYNC_API_TOKEN: token };
+  let emulator: EmulatorProcess | undefined;
+  // Ctrl-C or a kill would skip `finally`: clean up here too, synchronously.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    emulator?.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   try {
-    const loadAndPlan = async (state: (first: Plan | undefined) => StateSnapshot, first?: Plan): Promise<Plan> => {
-      const loaded = await loadConfig({ root, env: {} });
-      if (!loaded.ok) throw new Error(`bench config invalid: ${loaded.errors.map((e) => e.message).join('; ')}`);
-      return buildPlan(loaded.resources, state(first));
+    fs.mkdirSync(root);
+    writeKvDocument(root);
+    say(`generating ${n} pairs of ${valueBytes}-byte values…`);
+    const bytes = writePairsFile(root, { pairs, valueBytes, seed });
+    say(`pairs.json: ${(bytes / 1e6).toFixed(1)} MB; starting the emulator…`);
+    emulator = await startEmulatorProcess(token);
+    const args = (mode: PhaseArgs['mode']): PhaseArgs => ({ mode, config: root, state, baseUrl: emulator!.url });
+    const rows: PhaseRow[] = [];
+    const run = async (label: string, mode: PhaseArgs['mode']): Promise<PhaseRow> => {
+      say(`phase: ${label}…`);
+      const row = await phase(emulator!, label, args(mode), env);
+      say(`  ${(row.report.ms / 1000).toFixed(2)} s, ${row.emulatorRequests} requests, ${row.report.actions} actions`);
+      rows.push(row);
+      return row;
     };
-    const first = await measure(`load + plan first sync of ${pairs.toLocaleString('en-US')} pairs`, () => loadAndPlan(() => EMPTY_STATE), now);
-    const snapshot = acknowledgedSnapshot(first.result);
-    const again = await measure(`load + no-op re-plan of ${pairs.toLocaleString('en-US')} pairs`, () => loadAndPlan(() => snapshot), now);
-    if (again.result.actions.length) throw new Error(`no-op re-plan planned ${again.result.actions.length} actions`);
-    return [first.measurement, again.measurement];
+    await run(`load + plan, first sync of ${n} pairs (empty state)`, 'plan');
+    const first = await run('first sync (load + plan + apply)', 'apply');
+    const held = await emulator.kvCount(BENCH_ACCOUNT, BENCH_NAMESPACE);
+    if (held !== pairs) throw new Error(`after the first sync the emulator holds ${held} pairs, not ${pairs}`);
+    const noop = await run('no-op re-sync (load + plan + apply)', 'apply');
+    const replan = await run('no-op re-plan (load + state + plan)', 'plan');
+    const k = Math.round(pairs * changed);
+    say(`rewriting pairs.json with ${k.toLocaleString('en-US')} values changed…`);
+    writePairsFile(root, { pairs, valueBytes, seed, changed });
+    await run(`re-sync, ${k.toLocaleString('en-US')} values changed (${changed * 100}%)`, 'apply');
+    return { machine: machineLine(), rows, goals: renderGoals(replan.report, first, noop) };
   } finally {
-    fs.rmSync(root, { recursive: true, force: true });
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    await emulator?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-// `node dist/bench/kv-bench.js [pairs]`: the goal is a no-op re-plan of 1,000,000 pairs under 5 s and 1 GiB.
+/** `--pairs N --changed 0.01 --value-bytes 100 --seed 1` */
+export function parseBenchArgs(argv: readonly string[]): KvBenchOptions {
+  const names: Record<string, keyof KvBenchOptions> = { '--pairs': 'pairs', '--changed': 'changed', '--value-bytes': 'valueBytes', '--seed': 'seed' };
+  const out: Record<string, number> = {};
+  for (let i = 0; i < argv.length; i += 2) {
+    const name = names[argv[i]];
+    if (!name) fail('arguments', `one of ${Object.keys(names).join(', ')}`, argv[i]);
+    out[name] = Number(argv[i + 1]);
+  }
+  return out;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const pairs = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
-  for (const m of await runKvBench({ pairs })) console.log(`${m.label}: ${m.ms.toLocaleString('en-US')} ms, peak RSS ${m.peakRssMiB} MiB`);
+  const result = await runKvBench(parseBenchArgs(process.argv.slice(2)));
+  process.stdout.write(`${result.machine}\n\n${renderTable(result.rows)}\n\n${result.goals.join('\n')}\n`);
 }

@@ -1,0 +1,135 @@
+// One benchmark phase in a process of its own, so its peak RSS and CPU time are edgesync's alone:
+// `node dist/bench/phase.js plan|apply --config DIR --state FILE [--base-url URL]`, JSON on stdout.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createClient, resolveToken } from '../api/index.js';
+import { loadConfig } from '../config/index.js';
+import { createEngine } from '../engine/index.js';
+import '../kinds/index.js';
+import type { DesiredResource } from '../kinds/kind.js';
+import { buildPlan } from '../plan/index.js';
+import type { Plan } from '../plan/types.js';
+import { openStateStore } from '../state/index.js';
+import type { StateSnapshot } from '../state/types.js';
+import { fail } from '../util/options.js';
+
+const EMPTY_STATE: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map() };
+
+export type PhaseMode = 'plan' | 'apply';
+
+/** What a phase process prints on exit. */
+export interface PhaseReport {
+  readonly mode: PhaseMode;
+  /** Wall time of the whole phase: load, state, plan and (apply) the calls. */
+  readonly ms: number;
+  readonly loadMs: number;
+  /** Reading the state snapshot and planning against it. */
+  readonly planMs: number;
+  readonly applyMs: number;
+  /** User + system CPU time of this process over the phase. */
+  readonly cpuMs: number;
+  /** The part of cpuMs spent after planning: sending the chunks and recording them. */
+  readonly applyCpuMs: number;
+  /** Peak resident set size of this process (process.resourceUsage().maxRSS is in KiB). */
+  readonly maxRssBytes: number;
+  /** Calls the client made, answered or not. */
+  readonly requests: number;
+  readonly actions: number;
+  readonly failed: number;
+}
+
+export interface PhaseArgs {
+  readonly mode: PhaseMode;
+  readonly config: string;
+  readonly state: string;
+  /** Required for `apply`. */
+  readonly baseUrl?: string;
+}
+
+const cpuMs = (): number => {
+  const u = process.resourceUsage();
+  return (u.userCPUTime + u.systemCPUTime) / 1000;
+};
+
+async function load(root: string): Promise<readonly DesiredResource[]> {
+  const loaded = await loadConfig({ root, env: {} });
+  if (!loaded.ok) throw new Error(`bench config invalid: ${loaded.errors.slice(0, 5).map((e) => e.message).join('; ')}`);
+  return loaded.resources;
+}
+
+/** Runs one phase and measures it; the process should do nothing else, so its peak RSS is the phase's. */
+export async function runPhase(args: PhaseArgs): Promise<PhaseReport> {
+  const t0 = performance.now();
+  const cpu0 = cpuMs();
+  const root = path.resolve(args.config);
+  const resources = await load(root);
+  const t1 = performance.now();
+  let plan: Plan;
+  let requests = 0;
+  let failed = 0;
+  let t2: number;
+  let cpu2 = 0;
+  if (args.mode === 'plan') {
+    // A first sync has no state file yet, as `edgesync plan` sees it.
+    if (!fs.existsSync(args.state)) plan = buildPlan(resources, EMPTY_STATE);
+    else {
+      const store = openStateStore({ file: path.resolve(args.state), readOnly: true });
+      try {
+        plan = buildPlan(resources, store.snapshot());
+      } finally {
+        store.close();
+      }
+    }
+    t2 = performance.now();
+    cpu2 = cpuMs();
+  } else {
+    if (!args.baseUrl) fail('base-url', 'the emulator URL for apply', args.baseUrl);
+    const client = createClient({ baseUrl: args.baseUrl, token: resolveToken({ env: process.env }), onResponse: () => requests++ });
+    const store = openStateStore({ file: path.resolve(args.state), owner: 'edgesync bench' });
+    try {
+      const engine = createEngine({ root, store, client, secretsDir: path.join(path.dirname(path.resolve(args.state)), 'secrets'), env: {} });
+      plan = engine.plan(resources);
+      t2 = performance.now();
+      cpu2 = cpuMs();
+      const result = await engine.apply(plan, resources);
+      failed = result.failed.length + result.uncertain.length + result.skipped.length;
+    } finally {
+      store.close();
+    }
+  }
+  const t3 = performance.now();
+  const cpu3 = cpuMs();
+  return {
+    mode: args.mode,
+    ms: Math.round(t3 - t0),
+    loadMs: Math.round(t1 - t0),
+    planMs: Math.round(t2 - t1),
+    applyMs: Math.round(t3 - t2),
+    cpuMs: Math.round(cpu3 - cpu0),
+    applyCpuMs: Math.round(cpu3 - cpu2),
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    requests,
+    actions: plan.actions.length,
+    failed,
+  };
+}
+
+/** `plan|apply --config DIR --state FILE [--base-url URL]`. */
+export function parsePhaseArgs(argv: readonly string[]): PhaseArgs {
+  const [mode, ...rest] = argv;
+  if (mode !== 'plan' && mode !== 'apply') fail('mode', "'plan' or 'apply'", mode);
+  const flags = new Map<string, string>();
+  for (let i = 0; i < rest.length; i += 2) {
+    if (!rest[i]?.startsWith('--') || rest[i + 1] === undefined) fail('arguments', '--flag value pairs', rest.slice(i).join(' '));
+    flags.set(rest[i].slice(2), rest[i + 1]);
+  }
+  const need = (name: string): string => flags.get(name) ?? fail(name, 'a value', undefined);
+  return { mode, config: need('config'), state: need('state'), ...(flags.has('base-url') && { baseUrl: flags.get('base-url') }) };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const report = await runPhase(parsePhaseArgs(process.argv.slice(2)));
+  process.stdout.write(JSON.stringify(report) + '\n');
+}
