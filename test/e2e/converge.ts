@@ -1,0 +1,99 @@
+// Converging as an operator would: plan, resolve each uncertain create by looking at what the
+// emulator holds (`state resolve KEY --id ID` or `--recreate`), apply again; then check the result.
+
+import fs from 'node:fs';
+import { expect } from 'vitest';
+import { createClient } from '../../src/api/index.js';
+import type { ApplyResult } from '../../src/apply/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { createEngine } from '../../src/engine/index.js';
+import '../../src/kinds/index.js';
+import { buildPlan } from '../../src/plan/index.js';
+import type { Plan } from '../../src/plan/types.js';
+import { openStateStore } from '../../src/state/index.js';
+import type { StateSnapshot } from '../../src/state/types.js';
+import { ACCOUNT, cli, TOKEN, type Workspace } from './harness.js';
+import { NAMESPACE, POST_RESOURCES, ZONE } from './fixture.js';
+
+const EMPTY: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map() };
+
+async function load(ws: Workspace) {
+  const loaded = await loadConfig({ root: ws.root, env: {}, ignore: [] });
+  if (!loaded.ok) throw new Error(`fixture config is invalid: ${JSON.stringify(loaded.errors)}`);
+  return loaded.resources;
+}
+
+/** The plan `edgesync plan` would print, computed in this process (no lock, read-only). */
+export async function planNow(ws: Workspace): Promise<Plan> {
+  const resources = await load(ws);
+  if (!fs.existsSync(ws.state)) return buildPlan(resources, EMPTY);
+  const store = openStateStore({ file: ws.state, readOnly: true });
+  try {
+    return buildPlan(resources, store.snapshot());
+  } finally {
+    store.close();
+  }
+}
+
+/** One apply through the engine in this process: quicker than a child where no process is needed. */
+export async function applyInProcess(ws: Workspace, emu: RunningEmulator): Promise<ApplyResult> {
+  const resources = await load(ws);
+  const store = openStateStore({ file: ws.state, owner: 'e2e converge' });
+  try {
+    const client = createClient({ baseUrl: emu.url, token: TOKEN });
+    const engine = createEngine({ root: ws.root, store, client, secretsDir: ws.secrets, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
+    return await engine.apply(engine.plan(resources), resources);
+  } finally {
+    store.close();
+  }
+}
+
+/** Settles every uncertain create of `plan` from the emulator's state, through the command line. */
+export async function resolveAsOperator(ws: Workspace, emu: RunningEmulator, plan: Pick<Plan, 'uncertain'>): Promise<void> {
+  for (const u of plan.uncertain) {
+    const post = POST_RESOURCES.find((p) => p.key === u.resource);
+    if (!post) throw new Error(`no emulator lookup for uncertain ${u.resource}`);
+    const found = post.find(emu.state());
+    expect(found.length, `objects of ${u.resource} in the emulator`).toBeLessThanOrEqual(1);
+    const how = found.length ? ['--id', String(found[0].id)] : ['--recreate'];
+    const r = await cli(['state', 'resolve', u.resource, '--state', ws.state, ...how]);
+    expect(r.code, r.stderr).toBe(0);
+  }
+}
+
+/** Resolves and applies (in process) until the plan is empty; fails after `maxRounds`. */
+export async function convergeInProcess(ws: Workspace, emu: RunningEmulator, maxRounds = 6): Promise<void> {
+  for (let round = 0; round < maxRounds; round++) {
+    const plan = await planNow(ws);
+    if (plan.uncertain.length) await resolveAsOperator(ws, emu, plan);
+    else if (plan.actions.length) await applyInProcess(ws, emu);
+    else return;
+  }
+  const left = await planNow(ws);
+  expect({ actions: left.actions.map((a) => a.id), uncertain: left.uncertain.map((u) => u.resource) }).toEqual({ actions: [], uncertain: [] });
+}
+
+/** Every POST resource exists exactly once, with the id state keeps, and every PUT/PATCH body is the fixture's. */
+export async function expectConverged(ws: Workspace, emu: RunningEmulator): Promise<void> {
+  const s = emu.state();
+  const store = openStateStore({ file: ws.state, readOnly: true });
+  try {
+    for (const post of POST_RESOURCES) {
+      const found = post.find(s);
+      expect(found.map((o) => o.id), `objects of ${post.key}`).toEqual([store.get(post.key)?.remoteId]);
+    }
+  } finally {
+    store.close();
+  }
+  expect(s.scripts.map((x) => [x.service, x.main_module, x.modules.map((m) => m.name)])).toEqual([['api', 'index.js', ['index.js', 'banner.txt']]]);
+  expect(s.domains.map((d) => [d.hostname, d.service])).toEqual([['api.example.com', 'api']]);
+  expect(s.routes).toEqual([{ zone_id: ZONE, id: '9a7806061c88ada191ed06f989cc3dac', pattern: 'example.com/api/*', script: 'api' }]);
+  expect([...emu.kv(ACCOUNT, NAMESPACE).keys()].sort()).toEqual(['assets/robots.txt', 'banner', 'config/flags', 'redirects/blog', 'redirects/docs']);
+  expect(s.organizations.map((o) => o.name)).toEqual(['Example Inc.']);
+  expect(s.logging.map((l) => l.redact_pii)).toEqual([true]);
+  expect(s.connectivity.map((c) => [c.icmp_proxy_enabled, c.offramp_tunnel_enabled])).toEqual([[true, false]]);
+  expect(s.user).toMatchObject({ first_name: 'Sam', last_name: 'Rivera', country: 'GB' });
+  const plan = await planNow(ws);
+  expect({ actions: plan.actions.length, uncertain: plan.uncertain.length, blocked: plan.blocked.length }).toEqual({ actions: 0, uncertain: 0, blocked: 0 });
+}

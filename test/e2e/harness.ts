@@ -1,0 +1,127 @@
+// End-to-end harness: temp copies of a fixture root, the built command line as a child process,
+// in-process emulators, and cleanup after each test. `npm run build` must have run first.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
+import { parseAllDocuments, type Document } from 'yaml';
+import { startEmulator, type EmulatorOptions, type RecordedRequest, type RunningEmulator } from '../../src/emulator/index.js';
+
+export const TOKEN = 'e2e-token-0123456789';
+export const ACCOUNT = '0123456789abcdef0123456789abcdef';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '../..');
+const BIN = path.join(repo, 'bin/edgesync');
+const FIXTURES = path.join(repo, 'test/fixtures/e2e');
+
+if (!fs.existsSync(path.join(repo, 'dist/cli.js'))) {
+  throw new Error('The end-to-end tests run the built command line: run `npm run build` first.');
+}
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+export async function emulator(options: Partial<EmulatorOptions> = {}): Promise<RunningEmulator> {
+  const emu = await startEmulator({ tokens: [TOKEN], seed: 1, ...options });
+  cleanups.push(() => emu.close());
+  return emu;
+}
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  readonly done: Promise<CliResult>;
+}
+
+/** Starts `edgesync ARGS` as a user would, with the token in the environment and no terminal. */
+export function startCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
+  // Only the flags name the emulator: a base URL in the tester's environment must not leak in.
+  const { EDGESYNC_BASE_URL: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...inherited, EDGESYNC_API_TOKEN: TOKEN, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const done = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    return done;
+  });
+  return { child, done };
+}
+
+export const cli = (args: readonly string[]): Promise<CliResult> => startCli(args).done;
+
+/** A temp folder holding a copy of a fixture root (`root/`), the state file and the secrets folder. */
+export interface Workspace {
+  readonly dir: string;
+  readonly root: string;
+  readonly state: string;
+  readonly secrets: string;
+  /** `--config ROOT --state STATE`, for plan and validate. */
+  readonly local: readonly string[];
+  /** Also `--secrets` and `--base-url`, for apply. */
+  remote(emu: RunningEmulator): string[];
+  file(rel: string): string;
+}
+
+export function workspace(fixture = 'all-kinds'): Workspace {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `edgesync-e2e-${fixture}-`));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const root = path.join(dir, 'root');
+  fs.cpSync(path.join(FIXTURES, fixture), root, { recursive: true });
+  const state = path.join(dir, 'state', 'state.db');
+  const secrets = path.join(dir, 'secrets');
+  const local = ['--config', root, '--state', state];
+  return {
+    dir, root, state, secrets, local,
+    remote: (emu) => [...local, '--secrets', secrets, '--base-url', emu.url],
+    file: (rel) => path.join(root, rel),
+  };
+}
+
+export const apply = (ws: Workspace, emu: RunningEmulator, ...extra: string[]) => cli(['apply', ...ws.remote(emu), ...extra]);
+
+/** Edits the document named `name` in a YAML file of the workspace, keeping the others as they are. */
+export function editDoc(ws: Workspace, rel: string, name: string, edit: (doc: Document) => void): void {
+  const file = ws.file(rel);
+  const docs = parseAllDocuments(fs.readFileSync(file, 'utf8'));
+  if (!Array.isArray(docs)) throw new Error(`${rel} is empty`);
+  const doc = docs.find((d) => d.getIn(['metadata', 'name']) === name);
+  if (!doc) throw new Error(`${rel} has no document named ${name}`);
+  edit(doc);
+  fs.writeFileSync(file, docs.map((d) => d.toString()).join('---\n'));
+}
+
+/** The /client/v4 calls the emulator answered since `mark` (the log length taken before). */
+export function callsSince(emu: RunningEmulator, mark: number): RecordedRequest[] {
+  return emu.requests().slice(mark);
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** mulberry32: seeded delays, so a failing kill run can be replayed. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
