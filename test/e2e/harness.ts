@@ -46,11 +46,12 @@ export interface CliProcess {
 }
 
 /** Starts `edgesync ARGS` as a user would, with the token in the environment and no terminal. */
-export function startCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
+export function startCli(args: readonly string[], options: { readonly cwd?: string } = {}): CliProcess {
   // Only the flags name the emulator: a base URL in the tester's environment must not leak in.
   const { EDGESYNC_BASE_URL: _ignored, ...inherited } = process.env;
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...inherited, EDGESYNC_API_TOKEN: TOKEN, NO_COLOR: '1', ...env },
+    env: { ...inherited, EDGESYNC_API_TOKEN: TOKEN, NO_COLOR: '1' },
+    cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -65,7 +66,7 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
   return { child, done };
 }
 
-export const cli = (args: readonly string[]): Promise<CliResult> => startCli(args).done;
+export const cli = (args: readonly string[], options: { readonly cwd?: string } = {}): Promise<CliResult> => startCli(args, options).done;
 
 /** A temp folder holding a copy of a fixture root (`root/`), the state file and the secrets folder. */
 export interface Workspace {
@@ -114,6 +115,15 @@ export function callsSince(emu: RunningEmulator, mark: number): RecordedRequest[
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `ready` every 10 ms; fails naming `what` after `timeoutMs`. */
+export async function waitFor(what: string, ready: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
 
 /** mulberry32: seeded delays, so a failing kill run can be replayed. */
 export function seeded(seed: number): () => number {

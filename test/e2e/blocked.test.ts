@@ -1,0 +1,79 @@
+// Changes the interface cannot apply: shown as blocked with their reason, never sent, and
+// nothing else held up by them.
+
+import { describe, expect, it } from 'vitest';
+import { applyInProcess } from './converge.js';
+import { ACCOUNT, apply, callsSince, cli, editDoc, emulator, workspace } from './harness.js';
+import { RESOURCES } from './fixture.js';
+
+interface BlockedJson {
+  readonly resource: string;
+  readonly reason: string;
+  readonly fields: string[];
+}
+
+describe('blocked changes', () => {
+  it('reports list type and items, location, proxy endpoint and a lowered token rotate as blocked, and sends none of them', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    const edit = (kind: keyof typeof RESOURCES, change: (d: Parameters<Parameters<typeof editDoc>[3]>[0]) => void) =>
+      editDoc(ws, RESOURCES[kind].file, RESOURCES[kind].name, change);
+    edit('ApiToken', (d) => d.setIn(['spec', 'rotate'], 2));
+    await applyInProcess(ws, emu);
+    const before = emu.state();
+
+    edit('GatewayList', (d) => {
+      d.setIn(['spec', 'type'], 'URL');
+      d.setIn(['spec', 'items'], [{ value: 'https://malware.example.net/' }]);
+    });
+    edit('GatewayLocation', (d) => d.setIn(['spec', 'networks'], ['192.0.2.0/24', '198.51.100.0/24']));
+    edit('GatewayProxyEndpoint', (d) => d.setIn(['spec', 'subdomain'], 'proxy-2'));
+    edit('ApiToken', (d) => d.setIn(['spec', 'rotate'], 1));
+    // A change next to the blocked ones still goes out.
+    edit('UserProfile', (d) => d.setIn(['spec', 'country'], 'IE'));
+    const mark = emu.requests().length;
+
+    const planned = await cli(['plan', ...ws.local, '--json', '--detailed-exitcode']);
+    expect(planned.code, planned.stderr).toBe(2);
+    const blocked = new Map((JSON.parse(planned.stdout).blocked as BlockedJson[]).map((b) => [b.resource, b]));
+    expect([...blocked.keys()].sort()).toEqual(
+      [RESOURCES.GatewayList.key, RESOURCES.GatewayLocation.key, RESOURCES.GatewayProxyEndpoint.key, RESOURCES.ApiToken.key].sort(),
+    );
+    expect(blocked.get(RESOURCES.GatewayList.key)!.fields.sort()).toEqual(['items', 'type']);
+    expect(blocked.get(RESOURCES.GatewayList.key)!.reason).toMatch(/type and items cannot be changed in place/);
+    expect(blocked.get(RESOURCES.GatewayLocation.key)).toMatchObject({ fields: ['networks'], reason: expect.stringMatching(/no update operation exists for GatewayLocation/) });
+    expect(blocked.get(RESOURCES.GatewayProxyEndpoint.key)).toMatchObject({ fields: ['subdomain'], reason: expect.stringMatching(/no update operation exists for GatewayProxyEndpoint/) });
+    expect(blocked.get(RESOURCES.ApiToken.key)).toMatchObject({ fields: ['rotate'], reason: expect.stringMatching(/rotate can only be raised: the last applied value is 2/) });
+
+    const r = await apply(ws, emu);
+    expect(r.code, r.stderr).toBe(0);
+    for (const b of blocked.values()) expect(r.stdout).toContain(b.reason);
+    expect(callsSince(emu, mark).map((c) => [c.operation, c.body])).toEqual([[15, { country: 'IE' }]]);
+    const after = emu.state();
+    expect([after.lists, after.locations, after.proxy_endpoints, after.tokens]).toEqual([before.lists, before.locations, before.proxy_endpoints, before.tokens]);
+    // Still blocked on the next plan: state did not take the blocked values.
+    const again = JSON.parse((await cli(['plan', ...ws.local, '--json'])).stdout);
+    expect(again.blocked.length).toBe(4);
+    expect(again.actions).toEqual([]);
+  });
+
+  it('treats a GatewayAccount under another account as a new create and reports the old one orphaned, since its only field is its scope', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    await applyInProcess(ws, emu);
+    const other = 'fedcba9876543210fedcba9876543210';
+    editDoc(ws, RESOURCES.GatewayAccount.file, RESOURCES.GatewayAccount.name, (d) => d.setIn(['metadata', 'account'], other));
+
+    const plan = JSON.parse((await cli(['plan', ...ws.local, '--json'])).stdout);
+    expect(plan.actions.map((a: { resource: string; change: string }) => [a.resource, a.change])).toEqual([[`GatewayAccount[account=${other}]/zero-trust`, 'create']]);
+    expect(plan.orphaned.map((o: { resource: string }) => o.resource)).toEqual([RESOURCES.GatewayAccount.key]);
+    expect(plan.blocked).toEqual([]);
+    const valid = await cli(['validate', '--config', ws.root]);
+    expect(valid.code, valid.stderr).toBe(0);
+    editDoc(ws, RESOURCES.GatewayAccount.file, RESOURCES.GatewayAccount.name, (d) => d.setIn(['spec', 'provider_name'], 'x'));
+    const invalid = await cli(['plan', ...ws.local]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/gateway-account\.yaml:\d+:\d+ +spec(\.provider_name)? /);
+    expect(emu.state().gateway_accounts.map((g) => g.account)).toEqual([ACCOUNT]);
+  });
+});
