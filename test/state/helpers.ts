@@ -38,7 +38,10 @@ let compiled: string | undefined;
  */
 export function compiledStateEntry(): string {
   if (compiled) return compiled;
-  const out = fs.mkdtempSync(path.join(repo, 'node_modules', '.cache', 'edgesync-state-'));
+  // A clean install has no node_modules/.cache yet.
+  const cache = path.join(repo, 'node_modules', '.cache');
+  fs.mkdirSync(cache, { recursive: true });
+  const out = fs.mkdtempSync(path.join(cache, 'edgesync-state-'));
   for (const folder of ['state', 'util']) {
     fs.mkdirSync(path.join(out, folder), { recursive: true });
     for (const file of fs.readdirSync(path.join(repo, 'src', folder)).filter((f) => f.endsWith('.ts'))) {
