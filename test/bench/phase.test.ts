@@ -1,0 +1,72 @@
+// The phase runner (its arguments and what it counts) and the /proc readings the benchmark takes.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeKvDocument, writePairsFile } from '../../src/bench/generate.js';
+import { parsePhaseArgs, runPhase } from '../../src/bench/phase.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { processCpuMs, processPeakRssBytes } from '../../src/bench/processes.js';
+import { parseBenchArgs } from '../../src/bench/kv-bench.js';
+
+describe('the benchmark command lines', () => {
+  it('reads a phase mode with its config, state and base URL', () => {
+    expect(parsePhaseArgs(['apply', '--config', 'c', '--state', 's.db', '--base-url', 'http://x/client/v4'])).toEqual({
+      mode: 'apply', config: 'c', state: 's.db', baseUrl: 'http://x/client/v4',
+    });
+    expect(parsePhaseArgs(['plan', '--config', 'c', '--state', 's.db'])).toEqual({ mode: 'plan', config: 'c', state: 's.db' });
+  });
+
+  it('refuses an unknown mode, a flag without a value and a missing state', () => {
+    expect(() => parsePhaseArgs(['sync', '--config', 'c', '--state', 's'])).toThrow("Expected `mode` to be 'plan' or 'apply'");
+    expect(() => parsePhaseArgs(['plan', '--config'])).toThrow('--flag value pairs');
+    expect(() => parsePhaseArgs(['plan', '--config', 'c'])).toThrow('Expected `state`');
+  });
+
+  it('reads the benchmark flags as numbers and refuses unknown ones', () => {
+    expect(parseBenchArgs(['--pairs', '5000', '--changed', '0.02'])).toEqual({ pairs: 5000, changed: 0.02 });
+    expect(() => parseBenchArgs(['--pair', '5'])).toThrow('Expected `arguments`');
+  });
+});
+
+describe('readings of a process from /proc', () => {
+  it('reads CPU time that grows as the process works, and a peak RSS the size the process reports', () => {
+    const before = processCpuMs(process.pid);
+    let x = 0;
+    const until = process.cpuUsage().user + 200_000;
+    while (process.cpuUsage().user < until) x += Math.sqrt(x + 1);
+    expect(x).toBeGreaterThan(0);
+    expect(processCpuMs(process.pid)).toBeGreaterThan(before);
+    const reported = process.resourceUsage().maxRSS * 1024;
+    const read = processPeakRssBytes(process.pid);
+    expect(Math.abs(read - reported) / reported).toBeLessThan(0.1);
+  });
+});
+
+describe('a benchmark phase run in-process', () => {
+  it('counts the requests of a first sync, then none for a no-op, with the plan figures', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-bench-phase-'));
+    const emu = await startEmulator({ tokens: ['bench-token'] });
+    const saved = process.env.EDGESYNC_API_TOKEN;
+    process.env.EDGESYNC_API_TOKEN = 'bench-token';
+    try {
+      writeKvDocument(dir);
+      writePairsFile(dir, { pairs: 25_000 });
+      const args = { config: dir, state: path.join(dir, 'state', 'state.db'), baseUrl: emu.url };
+      const planned = await runPhase({ mode: 'plan', ...args });
+      expect([planned.actions, planned.requests]).toEqual([3, 0]);
+      const first = await runPhase({ mode: 'apply', ...args });
+      expect([first.actions, first.requests, first.failed]).toEqual([3, 3, 0]);
+      expect(emu.requests().filter((r) => r.operation === 10)).toHaveLength(3);
+      const noop = await runPhase({ mode: 'apply', ...args });
+      expect([noop.actions, noop.requests]).toEqual([0, 0]);
+      expect(first.maxRssBytes).toBeGreaterThan(0);
+    } finally {
+      if (saved === undefined) delete process.env.EDGESYNC_API_TOKEN;
+      else process.env.EDGESYNC_API_TOKEN = saved;
+      await emu.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
