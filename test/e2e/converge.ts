@@ -1,10 +1,10 @@
 // Converging as an operator would: plan, resolve each uncertain create by looking at what the
 // emulator holds (`state resolve KEY --id ID` or `--recreate`), apply again; then check the result.
 
-import fs from 'node:fs';
 import { expect } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import type { ApplyResult } from '../../src/apply/index.js';
+import { withSnapshot } from '../../src/cli/plan.js';
 import { loadConfig } from '../../src/config/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { createEngine } from '../../src/engine/index.js';
@@ -12,11 +12,8 @@ import '../../src/kinds/index.js';
 import { buildPlan } from '../../src/plan/index.js';
 import type { Plan } from '../../src/plan/types.js';
 import { openStateStore } from '../../src/state/index.js';
-import type { StateSnapshot } from '../../src/state/types.js';
 import { ACCOUNT, cli, TOKEN, type Workspace } from './harness.js';
 import { NAMESPACE, POST_RESOURCES, ZONE } from './fixture.js';
-
-const EMPTY: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map() };
 
 async function load(ws: Workspace) {
   const loaded = await loadConfig({ root: ws.root, env: {}, ignore: [] });
@@ -24,16 +21,10 @@ async function load(ws: Workspace) {
   return loaded.resources;
 }
 
-/** The plan `edgesync plan` would print, computed in this process (no lock, read-only). */
+/** The plan `edgesync plan` would print, computed in this process with the command's own snapshot reader. */
 export async function planNow(ws: Workspace): Promise<Plan> {
   const resources = await load(ws);
-  if (!fs.existsSync(ws.state)) return buildPlan(resources, EMPTY);
-  const store = openStateStore({ file: ws.state, readOnly: true });
-  try {
-    return buildPlan(resources, store.snapshot());
-  } finally {
-    store.close();
-  }
+  return withSnapshot(ws.state, (snapshot) => buildPlan(resources, snapshot));
 }
 
 /** One apply through the engine in this process: quicker than a child where no process is needed. */
@@ -50,7 +41,7 @@ export async function applyInProcess(ws: Workspace, emu: RunningEmulator): Promi
 }
 
 /** Settles every uncertain create of `plan` from the emulator's state, through the command line. */
-export async function resolveAsOperator(ws: Workspace, emu: RunningEmulator, plan: Pick<Plan, 'uncertain'>): Promise<void> {
+export async function resolveAsOperator(ws: Workspace, emu: RunningEmulator, plan: { readonly uncertain: readonly { readonly resource: string }[] }): Promise<void> {
   for (const u of plan.uncertain) {
     const post = POST_RESOURCES.find((p) => p.key === u.resource);
     if (!post) throw new Error(`no emulator lookup for uncertain ${u.resource}`);
