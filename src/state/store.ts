@@ -87,7 +87,7 @@ export class SqliteStateStore implements StateStore {
         last_error: null,
       };
       this.sql.putRow.run(merged);
-      for (const [key, hash] of record.kvKeys ?? []) this.sql.putKv.run(id.key, key, hash);
+      if (record.kvKeys?.length) this.sql.putKvJson.run(id.key, JSON.stringify(record.kvKeys));
       if (record.intentId !== undefined) this.sql.closeIntent.run(record.intentId, id.key);
     });
   }
