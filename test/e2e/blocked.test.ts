@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { applyInProcess } from './converge.js';
-import { ACCOUNT, apply, callsSince, cli, editDoc, emulator, workspace } from './harness.js';
+import { apply, callsSince, cli, editDoc, emulator, workspace } from './harness.js';
 import { RESOURCES } from './fixture.js';
 
 interface BlockedJson {
@@ -64,16 +64,37 @@ describe('blocked changes', () => {
     const other = 'fedcba9876543210fedcba9876543210';
     editDoc(ws, RESOURCES.GatewayAccount.file, RESOURCES.GatewayAccount.name, (d) => d.setIn(['metadata', 'account'], other));
 
-    const plan = JSON.parse((await cli(['plan', ...ws.local, '--json'])).stdout);
+    const moved = await cli(['plan', ...ws.local, '--json']);
+    expect(moved.code, moved.stderr).toBe(0);
+    const plan = JSON.parse(moved.stdout);
     expect(plan.actions.map((a: { resource: string; change: string }) => [a.resource, a.change])).toEqual([[`GatewayAccount[account=${other}]/zero-trust`, 'create']]);
     expect(plan.orphaned.map((o: { resource: string }) => o.resource)).toEqual([RESOURCES.GatewayAccount.key]);
     expect(plan.blocked).toEqual([]);
-    const valid = await cli(['validate', '--config', ws.root]);
-    expect(valid.code, valid.stderr).toBe(0);
+    // Nor can a spec field stand in for a change: the schema allows none.
     editDoc(ws, RESOURCES.GatewayAccount.file, RESOURCES.GatewayAccount.name, (d) => d.setIn(['spec', 'provider_name'], 'x'));
     const invalid = await cli(['plan', ...ws.local]);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/gateway-account\.yaml:\d+:\d+ +spec(\.provider_name)? /);
-    expect(emu.state().gateway_accounts.map((g) => g.account)).toEqual([ACCOUNT]);
+  });
+
+  it('blocks the update of a token created without an id until metadata.id names it, then sends it there', async () => {
+    const emu = await emulator({ tokenCreateResult: 'value-only' });
+    const ws = workspace();
+    const created = await applyInProcess(ws, emu);
+    expect(created.warnings).toContainEqual(expect.stringContaining('created without an id: later updates need metadata.id'));
+    const token = (name: string) => editDoc(ws, RESOURCES.ApiToken.file, RESOURCES.ApiToken.name, (d) => d.setIn(['spec', 'name'], name));
+    token('CI deploy (renamed)');
+
+    const plan = JSON.parse((await cli(['plan', ...ws.local, '--json'])).stdout);
+    expect(plan.blocked).toEqual([expect.objectContaining({ resource: RESOURCES.ApiToken.key, fields: ['name'], reason: expect.stringMatching(/set metadata\.id/) })]);
+    expect(plan.actions).toEqual([]);
+
+    const id = String(emu.state().tokens[0].id);
+    editDoc(ws, RESOURCES.ApiToken.file, RESOURCES.ApiToken.name, (d) => d.setIn(['metadata', 'id'], id));
+    const mark = emu.requests().length;
+    const r = await apply(ws, emu);
+    expect(r.code, r.stderr).toBe(0);
+    expect(callsSince(emu, mark).map((c) => [c.method, c.path.endsWith(`/user/tokens/${id}`), c.status])).toEqual([['PUT', true, 200]]);
+    expect(emu.state().tokens.map((t) => [t.id, t.name])).toEqual([[id, 'CI deploy (renamed)']]);
   });
 });
