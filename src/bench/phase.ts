@@ -59,56 +59,70 @@ async function load(root: string): Promise<readonly DesiredResource[]> {
   return loaded.resources;
 }
 
-/** Runs one phase and measures it; the process should do nothing else, so its peak RSS is the phase's. */
-export async function runPhase(args: PhaseArgs): Promise<PhaseReport> {
-  const t0 = performance.now();
-  const cpu0 = cpuMs();
-  const root = path.resolve(args.config);
-  const resources = await load(root);
-  const t1 = performance.now();
+/** A moment of the phase: wall and CPU milliseconds. */
+interface Mark {
+  readonly at: number;
+  readonly cpu: number;
+}
+
+const mark = (): Mark => ({ at: performance.now(), cpu: cpuMs() });
+
+interface Ran {
+  readonly plan: Plan;
+  /** When planning ended (and applying began). */
+  readonly planned: Mark;
+  readonly requests: number;
+  readonly failed: number;
+}
+
+/** Plans against the state as `edgesync plan` does: read-only, and empty before a first sync. */
+function planOnly(resources: readonly DesiredResource[], state: string): Ran {
   let plan: Plan;
-  let requests = 0;
-  let failed = 0;
-  let t2: number;
-  let cpu2 = 0;
-  if (args.mode === 'plan') {
-    // A first sync has no state file yet, as `edgesync plan` sees it.
-    if (!fs.existsSync(args.state)) plan = buildPlan(resources, EMPTY_STATE);
-    else {
-      const store = openStateStore({ file: path.resolve(args.state), readOnly: true });
-      try {
-        plan = buildPlan(resources, store.snapshot());
-      } finally {
-        store.close();
-      }
-    }
-    t2 = performance.now();
-    cpu2 = cpuMs();
-  } else {
-    if (!args.baseUrl) fail('base-url', 'the emulator URL for apply', args.baseUrl);
-    const client = createClient({ baseUrl: args.baseUrl, token: resolveToken({ env: process.env }), onResponse: () => requests++ });
-    const store = openStateStore({ file: path.resolve(args.state), owner: 'edgesync bench' });
+  if (!fs.existsSync(state)) plan = buildPlan(resources, EMPTY_STATE);
+  else {
+    const store = openStateStore({ file: path.resolve(state), readOnly: true });
     try {
-      const engine = createEngine({ root, store, client, secretsDir: path.join(path.dirname(path.resolve(args.state)), 'secrets'), env: {} });
-      plan = engine.plan(resources);
-      t2 = performance.now();
-      cpu2 = cpuMs();
-      const result = await engine.apply(plan, resources);
-      failed = result.failed.length + result.uncertain.length + result.skipped.length;
+      plan = buildPlan(resources, store.snapshot());
     } finally {
       store.close();
     }
   }
-  const t3 = performance.now();
-  const cpu3 = cpuMs();
+  return { plan, planned: mark(), requests: 0, failed: 0 };
+}
+
+/** Plans and applies through the engine, as `edgesync apply` does, counting the client's calls. */
+async function planAndApply(resources: readonly DesiredResource[], args: PhaseArgs): Promise<Ran> {
+  if (!args.baseUrl) fail('base-url', 'the emulator URL for apply', args.baseUrl);
+  let requests = 0;
+  const client = createClient({ baseUrl: args.baseUrl, token: resolveToken({ env: process.env }), onResponse: () => requests++ });
+  const state = path.resolve(args.state);
+  const store = openStateStore({ file: state, owner: 'edgesync bench' });
+  try {
+    const engine = createEngine({ root: path.resolve(args.config), store, client, secretsDir: path.join(path.dirname(state), 'secrets'), env: {} });
+    const plan = engine.plan(resources);
+    const planned = mark();
+    const result = await engine.apply(plan, resources);
+    return { plan, planned, requests, failed: result.failed.length + result.uncertain.length + result.skipped.length };
+  } finally {
+    store.close();
+  }
+}
+
+/** Runs one phase and measures it; the process should do nothing else, so its peak RSS is the phase's. */
+export async function runPhase(args: PhaseArgs): Promise<PhaseReport> {
+  const start = mark();
+  const resources = await load(path.resolve(args.config));
+  const loaded = mark();
+  const { plan, planned, requests, failed } = args.mode === 'plan' ? planOnly(resources, args.state) : await planAndApply(resources, args);
+  const end = mark();
   return {
     mode: args.mode,
-    ms: Math.round(t3 - t0),
-    loadMs: Math.round(t1 - t0),
-    planMs: Math.round(t2 - t1),
-    applyMs: Math.round(t3 - t2),
-    cpuMs: Math.round(cpu3 - cpu0),
-    applyCpuMs: Math.round(cpu3 - cpu2),
+    ms: Math.round(end.at - start.at),
+    loadMs: Math.round(loaded.at - start.at),
+    planMs: Math.round(planned.at - loaded.at),
+    applyMs: Math.round(end.at - planned.at),
+    cpuMs: Math.round(end.cpu - start.cpu),
+    applyCpuMs: Math.round(end.cpu - planned.cpu),
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
     requests,
     actions: plan.actions.length,

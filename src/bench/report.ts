@@ -20,7 +20,9 @@ const mib = (bytes: number): string => `${Math.round(bytes / MIB).toLocaleString
 export function machineLine(): string {
   const cpus = os.cpus();
   const model = cpus[0]?.model.trim() ?? 'unknown CPU';
-  return `Machine: ${cpus.length} cores (${model}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}`;
+  // Other work on the machine slows every figure: the 1-minute load average says how busy it was.
+  const load = os.loadavg()[0].toFixed(2);
+  return `Machine: ${cpus.length} cores (${model}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}; load average ${load} at the end`;
 }
 
 export function renderTable(rows: readonly PhaseRow[]): string {
