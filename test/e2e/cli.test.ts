@@ -91,7 +91,8 @@ describe('ApiToken secrets', () => {
 
 describe('two applies at once', () => {
   it('lets one apply while the other exits 1 naming the lock holder, and creates nothing twice', async () => {
-    const emu = await emulator({ latencyMs: 200 });
+    // Slow answers keep the first apply holding the lock while the second starts up (about a second).
+    const emu = await emulator({ latencyMs: 300 });
     const ws = workspace();
     const first = startCli(['apply', ...ws.remote(emu), '--concurrency', '1']);
     await waitFor('the first apply to send a call', () => emu.requests().length > 0);
