@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,10 +15,12 @@ import { cli, emulator, startCli } from './harness.js';
 const PAIRS = 30_000;
 const RESOURCE = `KvPairs[account=${BENCH_ACCOUNT},namespace=${BENCH_NAMESPACE}]/bench`;
 
-/** Keys of every bulk write that passes through, per call, on their way to the emulator. */
+/** Keys of every bulk write that passes through, per call, tagged with the run that sent it. */
 interface Recorder {
   readonly url: string;
-  readonly calls: string[][];
+  readonly calls: { readonly run: number; readonly keys: string[] }[];
+  /** The run new connections belong to; a killed run's late bytes still count as its own. */
+  run: number;
 }
 
 const cleanups: (() => unknown)[] = [];
@@ -28,13 +30,16 @@ afterEach(async () => {
 
 /** A pass-through proxy in front of the emulator: its request log keeps no KV bodies, this does. */
 async function recorder(emu: RunningEmulator): Promise<Recorder> {
-  const calls: string[][] = [];
+  const runs = new WeakMap<Socket, number>();
+  const rec: Recorder = { url: '', calls: [], run: 1 };
   const server = http.createServer((req, res) => {
+    const run = runs.get(req.socket) ?? rec.run;
     const chunks: Buffer[] = [];
+    req.on('error', () => res.destroy());
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (req.url?.endsWith('/bulk')) calls.push((JSON.parse(body.toString('utf8')) as { key: string }[]).map((p) => p.key));
+      if (req.url?.endsWith('/bulk')) rec.calls.push({ run, keys: (JSON.parse(body.toString('utf8')) as { key: string }[]).map((p) => p.key) });
       const upstream = http.request(emu.origin + req.url, { method: req.method, headers: req.headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -43,10 +48,13 @@ async function recorder(emu: RunningEmulator): Promise<Recorder> {
       upstream.end(body);
     });
   });
+  server.on('connection', (socket: Socket) => runs.set(socket, rec.run));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise((resolve) => server.close(resolve)));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/client/v4`, calls };
+  return Object.assign(rec, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/client/v4` });
 }
+
+const callsOf = (rec: Recorder, run: number): string[][] => rec.calls.filter((c) => c.run === run).map((c) => c.keys);
 
 /** A config root with PAIRS generated pairs, and the state file beside it. */
 function workspace(): { root: string; state: string; args: (url: string) => string[] } {
@@ -107,15 +115,16 @@ describe('a KV sync through the command line', () => {
     const acknowledged = acknowledgedKeys(ws.state);
     expect(acknowledged.size).toBeGreaterThanOrEqual(10_000);
     expect(acknowledged.size).toBeLessThan(PAIRS);
-    proxy.calls.splice(0);
+    expect(callsOf(proxy, 1).length).toBeGreaterThanOrEqual(2);
+    proxy.run = 2;
 
     const second = await cli(ws.args(proxy.url));
     expect(second.code, second.stderr).toBe(0);
-    const resent = proxy.calls.flat();
+    const resent = callsOf(proxy, 2).flat();
     expect(resent.filter((key) => acknowledged.has(key))).toEqual([]);
     expect(new Set(resent).size).toBe(resent.length);
     expect(resent.sort()).toEqual(allKeys().filter((key) => !acknowledged.has(key)));
-    expect(proxy.calls).toHaveLength(Math.ceil((PAIRS - acknowledged.size) / 10_000));
+    expect(callsOf(proxy, 2)).toHaveLength(Math.ceil((PAIRS - acknowledged.size) / 10_000));
     expectEmulatorHolds(emu, fileValues(ws.root));
     expect(acknowledgedKeys(ws.state).size).toBe(PAIRS);
   });
@@ -136,15 +145,14 @@ describe('a KV sync through the command line', () => {
     const proxy = await recorder(emu);
     const ws = workspace();
     expect((await cli(ws.args(proxy.url))).code).toBe(0);
-    proxy.calls.splice(0);
+    proxy.run = 2;
     writePairsFile(ws.root, { pairs: PAIRS, changed: 0.01 });
 
     const resync = await cli(ws.args(proxy.url));
     expect(resync.code, resync.stderr).toBe(0);
     const changed = allKeys().filter((_, i) => isChanged(i, PAIRS, 0.01));
     expect(changed).toHaveLength(PAIRS / 100);
-    expect(proxy.calls).toHaveLength(1);
-    expect(proxy.calls[0]).toEqual(changed);
+    expect(callsOf(proxy, 2)).toEqual([changed]);
     expectEmulatorHolds(emu, fileValues(ws.root));
   });
 });
