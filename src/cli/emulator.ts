@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { startEmulator, type EmulatorOptions } from '../emulator/index.js';
+import type { EmulatorOptions } from '../emulator/index.js';
 import { checkInteger, checkNumber, checkString, fail, OptionError } from '../util/options.js';
 
 /** The raw flag values as commander hands them over. */
@@ -55,6 +55,8 @@ export function optionsFromFlags(flags: EmulatorFlags, env: EmulatorIo['env']): 
 /** Runs until `io.stop` aborts; the base URL is the only thing written to stdout. */
 export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise<void> {
   const { options, generatedToken } = optionsFromFlags(flags, io.env);
+  // Loaded on use: fastify is the heaviest import of the command line.
+  const { startEmulator } = await import('../emulator/index.js');
   const emulator = await startEmulator(options);
   if (generatedToken) io.stderr(`edgesync emulator: no --token and no EDGESYNC_API_TOKEN; accepting generated token ${generatedToken}\n`);
   io.stdout(`${emulator.url}\n`);

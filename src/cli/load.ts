@@ -2,8 +2,7 @@
 // and a clear refusal (exit 1) so nothing is planned or applied from an invalid config.
 
 import path from 'node:path';
-import { loadConfig, formatError } from '../config/index.js';
-import '../kinds/index.js';
+import { formatError } from '../config/errors.js';
 import type { DesiredResource } from '../kinds/kind.js';
 import type { CommonOptions } from './common.js';
 
@@ -17,7 +16,14 @@ export function ownPaths(opts: CommonOptions, secrets?: string): string[] {
   return [path.dirname(state), state, ...(secrets ? [secrets] : [])];
 }
 
+/** The config loader with every kind registered, imported on use to keep `--help` and `emulator` quick. */
+export async function configLoader(): Promise<typeof import('../config/index.js')> {
+  await import('../kinds/index.js');
+  return import('../config/index.js');
+}
+
 export async function loadOrRefuse(opts: CommonOptions, secrets?: string): Promise<readonly DesiredResource[]> {
+  const { loadConfig } = await configLoader();
   const result = await loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts, secrets) });
   if (result.ok) return result.resources;
   for (const e of result.errors) process.stderr.write(formatError(e) + '\n');

@@ -3,16 +3,17 @@
 
 import path from 'node:path';
 import type { Command } from 'commander';
-import '../kinds/index.js';
-import { formatError, loadConfig, type ConfigError, type LoadResult } from '../config/index.js';
+import type { ConfigError, LoadResult } from '../config/index.js';
+import { formatError } from '../config/errors.js';
 import { secretsDir, withConfigAndState, type CommonOptions } from './common.js';
-import { ownPaths } from './load.js';
+import { configLoader, ownPaths } from './load.js';
 
 export function register(program: Command): void {
   withConfigAndState(program.command('validate'))
     .description('check the config root: schemas, references, identities; nothing is sent')
     .option('--json', 'print {valid, resources, errors} as JSON')
     .action(async (opts: CommonOptions) => {
+      const { loadConfig } = await configLoader();
       const result = await loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts, secretsDir(opts)) });
       if (opts.json) process.stdout.write(JSON.stringify(asJson(result), null, 2) + '\n');
       else if (result.ok) process.stdout.write(summary(result.resources.map((r) => r.kind)));

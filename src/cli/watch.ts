@@ -2,11 +2,9 @@
 // serving /healthz, /readyz, /metrics and /status. Exit 0 on a clean stop, 1 when it cannot start.
 
 import { Option, type Command } from 'commander';
-import { TokenError } from '../api/index.js';
 import { createLogger } from '../log.js';
-import { StateLockedError } from '../state/index.js';
 import { OptionError } from '../util/options.js';
-import { nextStopSignal, startWatch, type WatchFlags } from '../daemon/run.js';
+import type { WatchFlags } from '../daemon/run.js';
 import { withConfigAndState, withRemote } from './common.js';
 
 export function register(program: Command): void {
@@ -18,6 +16,10 @@ export function register(program: Command): void {
     .option('--log-level <level>', 'trace, debug, info, warn or error (else LOG_LEVEL, else info)')
     .option('--pretty', 'human-readable log lines (default when stderr is a terminal)')
     .action(async (flags: WatchFlags & { logLevel?: string; pretty?: boolean }) => {
+      // Loaded on use: the daemon brings fastify, chokidar and prom-client, which other commands never need.
+      const [{ nextStopSignal, startWatch }, { TokenError }, { StateLockedError }] = await Promise.all([
+        import('../daemon/run.js'), import('../api/index.js'), import('../state/index.js'),
+      ]);
       const logger = createLogger({ ...(flags.logLevel && { level: flags.logLevel }), ...(flags.pretty && { pretty: true }) });
       const stopped = nextStopSignal();
       let daemon;

@@ -4,7 +4,7 @@
 import { expect } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import type { ApplyResult } from '../../src/apply/index.js';
-import { withSnapshot } from '../../src/cli/plan.js';
+import { withSnapshot } from '../../src/cli/snapshot.js';
 import { loadConfig } from '../../src/config/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { createEngine } from '../../src/engine/index.js';
