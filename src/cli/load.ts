@@ -10,10 +10,16 @@ export class ConfigRefused extends Error {
   override name = 'ConfigRefused';
 }
 
-/** Paths under the root that are edgesync's own (state, secrets) and never config. */
+/**
+ * Paths that are edgesync's own (the state file with its WAL, journal and lock, the secrets
+ * folder) and never config. A path that is the config root or holds it is left out: a state
+ * file kept beside the config must not hide the config.
+ */
 export function ownPaths(opts: CommonOptions, secrets?: string): string[] {
+  const root = path.resolve(opts.config);
   const state = path.resolve(opts.state);
-  return [path.dirname(state), state, ...(secrets ? [secrets] : [])];
+  const own = [state, `${state}-wal`, `${state}-shm`, `${state}-journal`, `${state}.lock`, ...(secrets ? [path.resolve(secrets)] : [])];
+  return own.filter((p) => p !== root && !root.startsWith(p + path.sep));
 }
 
 /** The config loader with every kind registered, imported on use to keep `--help` and `emulator` quick. */
