@@ -12,10 +12,9 @@ import type { DesiredResource } from '../kinds/kind.js';
 import { buildPlan } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { openStateStore } from '../state/index.js';
-import type { StateSnapshot } from '../state/types.js';
 import { fail } from '../util/options.js';
 
-const EMPTY_STATE: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map() };
+import { EMPTY_SNAPSHOT as EMPTY_STATE } from '../cli/snapshot.js';
 
 export type PhaseMode = 'plan' | 'apply';
 

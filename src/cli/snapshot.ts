@@ -6,10 +6,11 @@ import path from 'node:path';
 import { openStateStore } from '../state/index.js';
 import type { StateSnapshot } from '../state/types.js';
 
-const EMPTY: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map() };
+/** The state before any apply. */
+export const EMPTY_SNAPSHOT: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0 };
 
 export function withSnapshot<T>(stateFile: string, use: (snapshot: StateSnapshot) => T): T {
-  if (!fs.existsSync(path.resolve(stateFile))) return use(EMPTY);
+  if (!fs.existsSync(path.resolve(stateFile))) return use(EMPTY_SNAPSHOT);
   const store = openStateStore({ file: path.resolve(stateFile), readOnly: true, lock: false });
   try {
     return use(store.snapshot());

@@ -112,6 +112,11 @@ export interface ActionDraft {
   readonly summary?: string;
   /** KV chunks: pairs and serialized bytes, for progress and plan totals. */
   readonly size?: { readonly pairs: number; readonly bytes: number };
+  /**
+   * Runs only after every earlier action of its resource succeeded (the KV chunk that records
+   * the resource's hash, so the hash is in state only when every chunk was acknowledged).
+   */
+  readonly afterSiblings?: boolean;
   /** What state records for the resource when this action succeeds. */
   readonly record: {
     /** New last-applied canonical request (redacted by the kind) and its hash. */
@@ -143,8 +148,10 @@ export interface PlanContext {
   readonly desired: DesiredResource;
   /** Undefined when never applied. */
   readonly applied?: AppliedResource;
-  /** KvPairs only: key → stored hash. */
+  /** KvPairs only: key → stored hash (loaded when first read: a million keys cost a second). */
   readonly kvKeys?: ReadonlyMap<string, string>;
+  /** KvPairs only: how many keys the state holds for the resource (cheap). */
+  readonly kvKeyCount?: number;
 }
 
 /** What to remember from a successful call, read from its result. */

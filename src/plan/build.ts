@@ -1,7 +1,7 @@
 // The planner: desired model + state snapshot → Plan. Pure: no I/O, no clock, no state writes.
 // Kinds decide what each resource needs; this file adds ids, order, needs and the whole-plan view.
 
-import type { ActionDraft, DesiredResource, KindDecision, KindDefinition } from '../kinds/kind.js';
+import type { ActionDraft, DesiredResource, KindDecision, KindDefinition, PlanContext } from '../kinds/kind.js';
 import { getKind } from '../kinds/registry.js';
 import type { AppliedResource, StateSnapshot } from '../state/types.js';
 import { fail } from '../util/options.js';
@@ -99,11 +99,16 @@ function where(d: DesiredResource): string {
 
 function decide(def: KindDefinition, desired: DesiredResource, state: StateSnapshot): KindDecision {
   const applied = state.resources.get(desired.key);
-  return def.plan({
-    desired,
-    ...(applied && { applied }),
-    ...(desired.kind === KV_KIND && { kvKeys: state.kvKeys(desired.key) }),
-  });
+  const ctx: PlanContext = { desired, ...(applied && { applied }) };
+  if (desired.kind === KV_KIND) {
+    // The count now; the keys only if the kind reads them (a trusted hash needs none). A getter,
+    // not a spread: spreading would read them.
+    Object.defineProperties(ctx, {
+      kvKeyCount: { value: state.kvKeyCount(desired.key), enumerable: true },
+      kvKeys: { get: () => state.kvKeys(desired.key), enumerable: true },
+    });
+  }
+  return def.plan(ctx);
 }
 
 /**
@@ -113,9 +118,12 @@ function decide(def: KindDefinition, desired: DesiredResource, state: StateSnaps
  */
 function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], needsFromDeps: readonly string[]): Action[] {
   let previous: string | undefined;
+  const earlier: string[] = [];
   return drafts.map((draft) => {
     const id = `${self.key}#${draft.change}${draft.suffix ? `:${draft.suffix}` : ''}`;
-    const needs = previous ? [...needsFromDeps, previous] : [...needsFromDeps];
+    const own = draft.afterSiblings ? [...earlier] : previous ? [previous] : [];
+    const needs = [...needsFromDeps, ...own.filter((n) => !needsFromDeps.includes(n))];
+    earlier.push(id);
     if (draft.change !== 'kv') previous = id;
     return { ...draft, id, resource: self.key, kind: self.kind, name: self.name, scope: self.scope, needs };
   });

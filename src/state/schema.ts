@@ -53,6 +53,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE intents ADD COLUMN prior_status TEXT;
       CREATE INDEX intents_by_resource ON intents (resource);`,
   },
+  {
+    // A KvPairs hash now means "every chunk acknowledged" (recorded by the last chunk only);
+    // hashes written before could be recorded by any chunk, so they are not trusted.
+    version: 3,
+    sql: `UPDATE resources SET hash = NULL WHERE kind = 'KvPairs';`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -56,9 +56,17 @@ export class SqliteStateStore implements StateStore {
       const intents = this.openIntents();
       const resources = new Map<string, AppliedResource>();
       for (const row of this.sql.allRows.all() as ResourceRow[]) resources.set(row.key, toResource(row, intents.has(row.key)));
-      const kv = new Map<string, Map<string, string>>();
-      for (const [resource] of this.sql.kvResources.all() as [string][]) kv.set(resource, this.kvKeyMap(resource));
-      return { resources, intents, kvKeys: (resource: string) => kv.get(resource) ?? EMPTY_KV };
+      const counts = this.kvKeyCounts();
+      // Keys load on first read: a plan that can trust a KV resource's hash never needs them.
+      // They are read later than the rest; only the lock holder writes, so they still agree.
+      const kv = new Map<string, ReadonlyMap<string, string>>();
+      const kvKeys = (resource: string): ReadonlyMap<string, string> => {
+        if (!counts.get(resource)) return EMPTY_KV;
+        let keys = kv.get(resource);
+        if (!keys) kv.set(resource, (keys = this.kvKeyMap(resource)));
+        return keys;
+      };
+      return { resources, intents, kvKeys, kvKeyCount: (resource: string) => counts.get(resource) ?? 0 };
     })();
   }
 
@@ -184,7 +192,11 @@ export class SqliteStateStore implements StateStore {
 
   /** Returns the keys that were there and are now dropped. */
   forgetKvKeys(resource: string, keys: readonly string[]): string[] {
-    return this.write(() => keys.filter((k) => this.sql.deleteKv.run(resource, k).changes > 0));
+    return this.write(() => {
+      const dropped = keys.filter((k) => this.sql.deleteKv.run(resource, k).changes > 0);
+      if (dropped.length) this.sql.clearHash.run(resource);
+      return dropped;
+    });
   }
 
   // Reads for `edgesync state` and tests.

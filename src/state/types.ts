@@ -41,8 +41,10 @@ export interface StateSnapshot {
   readonly resources: ReadonlyMap<string, AppliedResource>;
   /** Open intents by resource key: those resources are uncertain. */
   readonly intents: ReadonlyMap<string, Intent>;
-  /** KvPairs: key → hash of (value, expiration fields, metadata). Empty map if none. */
+  /** KvPairs: key → hash of (value, expiration fields, metadata). Empty map if none. May load on first call. */
   kvKeys(resource: string): ReadonlyMap<string, string>;
+  /** KvPairs: how many keys are stored, without loading them. */
+  kvKeyCount(resource: string): number;
 }
 
 /** Identity fields recorded with every write. */
@@ -86,7 +88,10 @@ export interface StateStore {
   resolve(key: string, resolution: { id: string } | { recreate: true }): void;
   /** Drop a resource (and its KV keys) from state. */
   forget(key: string): void;
-  /** Drop KV keys of a resource (orphaned keys the user has removed by hand). */
+  /**
+   * Drop KV keys of a resource (orphaned keys the user has removed by hand). Also clears the
+   * resource's hash, so the next plan compares key by key instead of trusting it.
+   */
   forgetKvKeys(resource: string, keys: readonly string[]): void;
   close(): void;
 }

@@ -43,6 +43,7 @@ export class FakeState implements StateStore {
       resources: new Map(this.resources),
       intents: new Map(open.map((i) => [i.resource, i])),
       kvKeys: (resource) => new Map(this.kv.get(resource) ?? []),
+      kvKeyCount: (resource) => this.kv.get(resource)?.size ?? 0,
     };
   }
 

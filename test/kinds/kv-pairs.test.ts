@@ -103,6 +103,37 @@ describe('KvPairs kind', () => {
     expect(resent).toEqual([...(first[0].body as WirePair[]), ...(first[2].body as WirePair[])].map((p) => p.key));
   });
 
+  it('records the resource hash only with the last chunk, which waits for the others', () => {
+    const pairs = Array.from({ length: 25_000 }, (_, i) => ({ key: `k/${String(i).padStart(5, '0')}`, value: `v${i}` }));
+    const desired = desiredKv({ pairs });
+    const actions = kind.plan(planContext(desired)).actions;
+    expect(actions.map((a) => a.afterSiblings ?? false)).toEqual([false, false, true]);
+    expect(actions.map((a) => a.record.hash)).toEqual(['', '', desired.hash]);
+    expect(actions[2].record.request).toEqual(desired.request);
+    expect(actions[0].record.request).toBeUndefined();
+  });
+
+  it('trusts an acknowledged hash with as many keys stored as desired, and never reads the keys', () => {
+    const desired = desiredKv({ pairs: base });
+    const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
+    const untouched = { desired, applied, kvKeyCount: base.length, get kvKeys(): ReadonlyMap<string, string> { throw new Error('keys were read'); } };
+    expect(kind.plan(untouched)).toEqual({ actions: [], blocked: [], notes: [] });
+  });
+
+  it('compares key by key when the stored count, status or hash does not match', () => {
+    const desired = desiredKv({ pairs: base });
+    const stored = acknowledge(kind.plan(planContext(desired)).actions);
+    stored.set('gone', 'h');
+    const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
+    // An extra stored key: the hash alone cannot show it is orphaned.
+    expect(kind.plan({ desired, applied, kvKeys: stored, kvKeyCount: stored.size }).orphanedKeys).toEqual(['gone']);
+    stored.delete('gone');
+    stored.set('a', 'changed-remotely-by-an-unfinished-sync');
+    // A failed sync leaves the status failed: its hash is not trusted either.
+    const failed = { ...applied, status: 'failed' as const };
+    expect(kind.plan({ desired, applied: failed, kvKeys: stored, kvKeyCount: stored.size }).actions).toHaveLength(1);
+  });
+
   it('remembers nothing from the answer beyond the chunk record', () => {
     const desired = desiredKv({ pairs: base });
     const [action] = kind.plan(planContext(desired)).actions;

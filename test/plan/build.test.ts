@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { buildPlan, planHasChanges, PlanError } from '../../src/plan/index.js';
 import { contentHash as kvHash } from '../../src/util/json.js';
-import { applied, fakeKinds, intent, kinds, resource, snapshot } from './fakes.js';
+import { applied, fakeKinds, intent, kinds, kvKind, resource, snapshot } from './fakes.js';
+import type { KindDefinition } from '../../src/kinds/kind.js';
 
 const account = { account: 'acc1' };
 
@@ -207,6 +208,27 @@ describe('needs', () => {
       [`${site.key}#write`, []],
       [`${kv.key}#kv:1/2`, [`${site.key}#write`]],
       [`${kv.key}#kv:2/2`, [`${site.key}#write`]],
+    ]);
+  });
+
+  it('makes a chunk marked afterSiblings wait for every earlier action of its resource', () => {
+    const plain = kvKind(1);
+    const sealing: KindDefinition = {
+      ...plain,
+      plan: (ctx) => {
+        const decision = plain.plan(ctx);
+        const last = decision.actions.length - 1;
+        return { ...decision, actions: decision.actions.map((a, i) => (i === last ? { ...a, afterSiblings: true } : a)) };
+      },
+    };
+    const site = resource('Site', 'web', { scope: account });
+    const kv = resource('KvPairs', 'static', { scope: { account: 'acc1', namespace: 'ns' }, dependsOn: ['Site/web'], request: { pairs: { a: '1', b: '2', c: '3' } } });
+    const plan = buildPlan([kv, site], snapshot(), { kinds: (k) => (k === 'KvPairs' ? sealing : fakeKinds.kinds(k)) });
+    expect(plan.actions.map((a) => [a.id, a.needs])).toEqual([
+      [`${site.key}#write`, []],
+      [`${kv.key}#kv:1/3`, [`${site.key}#write`]],
+      [`${kv.key}#kv:2/3`, [`${site.key}#write`]],
+      [`${kv.key}#kv:3/3`, [`${site.key}#write`, `${kv.key}#kv:1/3`, `${kv.key}#kv:2/3`]],
     ]);
   });
 

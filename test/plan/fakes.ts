@@ -49,6 +49,7 @@ export function snapshot(parts: { resources?: AppliedResource[]; intents?: Inten
     resources: new Map((parts.resources ?? []).map((r) => [r.key, r])),
     intents: new Map((parts.intents ?? []).map((i) => [i.resource, i])),
     kvKeys: (key) => new Map(Object.entries(parts.kv?.[key] ?? {})),
+    kvKeyCount: (key) => Object.keys(parts.kv?.[key] ?? {}).length,
   };
 }
 

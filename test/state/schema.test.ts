@@ -20,7 +20,7 @@ function writeVersion1Fixture(file: string): void {
     INSERT INTO resources VALUES ('GatewayList[account=acc1]/blocked-domains', 'GatewayList', 'blocked-domains', '{"account":"acc1"}',
       'uuid-1', '{"name":"Blocked"}', 'h1', '2026-01-01T00:00:00.000Z', 'applied', NULL);
     INSERT INTO resources VALUES ('KvPairs[account=acc1]/flags', 'KvPairs', 'flags', '{"account":"acc1"}',
-      NULL, NULL, NULL, '2026-01-01T00:00:00.000Z', 'applied', NULL);
+      NULL, '{"pairs":1}', 'kv-h', '2026-01-01T00:00:00.000Z', 'applied', NULL);
     INSERT INTO kv_keys VALUES ('KvPairs[account=acc1]/flags', 'beta', 'hb');
     INSERT INTO resources VALUES ('GatewayList[account=acc1]/allowed', 'GatewayList', 'allowed', '{"account":"acc1"}',
       NULL, NULL, NULL, NULL, 'uncertain', NULL);
@@ -55,6 +55,9 @@ describe('the state schema', () => {
     withStore({ file }, (store) => {
       expect(store.get(identity('blocked-domains').key)).toMatchObject({ remoteId: 'uuid-1', request: { name: 'Blocked' }, status: 'applied' });
       expect([...store.snapshot().kvKeys(identity('flags', 'KvPairs').key)]).toEqual([['beta', 'hb']]);
+      // Version 3: a KV hash written before it may not mean "every chunk acknowledged".
+      expect(store.get(identity('flags', 'KvPairs').key)?.hash).toBeUndefined();
+      expect(store.get(identity('blocked-domains').key)?.hash).toBe('h1');
       expect(store.get(identity('allowed').key)?.status).toBe('uncertain');
       store.recordSuccess(identity('blocked-domains'), { etag: 'W/"2"', memo: { n: 1 } }, new Date());
       expect(store.get(identity('blocked-domains').key)).toMatchObject({ etag: 'W/"2"', memo: { n: 1 }, remoteId: 'uuid-1' });

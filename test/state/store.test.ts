@@ -125,17 +125,34 @@ describe('the state store', () => {
     expect(() => openStateStore({ file, owner: 3 as unknown as string })).toThrow('Expected `owner` to be a non-empty string, got `3` (number)');
   });
 
-  it('takes one consistent snapshot that later writes do not change', () => {
+  it('takes a snapshot whose resources, KV counts and KV keys once read later writes do not change', () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
     withStore({ file }, (store) => {
       store.recordSuccess(kv, { kvKeys: [['a', 'h1']] }, at);
       const before = store.snapshot();
+      expect([...before.kvKeys(kv.key)]).toEqual([['a', 'h1']]);
       store.recordSuccess(kv, { kvKeys: [['a', 'h2'], ['b', 'h3']] }, at);
       store.recordSuccess(list, { request, hash: 'h' }, at);
       expect([...before.kvKeys(kv.key)]).toEqual([['a', 'h1']]);
+      expect(before.kvKeyCount(kv.key)).toBe(1);
       expect(before.resources.has(list.key)).toBe(false);
       expect(store.snapshot().kvKeys(kv.key).size).toBe(2);
+      expect(store.snapshot().kvKeyCount(kv.key)).toBe(2);
+    });
+  });
+
+  it('counts KV keys without loading them, and forgetting keys makes the resource hash untrusted', () => {
+    const file = tempStateFile();
+    const kv = identity('flags', 'KvPairs');
+    withStore({ file }, (store) => {
+      store.recordSuccess(kv, { request, hash: 'sealed', kvKeys: [['a', 'h1'], ['b', 'h2']] }, at);
+      expect(store.snapshot().kvKeyCount(kv.key)).toBe(2);
+      expect(store.snapshot().kvKeyCount('KvPairs/none')).toBe(0);
+      expect(store.get(kv.key)?.hash).toBe('sealed');
+      expect(store.forgetKvKeys(kv.key, ['b'])).toEqual(['b']);
+      expect(store.get(kv.key)?.hash).toBeUndefined();
+      expect(store.snapshot().kvKeyCount(kv.key)).toBe(1);
     });
   });
 });
