@@ -31,16 +31,21 @@ describe('the benchmark command lines', () => {
 });
 
 describe('readings of a process from /proc', () => {
-  it('reads CPU time that grows as the process works, and a peak RSS the size the process reports', () => {
+  it('reads CPU time that grows as the process works, and a peak RSS between the resident size and the lifetime maximum', () => {
     const before = processCpuMs(process.pid);
     let x = 0;
     const until = process.cpuUsage().user + 200_000;
     while (process.cpuUsage().user < until) x += Math.sqrt(x + 1);
     expect(x).toBeGreaterThan(0);
     expect(processCpuMs(process.pid)).toBeGreaterThan(before);
-    const reported = process.resourceUsage().maxRSS * 1024;
+    // The peak (VmHWM) is at least the resident size read just before it, and about at most the
+    // kernel's lifetime maximum (ru_maxrss also counts the time before exec, so it can be much
+    // larger; it catches up with the current peak lazily, so it can trail it by a little).
+    const resident = process.memoryUsage().rss;
     const read = processPeakRssBytes(process.pid);
-    expect(Math.abs(read - reported) / reported).toBeLessThan(0.1);
+    const lifetime = process.resourceUsage().maxRSS * 1024;
+    expect(read).toBeGreaterThanOrEqual(resident - 4096);
+    expect(read).toBeLessThanOrEqual(lifetime * 1.05);
   });
 });
 
