@@ -14,9 +14,9 @@ describe('own paths kept out of the config', () => {
   });
 
   it('does not hide the config when the state file sits in the folder above it', () => {
-    const own = ownPaths({ config: '/work/root', state: '/work/state.db' }, '/work');
-    expect(own).not.toContain('/work');
-    expect(own.some((p) => path.resolve('/work/root').startsWith(p))).toBe(false);
+    const own = ownPaths({ config: '/srv/site/config', state: '/srv/site/state.db' }, '/srv/site');
+    expect(own).not.toContain('/srv/site');
+    expect(own.some((p) => path.resolve('/srv/site/config').startsWith(p))).toBe(false);
   });
 
   it('does not hide the config when the secrets folder is the config root itself', () => {
