@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import type { EmulatorOptions } from '../emulator/index.js';
-import { checkInteger, checkNumber, checkString, fail, OptionError } from '../util/options.js';
+import { checkInteger, checkNumber, checkString, OptionError } from '../util/options.js';
+import { parseRate } from './common.js';
 
 /** The raw flag values as commander hands them over. */
 export interface EmulatorFlags {
@@ -29,9 +30,8 @@ export interface EmulatorIo {
 const numeric = (text: string): number | string => (/^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text);
 
 function parseRateLimit(text: string): { limit: number; windowSeconds: number } {
-  const m = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(text.trim());
-  if (!m || !(Number(m[2]) > 0)) fail('rate-limit', 'N/SECONDS like 100/60', text);
-  return { limit: checkInteger('rate-limit', Number(m[1]), 1), windowSeconds: Number(m[2]) };
+  const { count, seconds } = parseRate(text, '100/60');
+  return { limit: count, windowSeconds: seconds };
 }
 
 /** Options for startEmulator from the flags; a generated token when neither --token nor EDGESYNC_API_TOKEN gives one. */

@@ -6,7 +6,7 @@ import type { FieldChange } from '../kinds/kind.js';
 import { checkBoolean } from '../util/options.js';
 import { formatBytes, formatCount, painter, plural, shownValue, type Color, type Paint } from './format.js';
 import { summarize, type PlanSummary } from './summary.js';
-import type { Action, Plan, PlanNote } from './types.js';
+import type { Action, Plan } from './types.js';
 
 export interface TextOptions {
   /**
