@@ -6,7 +6,7 @@ import readline from 'node:readline/promises';
 import { createClient, resolveToken } from '../api/index.js';
 import { createEngine } from '../engine/index.js';
 import { createLogger } from '../log.js';
-import { planHasChanges, renderText } from '../plan/index.js';
+import { planHasChanges, renderText, summarize } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { openStateStore } from '../state/index.js';
 import { systemClock } from '../util/clock.js';
@@ -33,10 +33,9 @@ async function confirm(): Promise<boolean> {
 }
 
 function kvProgress(plan: Plan): Progress | undefined {
-  const kv = plan.actions.filter((a) => a.size);
-  if (!kv.length) return undefined;
-  const total = kv.reduce((t, a) => ({ pairs: t.pairs + a.size!.pairs, bytes: t.bytes + a.size!.bytes }), { pairs: 0, bytes: 0 });
-  return createProgress({ total, tty: process.stderr.isTTY === true, clock: systemClock, write: (s) => process.stderr.write(s) });
+  const { kvChunks, kvPairs, kvBytes } = summarize(plan);
+  if (!kvChunks) return undefined;
+  return createProgress({ total: { pairs: kvPairs, bytes: kvBytes }, tty: process.stderr.isTTY === true, clock: systemClock, write: (s) => process.stderr.write(s) });
 }
 
 export async function runApply(opts: ApplyCliOptions): Promise<void> {
