@@ -6,5 +6,5 @@ export { resolveToken, TokenError, TOKEN_ENV } from './token.js';
 export { ApiError, type ApiErrorKind } from './errors.js';
 export { DEFAULT_USER_AGENT, type CallInfo, type ClientOptions } from './options.js';
 export { BODY_PART_HEADER, MAIN_MODULE_PART_HEADER } from './multipart.js';
-export { OPERATIONS, operationPath, isCreate, type OperationName, type HttpMethod } from './operations.js';
+export { OPERATIONS, operationPath, type OperationName } from './operations.js';
 export type * from './types.js';

@@ -22,12 +22,6 @@ export const OPERATIONS = {
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
-export type HttpMethod = (typeof OPERATIONS)[OperationName]['method'];
-
-/** Creates are not idempotent: a POST retried after it reached the server makes a duplicate. */
-export function isCreate(op: OperationName): boolean {
-  return OPERATIONS[op].method === 'POST' && op !== 'runAi';
-}
 
 /** Fills a path template; every parameter is URI-encoded, a missing one is a programming error. */
 export function operationPath(op: OperationName, params: Readonly<Record<string, string>>): string {

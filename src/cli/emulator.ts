@@ -38,7 +38,9 @@ function parseRateLimit(text: string): { limit: number; windowSeconds: number } 
 export function optionsFromFlags(flags: EmulatorFlags, env: EmulatorIo['env']): { options: EmulatorOptions; generatedToken?: string } {
   let tokens = (flags.token ?? []).map((t, i) => checkString(`token[${i}]`, t));
   let generatedToken: string | undefined;
-  if (tokens.length === 0 && env.EDGESYNC_API_TOKEN) tokens = [env.EDGESYNC_API_TOKEN];
+  // Trimmed as the client trims it, so the token a client sends is the one accepted.
+  const fromEnv = env.EDGESYNC_API_TOKEN?.trim();
+  if (tokens.length === 0 && fromEnv) tokens = [fromEnv];
   if (tokens.length === 0) tokens = [(generatedToken = randomBytes(20).toString('hex'))];
   const options: EmulatorOptions = {
     tokens,

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { OptionError } from '../util/options.js';
 import { badRequest, EmulatorError, notFound } from './errors.js';
-import { checkFaults, type Faults } from './faults.js';
+import type { Faults, FaultSettings } from './faults.js';
 import type { RequestLog } from './requestLog.js';
 import type { Store } from './store.js';
 import type { JsonObject, StoredKvPair } from './types.js';
@@ -70,7 +70,8 @@ export function registerInspection(app: FastifyInstance, store: Store, log: Requ
 
   app.post(`${inspectPath}/faults`, async (request) => {
     try {
-      faults.set(checkFaults(request.body));
+      // set() checks the settings itself.
+      faults.set(request.body as FaultSettings);
     } catch (err) {
       if (err instanceof OptionError) throw badRequest([err.message]);
       throw err;

@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { operation, type Context } from './context.js';
 import { badRequest } from './errors.js';
-import { compositeKey, isoTime, sha256Hex } from './ids.js';
+import { sha256 } from '../util/json.js';
+import { compositeKey, isoTime } from './ids.js';
 import type { JsonObject, ScriptRecord, StoredModule } from './types.js';
 import { isPlainObject, typeName } from './validate.js';
 
@@ -59,7 +60,7 @@ function mainModuleNames(metadata: JsonObject, request: FastifyRequest, problems
 }
 
 function describeModule(part: Part): StoredModule {
-  const module: StoredModule = { name: part.name, content_type: part.contentType, size: part.bytes.length, sha256: sha256Hex(part.bytes) };
+  const module: StoredModule = { name: part.name, content_type: part.contentType, size: part.bytes.length, sha256: sha256(part.bytes) };
   if (part.bytes.length > textLimit) return module;
   try {
     return { ...module, content: utf8.decode(part.bytes) };
@@ -98,7 +99,7 @@ export function registerUploadOperation(app: FastifyInstance, ctx: Context): voi
 function store(ctx: Context, p: Record<string, string>, metadata: JsonObject, modules: StoredModule[], main: string): JsonObject {
   const key = compositeKey(p.account_identifier, p.service_name, p.environment_name);
   const now = isoTime(ctx.now());
-  const etag = sha256Hex([...modules].sort((a, b) => (a.name < b.name ? -1 : 1)).map((m) => `${m.name}\u0000${m.sha256}\n`).join(''));
+  const etag = sha256([...modules].sort((a, b) => (a.name < b.name ? -1 : 1)).map((m) => `${m.name}\u0000${m.sha256}\n`).join(''));
   const record: ScriptRecord = {
     account: p.account_identifier,
     service: p.service_name,

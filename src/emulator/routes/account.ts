@@ -3,9 +3,9 @@
 
 import type { FastifyInstance } from 'fastify';
 import { answer, operation, replaceStamped, validBody, type Context } from '../context.js';
-import { compositeKey, hexId, isoTime, sha256Hex } from '../ids.js';
+import { canonicalJson, sha256 } from '../../util/json.js';
+import { compositeKey, hexId, isoTime } from '../ids.js';
 import * as shapes from '../shapes.js';
-import type { JsonObject, JsonValue } from '../types.js';
 
 export function registerAccountOperations(app: FastifyInstance, ctx: Context): void {
   const { store } = ctx;
@@ -57,7 +57,8 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     const body = validBody(req, shapes.openObject);
     const model = decodedName(p['*']);
     store.aiRuns += 1;
-    const inputHash = sha256Hex(`${model}\n${canonical(body)}`);
+    // Sorted keys, so the same input always hashes the same.
+    const inputHash = sha256(`${model}\n${canonicalJson(body)}`);
     return { response: `emulated answer of ${model} (${inputHash.slice(0, 12)})`, model, input_hash: inputHash };
   });
 
@@ -81,14 +82,4 @@ function decodedName(raw: string): string {
 /** The zone a hostname belongs to, read as its last two labels. */
 function zoneNameOf(hostname: string): string {
   return hostname.split('.').slice(-2).join('.');
-}
-
-/** JSON with sorted keys, so the same input always hashes the same. */
-function canonical(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as JsonObject)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

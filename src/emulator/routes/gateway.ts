@@ -6,7 +6,7 @@ import { answer, operation, replaceStamped, validBody, type Context } from '../c
 import { notFound } from '../errors.js';
 import { hexId, isoTime, uuid } from '../ids.js';
 import * as shapes from '../shapes.js';
-import type { JsonObject, JsonValue, StoredObject } from '../types.js';
+import type { JsonObject, StoredObject } from '../types.js';
 
 export function registerGatewayOperations(app: FastifyInstance, ctx: Context): void {
   const { store } = ctx;
@@ -44,8 +44,6 @@ export function registerGatewayOperations(app: FastifyInstance, ctx: Context): v
     const { description: _dropped, ...kept } = list;
     const updated: StoredObject = { ...kept, ...body, updated_at: now() };
     store.lists.set(p.uuid, updated);
-    const { id, name, description, type, count, created_at, updated_at } = updated;
-    const result: Record<string, JsonValue | undefined> = { id, name, description, type, count, created_at, updated_at };
-    return JSON.parse(JSON.stringify(result)) as JsonObject;
+    return answer(updated, 'items');
   });
 }
