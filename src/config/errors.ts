@@ -3,6 +3,7 @@
 
 import path from 'node:path';
 import type { FieldPath } from '../kinds/kind.js';
+import { compareStrings } from '../util/compare.js';
 
 export interface ConfigError {
   /** Relative to the working directory. */
@@ -45,9 +46,5 @@ export function sortErrors(errors: readonly ConfigError[]): ConfigError[] {
     const k = formatError(e);
     return seen.has(k) ? false : (seen.add(k), true);
   });
-  return unique.sort((a, b) => cmp(a.file, b.file) || a.line - b.line || a.col - b.col || cmp(a.path, b.path) || cmp(a.message, b.message));
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return unique.sort((a, b) => compareStrings(a.file, b.file) || a.line - b.line || a.col - b.col || compareStrings(a.path, b.path) || compareStrings(a.message, b.message));
 }

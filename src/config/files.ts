@@ -6,6 +6,7 @@ import path from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { formatBytes, isIgnored, isInside } from './paths.js';
 import type { Position } from './yaml.js';
+import { compareStrings } from '../util/compare.js';
 
 export interface FileProblem extends Position {
   readonly file: string;
@@ -39,6 +40,8 @@ export async function discover(root: string, ignore: readonly string[]): Promise
     const entries = await fs.readdir(dir, { withFileTypes: true });
     for (const entry of entries) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      // A plain file that is not YAML needs no realpath or stat (KV folders can hold thousands).
+      if (entry.isFile() && !YAML_FILE.test(entry.name)) continue;
       const full = path.join(dir, entry.name);
       const real = await fs.realpath(full).catch(() => undefined);
       if (real === undefined) {
@@ -61,12 +64,8 @@ export async function discover(root: string, ignore: readonly string[]): Promise
     }
   };
   await walk(root);
-  const files = [...found.values()].sort((a, b) => compare(path.relative(root, a), path.relative(root, b)));
+  const files = [...found.values()].sort((a, b) => compareStrings(path.relative(root, a), path.relative(root, b)));
   return { realRoot, files, problems };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export type ReadResult = { readonly text: string } | { readonly problem: Omit<FileProblem, 'file'> };

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { BuildContext, FieldPath } from '../kinds/kind.js';
 import { sizeProblem } from './files.js';
 import { isIgnored, isInside } from './paths.js';
+import { compareStrings } from '../util/compare.js';
 
 export interface ReferenceBounds {
   /** Absolute config root as given, and its realpath. */
@@ -74,7 +75,7 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
       return true;
     };
     if (!walk(real, '')) return undefined;
-    return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+    return out.sort((a, b) => compareStrings(a.rel, b.rel));
   };
 
   return { root: bounds.root, issue, readFile, listFiles };

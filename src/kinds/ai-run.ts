@@ -2,7 +2,7 @@
 // The output path is resolved against the YAML file's folder; moving it alone does not re-run.
 
 import { dirname, resolve } from 'node:path';
-import { contentHash, type Json } from '../util/json.js';
+import type { Json } from '../util/json.js';
 import { diffJson, isObject, sameJson } from './diff.js';
 import { NOTHING, defineKind, pathParams, type KindBase } from './families.js';
 import type { KindDecision, PlanContext } from './kind.js';
@@ -35,7 +35,7 @@ function plan({ desired, applied }: PlanContext): KindDecision {
     params: pathParams(base, desired.scope),
     body: input,
     diff: diffJson(before ?? {}, desired.request),
-    record: { request: desired.request, hash: contentHash(desired.request) },
+    record: { request: desired.request, hash: desired.hash },
   } as const;
   return { ...NOTHING, actions: [action] };
 }

@@ -1,7 +1,7 @@
 // GatewayList (operation 6 create, 9 update): name and description change in place; type and
 // items cannot (operation 9 does not carry them), so such changes are blocked.
 
-import { compact, pick } from './diff.js';
+import { pick } from './diff.js';
 import { accountScope, onGatewayAccount } from './families.js';
 import { postKind } from './post-family.js';
 import { registerKind } from './registry.js';
@@ -18,7 +18,7 @@ export const gatewayList = registerKind(
       operation: 'updateList',
       idParam: 'uuid',
       fields: ['name', 'description'],
-      body: (request) => compact(pick(request, ['name', 'description'])),
+      body: (request) => pick(request, ['name', 'description']),
     },
     blockedReason: () => LIST_FIXED,
     dependencies: onGatewayAccount,

@@ -6,7 +6,7 @@ import { getKind } from '../kinds/registry.js';
 import type { AppliedResource, StateSnapshot } from '../state/types.js';
 import { fail } from '../util/options.js';
 import { dependencyNote, orphanKeysMessage, orphanMessage, uncertainMessage } from './messages.js';
-import { dependencyGraph, PlanError, topologicalOrder } from './order.js';
+import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
 import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, UncertainCreate } from './types.js';
 
 export interface PlanOptions {
@@ -83,18 +83,14 @@ function definitions(desired: readonly DesiredResource[], lookup: (kind: string)
   const seen = new Map<string, DesiredResource>();
   const defs = desired.map((d) => {
     const earlier = seen.get(d.key);
-    if (earlier) problems.push(`${d.key} is described twice: ${where(earlier)} and ${where(d)}`);
+    if (earlier) problems.push(`${d.key} is described twice: ${at(earlier)} and ${at(d)}`);
     seen.set(d.key, d);
     const def = lookup(d.kind);
-    if (!def) problems.push(`${d.key} (${where(d)}) has kind ${d.kind}, which is not known`);
+    if (!def) problems.push(`${d.key} (${at(d)}) has kind ${d.kind}, which is not known`);
     return def!;
   });
   if (problems.length) throw new PlanError(problems);
   return defs;
-}
-
-function where(d: DesiredResource): string {
-  return `${d.source.file}:${d.source.line}:${d.source.col}`;
 }
 
 function decide(def: KindDefinition, desired: DesiredResource, state: StateSnapshot): KindDecision {
@@ -122,7 +118,7 @@ function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], nee
   return drafts.map((draft) => {
     const id = `${self.key}#${draft.change}${draft.suffix ? `:${draft.suffix}` : ''}`;
     const own = draft.afterSiblings ? [...earlier] : previous ? [previous] : [];
-    const needs = [...needsFromDeps, ...own.filter((n) => !needsFromDeps.includes(n))];
+    const needs = [...needsFromDeps, ...own];
     earlier.push(id);
     if (draft.change !== 'kv') previous = id;
     return { ...draft, id, resource: self.key, kind: self.kind, name: self.name, scope: self.scope, needs };
@@ -132,12 +128,11 @@ function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], nee
 /** State that no document describes: orphaned resources, and creates whose document went away. */
 function addUndescribed(plan: Draft, desired: readonly DesiredResource[], state: StateSnapshot): void {
   const described = new Set(desired.map((d) => d.key));
-  const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  for (const key of [...state.intents.keys()].filter((k) => !described.has(k)).sort(byKey)) {
+  for (const key of [...state.intents.keys()].filter((k) => !described.has(k)).sort()) {
     const intent = state.intents.get(key)!;
     plan.uncertain.push({ ...refOfKey(key, state.resources.get(key)), operation: intent.operation, since: intent.startedAt, message: uncertainMessage(key) });
   }
-  for (const key of [...state.resources.keys()].filter((k) => !described.has(k)).sort(byKey)) {
+  for (const key of [...state.resources.keys()].filter((k) => !described.has(k)).sort()) {
     plan.orphaned.push({ ...refOfKey(key, state.resources.get(key)), message: orphanMessage(key) });
   }
 }

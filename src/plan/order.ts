@@ -13,7 +13,7 @@ export class PlanError extends Error {
   }
 }
 
-function at(resource: DesiredResource): string {
+export function at(resource: DesiredResource): string {
   return `${resource.source.file}:${resource.source.line}:${resource.source.col}`;
 }
 

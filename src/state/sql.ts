@@ -33,7 +33,6 @@ export function statements(db: Database.Database) {
     kvCount: p('SELECT count(*) FROM kv_keys WHERE resource = ?').pluck(true),
     kvCounts: p('SELECT resource, count(*) FROM kv_keys GROUP BY resource').raw(true),
     clearHash: p('UPDATE resources SET hash = NULL WHERE key = ?'),
-    kvResources: p('SELECT key FROM resources r WHERE EXISTS (SELECT 1 FROM kv_keys k WHERE k.resource = r.key)').raw(true),
     deleteKv: p('DELETE FROM kv_keys WHERE resource = ? AND key = ?'),
     deleteAllKv: p('DELETE FROM kv_keys WHERE resource = ?'),
     addIntent: p(`INSERT INTO intents (resource, operation, request, request_hash, started_at, prior_status)

@@ -3,6 +3,7 @@
 
 import { hash } from 'node:crypto';
 import { KV_LIMITS } from './chunk.js';
+import { isObject } from '../diff.js';
 
 /** A pair as sent in the bulk body (operation 10). */
 export interface WirePair {
@@ -43,9 +44,6 @@ export function typeName(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function checkKey(key: unknown, problem: ProblemSink): boolean {
   if (typeof key !== 'string') return problem('key', `expected a string, got ${typeName(key)}`), false;
@@ -81,7 +79,7 @@ function checkRest(p: Record<string, unknown>, problem: ProblemSink): boolean {
   if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < KV_RULES.minTtl)) {
     ok = (problem('expiration_ttl', `expected seconds, at least ${KV_RULES.minTtl}, got ${typeName(ttl)}`), false);
   }
-  if (metadata !== undefined && !isPlainObject(metadata)) ok = (problem('metadata', `expected an object, got ${typeName(metadata)}`), false);
+  if (metadata !== undefined && !isObject(metadata)) ok = (problem('metadata', `expected an object, got ${typeName(metadata)}`), false);
   for (const field in p) {
     if (!FIELDS.has(field)) ok = (problem(field, 'unknown field (a pair has key, value, base64, expiration, expiration_ttl, metadata)'), false);
   }
@@ -129,7 +127,7 @@ function wireString(p: WirePair, plain: boolean): string {
  * uses the ttl and ignores it (interface.md 4.10): hashing it would re-send pairs for nothing.
  */
 export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes: number = KV_RULES.maxRequestBytes): PreparedPair | undefined {
-  if (!isPlainObject(raw)) return problem('', `expected a pair {key, value, …}, got ${typeName(raw)}`), undefined;
+  if (!isObject(raw)) return problem('', `expected a pair {key, value, …}, got ${typeName(raw)}`), undefined;
   const okKey = checkKey(raw.key, problem);
   const okValue = checkValue(raw, problem);
   if (!(checkRest(raw, problem) && okKey && okValue)) return undefined;

@@ -89,7 +89,6 @@ function lineCol(text: string, offset: number): string {
   return `${line}:${offset - start + 1}`;
 }
 
-/** Reads a JSON file of `[{key, value, …}]`: parsed once, its objects become the wire pairs. */
 /** The text of a JSON source, BOM dropped; the Buffer is let go before parsing (it can be big). */
 function readText(ctx: BuildContext, ref: string, path: FieldPath): string | undefined {
   const buf = ctx.readFile(ref, path);
