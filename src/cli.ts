@@ -8,11 +8,12 @@ import { register as plan } from './cli/plan.js';
 import { register as apply } from './cli/apply.js';
 import { register as state } from './cli/state.js';
 import { register as watch } from './cli/watch.js';
+import { VERSION } from './util/version.js';
 
 export function buildProgram(): Command {
   const program = new Command('edgesync')
     .description('Keep Worker, KV, Zero Trust, user profile and API token configuration in step with YAML files.')
-    .version('0.1.0')
+    .version(VERSION)
     .showHelpAfterError()
     .exitOverride();
   for (const register of [validate, plan, apply, watch, state, emulator]) register(program);

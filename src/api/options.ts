@@ -1,7 +1,7 @@
 // ClientOptions and their eager checks: a bad base URL or token fails at construction, not mid-apply.
 // The token is never echoed: its check names the problem, not the value.
 
-import { readFileSync } from 'node:fs';
+import { VERSION } from '../util/version.js';
 import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { checkInteger, checkString, fail, OptionError } from '../util/options.js';
@@ -49,20 +49,10 @@ export interface CheckedClientOptions {
   readonly clock: Clock;
 }
 
-function packageVersion(): string {
-  try {
-    // Two levels up from both src/api and dist/api.
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
 /** setTimeout cannot wait longer. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-export const DEFAULT_USER_AGENT = `edgesync/${packageVersion()}`;
+export const DEFAULT_USER_AGENT = `edgesync/${VERSION}`;
 
 /** Printable ASCII without spaces: anything else would break or smuggle into the Authorization header. */
 export const TOKEN_PATTERN = /^[\x21-\x7e]+$/;

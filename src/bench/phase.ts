@@ -1,7 +1,6 @@
 // One benchmark phase in a process of its own, so its peak RSS and CPU time are edgesync's alone:
 // `node dist/bench/phase.js plan|apply --config DIR --state FILE [--base-url URL]`, JSON on stdout.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createClient, resolveToken } from '../api/index.js';
@@ -13,8 +12,8 @@ import { buildPlan } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { openStateStore } from '../state/index.js';
 import { fail } from '../util/options.js';
-
-import { EMPTY_SNAPSHOT as EMPTY_STATE } from '../cli/snapshot.js';
+import { secretsDir } from '../cli/common.js';
+import { withSnapshot } from '../cli/snapshot.js';
 
 export type PhaseMode = 'plan' | 'apply';
 
@@ -76,17 +75,7 @@ interface Ran {
 
 /** Plans against the state as `edgesync plan` does: read-only, and empty before a first sync. */
 function planOnly(resources: readonly DesiredResource[], state: string): Ran {
-  let plan: Plan;
-  if (!fs.existsSync(state)) plan = buildPlan(resources, EMPTY_STATE);
-  else {
-    const store = openStateStore({ file: path.resolve(state), readOnly: true });
-    try {
-      plan = buildPlan(resources, store.snapshot());
-    } finally {
-      store.close();
-    }
-  }
-  return { plan, planned: mark(), requests: 0, failed: 0 };
+  return { plan: withSnapshot(state, (snapshot) => buildPlan(resources, snapshot)), planned: mark(), requests: 0, failed: 0 };
 }
 
 /** Plans and applies through the engine, as `edgesync apply` does, counting the client's calls. */
@@ -97,7 +86,7 @@ async function planAndApply(resources: readonly DesiredResource[], args: PhaseAr
   const state = path.resolve(args.state);
   const store = openStateStore({ file: state, owner: 'edgesync bench' });
   try {
-    const engine = createEngine({ root: path.resolve(args.config), store, client, secretsDir: path.join(path.dirname(state), 'secrets'), env: {} });
+    const engine = createEngine({ root: path.resolve(args.config), store, client, secretsDir: secretsDir(args), env: {} });
     const plan = engine.plan(resources);
     const planned = mark();
     const result = await engine.apply(plan, resources);

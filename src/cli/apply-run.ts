@@ -42,7 +42,7 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
   const secrets = secretsDir(opts);
   const rateLimit = parseRateLimit(opts.rateLimit);
   const concurrency = parseConcurrency(opts.concurrency);
-  const resources = await loadOrRefuse(opts, secrets);
+  const resources = await loadOrRefuse(opts);
   const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }) });
   const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply' });
   const stop = new AbortController();
@@ -53,7 +53,7 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
     let progress: Progress | undefined;
     const engine = createEngine({
       root: path.resolve(opts.config), store, client, secretsDir: secrets, logger, concurrency, rateLimit,
-      ignore: ownPaths(opts, secrets), signal: stop.signal,
+      ignore: ownPaths(opts), signal: stop.signal,
       hooks: {
         onActionEnd: (action, status) => {
           if (status === 'succeeded' && action.size) progress?.advance(action.size.pairs, action.size.bytes);

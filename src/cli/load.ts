@@ -2,9 +2,11 @@
 // and a clear refusal (exit 1) so nothing is planned or applied from an invalid config.
 
 import path from 'node:path';
-import { formatError } from '../config/errors.js';
+import { formatError, type ConfigError } from '../config/errors.js';
+import type { LoadResult } from '../config/index.js';
 import type { DesiredResource } from '../kinds/kind.js';
-import type { CommonOptions } from './common.js';
+import { plural } from '../plan/format.js';
+import { secretsDir, type CommonOptions } from './common.js';
 
 export class ConfigRefused extends Error {
   override name = 'ConfigRefused';
@@ -15,10 +17,10 @@ export class ConfigRefused extends Error {
  * folder) and never config. A path that is the config root or holds it is left out: a state
  * file kept beside the config must not hide the config.
  */
-export function ownPaths(opts: CommonOptions, secrets?: string): string[] {
+export function ownPaths(opts: CommonOptions): string[] {
   const root = path.resolve(opts.config);
   const state = path.resolve(opts.state);
-  const own = [state, `${state}-wal`, `${state}-shm`, `${state}-journal`, `${state}.lock`, ...(secrets ? [path.resolve(secrets)] : [])];
+  const own = [state, `${state}-wal`, `${state}-shm`, `${state}-journal`, `${state}.lock`, secretsDir(opts)];
   return own.filter((p) => p !== root && !root.startsWith(p + path.sep));
 }
 
@@ -28,11 +30,20 @@ export async function configLoader(): Promise<typeof import('../config/index.js'
   return import('../config/index.js');
 }
 
-export async function loadOrRefuse(opts: CommonOptions, secrets?: string): Promise<readonly DesiredResource[]> {
+/** Loads the config root of `opts`, keeping edgesync's own files out. */
+export async function loadRoot(opts: CommonOptions): Promise<LoadResult> {
   const { loadConfig } = await configLoader();
-  const result = await loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts, secrets) });
+  return loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts) });
+}
+
+/** "3 errors in 2 files". */
+export function errorCount(errors: readonly ConfigError[]): string {
+  return `${plural(errors.length, 'error')} in ${plural(new Set(errors.map((e) => e.file)).size, 'file')}`;
+}
+
+export async function loadOrRefuse(opts: CommonOptions): Promise<readonly DesiredResource[]> {
+  const result = await loadRoot(opts);
   if (result.ok) return result.resources;
   for (const e of result.errors) process.stderr.write(formatError(e) + '\n');
-  const files = new Set(result.errors.map((e) => e.file)).size;
-  throw new ConfigRefused(`${result.errors.length} error${result.errors.length === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}: nothing was planned or applied.`);
+  throw new ConfigRefused(`${errorCount(result.errors)}: nothing was planned or applied.`);
 }

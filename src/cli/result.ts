@@ -2,8 +2,8 @@
 // then a summary line. Errors come from the executor already free of secrets.
 
 import type { ApplyResult } from '../apply/index.js';
+import { plural } from '../plan/format.js';
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function renderApplyResult(result: ApplyResult): string {
   const lines: string[] = [];

@@ -1,20 +1,18 @@
 // `edgesync validate`: loads the config root and says what it holds, or every error with its
 // file, line and column (exit 1). `--json` prints the same for machines.
 
-import path from 'node:path';
 import type { Command } from 'commander';
 import type { ConfigError, LoadResult } from '../config/index.js';
 import { formatError } from '../config/errors.js';
-import { secretsDir, withConfigAndState, type CommonOptions } from './common.js';
-import { configLoader, ownPaths } from './load.js';
+import { withConfigAndState, type CommonOptions } from './common.js';
+import { errorCount, loadRoot } from './load.js';
 
 export function register(program: Command): void {
   withConfigAndState(program.command('validate'))
     .description('check the config root: schemas, references, identities; nothing is sent')
     .option('--json', 'print {valid, resources, errors} as JSON')
     .action(async (opts: CommonOptions) => {
-      const { loadConfig } = await configLoader();
-      const result = await loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts, secretsDir(opts)) });
+      const result = await loadRoot(opts);
       if (opts.json) process.stdout.write(JSON.stringify(asJson(result), null, 2) + '\n');
       else if (result.ok) process.stdout.write(summary(result.resources.map((r) => r.kind)));
       else process.stderr.write(errorReport(result.errors));
@@ -42,7 +40,5 @@ export function summary(kinds: readonly string[]): string {
 
 /** Every error on its own line, then `N errors in M files`. */
 export function errorReport(errors: readonly ConfigError[]): string {
-  const files = new Set(errors.map((e) => e.file)).size;
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  return [...errors.map(formatError), `${plural(errors.length, 'error')} in ${plural(files, 'file')}`].join('\n') + '\n';
+  return [...errors.map(formatError), errorCount(errors)].join('\n') + '\n';
 }

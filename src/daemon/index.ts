@@ -6,7 +6,7 @@ import type { LoadResult } from '../config/index.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
-import { createReconcileLoop, type LoopEngine, type LoopStatus, type ReconcileLoop } from './loop.js';
+import { createReconcileLoop, type LoopEngine, type LoopStatus } from './loop.js';
 import type { DaemonMetrics } from './metrics.js';
 import { checkTiming, type LoopTiming } from './options.js';
 import { configRevision } from './revision.js';
@@ -14,10 +14,7 @@ import { buildServer } from './server.js';
 import { chokidarWatcher, type ChangeSource, type WatchFactory } from './watcher.js';
 
 export { createMetrics, type DaemonMetrics } from './metrics.js';
-export { createReconcileLoop, retryDelay, type LoopEngine, type LoopStatus, type RunReport, type RunResult } from './loop.js';
-export { checkTiming, parseListen, type LoopTiming } from './options.js';
-export { chokidarWatcher, isIgnoredPath, type WatchFactory, type ChangeSource } from './watcher.js';
-export { gitRevision, configRevision, type Revision } from './revision.js';
+export { chokidarWatcher } from './watcher.js';
 
 export interface DaemonOptions {
   /** The config root (absolute or relative to the working folder). */
@@ -45,7 +42,6 @@ export interface DaemonOptions {
 export interface Daemon {
   /** http://HOST:PORT of the endpoint. */
   readonly url: string;
-  readonly loop: ReconcileLoop;
   status(): LoopStatus;
   /** Idempotent; resolves when everything is closed. True when the run in flight finished within the shutdown timeout. */
   stop(): Promise<boolean>;
@@ -133,5 +129,5 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       return finished;
     })());
 
-  return { url, loop, status: () => loop.status(), stop };
+  return { url, status: () => loop.status(), stop };
 }

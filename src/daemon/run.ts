@@ -47,15 +47,17 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
   const client = createClient({ baseUrl, token, onResponse: metrics.onResponse });
   const store = openStateStore({ file: path.resolve(flags.state), owner: 'edgesync watch' });
   const stop = new AbortController();
+  const root = path.resolve(flags.config);
+  const own = ownPaths(flags);
   try {
     const engine = createEngine({
-      root: path.resolve(flags.config),
+      root,
       store,
       client,
       secretsDir: secrets,
       logger: ctx.logger,
       env: ctx.env,
-      ignore: ownPaths(flags, secrets),
+      ignore: own,
       concurrency,
       rateLimit,
       // Short in-run retries: longer outages are the daemon's backoff between runs.
@@ -64,7 +66,7 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
       signal: stop.signal,
     });
     return await startDaemon({
-      root: path.resolve(flags.config),
+      root,
       engine,
       store,
       metrics,
@@ -72,7 +74,7 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
       listen,
       timing: { debounceMs, shutdownTimeoutMs },
       logger: ctx.logger,
-      ownPaths: ownPaths(flags, secrets),
+      ownPaths: own,
       ...(ctx.watch && { watch: ctx.watch }),
     });
   } catch (err) {
