@@ -5,7 +5,7 @@ import path from 'node:path';
 import { formatError, type ConfigError } from '../config/errors.js';
 import type { LoadResult } from '../config/index.js';
 import type { DesiredResource } from '../kinds/kind.js';
-import { plural } from '../plan/format.js';
+import { plural } from '../util/format.js';
 import { secretsDir, type CommonOptions } from './common.js';
 
 export class ConfigRefused extends Error {

@@ -2,7 +2,7 @@
 // then a summary line. Errors come from the executor already free of secrets.
 
 import type { ApplyResult } from '../apply/index.js';
-import { plural } from '../plan/format.js';
+import { plural } from '../util/format.js';
 
 
 export function renderApplyResult(result: ApplyResult): string {

@@ -63,10 +63,3 @@ export function chunkPairs<T>(pairs: readonly T[], sizes: ArrayLike<number>, lim
   if (pairs.length > start) close(pairs.length);
   return chunks;
 }
-
-/** "1.2 MB" (decimal units, as the request limit is). */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
-}

@@ -2,7 +2,8 @@
 // and which stored keys the files no longer have (orphaned: no delete operation exists).
 
 import type { ActionDraft, Json, KindDecision, PlanContext } from '../kind.js';
-import { chunkPairs, formatBytes, KV_LIMITS, type KvLimits } from './chunk.js';
+import { formatBytes, plural } from '../../util/format.js';
+import { chunkPairs, KV_LIMITS, type KvLimits } from './chunk.js';
 import type { KvPayload } from './model.js';
 import type { WirePair } from './pair.js';
 
@@ -62,7 +63,7 @@ export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDeci
       body: chunk.pairs,
       diff: [],
       suffix: `${n + 1}/${chunks.length}`,
-      summary: `${chunk.pairs.length.toLocaleString('en-US')} pair${chunk.pairs.length === 1 ? '' : 's'}, ${formatBytes(chunk.bytes)}`,
+      summary: `${plural(chunk.pairs.length, 'pair')}, ${formatBytes(chunk.bytes)}`,
       size: { pairs: chunk.pairs.length, bytes: chunk.bytes },
       ...(last && chunks.length > 1 && { afterSiblings: true }),
       record: {

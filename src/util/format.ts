@@ -1,0 +1,19 @@
+// Counts and sizes as people read them, shared by the plan renderers, the KV chunk summaries
+// and the command line, so one size reads the same everywhere.
+
+/** 1234 → "1,234". */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** "1 chunk", "3 chunks", "1,234 pairs". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** Decimal units, as the request limits are counted: "512 B", "12.3 kB", "0.2 MB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1_000) return `${bytes} B`;
+  if (bytes < 100_000) return `${(bytes / 1_000).toFixed(1)} kB`;
+  return `${formatCount(Number((bytes / 1_000_000).toFixed(1)))} MB`;
+}
