@@ -3,6 +3,7 @@
 
 import path from 'node:path';
 import { watch } from 'chokidar';
+import { isInside } from '../config/paths.js';
 
 export interface ChangeSource {
   /** Resolves once the initial scan is done and changes are being reported. */
@@ -28,12 +29,9 @@ const TEMP_FILE = /(\.swp|\.swx|\.swo|~|\.tmp)$|^\.#|^4913$/;
 /** Whether `file` is never config: a dot-segment or a temp file below the root, or under an ignored path. */
 export function isIgnoredPath(root: string, file: string, ignored: Iterable<string>): boolean {
   const abs = path.resolve(file);
-  for (const p of ignored) {
-    const rel = path.relative(p, abs);
-    if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) return true;
-  }
+  for (const p of ignored) if (isInside(p, abs)) return true;
   const rel = path.relative(root, abs);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return false;
+  if (rel === '' || !isInside(root, abs)) return false;
   const parts = rel.split(path.sep);
   return parts.some((s) => s.startsWith('.') || s === 'node_modules') || TEMP_FILE.test(parts[parts.length - 1]);
 }
