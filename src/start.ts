@@ -39,7 +39,7 @@ try {
     (port) =>
       startWatch(
         {
-          config: examples, state: path.join(stateDir, 'state.db'), baseUrl: emulator.url, concurrency: '4', rateLimit: '1200/300',
+          config: examples, state: path.join(stateDir, 'state.db'), baseUrl: emulator.url, concurrency: '4', rateLimit: '1200/300', timeout: '30',
           debounce: '200', listen: `127.0.0.1:${port}`, shutdownTimeout: '10',
         },
         { logger, env: { ...process.env, EDGESYNC_API_TOKEN: token } },

@@ -7,7 +7,7 @@ import got from 'got';
 import { checkClientOptions, type CallInfo, type CheckedClientOptions, type ClientOptions } from './options.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
 import { OPERATIONS, operationPath, type OperationName } from './operations.js';
-import { abortedBeforeSending, mapFailure, readAnswer, type CallContext } from './response.js';
+import { abortedBeforeSending, mapFailure, readAnswer, tooLarge, type CallContext } from './response.js';
 import type { OperationTypes } from './types.js';
 
 export interface CallOptions {
@@ -88,18 +88,38 @@ export function createClient(options: ClientOptions): ApiClient {
     if (signal?.aborted) throw abortedBeforeSending(ctx);
     const started = clock.now();
     let status: number | undefined;
+    let answered: number | undefined;
+    let oversized = false;
     try {
-      const response = await send(opts.baseUrl + path, {
+      const request = send(opts.baseUrl + path, {
         method, body: encoded.body, headers: encoded.headers, ...(signal ? { signal } : {}), ...(method === 'POST' ? { agent: fresh } : {}),
       });
+      // Stop reading past the bound, whether the length was announced or not: a huge answer must not fill memory.
+      const cut = () => {
+        if (oversized) return;
+        oversized = true;
+        request.cancel();
+      };
+      // The promise's own 'response' event waits for the whole body; the socket's comes with the headers.
+      request.on('request', (req: http.ClientRequest) => {
+        req.once('response', (res: http.IncomingMessage) => {
+          answered = res.statusCode;
+          if (Number(res.headers['content-length']) > opts.maxAnswerBytes) cut();
+        });
+      });
+      request.on('downloadProgress', ({ transferred }: { transferred: number }) => {
+        if (transferred > opts.maxAnswerBytes) cut();
+      });
+      const response = await request;
       status = response.statusCode;
       const retryAfter = response.headers['retry-after'];
       return readAnswer(ctx, { status, retryAfter, text: response.body }, clock.now());
     } catch (error) {
+      if (oversized) throw tooLarge(ctx, answered, opts.maxAnswerBytes);
       if (status !== undefined) throw error;
       throw mapFailure(ctx, error, opts.timeoutMs);
     } finally {
-      report({ operation: op, method, status, durationMs: clock.now() - started });
+      report({ operation: op, method, status: status ?? answered, durationMs: clock.now() - started });
     }
   }
 

@@ -4,7 +4,13 @@
 import type { OperationName } from './operations.js';
 import type { ApiMessage } from './types.js';
 
-export type ApiErrorKind = 'http' | 'network' | 'timeout';
+/**
+ * - `http`: an answer that refuses (non-2xx, `success: false`, or not JSON);
+ * - `answer`: a 2xx that is not the answer documented for the operation (it may have been applied);
+ * - `too-large`: an answer over the client's `maxAnswerBytes`, not read further (it may have been applied);
+ * - `network`, `timeout`: no answer.
+ */
+export type ApiErrorKind = 'http' | 'answer' | 'too-large' | 'network' | 'timeout';
 
 export interface ApiErrorInit {
   readonly operation: OperationName;

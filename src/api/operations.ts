@@ -1,25 +1,38 @@
-// The 17 operations of interface.md: name, method and path template, in one table.
+// The 17 operations (docs/operations.md): name, method, path template and documented answer, in one table.
 // Everything that names an operation (client, kinds, plan, executor, metrics) uses these names.
 
+/**
+ * The answer a 200 carries, as documented; the full envelope `{success, errors, messages, result}` is
+ * accepted for every operation, since the provider may send it where only `{result}` is documented.
+ * - `envelope`: the full envelope, `success: true` and a `result`;
+ * - `result`: at least `{result}`;
+ * - `script`: a Worker script object, bare or as `{result}`;
+ * - `bulk`: `{}`, or one with `result` (not read).
+ */
+export type AnswerShape = 'envelope' | 'result' | 'script' | 'bulk';
+
+/** What `result` must be: an object (map), a string (the rolled secret), any JSON value, or nothing read. */
+export type ResultShape = 'object' | 'string' | 'any' | 'none';
+
 export const OPERATIONS = {
-  putScriptContent: { n: 1, method: 'PUT', path: '/accounts/{account_identifier}/workers/services/{service_name}/environments/{environment_name}/content' },
-  updateAccessOrganization: { n: 2, method: 'PUT', path: '/accounts/{identifier}/access/organizations' },
-  updateToken: { n: 3, method: 'PUT', path: '/user/tokens/{identifier}' },
-  attachWorkerDomain: { n: 4, method: 'PUT', path: '/accounts/{account_identifier}/workers/domains' },
-  createProxyEndpoint: { n: 5, method: 'POST', path: '/accounts/{identifier}/gateway/proxy_endpoints' },
-  createList: { n: 6, method: 'POST', path: '/accounts/{identifier}/gateway/lists' },
-  createLocation: { n: 7, method: 'POST', path: '/accounts/{identifier}/gateway/locations' },
-  createToken: { n: 8, method: 'POST', path: '/user/tokens' },
-  updateList: { n: 9, method: 'PUT', path: '/accounts/{identifier}/gateway/lists/{uuid}' },
-  writeKvBulk: { n: 10, method: 'PUT', path: '/accounts/{account_identifier}/storage/kv/namespaces/{namespace_identifier}/bulk' },
-  updateRoute: { n: 11, method: 'PUT', path: '/zones/{zone_id}/workers/routes/{route_id}' },
-  updateLogging: { n: 12, method: 'PUT', path: '/accounts/{identifier}/gateway/logging' },
-  createGatewayAccount: { n: 13, method: 'POST', path: '/accounts/{identifier}/gateway' },
-  runAi: { n: 14, method: 'POST', path: '/accounts/{account_identifier}/ai/run/{model_name}' },
-  editUser: { n: 15, method: 'PATCH', path: '/user' },
-  rollToken: { n: 16, method: 'PUT', path: '/user/tokens/{identifier}/value' },
-  updateConnectivitySettings: { n: 17, method: 'PATCH', path: '/accounts/{account_identifier}/zerotrust/connectivity_settings' },
-} as const;
+  putScriptContent: { n: 1, method: 'PUT', path: '/accounts/{account_identifier}/workers/services/{service_name}/environments/{environment_name}/content', answer: 'script', result: 'object' },
+  updateAccessOrganization: { n: 2, method: 'PUT', path: '/accounts/{identifier}/access/organizations', answer: 'result', result: 'object' },
+  updateToken: { n: 3, method: 'PUT', path: '/user/tokens/{identifier}', answer: 'result', result: 'object' },
+  attachWorkerDomain: { n: 4, method: 'PUT', path: '/accounts/{account_identifier}/workers/domains', answer: 'envelope', result: 'object' },
+  createProxyEndpoint: { n: 5, method: 'POST', path: '/accounts/{identifier}/gateway/proxy_endpoints', answer: 'result', result: 'object' },
+  createList: { n: 6, method: 'POST', path: '/accounts/{identifier}/gateway/lists', answer: 'result', result: 'object' },
+  createLocation: { n: 7, method: 'POST', path: '/accounts/{identifier}/gateway/locations', answer: 'result', result: 'object' },
+  createToken: { n: 8, method: 'POST', path: '/user/tokens', answer: 'result', result: 'object' },
+  updateList: { n: 9, method: 'PUT', path: '/accounts/{identifier}/gateway/lists/{uuid}', answer: 'result', result: 'object' },
+  writeKvBulk: { n: 10, method: 'PUT', path: '/accounts/{account_identifier}/storage/kv/namespaces/{namespace_identifier}/bulk', answer: 'bulk', result: 'none' },
+  updateRoute: { n: 11, method: 'PUT', path: '/zones/{zone_id}/workers/routes/{route_id}', answer: 'result', result: 'object' },
+  updateLogging: { n: 12, method: 'PUT', path: '/accounts/{identifier}/gateway/logging', answer: 'result', result: 'object' },
+  createGatewayAccount: { n: 13, method: 'POST', path: '/accounts/{identifier}/gateway', answer: 'result', result: 'object' },
+  runAi: { n: 14, method: 'POST', path: '/accounts/{account_identifier}/ai/run/{model_name}', answer: 'envelope', result: 'any' },
+  editUser: { n: 15, method: 'PATCH', path: '/user', answer: 'result', result: 'object' },
+  rollToken: { n: 16, method: 'PUT', path: '/user/tokens/{identifier}/value', answer: 'result', result: 'string' },
+  updateConnectivitySettings: { n: 17, method: 'PATCH', path: '/accounts/{account_identifier}/zerotrust/connectivity_settings', answer: 'envelope', result: 'object' },
+} as const satisfies Record<string, { n: number; method: string; path: string; answer: AnswerShape; result: ResultShape }>;
 
 export type OperationName = keyof typeof OPERATIONS;
 

@@ -26,6 +26,12 @@ export interface ClientOptions {
    * @default 30_000
    */
   readonly timeoutMs?: number;
+  /**
+   * The most bytes read of one answer; a longer one is cut off and fails (never retried). Real answers
+   * are a few kilobytes; the largest documented (a Worker upload's script object) stays far below.
+   * @default 16 MiB (16_777_216)
+   */
+  readonly maxAnswerBytes?: number;
   /** @default 'edgesync/<package version>' */
   readonly userAgent?: string;
   /**
@@ -44,6 +50,7 @@ export interface CheckedClientOptions {
   readonly baseUrl: string;
   readonly token: string;
   readonly timeoutMs: number;
+  readonly maxAnswerBytes: number;
   readonly userAgent: string;
   readonly onResponse?: (info: CallInfo) => void;
   readonly clock: Clock;
@@ -51,6 +58,8 @@ export interface CheckedClientOptions {
 
 /** setTimeout cannot wait longer. */
 const MAX_TIMER_MS = 2_147_483_647;
+
+export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 export const DEFAULT_USER_AGENT = `edgesync/${VERSION}`;
 
@@ -95,6 +104,7 @@ export function checkClientOptions(options: ClientOptions): CheckedClientOptions
     baseUrl: checkBaseUrl(options.baseUrl),
     token: checkToken(options.token),
     timeoutMs: checkInteger('timeoutMs', options.timeoutMs ?? 30_000, 1, MAX_TIMER_MS),
+    maxAnswerBytes: checkInteger('maxAnswerBytes', options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES, 1),
     userAgent: checkString('userAgent', options.userAgent ?? DEFAULT_USER_AGENT),
     ...(onResponse ? { onResponse } : {}),
     clock,

@@ -1,7 +1,8 @@
 // Turning what came back (an answer or a failure) into the operation's `result` or an ApiError.
-// Both answer shapes are read the same way: the envelope and the bare `{result}`; an empty 200 is fine.
+// A 2xx must be the answer documented for its operation (answer.ts); anything else is an error.
 
 import { ApiError, describeErrors, normalizeErrors, normalizeMessages, parseRetryAfter, type ApiErrorInit } from './errors.js';
+import { documentedResult } from './answer.js';
 import type { OperationName } from './operations.js';
 
 export interface CallContext {
@@ -61,9 +62,9 @@ export function readAnswer(
   const body = parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
   const errors = normalizeErrors(body?.errors);
   const messages = normalizeMessages(body?.messages);
-  const fail = (detail: string) =>
+  const fail = (detail: string, kind: 'http' | 'answer' = 'http') =>
     apiError(ctx, {
-      kind: 'http',
+      kind,
       status,
       detail: `answered ${status}${detail}`,
       reachedServer: true,
@@ -77,14 +78,16 @@ export function readAnswer(
     if (said) throw fail(`: ${said}`);
     throw fail(!parsed.ok || (parsed.value !== undefined && !body) ? `: ${shown()}` : '');
   }
-  if (!parsed.ok) throw fail(` with a body that is not JSON: ${shown()}`);
-  if (parsed.value === undefined) return undefined;
-  if (!body) throw fail(` with a body that is not a JSON object: ${shown()}`);
+  if (!parsed.ok) throw fail(` with a body that is not JSON: ${shown()}`, 'answer');
+  if (parsed.value === undefined) throw fail(' with an empty body, not the documented answer', 'answer');
+  if (!body) throw fail(` with a body that is not a JSON object: ${shown()}`, 'answer');
   if (body.success === false) {
     const said = describeErrors(errors.length ? errors : messages);
     throw fail(` with success false${said ? `: ${said}` : ''}`);
   }
-  return body.result;
+  const checked = documentedResult(ctx.operation, body);
+  if (!checked.ok) throw fail(` with a body that is not the documented answer: ${checked.problem}`, 'answer');
+  return checked.result;
 }
 
 /** Failures where the request provably never left: nothing reached the server. */
@@ -128,4 +131,14 @@ export function mapFailure(ctx: CallContext, error: unknown, timeoutMs: number):
 
 export function abortedBeforeSending(ctx: CallContext): ApiError {
   return apiError(ctx, { kind: 'network', detail: 'was aborted before sending', reachedServer: false, networkCode: 'ERR_ABORTED' });
+}
+
+/** An answer cut off at the bound: it reached the server, and the same answer would come again. */
+export function tooLarge(ctx: CallContext, status: number | undefined, maxBytes: number): ApiError {
+  return apiError(ctx, {
+    kind: 'too-large',
+    ...(status !== undefined && { status }),
+    detail: `answered${status !== undefined ? ` ${status}` : ''} with a body over the ${maxBytes.toLocaleString('en-US')}-byte bound (maxAnswerBytes): not read further`,
+    reachedServer: true,
+  });
 }

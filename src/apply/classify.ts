@@ -29,6 +29,12 @@ function fields(err: unknown): ApiErrorLike {
 export function classifyError(err: unknown, action: Pick<Action, 'change'>): ErrorClass {
   const e = fields(err);
   const status = typeof e.status === 'number' ? e.status : undefined;
+  // An answer that is not the documented one, or too large to read, comes the same way again:
+  // never retried. A create it answered may exist all the same.
+  if (e.kind === 'answer' || e.kind === 'too-large') {
+    if (status !== undefined && status >= 400 && status < 500 && status !== 429) return 'terminal';
+    return action.change === 'create' ? 'uncertain' : 'terminal';
+  }
   if (status === 429 || e.reachedServer === false) return 'not-sent';
   if (status !== undefined && status >= 400 && status < 500) return 'terminal';
   // A POST that may have reached the server: resending a create could make a duplicate nothing

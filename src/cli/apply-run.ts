@@ -11,7 +11,7 @@ import type { Plan } from '../plan/types.js';
 import { openStateStore } from '../state/index.js';
 import { systemClock } from '../util/clock.js';
 import {
-  parseConcurrency, parseRateLimit, requireBaseUrl, secretsDir, type ExecOptions,
+  parseConcurrency, parseRateLimit, parseTimeout, requireBaseUrl, secretsDir, type ExecOptions,
 } from './common.js';
 import { loadOrRefuse, ownPaths } from './load.js';
 import { createProgress, type Progress } from './progress.js';
@@ -42,8 +42,9 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
   const secrets = secretsDir(opts);
   const rateLimit = parseRateLimit(opts.rateLimit);
   const concurrency = parseConcurrency(opts.concurrency);
+  const timeoutMs = parseTimeout(opts.timeout);
   const resources = await loadOrRefuse(opts);
-  const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }) });
+  const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }), timeoutMs });
   const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply' });
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error('stopped by signal'));

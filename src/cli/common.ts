@@ -17,6 +17,8 @@ export interface CommonOptions {
 export interface ExecOptions extends CommonOptions {
   readonly concurrency: string;
   readonly rateLimit: string;
+  /** Seconds per request. */
+  readonly timeout: string;
 }
 
 export function withConfigAndState(cmd: Command): Command {
@@ -31,7 +33,8 @@ export function withRemote(cmd: Command): Command {
     .addOption(new Option('--base-url <url>', 'interface base URL ending in /client/v4').env('EDGESYNC_BASE_URL'))
     .option('--token-file <file>', 'file holding the API token (else EDGESYNC_API_TOKEN)')
     .option('--concurrency <n>', 'calls in flight at once', '4')
-    .option('--rate-limit <n/seconds>', 'request rate cap', '1200/300');
+    .option('--rate-limit <n/seconds>', 'request rate cap', '1200/300')
+    .option('--timeout <seconds>', 'per request, from sending it to the last byte of the answer', '30');
 }
 
 export function secretsDir(opts: CommonOptions): string {
@@ -52,6 +55,14 @@ export function parseRate(text: string, example: string): { count: number; secon
 export function parseRateLimit(text: string): { requests: number; intervalMs: number } {
   const { count, seconds } = parseRate(text, '1200/300');
   return { requests: count, intervalMs: seconds * 1000 };
+}
+
+/** "30" → 30,000 ms; fractions allowed, at most a day. */
+export function parseTimeout(text: string): number {
+  const trimmed = text.trim();
+  const seconds = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!(seconds > 0 && seconds <= 86_400)) fail('timeout', 'a number of seconds above 0, at most 86400', text);
+  return Math.round(seconds * 1000);
 }
 
 export function parseConcurrency(text: string): number {

@@ -27,7 +27,7 @@ describe('the loop timing', () => {
 describe('edgesync watch flags', () => {
   const flags: WatchFlags = {
     config: '.', state: '/nonexistent/state.db', baseUrl: 'http://127.0.0.1:1/client/v4', concurrency: '4', rateLimit: '1200/300',
-    debounce: '500', listen: '127.0.0.1:0', shutdownTimeout: '10',
+    debounce: '500', listen: '127.0.0.1:0', shutdownTimeout: '10', timeout: '30',
   };
   const ctx = { logger: silentLogger(), env: { EDGESYNC_API_TOKEN: 'tok' } };
 
@@ -36,6 +36,7 @@ describe('edgesync watch flags', () => {
     [{ shutdownTimeout: '-1' }, 'Expected `shutdown-timeout` to be a number from 0 to 3600, got `-1` (string)'],
     [{ listen: 'nowhere' }, 'Expected `listen` to be HOST:PORT like 127.0.0.1:9300, got `nowhere` (string)'],
     [{ concurrency: '0' }, 'Expected `concurrency` to be a number from 1 to 64, got `0` (number)'],
+    [{ timeout: 'never' }, 'Expected `timeout` to be a number of seconds above 0, at most 86400, got `never` (string)'],
   ])('refuses %o before opening anything', async (bad, message) => {
     await expect(startWatch({ ...flags, ...bad }, ctx)).rejects.toThrow(message);
   });
