@@ -44,7 +44,7 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
   const concurrency = parseConcurrency(opts.concurrency);
   const resources = await loadOrRefuse(opts);
   const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }) });
-  const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply' });
+  const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply', secretsDir: secrets });
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error('stopped by signal'));
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
@@ -73,6 +73,13 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
     progress?.finish();
     process.stdout.write(renderApplyResult(result) + '\n');
     if (result.failed.length || result.uncertain.length || stop.signal.aborted) process.exitCode = 1;
+    // A state deleted or replaced during the run holds none of it: that must not end as a success.
+    try {
+      store.verify();
+    } catch (err) {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    }
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     store.close();

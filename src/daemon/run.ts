@@ -45,7 +45,7 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
   const token = resolveToken({ env: ctx.env, tokenFile: flags.tokenFile });
   const metrics = createMetrics();
   const client = createClient({ baseUrl, token, onResponse: metrics.onResponse });
-  const store = openStateStore({ file: path.resolve(flags.state), owner: 'edgesync watch' });
+  const store = openStateStore({ file: path.resolve(flags.state), owner: 'edgesync watch', secretsDir: secrets });
   const stop = new AbortController();
   const root = path.resolve(flags.config);
   const own = ownPaths(flags);
