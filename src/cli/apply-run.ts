@@ -4,6 +4,7 @@
 import path from 'node:path';
 import readline from 'node:readline/promises';
 import { createClient, resolveToken } from '../api/index.js';
+import { ensureBindingKey, readBindingKey } from '../apply/files.js';
 import { createEngine } from '../engine/index.js';
 import { createLogger } from '../log.js';
 import { planHasChanges, renderText, summarize } from '../plan/index.js';
@@ -42,9 +43,20 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
   const secrets = secretsDir(opts);
   const rateLimit = parseRateLimit(opts.rateLimit);
   const concurrency = parseConcurrency(opts.concurrency);
-  const resources = await loadOrRefuse(opts);
+  const known = readBindingKey(secrets);
+  let resources = await loadOrRefuse(opts, known);
   const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }) });
   const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply', secretsDir: secrets });
+  // The first apply makes the binding key (once the state is open: a key with no state means a lost
+  // state), then builds again so every secret hash recorded is under it.
+  if (!known) {
+    try {
+      resources = await loadOrRefuse(opts, await ensureBindingKey(secrets));
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+  }
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error('stopped by signal'));
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);

@@ -3,6 +3,7 @@
 
 import path from 'node:path';
 import { createClient, resolveToken } from '../api/index.js';
+import { ensureBindingKey } from '../apply/files.js';
 import { createEngine } from '../engine/index.js';
 import type { Logger } from '../log.js';
 import { openStateStore } from '../state/index.js';
@@ -50,8 +51,10 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
   const root = path.resolve(flags.config);
   const own = ownPaths(flags);
   try {
+    const secretKey = await ensureBindingKey(secrets);
     const engine = createEngine({
       root,
+      secretKey,
       store,
       client,
       secretsDir: secrets,
