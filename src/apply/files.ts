@@ -2,6 +2,7 @@
 // A reader sees the old file or the new one, never half of one.
 
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Json } from '../util/json.js';
@@ -53,6 +54,34 @@ export async function writeSecret(dir: string, name: string, secret: string): Pr
   const file = path.join(dir, secretFileName(name));
   await writeFileAtomic(file, secret, 0o600);
   return file;
+}
+
+/**
+ * The binding key's file in the secrets folder. A token's secret file never starts with '.'
+ * (secretFileName), so the two cannot meet.
+ */
+export const BINDING_KEY_FILE = '.binding-key';
+
+/** The key of the hashes of secret texts kept in state, when the secrets folder has one. */
+export function readBindingKey(dir: string): Buffer | undefined {
+  try {
+    const key = readFileSync(path.join(dir, BINDING_KEY_FILE));
+    return key.length >= 32 ? key : undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** The binding key, created (32 random bytes, 0600 in a 0700 folder) when there is none yet. */
+export async function ensureBindingKey(dir: string): Promise<Buffer> {
+  const existing = readBindingKey(dir);
+  if (existing) return existing;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  const key = randomBytes(32);
+  await writeFileAtomic(path.join(dir, BINDING_KEY_FILE), key.toString('base64'), 0o600);
+  return readBindingKey(dir)!;
 }
 
 /** Writes an AI run's result as pretty JSON. */

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import readline from 'node:readline/promises';
 import { createClient, resolveToken } from '../api/index.js';
+import { ensureBindingKey, readBindingKey } from '../apply/files.js';
 import { createEngine } from '../engine/index.js';
 import { createLogger } from '../log.js';
 import { planHasChanges, renderText, summarize } from '../plan/index.js';
@@ -43,9 +44,20 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
   const rateLimit = parseRateLimit(opts.rateLimit);
   const concurrency = parseConcurrency(opts.concurrency);
   const timeoutMs = parseTimeout(opts.timeout);
-  const resources = await loadOrRefuse(opts);
+  const known = readBindingKey(secrets);
+  let resources = await loadOrRefuse(opts, known);
   const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }), timeoutMs });
-  const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply' });
+  const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply', secretsDir: secrets });
+  // The first apply makes the binding key (once the state is open: a key with no state means a lost
+  // state), then builds again so every secret hash recorded is under it.
+  if (!known) {
+    try {
+      resources = await loadOrRefuse(opts, await ensureBindingKey(secrets));
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+  }
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error('stopped by signal'));
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
@@ -74,6 +86,13 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
     progress?.finish();
     process.stdout.write(renderApplyResult(result) + '\n');
     if (result.failed.length || result.uncertain.length || stop.signal.aborted) process.exitCode = 1;
+    // A state deleted or replaced during the run holds none of it: that must not end as a success.
+    try {
+      store.verify();
+    } catch (err) {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    }
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     store.close();

@@ -30,10 +30,14 @@ export async function configLoader(): Promise<typeof import('../config/index.js'
   return import('../config/index.js');
 }
 
-/** Loads the config root of `opts`, keeping edgesync's own files out. */
-export async function loadRoot(opts: CommonOptions): Promise<LoadResult> {
-  const { loadConfig } = await configLoader();
-  return loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts) });
+/**
+ * Loads the config root of `opts`, keeping edgesync's own files out. Secret texts are hashed with
+ * `secretKey`, else with the secrets folder's binding key when it has one.
+ */
+export async function loadRoot(opts: CommonOptions, secretKey?: Uint8Array): Promise<LoadResult> {
+  const [{ loadConfig }, { readBindingKey }] = await Promise.all([configLoader(), import('../apply/files.js')]);
+  const key = secretKey ?? readBindingKey(secretsDir(opts));
+  return loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts), ...(key && { secretKey: key }) });
 }
 
 /** "3 errors in 2 files". */
@@ -41,8 +45,8 @@ export function errorCount(errors: readonly ConfigError[]): string {
   return `${plural(errors.length, 'error')} in ${plural(new Set(errors.map((e) => e.file)).size, 'file')}`;
 }
 
-export async function loadOrRefuse(opts: CommonOptions): Promise<readonly DesiredResource[]> {
-  const result = await loadRoot(opts);
+export async function loadOrRefuse(opts: CommonOptions, secretKey?: Uint8Array): Promise<readonly DesiredResource[]> {
+  const result = await loadRoot(opts, secretKey);
   if (result.ok) return result.resources;
   for (const e of result.errors) process.stderr.write(formatError(e) + '\n');
   throw new ConfigRefused(`${errorCount(result.errors)}: nothing was planned or applied.`);

@@ -2,7 +2,7 @@
 // --detailed-exitcode: 0 no changes, 2 changes, 1 error.
 
 import type { Command } from 'commander';
-import { withConfigAndState, type CommonOptions } from './common.js';
+import { secretsDir, withConfigAndState, type CommonOptions } from './common.js';
 import { loadOrRefuse } from './load.js';
 
 interface PlanCliOptions extends CommonOptions {
@@ -12,6 +12,7 @@ interface PlanCliOptions extends CommonOptions {
 export function register(program: Command): void {
   withConfigAndState(program.command('plan'))
     .description('show what apply would change (nothing is sent)')
+    .option('--secrets <dir>', 'folder of token secrets and the binding key (default: secrets/ beside the state file)')
     .option('--json', 'print the plan as JSON')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .action(async (opts: PlanCliOptions) => {
@@ -19,7 +20,7 @@ export function register(program: Command): void {
       const [{ buildPlan, planHasChanges, renderJson, renderText }, { withSnapshot }] = await Promise.all([
         import('../plan/index.js'), import('./snapshot.js'),
       ]);
-      const plan = withSnapshot(opts.state, (snapshot) => buildPlan(resources, snapshot));
+      const plan = withSnapshot(opts.state, (snapshot) => buildPlan(resources, snapshot), secretsDir(opts));
       process.stdout.write(opts.json ? renderJson(plan) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
       if (opts.detailedExitcode && planHasChanges(plan)) process.exitCode = 2;
     });

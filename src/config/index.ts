@@ -1,6 +1,7 @@
 // The desired-state loader: a config root → every error at once, or the desired model and its
 // digest. Files are found, read within bounds, parsed with positions, validated, then built.
 
+import { createHmac, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { DesiredResource } from '../kinds/kind.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
@@ -32,6 +33,11 @@ export interface LoadOptions {
   readonly maxAliasNodes?: number;
   /** Where the schemas are, for tests with fixture kinds. @default the package's schemas/ */
   readonly schemas?: SchemaValidator;
+  /**
+   * The key of the hashes kept of secret texts (Worker secret_text bindings), from the secrets folder.
+   * @default a random key for this load: no hash then matches a stored one, so a secret counts as changed
+   */
+  readonly secretKey?: Uint8Array;
 }
 
 export type LoadResult =
@@ -44,6 +50,9 @@ function checkOptions(options: LoadOptions) {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
   const ignore = options.ignore ?? [];
   if (!Array.isArray(ignore) || ignore.some((p) => typeof p !== 'string' || !path.isAbsolute(p))) fail('ignore', 'a list of absolute paths', ignore);
+  if (options.secretKey !== undefined && !(options.secretKey instanceof Uint8Array && options.secretKey.length >= 16)) {
+    fail('secretKey', 'bytes (a Uint8Array of 16 or more)', options.secretKey);
+  }
   return {
     root: path.resolve(checkString('root', options.root)),
     env: options.env ?? process.env,
@@ -52,7 +61,13 @@ function checkOptions(options: LoadOptions) {
     maxAliasNodes: checkInteger('maxAliasNodes', options.maxAliasNodes ?? 100_000, 1),
     ignore: ignore.map((p) => path.resolve(p)),
     validator: options.schemas,
+    secretHash: keyedHash(options.secretKey ?? randomBytes(32)),
   };
+}
+
+/** `hmac-sha256:<hex>`: the prefix tells a keyed hash from the plain SHA-256 that older states hold. */
+function keyedHash(key: Uint8Array): (text: string) => string {
+  return (text) => `hmac-sha256:${createHmac('sha256', key).update(text, 'utf8').digest('hex')}`;
 }
 
 let defaultValidator: SchemaValidator | undefined;
@@ -64,7 +79,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const found = await discover(opts.root, opts.ignore);
   const errors: ConfigError[] = found.problems.map((p) => ({ file: displayFile(p.file), line: p.line, col: p.col, path: '', message: p.message }));
   if (errors.length && !found.files.length) return { ok: false, errors: sortErrors(errors), files: [] };
-  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: opts.ignore, maxReferencedBytes: opts.maxReferencedBytes };
+  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: opts.ignore, maxReferencedBytes: opts.maxReferencedBytes, secretHash: opts.secretHash };
   const outcomes: DocumentOutcome[] = [];
   for (const file of found.files) {
     const display = displayFile(file);

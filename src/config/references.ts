@@ -14,6 +14,8 @@ export interface ReferenceBounds {
   readonly realRoot: string;
   readonly ignore: readonly string[];
   readonly maxReferencedBytes: number;
+  /** See BuildContext.secretHash. */
+  readonly secretHash: (text: string) => string;
 }
 
 export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, issue: (path: FieldPath, message: string) => void): BuildContext {
@@ -78,5 +80,5 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
     return out.sort((a, b) => compareStrings(a.rel, b.rel));
   };
 
-  return { root: bounds.root, issue, readFile, listFiles };
+  return { root: bounds.root, issue, readFile, listFiles, secretHash: bounds.secretHash };
 }

@@ -3,6 +3,7 @@
 
 import path from 'node:path';
 import { createClient, resolveToken } from '../api/index.js';
+import { ensureBindingKey } from '../apply/files.js';
 import { createEngine } from '../engine/index.js';
 import type { Logger } from '../log.js';
 import { openStateStore } from '../state/index.js';
@@ -46,13 +47,15 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
   const token = resolveToken({ env: ctx.env, tokenFile: flags.tokenFile });
   const metrics = createMetrics();
   const client = createClient({ baseUrl, token, timeoutMs, onResponse: metrics.onResponse });
-  const store = openStateStore({ file: path.resolve(flags.state), owner: 'edgesync watch' });
+  const store = openStateStore({ file: path.resolve(flags.state), owner: 'edgesync watch', secretsDir: secrets });
   const stop = new AbortController();
   const root = path.resolve(flags.config);
   const own = ownPaths(flags);
   try {
+    const secretKey = await ensureBindingKey(secrets);
     const engine = createEngine({
       root,
+      secretKey,
       store,
       client,
       secretsDir: secrets,

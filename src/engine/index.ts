@@ -22,6 +22,8 @@ export interface EngineOptions {
   /** @default systemClock */
   readonly clock?: Clock;
   readonly logger?: Logger;
+  /** The key of the hashes kept of secret texts (see LoadOptions.secretKey). @default a random key per load */
+  readonly secretKey?: Uint8Array;
   /** Variables for `${NAME}` interpolation. @default process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Absolute paths the loader skips (state, secrets, outputs when inside the root). @default [] */
@@ -66,7 +68,9 @@ export function createEngine(options: EngineOptions): Engine {
   });
   return {
     load: () =>
-      loadConfig({ root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [] }),
+      loadConfig({
+        root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], ...(options.secretKey && { secretKey: options.secretKey }),
+      }),
     plan: (resources) => buildPlan(resources, store.snapshot()),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));

@@ -44,6 +44,11 @@ export interface BuildContext {
    * dot-files skipped; `rel` uses '/'. On failure records an issue at `path` and returns undefined.
    */
   listFiles(ref: string, path: FieldPath): { rel: string; ref: string; size: number }[] | undefined;
+  /**
+   * A keyed hash (HMAC-SHA-256 under the key kept in the secrets folder) of a secret text, kept in
+   * state only to notice a change: unlike a plain hash, it cannot be guessed offline from the state.
+   */
+  secretHash(text: string): string;
 }
 
 /** What a kind builds from a document. */

@@ -1,8 +1,8 @@
 // A Worker upload's parts: content types by extension, and the masking of secret_text bindings,
-// whose values are sent but never stored, diffed or shown (only their hash is kept).
+// whose values are sent but never stored, diffed or shown (only their keyed hash is kept).
 
 import { extname } from 'node:path';
-import { sha256, type Json } from '../util/json.js';
+import type { Json } from '../util/json.js';
 import { isObject } from './diff.js';
 
 // The upload's shape is the client's: the kind builds exactly what putScriptContent sends.
@@ -35,13 +35,16 @@ const isSecretBinding = (binding: Json): binding is { [key: string]: Json } => i
  * The metadata as stored, with each secret_text binding's `text` taken out, and beside it the
  * hashes of those texts by binding name: a separate field, so a diff can mask it as a whole.
  */
-export function redactMetadata(metadata: { [key: string]: Json }): { metadata: { [key: string]: Json }; secrets?: { [name: string]: string } } {
+export function redactMetadata(
+  metadata: { [key: string]: Json },
+  secretHash: (text: string) => string,
+): { metadata: { [key: string]: Json }; secrets?: { [name: string]: string } } {
   if (!Array.isArray(metadata.bindings) || !metadata.bindings.some(isSecretBinding)) return { metadata };
   const secrets: { [name: string]: string } = {};
   const bindings = metadata.bindings.map((binding) => {
     if (!isSecretBinding(binding)) return binding;
     const { text, ...rest } = binding;
-    secrets[String(binding.name)] = sha256(typeof text === 'string' ? text : JSON.stringify(text ?? null));
+    secrets[String(binding.name)] = secretHash(typeof text === 'string' ? text : JSON.stringify(text ?? null));
     return rest;
   });
   return { metadata: { ...metadata, bindings }, secrets };

@@ -43,7 +43,7 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
   }
   const metadata = compact({ ...(isObject(spec.metadata) ? spec.metadata : {}), [mainKey]: main });
   const request: Json = {
-    ...redactMetadata(metadata),
+    ...redactMetadata(metadata, ctx.secretHash),
     modules: modules.map((m) => ({ name: m.name, content_type: m.contentType, sha256: sha256(m.content) })),
   };
   const payload: ScriptUpload = { metadata, modules };

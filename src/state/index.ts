@@ -6,10 +6,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkBoolean, checkInteger, checkString, fail } from '../util/options.js';
+import {
+  checkExistingFile, checkMissingState, checkOwnDatabase, checkSameFile, describeStateError, identityOf, realStatePath,
+} from './file.js';
 import { acquireLock, type HeldLock } from './lock.js';
-import { checkVersion, migrate, SCHEMA_VERSION } from './schema.js';
+import { checkVersion, migrate, schemaVersion, SCHEMA_VERSION } from './schema.js';
 import { SqliteStateStore } from './store.js';
 
+export { checkMissingState, StateFileError } from './file.js';
 export { StateLockedError, type LockHolder } from './lock.js';
 export { SCHEMA_VERSION, StateVersionError } from './schema.js';
 export { SqliteStateStore, type Forgotten } from './store.js';
@@ -30,6 +34,12 @@ export interface StateOptions {
   readonly clock?: Clock;
   /** KV keys read per page (one JSON text each) when a snapshot loads them. @default 100000 */
   readonly kvPageSize?: number;
+  /**
+   * The token secrets folder: when the state file is missing but this folder holds files, the state was
+   * lost, and a writable open refuses rather than start a new one that would create everything again.
+   * @default undefined (not checked)
+   */
+  readonly secretsDir?: string;
 }
 
 export const DEFAULT_STATE_FILE = '.edgesync/state.db';
@@ -45,6 +55,7 @@ interface Checked {
   readonly readOnly: boolean;
   readonly clock: Clock;
   readonly kvPageSize: number;
+  readonly secretsDir?: string;
 }
 
 function checkOptions(o: StateOptions): Checked {
@@ -60,6 +71,7 @@ function checkOptions(o: StateOptions): Checked {
     readOnly,
     clock,
     kvPageSize: checkInteger('kvPageSize', o.kvPageSize ?? 100_000, 1),
+    ...(o.secretsDir !== undefined && { secretsDir: checkString('secretsDir', o.secretsDir) }),
   };
 }
 
@@ -74,26 +86,64 @@ export function openStateStore(options: StateOptions): SqliteStateStore {
   return o.readOnly ? openReadOnly(o) : openWritable(o);
 }
 
+/** Owner read and write only: the state names every remote id and, hashed, every secret binding. */
+const STATE_MODE = 0o600;
+
 function openWritable(o: Checked): SqliteStateStore {
   const shown = shownPath(o.file);
-  fs.mkdirSync(path.dirname(path.resolve(o.file)), { recursive: true });
-  const lock: HeldLock | undefined = o.lock
-    ? acquireLock({ path: `${o.file}.lock`, shown, owner: o.owner, timeoutMs: o.lockTimeoutMs, now: () => o.clock.now() })
-    : undefined;
+  // The lock and every check use the real path: a symlink or another spelling of it is the same state.
+  const file = realStatePath(o.file);
+  let lock: HeldLock | undefined;
   let db: Database.Database | undefined;
   try {
-    db = new Database(o.file);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const existed = fs.existsSync(file) || isDanglingLink(file);
+    if (existed) checkExistingFile(file, shown);
+    else checkMissingState(file, shown, o.secretsDir);
+    lock = o.lock ? acquireLock({ path: `${file}.lock`, shown, owner: o.owner, timeoutMs: o.lockTimeoutMs, now: () => o.clock.now() }) : undefined;
+    if (existed) tighten(file);
+    else fs.closeSync(fs.openSync(file, 'a', STATE_MODE));
+    db = new Database(file);
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    checkOwnDatabase(tableNames(db), schemaVersion(db), shown);
     db.pragma('journal_mode = WAL');
     // FULL: WAL is synced on every commit, so a write that returned survives power loss, not only a crash.
     db.pragma('synchronous = FULL');
     migrate(db, shown);
     if (lock) markCrashedIntents(db);
-    return new SqliteStateStore({ db, clock: o.clock, kvPageSize: o.kvPageSize, readOnly: false, onClose: () => lock?.release() });
+    const opened = identityOf(file);
+    const held = lock;
+    return new SqliteStateStore({
+      db, clock: o.clock, kvPageSize: o.kvPageSize, readOnly: false, onClose: () => held?.release(), shown,
+      verify: () => checkSameFile(file, opened, shown),
+    });
   } catch (err) {
     db?.close();
     lock?.release();
-    throw err;
+    throw describeStateError(err, shown, 'open');
+  }
+}
+
+function isDanglingLink(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function tableNames(db: Database.Database): string[] {
+  return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+}
+
+/** An older state may be world-readable; it is made owner-only (with its WAL files) on a writable open. */
+function tighten(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((fs.statSync(f).mode & 0o077) !== 0) fs.chmodSync(f, STATE_MODE);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
   }
 }
 
@@ -115,22 +165,32 @@ function markCrashedIntents(db: Database.Database): void {
   }).immediate();
 }
 
-/** An older file is migrated in memory: a read-only open never writes, yet reads the current shape. */
+/**
+ * An older file is migrated in memory: a read-only open never writes, yet reads the current shape. The
+ * copy is marked as a rollback-journal database first: an in-memory database cannot be in WAL mode.
+ */
 function openReadOnly(o: Checked): SqliteStateStore {
   const shown = shownPath(o.file);
-  if (!fs.existsSync(o.file)) throw new Error(`state ${shown} does not exist`);
-  let db = new Database(o.file, { readonly: true, fileMustExist: true });
+  const file = realStatePath(o.file);
+  if (!fs.existsSync(file)) throw new Error(`state ${shown} does not exist`);
+  let db: Database.Database | undefined;
   try {
+    checkExistingFile(file, shown);
+    db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    if (checkVersion(db, shown) < SCHEMA_VERSION) {
+    const version = checkVersion(db, shown);
+    checkOwnDatabase(tableNames(db), version, shown);
+    if (version < SCHEMA_VERSION) {
       const copy = db.serialize();
       db.close();
+      copy[18] = 1; // file format write version: 1 = rollback journal, 2 = WAL
+      copy[19] = 1; // read version
       db = new Database(copy);
       migrate(db, shown);
     }
-    return new SqliteStateStore({ db, clock: o.clock, kvPageSize: o.kvPageSize, readOnly: true, onClose: () => {} });
+    return new SqliteStateStore({ db, clock: o.clock, kvPageSize: o.kvPageSize, readOnly: true, onClose: () => {}, shown, verify: () => {} });
   } catch (err) {
-    if (db.open) db.close();
-    throw err;
+    if (db?.open) db.close();
+    throw describeStateError(err, shown, 'open');
   }
 }

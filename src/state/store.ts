@@ -6,6 +6,7 @@ import type { Clock } from '../util/clock.js';
 import type { Json } from '../util/json.js';
 import type { ResourceView } from './render.js';
 import { jsonText, toIntent, toResource, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
+import { describeStateError } from './file.js';
 import { statements, type KvPage } from './sql.js';
 import type {
   AppliedResource,
@@ -28,6 +29,10 @@ export interface StoreParts {
   readonly kvPageSize: number;
   /** Runs after the database is closed (releases the lock). */
   readonly onClose: () => void;
+  /** The file as messages show it. */
+  readonly shown: string;
+  /** Throws when the file is no longer the one opened (deleted or replaced): checked before each write and snapshot. */
+  readonly verify: () => void;
 }
 
 /** What `forget` dropped. */
@@ -43,15 +48,23 @@ export class SqliteStateStore implements StateStore {
   private readonly readOnly: boolean;
   private readonly onClose: () => void;
   private readonly kvPageSize: number;
+  private readonly shown: string;
+  private readonly verifyFile: () => void;
   private closed = false;
   private readonly sql: ReturnType<typeof statements>;
 
   constructor(parts: StoreParts) {
-    ({ db: this.db, clock: this.clock, readOnly: this.readOnly, onClose: this.onClose, kvPageSize: this.kvPageSize } = parts);
+    ({ db: this.db, clock: this.clock, readOnly: this.readOnly, onClose: this.onClose, kvPageSize: this.kvPageSize, shown: this.shown, verify: this.verifyFile } = parts);
     this.sql = statements(this.db);
   }
 
+  /** Throws, naming the file, when it was deleted or replaced since it was opened. */
+  verify(): void {
+    this.verifyFile();
+  }
+
   snapshot(): StateSnapshot {
+    this.verifyFile();
     return this.db.transaction(() => {
       const intents = this.openIntents();
       const resources = new Map<string, AppliedResource>();
@@ -243,7 +256,13 @@ export class SqliteStateStore implements StateStore {
 
   private write<T>(fn: () => T): T {
     if (this.readOnly) throw new Error('this state store was opened read-only');
-    return this.db.transaction(fn).immediate();
+    // Writing to a file that was deleted or replaced would "succeed" into a file nobody reads again.
+    this.verifyFile();
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (err) {
+      throw describeStateError(err, this.shown, 'write');
+    }
   }
 
   private row(key: string): ResourceRow | undefined {

@@ -1,6 +1,7 @@
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ScriptUpload } from '../../src/kinds/worker-script.js';
-import { ACCOUNT, applyDecision, desire, document, kindOf, plan, schemaErrors, tempRoot } from './helpers.js';
+import { ACCOUNT, applyDecision, desire, document, FAKE_SECRET_KEY, kindOf, plan, schemaErrors, tempRoot } from './helpers.js';
 
 const scope = { name: 'api', account: ACCOUNT, service: 'api', environment: 'production' };
 const files = {
@@ -110,6 +111,14 @@ describe('WorkerScript', () => {
     expect(decision.actions).toHaveLength(1);
     expect(decision.actions[0]!.diff).toEqual([{ path: 'secrets.KEY', sensitive: true }]);
     expect(JSON.stringify(decision.actions[0]!.record)).not.toContain('another-secret');
+  });
+
+  it('keeps a secret_text binding as a keyed hash that the plain SHA-256 of a guessed secret does not match', () => {
+    const root = tempRoot(files);
+    const desired = esm({ metadata: { bindings: [{ type: 'secret_text', name: 'KEY', text: 'password1' }] } }, root).desired;
+    const kept = (desired.request as { secrets: { KEY: string } }).secrets.KEY;
+    expect(kept).not.toContain(createHash('sha256').update('password1').digest('hex'));
+    expect(kept).toBe(`hmac-sha256:${createHmac('sha256', FAKE_SECRET_KEY).update('password1').digest('hex')}`);
   });
 
   it('keeps the returned id and etag', () => {

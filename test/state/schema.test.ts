@@ -5,6 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openStateStore, SCHEMA_VERSION } from '../../src/state/index.js';
+import { MIGRATIONS } from '../../src/state/schema.js';
 import { identity, tempStateFile, withStore } from './helpers.js';
 
 /** A state file as the first release wrote it, with one applied list, KV keys and a crashed create. */
@@ -73,6 +74,22 @@ describe('the state schema', () => {
       expect(store.snapshot().intents.get(identity('allowed').key)?.operation).toBe('createList');
     });
     expect(userVersion(file)).toBe(1);
+  });
+
+  it.each([1, 2])('reads a version %i file in WAL mode read-only (plan, state list) without changing it', (version) => {
+    const file = tempStateFile();
+    writeVersion1Fixture(file);
+    const db = new Database(file);
+    if (version === 2) db.exec(MIGRATIONS.find((m) => m.version === 2)!.sql + '; PRAGMA user_version = 2;');
+    db.pragma('journal_mode = WAL');
+    db.close();
+    const before = fs.readFileSync(file);
+    withStore({ file, readOnly: true }, (store) => {
+      expect(store.get(identity('blocked-domains').key)).toMatchObject({ remoteId: 'uuid-1', status: 'applied' });
+      expect(store.views().map((v) => v.resource.key)).toHaveLength(3);
+    });
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    expect(userVersion(file)).toBe(version);
   });
 
   it('refuses a file written by a newer build, read-only or not', () => {
