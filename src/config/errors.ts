@@ -15,9 +15,14 @@ export interface ConfigError {
   readonly message: string;
 }
 
-/** `file:line:col  field.path  message` (the path left out when it is the whole document). */
+/** `file:line:col  field.path  message` (the path left out when it is the whole document), always one line. */
 export function formatError(e: ConfigError): string {
-  return `${e.file}:${e.line}:${e.col}  ${e.path ? `${e.path}  ` : ''}${e.message}`;
+  return oneLine(`${e.file}:${e.line}:${e.col}  ${e.path ? `${e.path}  ` : ''}${e.message}`);
+}
+
+/** Line breaks inside a message (a parser's excerpt, a file name) shown as `\n`, so one error stays one line. */
+export function oneLine(text: string): string {
+  return text.replace(/\r\n|\r|\n/g, '\\n');
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$-]*$/;

@@ -21,11 +21,22 @@ export interface Discovery {
   readonly problems: readonly FileProblem[];
 }
 
-const YAML_FILE = /\.ya?ml$/;
+/** `.yaml` and `.yml` in any case: a `*.YAML` file is config too, never skipped in silence. */
+export const YAML_FILE = /\.ya?ml$/i;
 const TOP: Position = { line: 1, col: 1 };
 
-/** Every `*.yaml`/`*.yml` below `root`: dot-entries and node_modules skipped, each real file once. */
-export async function discover(root: string, ignore: readonly string[]): Promise<Discovery> {
+/** The file-system calls discovery makes; a test hands in failing ones (root can read any folder). */
+export interface DiscoveryIo {
+  readonly readdir: (dir: string) => Promise<import('node:fs').Dirent[]>;
+}
+
+const DEFAULT_IO: DiscoveryIo = { readdir: (dir) => fs.readdir(dir, { withFileTypes: true }) };
+
+/**
+ * Every `*.yaml`/`*.yml` below `root`: dot-entries and node_modules skipped, each real file once. A folder
+ * that cannot be read is a problem at that folder; the rest is still found.
+ */
+export async function discover(root: string, ignore: readonly string[], io: DiscoveryIo = DEFAULT_IO): Promise<Discovery> {
   const problems: FileProblem[] = [];
   let realRoot: string;
   try {
@@ -37,7 +48,14 @@ export async function discover(root: string, ignore: readonly string[]): Promise
   const found = new Map<string, string>(); // realpath → path as found
   const visited = new Set<string>([realRoot]);
   const walk = async (dir: string): Promise<void> => {
-    const entries = await fs.readdir(dir, { withFileTypes: true });
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await io.readdir(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      problems.push({ file: dir, ...TOP, message: `folder cannot be read (${code}): its files are not checked; fix its permissions or remove it` });
+      return;
+    }
     for (const entry of entries) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
       // A plain file that is not YAML needs no realpath or stat (KV folders can hold thousands).
@@ -49,7 +67,11 @@ export async function discover(root: string, ignore: readonly string[]): Promise
         continue;
       }
       if (isIgnored(ignore, full, real)) continue;
-      const stat = await fs.stat(real);
+      const stat = await fs.stat(real).catch((err: NodeJS.ErrnoException) => {
+        problems.push({ file: full, ...TOP, message: `cannot be read (${err.code ?? 'error'})` });
+        return undefined;
+      });
+      if (!stat) continue;
       if (!stat.isDirectory() && !(stat.isFile() && YAML_FILE.test(entry.name))) continue;
       if (!isInside(realRoot, real)) {
         problems.push({ file: full, ...TOP, message: `symlink leads outside the config root (to ${real}): refused` });

@@ -31,6 +31,8 @@ export interface LoadOptions {
   readonly ignore?: readonly string[];
   /** Nodes a document may produce by expanding aliases; past it, an alias bomb is refused. @default 100000 */
   readonly maxAliasNodes?: number;
+  /** Levels of nested lists and maps a document may have (real ones have under ten). @default 64 */
+  readonly maxDepth?: number;
   /** Where the schemas are, for tests with fixture kinds. @default the package's schemas/ */
   readonly schemas?: SchemaValidator;
   /**
@@ -59,6 +61,7 @@ function checkOptions(options: LoadOptions) {
     maxFileBytes: checkInteger('maxFileBytes', options.maxFileBytes ?? 16 * MiB, 1),
     maxReferencedBytes: checkInteger('maxReferencedBytes', options.maxReferencedBytes ?? 512 * MiB, 1),
     maxAliasNodes: checkInteger('maxAliasNodes', options.maxAliasNodes ?? 100_000, 1),
+    maxDepth: checkInteger('maxDepth', options.maxDepth ?? 64, 1, 500),
     ignore: ignore.map((p) => path.resolve(p)),
     validator: options.schemas,
     secretHash: keyedHash(options.secretKey ?? randomBytes(32)),
@@ -90,7 +93,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
       errors.push({ file: display, ...read.problem, path: '' });
       continue;
     }
-    const parsed = parseYaml(read.text, opts.env, { maxAliasNodes: opts.maxAliasNodes });
+    const parsed = parseYaml(read.text, opts.env, { maxAliasNodes: opts.maxAliasNodes, maxDepth: opts.maxDepth });
     errors.push(...parsed.errors.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message })));
     for (const doc of parsed.documents) outcomes.push(processDocument(doc, file, display, { validator, bounds }));
   }

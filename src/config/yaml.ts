@@ -64,7 +64,12 @@ export interface ParsedFile {
 export interface ParseLimits {
   /** Nodes produced by expanding aliases, per document. */
   readonly maxAliasNodes: number;
+  /** Levels of nested lists and maps; deeper is refused at the first node past it. */
+  readonly maxDepth: number;
 }
+
+/** Tags the YAML core schema resolves (!!str, !!int, !!binary, !!timestamp…) are read; any other is an error. */
+const UNKNOWN_TAG = 'TAG_RESOLVE_FAILED';
 
 export function pathId(path: FieldPath): string {
   return path.map(String).join('\u0000');
@@ -78,13 +83,26 @@ export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFi
   const errors: LocatedProblem[] = [];
   for (const doc of Array.isArray(docs) ? docs : []) {
     if (doc.errors.length) {
-      for (const e of doc.errors) errors.push({ ...lines.linePos(e.pos[0]), path: [], message: firstLine(e.message) });
+      for (const e of doc.errors) errors.push({ ...lines.linePos(e.pos[0]), path: [], message: parseProblem(e.code, e.message, limits) });
       continue;
+    }
+    for (const w of doc.warnings) {
+      if (w.code !== UNKNOWN_TAG) continue;
+      const tag = /tag: (\S+)/.exec(w.message)?.[1] ?? 'this tag';
+      errors.push({ ...lines.linePos(w.pos[0]), path: [], message: `unknown tag ${tag}: edgesync reads plain YAML values; remove the tag` });
     }
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null && !doc.contents.source)) continue;
     const walker = new Walker(doc, env, limits);
     try {
-      const value = walker.walk(doc.contents, []);
+      let value: unknown;
+      try {
+        value = walker.walk(doc.contents, []);
+      } catch (err) {
+        if (!(err instanceof TooDeep)) throw err;
+        const deep = walker.problems.at(-1)!;
+        errors.push({ ...lines.linePos(deep.offset), path: deep.path, message: deep.message });
+        continue;
+      }
       const locator = new Locator(lines, walker.values, walker.keys, doc.contents.range?.[0] ?? 0);
       const problems = walker.problems.map((p) => ({ ...lines.linePos(p.offset), path: p.path, message: p.message }));
       documents.push({ value, locator, problems });
@@ -100,6 +118,15 @@ function firstLine(message: string): string {
   return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
 }
 
+/** The parser's own stack runs out on very deep nesting: said as the depth bound it is past. */
+function parseProblem(code: string, message: string, limits: ParseLimits): string {
+  return code === 'RESOURCE_EXHAUSTION' && /call stack/.test(message) ? depthMessage(limits.maxDepth) : firstLine(message);
+}
+
+function depthMessage(maxDepth: number): string {
+  return `nested deeper than ${maxDepth} levels of lists and maps: refused`;
+}
+
 /** Tagged scalars (`!!binary`, timestamps) become the JSON text a schema can check. */
 function plainScalar(value: unknown): unknown {
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
@@ -107,6 +134,9 @@ function plainScalar(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   return String(value);
 }
+
+/** Unwinds the walk of a document nested past the bound; its problem is already recorded. */
+class TooDeep extends Error {}
 
 class AliasBudgetExceeded extends Error {
   constructor(readonly offset: number, readonly path: FieldPath, limit: number) {
@@ -128,6 +158,10 @@ class Walker {
   walk(node: unknown, path: FieldPath): unknown {
     if (node === null || node === undefined) return null;
     const offset = (node as YamlNode).range?.[0];
+    if (path.length > this.limits.maxDepth) {
+      this.problems.push({ offset: offset ?? 0, path, message: depthMessage(this.limits.maxDepth) });
+      throw new TooDeep();
+    }
     if (this.outerAlias) {
       if (++this.aliasNodes > this.limits.maxAliasNodes) throw new AliasBudgetExceeded(this.outerAlias.offset, this.outerAlias.path, this.limits.maxAliasNodes);
       // Fields inside an expanded alias are located at the alias: recording each copy costs more than it tells.

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { parseYaml } from '../../src/config/yaml.js';
 
-const limits = { maxAliasNodes: 1000 };
+const limits = { maxAliasNodes: 1000, maxDepth: 64 };
 
 test('every field keeps the line and column of its key and of its value', () => {
   const text = 'spec:\n  items:\n    - value: example.com\n    -   value: "b"\n';

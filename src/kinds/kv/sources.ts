@@ -98,6 +98,23 @@ function readText(ctx: BuildContext, ref: string, path: FieldPath): string | und
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/**
+ * V8's message without its excerpt of the file (`Unexpected token 'x', "…" is not valid JSON`): the excerpt
+ * may hold line breaks and values, and the position says more.
+ */
+function jsonProblem(raw: string, text: string): { message: string; position?: number } {
+  const at = /position (\d+)/.exec(raw);
+  if (at) return { message: raw, position: Number(at[1]) };
+  // The excerpt is the text from 10 characters before the error to 10 after, `...` where it was cut.
+  const m = /^(Unexpected token '(.)'), (\.\.\.)?"([\s\S]*)"(?:\.\.\.)? is not valid JSON$/.exec(raw);
+  if (!m) return { message: raw.replace(/\s+/g, ' ') };
+  const [, message, token, cut, excerpt] = m;
+  const start = text.indexOf(excerpt);
+  if (start < 0) return { message };
+  const offset = cut ? 10 : excerpt.lastIndexOf(token, 10);
+  return offset < 0 ? { message } : { message, position: start + offset };
+}
+
 /** Reads a JSON file of `[{key, value, …}]`: parsed once, its objects become the wire pairs. */
 export function collectJsonFile(c: PairCollector, ctx: BuildContext, s: number, ref: string): void {
   const path: FieldPath = ['spec', 'sources', s, 'file'];
@@ -107,9 +124,8 @@ export function collectJsonFile(c: PairCollector, ctx: BuildContext, s: number, 
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    const message = (e as Error).message;
-    const at = /position (\d+)/.exec(message);
-    return ctx.issue(path, `${ref}${at ? `:${lineCol(text, Number(at[1]))}` : ''}: not valid JSON: ${message}`);
+    const { message, position } = jsonProblem((e as Error).message, text);
+    return ctx.issue(path, `${ref}${position !== undefined ? `:${lineCol(text, position)}` : ''}: not valid JSON: ${message}`);
   }
   if (!Array.isArray(parsed)) return ctx.issue(path, `${ref}: expected a list of pairs [{key, value, …}], got ${typeName(parsed)}`);
   c.collect({ name: ref, path, label: (i) => `${ref}[${i}]`, fieldPath: () => path }, parsed);
