@@ -123,6 +123,22 @@ describe('edgesync watch, in-process against the emulator', () => {
 });
 
 describe('the daemon endpoint', () => {
+  it('says degraded, with a metric, while every call fails, and ready again after a call succeeds', async () => {
+    h = await startHarness();
+    await settled(h, 1);
+    h.emulator.setFaults({ failRate: 1 });
+    h.edit('user/profile.yaml', (t) => t.replace('first_name: Ada', 'first_name: Down'));
+    await waitFor('a failed run', () => h!.daemon.status().lastRun?.result === 'failed');
+    const down = await fetch(`${h.daemon.url}/readyz`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({ status: 'degraded', reason: expect.stringMatching(/^degraded: every call of the last run failed \(1 failed, 0 uncertain\)/) });
+    expect(await (await fetch(`${h.daemon.url}/metrics`)).text()).toMatch(/^edgesync_degraded 1$/m);
+    h.emulator.setFaults({ failRate: 0 });
+    await waitFor('a successful retry', () => h!.daemon.status().lastRun?.result === 'ok');
+    expect((await fetch(`${h.daemon.url}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`${h.daemon.url}/metrics`)).text()).toMatch(/^edgesync_degraded 0$/m);
+  });
+
   it('says alive at once, ready only after the first reconcile, and serves metrics and status', async () => {
     h = await startHarness({ emulator: { latencyMs: 300 } });
     const alive = await fetch(`${h.daemon.url}/healthz`);
