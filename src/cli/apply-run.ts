@@ -16,6 +16,7 @@ import {
 import { loadOrRefuse, ownPaths } from './load.js';
 import { createProgress, type Progress } from './progress.js';
 import { renderApplyResult } from './result.js';
+import { stopOnSignals } from './signals.js';
 
 export interface ApplyCliOptions extends ExecOptions {
   readonly autoApprove?: boolean;
@@ -39,15 +40,23 @@ function kvProgress(plan: Plan): Progress | undefined {
 }
 
 export async function runApply(opts: ApplyCliOptions): Promise<void> {
+  // First of all: a signal while loading must not kill the process either.
+  const stop = new AbortController();
+  const signals = stopOnSignals(stop, (line) => process.stderr.write(`${line}\n`));
+  try {
+    await applyUntilStopped(opts, stop);
+  } finally {
+    signals.dispose();
+  }
+}
+
+async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController): Promise<void> {
   const secrets = secretsDir(opts);
   const rateLimit = parseRateLimit(opts.rateLimit);
   const concurrency = parseConcurrency(opts.concurrency);
   const resources = await loadOrRefuse(opts);
   const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }) });
   const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply' });
-  const stop = new AbortController();
-  const onSignal = () => stop.abort(new Error('stopped by signal'));
-  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   try {
     const logger = createLogger({ level: opts.verbose ? 'debug' : 'warn' });
     let progress: Progress | undefined;
@@ -63,6 +72,11 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
     const plan = engine.plan(resources);
     process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
     if (!planHasChanges(plan)) return;
+    if (stop.signal.aborted) {
+      process.stdout.write('Stopped by a signal before applying: nothing applied.\n');
+      process.exitCode = 1;
+      return;
+    }
     const ask = process.stdin.isTTY === true && process.stdout.isTTY === true && !opts.autoApprove;
     if (ask && !(await confirm())) {
       process.stdout.write('Nothing applied.\n');
@@ -74,7 +88,6 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
     process.stdout.write(renderApplyResult(result) + '\n');
     if (result.failed.length || result.uncertain.length || stop.signal.aborted) process.exitCode = 1;
   } finally {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     store.close();
   }
 }

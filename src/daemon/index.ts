@@ -43,6 +43,8 @@ export interface Daemon {
   /** http://HOST:PORT of the endpoint. */
   readonly url: string;
   status(): LoopStatus;
+  /** Reads the config again and reconciles (SIGHUP), as a change under the root would. */
+  reload(): void;
   /** Idempotent; resolves when everything is closed. True when the run in flight finished within the shutdown timeout. */
   stop(): Promise<boolean>;
 }
@@ -129,5 +131,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       return finished;
     })());
 
-  return { url, status: () => loop.status(), stop };
+  const reload = () => loop.changed();
+  return { url, status: () => loop.status(), reload, stop };
 }
