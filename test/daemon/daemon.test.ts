@@ -106,6 +106,38 @@ describe('edgesync watch, in-process against the emulator', () => {
     expect((await fetch(`${h.daemon.url}/readyz`)).status).toBe(200);
   });
 
+  it('watches the root again after it is renamed away and back, and applies the next edit', async () => {
+    h = await startHarness();
+    await settled(h, 1);
+    const away = `${h.root}.away`;
+    fs.renameSync(h.root, away);
+    await waitFor('the root reported gone', () => h!.daemon.status().configValid === false && !h!.daemon.status().running);
+    expect((await fetch(`${h.daemon.url}/readyz`)).status).toBe(503);
+    expect(h.log.some((l) => l.msg === 'config root is gone (removed or renamed): waiting for it to come back')).toBe(true);
+    fs.renameSync(away, h.root);
+    await waitFor('the root watched again', () => h!.daemon.status().configValid === true && !h!.daemon.status().running);
+    expect((await fetch(`${h.daemon.url}/readyz`)).status).toBe(200);
+    h.emulator.clearRequests();
+    h.edit('user/profile.yaml', (t) => t.replace('first_name: Ada', 'first_name: Restored'));
+    await waitFor('the edit applied', () => (h!.emulator.state().user as { first_name?: string } | undefined)?.first_name === 'Restored');
+    expect(profileCalls(h)).toHaveLength(1);
+  });
+
+  it('watches a root deleted and created again, and applies what the new one says', async () => {
+    h = await startHarness();
+    await settled(h, 1);
+    const copy = `${h.root}.copy`;
+    fs.cpSync(h.root, copy, { recursive: true });
+    fs.rmSync(h.root, { recursive: true });
+    await waitFor('the root reported gone', () => h!.daemon.status().configValid === false && !h!.daemon.status().running);
+    const profile = path.join(copy, 'user/profile.yaml');
+    fs.writeFileSync(profile, fs.readFileSync(profile, 'utf8').replace('first_name: Ada', 'first_name: Recreated'));
+    fs.cpSync(copy, h.root, { recursive: true });
+    await waitFor('the new root applied', () => (h!.emulator.state().user as { first_name?: string } | undefined)?.first_name === 'Recreated');
+    h.edit('user/profile.yaml', (t) => t.replace('first_name: Recreated', 'first_name: Edited'));
+    await waitFor('a later edit applied', () => (h!.emulator.state().user as { first_name?: string } | undefined)?.first_name === 'Edited');
+  });
+
   it('keeps retrying while the interface fails, and converges without a restart once it answers', async () => {
     h = await startHarness();
     await settled(h, 1);
