@@ -5,7 +5,7 @@ import path from 'node:path';
 import readline from 'node:readline/promises';
 import { createClient, resolveToken } from '../api/index.js';
 import { createEngine } from '../engine/index.js';
-import { createLogger } from '../log.js';
+import { formatError } from '../config/errors.js';
 import { planHasChanges, renderText, summarize } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { openStateStore } from '../state/index.js';
@@ -16,11 +16,13 @@ import {
 import { loadOrRefuse, ownPaths } from './load.js';
 import { createProgress, type Progress } from './progress.js';
 import { renderApplyResult } from './result.js';
+import { createNotices, parseLogFormat, type Notices } from './notices.js';
 import { stopOnSignals } from './signals.js';
 
 export interface ApplyCliOptions extends ExecOptions {
   readonly autoApprove?: boolean;
   readonly verbose?: boolean;
+  readonly logFormat?: string;
 }
 
 async function confirm(): Promise<boolean> {
@@ -33,32 +35,41 @@ async function confirm(): Promise<boolean> {
   }
 }
 
-function kvProgress(plan: Plan): Progress | undefined {
+function kvProgress(plan: Plan, notices: Notices): Progress | undefined {
   const { kvChunks, kvPairs, kvBytes } = summarize(plan);
   if (!kvChunks) return undefined;
-  return createProgress({ total: { pairs: kvPairs, bytes: kvBytes }, tty: process.stderr.isTTY === true, clock: systemClock, write: (s) => process.stderr.write(s) });
+  // A redrawn bar only among human lines on a terminal; in JSON, each progress line is a log line.
+  const bar = notices.format === 'pretty' && process.stderr.isTTY === true;
+  const write = bar ? (s: string) => void process.stderr.write(s) : (s: string) => notices.say(s.trim());
+  return createProgress({ total: { pairs: kvPairs, bytes: kvBytes }, tty: bar, clock: systemClock, write });
 }
 
 export async function runApply(opts: ApplyCliOptions): Promise<void> {
+  const notices = createNotices(parseLogFormat(opts.logFormat, process.stderr.isTTY === true), opts.verbose ? 'debug' : 'warn');
   // First of all: a signal while loading must not kill the process either.
   const stop = new AbortController();
-  const signals = stopOnSignals(stop, (line) => process.stderr.write(`${line}\n`));
+  const signals = stopOnSignals(stop, (line) => notices.say(line, 'warn'));
   try {
-    await applyUntilStopped(opts, stop);
+    await applyUntilStopped(opts, stop, notices);
+  } catch (err) {
+    // In JSON, the refusal is a log line too; the command line prints it otherwise.
+    if (notices.format === 'pretty') throw err;
+    notices.say(err instanceof Error ? err.message : String(err), 'error');
+    process.exitCode = 1;
   } finally {
     signals.dispose();
   }
 }
 
-async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController): Promise<void> {
+async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, notices: Notices): Promise<void> {
   const secrets = secretsDir(opts);
   const rateLimit = parseRateLimit(opts.rateLimit);
   const concurrency = parseConcurrency(opts.concurrency);
-  const resources = await loadOrRefuse(opts);
+  const resources = await loadOrRefuse(opts, (e) => notices.say(formatError(e), 'error', { file: e.file, line: e.line, col: e.col, field: e.path }));
   const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }) });
   const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply' });
   try {
-    const logger = createLogger({ level: opts.verbose ? 'debug' : 'warn' });
+    const { logger } = notices;
     let progress: Progress | undefined;
     const engine = createEngine({
       root: path.resolve(opts.config), store, client, secretsDir: secrets, logger, concurrency, rateLimit,
@@ -82,7 +93,7 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController): 
       process.stdout.write('Nothing applied.\n');
       return;
     }
-    progress = kvProgress(plan);
+    progress = kvProgress(plan, notices);
     const result = await engine.apply(plan, resources);
     progress?.finish();
     process.stdout.write(renderApplyResult(result) + '\n');

@@ -7,6 +7,7 @@ import { OptionError } from '../util/options.js';
 import type { Daemon } from '../daemon/index.js';
 import type { WatchFlags } from '../daemon/run.js';
 import { withConfigAndState, withRemote } from './common.js';
+import { parseLogFormat } from './notices.js';
 
 export function register(program: Command): void {
   withRemote(withConfigAndState(program.command('watch')))
@@ -15,13 +16,15 @@ export function register(program: Command): void {
     .addOption(new Option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))
     .option('--shutdown-timeout <seconds>', 'how long calls in flight may finish after SIGTERM', '10')
     .option('--log-level <level>', 'trace, debug, info, warn or error (else LOG_LEVEL, else info)')
-    .option('--pretty', 'human-readable log lines (default when stderr is a terminal)')
-    .action(async (flags: WatchFlags & { logLevel?: string; pretty?: boolean }) => {
+    .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
+    .option('--pretty', 'the same as --log-format pretty')
+    .action(async (flags: WatchFlags & { logLevel?: string; pretty?: boolean; logFormat?: string }) => {
       // Loaded on use: the daemon brings fastify, chokidar and prom-client, which other commands never need.
       const [{ nextStopSignal, startWatch }, { TokenError }, { StateLockedError }] = await Promise.all([
         import('../daemon/run.js'), import('../api/index.js'), import('../state/index.js'),
       ]);
-      const logger = createLogger({ ...(flags.logLevel && { level: flags.logLevel }), ...(flags.pretty && { pretty: true }) });
+      const format = flags.pretty ? 'pretty' : parseLogFormat(flags.logFormat, process.stderr.isTTY === true);
+      const logger = createLogger({ ...(flags.logLevel && { level: flags.logLevel }), pretty: format === 'pretty' });
       const stopped = nextStopSignal();
       let daemon: Daemon | undefined;
       // SIGHUP reloads: the config is read again and reconciled now (a service manager's reload).
