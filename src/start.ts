@@ -64,6 +64,8 @@ process.stdout.write(
   ].join('\n') + '\n',
 );
 
+// As `edgesync watch`: SIGHUP reloads rather than ending both processes.
+process.on('SIGHUP', () => daemon.reload());
 await stopped;
 void nextStopSignal().then(() => process.exit(1));
 // Past the shutdown bound, the emulator would wait for the call still in flight: leave at once.

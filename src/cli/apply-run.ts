@@ -6,7 +6,7 @@ import readline from 'node:readline/promises';
 import { createClient, resolveToken } from '../api/index.js';
 import { ensureBindingKey, readBindingKey } from '../apply/files.js';
 import { createEngine } from '../engine/index.js';
-import { createLogger } from '../log.js';
+import { formatError, type ConfigError } from '../config/errors.js';
 import { planHasChanges, renderText, summarize } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { openStateStore } from '../state/index.js';
@@ -17,10 +17,13 @@ import {
 import { loadOrRefuse, ownPaths } from './load.js';
 import { createProgress, type Progress } from './progress.js';
 import { renderApplyResult } from './result.js';
+import { createNotices, parseLogFormat, type Notices } from './notices.js';
+import { stopOnSignals } from './signals.js';
 
 export interface ApplyCliOptions extends ExecOptions {
   readonly autoApprove?: boolean;
   readonly verbose?: boolean;
+  readonly logFormat?: string;
 }
 
 async function confirm(): Promise<boolean> {
@@ -33,36 +36,54 @@ async function confirm(): Promise<boolean> {
   }
 }
 
-function kvProgress(plan: Plan): Progress | undefined {
+function kvProgress(plan: Plan, notices: Notices): Progress | undefined {
   const { kvChunks, kvPairs, kvBytes } = summarize(plan);
   if (!kvChunks) return undefined;
-  return createProgress({ total: { pairs: kvPairs, bytes: kvBytes }, tty: process.stderr.isTTY === true, clock: systemClock, write: (s) => process.stderr.write(s) });
+  // A redrawn bar only among human lines on a terminal; in JSON, each progress line is a log line.
+  const bar = notices.format === 'pretty' && process.stderr.isTTY === true;
+  const write = bar ? (s: string) => void process.stderr.write(s) : (s: string) => notices.say(s.trim());
+  return createProgress({ total: { pairs: kvPairs, bytes: kvBytes }, tty: bar, clock: systemClock, write });
 }
 
 export async function runApply(opts: ApplyCliOptions): Promise<void> {
+  const notices = createNotices(parseLogFormat(opts.logFormat, process.stderr.isTTY === true), opts.verbose ? 'debug' : 'warn');
+  // First of all: a signal while loading must not kill the process either.
+  const stop = new AbortController();
+  const signals = stopOnSignals(stop, (line) => notices.say(line, 'warn'));
+  try {
+    await applyUntilStopped(opts, stop, notices);
+  } catch (err) {
+    // In JSON, the refusal is a log line too; the command line prints it otherwise.
+    if (notices.format === 'pretty') throw err;
+    notices.say(err instanceof Error ? err.message : String(err), 'error');
+    process.exitCode = 1;
+  } finally {
+    signals.dispose();
+  }
+}
+
+async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, notices: Notices): Promise<void> {
   const secrets = secretsDir(opts);
   const rateLimit = parseRateLimit(opts.rateLimit);
   const concurrency = parseConcurrency(opts.concurrency);
   const timeoutMs = parseTimeout(opts.timeout);
+  const report = (e: ConfigError) => notices.say(formatError(e), 'error', { file: e.file, line: e.line, col: e.col, field: e.path });
   const known = readBindingKey(secrets);
-  let resources = await loadOrRefuse(opts, known);
+  let resources = await loadOrRefuse(opts, known, report);
   const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }), timeoutMs });
   const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply', secretsDir: secrets });
   // The first apply makes the binding key (once the state is open: a key with no state means a lost
   // state), then builds again so every secret hash recorded is under it.
   if (!known) {
     try {
-      resources = await loadOrRefuse(opts, await ensureBindingKey(secrets));
+      resources = await loadOrRefuse(opts, await ensureBindingKey(secrets), report);
     } catch (err) {
       store.close();
       throw err;
     }
   }
-  const stop = new AbortController();
-  const onSignal = () => stop.abort(new Error('stopped by signal'));
-  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   try {
-    const logger = createLogger({ level: opts.verbose ? 'debug' : 'warn' });
+    const { logger } = notices;
     let progress: Progress | undefined;
     const engine = createEngine({
       root: path.resolve(opts.config), store, client, secretsDir: secrets, logger, concurrency, rateLimit,
@@ -76,12 +97,17 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
     const plan = engine.plan(resources);
     process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
     if (!planHasChanges(plan)) return;
+    if (stop.signal.aborted) {
+      process.stdout.write('Stopped by a signal before applying: nothing applied.\n');
+      process.exitCode = 1;
+      return;
+    }
     const ask = process.stdin.isTTY === true && process.stdout.isTTY === true && !opts.autoApprove;
     if (ask && !(await confirm())) {
       process.stdout.write('Nothing applied.\n');
       return;
     }
-    progress = kvProgress(plan);
+    progress = kvProgress(plan, notices);
     const result = await engine.apply(plan, resources);
     progress?.finish();
     process.stdout.write(renderApplyResult(result) + '\n');
@@ -90,11 +116,10 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
     try {
       store.verify();
     } catch (err) {
-      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      notices.say(err instanceof Error ? err.message : String(err), 'error');
       process.exitCode = 1;
     }
   } finally {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     store.close();
   }
 }

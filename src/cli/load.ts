@@ -45,9 +45,14 @@ export function errorCount(errors: readonly ConfigError[]): string {
   return `${plural(errors.length, 'error')} in ${plural(new Set(errors.map((e) => e.file)).size, 'file')}`;
 }
 
-export async function loadOrRefuse(opts: CommonOptions, secretKey?: Uint8Array): Promise<readonly DesiredResource[]> {
+/** The desired model, or every error said (by `report`, else on stderr) and a ConfigRefused thrown. */
+export async function loadOrRefuse(
+  opts: CommonOptions,
+  secretKey?: Uint8Array,
+  report?: (error: ConfigError) => void,
+): Promise<readonly DesiredResource[]> {
   const result = await loadRoot(opts, secretKey);
   if (result.ok) return result.resources;
-  for (const e of result.errors) process.stderr.write(formatError(e) + '\n');
+  for (const e of result.errors) (report ?? ((x: ConfigError) => process.stderr.write(formatError(x) + '\n')))(e);
   throw new ConfigRefused(`${errorCount(result.errors)}: nothing was planned or applied.`);
 }

@@ -20,6 +20,8 @@ interface ListOptions extends StateCliOptions {
 interface ForgetOptions extends StateCliOptions {
   readonly kvKeys?: string;
   readonly kvKeysFile?: string;
+  readonly config: string;
+  readonly force?: boolean;
 }
 
 interface ResolveOptions extends StateCliOptions {
@@ -106,8 +108,31 @@ function kvKeysToForget(opts: ForgetOptions): string[] | undefined {
   return named && [...new Set(named)];
 }
 
-function forget(key: string, opts: ForgetOptions): void {
+/**
+ * Forgetting a resource the config still describes makes the next apply create it again: for a POST
+ * kind, a duplicate nothing can delete. Refused unless forced; a config that cannot be read is said.
+ */
+async function checkNotDescribed(key: string, opts: ForgetOptions): Promise<void> {
+  const { loadRoot } = await import('./load.js');
+  const loaded = await loadRoot({ config: opts.config, state: opts.state });
+  if (!loaded.ok) {
+    process.stderr.write(
+      `warning: the config at ${opts.config} could not be read (${loaded.errors.length} error(s)), so it is not known whether it still describes ${key}; ` +
+        'if it does, the next apply creates it again\n',
+    );
+    return;
+  }
+  const described = loaded.resources.find((r) => r.key === key);
+  if (!described) return;
+  const where = `${path.relative(process.cwd(), described.source.file) || described.source.file}:${described.source.line}:${described.source.col}`;
+  const message = `${key} is still described by the config (${where}): once forgotten, the next apply creates it again (for a gateway object or token: a duplicate). Remove the document first`;
+  if (!opts.force) throw new Error(`${message}, or pass --force.`);
+  process.stderr.write(`warning: ${message}.\n`);
+}
+
+async function forget(key: string, opts: ForgetOptions): Promise<void> {
   const kvKeys = kvKeysToForget(opts);
+  if (!kvKeys) await checkNotDescribed(key, opts);
   withWriter(opts, 'edgesync state forget', (store) => {
     if (!store.get(key)) throw notInState(key, opts);
     if (kvKeys) {
@@ -149,6 +174,8 @@ export function register(program: Command): void {
   keyed('forget', 'drop a resource, or only some of its KV keys, from state (nothing is sent)')
     .option('--kv-keys <keys>', 'comma-separated KV keys to drop instead of the whole resource')
     .option('--kv-keys-file <file>', 'file with one KV key per line to drop')
+    .option('--config <dir>', 'config root, checked so that a resource it still describes is not forgotten by mistake', '.')
+    .option('--force', 'forget a resource even though the config still describes it')
     .action(action((key: string, opts: ForgetOptions) => forget(key, opts)));
   keyed('resolve', 'settle an uncertain create: the id it got, or allow creating it again')
     .option('--id <id>', 'the id the create returned (found by hand)')

@@ -4,8 +4,10 @@
 import { Option, type Command } from 'commander';
 import { createLogger } from '../log.js';
 import { OptionError } from '../util/options.js';
+import type { Daemon } from '../daemon/index.js';
 import type { WatchFlags } from '../daemon/run.js';
 import { withConfigAndState, withRemote } from './common.js';
+import { parseLogFormat } from './notices.js';
 
 export function register(program: Command): void {
   withRemote(withConfigAndState(program.command('watch')))
@@ -14,18 +16,28 @@ export function register(program: Command): void {
     .addOption(new Option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))
     .option('--shutdown-timeout <seconds>', 'how long calls in flight may finish after SIGTERM', '10')
     .option('--log-level <level>', 'trace, debug, info, warn or error (else LOG_LEVEL, else info)')
-    .option('--pretty', 'human-readable log lines (default when stderr is a terminal)')
-    .action(async (flags: WatchFlags & { logLevel?: string; pretty?: boolean }) => {
+    .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
+    .option('--pretty', 'the same as --log-format pretty')
+    .action(async (flags: WatchFlags & { logLevel?: string; pretty?: boolean; logFormat?: string }) => {
       // Loaded on use: the daemon brings fastify, chokidar and prom-client, which other commands never need.
       const [{ nextStopSignal, startWatch }, { TokenError }, { StateLockedError }] = await Promise.all([
         import('../daemon/run.js'), import('../api/index.js'), import('../state/index.js'),
       ]);
-      const logger = createLogger({ ...(flags.logLevel && { level: flags.logLevel }), ...(flags.pretty && { pretty: true }) });
+      const format = flags.pretty ? 'pretty' : parseLogFormat(flags.logFormat, process.stderr.isTTY === true);
+      const logger = createLogger({ ...(flags.logLevel && { level: flags.logLevel }), pretty: format === 'pretty' });
       const stopped = nextStopSignal();
-      let daemon;
+      let daemon: Daemon | undefined;
+      // SIGHUP reloads: the config is read again and reconciled now (a service manager's reload).
+      const onHangup = () => {
+        if (!daemon) return logger.info({ signal: 'SIGHUP' }, 'SIGHUP during start-up: the first reconcile reads the config anyway');
+        logger.info({ signal: 'SIGHUP' }, 'SIGHUP received: reloading the config');
+        daemon.reload();
+      };
+      process.on('SIGHUP', onHangup);
       try {
         daemon = await startWatch(flags, { logger, env: process.env });
       } catch (err) {
+        process.off('SIGHUP', onHangup);
         if (!(err instanceof StateLockedError || err instanceof OptionError || err instanceof TokenError || isListenError(err))) throw err;
         logger.fatal({}, err.message);
         process.exitCode = 1;
@@ -33,11 +45,12 @@ export function register(program: Command): void {
       }
       const signal = await stopped;
       logger.info({ signal }, `${signal} received`);
-      void nextStopSignal().then((again) => {
-        logger.warn({ signal: again }, 'second signal: exiting without waiting for calls in flight');
-        process.exit(1);
-      });
+      // A second signal does not cut the calls in flight short: their answers (a create's id, a
+      // token's secret) exist nowhere else. The shutdown timeout bounds the wait.
+      const again = () => logger.warn({}, 'signal received again: still waiting for the calls in flight, at most --shutdown-timeout');
+      process.on('SIGTERM', again).on('SIGINT', again);
       const finished = await daemon.stop();
+      process.off('SIGHUP', onHangup);
       // Past the bound, a call still in flight would keep the process alive: its intent stays
       // open and the next start reports that create as uncertain.
       if (!finished) process.exit(0);

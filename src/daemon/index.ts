@@ -11,6 +11,7 @@ import type { DaemonMetrics } from './metrics.js';
 import { checkTiming, type LoopTiming } from './options.js';
 import { configRevision } from './revision.js';
 import { buildServer } from './server.js';
+import { watchRootThroughRemoval } from './root-watch.js';
 import { chokidarWatcher, type ChangeSource, type WatchFactory } from './watcher.js';
 
 export { createMetrics, type DaemonMetrics } from './metrics.js';
@@ -37,12 +38,16 @@ export interface DaemonOptions {
   readonly watch?: WatchFactory;
   /** Absolute paths under the root that are edgesync's own (state folder, secrets). @default [] */
   readonly ownPaths?: readonly string[];
+  /** How often the root is checked for having been removed, renamed or replaced. @default 500 */
+  readonly rootPollMs?: number;
 }
 
 export interface Daemon {
   /** http://HOST:PORT of the endpoint. */
   readonly url: string;
   status(): LoopStatus;
+  /** Reads the config again and reconciles (SIGHUP), as a change under the root would. */
+  reload(): void;
   /** Idempotent; resolves when everything is closed. True when the run in flight finished within the shutdown timeout. */
   stop(): Promise<boolean>;
 }
@@ -68,6 +73,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   checkString('listen.host', listen.host);
   checkInteger('listen.port', listen.port, 0, 65_535);
   const timing = checkTiming(options.timing);
+  const rootPollMs = checkInteger('rootPollMs', options.rootPollMs ?? 500, 1);
   const { logger, metrics, store } = options;
   const clock = options.clock ?? systemClock;
   let outputs: string[] = [];
@@ -100,14 +106,25 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   let watcher: ChangeSource;
   try {
-    watcher = (options.watch ?? chokidarWatcher())({
+    watcher = watchRootThroughRemoval({
       root,
+      factory: options.watch ?? chokidarWatcher(),
+      pollMs: rootPollMs,
       onChange: (file) => {
         logger.debug({ file }, 'changed');
         loop.changed();
       },
       ignored: () => [...own, ...outputs],
       onError: (err) => logger.warn({ err: String(err) }, 'watcher error'),
+      // Gone: the next load fails, so the daemon says why it is not ready and keeps the last good config.
+      onGone: () => {
+        logger.error({ root }, 'config root is gone (removed or renamed): waiting for it to come back');
+        loop.changed();
+      },
+      onBack: () => {
+        logger.info({ root }, 'config root is back: watching it again');
+        loop.changed();
+      },
     });
     await watcher.ready;
   } catch (err) {
@@ -129,5 +146,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       return finished;
     })());
 
-  return { url, status: () => loop.status(), stop };
+  const reload = () => loop.changed();
+  return { url, status: () => loop.status(), reload, stop };
 }

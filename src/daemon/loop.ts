@@ -63,6 +63,16 @@ export interface LoopStatus {
   readonly lastRun?: RunReport;
 }
 
+/**
+ * Running, but every call of the last run failed (the provider or the network is down, the token was
+ * revoked): nothing is being kept in step. Cleared by the next run in which any call succeeds.
+ */
+export function degradedReason(s: Pick<LoopStatus, 'lastRun'>): string | undefined {
+  const run = s.lastRun;
+  if (!run || run.requests === 0 || run.succeeded > 0 || run.failed + run.uncertain === 0) return undefined;
+  return `degraded: every call of the last run failed (${run.failed} failed, ${run.uncertain} uncertain); see /status`;
+}
+
 export interface ReconcileLoop {
   /** The first run, now. */
   start(): void;

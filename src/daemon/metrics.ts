@@ -2,6 +2,7 @@
 // the loop's observer, the executor's progress hook and the client's onResponse.
 
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { degradedReason } from './loop.js';
 import type { ApplyResult, ExecutorHooks } from '../apply/index.js';
 import type { CallInfo } from '../api/index.js';
 import type { LoadResult } from '../config/index.js';
@@ -25,6 +26,7 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
   const calls = new Counter({ name: 'edgesync_api_calls_total', help: 'Calls to the interface by operation and HTTP status (0: no answer).', labelNames: ['operation', 'status'], registers: [registry] });
   const queue = new Gauge({ name: 'edgesync_queue_depth', help: 'Actions of the current run not settled yet.', registers: [registry] });
   const lastSuccess = new Gauge({ name: 'edgesync_last_success_timestamp_seconds', help: 'When the last reconcile that left nothing failed finished.', registers: [registry] });
+  const degraded = new Gauge({ name: 'edgesync_degraded', help: '1 when every call of the last run failed, else 0.', registers: [registry] });
   const configValid = new Gauge({ name: 'edgesync_config_valid', help: '1 when the last load of the config root was valid, else 0.', registers: [registry] });
   configValid.set(0);
   queue.set(0);
@@ -47,6 +49,7 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
       },
       onRun: (report: RunReport) => {
         reconciles.inc({ result: report.result });
+        degraded.set(degradedReason({ lastRun: report }) ? 1 : 0);
         if (report.result === 'ok') lastSuccess.set(Date.parse(report.finishedAt) / 1000);
       },
     },

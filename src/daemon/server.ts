@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { formatError } from '../config/index.js';
 import type { AppliedResource } from '../state/types.js';
-import type { LoopStatus } from './loop.js';
+import { degradedReason, type LoopStatus } from './loop.js';
 import type { Revision } from './revision.js';
 
 export interface EndpointSources {
@@ -21,8 +21,9 @@ export function notReadyReason(s: LoopStatus): string | undefined {
   if (!s.configValid && s.configErrors.length) return `the config is invalid (${s.configErrors.length} error${s.configErrors.length === 1 ? '' : 's'}); see /status`;
   if (!s.firstRunDone) return 'the first reconcile has not finished yet';
   if (!s.configValid) return 'the config has not been loaded';
-  return undefined;
+  return degradedReason(s);
 }
+
 
 export function statusBody(src: EndpointSources) {
   const s = src.status();
@@ -51,7 +52,7 @@ export function buildServer(src: EndpointSources): FastifyInstance {
   app.get('/healthz', async () => ({ status: 'alive' }));
   app.get('/readyz', async (_req, reply) => {
     const reason = notReadyReason(src.status());
-    if (reason) return reply.code(503).send({ status: 'not ready', reason });
+    if (reason) return reply.code(503).send({ status: reason.startsWith('degraded') ? 'degraded' : 'not ready', reason });
     return { status: 'ready' };
   });
   app.get('/metrics', async (_req, reply) => {

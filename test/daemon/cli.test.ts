@@ -113,6 +113,22 @@ describe('edgesync watch as a process', () => {
     }
   });
 
+  it('reloads on SIGHUP: the config is read and reconciled again, and the daemon keeps running', async () => {
+    const emu = await emulator();
+    const { root, state } = fixture('small-root');
+    const child = watch(['--config', root, '--state', state, '--base-url', emu.url]);
+    const reconciles = () => child.log.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('reconciled')).length;
+    await waitFor('the first reconcile', () => reconciles() >= 1, 15_000);
+    child.kill('SIGHUP');
+    await waitFor('a reconcile after the reload', () => reconciles() >= 2, 15_000);
+    expect(child.log.map((l) => l.msg)).toContain('SIGHUP received: reloading the config');
+    child.kill('SIGTERM');
+    const { code, signal } = await child.exited;
+    expect(signal).toBeNull();
+    expect(code, child.stderr()).toBe(0);
+    expect(fs.existsSync(`${state}.lock`)).toBe(false);
+  });
+
   it('exits 1 saying who holds the state when another process has it locked', async () => {
     const emu = await emulator();
     const { root, state } = fixture('small-root');

@@ -106,6 +106,38 @@ describe('edgesync watch, in-process against the emulator', () => {
     expect((await fetch(`${h.daemon.url}/readyz`)).status).toBe(200);
   });
 
+  it('watches the root again after it is renamed away and back, and applies the next edit', async () => {
+    h = await startHarness();
+    await settled(h, 1);
+    const away = `${h.root}.away`;
+    fs.renameSync(h.root, away);
+    await waitFor('the root reported gone', () => h!.daemon.status().configValid === false && !h!.daemon.status().running);
+    expect((await fetch(`${h.daemon.url}/readyz`)).status).toBe(503);
+    expect(h.log.some((l) => l.msg === 'config root is gone (removed or renamed): waiting for it to come back')).toBe(true);
+    fs.renameSync(away, h.root);
+    await waitFor('the root watched again', () => h!.daemon.status().configValid === true && !h!.daemon.status().running);
+    expect((await fetch(`${h.daemon.url}/readyz`)).status).toBe(200);
+    h.emulator.clearRequests();
+    h.edit('user/profile.yaml', (t) => t.replace('first_name: Ada', 'first_name: Restored'));
+    await waitFor('the edit applied', () => (h!.emulator.state().user as { first_name?: string } | undefined)?.first_name === 'Restored');
+    expect(profileCalls(h)).toHaveLength(1);
+  });
+
+  it('watches a root deleted and created again, and applies what the new one says', async () => {
+    h = await startHarness();
+    await settled(h, 1);
+    const copy = `${h.root}.copy`;
+    fs.cpSync(h.root, copy, { recursive: true });
+    fs.rmSync(h.root, { recursive: true });
+    await waitFor('the root reported gone', () => h!.daemon.status().configValid === false && !h!.daemon.status().running);
+    const profile = path.join(copy, 'user/profile.yaml');
+    fs.writeFileSync(profile, fs.readFileSync(profile, 'utf8').replace('first_name: Ada', 'first_name: Recreated'));
+    fs.cpSync(copy, h.root, { recursive: true });
+    await waitFor('the new root applied', () => (h!.emulator.state().user as { first_name?: string } | undefined)?.first_name === 'Recreated');
+    h.edit('user/profile.yaml', (t) => t.replace('first_name: Recreated', 'first_name: Edited'));
+    await waitFor('a later edit applied', () => (h!.emulator.state().user as { first_name?: string } | undefined)?.first_name === 'Edited');
+  });
+
   it('keeps retrying while the interface fails, and converges without a restart once it answers', async () => {
     h = await startHarness();
     await settled(h, 1);
@@ -123,6 +155,22 @@ describe('edgesync watch, in-process against the emulator', () => {
 });
 
 describe('the daemon endpoint', () => {
+  it('says degraded, with a metric, while every call fails, and ready again after a call succeeds', async () => {
+    h = await startHarness();
+    await settled(h, 1);
+    h.emulator.setFaults({ failRate: 1 });
+    h.edit('user/profile.yaml', (t) => t.replace('first_name: Ada', 'first_name: Down'));
+    await waitFor('a failed run', () => h!.daemon.status().lastRun?.result === 'failed');
+    const down = await fetch(`${h.daemon.url}/readyz`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({ status: 'degraded', reason: expect.stringMatching(/^degraded: every call of the last run failed \(1 failed, 0 uncertain\)/) });
+    expect(await (await fetch(`${h.daemon.url}/metrics`)).text()).toMatch(/^edgesync_degraded 1$/m);
+    h.emulator.setFaults({ failRate: 0 });
+    await waitFor('a successful retry', () => h!.daemon.status().lastRun?.result === 'ok');
+    expect((await fetch(`${h.daemon.url}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`${h.daemon.url}/metrics`)).text()).toMatch(/^edgesync_degraded 0$/m);
+  });
+
   it('says alive at once, ready only after the first reconcile, and serves metrics and status', async () => {
     h = await startHarness({ emulator: { latencyMs: 300 } });
     const alive = await fetch(`${h.daemon.url}/healthz`);

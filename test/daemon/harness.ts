@@ -70,6 +70,7 @@ export async function startHarness(options: { fixture?: string; debounceMs?: num
       listen: { host: '127.0.0.1', port: 0 },
       timing: { debounceMs: options.debounceMs ?? 100, retryInitialMs: 20, retryMaxMs: 200, shutdownTimeoutMs: 5000 },
       watch: chokidarWatcher({ stabilityMs: 40, pollMs: 10 }),
+      rootPollMs: 50,
     });
   } catch (err) {
     store.close();

@@ -96,6 +96,25 @@ describe('edgesync state', () => {
     withStore({ file, readOnly: true }, (store) => expect(store.get(flags.key)).toBeUndefined());
   });
 
+  it('refuses to forget a resource the config still describes, unless forced, naming where', async () => {
+    const file = seededState();
+    const root = path.join(path.dirname(file), 'config');
+    fs.mkdirSync(root);
+    fs.writeFileSync(
+      path.join(root, 'list.yaml'),
+      'apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: blocked-domains\n  account: acc1\nspec:\n  name: Blocked domains\n  type: DOMAIN\n',
+    );
+    const refused = await run('forget', list.key, '--state', file, '--config', root);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/is still described by the config \(.*list\.yaml:1:1\): once forgotten, the next apply creates it again .* Remove the document first, or pass --force\.\n$/);
+    expect(withStore({ file, readOnly: true }, (store) => store.get(list.key))).toBeDefined();
+    process.exitCode = undefined;
+    const forced = await run('forget', list.key, '--state', file, '--config', root, '--force');
+    expect(forced.code).toBe(0);
+    expect(forced.err).toMatch(/^warning: .* is still described by the config/);
+    expect(withStore({ file, readOnly: true }, (store) => store.get(list.key))).toBeUndefined();
+  });
+
   it('forgets only the KV keys named on the command line or in a file', async () => {
     const file = seededState();
     expect((await run('forget', flags.key, '--state', file, '--kv-keys', 'a,b')).out).toBe(`Forgot 2 KV keys of ${flags.key}: a, b\n`);
