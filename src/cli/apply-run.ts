@@ -46,7 +46,8 @@ function kvProgress(plan: Plan, notices: Notices): Progress | undefined {
 }
 
 export async function runApply(opts: ApplyCliOptions): Promise<void> {
-  const notices = createNotices(parseLogFormat(opts.logFormat, process.stderr.isTTY === true), opts.verbose ? 'debug' : 'warn');
+  // People read apply's stderr, on a terminal or in a CI log: human lines unless JSON is asked for.
+  const notices = createNotices(parseLogFormat(opts.logFormat, 'pretty'), opts.verbose ? 'debug' : 'warn');
   // First of all: a signal while loading must not kill the process either.
   const stop = new AbortController();
   const signals = stopOnSignals(stop, (line) => notices.say(line, 'warn'));

@@ -6,9 +6,9 @@ import { fail } from '../util/options.js';
 
 export type LogFormat = 'json' | 'pretty';
 
-/** `--log-format`: json or pretty; when not given, pretty on a terminal and JSON elsewhere. */
-export function parseLogFormat(text: string | undefined, tty: boolean): LogFormat {
-  if (text === undefined) return tty ? 'pretty' : 'json';
+/** `--log-format`: json or pretty; when not given, `fallback`. */
+export function parseLogFormat(text: string | undefined, fallback: LogFormat): LogFormat {
+  if (text === undefined) return fallback;
   if (text !== 'json' && text !== 'pretty') fail('log-format', 'json or pretty', text);
   return text;
 }

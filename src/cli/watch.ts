@@ -23,7 +23,8 @@ export function register(program: Command): void {
       const [{ nextStopSignal, startWatch }, { TokenError }, { StateLockedError }] = await Promise.all([
         import('../daemon/run.js'), import('../api/index.js'), import('../state/index.js'),
       ]);
-      const format = flags.pretty ? 'pretty' : parseLogFormat(flags.logFormat, process.stderr.isTTY === true);
+      // A service's log goes to a collector: JSON unless a person watches it on a terminal.
+      const format = flags.pretty ? 'pretty' : parseLogFormat(flags.logFormat, process.stderr.isTTY === true ? 'pretty' : 'json');
       const logger = createLogger({ ...(flags.logLevel && { level: flags.logLevel }), pretty: format === 'pretty' });
       const stopped = nextStopSignal();
       let daemon: Daemon | undefined;

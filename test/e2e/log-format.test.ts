@@ -1,5 +1,5 @@
-// What `apply` says on stderr comes in one format: JSON lines off a terminal (or with --log-format
-// json), human lines with --log-format pretty; never pino JSON mixed with human lines.
+// What `apply` says on stderr comes in one format: human lines (the default, --log-format pretty) or
+// JSON lines (--log-format json); never pino JSON mixed with human lines.
 
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -40,16 +40,16 @@ async function troubledApply(...extra: string[]) {
 }
 
 describe('apply on stderr', () => {
-  it('says everything as JSON lines when stderr is not a terminal', async () => {
-    const result = await troubledApply();
+  it('says everything as JSON lines with --log-format json', async () => {
+    const result = await troubledApply('--log-format', 'json');
     const said = lines(result.stderr);
     expect(said.length).toBeGreaterThan(1);
     expect(said.filter((l) => !isJson(l))).toEqual([]);
     expect(said.map((l) => JSON.parse(l).msg)).toContain('SIGTERM received: no new calls; the calls in flight finish and are recorded');
   });
 
-  it('says everything as human lines with --log-format pretty', async () => {
-    const result = await troubledApply('--log-format', 'pretty');
+  it('says everything as human lines by default, even when stderr is not a terminal', async () => {
+    const result = await troubledApply();
     const said = lines(result.stderr);
     expect(said.some((l) => l.includes('SIGTERM received'))).toBe(true);
     expect(said.filter(isJson)).toEqual([]);
