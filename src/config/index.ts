@@ -8,6 +8,7 @@ import { contentHash } from '../util/json.js';
 import { processDocument, type DocumentOutcome } from './document.js';
 import { displayFile, fieldPath, sortErrors, type ConfigError } from './errors.js';
 import { discover, readTextBounded } from './files.js';
+import { sharedTargets } from './targets.js';
 import type { Env } from './interpolate.js';
 import { createSchemaValidator, type SchemaValidator } from './schema.js';
 import { parseYaml } from './yaml.js';
@@ -85,7 +86,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   return { ok: true, resources, files: found.files, digest: contentHash(resources.map((r) => [r.key, r.hash]).sort((a, b) => (a[0] < b[0] ? -1 : 1))) };
 }
 
-/** Duplicate identities (one error naming both places) and dependsOn naming nothing. */
+/** Duplicate identities and shared write targets (one error naming both places), and dependsOn naming nothing. */
 function crossChecks(outcomes: readonly DocumentOutcome[]): ConfigError[] {
   const errors: ConfigError[] = [];
   const first = new Map<string, NonNullable<DocumentOutcome['identity']>>();
@@ -106,5 +107,6 @@ function crossChecks(outcomes: readonly DocumentOutcome[]): ConfigError[] {
       if (!first.has(ref) && !byKindName.has(ref)) errors.push({ ...at, message: `depends on "${ref}", which no document defines` });
     }
   }
+  errors.push(...sharedTargets(outcomes));
   return errors;
 }

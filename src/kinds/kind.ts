@@ -167,6 +167,19 @@ export interface Outcome {
   readonly warning?: string;
 }
 
+/** A remote object (or a file) a resource writes; two resources writing one are refused at load. */
+export interface WriteTarget {
+  /** What is written, unique across kinds and readable in an error: "route route-1 of zone zone-1". */
+  readonly what: string;
+  /** The field that names it, where the error points. @default ['metadata', 'name'] */
+  readonly at?: FieldPath;
+  /**
+   * Set when resources may share the target by writing disjoint parts (a namespace's KV keys):
+   * the parts this one writes, sorted and unique. Read only when two resources share the target.
+   */
+  readonly parts?: () => readonly string[];
+}
+
 export interface KindDefinition {
   readonly kind: string;
   /** Metadata keys that are the operations' path parameters, in path order. */
@@ -175,6 +188,8 @@ export interface KindDefinition {
   readonly schema: string;
   /** Request building: canonical, deterministic; problems go to ctx.issue. */
   build(doc: ResourceDocument, ctx: BuildContext): Built;
+  /** Pure: what this resource writes that another document could write too (its singleton, its adopted id). */
+  targets?(self: DesiredResource): readonly WriteTarget[];
   /** Identity keys of resources this one must follow (beyond metadata.dependsOn). */
   dependencies?(self: DesiredResource, all: readonly DesiredResource[]): string[];
   /** Pure: what changes, by which operation, and what is blocked. */

@@ -58,3 +58,17 @@ test('--json prints validity, resources and errors for machines', async () => {
   expect(good.resources.map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`)).toEqual(['GatewayList/blocked-domains', 'GatewayLocation/head-office']);
   expect(Object.keys(good.resources[0]).sort()).toEqual(['hash', 'key', 'kind', 'name', 'source']);
 });
+
+test('two documents aiming at one route are refused with both positions, also in --json', async () => {
+  const dir = path.join(FIXTURES, 'two-routes-one-target');
+  const { stdout, stderr, exitCode } = await run('--config', dir);
+  expect(stderr).toBe(
+    `${path.join(dir, 'api.yaml')}:6:10  metadata.route  WorkerRoute[zone=zone-1,route=route-1]/api writes the same object as ` +
+      `WorkerRoute[zone=zone-1,route=route-1]/api-v2 at ${path.join(dir, 'api-v2.yaml')}:7:10 (route route-1 of zone zone-1): ` +
+      'each would overwrite the other on every run; keep one document\n1 error in 1 file\n',
+  );
+  expect(stdout).toBe('');
+  expect(exitCode).toBe(1);
+  const json = JSON.parse((await run('--config', dir, '--json')).stdout);
+  expect(json.errors).toEqual([expect.objectContaining({ file: path.join(dir, 'api.yaml'), line: 6, col: 10, path: 'metadata.route' })]);
+});
