@@ -22,12 +22,12 @@ export interface ExecOptions extends CommonOptions {
 export function withConfigAndState(cmd: Command): Command {
   return cmd
     .option('--config <dir>', 'config root folder', '.')
-    .option('--state <file>', 'state file', '.edgesync/state.db');
+    .option('--state <file>', 'state file', '.edgesync/state.db')
+    .option('--secrets <dir>', 'folder for token secrets, outside the config root (default: secrets/ beside the state file)');
 }
 
 export function withRemote(cmd: Command): Command {
   return cmd
-    .option('--secrets <dir>', 'folder for token secrets (default: secrets/ beside the state file)')
     .addOption(new Option('--base-url <url>', 'interface base URL ending in /client/v4').env('EDGESYNC_BASE_URL'))
     .option('--token-file <file>', 'file holding the API token (else EDGESYNC_API_TOKEN)')
     .option('--concurrency <n>', 'calls in flight at once', '4')

@@ -33,7 +33,7 @@ export async function configLoader(): Promise<typeof import('../config/index.js'
 /** Loads the config root of `opts`, keeping edgesync's own files out. */
 export async function loadRoot(opts: CommonOptions): Promise<LoadResult> {
   const { loadConfig } = await configLoader();
-  return loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts) });
+  return loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts), secrets: secretsDir(opts) });
 }
 
 /** "3 errors in 2 files". */

@@ -8,6 +8,7 @@ import { contentHash } from '../util/json.js';
 import { processDocument, type DocumentOutcome } from './document.js';
 import { displayFile, fieldPath, sortErrors, type ConfigError } from './errors.js';
 import { discover, readTextBounded } from './files.js';
+import { isHiddenBelow, isInside, realpathNearest } from './paths.js';
 import { sharedTargets } from './targets.js';
 import type { Env } from './interpolate.js';
 import { createSchemaValidator, type SchemaValidator } from './schema.js';
@@ -27,8 +28,13 @@ export interface LoadOptions {
   readonly maxFileBytes?: number;
   /** A `file:` reference larger than this is refused (KV JSON sources can be large). @default 512 MiB */
   readonly maxReferencedBytes?: number;
-  /** Absolute paths to skip: state, secrets and outputs when they sit inside the root. @default [] */
+  /** Absolute paths of edgesync's own files (the state file and its siblings): never config. @default [] */
   readonly ignore?: readonly string[];
+  /**
+   * The folder token secrets are written to. Inside the root, outside a dot-folder, it is refused:
+   * its files would be taken for config. Never read by a reference. @default none
+   */
+  readonly secrets?: string;
   /** Nodes a document may produce by expanding aliases; past it, an alias bomb is refused. @default 100000 */
   readonly maxAliasNodes?: number;
   /** Where the schemas are, for tests with fixture kinds. @default the package's schemas/ */
@@ -52,6 +58,7 @@ function checkOptions(options: LoadOptions) {
     maxReferencedBytes: checkInteger('maxReferencedBytes', options.maxReferencedBytes ?? 512 * MiB, 1),
     maxAliasNodes: checkInteger('maxAliasNodes', options.maxAliasNodes ?? 100_000, 1),
     ignore: ignore.map((p) => path.resolve(p)),
+    secrets: options.secrets === undefined ? undefined : path.resolve(checkString('secrets', options.secrets)),
     validator: options.schemas,
   };
 }
@@ -62,10 +69,14 @@ let defaultValidator: SchemaValidator | undefined;
 export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const opts = checkOptions(options);
   const validator = opts.validator ?? (defaultValidator ??= createSchemaValidator());
-  const found = await discover(opts.root, opts.ignore);
+  const own = ownFolders(opts.root, opts.ignore, opts.secrets);
+  const found = await discover(opts.root, own);
   const errors: ConfigError[] = found.problems.map((p) => ({ file: displayFile(p.file), line: p.line, col: p.col, path: '', message: p.message }));
+  if (opts.secrets !== undefined && found.realRoot && secretsInside(opts.root, found.realRoot, opts.secrets)) {
+    errors.push({ file: displayFile(opts.secrets), line: 1, col: 1, path: '', message: SECRETS_INSIDE });
+  }
   if (errors.length && !found.files.length) return { ok: false, errors: sortErrors(errors), files: [] };
-  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: opts.ignore, maxReferencedBytes: opts.maxReferencedBytes };
+  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: own, maxReferencedBytes: opts.maxReferencedBytes };
   const outcomes: DocumentOutcome[] = [];
   for (const file of found.files) {
     const display = displayFile(file);
@@ -84,6 +95,20 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   if (errors.length) return { ok: false, errors: sortErrors(errors), files: found.files };
   const resources = outcomes.map((o) => o.resource!);
   return { ok: true, resources, files: found.files, digest: contentHash(resources.map((r) => [r.key, r.hash]).sort((a, b) => (a[0] < b[0] ? -1 : 1))) };
+}
+
+const SECRETS_INSIDE =
+  'the secrets folder is inside the config root, where its files would be taken for config: pass `--secrets DIR` outside the root, or keep it under a dot-folder such as .edgesync/';
+
+/** Own files and the secrets folder; a folder that is the root or holds it would hide the whole config. */
+function ownFolders(root: string, ignore: readonly string[], secrets: string | undefined): string[] {
+  return [...ignore, ...(secrets === undefined || isInside(secrets, root) ? [] : [secrets])];
+}
+
+/** Inside the root by its written path or by where it really is, and not under a folder discovery skips. */
+function secretsInside(root: string, realRoot: string, secrets: string): boolean {
+  const real = realpathNearest(secrets);
+  return (isInside(root, secrets) && !isHiddenBelow(root, secrets)) || (isInside(realRoot, real) && !isHiddenBelow(realRoot, real));
 }
 
 /** Duplicate identities and shared write targets (one error naming both places), and dependsOn naming nothing. */

@@ -17,7 +17,7 @@ export interface EngineOptions {
   readonly root: string;
   readonly store: StateStore;
   readonly client: ExecutorOptions['client'];
-  /** Where token secrets are written (0600). */
+  /** Where token secrets are written (0600); refused by the loader when inside the root outside a dot-folder. */
   readonly secretsDir: string;
   /** @default systemClock */
   readonly clock?: Clock;
@@ -66,7 +66,7 @@ export function createEngine(options: EngineOptions): Engine {
   });
   return {
     load: () =>
-      loadConfig({ root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [] }),
+      loadConfig({ root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir }),
     plan: (resources) => buildPlan(resources, store.snapshot()),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { afterEach, expect, test, vi } from 'vitest';
 import { register } from '../../src/cli/validate.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES, LIST, tempRoot } from './helpers.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -71,4 +71,16 @@ test('two documents aiming at one route are refused with both positions, also in
   expect(exitCode).toBe(1);
   const json = JSON.parse((await run('--config', dir, '--json')).stdout);
   expect(json.errors).toEqual([expect.objectContaining({ file: path.join(dir, 'api.yaml'), line: 6, col: 10, path: 'metadata.route' })]);
+});
+
+test('a secrets folder inside the config root is refused like any config error, also in --json', async () => {
+  const root = tempRoot({ 'lists.yaml': LIST('blocked'), 'secrets/lists.yaml': LIST('allowed') });
+  const secrets = path.relative(process.cwd(), path.join(root, 'secrets'));
+  // The state file beside the config puts the default secrets folder there too.
+  const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, 'state.db'));
+  expect(stderr).toBe(`${secrets}:1:1  the secrets folder is inside the config root, where its files would be taken for config: pass \`--secrets DIR\` outside the root, or keep it under a dot-folder such as .edgesync/\n1 error in 1 file\n`);
+  expect(exitCode).toBe(1);
+  const json = JSON.parse((await run('--config', root, '--secrets', path.join(root, 'secrets'), '--json')).stdout);
+  expect(json).toMatchObject({ valid: false, errors: [{ file: secrets, line: 1, col: 1, path: '' }] });
+  expect((await run('--config', root, '--secrets', path.join(path.dirname(root), 'elsewhere'))).exitCode ?? 0).toBe(0);
 });
