@@ -6,7 +6,7 @@ import { formatError, type ConfigError } from '../config/errors.js';
 import type { LoadResult } from '../config/index.js';
 import type { DesiredResource } from '../kinds/kind.js';
 import { plural } from '../util/format.js';
-import { secretsDir, type CommonOptions } from './common.js';
+import { outputsDir, secretsDir, type CommonOptions } from './common.js';
 
 export class ConfigRefused extends Error {
   override name = 'ConfigRefused';
@@ -33,7 +33,7 @@ export async function configLoader(): Promise<typeof import('../config/index.js'
 /** Loads the config root of `opts`, keeping edgesync's own files out. */
 export async function loadRoot(opts: CommonOptions): Promise<LoadResult> {
   const { loadConfig } = await configLoader();
-  return loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts), secrets: secretsDir(opts) });
+  return loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts), secrets: secretsDir(opts), outputs: outputsDir(opts) });
 }
 
 /** "3 errors in 2 files". */

@@ -35,6 +35,11 @@ export interface LoadOptions {
    * its files would be taken for config. Never read by a reference. @default none
    */
   readonly secrets?: string;
+  /**
+   * Where AiRun outputs are written: a spec.output (relative to its YAML file, inside the root)
+   * lands at the same place relative to this folder. @default the root
+   */
+  readonly outputs?: string;
   /** Nodes a document may produce by expanding aliases; past it, an alias bomb is refused. @default 100000 */
   readonly maxAliasNodes?: number;
   /** Where the schemas are, for tests with fixture kinds. @default the package's schemas/ */
@@ -59,6 +64,7 @@ function checkOptions(options: LoadOptions) {
     maxAliasNodes: checkInteger('maxAliasNodes', options.maxAliasNodes ?? 100_000, 1),
     ignore: ignore.map((p) => path.resolve(p)),
     secrets: options.secrets === undefined ? undefined : path.resolve(checkString('secrets', options.secrets)),
+    outputs: options.outputs === undefined ? undefined : path.resolve(checkString('outputs', options.outputs)),
     validator: options.schemas,
   };
 }
@@ -76,7 +82,9 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
     errors.push({ file: displayFile(opts.secrets), line: 1, col: 1, path: '', message: SECRETS_INSIDE });
   }
   if (errors.length && !found.files.length) return { ok: false, errors: sortErrors(errors), files: [] };
-  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: own, maxReferencedBytes: opts.maxReferencedBytes };
+  // Own paths in both forms, so neither a reference nor an output reaches them through a symlink.
+  const ownBoth = [...new Set([...own, ...own.map(realpathNearest)])];
+  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: ownBoth, maxReferencedBytes: opts.maxReferencedBytes, outputs: opts.outputs ?? opts.root };
   const outcomes: DocumentOutcome[] = [];
   for (const file of found.files) {
     const display = displayFile(file);

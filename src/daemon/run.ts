@@ -7,7 +7,7 @@ import { createEngine } from '../engine/index.js';
 import type { Logger } from '../log.js';
 import { openStateStore } from '../state/index.js';
 import { checkInteger } from '../util/options.js';
-import { parseConcurrency, parseRateLimit, requireBaseUrl, secretsDir, type ExecOptions } from '../cli/common.js';
+import { outputsDir, parseConcurrency, parseRateLimit, requireBaseUrl, secretsDir, type ExecOptions } from '../cli/common.js';
 import { ownPaths } from '../cli/load.js';
 import { createMetrics } from './metrics.js';
 import { parseListen } from './options.js';
@@ -49,12 +49,14 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
   const stop = new AbortController();
   const root = path.resolve(flags.config);
   const own = ownPaths(flags);
+  const outputs = outputsDir(flags);
   try {
     const engine = createEngine({
       root,
       store,
       client,
       secretsDir: secrets,
+      outputsDir: outputs,
       logger: ctx.logger,
       env: ctx.env,
       ignore: own,
@@ -75,6 +77,7 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
       timing: { debounceMs, shutdownTimeoutMs },
       logger: ctx.logger,
       ownPaths: own,
+      outputsDir: outputs,
       ...(ctx.watch && { watch: ctx.watch }),
     });
   } catch (err) {

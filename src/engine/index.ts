@@ -24,8 +24,10 @@ export interface EngineOptions {
   readonly logger?: Logger;
   /** Variables for `${NAME}` interpolation. @default process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Absolute paths the loader skips (state, secrets, outputs when inside the root). @default [] */
+  /** Edgesync's own files (the state file and its siblings): never config, never an output. @default [] */
   readonly ignore?: readonly string[];
+  /** Where AI run outputs are written, at their path relative to the root. @default root */
+  readonly outputsDir?: string;
   /** Executor tuning; see ExecutorOptions. */
   readonly concurrency?: number;
   readonly rateLimit?: ExecutorOptions['rateLimit'];
@@ -57,6 +59,8 @@ export function createEngine(options: EngineOptions): Engine {
     interpret,
     clock: options.clock ?? systemClock,
     secretsDir: options.secretsDir,
+    outputsDir: options.outputsDir ?? options.root,
+    ownPaths: options.ignore ?? [],
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     ...(options.rateLimit && { rateLimit: options.rateLimit }),
     ...(options.retry && { retry: options.retry }),
@@ -66,7 +70,9 @@ export function createEngine(options: EngineOptions): Engine {
   });
   return {
     load: () =>
-      loadConfig({ root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir }),
+      loadConfig({
+        root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: options.outputsDir ?? options.root,
+      }),
     plan: (resources) => buildPlan(resources, store.snapshot()),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));

@@ -44,6 +44,13 @@ export interface BuildContext {
    * dot-files skipped; `rel` uses '/'. On failure records an issue at `path` and returns undefined.
    */
   listFiles(ref: string, path: FieldPath): { rel: string; ref: string; size: number }[] | undefined;
+  /**
+   * Checks `ref` (relative to the YAML file) as a file a run writes: inside the config root by its
+   * written path, inside the outputs folder where it really lands (symlinks followed), neither a
+   * YAML file nor the state or the secrets. Returns it relative to the outputs folder, with '/'
+   * separators (the same in every checkout); on a refusal records an issue at `path` and returns undefined.
+   */
+  outputPath(ref: string, path: FieldPath): string | undefined;
 }
 
 /** What a kind builds from a document. */
@@ -160,7 +167,7 @@ export interface Outcome {
   readonly etag?: string;
   /** A token secret: written to the secrets folder (0600) and nowhere else. */
   readonly secret?: string;
-  /** AiRun: the result to write to spec.output. */
+  /** AiRun: the result to write to spec.output; `path` is relative to the outputs folder ('/' separators). */
   readonly output?: { readonly path: string; readonly content: Json };
   readonly memo?: Json;
   /** Said in the plan/apply output (e.g. "created without an id: later updates need metadata.id"). */

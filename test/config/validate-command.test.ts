@@ -84,3 +84,11 @@ test('a secrets folder inside the config root is refused like any config error, 
   expect(json).toMatchObject({ valid: false, errors: [{ file: secrets, line: 1, col: 1, path: '' }] });
   expect((await run('--config', root, '--secrets', path.join(path.dirname(root), 'elsewhere'))).exitCode ?? 0).toBe(0);
 });
+
+test('an AiRun output over the state file is refused at its file:line:col', async () => {
+  const yaml = 'apiVersion: edgesync/v1\nkind: AiRun\nmetadata:\n  name: summary\n  account: "0123"\n  model: m\nspec:\n  input: { prompt: hi }\n  output: state.db\n';
+  const root = tempRoot({ 'ai.yaml': yaml });
+  const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, 'state.db'), '--secrets', path.join(root, '.edgesync', 'secrets'));
+  expect(stderr).toBe(`${path.relative(process.cwd(), path.join(root, 'ai.yaml'))}:9:11  spec.output  "state.db" is one of edgesync's own files (the state or the secrets): refused\n1 error in 1 file\n`);
+  expect(exitCode).toBe(1);
+});

@@ -90,6 +90,13 @@ describe('two documents aiming at one remote object', () => {
     const { errors } = await errorsIn({ 'a.yaml': list('blocked'), 'b.yaml': list('blocked-too') });
     expect(errors).toEqual([expect.objectContaining({ path: 'metadata.id', message: expect.stringContaining('(GatewayList 2c3e57e0-aaaa-bbbb-cccc-000000000001 of account 0123)') })]);
   });
+
+  test('two AiRun documents writing one output file are refused at the output', async () => {
+    const run = (name: string, output: string) =>
+      `apiVersion: edgesync/v1\nkind: AiRun\nmetadata:\n  name: ${name}\n  account: "${ACCOUNT}"\n  model: m\nspec:\n  input: { prompt: ${name} }\n  output: ${output}\n`;
+    const { errors } = await errorsIn({ 'a.yaml': run('first', 'out/summary.json'), 'ai/b.yaml': run('second', '../out/summary.json') });
+    expect(errors).toEqual([expect.objectContaining({ line: 9, col: 11, path: 'spec.output', message: expect.stringContaining('(the output file out/summary.json)') })]);
+  });
 });
 
 describe('two KvPairs documents on one namespace', () => {
