@@ -75,7 +75,7 @@ let defaultValidator: SchemaValidator | undefined;
 export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const opts = checkOptions(options);
   const validator = opts.validator ?? (defaultValidator ??= createSchemaValidator());
-  const own = ownFolders(opts.root, opts.ignore, opts.secrets);
+  const own = ownPathsOf(opts.root, opts.ignore, opts.secrets);
   const found = await discover(opts.root, own);
   const errors: ConfigError[] = found.problems.map((p) => ({ file: displayFile(p.file), line: p.line, col: p.col, path: '', message: p.message }));
   if (opts.secrets !== undefined && found.realRoot && secretsInside(opts.root, found.realRoot, opts.secrets)) {
@@ -109,7 +109,7 @@ const SECRETS_INSIDE =
   'the secrets folder is inside the config root, where its files would be taken for config: pass `--secrets DIR` outside the root, or keep it under a dot-folder such as .edgesync/';
 
 /** Own files and the secrets folder; a folder that is the root or holds it would hide the whole config. */
-function ownFolders(root: string, ignore: readonly string[], secrets: string | undefined): string[] {
+function ownPathsOf(root: string, ignore: readonly string[], secrets: string | undefined): string[] {
   return [...ignore, ...(secrets === undefined || isInside(secrets, root) ? [] : [secrets])];
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BuildContext, FieldPath } from '../kinds/kind.js';
 import { sizeProblem } from './files.js';
-import { checkOutputPath } from './outputs.js';
+import { checkOutputPath, type OutputBounds } from './outputs.js';
 import { isIgnored, isInside, realpathNearest } from './paths.js';
 import { compareStrings } from '../util/compare.js';
 
@@ -23,8 +23,6 @@ export interface ReferenceBounds {
 
 export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, issue: (path: FieldPath, message: string) => void): BuildContext {
   const base = path.dirname(yamlFile);
-  const outputs = bounds.outputs ?? bounds.root;
-  const outputBounds = { root: bounds.root, outputs, realOutputs: realpathNearest(outputs), own: bounds.ignore };
 
   /** The reference's realpath, or undefined after recording why it cannot be used. */
   const resolve = (ref: string, at: FieldPath): string | undefined => {
@@ -85,7 +83,12 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
     return out.sort((a, b) => compareStrings(a.rel, b.rel));
   };
 
-  const outputPath = (ref: string, at: FieldPath): string | undefined => checkOutputPath(outputBounds, yamlFile, ref, at, issue);
+  let outputBounds: OutputBounds | undefined;
+  const outputPath = (ref: string, at: FieldPath): string | undefined => {
+    const outputs = bounds.outputs ?? bounds.root;
+    outputBounds ??= { root: bounds.root, outputs, realOutputs: realpathNearest(outputs), own: bounds.ignore };
+    return checkOutputPath(outputBounds, yamlFile, ref, at, issue);
+  };
 
   return { root: bounds.root, issue, readFile, listFiles, outputPath };
 }
