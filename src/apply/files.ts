@@ -3,8 +3,10 @@
 
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { isIgnored, isInside, realpathNearest } from '../config/paths.js';
+import { YAML_NAME } from '../config/outputs.js';
 import type { Json } from '../util/json.js';
 
 /** Writes `data` to a temp file (created with `mode`) beside `file`, fsyncs it and renames it over `file`. */
@@ -84,10 +86,28 @@ export async function ensureBindingKey(dir: string): Promise<Buffer> {
   return readBindingKey(dir)!;
 }
 
-/** Writes an AI run's result as pretty JSON. */
-export async function writeJsonOutput(file: string, content: Json): Promise<string> {
-  const target = path.resolve(file);
+/**
+ * Writes an AI run's result as pretty JSON at `rel` below the outputs folder `dir`, and returns
+ * where. Checked again as it is written, since the loader checked: a symlink made since then
+ * must not carry the write out of `dir`, over a YAML file or over one of `own` (state, secrets).
+ */
+export async function writeJsonOutput(dir: string, rel: string, content: Json, own: readonly string[] = []): Promise<string> {
+  const target = path.resolve(dir, rel);
+  if (path.isAbsolute(rel) || !isInside(dir, target) || target === path.resolve(dir)) throw new Error(`"${rel}" is not a path inside the outputs folder`);
+  await mkdir(dir, { recursive: true });
+  const realDir = await realpath(dir);
+  const protectedPaths = [...own, ...own.map(realpathNearest)];
+  const check = (real: string): void => {
+    if (!isInside(realDir, real)) throw new Error(`"${rel}" leads outside the outputs folder through a symlink: refused`);
+    if (YAML_NAME.test(real)) throw new Error(`"${rel}" is a YAML file, which is config: refused`);
+    if (isIgnored(protectedPaths, target, real)) throw new Error(`"${rel}" is one of edgesync's own files (the state or the secrets): refused`);
+  };
+  // Before creating folders (mkdir follows symlinks), then on the folder as it now really is.
+  check(realpathNearest(target));
   await mkdir(path.dirname(target), { recursive: true });
-  await writeFileAtomic(target, JSON.stringify(content, null, 2) + '\n');
+  const real = path.join(await realpath(path.dirname(target)), path.basename(target));
+  check(real);
+  // Written where the folder really is; a symlink at the file's own name is replaced, not followed.
+  await writeFileAtomic(real, JSON.stringify(content, null, 2) + '\n');
   return target;
 }

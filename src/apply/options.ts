@@ -1,6 +1,7 @@
 // The executor's options, hooks and result types, and their eager checks.
 // Everything with an effect (client, store, clock) is handed in, so tests pass fakes.
 
+import path from 'node:path';
 import type { Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
 import type { StateStore } from '../state/types.js';
@@ -81,6 +82,13 @@ export interface ExecutorOptions {
   readonly retry?: RetryOptions;
   /** Token secrets go here, one file per token named after metadata.name, mode 0600 (folder 0700). */
   readonly secretsDir: string;
+  /**
+   * AI run outputs are written below this folder (the config root unless `--outputs`), at the
+   * relative path the kind gives. @default none: an output is then a failure, never a guess
+   */
+  readonly outputsDir?: string;
+  /** Paths an output may never replace (the state file and its siblings); the secrets folder always is one. @default [] */
+  readonly ownPaths?: readonly string[];
   /** Graceful stop: no new calls; calls in flight finish. @default undefined (never stops) */
   readonly signal?: AbortSignal;
   /** @default {} */
@@ -129,6 +137,8 @@ export interface ResolvedOptions {
   readonly rateLimit: RateLimit;
   readonly retry: Required<RetryOptions>;
   readonly secretsDir: string;
+  readonly outputsDir?: string;
+  readonly ownPaths: readonly string[];
   readonly signal?: AbortSignal;
   readonly hooks: ExecutorHooks;
   readonly logger: ExecutorLogger;
@@ -139,6 +149,11 @@ const silent: ExecutorLogger = { info() {}, warn() {}, error() {}, debug() {} };
 function checkObject<T>(name: string, value: T, methods: readonly string[]): T {
   const ok = value !== null && typeof value === 'object' && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
   if (!ok) fail(name, methods.length ? `an object with ${methods.map((m) => `\`${m}()\``).join(', ')}` : 'an object', value);
+  return value;
+}
+
+function checkPaths(name: string, value: readonly string[]): readonly string[] {
+  if (!Array.isArray(value) || value.some((p) => typeof p !== 'string' || !path.isAbsolute(p))) fail(name, 'a list of absolute paths', value);
   return value;
 }
 
@@ -176,6 +191,8 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
       random: checkFunction('retry.random', retry.random ?? Math.random),
     },
     secretsDir: checkString('secretsDir', options.secretsDir),
+    ...(options.outputsDir !== undefined && { outputsDir: path.resolve(checkString('outputsDir', options.outputsDir)) }),
+    ownPaths: checkPaths('ownPaths', options.ownPaths ?? []),
     ...(signal && { signal }),
     hooks,
     logger: checkObject('logger', options.logger ?? silent, ['info', 'warn', 'error', 'debug']),

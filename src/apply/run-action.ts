@@ -1,6 +1,7 @@
 // One action from first request to settled outcome: rate cap, intent journal, retries, files, state.
 // The only code that calls the client; state is written right after every call it makes.
 
+import path from 'node:path';
 import type PQueue from 'p-queue';
 import type { Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
@@ -188,8 +189,10 @@ async function writeFiles(action: Action, ctx: RunContext, outcome: Outcome): Pr
     }
   }
   if (outcome.output) {
+    const { outputsDir, ownPaths, secretsDir } = ctx.options;
     try {
-      outputFile = await writeJsonOutput(outcome.output.path, outcome.output.content);
+      if (outputsDir === undefined) throw new Error('no outputs folder was given');
+      outputFile = await writeJsonOutput(outputsDir, outcome.output.path, outcome.output.content, [...ownPaths, path.resolve(secretsDir)]);
     } catch (err) {
       problems.push(`the output could not be written to ${outcome.output.path}: ${describeError(err)}`);
     }

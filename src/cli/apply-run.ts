@@ -12,7 +12,7 @@ import type { Plan } from '../plan/types.js';
 import { openStateStore } from '../state/index.js';
 import { systemClock } from '../util/clock.js';
 import {
-  parseConcurrency, parseRateLimit, parseTimeout, requireBaseUrl, secretsDir, type ExecOptions,
+  outputsDir, parseConcurrency, parseRateLimit, parseTimeout, requireBaseUrl, secretsDir, type ExecOptions,
 } from './common.js';
 import { loadOrRefuse, ownPaths } from './load.js';
 import { createProgress, type Progress } from './progress.js';
@@ -87,7 +87,7 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
     const { logger } = notices;
     let progress: Progress | undefined;
     const engine = createEngine({
-      root: path.resolve(opts.config), store, client, secretsDir: secrets, logger, concurrency, rateLimit,
+      root: path.resolve(opts.config), store, client, secretsDir: secrets, outputsDir: outputsDir(opts), logger, concurrency, rateLimit,
       ignore: ownPaths(opts), signal: stop.signal,
       hooks: {
         onActionEnd: (action, status) => {

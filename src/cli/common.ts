@@ -9,6 +9,7 @@ export interface CommonOptions {
   readonly config: string;
   readonly state: string;
   readonly secrets?: string;
+  readonly outputs?: string;
   readonly baseUrl?: string;
   readonly tokenFile?: string;
   readonly json?: boolean;
@@ -24,12 +25,13 @@ export interface ExecOptions extends CommonOptions {
 export function withConfigAndState(cmd: Command): Command {
   return cmd
     .option('--config <dir>', 'config root folder', '.')
-    .option('--state <file>', 'state file', '.edgesync/state.db');
+    .option('--state <file>', 'state file', '.edgesync/state.db')
+    .option('--secrets <dir>', 'folder for token secrets, outside the config root (default: secrets/ beside the state file)')
+    .option('--outputs <dir>', 'folder AI run outputs are written below, at their path in the config root (default: the config root)');
 }
 
 export function withRemote(cmd: Command): Command {
   return cmd
-    .option('--secrets <dir>', 'folder for token secrets (default: secrets/ beside the state file)')
     .addOption(new Option('--base-url <url>', 'interface base URL ending in /client/v4').env('EDGESYNC_BASE_URL'))
     .option('--token-file <file>', 'file holding the API token (else EDGESYNC_API_TOKEN)')
     .option('--concurrency <n>', 'calls in flight at once', '4')
@@ -39,6 +41,11 @@ export function withRemote(cmd: Command): Command {
 
 export function secretsDir(opts: CommonOptions): string {
   return path.resolve(opts.secrets ?? path.join(path.dirname(path.resolve(opts.state)), 'secrets'));
+}
+
+/** Where AI run outputs go: `--outputs`, else the config root. */
+export function outputsDir(opts: CommonOptions): string {
+  return path.resolve(opts.outputs ?? opts.config);
 }
 
 /** A `--rate-limit` value "N/SECONDS": N from 1 up, SECONDS above 0; `example` shows the form in errors. */

@@ -6,7 +6,7 @@ import { formatError, type ConfigError } from '../config/errors.js';
 import type { LoadResult } from '../config/index.js';
 import type { DesiredResource } from '../kinds/kind.js';
 import { plural } from '../util/format.js';
-import { secretsDir, type CommonOptions } from './common.js';
+import { outputsDir, secretsDir, type CommonOptions } from './common.js';
 
 export class ConfigRefused extends Error {
   override name = 'ConfigRefused';
@@ -37,7 +37,9 @@ export async function configLoader(): Promise<typeof import('../config/index.js'
 export async function loadRoot(opts: CommonOptions, secretKey?: Uint8Array): Promise<LoadResult> {
   const [{ loadConfig }, { readBindingKey }] = await Promise.all([configLoader(), import('../apply/files.js')]);
   const key = secretKey ?? readBindingKey(secretsDir(opts));
-  return loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts), ...(key && { secretKey: key }) });
+  return loadConfig({
+    root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts), secrets: secretsDir(opts), outputs: outputsDir(opts), ...(key && { secretKey: key }),
+  });
 }
 
 /** "3 errors in 2 files". */

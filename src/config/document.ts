@@ -2,7 +2,7 @@
 // kind's schema, then the scope keys, then kind.build with a BuildContext for file references.
 
 import { allKinds, getKind } from '../kinds/registry.js';
-import { identityKey, type Built, type DesiredResource, type FieldPath, type KindDefinition, type ResourceDocument, type SourceLocation } from '../kinds/kind.js';
+import { identityKey, type Built, type DesiredResource, type FieldPath, type KindDefinition, type ResourceDocument, type SourceLocation, type WriteTarget } from '../kinds/kind.js';
 import { contentHash, type Json } from '../util/json.js';
 import { fieldPath, type ConfigError } from './errors.js';
 import { describeErrors, type Finding } from './messages.js';
@@ -18,6 +18,8 @@ export interface DocumentOutcome {
   /** Known whenever kind, name and scope are readable, even when other fields are wrong. */
   readonly identity?: { readonly key: string; readonly kind: string; readonly name: string; readonly at: ConfigError };
   readonly dependsOn: readonly { readonly ref: string; readonly at: ConfigError }[];
+  /** What the built resource writes that another document could write too, each with where it is named. */
+  readonly writes?: readonly { readonly target: WriteTarget; readonly at: ConfigError }[];
 }
 
 export interface DocumentContext {
@@ -72,7 +74,8 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     hash: contentHash(built.request),
     source,
   };
-  return { errors: [], resource, identity, dependsOn };
+  const writes = (def.targets?.(resource) ?? []).map((target) => ({ target, at: errorAt(target.at ?? ['metadata', 'name'], '') }));
+  return { errors: [], resource, identity, dependsOn, writes };
 }
 
 /** The envelope, then the kind's own schema; the kind when it is a registered one. */

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isUtf8 } from 'node:buffer';
-import { formatBytes, isIgnored, isInside } from './paths.js';
+import { formatBytes, isIgnored, isInside, isSkippedName } from './paths.js';
 import type { Position } from './yaml.js';
 import { compareStrings } from '../util/compare.js';
 
@@ -57,7 +57,7 @@ export async function discover(root: string, ignore: readonly string[], io: Disc
       return;
     }
     for (const entry of entries) {
-      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      if (isSkippedName(entry.name)) continue;
       // A plain file that is not YAML needs no realpath or stat (KV folders can hold thousands).
       if (entry.isFile() && !YAML_FILE.test(entry.name)) continue;
       const full = path.join(dir, entry.name);

@@ -9,6 +9,8 @@ import { contentHash } from '../util/json.js';
 import { processDocument, type DocumentOutcome } from './document.js';
 import { displayFile, fieldPath, sortErrors, type ConfigError } from './errors.js';
 import { discover, readTextBounded } from './files.js';
+import { isHiddenBelow, isInside, realpathNearest } from './paths.js';
+import { sharedTargets } from './targets.js';
 import type { Env } from './interpolate.js';
 import { createSchemaValidator, type SchemaValidator } from './schema.js';
 import { parseYaml } from './yaml.js';
@@ -27,8 +29,18 @@ export interface LoadOptions {
   readonly maxFileBytes?: number;
   /** A `file:` reference larger than this is refused (KV JSON sources can be large). @default 512 MiB */
   readonly maxReferencedBytes?: number;
-  /** Absolute paths to skip: state, secrets and outputs when they sit inside the root. @default [] */
+  /** Absolute paths of edgesync's own files (the state file and its siblings): never config. @default [] */
   readonly ignore?: readonly string[];
+  /**
+   * The folder token secrets are written to. Inside the root, outside a dot-folder, it is refused:
+   * its files would be taken for config. Never read by a reference. @default none
+   */
+  readonly secrets?: string;
+  /**
+   * Where AiRun outputs are written: a spec.output (relative to its YAML file, inside the root)
+   * lands at the same place relative to this folder. @default the root
+   */
+  readonly outputs?: string;
   /** Nodes a document may produce by expanding aliases; past it, an alias bomb is refused. @default 100000 */
   readonly maxAliasNodes?: number;
   /** Levels of nested lists and maps a document may have (real ones have under ten). @default 64 */
@@ -63,6 +75,8 @@ function checkOptions(options: LoadOptions) {
     maxAliasNodes: checkInteger('maxAliasNodes', options.maxAliasNodes ?? 100_000, 1),
     maxDepth: checkInteger('maxDepth', options.maxDepth ?? 64, 1, 500),
     ignore: ignore.map((p) => path.resolve(p)),
+    secrets: options.secrets === undefined ? undefined : path.resolve(checkString('secrets', options.secrets)),
+    outputs: options.outputs === undefined ? undefined : path.resolve(checkString('outputs', options.outputs)),
     validator: options.schemas,
     secretHash: keyedHash(options.secretKey ?? randomBytes(32)),
   };
@@ -79,10 +93,16 @@ let defaultValidator: SchemaValidator | undefined;
 export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const opts = checkOptions(options);
   const validator = opts.validator ?? (defaultValidator ??= createSchemaValidator());
-  const found = await discover(opts.root, opts.ignore);
+  const own = ownPathsOf(opts.root, opts.ignore, opts.secrets);
+  const found = await discover(opts.root, own);
   const errors: ConfigError[] = found.problems.map((p) => ({ file: displayFile(p.file), line: p.line, col: p.col, path: '', message: p.message }));
+  if (opts.secrets !== undefined && found.realRoot && secretsInside(opts.root, found.realRoot, opts.secrets)) {
+    errors.push({ file: displayFile(opts.secrets), line: 1, col: 1, path: '', message: SECRETS_INSIDE });
+  }
   if (errors.length && !found.files.length) return { ok: false, errors: sortErrors(errors), files: [] };
-  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: opts.ignore, maxReferencedBytes: opts.maxReferencedBytes, secretHash: opts.secretHash };
+  // Own paths in both forms, so neither a reference nor an output reaches them through a symlink.
+  const ownBoth = [...new Set([...own, ...own.map(realpathNearest)])];
+  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: ownBoth, maxReferencedBytes: opts.maxReferencedBytes, outputs: opts.outputs ?? opts.root, secretHash: opts.secretHash };
   const outcomes: DocumentOutcome[] = [];
   for (const file of found.files) {
     const display = displayFile(file);
@@ -103,7 +123,21 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   return { ok: true, resources, files: found.files, digest: contentHash(resources.map((r) => [r.key, r.hash]).sort((a, b) => (a[0] < b[0] ? -1 : 1))) };
 }
 
-/** Duplicate identities (one error naming both places) and dependsOn naming nothing. */
+const SECRETS_INSIDE =
+  'the secrets folder is inside the config root, where its files would be taken for config: pass `--secrets DIR` outside the root, or keep it under a dot-folder such as .edgesync/';
+
+/** Own files and the secrets folder; a folder that is the root or holds it would hide the whole config. */
+function ownPathsOf(root: string, ignore: readonly string[], secrets: string | undefined): string[] {
+  return [...ignore, ...(secrets === undefined || isInside(secrets, root) ? [] : [secrets])];
+}
+
+/** Inside the root by its written path or by where it really is, and not under a folder discovery skips. */
+function secretsInside(root: string, realRoot: string, secrets: string): boolean {
+  const real = realpathNearest(secrets);
+  return (isInside(root, secrets) && !isHiddenBelow(root, secrets)) || (isInside(realRoot, real) && !isHiddenBelow(realRoot, real));
+}
+
+/** Duplicate identities and shared write targets (one error naming both places), and dependsOn naming nothing. */
 function crossChecks(outcomes: readonly DocumentOutcome[]): ConfigError[] {
   const errors: ConfigError[] = [];
   const first = new Map<string, NonNullable<DocumentOutcome['identity']>>();
@@ -124,5 +158,6 @@ function crossChecks(outcomes: readonly DocumentOutcome[]): ConfigError[] {
       if (!first.has(ref) && !byKindName.has(ref)) errors.push({ ...at, message: `depends on "${ref}", which no document defines` });
     }
   }
+  errors.push(...sharedTargets(outcomes));
   return errors;
 }

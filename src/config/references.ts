@@ -1,21 +1,26 @@
 // The BuildContext handed to kinds: `file:`/`dir:` references read relative to the YAML file,
 // refused when they leave the config root (by `..`, an absolute path or a symlink) or are too big.
+// Output paths are checked by outputs.ts.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BuildContext, FieldPath } from '../kinds/kind.js';
 import { sizeProblem } from './files.js';
-import { isIgnored, isInside } from './paths.js';
+import { checkOutputPath, type OutputBounds } from './outputs.js';
+import { isIgnored, isInside, realpathNearest } from './paths.js';
 import { compareStrings } from '../util/compare.js';
 
 export interface ReferenceBounds {
   /** Absolute config root as given, and its realpath. */
   readonly root: string;
   readonly realRoot: string;
+  /** Edgesync's own files and folders: never read, never written by a run. */
   readonly ignore: readonly string[];
   readonly maxReferencedBytes: number;
   /** See BuildContext.secretHash. */
   readonly secretHash: (text: string) => string;
+  /** Where runs write their outputs. @default the root */
+  readonly outputs?: string;
 }
 
 export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, issue: (path: FieldPath, message: string) => void): BuildContext {
@@ -80,5 +85,12 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
     return out.sort((a, b) => compareStrings(a.rel, b.rel));
   };
 
-  return { root: bounds.root, issue, readFile, listFiles, secretHash: bounds.secretHash };
+  let outputBounds: OutputBounds | undefined;
+  const outputPath = (ref: string, at: FieldPath): string | undefined => {
+    const outputs = bounds.outputs ?? bounds.root;
+    outputBounds ??= { root: bounds.root, outputs, realOutputs: realpathNearest(outputs), own: bounds.ignore };
+    return checkOutputPath(outputBounds, yamlFile, ref, at, issue);
+  };
+
+  return { root: bounds.root, issue, readFile, listFiles, outputPath, secretHash: bounds.secretHash };
 }

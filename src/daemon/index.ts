@@ -1,6 +1,7 @@
 // The daemon: the reconcile loop, the watcher on the config root and the HTTP endpoint, started
 // together and stopped in order (no new calls, calls in flight finish, watcher and server closed).
 
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { LoadResult } from '../config/index.js';
 import type { StateStore } from '../state/types.js';
@@ -40,6 +41,8 @@ export interface DaemonOptions {
   readonly ownPaths?: readonly string[];
   /** How often the root is checked for having been removed, renamed or replaced. @default 500 */
   readonly rootPollMs?: number;
+  /** Where AI run outputs are written (the engine's outputsDir). @default root */
+  readonly outputsDir?: string;
 }
 
 export interface Daemon {
@@ -52,12 +55,12 @@ export interface Daemon {
   stop(): Promise<boolean>;
 }
 
-/** Where AI runs write their results: those writes are not config changes. */
-function aiOutputs(loaded: LoadResult): string[] {
+/** Where AI runs write their results (paths relative to the outputs folder): those writes are not config changes. */
+function aiOutputs(loaded: LoadResult, outputsDir: string): string[] {
   if (!loaded.ok) return [];
   return loaded.resources.flatMap((r) => {
     const output = r.kind === 'AiRun' && r.request && typeof r.request === 'object' && !Array.isArray(r.request) ? r.request.output : undefined;
-    return typeof output === 'string' ? [output] : [];
+    return typeof output === 'string' && output !== '' ? [path.resolve(outputsDir, output)] : [];
   });
 }
 
@@ -78,6 +81,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
   let outputs: string[] = [];
   const own = [...(options.ownPaths ?? [])];
+  const outputsDir = path.resolve(options.outputsDir ?? root);
 
   const loop = createReconcileLoop({
     engine: options.engine,
@@ -88,7 +92,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...metrics.observer,
       onConfig: (loaded) => {
         metrics.observer.onConfig?.(loaded);
-        if (loaded.ok) outputs = aiOutputs(loaded);
+        if (loaded.ok) outputs = aiOutputs(loaded, outputsDir);
       },
     },
   });

@@ -8,7 +8,7 @@ import { createEngine } from '../engine/index.js';
 import type { Logger } from '../log.js';
 import { openStateStore } from '../state/index.js';
 import { checkInteger } from '../util/options.js';
-import { parseConcurrency, parseRateLimit, parseTimeout, requireBaseUrl, secretsDir, type ExecOptions } from '../cli/common.js';
+import { outputsDir, parseConcurrency, parseRateLimit, parseTimeout, requireBaseUrl, secretsDir, type ExecOptions } from '../cli/common.js';
 import { ownPaths } from '../cli/load.js';
 import { createMetrics } from './metrics.js';
 import { parseListen } from './options.js';
@@ -51,6 +51,7 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
   const stop = new AbortController();
   const root = path.resolve(flags.config);
   const own = ownPaths(flags);
+  const outputs = outputsDir(flags);
   try {
     const secretKey = await ensureBindingKey(secrets);
     const engine = createEngine({
@@ -59,6 +60,7 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
       store,
       client,
       secretsDir: secrets,
+      outputsDir: outputs,
       logger: ctx.logger,
       env: ctx.env,
       ignore: own,
@@ -79,6 +81,7 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
       timing: { debounceMs, shutdownTimeoutMs },
       logger: ctx.logger,
       ownPaths: own,
+      outputsDir: outputs,
       ...(ctx.watch && { watch: ctx.watch }),
     });
   } catch (err) {

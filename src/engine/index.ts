@@ -17,7 +17,7 @@ export interface EngineOptions {
   readonly root: string;
   readonly store: StateStore;
   readonly client: ExecutorOptions['client'];
-  /** Where token secrets are written (0600). */
+  /** Where token secrets are written (0600); refused by the loader when inside the root outside a dot-folder. */
   readonly secretsDir: string;
   /** @default systemClock */
   readonly clock?: Clock;
@@ -26,8 +26,10 @@ export interface EngineOptions {
   readonly secretKey?: Uint8Array;
   /** Variables for `${NAME}` interpolation. @default process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Absolute paths the loader skips (state, secrets, outputs when inside the root). @default [] */
+  /** Edgesync's own files (the state file and its siblings): never config, never an output. @default [] */
   readonly ignore?: readonly string[];
+  /** Where AI run outputs are written, at their path relative to the root. @default root */
+  readonly outputsDir?: string;
   /** Executor tuning; see ExecutorOptions. */
   readonly concurrency?: number;
   readonly rateLimit?: ExecutorOptions['rateLimit'];
@@ -59,6 +61,8 @@ export function createEngine(options: EngineOptions): Engine {
     interpret,
     clock: options.clock ?? systemClock,
     secretsDir: options.secretsDir,
+    outputsDir: options.outputsDir ?? options.root,
+    ownPaths: options.ignore ?? [],
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     ...(options.rateLimit && { rateLimit: options.rateLimit }),
     ...(options.retry && { retry: options.retry }),
@@ -69,7 +73,8 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     load: () =>
       loadConfig({
-        root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], ...(options.secretKey && { secretKey: options.secretKey }),
+        root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: options.outputsDir ?? options.root,
+        ...(options.secretKey && { secretKey: options.secretKey }),
       }),
     plan: (resources) => buildPlan(resources, store.snapshot()),
     apply: (plan, resources) => {

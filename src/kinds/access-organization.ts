@@ -1,7 +1,7 @@
 // AccessOrganization (operation 2, PUT): the account's Zero Trust organization settings.
 // The spec is the request; the whole organization is sent whenever it changes.
 
-import { accountScope, putKind } from './families.js';
+import { accountScope, perAccount, putKind } from './families.js';
 import { registerKind } from './registry.js';
 
 export const accessOrganization = registerKind(
@@ -9,5 +9,6 @@ export const accessOrganization = registerKind(
     kind: 'AccessOrganization',
     ...accountScope('identifier'),
     operation: 'updateAccessOrganization',
+    targets: perAccount('Zero Trust organization'),
   }),
 );

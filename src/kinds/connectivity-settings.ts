@@ -1,7 +1,7 @@
 // ConnectivitySettings (operation 17, PATCH): the account network's ICMP proxy and off-ramp flags.
 // Only changed flags are sent; a flag removed from the file stays as it is remotely.
 
-import { accountScope, patchKind } from './families.js';
+import { accountScope, patchKind, perAccount } from './families.js';
 import { registerKind } from './registry.js';
 
 export const connectivitySettings = registerKind(
@@ -9,5 +9,6 @@ export const connectivitySettings = registerKind(
     kind: 'ConnectivitySettings',
     ...accountScope('account_identifier'),
     operation: 'updateConnectivitySettings',
+    targets: perAccount('connectivity settings'),
   }),
 );

@@ -14,6 +14,7 @@ import type {
   Outcome,
   PlanContext,
   ResourceDocument,
+  WriteTarget,
 } from './kind.js';
 
 /** What every family needs to know about a kind. */
@@ -26,6 +27,13 @@ export interface KindBase {
   /** Request building; by default the spec is the request. */
   readonly build?: (doc: ResourceDocument, ctx: BuildContext) => Built;
   readonly dependencies?: (self: DesiredResource, all: readonly DesiredResource[]) => string[];
+  /** What the resource writes that another document could write too; see KindDefinition.targets. */
+  readonly targets?: (self: DesiredResource) => readonly WriteTarget[];
+}
+
+/** Kinds with one object per account (settings, the Zero Trust account): the account is the target. */
+export function perAccount(what: string): (self: DesiredResource) => WriteTarget[] {
+  return (self) => [{ what: `the ${what} of account ${self.scope.account}`, at: ['metadata', 'account'] }];
 }
 
 /** The scope of account-level kinds: one path parameter, named `param` by their operations. */
@@ -77,6 +85,7 @@ export function defineKind(
     scopeKeys: base.scopeKeys,
     schema: schemaFile(base.kind),
     build: base.build ?? specRequest,
+    ...(base.targets && { targets: base.targets }),
     ...(base.dependencies && { dependencies: base.dependencies }),
     plan,
     outcome,

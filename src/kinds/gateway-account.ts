@@ -2,7 +2,7 @@
 // The body is only the account id, taken from the scope; the spec is empty or absent.
 
 import { noUpdate, postKind } from './post-family.js';
-import { accountScope } from './families.js';
+import { accountScope, perAccount } from './families.js';
 import { registerKind } from './registry.js';
 
 export const gatewayAccount = registerKind(
@@ -12,5 +12,6 @@ export const gatewayAccount = registerKind(
     create: 'createGatewayAccount',
     build: (doc) => ({ request: { account_id: String(doc.metadata.account) } }),
     blockedReason: noUpdate('GatewayAccount'),
+    targets: perAccount('Zero Trust account'),
   }),
 );

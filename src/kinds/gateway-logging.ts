@@ -1,7 +1,7 @@
 // GatewayLogging (operation 12, PUT): PII redaction and logging settings by rule type.
 // Follows the account's GatewayAccount when the config creates one.
 
-import { accountScope, onGatewayAccount, putKind } from './families.js';
+import { accountScope, onGatewayAccount, perAccount, putKind } from './families.js';
 import { registerKind } from './registry.js';
 
 export const gatewayLogging = registerKind(
@@ -9,6 +9,7 @@ export const gatewayLogging = registerKind(
     kind: 'GatewayLogging',
     ...accountScope('identifier'),
     operation: 'updateLogging',
+    targets: perAccount('Gateway logging settings'),
     dependencies: onGatewayAccount,
   }),
 );

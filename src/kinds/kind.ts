@@ -49,6 +49,13 @@ export interface BuildContext {
    * state only to notice a change: unlike a plain hash, it cannot be guessed offline from the state.
    */
   secretHash(text: string): string;
+  /**
+   * Checks `ref` (relative to the YAML file) as a file a run writes: inside the config root by its
+   * written path, inside the outputs folder where it really lands (symlinks followed), neither a
+   * YAML file nor the state or the secrets. Returns it relative to the outputs folder, with '/'
+   * separators (the same in every checkout); on a refusal records an issue at `path` and returns undefined.
+   */
+  outputPath(ref: string, path: FieldPath): string | undefined;
 }
 
 /** What a kind builds from a document. */
@@ -165,11 +172,24 @@ export interface Outcome {
   readonly etag?: string;
   /** A token secret: written to the secrets folder (0600) and nowhere else. */
   readonly secret?: string;
-  /** AiRun: the result to write to spec.output. */
+  /** AiRun: the result to write to spec.output; `path` is relative to the outputs folder ('/' separators). */
   readonly output?: { readonly path: string; readonly content: Json };
   readonly memo?: Json;
   /** Said in the plan/apply output (e.g. "created without an id: later updates need metadata.id"). */
   readonly warning?: string;
+}
+
+/** A remote object (or a file) a resource writes; two resources writing one are refused at load. */
+export interface WriteTarget {
+  /** What is written, unique across kinds and readable in an error: "route route-1 of zone zone-1". */
+  readonly what: string;
+  /** The field that names it, where the error points. @default ['metadata', 'name'] */
+  readonly at?: FieldPath;
+  /**
+   * Set when resources may share the target by writing disjoint parts (a namespace's KV keys):
+   * the parts this one writes, sorted and unique. Read only when two resources share the target.
+   */
+  readonly parts?: () => readonly string[];
 }
 
 export interface KindDefinition {
@@ -180,6 +200,8 @@ export interface KindDefinition {
   readonly schema: string;
   /** Request building: canonical, deterministic; problems go to ctx.issue. */
   build(doc: ResourceDocument, ctx: BuildContext): Built;
+  /** Pure: what this resource writes that another document could write too (its singleton, its adopted id). */
+  targets?(self: DesiredResource): readonly WriteTarget[];
   /** Identity keys of resources this one must follow (beyond metadata.dependsOn). */
   dependencies?(self: DesiredResource, all: readonly DesiredResource[]): string[];
   /** Pure: what changes, by which operation, and what is blocked. */

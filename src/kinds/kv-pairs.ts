@@ -2,6 +2,7 @@
 // (operation 10) in chunks, diffed per key against the hashes state keeps, never the values.
 
 import type { KindDefinition } from './kind.js';
+import type { KvPayload } from './kv/model.js';
 import { registerKind } from './registry.js';
 import { buildKv } from './kv/model.js';
 import { planKv } from './kv/plan.js';
@@ -11,6 +12,14 @@ export const kvPairs: KindDefinition = {
   scopeKeys: ['account', 'namespace'],
   schema: 'kv-pairs.schema.json',
   build: (doc, ctx) => buildKv(doc.spec, ctx),
+  // Documents may share a namespace, not a key: the payload's keys are already sorted and unique.
+  targets: (self) => [
+    {
+      what: `KV namespace ${self.scope.namespace} of account ${self.scope.account}`,
+      at: ['metadata', 'namespace'],
+      parts: () => (self.payload as KvPayload).pairs.map((p) => p.key),
+    },
+  ],
   plan: (ctx) => planKv(ctx),
   // A chunk's record (its keys and hashes) is all there is to remember; the result is `{}`.
   outcome: () => ({}),

@@ -5,7 +5,7 @@ import type { OperationName } from '../api/operations.js';
 import { contentHash, type Json } from '../util/json.js';
 import { compact, diffJson, omit, pick, topFields } from './diff.js';
 import { NOTHING, accountScope, defineKind, onGatewayAccount, pathParams, resultField, type KindBase } from './families.js';
-import type { ActionDraft, BlockedDraft, KindDecision, KindDefinition, Outcome, PlanContext } from './kind.js';
+import type { ActionDraft, BlockedDraft, DesiredResource, KindDecision, KindDefinition, Outcome, PlanContext, WriteTarget } from './kind.js';
 
 export const NO_REMOTE_ID = 'the create answered without an id: set metadata.id to update it';
 export const NO_ID_WARNING = 'created without an id: later updates need metadata.id';
@@ -124,7 +124,12 @@ export function postKind(spec: PostKindSpec): KindDefinition {
     return spec.outcome ? spec.outcome(action, result, base) : base;
   };
 
-  return defineKind(spec, plan, outcome);
+  // Two documents adopting one id would both update (or both claim) that one object.
+  const targets = (self: DesiredResource): WriteTarget[] => [
+    ...(self.id === undefined ? [] : [{ what: `${spec.kind} ${self.id}${self.scope.account ? ` of account ${self.scope.account}` : ''}`, at: ['metadata', 'id'] }]),
+    ...(spec.targets?.(self) ?? []),
+  ];
+  return defineKind({ ...spec, targets }, plan, outcome);
 }
 
 /** A Zero Trust object the interface can only create; it follows the account's GatewayAccount. */

@@ -10,5 +10,7 @@ export const userProfile = registerKind(
     scopeKeys: [],
     paramMap: {},
     operation: 'editUser',
+    // No path parameter: every UserProfile document edits the one calling user.
+    targets: () => [{ what: "the calling user's profile" }],
   }),
 );

@@ -10,6 +10,7 @@ export const workerRoute = registerKind(
     scopeKeys: ['zone', 'route'],
     paramMap: { zone: 'zone_id', route: 'route_id' },
     operation: 'updateRoute',
+    targets: (self) => [{ what: `route ${self.scope.route} of zone ${self.scope.zone}`, at: ['metadata', 'route'] }],
     dependencies: dependsOn('WorkerScript', (script, self) => script.scope.service === (self.request as { script?: string }).script),
   }),
 );

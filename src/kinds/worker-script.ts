@@ -56,6 +56,7 @@ export const workerScript = registerKind(
     scopeKeys: ['account', 'service', 'environment'],
     paramMap: { account: 'account_identifier', service: 'service_name', environment: 'environment_name' },
     operation: 'putScriptContent',
+    targets: (self) => [{ what: `script ${self.scope.service} (environment ${self.scope.environment}) of account ${self.scope.account}`, at: ['metadata', 'service'] }],
     build,
     body: (desired) => desired.payload,
     sensitive: isSecretPath,

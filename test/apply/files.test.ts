@@ -1,9 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { secretFileName } from '../../src/apply/index.js';
 import type { Action } from '../../src/plan/types.js';
+import type { Json } from '../../src/util/json.js';
 import { action, createAction, harness, plan } from './helpers.js';
 
 const SECRET = 'tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
@@ -88,12 +89,12 @@ describe('token secrets', () => {
 
 describe('AI run outputs', () => {
   const run = () => action('summary', { kind: 'AiRun', change: 'run', operation: 'runAi' });
+  const writing = (rel: string, options: { outputsDir?: string; ownPaths?: string[] } = {}) =>
+    harness(() => ({ response: 'a summary' }), { outputsDir: path.join(dir, 'root'), ...options, interpret: (_, result) => ({ output: { path: rel, content: result as Json } }) });
 
-  it('writes the result as pretty JSON to the output path, replacing the old file whole', async () => {
-    const out = path.join(dir, 'out', 'summary.json');
-    const h = harness(() => ({ response: 'a summary' }), {
-      interpret: (_, result) => ({ output: { path: out, content: result as { response: string } } }),
-    });
+  it('writes the result as pretty JSON at its path below the outputs folder, replacing the old file whole', async () => {
+    const out = path.join(dir, 'root', 'out', 'summary.json');
+    const h = writing('out/summary.json');
     const result = await h.execute(plan([run()]));
     expect(readFileSync(out, 'utf8')).toBe('{\n  "response": "a summary"\n}\n');
     expect(result.succeeded[0].outputFile).toBe(out);
@@ -102,12 +103,42 @@ describe('AI run outputs', () => {
   });
 
   it('records a failure when the output cannot be written, so the run is made again', async () => {
-    const blocker = path.join(dir, 'file');
-    writeFileSync(blocker, '');
+    mkdirSync(path.join(dir, 'root'));
+    writeFileSync(path.join(dir, 'root', 'file'), '');
     const a = run();
-    const h = harness(() => ({ response: 'x' }), { interpret: (_, r) => ({ output: { path: path.join(blocker, 'out.json'), content: r as { response: string } } }) });
+    const h = writing('file/out.json');
     const result = await h.execute(plan([a]));
-    expect(result.failed[0].error).toMatch(/^the output could not be written to /);
+    expect(result.failed[0].error).toMatch(/^the output could not be written to file\/out\.json: /);
     expect(h.state.get(a.resource)?.status).toBe('failed');
+  });
+
+  it('refuses a write that a symlink made since validate would carry out of the outputs folder', async () => {
+    const elsewhere = path.join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    mkdirSync(path.join(dir, 'root'));
+    symlinkSync(elsewhere, path.join(dir, 'root', 'out'));
+    const result = await writing('out/summary.json').execute(plan([run()]));
+    expect(result.failed[0].error).toContain('leads outside the outputs folder through a symlink: refused');
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('refuses a write that a symlink would carry onto the state file, or onto a YAML file', async () => {
+    const stateDir = path.join(dir, 'root', '.edgesync');
+    mkdirSync(stateDir, { recursive: true });
+    writeFileSync(path.join(stateDir, 'state.db'), 'STATE');
+    symlinkSync(stateDir, path.join(dir, 'root', 'out'));
+    const onState = await writing('out/state.db', { ownPaths: [path.join(stateDir, 'state.db')] }).execute(plan([run()]));
+    expect(onState.failed[0].error).toContain("is one of edgesync's own files");
+    expect(readFileSync(path.join(stateDir, 'state.db'), 'utf8')).toBe('STATE');
+    const onYaml = await writing('out/config.yaml').execute(plan([run()]));
+    expect(onYaml.failed[0].error).toContain('is a YAML file');
+  });
+
+  it('refuses a path that leaves the outputs folder', async () => {
+    for (const rel of ['../x.json', '/tmp/x.json']) {
+      const result = await writing(rel).execute(plan([run()]));
+      expect(result.failed[0].error).toContain('is not a path inside the outputs folder');
+    }
+    expect(readdirSync(dir)).not.toContain('x.json');
   });
 });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { afterEach, expect, test, vi } from 'vitest';
 import { register } from '../../src/cli/validate.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES, LIST, tempRoot } from './helpers.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -57,4 +57,38 @@ test('--json prints validity, resources and errors for machines', async () => {
   expect(good.valid).toBe(true);
   expect(good.resources.map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`)).toEqual(['GatewayList/blocked-domains', 'GatewayLocation/head-office']);
   expect(Object.keys(good.resources[0]).sort()).toEqual(['hash', 'key', 'kind', 'name', 'source']);
+});
+
+test('two documents aiming at one route are refused with both positions, also in --json', async () => {
+  const dir = path.join(FIXTURES, 'two-routes-one-target');
+  const { stdout, stderr, exitCode } = await run('--config', dir);
+  expect(stderr).toBe(
+    `${path.join(dir, 'api.yaml')}:6:10  metadata.route  WorkerRoute[zone=zone-1,route=route-1]/api writes the same object as ` +
+      `WorkerRoute[zone=zone-1,route=route-1]/api-v2 at ${path.join(dir, 'api-v2.yaml')}:7:10 (route route-1 of zone zone-1): ` +
+      'each would overwrite the other on every run; keep one document\n1 error in 1 file\n',
+  );
+  expect(stdout).toBe('');
+  expect(exitCode).toBe(1);
+  const json = JSON.parse((await run('--config', dir, '--json')).stdout);
+  expect(json.errors).toEqual([expect.objectContaining({ file: path.join(dir, 'api.yaml'), line: 6, col: 10, path: 'metadata.route' })]);
+});
+
+test('a secrets folder inside the config root is refused like any config error, also in --json', async () => {
+  const root = tempRoot({ 'lists.yaml': LIST('blocked'), 'secrets/lists.yaml': LIST('allowed') });
+  const secrets = path.relative(process.cwd(), path.join(root, 'secrets'));
+  // The state file beside the config puts the default secrets folder there too.
+  const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, 'state.db'));
+  expect(stderr).toBe(`${secrets}:1:1  the secrets folder is inside the config root, where its files would be taken for config: pass \`--secrets DIR\` outside the root, or keep it under a dot-folder such as .edgesync/\n1 error in 1 file\n`);
+  expect(exitCode).toBe(1);
+  const json = JSON.parse((await run('--config', root, '--secrets', path.join(root, 'secrets'), '--json')).stdout);
+  expect(json).toMatchObject({ valid: false, errors: [{ file: secrets, line: 1, col: 1, path: '' }] });
+  expect((await run('--config', root, '--secrets', path.join(path.dirname(root), 'elsewhere'))).exitCode ?? 0).toBe(0);
+});
+
+test('an AiRun output over the state file is refused at its file:line:col', async () => {
+  const yaml = 'apiVersion: edgesync/v1\nkind: AiRun\nmetadata:\n  name: summary\n  account: "0123"\n  model: m\nspec:\n  input: { prompt: hi }\n  output: state.db\n';
+  const root = tempRoot({ 'ai.yaml': yaml });
+  const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, 'state.db'), '--secrets', path.join(root, '.edgesync', 'secrets'));
+  expect(stderr).toBe(`${path.relative(process.cwd(), path.join(root, 'ai.yaml'))}:9:11  spec.output  "state.db" is one of edgesync's own files (the state or the secrets): refused\n1 error in 1 file\n`);
+  expect(exitCode).toBe(1);
 });

@@ -14,11 +14,11 @@ describe('AiRun', () => {
     expect(action).toMatchObject({ change: 'run', operation: 'runAi', params: { account_identifier: ACCOUNT, model_name: MODEL }, body: spec.input });
   });
 
-  it('writes the result to the output path resolved against the YAML file folder, and keeps the result out of state', () => {
+  it('writes the result to the output path, resolved against the YAML file folder and kept relative to the root, and keeps the result out of state', () => {
     const desired = run();
     const [action] = plan(desired).actions;
     const result = { response: 'A declarative sync daemon.' };
-    expect(kindOf('AiRun').outcome(action!, result, { desired })).toEqual({ output: { path: path.join(root, 'out/summary.json'), content: result } });
+    expect(kindOf('AiRun').outcome(action!, result, { desired })).toEqual({ output: { path: 'out/summary.json', content: result } });
     expect(JSON.stringify(action!.record)).not.toContain('declarative sync daemon');
   });
 
@@ -26,6 +26,22 @@ describe('AiRun', () => {
     const applied = applyDecision(run(), undefined, { run: { response: 'x' } });
     expect(plan(run(), applied).actions).toEqual([]);
     expect(plan(run({ ...spec, input: { prompt: 'Summarise it shorter.' } }), applied).actions.map((a) => a.change)).toEqual(['run']);
+  });
+
+  it('plans nothing in a fresh checkout of the config in another folder', () => {
+    const applied = applyDecision(run(), undefined, { run: {} });
+    const elsewhere = desire('AiRun', metadata, spec, { root: tempRoot(), file: 'ai/run.yaml' }).desired;
+    expect(plan(elsewhere, applied)).toEqual({ actions: [], blocked: [], notes: [] });
+  });
+
+  it('plans nothing for a state that recorded the output as an absolute path, in this folder or another', () => {
+    const applied = applyDecision(run(), undefined, { run: {} });
+    for (const old of [path.join(root, 'out', 'summary.json'), '/srv/old-checkout/out/summary.json']) {
+      const before = { ...applied, request: { input: spec.input, output: old } };
+      expect(plan(run(), before)).toEqual({ actions: [], blocked: [], notes: [] });
+    }
+    const moved = { ...applied, request: { input: spec.input, output: '/srv/old-checkout/out/other.json' } };
+    expect(plan(run(), moved).actions.map((a) => a.change)).toEqual(['adopt']);
   });
 
   it('records a moved output without running the model again', () => {

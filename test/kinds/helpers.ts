@@ -55,6 +55,14 @@ export function fakeContext(root: string, file: string): BuildContext & { issues
       }
       return fs.readFileSync(full);
     },
+    outputPath(ref, at) {
+      const rel = path.relative(root, path.resolve(path.dirname(file), ref));
+      if (rel.startsWith('..') || path.isAbsolute(rel)) {
+        issues.push({ path: at, message: `${ref} leaves the config root` });
+        return undefined;
+      }
+      return rel.split(path.sep).join('/');
+    },
     listFiles: (_ref, at) => {
       issues.push({ path: at, message: 'listFiles is not used by these kinds' });
       return undefined;

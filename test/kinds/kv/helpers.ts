@@ -57,6 +57,7 @@ export function fakeContext(root: string): FakeContext {
       walk('');
       return out;
     },
+    outputPath: (ref, p) => (issue(p, `${ref}: KvPairs writes no output`), undefined),
   };
 }
 
