@@ -17,11 +17,11 @@ export function register(program: Command): void {
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .action(async (opts: PlanCliOptions) => {
       const resources = await loadOrRefuse(opts);
-      const [{ buildPlan, planHasChanges, renderJson, renderText }, { withSnapshot }] = await Promise.all([
+      const [{ buildPlan, planHasPending, renderJson, renderText }, { withSnapshot }] = await Promise.all([
         import('../plan/index.js'), import('./snapshot.js'),
       ]);
       const plan = withSnapshot(opts.state, (snapshot) => buildPlan(resources, snapshot), secretsDir(opts));
       process.stdout.write(opts.json ? renderJson(plan) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
-      if (opts.detailedExitcode && planHasChanges(plan)) process.exitCode = 2;
+      if (opts.detailedExitcode && planHasPending(plan)) process.exitCode = 2;
     });
 }

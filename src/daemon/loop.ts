@@ -204,6 +204,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       const plan = engine.plan(resources);
       for (const u of plan.uncertain) logger.warn({ resource: u.resource, operation: u.operation, since: u.since }, u.message);
       for (const b of plan.blocked) logger.warn({ resource: b.resource, fields: b.fields }, b.reason);
+      for (const w of plan.waiting) logger.warn({ resource: w.resource, on: w.on }, w.message);
       if (plan.actions.length === 0) {
         retryPending = false;
         retryAttempt = 0;

@@ -5,9 +5,9 @@ import type { ActionDraft, DesiredResource, KindDecision, KindDefinition, PlanCo
 import { getKind } from '../kinds/registry.js';
 import type { AppliedResource, StateSnapshot } from '../state/types.js';
 import { fail } from '../util/options.js';
-import { dependencyNote, orphanKeysMessage, orphanMessage, uncertainMessage } from './messages.js';
+import { orphanKeysMessage, orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
-import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, UncertainCreate } from './types.js';
+import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, UncertainCreate, WaitingResource } from './types.js';
 
 export interface PlanOptions {
   /**
@@ -25,6 +25,7 @@ interface Draft {
   blocked: BlockedChange[];
   orphaned: Orphan[];
   uncertain: UncertainCreate[];
+  waiting: WaitingResource[];
   notes: PlanNote[];
   unchanged: string[];
 }
@@ -38,9 +39,9 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
   if (problems.length) throw new PlanError(problems);
   const order = topologicalOrder(desired, deps);
 
-  const plan: Draft = { actions: [], blocked: [], orphaned: [], uncertain: [], notes: [], unchanged: [] };
+  const plan: Draft = { actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
   const actionIds = new Map<number, string[]>();
-  const trouble = new Map<number, 'blocked' | 'uncertain'>();
+  const trouble = new Map<number, 'blocked' | 'uncertain' | 'waiting'>();
   const seenIds = new Set<string>();
   for (const i of order) {
     const self = desired[i]!;
@@ -49,6 +50,15 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     if (intent) {
       plan.uncertain.push({ ...ref, operation: intent.operation, since: intent.startedAt, message: uncertainMessage(self.key) });
       trouble.set(i, 'uncertain');
+      continue;
+    }
+    // A dependency in trouble holds this resource back in every run, not only in the run that found it.
+    const held = deps[i]!.find((j) => trouble.has(j));
+    if (held !== undefined) {
+      const because = trouble.get(held)!;
+      const on = desired[held]!.key;
+      plan.waiting.push({ ...ref, on, because, message: waitingMessage(on, because), source: self.source });
+      trouble.set(i, 'waiting');
       continue;
     }
     const decision = decide(defs[i]!, self, state);
@@ -63,12 +73,6 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     plan.blocked.push(...decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields })));
     if (decision.blocked.length) trouble.set(i, 'blocked');
     plan.notes.push(...decision.notes.map((message) => ({ ...ref, message })));
-    if (actions.length) {
-      for (const j of deps[i]!) {
-        const status = trouble.get(j);
-        if (status) plan.notes.push({ ...ref, message: dependencyNote(desired[j]!.key, status) });
-      }
-    }
     if (decision.orphanedKeys?.length) {
       plan.orphaned.push({ ...ref, keys: decision.orphanedKeys, message: orphanKeysMessage(self.key, decision.orphanedKeys) });
     }

@@ -5,5 +5,5 @@ export { buildPlan, type PlanOptions } from './build.js';
 export { PlanError } from './order.js';
 export { renderText, summaryLine, type TextOptions } from './text.js';
 export { renderJson, planToJson, type PlanJson } from './json.js';
-export { planHasChanges, summarize, type PlanSummary } from './summary.js';
+export { planHasChanges, planHasPending, summarize, type PlanSummary } from './summary.js';
 export type * from './types.js';

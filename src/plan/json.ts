@@ -37,6 +37,8 @@ export interface PlanJson {
   /** `keys` only when some KV keys of a resource are orphaned, not the whole resource. */
   readonly orphaned: readonly { resource: string; kind: string; name: string; keys?: readonly string[]; message: string }[];
   readonly uncertain: readonly { resource: string; kind: string; name: string; operation: string; since: string; message: string }[];
+  /** Resources held back until `on` is resolved (`because`: uncertain, blocked or waiting). */
+  readonly waiting: readonly { resource: string; kind: string; name: string; on: string; because: string; message: string }[];
   readonly notes: readonly { resource: string; kind: string; name: string; message: string }[];
   /** Keys of resources that need nothing. */
   readonly unchanged: readonly string[];
@@ -53,6 +55,7 @@ export interface PlanJson {
     readonly orphaned: number;
     readonly orphaned_kv_keys: number;
     readonly uncertain: number;
+    readonly waiting: number;
     readonly unchanged: number;
   };
 }
@@ -79,12 +82,13 @@ export function planToJson(plan: Plan): PlanJson {
     blocked: plan.blocked.map((b) => ({ ...ref(b), reason: b.reason, fields: b.fields })),
     orphaned: plan.orphaned.map((o) => ({ ...ref(o), ...(o.keys && { keys: o.keys }), message: o.message })),
     uncertain: plan.uncertain.map((u) => ({ ...ref(u), operation: u.operation, since: u.since, message: u.message })),
+    waiting: plan.waiting.map((w) => ({ ...ref(w), on: w.on, because: w.because, message: w.message })),
     notes: plan.notes.map((n) => ({ ...ref(n), message: n.message })),
     unchanged: plan.unchanged,
     summary: {
       create: s.create, update: s.update, adopt: s.adopt, roll: s.roll, run: s.run,
       kv_chunks: s.kvChunks, kv_pairs: s.kvPairs, kv_bytes: s.kvBytes,
-      blocked: s.blocked, orphaned: s.orphaned, orphaned_kv_keys: s.orphanedKvKeys, uncertain: s.uncertain, unchanged: s.unchanged,
+      blocked: s.blocked, orphaned: s.orphaned, orphaned_kv_keys: s.orphanedKvKeys, uncertain: s.uncertain, waiting: s.waiting, unchanged: s.unchanged,
     },
   };
 }

@@ -26,6 +26,13 @@ export function orphanKeysMessage(key: string, keys: readonly string[]): string 
   return `no delete operation exists; remove them by hand, then \`edgesync state forget ${shellQuote(key)} ${which}\``;
 }
 
-export function dependencyNote(dependency: string, status: 'blocked' | 'uncertain'): string {
-  return `depends on ${dependency}, which is ${status}`;
+/** Why a resource gets no call: what its dependency needs first. */
+export function waitingMessage(dependency: string, because: 'blocked' | 'uncertain' | 'waiting'): string {
+  const fix =
+    because === 'uncertain'
+      ? `its create is uncertain; settle it with \`edgesync state resolve ${shellQuote(dependency)}\``
+      : because === 'blocked'
+        ? 'it has a change that is blocked; undo or resolve that change first'
+        : 'it waits for a resource of its own';
+  return `waits for ${dependency}: ${fix}. Nothing is sent for this resource until then`;
 }

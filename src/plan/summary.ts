@@ -19,12 +19,19 @@ export interface PlanSummary {
   readonly orphaned: number;
   readonly orphanedKvKeys: number;
   readonly uncertain: number;
+  /** Resources held back until a dependency is resolved. */
+  readonly waiting: number;
   readonly unchanged: number;
 }
 
-/** Actions present: apply has something to do (`--detailed-exitcode` exits 2). */
+/** Actions present: apply has something to do. */
 export function planHasChanges(plan: Plan): boolean {
   return plan.actions.length > 0;
+}
+
+/** The config is not wholly in force yet: actions to apply, or resources waiting (`--detailed-exitcode` exits 2). */
+export function planHasPending(plan: Plan): boolean {
+  return planHasChanges(plan) || plan.waiting.length > 0;
 }
 
 export function summarize(plan: Plan): PlanSummary {
@@ -49,6 +56,7 @@ export function summarize(plan: Plan): PlanSummary {
     orphaned: plan.orphaned.length,
     orphanedKvKeys: plan.orphaned.reduce((n, o) => n + (o.keys?.length ?? 0), 0),
     uncertain: plan.uncertain.length,
+    waiting: plan.waiting.length,
     unchanged: plan.unchanged.length,
   };
 }

@@ -32,7 +32,7 @@ const INDENT = '    ';
 /** Keys of one orphan entry listed before "… and N more" (all of them when verbose). */
 const SHOWN_KEYS = 10;
 const SIGN = {
-  create: ['+', 'green'], change: ['~', 'yellow'], blocked: ['!', 'red'], uncertain: ['?', 'magenta'], orphaned: ['-', 'red'], unchanged: ['=', 'dim'],
+  create: ['+', 'green'], change: ['~', 'yellow'], blocked: ['!', 'red'], uncertain: ['?', 'magenta'], waiting: ['!', 'yellow'], orphaned: ['-', 'red'], unchanged: ['=', 'dim'],
 } as const satisfies Record<string, readonly [string, Color]>;
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
@@ -49,6 +49,10 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   }
   for (const u of plan.uncertain) {
     lines.push(head('uncertain', u.resource, `uncertain create (${call(u.operation)}) since ${u.since}`, ctx), ...body([u.message]), ...notesOf(u.resource, ctx));
+  }
+  for (const w of plan.waiting) {
+    const at = w.source ? ` (${w.source.file}:${w.source.line})` : '';
+    lines.push(head('waiting', w.resource, `waiting${at}`, ctx), ...body([w.message]), ...notesOf(w.resource, ctx));
   }
   for (const o of plan.orphaned) {
     const what = o.keys ? `${plural(o.keys.length, 'orphaned KV key')}: ${listKeys(o.keys, ctx)}` : 'orphaned';
@@ -164,8 +168,9 @@ export function summaryLine(s: PlanSummary): string {
     s.blocked && `${formatCount(s.blocked)} blocked`,
     s.orphaned && `${formatCount(s.orphaned)} orphaned${s.orphanedKvKeys ? ` (${plural(s.orphanedKvKeys, 'KV key')})` : ''}`,
     s.uncertain && `${formatCount(s.uncertain)} uncertain`,
+    s.waiting && `${formatCount(s.waiting)} waiting`,
     s.unchanged && `${formatCount(s.unchanged)} unchanged`,
   ].filter(Boolean);
-  if (!actions.length && !s.blocked && !s.orphaned && !s.uncertain) return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
+  if (!actions.length && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting) return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
   return `Plan: ${actions.length ? actions.join(', ') : 'nothing to apply'}${rest.length ? `; ${rest.join(', ')}` : ''}.`;
 }

@@ -37,6 +37,17 @@ export interface UncertainCreate extends ResourceRef {
   readonly message: string;
 }
 
+/** A resource that gets no call until a resource it depends on is resolved. */
+export interface WaitingResource extends ResourceRef {
+  /** The dependency in trouble (the first one, in dependency order). */
+  readonly on: string;
+  /** What is wrong with it: its own create is uncertain, it is blocked, or it waits itself. */
+  readonly because: 'uncertain' | 'blocked' | 'waiting';
+  readonly message: string;
+  /** Where the waiting resource's document starts. */
+  readonly source?: { readonly file: string; readonly line: number; readonly col: number };
+}
+
 export interface PlanNote extends ResourceRef {
   readonly message: string;
 }
@@ -47,6 +58,8 @@ export interface Plan {
   readonly blocked: readonly BlockedChange[];
   readonly orphaned: readonly Orphan[];
   readonly uncertain: readonly UncertainCreate[];
+  /** Resources held back, in every run, until what they depend on is resolved. */
+  readonly waiting: readonly WaitingResource[];
   readonly notes: readonly PlanNote[];
   /** Resource keys that need nothing. */
   readonly unchanged: readonly string[];

@@ -109,7 +109,7 @@ export function createAction(name: string, over: Partial<Action> = {}): Action {
 }
 
 export function plan(actions: readonly Action[], extra: Partial<Plan> = {}): Plan {
-  return { actions, blocked: [], orphaned: [], uncertain: [], notes: [], unchanged: [], ...extra };
+  return { actions, blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [], ...extra };
 }
 
 export function recordingLogger() {

@@ -107,7 +107,7 @@ export class FakeEngine implements LoopEngine {
   }
   plan(resources: readonly DesiredResource[]): Plan {
     const actions = resources.filter((r) => !this.applied.has(`${r.name}@${r.hash}`)).map((r) => action(r.name));
-    return { actions, blocked: [], orphaned: [], uncertain: [], notes: [], unchanged: [] };
+    return { actions, blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
   }
   async apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult> {
     this.applies.push(plan.actions.map((a) => a.name));

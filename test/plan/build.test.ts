@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { buildPlan, planHasChanges, PlanError } from '../../src/plan/index.js';
+import { buildPlan, planHasChanges, planHasPending, PlanError } from '../../src/plan/index.js';
 import { contentHash as kvHash } from '../../src/util/json.js';
 import { applied, fakeKinds, intent, kinds, kvKind, resource, snapshot } from './fakes.js';
 import type { KindDefinition } from '../../src/kinds/kind.js';
@@ -232,17 +232,31 @@ describe('needs', () => {
     ]);
   });
 
-  it('notes a dependency on a blocked or uncertain resource, and still plans the dependent', () => {
-    const location = resource('Location', 'office', { scope: account, request: { name: 'New' } });
+  it('holds back a resource whose dependency is uncertain, and what depends on it in turn, with the reason', () => {
     const token = resource('Token', 'ci', { request: { name: 'CI' } });
-    const site = resource('Site', 'web', { scope: account, dependsOn: ['Location/office', 'Token/ci'] });
-    const state = snapshot({ resources: [applied(location, { name: 'Old' })], intents: [intent(token, 'createToken')] });
-    const plan = buildPlan([location, token, site], state, fakeKinds);
-    expect(plan.actions.map((a) => a.id)).toEqual([`${site.key}#write`]);
-    expect(plan.notes.map((n) => [n.resource, n.message])).toEqual([
-      [site.key, `depends on ${location.key}, which is blocked`],
-      [site.key, 'depends on Token/ci, which is uncertain'],
+    const site = resource('Site', 'web', { scope: account, dependsOn: ['Token/ci'] });
+    const route = resource('Site', 'route', { scope: account, dependsOn: ['Site/web'] });
+    const free = resource('Site', 'free', { scope: account });
+    const plan = buildPlan([token, site, route, free], snapshot({ intents: [intent(token, 'createToken')] }), fakeKinds);
+    expect(plan.actions.map((a) => a.id)).toEqual([`${free.key}#write`]);
+    expect(plan.waiting.map((w) => [w.resource, w.on, w.because])).toEqual([
+      [site.key, 'Token/ci', 'uncertain'],
+      [route.key, site.key, 'waiting'],
     ]);
+    expect(plan.waiting[0]!.message).toBe(
+      'waits for Token/ci: its create is uncertain; settle it with `edgesync state resolve Token/ci`. Nothing is sent for this resource until then',
+    );
+    expect(plan.waiting[0]!.source).toEqual(site.source);
+  });
+
+  it('holds back a resource whose dependency has a blocked change', () => {
+    const location = resource('Location', 'office', { scope: account, request: { name: 'New' } });
+    const site = resource('Site', 'web', { scope: account, dependsOn: ['Location/office'] });
+    const plan = buildPlan([location, site], snapshot({ resources: [applied(location, { name: 'Old' })] }), fakeKinds);
+    expect(plan.actions).toEqual([]);
+    expect(plan.waiting).toEqual([expect.objectContaining({ resource: site.key, on: location.key, because: 'blocked' })]);
+    expect(planHasPending(plan)).toBe(true);
+    expect(planHasChanges(plan)).toBe(false);
   });
 });
 

@@ -11,7 +11,7 @@ describe('renderJson', () => {
   it('gives format version 1 with every part of the plan', () => {
     expect(json.format_version).toBe(1);
     expect(json.has_changes).toBe(true);
-    expect(Object.keys(json)).toEqual(['format_version', 'has_changes', 'actions', 'blocked', 'orphaned', 'uncertain', 'notes', 'unchanged', 'summary']);
+    expect(Object.keys(json)).toEqual(['format_version', 'has_changes', 'actions', 'blocked', 'orphaned', 'uncertain', 'waiting', 'notes', 'unchanged', 'summary']);
     expect(json.actions.map((a) => a.id)).toEqual(plan.actions.map((a) => a.id));
     expect(json.blocked).toEqual(plan.blocked);
     expect(json.uncertain).toEqual(plan.uncertain);
@@ -38,7 +38,7 @@ describe('renderJson', () => {
   it('counts the plan in snake_case', () => {
     expect(json.summary).toEqual({
       create: 1, update: 4, adopt: 0, roll: 0, run: 0, kv_chunks: 2, kv_pairs: 3, kv_bytes: json.actions.reduce((n, a) => n + (a.size?.bytes ?? 0), 0),
-      blocked: 1, orphaned: 2, orphaned_kv_keys: 2, uncertain: 1, unchanged: 0,
+      blocked: 1, orphaned: 2, orphaned_kv_keys: 2, uncertain: 1, waiting: 0, unchanged: 0,
     });
   });
 

@@ -5,7 +5,7 @@ import { applied, fakeKinds, resource, snapshot } from './fakes.js';
 import { reviewPlan, SECRETS } from './scenarios.js';
 
 const lines = (plan: Plan, options?: Parameters<typeof renderText>[1]) => renderText(plan, options).split('\n');
-const EMPTY: Plan = { actions: [], blocked: [], orphaned: [], uncertain: [], notes: [], unchanged: [] };
+const EMPTY: Plan = { actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
 
 describe('renderText', () => {
   const text = lines(reviewPlan());
@@ -124,7 +124,7 @@ describe('summarize', () => {
   it('counts actions by change and KV pairs, chunks and bytes', () => {
     expect(summarize(reviewPlan())).toEqual({
       create: 1, update: 4, adopt: 0, roll: 0, run: 0, kvChunks: 2, kvPairs: 3, kvBytes: 86,
-      blocked: 1, orphaned: 2, orphanedKvKeys: 2, uncertain: 1, unchanged: 0,
+      blocked: 1, orphaned: 2, orphanedKvKeys: 2, uncertain: 1, waiting: 0, unchanged: 0,
     });
   });
 });
