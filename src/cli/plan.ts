@@ -12,7 +12,6 @@ interface PlanCliOptions extends CommonOptions {
 export function register(program: Command): void {
   withConfigAndState(program.command('plan'))
     .description('show what apply would change (nothing is sent)')
-    .option('--secrets <dir>', 'folder of token secrets and the binding key (default: secrets/ beside the state file)')
     .option('--json', 'print the plan as JSON')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .action(async (opts: PlanCliOptions) => {
