@@ -1,5 +1,5 @@
 // The command line: one commander program; each command lives in src/cli/<command>.ts.
-// Exit codes: 0 success, 1 error, 2 `plan --detailed-exitcode` with changes.
+// Exit codes: 0 success, 1 error, 2 `plan --detailed-exitcode` with changes, 3 `apply` lost a token secret.
 
 import { Command, CommanderError } from 'commander';
 import { register as emulator } from './cli/emulator.js';

@@ -133,7 +133,7 @@ function collect(plan: Plan, settled: ReadonlyMap<string, ActionReport>, tally: 
     if (report.status === 'succeeded') succeeded.push({ action, ...without(report) });
     else if (report.status === 'failed') failed.push({ action, ...without(report) });
     else if (report.status === 'skipped') skipped.push({ action, because: report.because });
-    else uncertain.push({ action, error: report.error });
+    else uncertain.push({ action, error: report.error, ...(report.secretLost && { secretLost: report.secretLost }) });
   }
   return { succeeded, failed, skipped, uncertain, requests: tally.requests, warnings: tally.warnings, stopped };
 }

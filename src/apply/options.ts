@@ -113,6 +113,11 @@ export interface Failed {
   readonly attempts: number;
   /** True when retrying cannot help (refused, or not safe to resend); false when attempts ran out or the run stopped. */
   readonly terminal: boolean;
+  /**
+   * A token secret the call returned that could not be kept (the secrets folder could not be
+   * written): nobody holds it now, and the token must be rolled. Why, never the secret itself.
+   */
+  readonly secretLost?: string;
 }
 
 export interface ApplyResult {
@@ -120,7 +125,7 @@ export interface ApplyResult {
   readonly failed: readonly Failed[];
   readonly skipped: readonly { readonly action: Action; readonly because: string }[];
   /** Creates whose outcome is unknown: the intent stays open until `edgesync state resolve`. */
-  readonly uncertain: readonly { readonly action: Action; readonly error: string }[];
+  readonly uncertain: readonly { readonly action: Action; readonly error: string; readonly secretLost?: string }[];
   /** Calls sent, retries included. */
   readonly requests: number;
   readonly warnings: readonly string[];

@@ -13,8 +13,8 @@ import type { RateLimiter } from './rate.js';
 
 export type ActionReport =
   | { readonly status: 'succeeded'; readonly attempts: number; readonly remoteId?: string; readonly secretFile?: string; readonly outputFile?: string }
-  | { readonly status: 'failed'; readonly attempts: number; readonly error: string; readonly terminal: boolean }
-  | { readonly status: 'uncertain'; readonly attempts: number; readonly error: string }
+  | { readonly status: 'failed'; readonly attempts: number; readonly error: string; readonly terminal: boolean; readonly secretLost?: string }
+  | { readonly status: 'uncertain'; readonly attempts: number; readonly error: string; readonly secretLost?: string }
   | { readonly status: 'skipped'; readonly because: string };
 
 export interface RunContext {
@@ -152,17 +152,21 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
     return intentId !== undefined ? uncertain(ctx, action, intentId, message, attempts) : failed(ctx, action, message, attempts, true);
   }
   const { problems, secretFile, outputFile } = await writeFiles(action, ctx, outcome);
+  // The secret exists only in this answer: one that could not be written is lost, and said so loudly.
+  const secretLost = outcome.secret !== undefined && secretFile === undefined ? problems[0] : undefined;
+  if (secretLost) ctx.options.logger.error({ action: action.id, error: secretLost }, 'a token secret was received but could not be kept: roll the token');
+  const lost = (report: ActionReport): ActionReport => (secretLost && (report.status === 'failed' || report.status === 'uncertain') ? { ...report, secretLost } : report);
   // A non-create is simply sent again next run; a create is done and must be remembered regardless.
-  if (problems.length && intentId === undefined) return failed(ctx, action, problems.join('; '), attempts, true);
+  if (problems.length && intentId === undefined) return lost(failed(ctx, action, problems.join('; '), attempts, true));
   if (problems.length && action.change === 'create' && outcome.secret !== undefined) problems.push('raise `rotate` to roll a new secret');
 
   const stateError = tryState(ctx, action, 'success', () => options.state.recordSuccess(identityOf(action), successRecord(action, outcome, intentId), nowDate(ctx)));
   if (stateError) {
-    if (intentId !== undefined) return uncertain(ctx, action, intentId, `created, but ${stateError}`, attempts);
-    return { status: 'failed', attempts, error: `applied, but ${stateError}`, terminal: true };
+    if (intentId !== undefined) return lost(uncertain(ctx, action, intentId, `created, but ${stateError}`, attempts));
+    return lost({ status: 'failed', attempts, error: `applied, but ${stateError}`, terminal: true });
   }
   if (outcome.warning) ctx.tally.warnings.push(`${action.resource}: ${outcome.warning}`);
-  if (problems.length) return { status: 'failed', attempts, error: problems.join('; '), terminal: true };
+  if (problems.length) return lost({ status: 'failed', attempts, error: problems.join('; '), terminal: true });
   options.logger.info({ action: action.id, operation: action.operation, attempts }, 'applied');
   return {
     status: 'succeeded',

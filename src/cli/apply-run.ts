@@ -16,7 +16,7 @@ import {
 } from './common.js';
 import { loadOrRefuse, ownPaths } from './load.js';
 import { createProgress, type Progress } from './progress.js';
-import { renderApplyResult } from './result.js';
+import { lostSecrets, renderApplyResult, SECRET_LOST_EXIT } from './result.js';
 import { createNotices, parseLogFormat, type Notices } from './notices.js';
 import { stopOnSignals } from './signals.js';
 
@@ -113,6 +113,8 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
     progress?.finish();
     process.stdout.write(renderApplyResult(result) + '\n');
     if (result.failed.length || result.uncertain.length || stop.signal.aborted) process.exitCode = 1;
+    // Its own exit code: a CI job must not pass over a token whose secret nobody holds.
+    if (lostSecrets(result).length) process.exitCode = SECRET_LOST_EXIT;
     // A state deleted or replaced during the run holds none of it: that must not end as a success.
     try {
       store.verify();

@@ -5,6 +5,14 @@ import type { ApplyResult } from '../apply/index.js';
 import { plural } from '../util/format.js';
 
 
+/** `apply`'s exit code when a token secret was received and could not be kept. */
+export const SECRET_LOST_EXIT = 3;
+
+/** The token secrets a run received and could not keep: nobody holds them, so the tokens must be rolled. */
+export function lostSecrets(result: ApplyResult): { resource: string; reason: string }[] {
+  return [...result.failed, ...result.uncertain].flatMap((r) => (r.secretLost ? [{ resource: r.action.resource, reason: r.secretLost }] : []));
+}
+
 export function renderApplyResult(result: ApplyResult): string {
   const lines: string[] = [];
   for (const s of result.succeeded) {
@@ -27,5 +35,13 @@ export function renderApplyResult(result: ApplyResult): string {
     `${result.skipped.length} skipped`,
   ];
   lines.push(`Apply ${result.stopped ? 'stopped' : 'complete'}: ${parts.join(', ')}; ${plural(result.requests, 'request')} sent.`);
+  for (const { resource, reason } of lostSecrets(result)) {
+    lines.push(
+      '',
+      `!! SECRET LOST: the new secret of ${resource} was received but could not be kept: ${reason}`,
+      '   Nobody holds it now. Make the secrets folder writable, then roll the token: raise spec.rotate in its',
+      '   document and apply (the old secret stops working when the new one is issued).',
+    );
+  }
   return lines.join('\n');
 }

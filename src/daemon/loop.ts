@@ -219,6 +219,8 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       const errors = [
         ...result.failed.map((f) => `${f.action.id}: ${f.error}`),
         ...result.uncertain.map((u) => `${u.action.id}: ${u.error}`),
+        ...[...result.failed, ...result.uncertain].flatMap((r) =>
+          r.secretLost ? [`${r.action.resource}: SECRET LOST: its new secret was received but could not be kept (${r.secretLost}); roll the token`] : []),
       ];
       for (const e of errors) logger.warn({}, e);
       const outcome: RunResult = result.stopped ? 'stopped' : result.failed.length ? 'failed' : result.uncertain.length ? 'uncertain' : 'ok';

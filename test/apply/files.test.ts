@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { secretFileName } from '../../src/apply/index.js';
+import { lostSecrets, renderApplyResult } from '../../src/cli/result.js';
 import type { Action } from '../../src/plan/types.js';
 import type { Json } from '../../src/util/json.js';
 import { action, createAction, harness, plan } from './helpers.js';
@@ -66,6 +67,8 @@ describe('token secrets', () => {
     expect(h.state.get('ApiToken/deploy-bot')).toMatchObject({ status: 'applied', remoteId: 'tok-1' });
     expect(h.state.snapshot().intents.size).toBe(0);
     expect(result.failed[0].error).toMatch(/token secret could not be written.*raise `rotate`/);
+    expect(result.failed[0].secretLost).toMatch(/^the token secret could not be written to /);
+    expect(renderApplyResult(result)).toMatch(/!! SECRET LOST: the new secret of ApiToken\/deploy-bot was received but could not be kept/);
     expect(JSON.stringify(result)).not.toContain(SECRET);
   });
 
@@ -74,7 +77,8 @@ describe('token secrets', () => {
     writeFileSync(blocker, '');
     const h = harness(() => SECRET, { secretsDir: path.join(blocker, 'secrets'), interpret: (a, r) => readSecret(a)(r) });
     const result = await h.execute(plan([tokenRoll()]));
-    expect(result.failed[0]).toMatchObject({ terminal: true });
+    expect(result.failed[0]).toMatchObject({ terminal: true, secretLost: expect.stringMatching(/could not be written/) });
+    expect(lostSecrets(result)).toEqual([{ resource: 'ApiToken/deploy-bot', reason: expect.any(String) }]);
     expect(h.state.get('ApiToken/deploy-bot')).toMatchObject({ status: 'failed' });
     expect(h.state.calls('recordSuccess')).toEqual([]);
   });
