@@ -7,7 +7,7 @@ import { createClient, resolveToken } from '../api/index.js';
 import { ensureBindingKey, readBindingKey } from '../apply/files.js';
 import { createEngine } from '../engine/index.js';
 import { formatError, type ConfigError } from '../config/errors.js';
-import { planHasChanges, renderText, summarize } from '../plan/index.js';
+import { massOrphaning, planHasChanges, renderText, summarize } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { openStateStore } from '../state/index.js';
 import { systemClock } from '../util/clock.js';
@@ -21,6 +21,7 @@ import { createNotices, parseLogFormat, type Notices } from './notices.js';
 import { stopOnSignals } from './signals.js';
 
 export interface ApplyCliOptions extends ExecOptions {
+  readonly allowEmpty?: boolean;
   readonly autoApprove?: boolean;
   readonly verbose?: boolean;
   readonly logFormat?: string;
@@ -97,6 +98,12 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
     });
     const plan = engine.plan(resources);
     process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
+    const dropping = massOrphaning(plan, opts.config);
+    if (dropping && !opts.allowEmpty) {
+      notices.say(`${dropping.message} Nothing was applied; pass --allow-empty to go ahead.`, 'error');
+      process.exitCode = 1;
+      return;
+    }
     if (!planHasChanges(plan)) return;
     if (stop.signal.aborted) {
       process.stdout.write('Stopped by a signal before applying: nothing applied.\n');

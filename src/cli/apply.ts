@@ -10,6 +10,7 @@ export function register(program: Command): void {
     .description('apply the config: plan, then send the calls that close the gap')
     .option('--auto-approve', 'apply without asking (implied when not on a terminal)')
     .option('--verbose', 'log every call')
+    .option('--allow-empty', 'apply even when the config has no document, or would orphan most of the resources in state')
     .option('--log-format <format>', 'json or pretty: the one format of everything said on stderr', 'pretty')
     // Loaded on use: the client, the engine and the state are what --help and other commands never need.
     .action(async (opts: ApplyCliOptions) => (await import('./apply-run.js')).runApply(opts));

@@ -16,11 +16,13 @@ export function register(program: Command): void {
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .action(async (opts: PlanCliOptions) => {
       const resources = await loadOrRefuse(opts);
-      const [{ buildPlan, planHasPending, renderJson, renderText }, { withSnapshot }] = await Promise.all([
+      const [{ buildPlan, massOrphaning, planHasPending, renderJson, renderText }, { withSnapshot }] = await Promise.all([
         import('../plan/index.js'), import('./snapshot.js'),
       ]);
       const plan = withSnapshot(opts.state, (snapshot) => buildPlan(resources, snapshot), secretsDir(opts));
       process.stdout.write(opts.json ? renderJson(plan) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
+      const dropping = massOrphaning(plan, opts.config);
+      if (dropping) process.stderr.write(`warning: ${dropping.message} \`apply\` refuses it without --allow-empty.\n`);
       if (opts.detailedExitcode && planHasPending(plan)) process.exitCode = 2;
     });
 }

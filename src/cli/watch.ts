@@ -15,6 +15,7 @@ export function register(program: Command): void {
     .option('--debounce <ms>', 'quiet time after a change before reconciling', '500')
     .addOption(new Option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))
     .option('--shutdown-timeout <seconds>', 'how long calls in flight may finish after SIGTERM', '10')
+    .option('--allow-empty', 'apply even a config that has no document or would orphan most of the state (else the daemon holds)')
     .option('--log-level <level>', 'trace, debug, info, warn or error (else LOG_LEVEL, else info)')
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
     .option('--pretty', 'the same as --log-format pretty')

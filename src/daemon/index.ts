@@ -12,6 +12,8 @@ import type { DaemonMetrics } from './metrics.js';
 import { checkTiming, type LoopTiming } from './options.js';
 import { configRevision } from './revision.js';
 import { buildServer } from './server.js';
+import { massOrphaning } from '../plan/guard.js';
+import type { Plan } from '../plan/types.js';
 import { watchRootThroughRemoval } from './root-watch.js';
 import { chokidarWatcher, type ChangeSource, type WatchFactory } from './watcher.js';
 
@@ -39,6 +41,8 @@ export interface DaemonOptions {
   readonly watch?: WatchFactory;
   /** Absolute paths under the root that are edgesync's own (state folder, secrets). @default [] */
   readonly ownPaths?: readonly string[];
+  /** Apply a config that has no document or would orphan most of the state, instead of holding. @default false */
+  readonly allowEmpty?: boolean;
   /** How often the root is checked for having been removed, renamed or replaced. @default 500 */
   readonly rootPollMs?: number;
   /** Where AI run outputs are written (the engine's outputsDir). @default root */
@@ -85,6 +89,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const loop = createReconcileLoop({
     engine: options.engine,
+    ...(!options.allowEmpty && { hold: (plan: Plan) => massOrphaning(plan, root)?.message }),
     clock,
     timing,
     logger,

@@ -22,7 +22,7 @@ export interface LoopLogger {
   error(obj: object, msg?: string): void;
 }
 
-export type RunResult = 'ok' | 'failed' | 'uncertain' | 'invalid' | 'error' | 'stopped';
+export type RunResult = 'ok' | 'failed' | 'uncertain' | 'invalid' | 'held' | 'error' | 'stopped';
 export type RunReason = 'start' | 'change' | 'retry';
 
 export interface RunReport {
@@ -90,6 +90,12 @@ export interface LoopOptions {
   readonly logger: LoopLogger;
   /** @default {} */
   readonly observer?: LoopObserver;
+  /**
+   * Why a plan must not be applied without a person (a config that drops most of the state), or
+   * undefined. The loop then holds: applies nothing and retries nothing until the files change.
+   * @default never holds
+   */
+  readonly hold?: (plan: Plan) => string | undefined;
 }
 
 interface Timer {
@@ -202,6 +208,13 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       }
       const resources = lastGood!.resources;
       const plan = engine.plan(resources);
+      const held = options.hold?.(plan);
+      if (held) {
+        retryPending = false;
+        retryAttempt = 0;
+        logger.error({ orphaned: plan.orphaned.length }, `${held} Holding: nothing is applied until the files change, or edgesync runs with --allow-empty.`);
+        return finish({ ...base, result: 'held', errors: [held] });
+      }
       for (const u of plan.uncertain) logger.warn({ resource: u.resource, operation: u.operation, since: u.since }, u.message);
       for (const b of plan.blocked) logger.warn({ resource: b.resource, fields: b.fields }, b.reason);
       for (const w of plan.waiting) logger.warn({ resource: w.resource, on: w.on }, w.message);

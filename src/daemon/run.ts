@@ -23,6 +23,8 @@ export interface WatchFlags extends ExecOptions {
   readonly listen: string;
   /** Seconds. @default '10' */
   readonly shutdownTimeout: string;
+  /** See DaemonOptions.allowEmpty. */
+  readonly allowEmpty?: boolean;
 }
 
 export interface WatchContext {
@@ -81,6 +83,7 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
       timing: { debounceMs, shutdownTimeoutMs },
       logger: ctx.logger,
       ownPaths: own,
+      allowEmpty: flags.allowEmpty === true,
       outputsDir: outputs,
       ...(ctx.watch && { watch: ctx.watch }),
     });

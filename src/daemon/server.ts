@@ -21,6 +21,7 @@ export function notReadyReason(s: LoopStatus): string | undefined {
   if (!s.configValid && s.configErrors.length) return `the config is invalid (${s.configErrors.length} error${s.configErrors.length === 1 ? '' : 's'}); see /status`;
   if (!s.firstRunDone) return 'the first reconcile has not finished yet';
   if (!s.configValid) return 'the config has not been loaded';
+  if (s.lastRun?.result === 'held') return `holding: ${s.lastRun.errors[0] ?? 'the plan needs a person'}; see /status`;
   return degradedReason(s);
 }
 

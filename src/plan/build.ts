@@ -79,7 +79,7 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     if (!actions.length && !decision.blocked.length) plan.unchanged.push(self.key);
   }
   addUndescribed(plan, desired, state);
-  return plan;
+  return { ...plan, stateResources: state.resources.size };
 }
 
 function definitions(desired: readonly DesiredResource[], lookup: (kind: string) => KindDefinition | undefined): KindDefinition[] {

@@ -6,4 +6,5 @@ export { PlanError } from './order.js';
 export { renderText, summaryLine, type TextOptions } from './text.js';
 export { renderJson, planToJson, type PlanJson } from './json.js';
 export { planHasChanges, planHasPending, summarize, type PlanSummary } from './summary.js';
+export { massOrphaning, type MassOrphaning } from './guard.js';
 export type * from './types.js';

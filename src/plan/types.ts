@@ -63,4 +63,6 @@ export interface Plan {
   readonly notes: readonly PlanNote[];
   /** Resource keys that need nothing. */
   readonly unchanged: readonly string[];
+  /** How many resources the state held when the plan was made. @default 0 */
+  readonly stateResources?: number;
 }

@@ -138,6 +138,22 @@ describe('edgesync watch, in-process against the emulator', () => {
     await waitFor('a later edit applied', () => (h!.emulator.state().user as { first_name?: string } | undefined)?.first_name === 'Edited');
   });
 
+  it('holds, applying nothing, when the files would drop most of the state, and goes on when they come back', async () => {
+    h = await startHarness();
+    await settled(h, 1);
+    const aside = `${h.root}.aside`;
+    fs.cpSync(h.root, aside, { recursive: true });
+    for (const entry of fs.readdirSync(h.root)) fs.rmSync(path.join(h.root, entry), { recursive: true });
+    await waitFor('a held run', () => h!.daemon.status().lastRun?.result === 'held');
+    const ready = await fetch(`${h.daemon.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { reason: string }).reason).toMatch(/^holding: the config at .* has no document: 3 of 3 applied resources would be orphaned/);
+    expect(h.log.some((l) => l.level >= 50 && /Holding: nothing is applied until the files change/.test(l.msg))).toBe(true);
+    fs.cpSync(aside, h.root, { recursive: true });
+    await waitFor('a run after the files came back', () => h!.daemon.status().lastRun?.result === 'ok');
+    expect((await fetch(`${h.daemon.url}/readyz`)).status).toBe(200);
+  });
+
   it('keeps retrying while the interface fails, and converges without a restart once it answers', async () => {
     h = await startHarness();
     await settled(h, 1);
