@@ -1,4 +1,4 @@
-// Request and result types of the 17 operations, field names exactly as interface.md has them.
+// Request and result types of the 17 operations, field names exactly as docs/operations.md has them.
 // The table OperationTypes ties each operation name to its path parameters, body and result.
 
 /** Datetime fields are ISO 8601 strings. */

@@ -1,5 +1,5 @@
 // Options shared by the commands that read a config root and a state file, and their wiring.
-// Defaults follow DESIGN.md section 6; every value is checked before anything runs.
+// Defaults are the README's (Commands); every value is checked before anything runs.
 
 import path from 'node:path';
 import { Option, type Command } from 'commander';

@@ -56,7 +56,7 @@ export function notFound(what: string): EmulatorError {
 /** Operations whose success answer is the full envelope rather than `{result}`. */
 const enveloped = new Set([4, 14, 17]);
 
-/** The 200 answer: operation 10 answers `{}` exactly as interface.md shows it. */
+/** The 200 answer: operation 10 answers `{}` exactly as docs/operations.md shows it. */
 export function successBody(op: number, result: unknown): unknown {
   if (op === 10) return {};
   if (enveloped.has(op)) return { errors: [], messages: [], success: true, result };

@@ -1,4 +1,4 @@
-// Identifiers, timestamps and secrets the way interface.md describes them:
+// Identifiers, timestamps and secrets the way docs/operations.md describes them:
 // lists get UUIDs, other ids are 32 lowercase hex, times are ISO 8601.
 
 import { randomBytes, randomUUID } from 'node:crypto';

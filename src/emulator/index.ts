@@ -1,5 +1,5 @@
-// The local emulator of the 17 operations of interface.md: startEmulator() and its options.
-// Written from interface.md alone; it imports nothing of the client side (src/api, src/kinds, …).
+// The local emulator of the 17 operations of docs/operations.md: startEmulator() and its options.
+// Written from that reference alone; it imports nothing of the client side (src/api, src/kinds, …).
 
 import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
 import { TokenBook } from './auth.js';

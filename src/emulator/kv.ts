@@ -1,4 +1,4 @@
-// Operation 10, the KV bulk write: limits of interface.md section 8 checked for every pair
+// Operation 10, the KV bulk write: limits of docs/operations.md (operation 10) checked for every pair
 // (all problems at once, nothing stored when any), then values decoded and stored as bytes.
 
 import type { FastifyInstance } from 'fastify';

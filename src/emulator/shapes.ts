@@ -1,4 +1,4 @@
-// The request body of each JSON operation as interface.md sections 2 and 4 list it.
+// The request body of each JSON operation as docs/operations.md lists it.
 // Top-level objects are closed where the interface lists the fields; nested ones check known keys only.
 
 import { anyObject, bool, datetime, listOf, num, object, oneOf, opt, req, str, type Shape } from './validate.js';

@@ -1,4 +1,4 @@
-// Cutting changed KV pairs into bulk requests within interface.md section 8's limits.
+// Cutting changed KV pairs into bulk requests within the bulk write's limits (docs/operations.md, operation 10).
 // Sizes are the serialized bytes actually sent, so a chunk never exceeds the request limit.
 
 import { checkInteger } from '../../util/options.js';

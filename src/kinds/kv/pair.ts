@@ -1,4 +1,4 @@
-// One KV pair: the rules of interface.md section 8, its wire form, and its hash and size.
+// One KV pair: the rules of docs/operations.md (operation 10), its wire form, and its hash and size.
 // Runs a million times per plan, so it reuses the parsed object whenever it already is the wire form.
 
 import { hash } from 'node:crypto';
@@ -124,7 +124,7 @@ function wireString(p: WirePair, plain: boolean): string {
  * Validates `raw` (every problem goes to `problem`) and returns its wire form, hash and size.
  * The wire form is `raw` itself unless it needs normalizing: `base64: false` is left out, and
  * when both expiration and expiration_ttl are set, expiration is dropped, because the server
- * uses the ttl and ignores it (interface.md 4.10): hashing it would re-send pairs for nothing.
+ * uses the ttl and ignores it (docs/operations.md, operation 10): hashing it would re-send pairs for nothing.
  */
 export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes: number = KV_RULES.maxRequestBytes): PreparedPair | undefined {
   if (!isObject(raw)) return problem('', `expected a pair {key, value, …}, got ${typeName(raw)}`), undefined;

@@ -11,7 +11,7 @@ function issuesOf(pair: unknown): Issue[] {
   return ctx.issues;
 }
 
-describe('KV pair rules (interface.md section 8), each reported at its field', () => {
+describe('KV pair rules (docs/operations.md, operation 10), each reported at its field', () => {
   it('accepts a plain pair and every optional field', () => {
     expect(issuesOf({ key: 'user/42', value: 'hello' })).toEqual([]);
     expect(issuesOf({ key: 'k', value: 'aGVsbG8=', base64: true, expiration: 1_900_000_000, expiration_ttl: 60, metadata: { a: [1] } })).toEqual([]);
