@@ -135,7 +135,9 @@ describe('apply and plan over every kind', () => {
     expect(plan.orphaned.map((o: { resource: string }) => o.resource).sort()).toEqual(KINDS.map((k) => RESOURCES[k].key).sort());
     for (const o of plan.orphaned) expect(o.message).toMatch(/no delete operation exists/);
 
-    const r = await apply(ws, emu);
+    // Dropping every resource at once is what --allow-empty is for; without it apply refuses.
+    expect((await apply(ws, emu)).code).toBe(1);
+    const r = await apply(ws, emu, '--allow-empty');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('14 orphaned');
     expect(callsSince(emu, mark)).toEqual([]);
@@ -143,7 +145,7 @@ describe('apply and plan over every kind', () => {
     // Forgetting is the same for every kind; these three cover a remote id, KV keys and neither.
     const forgotten: string[] = [RESOURCES.GatewayList.key, RESOURCES.KvPairs.key, RESOURCES.UserProfile.key];
     for (const key of forgotten) {
-      const forgot = await cli(['state', 'forget', key, '--state', ws.state]);
+      const forgot = await cli(['state', 'forget', key, '--state', ws.state, '--config', ws.root]);
       expect(forgot.code, forgot.stderr).toBe(0);
       expect(forgot.stdout).toContain(`Forgot ${key}`);
     }
