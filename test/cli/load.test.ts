@@ -1,10 +1,10 @@
 // Which paths the commands keep out of the config: edgesync's own files, never the config itself.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadRoot, ownPaths } from '../../src/cli/load.js';
+import { LIST, tempRoot } from '../config/helpers.js';
 
 describe('own paths kept out of the config', () => {
   it('ignores the state file, its WAL, journal and lock files, and the secrets folder', () => {
@@ -27,21 +27,8 @@ describe('own paths kept out of the config', () => {
 });
 
 describe('a secrets folder inside the config root', () => {
-  const LIST = (name: string) => `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: ${name}\n  account: "0123"\nspec:\n  name: ${name}\n  type: IP\n`;
-  const temps: string[] = [];
-  afterEach(() => temps.splice(0).forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
-  const root = (files: Record<string, string>) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-load-'));
-    temps.push(dir);
-    for (const [rel, text] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-      fs.writeFileSync(path.join(dir, rel), text);
-    }
-    return dir;
-  };
-
   it('is refused with one error naming it and how to fix it, instead of dropping the YAML under it', async () => {
-    const config = root({ 'lists.yaml': LIST('blocked'), 'secrets/more.yaml': LIST('allowed') });
+    const config = tempRoot({ 'lists.yaml': LIST('blocked'), 'secrets/more.yaml': LIST('allowed') });
     const result = await loadRoot({ config, state: path.join(config, '.edgesync', 'state.db'), secrets: path.join(config, 'secrets') });
     expect(result.ok ? result.resources.map((r) => r.name) : result.errors).toEqual([
       {
@@ -52,13 +39,13 @@ describe('a secrets folder inside the config root', () => {
   });
 
   it('is refused when it is the config root itself', async () => {
-    const config = root({ 'lists.yaml': LIST('blocked') });
+    const config = tempRoot({ 'lists.yaml': LIST('blocked') });
     const result = await loadRoot({ config, state: path.join(config, '.edgesync', 'state.db'), secrets: config });
     expect(result.ok).toBe(false);
   });
 
   it('is fine under a dot-folder, which is never config; the state file beside the config is fine too', async () => {
-    const config = root({ 'lists.yaml': LIST('blocked') });
+    const config = tempRoot({ 'lists.yaml': LIST('blocked') });
     fs.writeFileSync(path.join(config, 'state.db'), 'not yaml');
     const result = await loadRoot({ config, state: path.join(config, 'state.db'), secrets: path.join(config, '.edgesync', 'secrets') });
     expect(result.ok && result.resources.map((r) => r.name)).toEqual(['blocked']);

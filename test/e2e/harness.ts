@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { parseAllDocuments, type Document } from 'yaml';
 import { startEmulator, type EmulatorOptions, type RecordedRequest, type RunningEmulator } from '../../src/emulator/index.js';
+import { openStateStore } from '../../src/state/index.js';
 
 export const TOKEN = 'e2e-token-0123456789';
 export const ACCOUNT = '0123456789abcdef0123456789abcdef';
@@ -139,4 +140,26 @@ export function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** A workspace of the fixture root with only its API token: one create, never resent. */
+export function tokenOnly(): Workspace {
+  const ws = workspace();
+  for (const entry of fs.readdirSync(ws.root)) if (entry !== 'user') fs.rmSync(path.join(ws.root, entry), { recursive: true });
+  fs.rmSync(ws.file('user/profile.yaml'));
+  return ws;
+}
+
+/** Creates journaled and not yet answered (0 before the state exists): a create is in flight. */
+export function openIntents(ws: Workspace): number {
+  try {
+    const reader = openStateStore({ file: ws.state, readOnly: true });
+    try {
+      return reader.snapshot().intents.size;
+    } finally {
+      reader.close();
+    }
+  } catch {
+    return 0;
+  }
 }

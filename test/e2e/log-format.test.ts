@@ -3,8 +3,7 @@
 
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { openStateStore } from '../../src/state/index.js';
-import { emulator, sleep, startCli, waitFor, workspace, type Workspace } from './harness.js';
+import { emulator, openIntents, sleep, startCli, waitFor, workspace } from './harness.js';
 
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 const isJson = (line: string) => {
@@ -14,19 +13,6 @@ const isJson = (line: string) => {
     return false;
   }
 };
-
-function openIntents(ws: Workspace): number {
-  try {
-    const reader = openStateStore({ file: ws.state, readOnly: true });
-    try {
-      return reader.snapshot().intents.size;
-    } finally {
-      reader.close();
-    }
-  } catch {
-    return 0;
-  }
-}
 
 /** An apply whose calls fail and that is stopped by a signal: log lines, retries and a signal notice. */
 async function troubledApply(...extra: string[]) {

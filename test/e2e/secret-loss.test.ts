@@ -2,30 +2,9 @@
 // code: the secrets folder turned into a file while the create was in flight.
 
 import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/index.js';
-import { emulator, startCli, waitFor, workspace, type Workspace } from './harness.js';
-
-function tokenOnly(): Workspace {
-  const ws = workspace();
-  for (const entry of fs.readdirSync(ws.root)) if (entry !== 'user') fs.rmSync(path.join(ws.root, entry), { recursive: true });
-  fs.rmSync(ws.file('user/profile.yaml'));
-  return ws;
-}
-
-function openIntents(ws: Workspace): number {
-  try {
-    const reader = openStateStore({ file: ws.state, readOnly: true });
-    try {
-      return reader.snapshot().intents.size;
-    } finally {
-      reader.close();
-    }
-  } catch {
-    return 0;
-  }
-}
+import { emulator, openIntents, startCli, tokenOnly, waitFor } from './harness.js';
 
 describe('a token secret that cannot be kept', () => {
   it('is said loudly with what to do, and apply exits 3', async () => {

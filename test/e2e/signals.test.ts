@@ -2,31 +2,9 @@
 // finishes and is recorded (its id, its token secret); a repeated signal does not cut it short.
 
 import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/index.js';
-import { emulator, sleep, startCli, waitFor, workspace, type Workspace } from './harness.js';
-
-/** The fixture root with only its API token: one create, answered slowly. */
-function tokenOnly(): Workspace {
-  const ws = workspace();
-  for (const entry of fs.readdirSync(ws.root)) if (entry !== 'user') fs.rmSync(path.join(ws.root, entry), { recursive: true });
-  fs.rmSync(ws.file('user/profile.yaml'));
-  return ws;
-}
-
-function openIntents(ws: Workspace): number {
-  try {
-    const reader = openStateStore({ file: ws.state, readOnly: true });
-    try {
-      return reader.snapshot().intents.size;
-    } finally {
-      reader.close();
-    }
-  } catch {
-    return 0; // not created yet
-  }
-}
+import { emulator, openIntents, sleep, startCli, tokenOnly, waitFor } from './harness.js';
 
 describe('apply and signals', () => {
   it.each([[['SIGHUP']], [['SIGTERM', 'SIGTERM']], [['SIGINT', 'SIGHUP', 'SIGINT']]] as const)(

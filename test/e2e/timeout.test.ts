@@ -1,18 +1,8 @@
 // `--timeout` bounds each request of apply: a call the server answers too slowly fails with the
 // bound named, a create stays uncertain (it may have been made), and a bad value is refused up front.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apply, emulator, workspace } from './harness.js';
-
-/** The fixture root with only its API token: one create, never resent. */
-function tokenOnly() {
-  const ws = workspace();
-  for (const entry of fs.readdirSync(ws.root)) if (entry !== 'user') fs.rmSync(path.join(ws.root, entry), { recursive: true });
-  fs.rmSync(ws.file('user/profile.yaml'));
-  return ws;
-}
+import { apply, emulator, tokenOnly, workspace } from './harness.js';
 
 describe('apply --timeout', () => {
   it('gives up on each request at the bound it was given', async () => {
