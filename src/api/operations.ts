@@ -28,7 +28,7 @@ export const OPERATIONS = {
   updateRoute: { n: 11, method: 'PUT', path: '/zones/{zone_id}/workers/routes/{route_id}', answer: 'result', result: 'object' },
   updateLogging: { n: 12, method: 'PUT', path: '/accounts/{identifier}/gateway/logging', answer: 'result', result: 'object' },
   createGatewayAccount: { n: 13, method: 'POST', path: '/accounts/{identifier}/gateway', answer: 'result', result: 'object' },
-  runAi: { n: 14, method: 'POST', path: '/accounts/{account_identifier}/ai/run/{model_name}', answer: 'envelope', result: 'any' },
+  runAi: { n: 14, method: 'POST', path: '/accounts/{account_identifier}/ai/run/{+model_name}', answer: 'envelope', result: 'any' },
   editUser: { n: 15, method: 'PATCH', path: '/user', answer: 'result', result: 'object' },
   rollToken: { n: 16, method: 'PUT', path: '/user/tokens/{identifier}/value', answer: 'result', result: 'string' },
   updateConnectivitySettings: { n: 17, method: 'PATCH', path: '/accounts/{account_identifier}/zerotrust/connectivity_settings', answer: 'envelope', result: 'object' },
@@ -36,13 +36,22 @@ export const OPERATIONS = {
 
 export type OperationName = keyof typeof OPERATIONS;
 
-/** Fills a path template; every parameter is URI-encoded, a missing one is a programming error. */
+/**
+ * Fills a path template; every parameter is URI-encoded, a missing one is a programming error.
+ * `{+name}` keeps the value's slashes as path separators (a model name `@cf/meta/…`): the provider
+ * routes only literal slashes and answers an encoded one with "No route for that URI".
+ */
 export function operationPath(op: OperationName, params: Readonly<Record<string, string>>): string {
-  return OPERATIONS[op].path.replace(/\{(\w+)\}/g, (_, name: string) => {
+  return OPERATIONS[op].path.replace(/\{(\+?)(\w+)\}/g, (_, plus: string, name: string) => {
     const value = params[name];
     if (typeof value !== 'string' || value === '') {
       throw new TypeError(`Operation ${op} needs path parameter \`${name}\``);
     }
-    return encodeURIComponent(value);
+    return plus ? value.split('/').map(segment).join('/') : encodeURIComponent(value);
   });
+}
+
+/** One path segment: `@` and `:` are allowed as they are (RFC 3986 pchar), everything else as usual. */
+function segment(value: string): string {
+  return encodeURIComponent(value).replace(/%40/g, '@').replace(/%3A/gi, ':');
 }

@@ -3,6 +3,7 @@
 
 /**
  * Stable integer codes of `errors[].code`:
+ * - 7000 no route (the provider's answer to a model name whose slashes were encoded; status 400)
  * - 10000 authentication (missing, unknown or inactive bearer token; status 401)
  * - 10001 validation (any 400: fields, JSON, limits, multipart)
  * - 10003 forbidden (inspection endpoints from a non-loopback address; status 403)
@@ -12,6 +13,7 @@
  * - 10503 service unavailable (status 503, injected)
  */
 export const ErrorCode = {
+  noRoute: 7000,
   authentication: 10000,
   validation: 10001,
   forbidden: 10003,
@@ -39,9 +41,10 @@ export class EmulatorError extends Error {
     readonly status: number,
     readonly problems: readonly string[],
     readonly headers: Readonly<Record<string, string>> = {},
+    code?: number,
   ) {
     super(problems.join('; '));
-    this.code = codeByStatus[status] ?? (status >= 500 ? ErrorCode.internal : ErrorCode.validation);
+    this.code = code ?? codeByStatus[status] ?? (status >= 500 ? ErrorCode.internal : ErrorCode.validation);
   }
 }
 

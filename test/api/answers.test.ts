@@ -71,7 +71,7 @@ describe('refusals', () => {
     expect(error.errors).toEqual([{ message: 'input.prompt: required' }]);
     expect(error.messages).toEqual(['model is warm']);
     expect(error.codes).toEqual([]);
-    expect(error.path).toBe('/accounts/acc/ai/run/%40cf%2Fmeta%2Fllama');
+    expect(error.path).toBe('/accounts/acc/ai/run/@cf/meta/llama');
     expect(error.message).toMatch(/answered 400: input\.prompt: required$/);
   });
 

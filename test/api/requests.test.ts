@@ -140,3 +140,11 @@ describe('script uploads', () => {
     expect(stub?.received).toHaveLength(0);
   });
 });
+
+describe('model names', () => {
+  it('keep their slashes as path separators, each segment encoded on its own', async () => {
+    const client = await clientFor();
+    await client.runAi({ account_identifier: 'acc', model_name: '@cf/meta/llama 3' }, { prompt: 'hi' }).catch(() => undefined);
+    expect(last().url).toBe('/client/v4/accounts/acc/ai/run/@cf/meta/llama%203');
+  });
+});

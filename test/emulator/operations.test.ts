@@ -37,7 +37,7 @@ describe('answers, ids and timestamps per operation', () => {
   it('operation 14 answers a deterministic result in the envelope for the same input', async () => {
     const { call, emu } = await harness();
     const one = await call('POST', '/accounts/a/ai/run/@cf/some-model', { prompt: 'hi', options: { a: 1, b: 2 } });
-    const two = await call('POST', '/accounts/a/ai/run/%40cf%2Fsome-model', { options: { b: 2, a: 1 }, prompt: 'hi' });
+    const two = await call('POST', '/accounts/a/ai/run/%40cf/some-model', { options: { b: 2, a: 1 }, prompt: 'hi' });
     const other = await call('POST', '/accounts/a/ai/run/@cf/some-model', { prompt: 'bye' });
     expect(one.status).toBe(200);
     expect(Object.keys(one.json).sort()).toEqual(envelopeKeys);
@@ -45,6 +45,14 @@ describe('answers, ids and timestamps per operation', () => {
     expect(one.json.result.model).toBe('@cf/some-model');
     expect(other.json.result.input_hash).not.toBe(one.json.result.input_hash);
     expect(emu.state().ai_runs).toBe(3);
+  });
+
+  it('operation 14 routes only literal slashes in a model name, as the provider does', async () => {
+    const { call, emu } = await harness();
+    const encoded = await call('POST', '/accounts/a/ai/run/@cf%2Fmeta%2Fllama-3.1-8b-instruct', { prompt: 'hi' });
+    expect(encoded.status).toBe(400);
+    expect(encoded.json.errors[0].message).toBe('No route for that URI');
+    expect(emu.state().ai_runs).toBe(0);
   });
 
   it('operation 2 stores what was sent, keeps created_at and moves updated_at', async () => {

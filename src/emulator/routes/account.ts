@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { answer, operation, replaceStamped, validBody, type Context } from '../context.js';
 import { canonicalJson, sha256 } from '../../util/json.js';
 import { compositeKey, hexId, isoTime } from '../ids.js';
+import { EmulatorError, ErrorCode } from '../errors.js';
 import * as shapes from '../shapes.js';
 
 export function registerAccountOperations(app: FastifyInstance, ctx: Context): void {
@@ -52,8 +53,10 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     return answer(record, 'account_id');
   });
 
-  // Model names hold slashes (`@cf/meta/…`), sent raw or as %2F: the rest of the path is the name.
+  // Model names hold slashes (`@cf/meta/…`): the rest of the path is the name. As the provider does,
+  // only literal slashes route; an encoded one (%2F) is "No route for that URI".
   operation(app, 14, 'POST', '/accounts/:account_identifier/ai/run/*', (req, p) => {
+    if (/%2f/i.test(req.url.slice(req.url.indexOf('/ai/run/')))) throw new EmulatorError(400, ['No route for that URI'], {}, ErrorCode.noRoute);
     const body = validBody(req, shapes.openObject);
     const model = decodedName(p['*']);
     store.aiRuns += 1;
