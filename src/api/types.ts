@@ -227,7 +227,8 @@ export interface EditUserRequest {
 // 17 — connectivity settings
 export interface ConnectivitySettings {
   readonly icmp_proxy_enabled?: boolean;
-  readonly offramp_tunnel_enabled?: boolean;
+  /** The provider's name; the document calls it offramp_tunnel_enabled, which the provider ignores. */
+  readonly offramp_warp_enabled?: boolean;
 }
 
 type NoParams = Readonly<Record<string, never>>;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { isCidr, isDuration } from './formats.js';
+import { isCidr, isDuration, isLocationNetwork } from './formats.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -29,6 +29,7 @@ export function newAjv(): Ajv2020 {
   addFormats(ajv);
   ajv.addFormat('duration', { type: 'string', validate: isDuration });
   ajv.addFormat('cidr', { type: 'string', validate: isCidr });
+  ajv.addFormat('location-network', { type: 'string', validate: isLocationNetwork });
   return ajv;
 }
 

@@ -1,7 +1,7 @@
 // The request body of each JSON operation as docs/operations.md lists it.
 // Top-level objects are closed where the interface lists the fields; nested ones check known keys only.
 
-import { anyObject, bool, datetime, listOf, num, object, oneOf, opt, req, str, type Shape } from './validate.js';
+import { anyObject, bool, datetime, either, listOf, num, object, oneOf, opt, req, str, type Shape } from './validate.js';
 
 const closed = (fields: Parameters<typeof object>[0]): Shape => object(fields, false);
 
@@ -74,7 +74,9 @@ export const listCreate = closed({
 export const listUpdate = closed({ name: req(str), description: opt(str) });
 
 /** Operation 7. */
-export const location = closed({ name: req(str), client_default: opt(bool), ecs_support: opt(bool), networks: opt(strings) });
+// The provider takes networks as `{network}` objects; the document shows strings: both are taken.
+const network = either('a CIDR string or {network: CIDR}', str, closed({ network: req(str) }));
+export const location = closed({ name: req(str), client_default: opt(bool), ecs_support: opt(bool), networks: opt(listOf(network)) });
 
 /** Operation 11. */
 export const route = closed({ pattern: req(str), script: opt(str) });
@@ -89,7 +91,8 @@ export const gatewayAccount = closed({ account_id: req(str) });
 export const user = closed({ country: opt(str), first_name: opt(str), last_name: opt(str), telephone: opt(str), zipcode: opt(str) });
 
 /** Operation 17. */
-export const connectivity = closed({ icmp_proxy_enabled: opt(bool), offramp_tunnel_enabled: opt(bool) });
+// `offramp_warp_enabled` is the provider's name of the flag the document calls `offramp_tunnel_enabled`.
+export const connectivity = closed({ icmp_proxy_enabled: opt(bool), offramp_tunnel_enabled: opt(bool), offramp_warp_enabled: opt(bool) });
 
 /** Operations 14 and 16: any JSON object. */
 export const openObject = anyObject;

@@ -6,7 +6,8 @@ export type Shape =
   | { readonly kind: 'enum'; readonly values: readonly string[] }
   | { readonly kind: 'array'; readonly items: Shape }
   | { readonly kind: 'map'; readonly values: Shape }
-  | { readonly kind: 'object'; readonly fields: Readonly<Record<string, Field>>; readonly open?: boolean };
+  | { readonly kind: 'object'; readonly fields: Readonly<Record<string, Field>>; readonly open?: boolean }
+  | { readonly kind: 'either'; readonly what: string; readonly shapes: readonly Shape[] };
 
 export interface Field {
   readonly shape: Shape;
@@ -24,6 +25,8 @@ export const oneOf = (...values: string[]): Shape => ({ kind: 'enum', values });
 export const req = (shape: Shape): Field => ({ shape, required: true });
 export const opt = (shape: Shape): Field => ({ shape });
 /** Known keys typed; keys not listed pass (nested objects are open unless said otherwise). */
+/** One of several shapes (a network as a string or as `{network}`); `what` names them in a problem. */
+export const either = (what: string, ...shapes: Shape[]): Shape => ({ kind: 'either', what, shapes });
 export const object = (fields: Record<string, Field>, open = true): Shape => ({ kind: 'object', fields, open });
 
 export function typeName(value: unknown): string {
@@ -94,6 +97,9 @@ export function check(value: unknown, shape: Shape, path: string, problems: stri
       if (!isPlainObject(value)) return expected('object');
       checkFields(value, shape, path, problems);
       return;
+    case 'either':
+      if (!shape.shapes.some((s) => problemsAt(value, s, path).length === 0)) expected(shape.what);
+      return;
   }
 }
 
@@ -110,6 +116,12 @@ function checkFields(value: Record<string, unknown>, shape: Extract<Shape, { kin
   for (const name of Object.keys(value)) {
     if (!Object.hasOwn(shape.fields, name)) problems.push(`${joinPath(path, name)}: unknown field`);
   }
+}
+
+function problemsAt(value: unknown, shape: Shape, path: string): string[] {
+  const problems: string[] = [];
+  check(value, shape, path, problems);
+  return problems;
 }
 
 /** Validates a request body against a closed top-level object shape; throws nothing, returns the problems. */

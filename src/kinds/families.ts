@@ -3,7 +3,7 @@
 
 import type { OperationName } from '../api/operations.js';
 import { contentHash, type Json } from '../util/json.js';
-import { compact, diffJson, isObject, pick, sameJson } from './diff.js';
+import { compact, diffJson, isObject, pick, sameJson, omit } from './diff.js';
 import type {
   ActionDraft,
   Built,
@@ -121,6 +121,11 @@ export function putKind(spec: PutKindSpec): KindDefinition {
 
 export interface PatchKindSpec extends KindBase {
   readonly operation: OperationName;
+  /**
+   * Fields an older build recorded under a name the provider ignores: not taken as applied, so the
+   * value goes out again under its real name. @default []
+   */
+  readonly neverApplied?: readonly string[];
 }
 
 /**
@@ -129,7 +134,7 @@ export interface PatchKindSpec extends KindBase {
  */
 export function patchKind(spec: PatchKindSpec): KindDefinition {
   const plan = ({ desired, applied }: PlanContext): KindDecision => {
-    const before = isObject(applied?.request) ? applied.request : {};
+    const before = isObject(applied?.request) ? omit(applied.request, spec.neverApplied ?? []) : {};
     const after = isObject(desired.request) ? desired.request : {};
     const notes = Object.keys(before)
       .filter((field) => !(field in after))

@@ -1,7 +1,34 @@
 // GatewayLocation (operation 7, POST): created once; the interface has no update for it.
-// Follows the account's GatewayAccount when the config creates one.
+// Networks are written as CIDR strings or `{network}` objects; the provider takes only objects, IPv4 /24–/32.
 
-import { gatewayCreateOnly } from './post-family.js';
+import type { Json } from '../util/json.js';
+import { compact, isObject } from './diff.js';
+import { accountScope, onGatewayAccount } from './families.js';
+import type { Built, ResourceDocument } from './kind.js';
+import { noUpdate, postKind } from './post-family.js';
 import { registerKind } from './registry.js';
 
-export const gatewayLocation = registerKind(gatewayCreateOnly('GatewayLocation', 'createLocation'));
+/**
+ * The canonical request keeps networks as strings (as states recorded them before); each may be written
+ * `- 192.0.2.0/24` or `- network: 192.0.2.0/24`.
+ */
+function build(doc: ResourceDocument): Built {
+  const spec = isObject(doc.spec) ? doc.spec : {};
+  if (!Array.isArray(spec.networks)) return { request: compact(spec) };
+  // The schema checked each one (IPv4, /24 to /32, in either form).
+  const networks = spec.networks.map((item: Json) => String(isObject(item) ? item.network : item));
+  return { request: compact({ ...spec, networks }) };
+}
+
+export const gatewayLocation = registerKind(
+  postKind({
+    kind: 'GatewayLocation',
+    ...accountScope('identifier'),
+    create: 'createLocation',
+    build,
+    // The provider takes each network as an object.
+    createBody: (request) => (Array.isArray(request.networks) ? { ...request, networks: request.networks.map((network) => ({ network })) } : request),
+    blockedReason: noUpdate('GatewayLocation'),
+    dependencies: onGatewayAccount,
+  }),
+);

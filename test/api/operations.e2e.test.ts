@@ -152,7 +152,7 @@ describe('each operation, valid', () => {
 
   it('17 patches the connectivity settings', async () => {
     const result = await client.updateConnectivitySettings({ account_identifier: acc }, { icmp_proxy_enabled: true });
-    expect(result).toEqual({ icmp_proxy_enabled: true, offramp_tunnel_enabled: false });
+    expect(result).toEqual({ icmp_proxy_enabled: true, offramp_warp_enabled: false });
     expect(emulator.state().connectivity).toEqual([expect.objectContaining({ account: acc, icmp_proxy_enabled: true })]);
   });
 });

@@ -47,7 +47,7 @@ describe('an invalid config', () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toEqual([
       'root/gateway.yaml:9:9  spec.type  expected one of SERIAL, URL, DOMAIN, EMAIL, IP, got "COLOUR"',
-      'root/gateway.yaml:19:7  spec.networks[0]  expected a CIDR like 10.0.0.0/8, got "192.0.2.0/33"',
+      'root/gateway.yaml:19:7  spec.networks[0]  expected an IPv4 network from /24 to /32 like 192.0.2.0/24, got "192.0.2.0/33"',
       'root/profile.yaml:6:15  spec.first_name  expected a string, got 42',
       '3 errors in 2 files: nothing was planned or applied.',
     ]);

@@ -83,7 +83,7 @@ export async function expectConverged(ws: Workspace, emu: RunningEmulator): Prom
   expect([...emu.kv(ACCOUNT, NAMESPACE).keys()].sort()).toEqual(['assets/robots.txt', 'banner', 'config/flags', 'redirects/blog', 'redirects/docs']);
   expect(s.organizations.map((o) => o.name)).toEqual(['Example Inc.']);
   expect(s.logging.map((l) => l.redact_pii)).toEqual([true]);
-  expect(s.connectivity.map((c) => [c.icmp_proxy_enabled, c.offramp_tunnel_enabled])).toEqual([[true, false]]);
+  expect(s.connectivity.map((c) => [c.icmp_proxy_enabled, c.offramp_warp_enabled])).toEqual([[true, false]]);
   expect(s.user).toMatchObject({ first_name: 'Sam', last_name: 'Rivera', country: 'GB' });
   const plan = await planNow(ws);
   expect({ actions: plan.actions.length, uncertain: plan.uncertain.length, blocked: plan.blocked.length }).toEqual({ actions: 0, uncertain: 0, blocked: 0 });

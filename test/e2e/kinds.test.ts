@@ -50,7 +50,7 @@ describe('apply and plan over every kind', () => {
     expect(s.organizations[0]).toMatchObject({ auth_domain: 'example.cloudflareaccess.com', session_duration: '24h', login_design: { text_color: '#1f2937' } });
     expect(s.lists[0]).toMatchObject({ type: 'DOMAIN', description: 'Domains nobody should reach' });
     expect((s.lists[0].items as { value: string }[]).map((i) => i.value)).toEqual(['malware.example.net', 'phishing.example.org']);
-    expect(s.locations[0]).toMatchObject({ client_default: true, ecs_support: false, networks: ['192.0.2.0/24'] });
+    expect(s.locations[0]).toMatchObject({ client_default: true, ecs_support: false, networks: [{ network: '192.0.2.0/24' }] });
     expect(s.proxy_endpoints[0]).toMatchObject({ ips: ['192.0.2.0/24'], subdomain: 'office-proxy' });
     expect(s.logging[0]).toMatchObject({ settings_by_rule_type: { dns: { log_all: false, log_blocks: true } } });
     expect(s.tokens[0]).toMatchObject({ status: 'active', expires_on: '2030-01-01T00:00:00Z' });

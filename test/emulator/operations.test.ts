@@ -20,9 +20,26 @@ describe('answers, ids and timestamps per operation', () => {
   it('operation 17 answers the envelope and a PATCH changes only the sent field', async () => {
     const { call, emu } = await harness();
     await call('PATCH', '/accounts/a/zerotrust/connectivity_settings', { icmp_proxy_enabled: true });
-    const a = await call('PATCH', '/accounts/a/zerotrust/connectivity_settings', { offramp_tunnel_enabled: true });
-    expect(a.json).toEqual({ errors: [], messages: [], success: true, result: { icmp_proxy_enabled: true, offramp_tunnel_enabled: true } });
-    expect(emu.state().connectivity).toEqual([{ account: 'a', icmp_proxy_enabled: true, offramp_tunnel_enabled: true }]);
+    const a = await call('PATCH', '/accounts/a/zerotrust/connectivity_settings', { offramp_warp_enabled: true });
+    expect(a.json).toEqual({ errors: [], messages: [], success: true, result: { icmp_proxy_enabled: true, offramp_warp_enabled: true } });
+    expect(emu.state().connectivity).toEqual([{ account: 'a', icmp_proxy_enabled: true, offramp_warp_enabled: true }]);
+  });
+
+  it('operation 17 takes the document\'s spelling of the off-ramp flag too, kept under the provider\'s name', async () => {
+    const { call, emu } = await harness();
+    await call('PATCH', '/accounts/a/zerotrust/connectivity_settings', { offramp_tunnel_enabled: true });
+    expect(emu.state().connectivity).toEqual([{ account: 'a', icmp_proxy_enabled: false, offramp_warp_enabled: true }]);
+    const both = await call('PATCH', '/accounts/a/zerotrust/connectivity_settings', { offramp_tunnel_enabled: true, offramp_warp_enabled: false });
+    expect(both.status).toBe(400);
+  });
+
+  it('operation 7 takes networks as strings and as the provider\'s {network} objects', async () => {
+    const { call } = await harness();
+    const a = await call('POST', '/accounts/a/gateway/locations', { name: 'HQ', networks: ['192.0.2.0/24', { network: '198.51.100.0/24' }] });
+    expect(a.status).toBe(200);
+    const bad = await call('POST', '/accounts/a/gateway/locations', { name: 'HQ2', networks: [{ cidr: '192.0.2.0/24' }] });
+    expect(bad.status).toBe(400);
+    expect(bad.json.errors[0].message).toMatch(/networks\[0\]: expected a CIDR string or \{network: CIDR\}/);
   });
 
   it('operation 15 edits only the sent profile fields', async () => {

@@ -66,9 +66,12 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
   });
 
   operation(app, 17, 'PATCH', '/accounts/:account_identifier/zerotrust/connectivity_settings', (req, p) => {
-    const body = validBody(req, shapes.connectivity);
-    const previous = store.connectivity.get(p.account_identifier) ?? { icmp_proxy_enabled: false, offramp_tunnel_enabled: false };
-    const record = { ...previous, ...body, account: p.account_identifier };
+    const { offramp_tunnel_enabled: documentName, ...body } = validBody(req, shapes.connectivity);
+    if (documentName !== undefined && body.offramp_warp_enabled !== undefined) throw new EmulatorError(400, ['offramp_tunnel_enabled and offramp_warp_enabled name one flag: send one']);
+    // Kept under the provider's name, whichever spelling came.
+    const sent = documentName === undefined ? body : { ...body, offramp_warp_enabled: documentName };
+    const previous = store.connectivity.get(p.account_identifier) ?? { icmp_proxy_enabled: false, offramp_warp_enabled: false };
+    const record = { ...previous, ...sent, account: p.account_identifier };
     store.connectivity.set(p.account_identifier, record);
     return answer(record);
   });
