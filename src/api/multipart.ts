@@ -3,8 +3,9 @@
 
 import type { ScriptUpload } from './types.js';
 
-export const BODY_PART_HEADER = 'SVC-WORKER-BODY-PART';
-export const MAIN_MODULE_PART_HEADER = 'SVC-WORKER-MAIN-MODULE-PART';
+// The provider's prefix; the document writes a neutral `SVC-` in its place.
+export const BODY_PART_HEADER = 'CF-WORKER-BODY-PART';
+export const MAIN_MODULE_PART_HEADER = 'CF-WORKER-MAIN-MODULE-PART';
 
 /** A programming error in what the caller handed in; never sent. */
 function invalid(problem: string): never {

@@ -31,7 +31,7 @@ export interface ScriptUpload {
   /** The `metadata` part: main_module or body_part inside, plus pass-through fields. */
   readonly metadata: Record<string, unknown>;
   readonly modules: readonly ScriptModule[];
-  /** Sent as SVC-WORKER-BODY-PART / SVC-WORKER-MAIN-MODULE-PART. */
+  /** Sent as CF-WORKER-BODY-PART / CF-WORKER-MAIN-MODULE-PART (the provider's prefix). */
   readonly headers?: { readonly bodyPart?: string; readonly mainModulePart?: string };
 }
 export interface ScriptModule {

@@ -52,7 +52,8 @@ function mainModuleNames(metadata: JsonObject, request: FastifyRequest, problems
     if (typeof value === 'string') named.push([`metadata.${field}`, value]);
     else problems.push(`metadata.${field}: expected string, got ${typeName(value)}`);
   }
-  for (const header of ['svc-worker-main-module-part', 'svc-worker-body-part']) {
+  // The provider's `CF-` prefix, and the document's neutral `SVC-` beside it.
+  for (const header of ['cf-worker-main-module-part', 'cf-worker-body-part', 'svc-worker-main-module-part', 'svc-worker-body-part']) {
     const value = request.headers[header];
     if (typeof value === 'string') named.push([`header ${header.toUpperCase()}`, value]);
   }

@@ -120,13 +120,15 @@ describe('script uploads', () => {
     expect(JSON.parse(await metadata.text())).toEqual({ main_module: 'index.js', compatibility_date: '2024-01-01' });
   });
 
-  it('sends the part-naming headers when given', async () => {
+  it('sends the part-naming headers when given, under the provider\'s CF-WORKER- prefix', async () => {
     const client = await clientFor();
     await client.putScriptContent(params, {
       metadata: {},
       modules: [{ name: 'worker.js', content: 'addEventListener("fetch", () => {})', contentType: 'application/javascript' }],
       headers: { bodyPart: 'worker.js', mainModulePart: 'main.js' },
     });
+    expect(BODY_PART_HEADER).toBe('CF-WORKER-BODY-PART');
+    expect(last().headers['cf-worker-body-part']).toBe('worker.js');
     expect(last().headers[BODY_PART_HEADER.toLowerCase()]).toBe('worker.js');
     expect(last().headers[MAIN_MODULE_PART_HEADER.toLowerCase()]).toBe('main.js');
   });

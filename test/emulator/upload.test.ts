@@ -66,7 +66,7 @@ describe('operation 1: script upload', () => {
     expect(emu.state().scripts[0].main_module).toBe('script');
   });
 
-  it.each([['SVC-WORKER-MAIN-MODULE-PART'], ['SVC-WORKER-BODY-PART']])('takes the main module from the %s header', async (header) => {
+  it.each([['SVC-WORKER-MAIN-MODULE-PART'], ['SVC-WORKER-BODY-PART'], ['CF-WORKER-MAIN-MODULE-PART'], ['CF-WORKER-BODY-PART']])('takes the main module from the %s header', async (header) => {
     const { call, emu } = await harness();
     const a = await call('PUT', content, undefined, { raw: form([metadata({}), { name: 'main.js', text: worker }]), headers: { [header]: 'main.js' } });
     expect(a.status).toBe(200);
