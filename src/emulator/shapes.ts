@@ -25,11 +25,13 @@ export const organization = closed({
   user_seat_expiration_inactive_time: opt(str),
 });
 
+// As the provider requires: effect, permission groups and resources; a resource may map to a map
+// of scopes, one level deep (every zone of an account).
 const policy = object({
-  effect: opt(str),
+  effect: req(str),
   id: opt(str),
-  permission_groups: opt(listOf(object({ id: opt(str), name: opt(str) }))),
-  resources: opt({ kind: 'map', values: str }),
+  permission_groups: req(listOf(object({ id: opt(str), name: opt(str) }))),
+  resources: req({ kind: 'map', values: either('a string or a map of strings', str, { kind: 'map', values: str }) }),
 });
 
 const condition = object({ 'request.ip': opt(object({ in: opt(strings), not_in: opt(strings) })) });

@@ -33,6 +33,17 @@ describe('answers, ids and timestamps per operation', () => {
     expect(both.status).toBe(400);
   });
 
+  it('operation 8 requires effect, permission groups and resources, which may nest one level', async () => {
+    const { call } = await harness();
+    const nested = { effect: 'allow', permission_groups: [{ id: 'g1' }], resources: { 'com.cloudflare.api.account.a': { 'com.cloudflare.api.account.zone.*': '*' } } };
+    expect((await call('POST', '/user/tokens', { name: 't', policies: [nested] })).status).toBe(200);
+    const bare = await call('POST', '/user/tokens', { name: 't2', policies: [{ resources: { x: '*' } }] });
+    expect(bare.status).toBe(400);
+    expect(bare.json.errors.map((e: { message: string }) => e.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/effect: required field missing/), expect.stringMatching(/permission_groups: required field missing/)]),
+    );
+  });
+
   it('operation 7 takes networks as strings and as the provider\'s {network} objects', async () => {
     const { call } = await harness();
     const a = await call('POST', '/accounts/a/gateway/locations', { name: 'HQ', networks: ['192.0.2.0/24', { network: '198.51.100.0/24' }] });

@@ -101,4 +101,15 @@ describe('ApiToken', () => {
     expect(schemaErrors(document('ApiToken', metadata, { ...spec, condition: { 'request.ip': { in: ['10.0.0.1'] } } }))).toContain('/spec/condition/request.ip/in/0 must match format "cidr"');
     expect(schemaErrors(document('ApiToken', metadata, { ...spec, policies: [{ efect: 'allow' }] }))).toContain('/spec/policies/0 must NOT have additional properties');
   });
+
+  it('takes resources nested one level, as the provider does for every zone of an account, and requires what the provider requires', () => {
+    const nested = [{ effect: 'allow', permission_groups: [{ id: 'g1' }], resources: { 'com.cloudflare.api.account.acc1': { 'com.cloudflare.api.account.zone.*': '*' } } }];
+    expect(schemaErrors(document('ApiToken', metadata, { ...spec, policies: nested }))).toEqual([]);
+    const twoDeep = [{ ...nested[0], resources: { a: { b: { c: '*' } } } }];
+    expect(schemaErrors(document('ApiToken', metadata, { ...spec, policies: twoDeep }))).not.toEqual([]);
+    for (const field of ['effect', 'permission_groups', 'resources']) {
+      const { [field]: _left, ...policy } = nested[0] as Record<string, unknown>;
+      expect(schemaErrors(document('ApiToken', metadata, { ...spec, policies: [policy] }))).toContain(`/spec/policies/0 must have required property '${field}'`);
+    }
+  });
 });
