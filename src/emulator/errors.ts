@@ -56,14 +56,14 @@ export function notFound(what: string): EmulatorError {
   return new EmulatorError(404, [what]);
 }
 
-/** Operations whose success answer is the full envelope rather than `{result}`. */
-const enveloped = new Set([4, 14, 17]);
-
-/** The 200 answer: operation 10 answers `{}` exactly as docs/operations.md shows it. */
+/**
+ * The 200 answer: the full envelope, as the provider sends it to every operation (its own clients
+ * refuse an answer without `success`), where the document shows only `{result}` for most; operation
+ * 10 answers `{}` exactly as docs/operations.md shows it.
+ */
 export function successBody(op: number, result: unknown): unknown {
   if (op === 10) return {};
-  if (enveloped.has(op)) return { errors: [], messages: [], success: true, result };
-  return { result };
+  return { errors: [], messages: [], success: true, result };
 }
 
 export function errorBody(op: number | undefined, err: EmulatorError): unknown {

@@ -1,7 +1,7 @@
 // The request body of each JSON operation as docs/operations.md lists it.
 // Top-level objects are closed where the interface lists the fields; nested ones check known keys only.
 
-import { anyObject, bool, datetime, either, listOf, num, object, oneOf, opt, req, str, type Shape } from './validate.js';
+import { anyObject, bool, datetime, either, listOf, nothing, num, object, oneOf, opt, req, str, type Shape } from './validate.js';
 
 const closed = (fields: Parameters<typeof object>[0]): Shape => object(fields, false);
 
@@ -69,7 +69,8 @@ export const listCreate = closed({
   name: req(str),
   type: req(oneOf(...listTypes)),
   description: opt(str),
-  items: opt(listOf(closed({ created_at: opt(datetime), value: req(str) }))),
+  // `description` per item: the provider takes it though the document does not show it.
+  items: opt(listOf(closed({ created_at: opt(datetime), value: req(str), description: opt(str) }))),
 });
 
 /** Operation 9: type and items are not part of this request. */
@@ -90,7 +91,9 @@ export const logging = closed({ redact_pii: opt(bool), settings_by_rule_type: op
 export const gatewayAccount = closed({ account_id: req(str) });
 
 /** Operation 15. */
-export const user = closed({ country: opt(str), first_name: opt(str), last_name: opt(str), telephone: opt(str), zipcode: opt(str) });
+// The provider takes `null` for a field (its clients send one to clear it).
+const text = either('a string or null', str, nothing);
+export const user = closed({ country: opt(text), first_name: opt(text), last_name: opt(text), telephone: opt(text), zipcode: opt(text) });
 
 /** Operation 17. */
 // `offramp_warp_enabled` is the provider's name of the flag the document calls `offramp_tunnel_enabled`.

@@ -2,7 +2,7 @@
 // datetimes and closed objects; it collects every problem with its field path, never only the first.
 
 export type Shape =
-  | { readonly kind: 'string' | 'boolean' | 'number' | 'datetime' | 'any' }
+  | { readonly kind: 'string' | 'boolean' | 'number' | 'datetime' | 'any' | 'null' }
   | { readonly kind: 'enum'; readonly values: readonly string[] }
   | { readonly kind: 'array'; readonly items: Shape }
   | { readonly kind: 'map'; readonly values: Shape }
@@ -19,6 +19,7 @@ export const bool: Shape = { kind: 'boolean' };
 export const num: Shape = { kind: 'number' };
 export const datetime: Shape = { kind: 'datetime' };
 export const anything: Shape = { kind: 'any' };
+export const nothing: Shape = { kind: 'null' };
 export const anyObject: Shape = { kind: 'map', values: anything };
 export const listOf = (items: Shape): Shape => ({ kind: 'array', items });
 export const oneOf = (...values: string[]): Shape => ({ kind: 'enum', values });
@@ -68,6 +69,9 @@ export function check(value: unknown, shape: Shape, path: string, problems: stri
   };
   switch (shape.kind) {
     case 'any':
+      return;
+    case 'null':
+      if (value !== null) expected('null');
       return;
     case 'string':
     case 'boolean':

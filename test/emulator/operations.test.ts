@@ -33,6 +33,29 @@ describe('answers, ids and timestamps per operation', () => {
     expect(both.status).toBe(400);
   });
 
+  it('answers the full envelope to every operation but the bulk write, as the provider does', async () => {
+    const { call } = await harness();
+    const created = await call('POST', '/accounts/a/gateway/lists', { name: 'L', type: 'IP' });
+    expect(created.json).toEqual({ errors: [], messages: [], success: true, result: expect.objectContaining({ name: 'L' }) });
+  });
+
+  it('takes the account create and the token roll without a body, as the provider\'s clients send them', async () => {
+    const { call } = await harness();
+    const account = await call('POST', '/accounts/acc9/gateway', undefined);
+    expect(account.status).toBe(200);
+    expect(account.json.result.id).toEqual(expect.any(String));
+    const token = await call('POST', '/user/tokens', { name: 't', policies: [{ effect: 'allow', permission_groups: [{ id: 'g' }], resources: { r: '*' } }] });
+    const rolled = await call('PUT', `/user/tokens/${token.json.result.id}/value`, undefined);
+    expect(rolled.status).toBe(200);
+    expect(typeof rolled.json.result).toBe('string');
+  });
+
+  it('takes null for a profile field and a description on a list item', async () => {
+    const { call } = await harness();
+    expect((await call('PATCH', '/user', { telephone: null })).status).toBe(200);
+    expect((await call('POST', '/accounts/a/gateway/lists', { name: 'L', type: 'IP', items: [{ value: '192.0.2.1', description: 'office' }] })).status).toBe(200);
+  });
+
   it('operation 8 requires effect, permission groups and resources, which may nest one level', async () => {
     const { call } = await harness();
     const nested = { effect: 'allow', permission_groups: [{ id: 'g1' }], resources: { 'com.cloudflare.api.account.a': { 'com.cloudflare.api.account.zone.*': '*' } } };
@@ -57,7 +80,7 @@ describe('answers, ids and timestamps per operation', () => {
     const { call, emu } = await harness();
     await call('PATCH', '/user', { first_name: 'Sam', country: 'UK' });
     const a = await call('PATCH', '/user', { country: 'FR' });
-    expect(Object.keys(a.json)).toEqual(['result']);
+    expect(Object.keys(a.json).sort()).toEqual(envelopeKeys);
     expect(emu.state().user).toMatchObject({ first_name: 'Sam', country: 'FR' });
     expect(emu.state().user.last_name).toBeUndefined();
   });
@@ -86,7 +109,7 @@ describe('answers, ids and timestamps per operation', () => {
   it('operation 2 stores what was sent, keeps created_at and moves updated_at', async () => {
     const { call, emu, advance } = await harness();
     const first = await call('PUT', '/accounts/a/access/organizations', { name: 'Org', auth_domain: 'org.example.com' });
-    expect(Object.keys(first.json)).toEqual(['result']);
+    expect(Object.keys(first.json).sort()).toEqual(envelopeKeys);
     expect(first.json.result.created_at).toMatch(isoShape);
     advance(5000);
     const second = await call('PUT', '/accounts/a/access/organizations', { name: 'Org 2' });
@@ -100,14 +123,14 @@ describe('answers, ids and timestamps per operation', () => {
     const { call, emu } = await harness();
     await call('PUT', '/accounts/a/gateway/logging', { redact_pii: true, settings_by_rule_type: { dns: {} } });
     const a = await call('PUT', '/accounts/a/gateway/logging', { redact_pii: false });
-    expect(a.json).toEqual({ result: { redact_pii: false } });
+    expect(a.json).toEqual({ errors: [], messages: [], success: true, result: { redact_pii: false } });
     expect(emu.state().logging).toEqual([{ account: 'a', redact_pii: false }]);
   });
 
   it('operation 11 stores a route on its first PUT', async () => {
     const { call, emu } = await harness();
     const a = await call('PUT', '/zones/z1/workers/routes/r1', { pattern: 'example.com/*', script: 'api' });
-    expect(a.json).toEqual({ result: { id: 'r1', pattern: 'example.com/*', script: 'api' } });
+    expect(a.json).toEqual({ errors: [], messages: [], success: true, result: { id: 'r1', pattern: 'example.com/*', script: 'api' } });
     expect(emu.state().routes).toEqual([{ zone_id: 'z1', id: 'r1', pattern: 'example.com/*', script: 'api' }]);
   });
 
@@ -194,7 +217,7 @@ describe('tokens', () => {
     const { call, emu } = await harness();
     const { id } = (await call('POST', '/user/tokens', { name: 'ci', policies })).json.result;
     const a = await call('PUT', `/user/tokens/${id}/value`, {});
-    expect(Object.keys(a.json)).toEqual(['result']);
+    expect(Object.keys(a.json).sort()).toEqual(envelopeKeys);
     expect(a.json.result).toMatch(/^\S{20,}$/);
     expect(emu.state().tokens[0].id).toBe(id);
   });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { harness, isoShape, messages } from './helpers.js';
 
+const envelopeKeys = ['errors', 'messages', 'result', 'success'];
 const content = '/accounts/acc/workers/services/api/environments/production/content';
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
 
@@ -32,7 +33,7 @@ describe('operation 1: script upload', () => {
       raw: form([metadata({ main_module: 'index.js', compatibility_date: '2030-01-01' }), { name: 'index.js', text: worker }, { name: 'lib.js', text: 'export const x = 1;' }]),
     });
     expect(a.status).toBe(200);
-    expect(Object.keys(a.json)).toEqual(['result']);
+    expect(Object.keys(a.json).sort()).toEqual(envelopeKeys);
     expect(a.json.result).toMatchObject({ id: 'api', etag: expect.stringMatching(/^[0-9a-f]{64}$/), created_on: expect.stringMatching(isoShape) });
     const [script] = emu.state().scripts;
     expect(script).toMatchObject({ account: 'acc', service: 'api', environment: 'production', main_module: 'index.js', etag: a.json.result.etag });

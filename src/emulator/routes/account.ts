@@ -45,7 +45,8 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
 
   // Creating the Zero Trust account twice answers the account created first.
   operation(app, 13, 'POST', '/accounts/:identifier/gateway', (req, p) => {
-    const body = validBody(req, shapes.gatewayAccount);
+    // The provider's clients send no body: the account is the path's.
+    const body = req.body === undefined ? { account_id: p.identifier } : validBody(req, shapes.gatewayAccount);
     const existing = store.gatewayAccounts.get(p.identifier);
     if (existing) return answer(existing, 'account_id');
     const record = { account: p.identifier, account_id: body.account_id, id: hexId(), gateway_tag: hexId(), provider_name: 'edgesync-emulator' };
