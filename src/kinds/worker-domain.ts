@@ -1,19 +1,46 @@
 // WorkerDomain (operation 4, PUT): attaches a Worker service to a zone and hostname.
-// Follows the WorkerScript of the same account whose service it names.
+// A new hostname or zone is a new attachment, never an in-place change: the old one would stay attached.
 
-import { accountScope, dependsOn, putKind } from './families.js';
+import { isObject } from './diff.js';
+import { accountScope, dependsOn, NOTHING, putKind } from './families.js';
+import type { KindDecision, KindDefinition, PlanContext } from './kind.js';
 import { registerKind } from './registry.js';
 
-export const workerDomain = registerKind(
-  putKind({
-    kind: 'WorkerDomain',
-    ...accountScope('account_identifier'),
-    operation: 'attachWorkerDomain',
-    // The attachment is the hostname's: a second document naming it re-attaches it elsewhere.
-    targets: (self) => [{ what: `hostname ${String((self.request as { hostname?: string }).hostname).toLowerCase()} of account ${self.scope.account}`, at: ['spec', 'hostname'] }],
-    dependencies: dependsOn(
-      'WorkerScript',
-      (script, self) => script.scope.account === self.scope.account && script.scope.service === (self.request as { service?: string }).service,
-    ),
-  }),
-);
+/** What an attachment is: changing one of these attaches something else. */
+const ATTACHMENT = ['hostname', 'zone_id'] as const;
+
+const field = (request: unknown, name: string): unknown => (isObject(request) ? request[name] : undefined);
+
+const base: KindDefinition = putKind({
+  kind: 'WorkerDomain',
+  ...accountScope('account_identifier'),
+  operation: 'attachWorkerDomain',
+  // The attachment is the hostname's: a second document naming it re-attaches it elsewhere.
+  targets: (self) => [{ what: `hostname ${String((self.request as { hostname?: string }).hostname).toLowerCase()} of account ${self.scope.account}`, at: ['spec', 'hostname'] }],
+  dependencies: dependsOn(
+    'WorkerScript',
+    (script, self) => script.scope.account === self.scope.account && script.scope.service === (self.request as { service?: string }).service,
+  ),
+});
+
+/**
+ * The PUT attaches a hostname; no operation detaches one. Sending a new hostname under the same
+ * document would leave the old one attached while the plan said it changed, so it is blocked.
+ */
+function plan(ctx: PlanContext): KindDecision {
+  const before = ctx.applied?.request;
+  const moved = before === undefined ? [] : ATTACHMENT.filter((name) => String(field(before, name) ?? '').toLowerCase() !== String(field(ctx.desired.request, name) ?? '').toLowerCase());
+  if (!moved.length) return base.plan(ctx);
+  const was = `${String(field(before, 'hostname'))} (zone ${String(field(before, 'zone_id'))})`;
+  return {
+    ...NOTHING,
+    blocked: [{
+      reason:
+        `${moved.join(' and ')} of an attachment cannot change in place: attaching the new one would leave ${was} attached, and no operation detaches it. ` +
+        'Give the new attachment a document of its own (a new metadata.name), and detach the old hostname by hand',
+      fields: [...moved],
+    }],
+  };
+}
+
+export const workerDomain = registerKind({ ...base, plan });

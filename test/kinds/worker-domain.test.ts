@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, desire, document, kindOf, schemaErrors } from './helpers.js';
+import { ACCOUNT, applyDecision, desire, document, kindOf, plan, schemaErrors } from './helpers.js';
 import { putScenarios } from './scenarios.js';
 
 const metadata = { name: 'api-domain', account: ACCOUNT };
@@ -7,7 +7,7 @@ const spec = { environment: 'production', hostname: 'api.example.com', service: 
 
 describe('WorkerDomain', () => {
   putScenarios({
-    kind: 'WorkerDomain', metadata, spec, changed: { ...spec, hostname: 'www.example.com' },
+    kind: 'WorkerDomain', metadata, spec, changed: { ...spec, service: 'api-v2' },
     operation: 'attachWorkerDomain', params: { account_identifier: ACCOUNT },
   });
 
@@ -25,5 +25,15 @@ describe('WorkerDomain', () => {
     expect(schemaErrors(document('WorkerDomain', metadata, noZone))).toContain("/spec must have required property 'zone_id'");
     expect(schemaErrors(document('WorkerDomain', metadata, { ...spec, hostnme: 'x' }))).toContain('/spec must NOT have additional properties');
     expect(schemaErrors(document('WorkerDomain', metadata, { ...spec, hostname: 'not a host!' }))).toContain('/spec/hostname must match format "hostname"');
+  });
+
+  it('never moves an attachment to another hostname or zone in place: the old hostname would stay attached', () => {
+    const applied = applyDecision(desire('WorkerDomain', metadata, spec).desired, undefined);
+    for (const change of [{ hostname: 'www.example.com' }, { zone_id: 'ffffffffffffffffffffffffffffffff' }]) {
+      const decision = plan(desire('WorkerDomain', metadata, { ...spec, ...change }).desired, applied);
+      expect(decision.actions).toEqual([]);
+      expect(decision.blocked).toEqual([{ reason: expect.stringMatching(/cannot change in place: attaching the new one would leave api\.example\.com \(zone 023e.*\) attached/), fields: Object.keys(change) }]);
+    }
+    expect(plan(desire('WorkerDomain', metadata, { ...spec, hostname: 'API.example.com' }).desired, applied).blocked).toEqual([]);
   });
 });
