@@ -20,6 +20,8 @@ export const KV_RULES = {
   /** 25 MiB of the value string as sent (the base64 text when base64). */
   maxValueBytes: 26_214_400,
   minTtl: 60,
+  /** The provider's bound on a pair's metadata, as serialized JSON. */
+  maxMetadataBytes: 1024,
   maxRequestBytes: KV_LIMITS.maxBytes,
 } as const;
 
@@ -48,6 +50,8 @@ export function typeName(value: unknown): string {
 function checkKey(key: unknown, problem: ProblemSink): boolean {
   if (typeof key !== 'string') return problem('key', `expected a string, got ${typeName(key)}`), false;
   if (key === '') return problem('key', 'must not be empty'), false;
+  // The provider refuses them (they would read as path segments).
+  if (key === '.' || key === '..') return problem('key', `must not be "${key}": the provider refuses it`), false;
   // A UTF-16 unit is at most 3 UTF-8 bytes: short keys need no measuring.
   const bytes = key.length * 3 > KV_RULES.maxKeyBytes ? Buffer.byteLength(key) : 0;
   if (bytes > KV_RULES.maxKeyBytes) return problem('key', `is ${bytes} bytes (UTF-8); at most ${KV_RULES.maxKeyBytes}`), false;
@@ -80,6 +84,10 @@ function checkRest(p: Record<string, unknown>, problem: ProblemSink): boolean {
     ok = (problem('expiration_ttl', `expected seconds, at least ${KV_RULES.minTtl}, got ${typeName(ttl)}`), false);
   }
   if (metadata !== undefined && !isObject(metadata)) ok = (problem('metadata', `expected an object, got ${typeName(metadata)}`), false);
+  else if (metadata !== undefined) {
+    const bytes = Buffer.byteLength(JSON.stringify(metadata));
+    if (bytes > KV_RULES.maxMetadataBytes) ok = (problem('metadata', `is ${bytes} bytes as JSON; the provider takes at most ${KV_RULES.maxMetadataBytes}`), false);
+  }
   for (const field in p) {
     if (!FIELDS.has(field)) ok = (problem(field, 'unknown field (a pair has key, value, base64, expiration, expiration_ttl, metadata)'), false);
   }

@@ -22,6 +22,20 @@ describe('KV pair rules (docs/operations.md, operation 10), each reported at its
     expect(issuesOf({ key: '', value: 'v' })).toEqual([{ path: 'spec.pairs[1].key', message: 'must not be empty' }]);
   });
 
+  it('refuses the keys . and .., which the provider refuses', () => {
+    expect(issuesOf({ key: '.', value: 'v' })).toEqual([{ path: 'spec.pairs[1].key', message: 'must not be ".": the provider refuses it' }]);
+    expect(issuesOf({ key: '..', value: 'v' })).toEqual([{ path: 'spec.pairs[1].key', message: 'must not be "..": the provider refuses it' }]);
+    expect(issuesOf({ key: '...', value: 'v' })).toEqual([]);
+  });
+
+  it('allows metadata of exactly 1,024 bytes of JSON and refuses more, as the provider does', () => {
+    const sized = (n: number) => ({ m: 'x'.repeat(n - '{"m":""}'.length) });
+    expect(issuesOf({ key: 'k', value: 'v', metadata: sized(1024) })).toEqual([]);
+    expect(issuesOf({ key: 'k', value: 'v', metadata: sized(1025) })).toEqual([
+      { path: 'spec.pairs[1].metadata', message: 'is 1025 bytes as JSON; the provider takes at most 1024' },
+    ]);
+  });
+
   it('allows keys of exactly 512 UTF-8 bytes and refuses 513 or more', () => {
     expect(issuesOf({ key: 'é'.repeat(256), value: 'v' })).toEqual([]);
     expect(issuesOf({ key: `${'é'.repeat(256)}x`, value: 'v' })).toEqual([{ path: 'spec.pairs[1].key', message: 'is 513 bytes (UTF-8); at most 512' }]);
