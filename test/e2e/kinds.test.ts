@@ -77,7 +77,7 @@ describe('apply and plan over every kind', () => {
     fs.writeFileSync(ws.file('workers/src/index.js'), 'export default { fetch: () => new Response("v2") };\n');
     const set = (kind: keyof typeof RESOURCES, path: (string | number)[], value: unknown) =>
       editDoc(ws, RESOURCES[kind].file, RESOURCES[kind].name, (d) => d.setIn(path, value));
-    set('WorkerDomain', ['spec', 'hostname'], 'www.example.com');
+    set('WorkerDomain', ['spec', 'environment'], 'staging');
     set('WorkerRoute', ['spec', 'pattern'], 'example.com/v2/*');
     set('KvPairs', ['spec', 'pairs', 1, 'value'], 'No maintenance planned');
     set('AccessOrganization', ['spec', 'name'], 'Example Ltd.');
@@ -105,7 +105,7 @@ describe('apply and plan over every kind', () => {
       path: `/user/tokens/${tokenId}`,
       body: { id: tokenId, name: 'CI deploy (renamed)', status: 'active', expires_on: '2030-01-01T00:00:00Z', policies: [expect.objectContaining({ effect: 'allow' })] },
     });
-    expect(byOp(4)[0].body).toEqual({ environment: 'production', hostname: 'www.example.com', service: 'api', zone_id: ZONE });
+    expect(byOp(4)[0].body).toEqual({ environment: 'staging', hostname: 'api.example.com', service: 'api', zone_id: ZONE });
     expect(byOp(9)[0]).toMatchObject({ path: `/accounts/${ACCOUNT}/gateway/lists/${listId}`, body: { name: 'Blocked domains', description: 'Still blocked' } });
     expect(byOp(10)[0].kv?.pairs).toBe(1);
     expect(emu.kv(ACCOUNT, NAMESPACE).get('banner')?.value.toString()).toBe('No maintenance planned');
