@@ -52,6 +52,8 @@ export interface LoadOptions {
    * @default a random key for this load: no hash then matches a stored one, so a secret counts as changed
    */
   readonly secretKey?: Uint8Array;
+  /** The time rules relative to now are checked against (a KV expiration at least 60 s ahead). @default Date.now */
+  readonly now?: () => number;
 }
 
 export type LoadResult =
@@ -64,6 +66,7 @@ function checkOptions(options: LoadOptions) {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
   const ignore = options.ignore ?? [];
   if (!Array.isArray(ignore) || ignore.some((p) => typeof p !== 'string' || !path.isAbsolute(p))) fail('ignore', 'a list of absolute paths', ignore);
+  if (options.now !== undefined && typeof options.now !== 'function') fail('now', 'a function returning milliseconds since the epoch', options.now);
   if (options.secretKey !== undefined && !(options.secretKey instanceof Uint8Array && options.secretKey.length >= 16)) {
     fail('secretKey', 'bytes (a Uint8Array of 16 or more)', options.secretKey);
   }
@@ -79,6 +82,7 @@ function checkOptions(options: LoadOptions) {
     outputs: options.outputs === undefined ? undefined : path.resolve(checkString('outputs', options.outputs)),
     validator: options.schemas,
     secretHash: keyedHash(options.secretKey ?? randomBytes(32)),
+    now: options.now ?? Date.now,
   };
 }
 
@@ -102,7 +106,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   if (errors.length && !found.files.length) return { ok: false, errors: sortErrors(errors), files: [] };
   // Own paths in both forms, so neither a reference nor an output reaches them through a symlink.
   const ownBoth = [...new Set([...own, ...own.map(realpathNearest)])];
-  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: ownBoth, maxReferencedBytes: opts.maxReferencedBytes, outputs: opts.outputs ?? opts.root, secretHash: opts.secretHash };
+  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: ownBoth, maxReferencedBytes: opts.maxReferencedBytes, outputs: opts.outputs ?? opts.root, secretHash: opts.secretHash, now: opts.now };
   const outcomes: DocumentOutcome[] = [];
   for (const file of found.files) {
     const display = displayFile(file);

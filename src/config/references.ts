@@ -19,6 +19,8 @@ export interface ReferenceBounds {
   readonly maxReferencedBytes: number;
   /** See BuildContext.secretHash. */
   readonly secretHash: (text: string) => string;
+  /** See BuildContext.now. */
+  readonly now: () => number;
   /** Where runs write their outputs. @default the root */
   readonly outputs?: string;
 }
@@ -92,5 +94,5 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
     return checkOutputPath(outputBounds, yamlFile, ref, at, issue);
   };
 
-  return { root: bounds.root, issue, readFile, listFiles, outputPath, secretHash: bounds.secretHash };
+  return { root: bounds.root, issue, readFile, listFiles, outputPath, secretHash: bounds.secretHash, now: bounds.now };
 }

@@ -56,6 +56,8 @@ export interface BuildContext {
    * separators (the same in every checkout); on a refusal records an issue at `path` and returns undefined.
    */
   outputPath(ref: string, path: FieldPath): string | undefined;
+  /** When the config is loaded (ms since the epoch), for rules relative to now (a KV expiration at least 60 s ahead). */
+  now(): number;
 }
 
 /** What a kind builds from a document. */

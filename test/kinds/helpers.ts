@@ -68,6 +68,7 @@ export function fakeContext(root: string, file: string): BuildContext & { issues
       return undefined;
     },
     secretHash: (text) => `hmac-sha256:${createHmac('sha256', FAKE_SECRET_KEY).update(text).digest('hex')}`,
+    now: () => Date.UTC(2026, 10, 21, 10, 0, 0),
   };
 }
 

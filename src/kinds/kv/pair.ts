@@ -74,11 +74,15 @@ function checkValue(p: Record<string, unknown>, problem: ProblemSink): boolean {
   return ok;
 }
 
-function checkRest(p: Record<string, unknown>, problem: ProblemSink): boolean {
+function checkRest(p: Record<string, unknown>, problem: ProblemSink, minExpiration: number): boolean {
   const { expiration, expiration_ttl: ttl, metadata } = p;
   let ok = true;
   if (expiration !== undefined && (typeof expiration !== 'number' || !Number.isFinite(expiration) || expiration < 0)) {
     ok = (problem('expiration', `expected seconds since the UNIX epoch (a number from 0 up), got ${typeName(expiration)}`), false);
+  } else if (typeof expiration === 'number' && ttl === undefined && expiration < minExpiration) {
+    // The ttl wins when both are set, so only an expiration that would be sent is checked.
+    const at = new Date(expiration * 1000).toISOString();
+    ok = (problem('expiration', `${expiration} (${at}) is less than ${KV_RULES.minTtl} seconds from now: the provider refuses it; use a later time or expiration_ttl`), false);
   }
   if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < KV_RULES.minTtl)) {
     ok = (problem('expiration_ttl', `expected seconds, at least ${KV_RULES.minTtl}, got ${typeName(ttl)}`), false);
@@ -134,11 +138,11 @@ function wireString(p: WirePair, plain: boolean): string {
  * when both expiration and expiration_ttl are set, expiration is dropped, because the server
  * uses the ttl and ignores it (docs/operations.md, operation 10): hashing it would re-send pairs for nothing.
  */
-export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes: number = KV_RULES.maxRequestBytes): PreparedPair | undefined {
+export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes: number = KV_RULES.maxRequestBytes, minExpiration = 0): PreparedPair | undefined {
   if (!isObject(raw)) return problem('', `expected a pair {key, value, …}, got ${typeName(raw)}`), undefined;
   const okKey = checkKey(raw.key, problem);
   const okValue = checkValue(raw, problem);
-  if (!(checkRest(raw, problem) && okKey && okValue)) return undefined;
+  if (!(checkRest(raw, problem, minExpiration) && okKey && okValue)) return undefined;
   let pair = raw as unknown as WirePair;
   if ((raw.base64 as boolean | undefined) === false || (raw.expiration !== undefined && raw.expiration_ttl !== undefined)) {
     const { key, value, expiration_ttl, metadata } = pair;

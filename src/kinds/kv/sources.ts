@@ -3,7 +3,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { BuildContext, FieldPath } from '../kind.js';
-import { preparePair, typeName, type WirePair } from './pair.js';
+import { KV_RULES, preparePair, typeName, type WirePair } from './pair.js';
 
 /** Problems reported per source before the rest are only counted: a million bad pairs help no one. */
 export const MAX_PROBLEMS_PER_SOURCE = 100;
@@ -34,7 +34,12 @@ export class PairCollector {
   readonly item: number[] = [];
   readonly origins: Origin[] = [];
 
-  constructor(private readonly ctx: BuildContext) {}
+  /** An absolute expiration must be at least the minimum TTL ahead of when the config is loaded. */
+  private readonly minExpiration: number;
+
+  constructor(private readonly ctx: BuildContext) {
+    this.minExpiration = Math.floor(ctx.now() / 1000) + KV_RULES.minTtl;
+  }
 
   /** Collects the pairs of one origin, reporting at most MAX_PROBLEMS_PER_SOURCE problems. */
   collect(origin: Origin, items: readonly unknown[]): void {
@@ -47,7 +52,7 @@ export class PairCollector {
       this.ctx.issue(inline, inline === origin.path ? `${origin.label(at)}${field ? `.${field}` : ''}: ${message}` : message);
     };
     for (; at < items.length; at++) {
-      const prepared = preparePair(items[at], problem);
+      const prepared = preparePair(items[at], problem, KV_RULES.maxRequestBytes, this.minExpiration);
       if (!prepared) continue;
       this.pairs.push(prepared.pair);
       this.hashes.push(prepared.hash);

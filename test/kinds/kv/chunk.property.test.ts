@@ -4,18 +4,18 @@ import { chunkPairs, KV_LIMITS, pairSize, requestBytes } from '../../../src/kind
 import { preparePair, type WirePair } from '../../../src/kinds/kv/pair.js';
 import { planKv } from '../../../src/kinds/kv/plan.js';
 import type { KvPayload } from '../../../src/kinds/kv/model.js';
-import { desiredKv, planContext } from './helpers.js';
+import { desiredKv, FAKE_NOW, planContext } from './helpers.js';
 
 // Units that JSON escapes or UTF-8 widens, mixed with ordinary ones.
 const tricky = fc.constantFrom('"', '\\', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', 'é', '€', '😀', '/', '<');
 const unit = fc.oneof(tricky, fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), fc.constantFrom('a', 'b', 'z', '0'));
 const text = fc.string({ unit, maxLength: 40 });
-const keyText = fc.string({ unit: fc.oneof(fc.constantFrom('a', 'b', 'é', '/', '"', '\\', '😀'), fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c))), minLength: 1, maxLength: 12 });
+const keyText = fc.string({ unit: fc.oneof(fc.constantFrom('a', 'b', 'é', '/', '"', '\\', '😀'), fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c))), minLength: 1, maxLength: 12 }).filter((k) => k !== '.' && k !== '..');
 const metadata = fc.dictionary(text, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
 
 const rawPair = fc.oneof(
   fc.record(
-    { key: keyText, value: text, base64: fc.constant(false), expiration: fc.integer({ min: 0, max: 2 ** 40 }), expiration_ttl: fc.integer({ min: 60, max: 1e7 }), metadata },
+    { key: keyText, value: text, base64: fc.constant(false), expiration: fc.integer({ min: Math.floor(FAKE_NOW / 1000) + 60, max: 2 ** 40 }), expiration_ttl: fc.integer({ min: 60, max: 1e7 }), metadata },
     { requiredKeys: ['key', 'value'] },
   ),
   fc.record({ key: keyText, value: fc.base64String({ maxLength: 40 }), base64: fc.constant(true) }),

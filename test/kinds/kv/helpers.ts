@@ -28,6 +28,9 @@ export function tempRoot(files: Record<string, string | Buffer> = {}): { root: s
 
 const show = (p: FieldPath): string => p.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('').replace(/^\./, '');
 
+/** When fake contexts say the config is loaded: 2026-11-21T10:00:00Z. */
+export const FAKE_NOW = Date.UTC(2026, 10, 21, 10, 0, 0);
+
 /** A BuildContext whose YAML file sits at the root; files are read from disk, issues recorded. */
 export function fakeContext(root: string): FakeContext {
   const issues: Issue[] = [];
@@ -58,6 +61,7 @@ export function fakeContext(root: string): FakeContext {
       return out;
     },
     outputPath: (ref, p) => (issue(p, `${ref}: KvPairs writes no output`), undefined),
+    now: () => FAKE_NOW,
   };
 }
 

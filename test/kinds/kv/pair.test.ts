@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildKv } from '../../../src/kinds/kv/model.js';
 import { pairSize } from '../../../src/kinds/kv/chunk.js';
 import { preparePair } from '../../../src/kinds/kv/pair.js';
-import { fakeContext, type Issue } from './helpers.js';
+import { FAKE_NOW, fakeContext, type Issue } from './helpers.js';
 
 /** Issues of building one inline pair. */
 function issuesOf(pair: unknown): Issue[] {
@@ -26,6 +26,15 @@ describe('KV pair rules (docs/operations.md, operation 10), each reported at its
     expect(issuesOf({ key: '.', value: 'v' })).toEqual([{ path: 'spec.pairs[1].key', message: 'must not be ".": the provider refuses it' }]);
     expect(issuesOf({ key: '..', value: 'v' })).toEqual([{ path: 'spec.pairs[1].key', message: 'must not be "..": the provider refuses it' }]);
     expect(issuesOf({ key: '...', value: 'v' })).toEqual([]);
+  });
+
+  it('refuses an absolute expiration less than 60 seconds after the config is loaded, unless a ttl wins over it', () => {
+    const now = Math.floor(FAKE_NOW / 1000);
+    expect(issuesOf({ key: 'k', value: 'v', expiration: now + 60 })).toEqual([]);
+    expect(issuesOf({ key: 'k', value: 'v', expiration: now + 59 })).toEqual([
+      { path: 'spec.pairs[1].expiration', message: `${now + 59} (2026-11-21T10:00:59.000Z) is less than 60 seconds from now: the provider refuses it; use a later time or expiration_ttl` },
+    ]);
+    expect(issuesOf({ key: 'k', value: 'v', expiration: now - 3600, expiration_ttl: 120 })).toEqual([]);
   });
 
   it('allows metadata of exactly 1,024 bytes of JSON and refuses more, as the provider does', () => {
