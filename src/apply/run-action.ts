@@ -88,8 +88,11 @@ function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOPPED> {
   });
 }
 
+/** How many times keys a bulk write answered as unsuccessful are sent again before the action fails. */
+export const REFUSED_RESENDS = 3;
+
 /** Runs `action` to its end: success, failure (after retries when they are safe), uncertain or stopped. */
-export async function runAction(action: Action, ctx: RunContext): Promise<ActionReport> {
+export async function runAction(action: Action, ctx: RunContext, resends = 0): Promise<ActionReport> {
   const { options } = ctx;
   if (action.operation === null) {
     ctx.started(action);
@@ -109,7 +112,7 @@ export async function runAction(action: Action, ctx: RunContext): Promise<Action
     if (sent === STOPPED) {
       return attempt === 1 ? { status: 'skipped', because: 'stopped' } : failed(ctx, action, `${lastError}; stopped before retrying`, attempt - 1, false);
     }
-    if (sent.ok) return settle(action, ctx, sent.result, sent.intentId, attempt);
+    if (sent.ok) return settle(action, ctx, sent.result, sent.intentId, attempt, resends);
 
     const kind = classifyError(sent.error, action);
     lastError = describeError(sent.error);
@@ -142,7 +145,7 @@ export function safeHook(ctx: RunContext, hook: () => void): void {
 }
 
 /** After a successful call (or for adopt, none): files first, then state. */
-async function settle(action: Action, ctx: RunContext, result: unknown, intentId: number | undefined, attempts: number): Promise<ActionReport> {
+async function settle(action: Action, ctx: RunContext, result: unknown, intentId: number | undefined, attempts: number, resends = 0): Promise<ActionReport> {
   const { options } = ctx;
   let outcome: Outcome;
   try {
@@ -151,6 +154,7 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
     const message = `the response could not be read: ${describeError(err)}`;
     return intentId !== undefined ? uncertain(ctx, action, intentId, message, attempts) : failed(ctx, action, message, attempts, true);
   }
+  if (outcome.refused?.keys.length) return partly(action, ctx, outcome.refused, attempts, resends);
   const { problems, secretFile, outputFile } = await writeFiles(action, ctx, outcome);
   // The secret exists only in this answer: one that could not be written is lost, and said so loudly.
   const secretLost = outcome.secret !== undefined && secretFile === undefined ? problems[0] : undefined;
@@ -175,6 +179,36 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
     ...(secretFile !== undefined && { secretFile }),
     ...(outputFile !== undefined && { outputFile }),
   };
+}
+
+/**
+ * Part of a call was refused (a bulk write's unsuccessful keys): what was accepted is recorded at
+ * once, with the resource's hash left empty (not every key is in); the refused part is sent again,
+ * after a backoff, up to REFUSED_RESENDS times; keys refused after that make the action failed.
+ */
+async function partly(
+  action: Action, ctx: RunContext, refused: NonNullable<Outcome['refused']>, attempts: number, resends: number,
+): Promise<ActionReport> {
+  const { options } = ctx;
+  const again = new Set(refused.keys);
+  const kvKeys = action.record.kvKeys ?? [];
+  const accepted = kvKeys.filter(([key]) => !again.has(key));
+  const stateError = tryState(ctx, action, 'accepted keys', () => options.state.recordSuccess(identityOf(action), { kvKeys: accepted, hash: '' }, nowDate(ctx)));
+  if (stateError) return { status: 'failed', attempts, error: `partly applied, but ${stateError}`, terminal: true };
+  const shown = refused.keys.slice(0, 3).map((k) => JSON.stringify(k)).join(', ') + (refused.keys.length > 3 ? ` and ${refused.keys.length - 3} more` : '');
+  if (resends >= REFUSED_RESENDS) {
+    const error = `${refused.keys.length} key${refused.keys.length === 1 ? '' : 's'} still refused by the server after ${resends + 1} tries: ${shown}; the next apply sends them again`;
+    return failed(ctx, action, error, attempts, false);
+  }
+  options.logger.warn({ action: action.id, refused: refused.keys.length, keys: refused.keys.slice(0, 3) }, `${refused.keys.length} key(s) refused: sending them again`);
+  try {
+    await options.clock.sleep(backoffDelay(resends + 1, options.retry), options.signal);
+  } catch (err) {
+    if (!options.signal?.aborted) throw err;
+    return failed(ctx, action, `${refused.keys.length} key(s) refused (${shown}); stopped before sending them again`, attempts, false);
+  }
+  const rest: Action = { ...action, body: refused.body, record: { ...action.record, kvKeys: kvKeys.filter(([key]) => again.has(key)) } };
+  return runAction(rest, ctx, resends + 1);
 }
 
 /** The files an outcome asks for; a failure is returned as a problem, never thrown. */

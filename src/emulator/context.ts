@@ -3,6 +3,7 @@
 
 import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import type { TokenBook } from './auth.js';
+import type { Faults } from './faults.js';
 import { badRequest, successBody } from './errors.js';
 import type { Store } from './store.js';
 import type { JsonObject, StoredObject } from './types.js';
@@ -15,6 +16,8 @@ export interface Context {
   readonly tokens: TokenBook;
   readonly now: () => number;
   readonly tokenCreateResult: 'full' | 'value-only';
+  /** Injected faults that act inside an operation (keys a bulk write refuses). */
+  readonly faults: Pick<Faults, 'refusesKey'>;
   /** Per request: body bytes and multipart part names, for the request log. */
   readonly notes: WeakMap<FastifyRequest, RequestNotes>;
 }

@@ -58,11 +58,9 @@ export function notFound(what: string): EmulatorError {
 
 /**
  * The 200 answer: the full envelope, as the provider sends it to every operation (its own clients
- * refuse an answer without `success`), where the document shows only `{result}` for most; operation
- * 10 answers `{}` exactly as docs/operations.md shows it.
+ * refuse an answer without `success`), where the document shows only `{result}` or `{}`.
  */
-export function successBody(op: number, result: unknown): unknown {
-  if (op === 10) return {};
+export function successBody(_op: number, result: unknown): unknown {
   return { errors: [], messages: [], success: true, result };
 }
 

@@ -16,6 +16,18 @@ export interface FaultSettings {
   /** null removes the limit. */
   readonly rateLimit?: RateLimit | null;
   readonly latencyMs?: number;
+  /**
+   * Bulk writes that store only some keys, answering the others as unsuccessful: a seeded `share`
+   * of the keys, each refused `once` (then taken) or every time, and always the keys matching
+   * `pattern` (a regular expression). null turns it off.
+   */
+  readonly kvRefuse?: KvRefusal | null;
+}
+
+export interface KvRefusal {
+  readonly share?: number;
+  readonly once?: boolean;
+  readonly pattern?: string;
 }
 
 /** Throws an OptionError naming the first bad field. */
@@ -23,6 +35,19 @@ export function checkFaults(f: unknown): FaultSettings {
   if (!isPlainObject(f)) fail('faults', 'an object', f);
   if (f.failRate !== undefined) checkNumber('failRate', f.failRate, 0, 1);
   if (f.latencyMs !== undefined) checkNumber('latencyMs', f.latencyMs, 0, 600_000);
+  if (f.kvRefuse !== undefined && f.kvRefuse !== null) {
+    if (!isPlainObject(f.kvRefuse)) fail('kvRefuse', 'an object {share?, once?, pattern?} or null', f.kvRefuse);
+    if (f.kvRefuse.share !== undefined) checkNumber('kvRefuse.share', f.kvRefuse.share, 0, 1);
+    if (f.kvRefuse.once !== undefined && typeof f.kvRefuse.once !== 'boolean') fail('kvRefuse.once', 'true or false', f.kvRefuse.once);
+    if (f.kvRefuse.pattern !== undefined) {
+      if (typeof f.kvRefuse.pattern !== 'string') fail('kvRefuse.pattern', 'a regular expression', f.kvRefuse.pattern);
+      try {
+        new RegExp(f.kvRefuse.pattern);
+      } catch {
+        fail('kvRefuse.pattern', 'a valid regular expression', f.kvRefuse.pattern);
+      }
+    }
+  }
   if (f.rateLimit !== undefined && f.rateLimit !== null) {
     if (!isPlainObject(f.rateLimit)) fail('rateLimit', 'an object {limit, windowSeconds} or null', f.rateLimit);
     checkInteger('rateLimit.limit', f.rateLimit.limit, 1);
@@ -47,6 +72,9 @@ export class Faults {
   private failRate = 0;
   private rateLimit: RateLimit | null = null;
   private latency = 0;
+  private kvRefusal: { share: number; once: boolean; pattern: RegExp | null } | null = null;
+  /** Keys already refused once, under `once`. */
+  private readonly refusedOnce = new Set<string>();
   private windowStart = 0;
   private windowCount = 0;
   private readonly random: () => number;
@@ -60,6 +88,11 @@ export class Faults {
     checkFaults(f);
     if (f.failRate !== undefined) this.failRate = f.failRate;
     if (f.latencyMs !== undefined) this.latency = f.latencyMs;
+    if (f.kvRefuse !== undefined) {
+      const r = f.kvRefuse;
+      this.kvRefusal = r && { share: r.share ?? 0, once: r.once ?? true, pattern: r.pattern ? new RegExp(r.pattern) : null };
+      this.refusedOnce.clear();
+    }
     if (f.rateLimit !== undefined) {
       this.rateLimit = f.rateLimit && { limit: f.rateLimit.limit, windowSeconds: f.rateLimit.windowSeconds };
       this.windowCount = 0;
@@ -69,6 +102,17 @@ export class Faults {
 
   get latencyMs(): number {
     return this.latency;
+  }
+
+  /** Whether the bulk write refuses `key` this time (it is then not stored). */
+  refusesKey(key: string): boolean {
+    const r = this.kvRefusal;
+    if (!r) return false;
+    if (r.pattern?.test(key)) return true;
+    if (r.share <= 0 || (r.once && this.refusedOnce.has(key))) return false;
+    if (this.random() >= r.share) return false;
+    if (r.once) this.refusedOnce.add(key);
+    return true;
   }
 
   /** The fault to answer instead of processing this call, if any. Every call counts toward the window. */

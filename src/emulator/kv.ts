@@ -82,7 +82,13 @@ export function registerKvOperation(app: FastifyInstance, ctx: Context): void {
     if (problems.length > 0) throw badRequest(problems);
     const pairs = ctx.store.kv(p.account_identifier, p.namespace_identifier);
     const nowMs = ctx.now();
-    for (const pair of req.body as JsonObject[]) pairs.set(pair.key as string, toStored(pair, nowMs));
-    return null;
+    // As the provider answers: how many keys were written, and which were not (those are not stored).
+    const unsuccessful: string[] = [];
+    for (const pair of req.body as JsonObject[]) {
+      const key = pair.key as string;
+      if (ctx.faults.refusesKey(key)) unsuccessful.push(key);
+      else pairs.set(key, toStored(pair, nowMs));
+    }
+    return { successful_key_count: (req.body as JsonObject[]).length - unsuccessful.length, unsuccessful_keys: unsuccessful };
   });
 }

@@ -60,7 +60,7 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     routerOptions: { maxParamLength: 2048 },
   });
   const notes = new WeakMap<FastifyRequest, RequestNotes>();
-  const ctx: Context = { store: parts.store, tokens: parts.tokens, now: parts.now, tokenCreateResult: parts.tokenCreateResult, notes };
+  const ctx: Context = { store: parts.store, tokens: parts.tokens, now: parts.now, tokenCreateResult: parts.tokenCreateResult, notes, faults: parts.faults };
 
   await app.register(multipart, {
     limits: { fileSize: transportBodyLimit, fieldSize: transportBodyLimit, parts: 1000 },

@@ -179,6 +179,11 @@ export interface Outcome {
   readonly memo?: Json;
   /** Said in the plan/apply output (e.g. "created without an id: later updates need metadata.id"). */
   readonly warning?: string;
+  /**
+   * Part of the call was refused (a bulk write's unsuccessful keys): those keys (`record.kvKeys`) are
+   * not recorded, and `body` sends them again; everything else of the action was applied.
+   */
+  readonly refused?: { readonly keys: readonly string[]; readonly body: unknown };
 }
 
 /** A remote object (or a file) a resource writes; two resources writing one are refused at load. */

@@ -5,6 +5,8 @@ import type { KindDefinition } from './kind.js';
 import type { KvPayload } from './kv/model.js';
 import { registerKind } from './registry.js';
 import { buildKv } from './kv/model.js';
+import { bulkOutcome } from './kv/answer.js';
+import type { WirePair } from './kv/pair.js';
 import { planKv } from './kv/plan.js';
 
 export const kvPairs: KindDefinition = {
@@ -21,8 +23,8 @@ export const kvPairs: KindDefinition = {
     },
   ],
   plan: (ctx) => planKv(ctx),
-  // A chunk's record (its keys and hashes) is all there is to remember; the result is `{}`.
-  outcome: () => ({}),
+  // A chunk's record (its keys and hashes) is what to remember, less the keys the answer refused.
+  outcome: (action, result) => bulkOutcome(action.body as WirePair[], result),
 };
 
 registerKind(kvPairs);

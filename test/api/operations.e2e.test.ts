@@ -109,7 +109,7 @@ describe('each operation, valid', () => {
       { key: 'greeting', value: 'hello', metadata: { lang: 'en' } },
       { key: 'bin', value: Buffer.from([0, 1, 2, 255]).toString('base64'), base64: true, expiration_ttl: 3600 },
     ]);
-    expect(result).toBeUndefined();
+    expect(result).toEqual({ successful_key_count: 2, unsuccessful_keys: [] });
     await client.writeKvBulk(params, new TextEncoder().encode(JSON.stringify([{ key: 'raw', value: 'from bytes' }])));
     const kv = emulator.kv(acc, 'ns-1');
     expect(kv.get('greeting')?.value.toString('utf8')).toBe('hello');

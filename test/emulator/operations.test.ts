@@ -174,10 +174,18 @@ describe('answers, ids and timestamps per operation', () => {
     expect(emu.state().gateway_accounts).toHaveLength(1);
   });
 
-  it('operation 10 answers {} exactly', async () => {
+  it('operation 10 answers the provider\'s envelope with the count of keys written and the keys not written', async () => {
     const { call } = await harness();
     const a = await call('PUT', '/accounts/a/storage/kv/namespaces/n/bulk', [{ key: 'k', value: 'v' }]);
-    expect(a.json).toEqual({});
+    expect(a.json).toEqual({ errors: [], messages: [], success: true, result: { successful_key_count: 1, unsuccessful_keys: [] } });
+  });
+
+  it('operation 10 stores none of the keys a fault refuses, and names them', async () => {
+    const { call, emu } = await harness();
+    emu.setFaults({ kvRefuse: { pattern: '^tmp/' } });
+    const a = await call('PUT', '/accounts/a/storage/kv/namespaces/n/bulk', [{ key: 'keep', value: 'v' }, { key: 'tmp/x', value: 'v' }]);
+    expect(a.json.result).toEqual({ successful_key_count: 1, unsuccessful_keys: ['tmp/x'] });
+    expect([...emu.kv('a', 'n').keys()]).toEqual(['keep']);
   });
 });
 

@@ -1,0 +1,35 @@
+// What a bulk write's answer says was stored: every key, or all but its `unsuccessful_keys`, which
+// are sent again. An answer that contradicts the request is refused, and nothing of it recorded.
+
+import { isObject } from '../diff.js';
+import type { Outcome } from '../kind.js';
+import type { WirePair } from './pair.js';
+
+const SHOWN = 3;
+
+function some(keys: readonly string[]): string {
+  const shown = keys.slice(0, SHOWN).map((k) => JSON.stringify(k)).join(', ');
+  return keys.length > SHOWN ? `${shown} and ${keys.length - SHOWN} more` : shown;
+}
+
+/** The outcome of one bulk write of `sent`; throws when the answer cannot be true. */
+export function bulkOutcome(sent: readonly WirePair[], result: unknown): Outcome {
+  // Absent, null or {}: every key was written.
+  if (result === undefined || result === null) return {};
+  if (!isObject(result)) throw new Error(`the bulk write's result is not an object: nothing of it is recorded`);
+  const { successful_key_count: count, unsuccessful_keys: listed } = result;
+  if (listed === undefined && count === undefined) return {};
+  if (listed !== undefined && !(Array.isArray(listed) && listed.every((k) => typeof k === 'string'))) {
+    throw new Error('the bulk write\'s unsuccessful_keys is not a list of keys: nothing of it is recorded');
+  }
+  const refused = [...new Set((listed ?? []) as string[])];
+  const sentKeys = new Set(sent.map((p) => p.key));
+  const unknown = refused.filter((k) => !sentKeys.has(k));
+  if (unknown.length) throw new Error(`the bulk write names ${some(unknown)} as unsuccessful, which it was not sent: nothing of it is recorded`);
+  if (count !== undefined && (typeof count !== 'number' || count + refused.length !== sent.length)) {
+    throw new Error(`the bulk write says ${String(count)} keys written and ${refused.length} not, of ${sent.length} sent: nothing of it is recorded`);
+  }
+  if (!refused.length) return {};
+  const again = new Set(refused);
+  return { refused: { keys: refused, body: sent.filter((p) => again.has(p.key)) } };
+}
