@@ -16,6 +16,8 @@ export const kvLimits = {
   /** 25 MiB of the value string as sent. */
   valueBytes: 26_214_400,
   minTtl: 60,
+  /** The provider's bound on a pair's metadata, as serialized JSON. */
+  metadataBytes: 1024,
 } as const;
 
 /** More problems than this are summed up in one last entry. */
@@ -30,7 +32,7 @@ export function isStrictBase64(text: string): boolean {
 }
 
 /** Every problem of a bulk write body; `bytes` is the request body size. */
-export function kvProblems(body: unknown, bytes: number): string[] {
+export function kvProblems(body: unknown, bytes: number, nowMs: number): string[] {
   const problems: string[] = [];
   if (bytes > kvLimits.requestBytes) problems.push(`body: ${fmt(bytes)} bytes, at most ${fmt(kvLimits.requestBytes)} bytes per request`);
   if (!Array.isArray(body)) {
@@ -38,7 +40,7 @@ export function kvProblems(body: unknown, bytes: number): string[] {
     return problems;
   }
   if (body.length > kvLimits.pairs) problems.push(`body: ${fmt(body.length)} pairs, at most ${fmt(kvLimits.pairs)} per request`);
-  for (let i = 0; i < body.length && problems.length <= maxReported; i++) pairProblems(body[i], joinPath('', i), problems);
+  for (let i = 0; i < body.length && problems.length <= maxReported; i++) pairProblems(body[i], joinPath('', i), problems, nowMs);
   if (problems.length > maxReported) {
     problems.length = maxReported;
     problems.push('body: further problems not listed');
@@ -46,13 +48,21 @@ export function kvProblems(body: unknown, bytes: number): string[] {
   return problems;
 }
 
-function pairProblems(pair: unknown, path: string, problems: string[]): void {
+function pairProblems(pair: unknown, path: string, problems: string[], nowMs: number): void {
   const before = problems.length;
   check(pair, kvPair, path, problems);
   if (problems.length > before) return;
-  const { key, value, base64, expiration_ttl } = pair as JsonObject;
+  const { key, value, base64, expiration, expiration_ttl, metadata } = pair as JsonObject;
   const k = key as string;
   if (k === '') problems.push(`${path}.key: must not be empty`);
+  if (k === '.' || k === '..') problems.push(`${path}.key: must not be "${k}"`);
+  if (metadata !== undefined && Buffer.byteLength(JSON.stringify(metadata)) > kvLimits.metadataBytes) {
+    problems.push(`${path}.metadata: over ${kvLimits.metadataBytes} bytes of JSON`);
+  }
+  // The ttl wins when both are given; an absolute expiration alone must be at least the minimum ttl ahead.
+  if (typeof expiration === 'number' && expiration_ttl === undefined && expiration < nowMs / 1000 + kvLimits.minTtl) {
+    problems.push(`${path}.expiration: must be at least ${kvLimits.minTtl} seconds in the future`);
+  }
   if (Buffer.byteLength(k, 'utf8') > kvLimits.keyBytes) problems.push(`${path}.key: over ${kvLimits.keyBytes} bytes (UTF-8)`);
   if (badKeyChar.test(k)) problems.push(`${path}.key: must hold only printable non-whitespace characters`);
   if (typeof value === 'string') {
@@ -78,7 +88,7 @@ export function toStored(pair: JsonObject, nowMs: number): StoredKvPair {
 
 export function registerKvOperation(app: FastifyInstance, ctx: Context): void {
   operation(app, 10, 'PUT', '/accounts/:account_identifier/storage/kv/namespaces/:namespace_identifier/bulk', (req, p) => {
-    const problems = kvProblems(req.body, ctx.notes.get(req)?.bytes ?? 0);
+    const problems = kvProblems(req.body, ctx.notes.get(req)?.bytes ?? 0, ctx.now());
     if (problems.length > 0) throw badRequest(problems);
     const pairs = ctx.store.kv(p.account_identifier, p.namespace_identifier);
     const nowMs = ctx.now();

@@ -122,26 +122,45 @@ describe('KV bulk write: 400 cases store nothing', () => {
   });
 });
 
+/** The emulator's clock in these checks. */
+const NOW = Date.UTC(2026, 10, 21, 10, 0, 0);
+
 describe('KV limits hold for any input', () => {
   const keyArb = fc.string({ unit: 'binary', minLength: 1, maxLength: 300 });
 
   it('accepts a key exactly when it is at most 512 UTF-8 bytes without whitespace or control characters', () => {
     fc.assert(fc.property(keyArb, (key) => {
-      const ok = Buffer.byteLength(key) <= 512 && !/[\s\p{Cc}\p{Cs}]/u.test(key);
-      expect(kvProblems([{ key, value: 'v' }], 100).length === 0).toBe(ok);
+      const ok = Buffer.byteLength(key) <= 512 && !/[\s\p{Cc}\p{Cs}]/u.test(key) && key !== '.' && key !== '..';
+      expect(kvProblems([{ key, value: 'v' }], 100, NOW).length === 0).toBe(ok);
     }));
   });
 
   it('accepts an expiration_ttl exactly when it is at least 60', () => {
     fc.assert(fc.property(fc.double({ min: -1e6, max: 1e6, noNaN: true }), (ttl) => {
-      expect(kvProblems([{ key: 'k', expiration_ttl: ttl }], 100).length === 0).toBe(ttl >= 60);
+      expect(kvProblems([{ key: 'k', expiration_ttl: ttl }], 100, NOW).length === 0).toBe(ttl >= 60);
     }));
+  });
+
+  it('accepts an absolute expiration exactly when it is at least 60 seconds ahead, unless a ttl wins', () => {
+    fc.assert(fc.property(fc.integer({ min: -1e6, max: 1e6 }), (ahead) => {
+      const expiration = NOW / 1000 + ahead;
+      expect(kvProblems([{ key: 'k', expiration }], 100, NOW).length === 0).toBe(ahead >= 60);
+      expect(kvProblems([{ key: 'k', expiration, expiration_ttl: 60 }], 100, NOW).length === 0).toBe(expiration >= 0);
+    }));
+  });
+
+  it('accepts metadata exactly when its JSON is at most 1,024 bytes, and never the keys . and ..', () => {
+    fc.assert(fc.property(fc.integer({ min: 1000, max: 1050 }), (size) => {
+      const metadata = { m: 'x'.repeat(size - '{"m":""}'.length) };
+      expect(kvProblems([{ key: 'k', metadata }], 100, NOW).length === 0).toBe(size <= 1024);
+    }));
+    expect(kvProblems([{ key: '.' }, { key: '..' }], 100, NOW)).toEqual(['[0].key: must not be "."', '[1].key: must not be ".."']);
   });
 
   it('accepts a pair count and a body size exactly when both are within the limits', () => {
     fc.assert(fc.property(fc.integer({ min: 9_990, max: 10_010 }), fc.integer({ min: 99_999_990, max: 100_000_010 }), (n, bytes) => {
       const body = Array.from({ length: n }, (_, i) => ({ key: `k${i}` }));
-      expect(kvProblems(body, bytes).length === 0).toBe(n <= 10_000 && bytes <= 100_000_000);
+      expect(kvProblems(body, bytes, NOW).length === 0).toBe(n <= 10_000 && bytes <= 100_000_000);
     }), { numRuns: 30 });
   });
 
