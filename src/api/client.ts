@@ -7,7 +7,7 @@ import got from 'got';
 import { checkClientOptions, type CallInfo, type CheckedClientOptions, type ClientOptions } from './options.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
 import { OPERATIONS, operationPath, type OperationName } from './operations.js';
-import { abortedBeforeSending, mapFailure, readAnswer, tooLarge, type CallContext } from './response.js';
+import { abortedBeforeSending, binaryAnswer, isJsonType, mapFailure, readAnswer, tooLarge, type CallContext } from './response.js';
 import type { OperationTypes } from './types.js';
 
 export interface CallOptions {
@@ -55,7 +55,8 @@ function makeHttp(opts: CheckedClientOptions) {
     throwHttpErrors: false,
     followRedirect: false,
     timeout: { request: opts.timeoutMs },
-    responseType: 'text',
+    // Bytes: an AI model may answer an image; JSON answers are decoded from them as UTF-8.
+    responseType: 'buffer',
     headers: { authorization: `Bearer ${opts.token}`, 'user-agent': opts.userAgent, accept: 'application/json' },
   });
 }
@@ -113,7 +114,11 @@ export function createClient(options: ClientOptions): ApiClient {
       const response = await request;
       status = response.statusCode;
       const retryAfter = response.headers['retry-after'];
-      return readAnswer(ctx, { status, retryAfter, text: response.body }, clock.now());
+      const body = response.body as unknown as Buffer;
+      const type = response.headers['content-type'];
+      // A model's answer that is not JSON (an image, audio) is the result itself, byte for byte.
+      if ('binary' in OPERATIONS[op] && status >= 200 && status < 300 && !isJsonType(type)) return binaryAnswer(type, body);
+      return readAnswer(ctx, { status, retryAfter, text: body.toString('utf8') }, clock.now());
     } catch (error) {
       if (oversized) throw tooLarge(ctx, answered, opts.maxAnswerBytes);
       if (status !== undefined) throw error;

@@ -4,6 +4,7 @@
 export { createClient, type ApiClient, type CallOptions } from './client.js';
 export { resolveToken, TokenError, TOKEN_ENV } from './token.js';
 export { ApiError, type ApiErrorKind } from './errors.js';
+export { isBinaryAnswer, type BinaryAnswer } from './response.js';
 export { DEFAULT_USER_AGENT, type CallInfo, type ClientOptions } from './options.js';
 export { BODY_PART_HEADER, MAIN_MODULE_PART_HEADER } from './multipart.js';
 export { OPERATIONS, operationPath, type OperationName } from './operations.js';

@@ -8,6 +8,8 @@
  * - `result`: at least `{result}`;
  * - `script`: a Worker script object, bare or as `{result}`;
  * - `bulk`: `{}`, or one with `result` (not read).
+ *
+ * `binary`: a 2xx that is not JSON (an image model's PNG) is the result itself, as a BinaryAnswer.
  */
 export type AnswerShape = 'envelope' | 'result' | 'script' | 'bulk';
 
@@ -28,11 +30,11 @@ export const OPERATIONS = {
   updateRoute: { n: 11, method: 'PUT', path: '/zones/{zone_id}/workers/routes/{route_id}', answer: 'result', result: 'object' },
   updateLogging: { n: 12, method: 'PUT', path: '/accounts/{identifier}/gateway/logging', answer: 'result', result: 'object' },
   createGatewayAccount: { n: 13, method: 'POST', path: '/accounts/{identifier}/gateway', answer: 'result', result: 'object' },
-  runAi: { n: 14, method: 'POST', path: '/accounts/{account_identifier}/ai/run/{+model_name}', answer: 'envelope', result: 'any' },
+  runAi: { n: 14, method: 'POST', path: '/accounts/{account_identifier}/ai/run/{+model_name}', answer: 'envelope', result: 'any', binary: true },
   editUser: { n: 15, method: 'PATCH', path: '/user', answer: 'result', result: 'object' },
   rollToken: { n: 16, method: 'PUT', path: '/user/tokens/{identifier}/value', answer: 'result', result: 'string' },
   updateConnectivitySettings: { n: 17, method: 'PATCH', path: '/accounts/{account_identifier}/zerotrust/connectivity_settings', answer: 'envelope', result: 'object' },
-} as const satisfies Record<string, { n: number; method: string; path: string; answer: AnswerShape; result: ResultShape }>;
+} as const satisfies Record<string, { n: number; method: string; path: string; answer: AnswerShape; result: ResultShape; binary?: true }>;
 
 export type OperationName = keyof typeof OPERATIONS;
 

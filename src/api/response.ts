@@ -142,3 +142,24 @@ export function tooLarge(ctx: CallContext, status: number | undefined, maxBytes:
     reachedServer: true,
   });
 }
+
+/** What a model answered when it is not JSON: its content type and its bytes. */
+export interface BinaryAnswer {
+  readonly content_type: string;
+  readonly bytes: Uint8Array;
+}
+
+export function isBinaryAnswer(value: unknown): value is BinaryAnswer {
+  return value !== null && typeof value === 'object' && (value as BinaryAnswer).bytes instanceof Uint8Array && typeof (value as BinaryAnswer).content_type === 'string';
+}
+
+/** `application/json` and `…+json`, with or without parameters; an absent type counts as JSON. */
+export function isJsonType(type: string | undefined): boolean {
+  if (type === undefined || type.trim() === '') return true;
+  const media = type.split(';')[0]!.trim().toLowerCase();
+  return media === 'application/json' || media.endsWith('+json');
+}
+
+export function binaryAnswer(type: string | undefined, bytes: Buffer): BinaryAnswer {
+  return { content_type: (type ?? 'application/octet-stream').split(';')[0]!.trim().toLowerCase(), bytes: new Uint8Array(bytes) };
+}

@@ -10,7 +10,7 @@ import { YAML_NAME } from '../config/outputs.js';
 import type { Json } from '../util/json.js';
 
 /** Writes `data` to a temp file (created with `mode`) beside `file`, fsyncs it and renames it over `file`. */
-export async function writeFileAtomic(file: string, data: string, mode = 0o644): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', mode);
@@ -18,7 +18,7 @@ export async function writeFileAtomic(file: string, data: string, mode = 0o644):
     try {
       // The umask may have narrowed the mode; it must not have widened it, but make it exact.
       await handle.chmod(mode);
-      await handle.writeFile(data, 'utf8');
+      await (typeof data === 'string' ? handle.writeFile(data, 'utf8') : handle.writeFile(data));
       await handle.sync();
     } finally {
       await handle.close();
@@ -87,11 +87,11 @@ export async function ensureBindingKey(dir: string): Promise<Buffer> {
 }
 
 /**
- * Writes an AI run's result as pretty JSON at `rel` below the outputs folder `dir`, and returns
+ * Writes an AI run's result (pretty JSON, or the bytes it answered) at `rel` below the outputs folder `dir`, and returns
  * where. Checked again as it is written, since the loader checked: a symlink made since then
  * must not carry the write out of `dir`, over a YAML file or over one of `own` (state, secrets).
  */
-export async function writeJsonOutput(dir: string, rel: string, content: Json, own: readonly string[] = []): Promise<string> {
+export async function writeJsonOutput(dir: string, rel: string, content: Json | Uint8Array, own: readonly string[] = []): Promise<string> {
   const target = path.resolve(dir, rel);
   if (path.isAbsolute(rel) || !isInside(dir, target) || target === path.resolve(dir)) throw new Error(`"${rel}" is not a path inside the outputs folder`);
   await mkdir(dir, { recursive: true });
@@ -108,6 +108,6 @@ export async function writeJsonOutput(dir: string, rel: string, content: Json, o
   const real = path.join(await realpath(path.dirname(target)), path.basename(target));
   check(real);
   // Written where the folder really is; a symlink at the file's own name is replaced, not followed.
-  await writeFileAtomic(real, JSON.stringify(content, null, 2) + '\n');
+  await writeFileAtomic(real, content instanceof Uint8Array ? content : JSON.stringify(content, null, 2) + '\n');
   return target;
 }

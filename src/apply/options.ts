@@ -105,6 +105,8 @@ export interface Succeeded {
   readonly secretFile?: string;
   /** Where an AI run's output was written. */
   readonly outputFile?: string;
+  /** What a model answered when it was not JSON, e.g. "image/png, 68 bytes" (never the bytes). */
+  readonly received?: string;
 }
 
 export interface Failed {

@@ -7,12 +7,13 @@ import type { Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
 import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
 import { backoffDelay, classifyError, describeError, retryAfterMs } from './classify.js';
+import { formatBytes } from '../util/format.js';
 import { writeJsonOutput, writeSecret } from './files.js';
 import type { ResolvedOptions } from './options.js';
 import type { RateLimiter } from './rate.js';
 
 export type ActionReport =
-  | { readonly status: 'succeeded'; readonly attempts: number; readonly remoteId?: string; readonly secretFile?: string; readonly outputFile?: string }
+  | { readonly status: 'succeeded'; readonly attempts: number; readonly remoteId?: string; readonly secretFile?: string; readonly outputFile?: string; readonly received?: string }
   | { readonly status: 'failed'; readonly attempts: number; readonly error: string; readonly terminal: boolean; readonly secretLost?: string }
   | { readonly status: 'uncertain'; readonly attempts: number; readonly error: string; readonly secretLost?: string }
   | { readonly status: 'skipped'; readonly because: string };
@@ -178,6 +179,8 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
     ...(outcome.remoteId !== undefined && { remoteId: outcome.remoteId }),
     ...(secretFile !== undefined && { secretFile }),
     ...(outputFile !== undefined && { outputFile }),
+    // What a model answered, when it was not JSON: "image/png, 68 bytes".
+    ...(outcome.output?.bytes && { received: `${outcome.output.contentType ?? 'bytes'}, ${formatBytes(outcome.output.bytes.length)}` }),
   };
 }
 
@@ -230,7 +233,7 @@ async function writeFiles(action: Action, ctx: RunContext, outcome: Outcome): Pr
     const { outputsDir, ownPaths, secretsDir } = ctx.options;
     try {
       if (outputsDir === undefined) throw new Error('no outputs folder was given');
-      outputFile = await writeJsonOutput(outputsDir, outcome.output.path, outcome.output.content, [...ownPaths, path.resolve(secretsDir)]);
+      outputFile = await writeJsonOutput(outputsDir, outcome.output.path, outcome.output.bytes ?? outcome.output.content, [...ownPaths, path.resolve(secretsDir)]);
     } catch (err) {
       problems.push(`the output could not be written to ${outcome.output.path}: ${describeError(err)}`);
     }

@@ -17,7 +17,7 @@ export function renderApplyResult(result: ApplyResult): string {
   const lines: string[] = [];
   for (const s of result.succeeded) {
     if (s.secretFile) lines.push(`  secret of ${s.action.resource} written to ${s.secretFile}`);
-    if (s.outputFile) lines.push(`  output of ${s.action.resource} written to ${s.outputFile}`);
+    if (s.outputFile) lines.push(`  output of ${s.action.resource} written to ${s.outputFile}${s.received ? ` (received ${s.received})` : ''}`);
   }
   for (const f of result.failed) {
     lines.push(`x ${f.action.id} failed after ${plural(f.attempts, 'attempt')}: ${f.error}`);

@@ -28,6 +28,13 @@ export interface RequestNotes {
 }
 
 export type Params = Record<string, string>;
+
+const RAW = Symbol('raw answer');
+
+/** An answer sent as it is, not in the envelope: an image model's PNG. */
+export function rawAnswer(contentType: string, bytes: Buffer): unknown {
+  return { [RAW]: { contentType, bytes } };
+}
 type Handler = (request: FastifyRequest, params: Params) => unknown;
 
 /** Registers operation `op` at `path` (fastify `:param` syntax, relative to /client/v4). */
@@ -38,6 +45,8 @@ export function operation(app: FastifyInstance, op: number, method: HTTPMethods,
     config: { op },
     handler: async (request, reply) => {
       const result = await handler(request, request.params as Params);
+      const raw = (result as { [RAW]?: { contentType: string; bytes: Buffer } } | null)?.[RAW];
+      if (raw) return reply.code(200).type(raw.contentType).send(raw.bytes);
       return reply.code(200).send(successBody(op, result));
     },
   });

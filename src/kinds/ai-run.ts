@@ -14,10 +14,13 @@ const base: KindBase = {
   kind: 'AiRun',
   scopeKeys: ['account', 'model'],
   paramMap: { account: 'account_identifier', model: 'model_name' },
-  build: (doc, ctx) => ({
+  build: (doc, ctx) => {
+    const input = (doc.spec?.input ?? {}) as Json;
+    // A streamed answer is a series of events, not an output to write: refused rather than half-kept.
+    if (isObject(input) && input.stream === true) ctx.issue(['spec', 'input', 'stream'], 'stream: true asks for a streamed answer (server-sent events), which edgesync does not keep; leave it out');
     // Checked by the loader (inside the root, not config, state or secrets); '' only when refused.
-    request: { input: (doc.spec?.input ?? {}) as Json, output: ctx.outputPath(String(doc.spec?.output), ['spec', 'output']) ?? '' },
-  }),
+    return { request: { input, output: ctx.outputPath(String(doc.spec?.output), ['spec', 'output']) ?? '' } };
+  },
   targets: (self) => [{ what: `the output file ${String(field(self.request, 'output'))}`, at: ['spec', 'output'] }],
 };
 
@@ -53,8 +56,19 @@ function plan({ desired, applied }: PlanContext): KindDecision {
   return { ...NOTHING, actions: [action] };
 }
 
+/** An answer that is not JSON (an image model's PNG): its content type and bytes, from the client. */
+function binary(result: unknown): { content_type: string; bytes: Uint8Array } | undefined {
+  const r = result as { content_type?: unknown; bytes?: unknown } | null;
+  return r && typeof r === 'object' && r.bytes instanceof Uint8Array && typeof r.content_type === 'string' ? { content_type: r.content_type, bytes: r.bytes } : undefined;
+}
+
 export const aiRun = registerKind(
-  defineKind(base, plan, (action, result, { desired }) =>
-    action.change === 'run' ? { output: { path: String(field(desired.request, 'output')), content: (result ?? null) as Json } } : {},
-  ),
+  defineKind(base, plan, (action, result, { desired }) => {
+    if (action.change !== 'run') return {};
+    const path = String(field(desired.request, 'output'));
+    const raw = binary(result);
+    // The bytes go to the output file only; state keeps what they were and how many.
+    if (raw) return { output: { path, content: null, bytes: raw.bytes, contentType: raw.content_type }, memo: { content_type: raw.content_type, size: raw.bytes.length } };
+    return { output: { path, content: (result ?? null) as Json } };
+  }),
 );

@@ -175,7 +175,8 @@ export interface Outcome {
   /** A token secret: written to the secrets folder (0600) and nowhere else. */
   readonly secret?: string;
   /** AiRun: the result to write to spec.output; `path` is relative to the outputs folder ('/' separators). */
-  readonly output?: { readonly path: string; readonly content: Json };
+  /** JSON `content` is written pretty; `bytes` (an image a model answered) byte for byte. */
+  readonly output?: { readonly path: string; readonly content: Json; readonly bytes?: Uint8Array; readonly contentType?: string };
   readonly memo?: Json;
   /** Said in the plan/apply output (e.g. "created without an id: later updates need metadata.id"). */
   readonly warning?: string;

@@ -99,3 +99,26 @@ describe('answers in the documented shape, or the provider\'s full envelope', ()
     expect(await client.runAi({ account_identifier: 'acc', model_name: '@cf/m' }, { prompt: 'hi' })).toEqual({ response: 'hello' });
   });
 });
+
+describe('an AI model\'s answer that is not JSON', () => {
+  it('is the result itself, byte for byte, with its content type', async () => {
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28]);
+    const client = await clientFor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(bytes);
+    });
+    const result = (await client.runAi({ account_identifier: 'acc', model_name: '@cf/stabilityai/stable-diffusion-xl-base-1.0' }, { prompt: 'x' })) as unknown;
+    expect(result).toEqual({ content_type: 'image/png', bytes: new Uint8Array(bytes) });
+  });
+
+  it('is still read as JSON when the model answers JSON, and refused as such for any other operation', async () => {
+    const client = await clientFor((req, res) => {
+      res.writeHead(200, { 'content-type': req.url.includes('/ai/run/') ? 'application/json; charset=utf-8' : 'text/plain' });
+      res.end(req.url.includes('/ai/run/') ? JSON.stringify(envelope({ response: 'hi' })) : 'not json');
+    });
+    expect(await client.runAi({ account_identifier: 'acc', model_name: '@cf/m' }, {})).toEqual({ response: 'hi' });
+    const error = await failureOf(client.updateLogging({ identifier: 'acc' }, {}));
+    expect(error.kind).toBe('answer');
+  });
+});
+

@@ -106,6 +106,14 @@ describe('AI run outputs', () => {
     expect(readdirSync(path.dirname(out))).toEqual(['summary.json']);
   });
 
+  it('writes the bytes a model answered byte for byte, and says what they were', async () => {
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xff, 0x00, 0xfe]);
+    const h = harness(() => ({}), { outputsDir: path.join(dir, 'root'), interpret: () => ({ output: { path: 'out/hero.png', content: null, bytes, contentType: 'image/png' } }) });
+    const result = await h.execute(plan([run()]));
+    expect(new Uint8Array(readFileSync(path.join(dir, 'root', 'out', 'hero.png')))).toEqual(bytes);
+    expect(result.succeeded[0].received).toBe('image/png, 7 B');
+  });
+
   it('records a failure when the output cannot be written, so the run is made again', async () => {
     mkdirSync(path.join(dir, 'root'));
     writeFileSync(path.join(dir, 'root', 'file'), '');

@@ -1,8 +1,9 @@
 // Account- and zone-scoped PUT/PATCH/POST operations: 2 organization, 4 domain, 11 route,
 // 12 logging, 13 gateway account, 14 AI run and 17 connectivity settings.
 
+import { deflateSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { answer, operation, replaceStamped, validBody, type Context } from '../context.js';
+import { answer, operation, rawAnswer, replaceStamped, validBody, type Context } from '../context.js';
 import { canonicalJson, sha256 } from '../../util/json.js';
 import { compositeKey, hexId, isoTime } from '../ids.js';
 import { EmulatorError, ErrorCode } from '../errors.js';
@@ -63,6 +64,8 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     store.aiRuns += 1;
     // Sorted keys, so the same input always hashes the same.
     const inputHash = sha256(`${model}\n${canonicalJson(body)}`);
+    // Image models answer the picture itself, as the provider's do: a PNG, not JSON.
+    if (IMAGE_MODEL.test(model)) return rawAnswer('image/png', pngOf(inputHash));
     return { response: `emulated answer of ${model} (${inputHash.slice(0, 12)})`, model, input_hash: inputHash };
   });
 
@@ -76,6 +79,38 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     store.connectivity.set(p.account_identifier, record);
     return answer(record);
   });
+}
+
+/** Text-to-image models, by the names the provider gives them. */
+const IMAGE_MODEL = /stable-diffusion|flux|dreamshaper|lucid-origin|phoenix/i;
+
+/** A 1×1 PNG whose colour comes from `hash`: a real image, the same for the same input. */
+function pngOf(hash: string): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (bytes: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of bytes) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(1, 0);
+  header.writeUInt32BE(1, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // RGB
+  const pixel = Buffer.from([0, ...Buffer.from(hash.slice(0, 6), 'hex')]);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(pixel)), chunk('IEND', Buffer.alloc(0))]);
 }
 
 function decodedName(raw: string): string {
