@@ -37,11 +37,18 @@ interface Encoded {
   readonly headers: Record<string, string>;
 }
 
+/** `{content_type, bytes}`: sent as they are (a speech model's audio). */
+function isRawBody(body: unknown): body is { content_type: string; bytes: Uint8Array } {
+  return body !== null && typeof body === 'object' && (body as { bytes?: unknown }).bytes instanceof Uint8Array && typeof (body as { content_type?: unknown }).content_type === 'string';
+}
+
 function encode(op: OperationName, body: unknown): Encoded {
   if (op === 'putScriptContent') {
     const upload = checkUpload(body);
     return { body: scriptForm(upload), headers: scriptHeaders(upload) };
   }
+  // A model's input given as a file: its bytes, under their own content type.
+  if (op === 'runAi' && isRawBody(body)) return { body: body.bytes, headers: { 'content-type': body.content_type } };
   if (op === 'writeKvBulk') {
     if (body instanceof Uint8Array) return { body, headers: JSON_HEADERS };
     if (!Array.isArray(body)) throw new TypeError('writeKvBulk needs an array of pairs or the serialized bytes of one');

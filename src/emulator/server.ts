@@ -79,6 +79,12 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     }
   });
 
+  // A speech model's input is the audio itself (operation 14 only reads it; others refuse a body that is not JSON).
+  app.addContentTypeParser(/^(audio|image)\/|^application\/octet-stream/, { parseAs: 'buffer' }, (request, body, done) => {
+    notes.set(request, { bytes: (body as Buffer).length });
+    done(null, body);
+  });
+
   app.addHook('onRequest', async (request) => {
     if (isInspection(request)) return;
     if (parts.faults.latencyMs > 0) await sleep(parts.faults.latencyMs);

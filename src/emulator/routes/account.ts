@@ -59,8 +59,14 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
   // only literal slashes route; an encoded one (%2F) is "No route for that URI".
   operation(app, 14, 'POST', '/accounts/:account_identifier/ai/run/*', (req, p) => {
     if (/%2f/i.test(req.url.slice(req.url.indexOf('/ai/run/')))) throw new EmulatorError(400, ['No route for that URI'], {}, ErrorCode.noRoute);
-    const body = validBody(req, shapes.openObject);
     const model = decodedName(p['*']);
+    if (Buffer.isBuffer(req.body)) {
+      // Speech models take the audio as the body and answer its transcript.
+      if (!SPEECH_MODEL.test(model)) throw new EmulatorError(400, [`${model} takes a JSON input, not ${req.headers['content-type']}`]);
+      store.aiRuns += 1;
+      return { text: `emulated transcript of ${req.body.length} bytes (${sha256(req.body).slice(0, 12)})` };
+    }
+    const body = validBody(req, shapes.openObject);
     store.aiRuns += 1;
     // Sorted keys, so the same input always hashes the same.
     const inputHash = sha256(`${model}\n${canonicalJson(body)}`);
@@ -80,6 +86,9 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     return answer(record);
   });
 }
+
+/** Speech-to-text models, which take audio bytes as the body. */
+const SPEECH_MODEL = /whisper|nova|speech/i;
 
 /** Text-to-image models, by the names the provider gives them. */
 const IMAGE_MODEL = /stable-diffusion|flux|dreamshaper|lucid-origin|phoenix/i;

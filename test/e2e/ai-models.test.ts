@@ -1,5 +1,5 @@
-// A model that answers an image: the PNG is written to spec.output byte for byte, the state keeps
-// only its type and size, the output line says what came, and the next apply does not run it again.
+// Models that answer bytes or take a file: an image's PNG is written byte for byte (state keeps only its
+// type and size) and not run again; a speech model gets a file's bytes and runs again when they change.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -59,6 +59,43 @@ describe('an AI model that answers an image', () => {
     const result = await apply(ws, emu);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/summary\.yaml:\d+:\d+ {2}spec\.input\.stream {2}stream: true asks for a streamed answer/);
+    expect(emu.requests()).toEqual([]);
+  });
+});
+
+describe('an AI model that takes a file', () => {
+  it('gets the file\'s bytes with the type of its extension, and runs again only when the file changes', async () => {
+    const emu = await emulator();
+    const ws = imageRun();
+    fs.writeFileSync(ws.file('ai/meeting.mp3'), Buffer.from([0xff, 0xfb, 0x90, 0x64, 0x00, 0x01, 0x02]));
+    fs.writeFileSync(ws.file('ai/summary.yaml'), `apiVersion: edgesync/v1
+kind: AiRun
+metadata:
+  name: transcript
+  account: 0123456789abcdef0123456789abcdef
+  model: "@cf/openai/whisper"
+spec:
+  inputFile: meeting.mp3
+  output: ../.out/transcript.json
+`);
+    const first = await apply(ws, emu);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(ws.file('.out/transcript.json'), 'utf8'))).toEqual({ text: expect.stringMatching(/^emulated transcript of 7 bytes/) });
+    expect((await apply(ws, emu)).stdout).toMatch(/^No changes\./m);
+    fs.appendFileSync(ws.file('ai/meeting.mp3'), Buffer.from([0x03]));
+    const mark = emu.requests().length;
+    expect((await apply(ws, emu)).code).toBe(0);
+    expect(callsSince(emu, mark).map((r) => r.operation)).toEqual([14]);
+  });
+
+  it('refuses both input and inputFile, and a file outside the config root, at their fields', async () => {
+    const emu = await emulator();
+    const ws = imageRun();
+    fs.writeFileSync(ws.file('ai/summary.yaml'), fs.readFileSync(ws.file('ai/summary.yaml'), 'utf8').replace('  output:', '  inputFile: ../../outside.mp3\n  output:'));
+    const result = await apply(ws, emu);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/spec\.inputFile {2}give either input or inputFile, not both/);
+    expect(result.stderr).toMatch(/spec\.inputFile {2}.*leaves the config root/);
     expect(emu.requests()).toEqual([]);
   });
 });
