@@ -59,34 +59,6 @@ export async function writeSecret(dir: string, name: string, secret: string): Pr
 }
 
 /**
- * The binding key's file in the secrets folder. A token's secret file never starts with '.'
- * (secretFileName), so the two cannot meet.
- */
-export const BINDING_KEY_FILE = '.binding-key';
-
-/** The key of the hashes of secret texts kept in state, when the secrets folder has one. */
-export function readBindingKey(dir: string): Buffer | undefined {
-  try {
-    const key = readFileSync(path.join(dir, BINDING_KEY_FILE));
-    return key.length >= 32 ? key : undefined;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
-/** The binding key, created (32 random bytes, 0600 in a 0700 folder) when there is none yet. */
-export async function ensureBindingKey(dir: string): Promise<Buffer> {
-  const existing = readBindingKey(dir);
-  if (existing) return existing;
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700);
-  const key = randomBytes(32);
-  await writeFileAtomic(path.join(dir, BINDING_KEY_FILE), key.toString('base64'), 0o600);
-  return readBindingKey(dir)!;
-}
-
-/**
  * Writes an AI run's result (pretty JSON, or the bytes it answered) at `rel` below the outputs folder `dir`, and returns
  * where. Checked again as it is written, since the loader checked: a symlink made since then
  * must not carry the write out of `dir`, over a YAML file or over one of `own` (state, secrets).

@@ -4,7 +4,6 @@
 import path from 'node:path';
 import readline from 'node:readline/promises';
 import { createClient, resolveToken } from '../api/index.js';
-import { ensureBindingKey, readBindingKey } from '../apply/files.js';
 import { createEngine } from '../engine/index.js';
 import { formatError, type ConfigError } from '../config/errors.js';
 import { massOrphaning, planHasChanges, renderText, summarize } from '../plan/index.js';
@@ -70,20 +69,9 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
   const concurrency = parseConcurrency(opts.concurrency);
   const timeoutMs = parseTimeout(opts.timeout);
   const report = (e: ConfigError) => notices.say(formatError(e), 'error', { file: e.file, line: e.line, col: e.col, field: e.path });
-  const known = readBindingKey(secrets);
-  let resources = await loadOrRefuse(opts, known, report);
+  const resources = await loadOrRefuse(opts, report);
   const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }), timeoutMs });
   const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply', secretsDir: secrets });
-  // The first apply makes the binding key (once the state is open: a key with no state means a lost
-  // state), then builds again so every secret hash recorded is under it.
-  if (!known) {
-    try {
-      resources = await loadOrRefuse(opts, await ensureBindingKey(secrets), report);
-    } catch (err) {
-      store.close();
-      throw err;
-    }
-  }
   try {
     const { logger } = notices;
     let progress: Progress | undefined;

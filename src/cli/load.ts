@@ -30,16 +30,10 @@ export async function configLoader(): Promise<typeof import('../config/index.js'
   return import('../config/index.js');
 }
 
-/**
- * Loads the config root of `opts`, keeping edgesync's own files out. Secret texts are hashed with
- * `secretKey`, else with the secrets folder's binding key when it has one.
- */
-export async function loadRoot(opts: CommonOptions, secretKey?: Uint8Array): Promise<LoadResult> {
-  const [{ loadConfig }, { readBindingKey }] = await Promise.all([configLoader(), import('../apply/files.js')]);
-  const key = secretKey ?? readBindingKey(secretsDir(opts));
-  return loadConfig({
-    root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts), secrets: secretsDir(opts), outputs: outputsDir(opts), ...(key && { secretKey: key }),
-  });
+/** Loads the config root of `opts`, keeping edgesync's own files out. */
+export async function loadRoot(opts: CommonOptions): Promise<LoadResult> {
+  const { loadConfig } = await configLoader();
+  return loadConfig({ root: path.resolve(opts.config), env: process.env, ignore: ownPaths(opts), secrets: secretsDir(opts), outputs: outputsDir(opts) });
 }
 
 /** "3 errors in 2 files". */
@@ -50,10 +44,9 @@ export function errorCount(errors: readonly ConfigError[]): string {
 /** The desired model, or every error said (by `report`, else on stderr) and a ConfigRefused thrown. */
 export async function loadOrRefuse(
   opts: CommonOptions,
-  secretKey?: Uint8Array,
   report?: (error: ConfigError) => void,
 ): Promise<readonly DesiredResource[]> {
-  const result = await loadRoot(opts, secretKey);
+  const result = await loadRoot(opts);
   if (result.ok) return result.resources;
   for (const e of result.errors) (report ?? ((x: ConfigError) => process.stderr.write(formatError(x) + '\n')))(e);
   throw new ConfigRefused(`${errorCount(result.errors)}: nothing was planned or applied.`);

@@ -1,7 +1,6 @@
 // The desired-state loader: a config root → every error at once, or the desired model and its
 // digest. Files are found, read within bounds, parsed with positions, validated, then built.
 
-import { createHmac, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { DesiredResource } from '../kinds/kind.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
@@ -47,11 +46,6 @@ export interface LoadOptions {
   readonly maxDepth?: number;
   /** Where the schemas are, for tests with fixture kinds. @default the package's schemas/ */
   readonly schemas?: SchemaValidator;
-  /**
-   * The key of the hashes kept of secret texts (Worker secret_text bindings), from the secrets folder.
-   * @default a random key for this load: no hash then matches a stored one, so a secret counts as changed
-   */
-  readonly secretKey?: Uint8Array;
   /** The time rules relative to now are checked against (a KV expiration at least 60 s ahead). @default Date.now */
   readonly now?: () => number;
 }
@@ -67,9 +61,6 @@ function checkOptions(options: LoadOptions) {
   const ignore = options.ignore ?? [];
   if (!Array.isArray(ignore) || ignore.some((p) => typeof p !== 'string' || !path.isAbsolute(p))) fail('ignore', 'a list of absolute paths', ignore);
   if (options.now !== undefined && typeof options.now !== 'function') fail('now', 'a function returning milliseconds since the epoch', options.now);
-  if (options.secretKey !== undefined && !(options.secretKey instanceof Uint8Array && options.secretKey.length >= 16)) {
-    fail('secretKey', 'bytes (a Uint8Array of 16 or more)', options.secretKey);
-  }
   return {
     root: path.resolve(checkString('root', options.root)),
     env: options.env ?? process.env,
@@ -81,14 +72,8 @@ function checkOptions(options: LoadOptions) {
     secrets: options.secrets === undefined ? undefined : path.resolve(checkString('secrets', options.secrets)),
     outputs: options.outputs === undefined ? undefined : path.resolve(checkString('outputs', options.outputs)),
     validator: options.schemas,
-    secretHash: keyedHash(options.secretKey ?? randomBytes(32)),
     now: options.now ?? Date.now,
   };
-}
-
-/** `hmac-sha256:<hex>`: the prefix tells a keyed hash from the plain SHA-256 that older states hold. */
-function keyedHash(key: Uint8Array): (text: string) => string {
-  return (text) => `hmac-sha256:${createHmac('sha256', key).update(text, 'utf8').digest('hex')}`;
 }
 
 let defaultValidator: SchemaValidator | undefined;
@@ -106,7 +91,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   if (errors.length && !found.files.length) return { ok: false, errors: sortErrors(errors), files: [] };
   // Own paths in both forms, so neither a reference nor an output reaches them through a symlink.
   const ownBoth = [...new Set([...own, ...own.map(realpathNearest)])];
-  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: ownBoth, maxReferencedBytes: opts.maxReferencedBytes, outputs: opts.outputs ?? opts.root, secretHash: opts.secretHash, now: opts.now };
+  const bounds = { root: opts.root, realRoot: found.realRoot, ignore: ownBoth, maxReferencedBytes: opts.maxReferencedBytes, outputs: opts.outputs ?? opts.root, now: opts.now };
   const outcomes: DocumentOutcome[] = [];
   for (const file of found.files) {
     const display = displayFile(file);

@@ -17,8 +17,6 @@ export interface ReferenceBounds {
   /** Edgesync's own files and folders: never read, never written by a run. */
   readonly ignore: readonly string[];
   readonly maxReferencedBytes: number;
-  /** See BuildContext.secretHash. */
-  readonly secretHash: (text: string) => string;
   /** See BuildContext.now. */
   readonly now: () => number;
   /** Where runs write their outputs. @default the root */
@@ -94,5 +92,5 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
     return checkOutputPath(outputBounds, yamlFile, ref, at, issue);
   };
 
-  return { root: bounds.root, issue, readFile, listFiles, outputPath, secretHash: bounds.secretHash, now: bounds.now };
+  return { root: bounds.root, issue, readFile, listFiles, outputPath, now: bounds.now };
 }

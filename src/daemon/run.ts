@@ -3,7 +3,6 @@
 
 import path from 'node:path';
 import { createClient, resolveToken } from '../api/index.js';
-import { ensureBindingKey } from '../apply/files.js';
 import { createEngine } from '../engine/index.js';
 import type { Logger } from '../log.js';
 import { openStateStore } from '../state/index.js';
@@ -55,10 +54,8 @@ export async function startWatch(flags: WatchFlags, ctx: WatchContext): Promise<
   const own = ownPaths(flags);
   const outputs = outputsDir(flags);
   try {
-    const secretKey = await ensureBindingKey(secrets);
     const engine = createEngine({
       root,
-      secretKey,
       store,
       client,
       secretsDir: secrets,

@@ -22,8 +22,6 @@ export interface EngineOptions {
   /** @default systemClock */
   readonly clock?: Clock;
   readonly logger?: Logger;
-  /** The key of the hashes kept of secret texts (see LoadOptions.secretKey). @default a random key per load */
-  readonly secretKey?: Uint8Array;
   /** Variables for `${NAME}` interpolation. @default process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Edgesync's own files (the state file and its siblings): never config, never an output. @default [] */
@@ -73,8 +71,7 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     load: () =>
       loadConfig({
-        root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: options.outputsDir ?? options.root,
-        ...(options.secretKey && { secretKey: options.secretKey }),
+        root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: options.outputsDir ?? options.root
       }),
     plan: (resources) => buildPlan(resources, store.snapshot()),
     apply: (plan, resources) => {

@@ -45,11 +45,6 @@ export interface BuildContext {
    */
   listFiles(ref: string, path: FieldPath): { rel: string; ref: string; size: number }[] | undefined;
   /**
-   * A keyed hash (HMAC-SHA-256 under the key kept in the secrets folder) of a secret text, kept in
-   * state only to notice a change: unlike a plain hash, it cannot be guessed offline from the state.
-   */
-  secretHash(text: string): string;
-  /**
    * Checks `ref` (relative to the YAML file) as a file a run writes: inside the config root by its
    * written path, inside the outputs folder where it really lands (symlinks followed), neither a
    * YAML file nor the state or the secrets. Returns it relative to the outputs folder, with '/'

@@ -30,7 +30,7 @@ const LEFTOVERS = ['-wal', '-shm', '-journal'];
 
 /**
  * Refuses to start a new state where one is expected: when the file is missing but its WAL or journal
- * is there, or `secretsDir` holds token secrets or the binding key (written only by an apply).
+ * is there, or `secretsDir` holds token secrets (written only by an apply; older builds also kept a binding key there).
  */
 export function checkMissingState(file: string, shown: string, secretsDir?: string): void {
   const leftover = LEFTOVERS.map((s) => file + s).find((p) => fs.existsSync(p));

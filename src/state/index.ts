@@ -86,7 +86,7 @@ export function openStateStore(options: StateOptions): SqliteStateStore {
   return o.readOnly ? openReadOnly(o) : openWritable(o);
 }
 
-/** Owner read and write only: the state names every remote id and, hashed, every secret binding. */
+/** Owner read and write only: the state names every remote id and what each token was sent with. */
 const STATE_MODE = 0o600;
 
 function openWritable(o: Checked): SqliteStateStore {

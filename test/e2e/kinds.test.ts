@@ -41,7 +41,7 @@ describe('apply and plan over every kind', () => {
 
     const s = emu.state();
     expect(s.scripts[0].modules.find((m) => m.name === 'index.js')?.content).toBe(fs.readFileSync(ws.file('workers/src/index.js'), 'utf8'));
-    expect(s.scripts[0].metadata).toMatchObject({ compatibility_date: '2025-01-15', main_module: 'index.js' });
+    expect(s.scripts[0].metadata).toEqual({ main_module: 'index.js' });
     const kv = emu.kv(ACCOUNT, NAMESPACE);
     expect(kv.get('config/flags')?.value.toString()).toBe('{"dark_mode":false}');
     expect(kv.get('config/flags')?.metadata).toEqual({ owner: 'web-team' });

@@ -1,7 +1,6 @@
 // Test helpers for kinds: a BuildContext fake over a temp folder, desired resources built the way
 // the loader builds them, and state folded from a plan's records the way the executor writes it.
 
-import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,9 +26,6 @@ export interface Issue {
   readonly path: FieldPath;
   readonly message: string;
 }
-
-/** The binding key of fakeContext's secretHash. */
-export const FAKE_SECRET_KEY = Buffer.alloc(32, 7);
 
 /** A BuildContext reading files relative to `file`, refusing paths that leave `root`. */
 export function fakeContext(root: string, file: string): BuildContext & { issues: Issue[] } {
@@ -67,7 +63,6 @@ export function fakeContext(root: string, file: string): BuildContext & { issues
       issues.push({ path: at, message: 'listFiles is not used by these kinds' });
       return undefined;
     },
-    secretHash: (text) => `hmac-sha256:${createHmac('sha256', FAKE_SECRET_KEY).update(text).digest('hex')}`,
     now: () => Date.UTC(2026, 10, 21, 10, 0, 0),
   };
 }

@@ -1,7 +1,7 @@
-import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ScriptUpload } from '../../src/kinds/worker-script.js';
-import { ACCOUNT, applyDecision, desire, document, FAKE_SECRET_KEY, kindOf, plan, schemaErrors, tempRoot } from './helpers.js';
+import { contentHash } from '../../src/util/json.js';
+import { ACCOUNT, applyDecision, desire, document, kindOf, plan, schemaErrors, tempRoot } from './helpers.js';
 
 const scope = { name: 'api', account: ACCOUNT, service: 'api', environment: 'production' };
 const files = {
@@ -94,31 +94,34 @@ describe('WorkerScript', () => {
     expect(again.actions[0]!.diff.map((c) => c.path)).toEqual(['modules.1.sha256']);
   });
 
-  it('passes upload metadata through but keeps secret_text values out of the request, diffs and state', () => {
-    const bindings = (text: string) => ({ metadata: { compatibility_date: '2025-01-15', bindings: [{ type: 'plain_text', name: 'A', text: 'a' }, { type: 'secret_text', name: 'KEY', text }] } });
-    const root = tempRoot(files);
-    const one = esm(bindings('hunter2-secret'), root).desired;
-    expect((one.payload as ScriptUpload).metadata).toMatchObject({ compatibility_date: '2025-01-15', bindings: [{ text: 'a' }, { text: 'hunter2-secret' }] });
-    expect(JSON.stringify(one.request)).not.toContain('hunter2-secret');
-    const [first] = plan(one).actions;
-    expect(first!.diff.filter((c) => c.path === 'secrets')).toEqual([{ path: 'secrets', sensitive: true }]);
-    expect(JSON.stringify(first!.diff)).not.toContain((one.request as { secrets: { KEY: string } }).secrets.KEY);
-    const applied = applyDecision(one, undefined, { write: { id: 'api' } });
-    expect(JSON.stringify(applied)).not.toContain('hunter2-secret');
-
-    const two = esm(bindings('another-secret'), root).desired;
-    const decision = plan(two, applied);
-    expect(decision.actions).toHaveLength(1);
-    expect(decision.actions[0]!.diff).toEqual([{ path: 'secrets.KEY', sensitive: true }]);
-    expect(JSON.stringify(decision.actions[0]!.record)).not.toContain('another-secret');
+  it('refuses bindings, compatibility_date and every other metadata field, saying the operation uploads modules only', () => {
+    const { issues } = esm({ metadata: { compatibility_date: '2025-01-15', bindings: [{ type: 'secret_text', name: 'KEY', text: 'hunter2' }] } });
+    expect(issues.map((i) => i.path)).toEqual([['spec', 'metadata', 'compatibility_date'], ['spec', 'metadata', 'bindings']]);
+    expect(issues[1]!.message).toMatch(/^not taken: this operation uploads modules only, .*bindings is a script setting/);
+    expect(JSON.stringify(issues)).not.toContain('hunter2');
   });
 
-  it('keeps a secret_text binding as a keyed hash that the plain SHA-256 of a guessed secret does not match', () => {
+  it('takes the main module named in spec.metadata as in spec, and refuses two different names', () => {
+    const { desired, issues } = desire('WorkerScript', scope, { metadata: { main_module: 'index.js' }, modules: [{ name: 'index.js', content: 'x' }] });
+    expect(issues).toEqual([]);
+    expect((desired.payload as ScriptUpload).metadata).toEqual({ main_module: 'index.js' });
+    const both = esm({ metadata: { main_module: 'greeting.js' } });
+    expect(both.issues).toEqual([{ path: ['spec', 'metadata', 'main_module'], message: 'expected the same main_module as spec.main_module (index.js), got greeting.js' }]);
+    const none = desire('WorkerScript', scope, { metadata: {}, modules: [{ name: 'index.js', content: 'x' }] });
+    expect(none.issues.map((i) => i.message)).toContain('expected main_module (ES modules) or body_part (service worker) naming the main module');
+  });
+
+  it('uploads once more, showing no secret hash, for a script an older build recorded with bindings', () => {
     const root = tempRoot(files);
-    const desired = esm({ metadata: { bindings: [{ type: 'secret_text', name: 'KEY', text: 'password1' }] } }, root).desired;
-    const kept = (desired.request as { secrets: { KEY: string } }).secrets.KEY;
-    expect(kept).not.toContain(createHash('sha256').update('password1').digest('hex'));
-    expect(kept).toBe(`hmac-sha256:${createHmac('sha256', FAKE_SECRET_KEY).update('password1').digest('hex')}`);
+    const desired = esm({}, root).desired;
+    const current = applyDecision(desired, undefined, { write: { id: 'api' } });
+    const request = current.request as { metadata: object };
+    const olderRequest = { ...request, metadata: { ...request.metadata, bindings: [{ type: 'secret_text', name: 'KEY' }] }, secrets: { KEY: 'hmac-sha256:00ff' } };
+    const older = { ...current, request: olderRequest, hash: contentHash(olderRequest) };
+    const [action] = plan(desired, older).actions;
+    expect(action!.change).toBe('write');
+    expect(action!.diff).toContainEqual({ path: 'secrets', sensitive: true });
+    expect(JSON.stringify(action!.diff)).not.toContain('00ff');
   });
 
   it('keeps the returned id and etag', () => {
@@ -127,10 +130,12 @@ describe('WorkerScript', () => {
     expect(kindOf('WorkerScript').outcome(action, { id: 'api', etag: 'abc123', usage_model: 'bundled' }, { desired })).toEqual({ remoteId: 'api', etag: 'abc123' });
   });
 
-  it('has a schema that rejects both main_module and body_part, unknown module fields and a missing scope', () => {
+  it('refuses both main_module and body_part; its schema refuses unknown module fields and a missing scope', () => {
+    expect(desire('WorkerScript', scope, { main_module: 'a.js', body_part: 'a.js', modules: [{ name: 'a.js', content: 'x' }] }).issues).toEqual([
+      { path: ['spec', 'body_part'], message: 'expected either main_module or body_part, not both' },
+    ]);
     const good = document('WorkerScript', scope, { main_module: 'index.js', modules: [{ name: 'index.js', content: 'x' }] });
     expect(schemaErrors(good)).toEqual([]);
-    expect(schemaErrors({ ...good, spec: { main_module: 'a.js', body_part: 'a.js', modules: [{ name: 'a.js', content: 'x' }] } })).not.toEqual([]);
     expect(schemaErrors({ ...good, spec: { main_module: 'a.js', modules: [{ name: 'a.js', path: 'x.js' }] } })).not.toEqual([]);
     expect(schemaErrors({ ...good, metadata: { name: 'api', account: ACCOUNT, service: 'api' } })).toContain("/metadata must have required property 'environment'");
   });
