@@ -7,7 +7,7 @@ import type { Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
 import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
 import { backoffDelay, classifyError, describeError, retryAfterMs } from './classify.js';
-import { formatBytes } from '../util/format.js';
+import { formatBytes, someKeys } from '../util/format.js';
 import { writeJsonOutput, writeSecret } from './files.js';
 import type { ResolvedOptions } from './options.js';
 import type { RateLimiter } from './rate.js';
@@ -198,7 +198,7 @@ async function partly(
   const accepted = kvKeys.filter(([key]) => !again.has(key));
   const stateError = tryState(ctx, action, 'accepted keys', () => options.state.recordSuccess(identityOf(action), { kvKeys: accepted, hash: '' }, nowDate(ctx)));
   if (stateError) return { status: 'failed', attempts, error: `partly applied, but ${stateError}`, terminal: true };
-  const shown = refused.keys.slice(0, 3).map((k) => JSON.stringify(k)).join(', ') + (refused.keys.length > 3 ? ` and ${refused.keys.length - 3} more` : '');
+  const shown = someKeys(refused.keys);
   if (resends >= REFUSED_RESENDS) {
     const error = `${refused.keys.length} key${refused.keys.length === 1 ? '' : 's'} still refused by the server after ${resends + 1} tries: ${shown}; the next apply sends them again`;
     return failed(ctx, action, error, attempts, false);

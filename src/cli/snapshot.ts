@@ -7,7 +7,7 @@ import { checkMissingState, openStateStore, shownPath } from '../state/index.js'
 import type { StateSnapshot } from '../state/types.js';
 
 /** The state before any apply. */
-export const EMPTY_SNAPSHOT: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0 };
+export const EMPTY_SNAPSHOT: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0, kvExpired: () => [] };
 
 /** `secretsDir`: when the state is missing but this folder holds files, the state was lost: refused, not read as empty. */
 export function withSnapshot<T>(stateFile: string, use: (snapshot: StateSnapshot) => T, secretsDir?: string): T {

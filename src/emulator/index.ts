@@ -47,7 +47,7 @@ export interface RunningEmulator {
   state(): EmulatorState;
   /** The same JSON as GET /__emulator/requests. */
   requests(): RecordedRequest[];
-  /** The live pairs of a namespace (created empty on first use), for tests and the benchmark. */
+  /** The live pairs of a namespace (created empty on first use; expired pairs are gone), for tests and the benchmark. */
   kv(account: string, namespace: string): Map<string, StoredKvPair>;
   clearRequests(): void;
   close(): Promise<void>;
@@ -101,7 +101,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     setFaults: (f) => faults.set(f),
     state: () => store.snapshot(),
     requests: () => log.list(),
-    kv: (account, namespace) => store.kv(account, namespace),
+    kv: (account, namespace) => store.readKv(account, namespace, o.now()) ?? store.kv(account, namespace),
     clearRequests: () => log.clear(),
     close: () => app.close(),
   };

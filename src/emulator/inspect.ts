@@ -37,7 +37,7 @@ function parseLimit(text: string | undefined): number {
   return n;
 }
 
-export function registerInspection(app: FastifyInstance, store: Store, log: RequestLog, faults: Faults): void {
+export function registerInspection(app: FastifyInstance, store: Store, log: RequestLog, faults: Faults, now: () => number): void {
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith(`${inspectPath}/`) && !isLoopback(request.socket.remoteAddress)) {
       throw new EmulatorError(403, ['inspection endpoints answer loopback callers only']);
@@ -49,7 +49,7 @@ export function registerInspection(app: FastifyInstance, store: Store, log: Requ
   app.get(`${inspectPath}/kv/:account/:namespace`, async (request) => {
     const { account, namespace } = request.params as Record<string, string>;
     const query = request.query as Record<string, string | undefined>;
-    const pairs = store.findKv(account, namespace);
+    const pairs = store.readKv(account, namespace, now());
     if (!pairs) throw notFound(`no KV namespace ${namespace} in account ${account}`);
     const limit = parseLimit(query.limit);
     const withValues = query.values === '1' || query.values === 'true';

@@ -106,7 +106,7 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     throw notFound(`no operation ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  registerInspection(app, parts.store, parts.log, parts.faults);
+  registerInspection(app, parts.store, parts.log, parts.faults, parts.now);
   registerUploadOperation(app, ctx);
   registerKvOperation(app, ctx);
   registerAccountOperations(app, ctx);

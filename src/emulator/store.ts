@@ -39,6 +39,17 @@ export class Store {
     return this.kvNamespaces.get(compositeKey(account, namespace))?.pairs;
   }
 
+  /**
+   * The namespace's pairs as a reader sees them at `nowMs`: a pair whose expiration has passed is
+   * gone, as the provider removes it. Swept when read, so a write never walks the namespace.
+   */
+  readKv(account: string, namespace: string, nowMs: number): Map<string, StoredKvPair> | undefined {
+    const pairs = this.findKv(account, namespace);
+    if (!pairs) return undefined;
+    for (const [key, pair] of pairs) if (pair.expiration !== undefined && pair.expiration <= nowMs / 1000) pairs.delete(key);
+    return pairs;
+  }
+
   snapshot(): EmulatorState {
     const copy = <T>(m: Map<string, T>): T[] => structuredClone([...m.values()]);
     return {

@@ -45,6 +45,7 @@ export interface Engine {
 
 export function createEngine(options: EngineOptions): Engine {
   const { store } = options;
+  const clock = options.clock ?? systemClock;
   // The executor is built once so its rate cap holds across the daemon's successive runs.
   let current = new Map<string, DesiredResource>();
   const interpret = (action: Action, result: unknown): Outcome => {
@@ -57,7 +58,7 @@ export function createEngine(options: EngineOptions): Engine {
     client: options.client,
     state: store,
     interpret,
-    clock: options.clock ?? systemClock,
+    clock,
     secretsDir: options.secretsDir,
     outputsDir: options.outputsDir ?? options.root,
     ownPaths: options.ignore ?? [],
@@ -71,9 +72,9 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     load: () =>
       loadConfig({
-        root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: options.outputsDir ?? options.root
+        root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: options.outputsDir ?? options.root, now: () => clock.now(),
       }),
-    plan: (resources) => buildPlan(resources, store.snapshot()),
+    plan: (resources) => buildPlan(resources, store.snapshot(), { now: clock.now() }),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));
       return executor.execute(plan);

@@ -3,7 +3,7 @@
 
 import type { OperationName } from '../api/operations.js';
 import type { Json } from '../util/json.js';
-import type { AppliedResource } from '../state/types.js';
+import type { AppliedResource, KvKeyRecord } from '../state/types.js';
 
 export type { Json };
 /** A path into a document, e.g. ['spec', 'items', 2, 'value']. */
@@ -133,8 +133,8 @@ export interface ActionDraft {
     readonly hash?: string;
     /** Kind-specific memory (e.g. the token's applied rotate count). */
     readonly memo?: Json;
-    /** KV: key → hash of (value, expiration fields, metadata) to store for the keys of this chunk. */
-    readonly kvKeys?: readonly (readonly [string, string])[];
+    /** KV: each key of this chunk with the hash of (value, expiration fields, metadata) and its expiry. */
+    readonly kvKeys?: readonly KvKeyRecord[];
   };
 }
 
@@ -161,6 +161,8 @@ export interface PlanContext {
   readonly kvKeys?: ReadonlyMap<string, string>;
   /** KvPairs only: how many keys the state holds for the resource (cheap). */
   readonly kvKeyCount?: number;
+  /** KvPairs only: stored keys whose recorded expiry has passed at the plan's time: gone remotely (cheap, indexed). */
+  readonly kvExpired?: readonly string[];
 }
 
 /** What to remember from a successful call, read from its result. */

@@ -1,4 +1,4 @@
-// The planner: desired model + state snapshot → Plan. Pure: no I/O, no clock, no state writes.
+// The planner: desired model + state snapshot + the time → Plan. Pure: no I/O, no state writes.
 // Kinds decide what each resource needs; this file adds ids, order, needs and the whole-plan view.
 
 import type { ActionDraft, DesiredResource, KindDecision, KindDefinition, PlanContext } from '../kinds/kind.js';
@@ -15,6 +15,12 @@ export interface PlanOptions {
    * @default getKind from the kind registry
    */
   readonly kinds?: (kind: string) => KindDefinition | undefined;
+  /**
+   * The plan's time, in milliseconds since the epoch: a KV key whose recorded expiry is this or
+   * earlier is gone remotely, and is sent again while the config still has it.
+   * @default Date.now()
+   */
+  readonly now?: number;
 }
 
 /** The only kind that reads per-key state. */
@@ -33,6 +39,8 @@ interface Draft {
 export function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Plan {
   const lookup = options.kinds ?? getKind;
   if (typeof lookup !== 'function') fail('kinds', 'a function from kind name to definition', lookup);
+  const now = options.now ?? Date.now();
+  if (typeof now !== 'number' || !Number.isFinite(now)) fail('now', 'milliseconds since the epoch', now);
   const defs = definitions(desired, lookup);
   const problems: string[] = [];
   const deps = dependencyGraph(desired, defs, problems);
@@ -61,7 +69,7 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
       trouble.set(i, 'waiting');
       continue;
     }
-    const decision = decide(defs[i]!, self, state);
+    const decision = decide(defs[i]!, self, state, now);
     const needsFromDeps = deps[i]!.flatMap((j) => actionIds.get(j) ?? []);
     const actions = placeActions(self, decision.actions, needsFromDeps);
     for (const action of actions) {
@@ -97,7 +105,7 @@ function definitions(desired: readonly DesiredResource[], lookup: (kind: string)
   return defs;
 }
 
-function decide(def: KindDefinition, desired: DesiredResource, state: StateSnapshot): KindDecision {
+function decide(def: KindDefinition, desired: DesiredResource, state: StateSnapshot, now: number): KindDecision {
   const applied = state.resources.get(desired.key);
   const ctx: PlanContext = { desired, ...(applied && { applied }) };
   if (desired.kind === KV_KIND) {
@@ -106,6 +114,7 @@ function decide(def: KindDefinition, desired: DesiredResource, state: StateSnaps
     Object.defineProperties(ctx, {
       kvKeyCount: { value: state.kvKeyCount(desired.key), enumerable: true },
       kvKeys: { get: () => state.kvKeys(desired.key), enumerable: true },
+      kvExpired: { value: state.kvExpired(desired.key, now / 1000), enumerable: true },
     });
   }
   return def.plan(ctx);

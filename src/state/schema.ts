@@ -59,6 +59,14 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     sql: `UPDATE resources SET hash = NULL WHERE kind = 'KvPairs';`,
   },
+  {
+    // When each KV key expires remotely (seconds since the epoch; NULL: never). Keys written before
+    // have none recorded: an expiry set then is not known, as it was not before.
+    version: 4,
+    sql: `
+      ALTER TABLE kv_keys ADD COLUMN expires INTEGER;
+      CREATE INDEX kv_keys_expiring ON kv_keys (resource, expires) WHERE expires IS NOT NULL;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -25,8 +25,12 @@ export function statements(db: Database.Database) {
       VALUES (@key, @kind, @name, @scope, @remote_id, @request, @hash, @applied_at, @etag, @memo, @status, @last_error)`),
     setStatus: p('UPDATE resources SET status = ?, last_error = ? WHERE key = ?'),
     deleteRow: p('DELETE FROM resources WHERE key = ?'),
-    // One call per chunk of [key, hash] pairs as JSON: a call per key cost a third more CPU (10,000-key chunks).
-    putKvJson: p("INSERT OR REPLACE INTO kv_keys (resource, key, hash) SELECT ?, value ->> 0, value ->> 1 FROM json_each(?)"),
+    // One call per chunk of KvKeyRecords as JSON: a call per key cost a third more CPU (10,000-key chunks).
+    // A ttl counts from the write's time (the third parameter, in seconds) and wins over an expiration.
+    putKvJson: p(`INSERT OR REPLACE INTO kv_keys (resource, key, hash, expires)
+      SELECT @resource, value ->> 0, value ->> 1, CASE WHEN value ->> 3 IS NOT NULL THEN @at + (value ->> 3) ELSE value ->> 2 END
+      FROM json_each(@keys)`),
+    kvExpired: p('SELECT key FROM kv_keys WHERE resource = ? AND expires IS NOT NULL AND expires <= ? ORDER BY key').pluck(true),
     kvFirstPage: kvPage(db, ''),
     kvNextPage: kvPage(db, 'AND key > ?'),
     kvHash: p('SELECT hash FROM kv_keys WHERE resource = ? AND key = ?'),

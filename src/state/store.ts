@@ -79,7 +79,8 @@ export class SqliteStateStore implements StateStore {
         if (!keys) kv.set(resource, (keys = this.kvKeyMap(resource)));
         return keys;
       };
-      return { resources, intents, kvKeys, kvKeyCount: (resource: string) => counts.get(resource) ?? 0 };
+      const kvExpired = (resource: string, at: number): readonly string[] => (counts.get(resource) ? (this.sql.kvExpired.all(resource, Math.floor(at)) as string[]) : []);
+      return { resources, intents, kvKeys, kvKeyCount: (resource: string) => counts.get(resource) ?? 0, kvExpired };
     })();
   }
 
@@ -108,7 +109,7 @@ export class SqliteStateStore implements StateStore {
         last_error: null,
       };
       this.sql.putRow.run(merged);
-      if (record.kvKeys?.length) this.sql.putKvJson.run(id.key, JSON.stringify(record.kvKeys));
+      if (record.kvKeys?.length) this.sql.putKvJson.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), keys: JSON.stringify(record.kvKeys) });
       if (record.intentId !== undefined) this.sql.closeIntent.run(record.intentId, id.key);
     });
   }

@@ -45,7 +45,15 @@ export interface StateSnapshot {
   kvKeys(resource: string): ReadonlyMap<string, string>;
   /** KvPairs: how many keys are stored, without loading them. */
   kvKeyCount(resource: string): number;
+  /** KvPairs: the stored keys whose recorded expiry is `at` (seconds since the epoch) or earlier, sorted. Indexed. */
+  kvExpired(resource: string, at: number): readonly string[];
 }
+
+/**
+ * A KV key as recorded: its hash, and its expiry as sent: an absolute `expiration` (seconds since
+ * the epoch) or an `expiration_ttl` counted from the write's time (which wins when both are given).
+ */
+export type KvKeyRecord = readonly [key: string, hash: string, expiration?: number | null, ttl?: number];
 
 /** Identity fields recorded with every write. */
 export interface ResourceIdentity {
@@ -62,7 +70,7 @@ export interface SuccessRecord {
   readonly etag?: string;
   readonly memo?: Json;
   /** KV keys acknowledged by this call. */
-  readonly kvKeys?: readonly (readonly [string, string])[];
+  readonly kvKeys?: readonly KvKeyRecord[];
   /** Closes this intent in the same transaction. */
   readonly intentId?: number;
 }

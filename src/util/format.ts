@@ -17,3 +17,9 @@ export function formatBytes(bytes: number): string {
   if (bytes < 100_000) return `${(bytes / 1_000).toFixed(1)} kB`;
   return `${formatCount(Number((bytes / 1_000_000).toFixed(1)))} MB`;
 }
+
+/** The first few keys, quoted, and how many more: `"a", "b", "c" and 17 more`. */
+export function someKeys(keys: readonly string[], shown = 3): string {
+  const first = keys.slice(0, shown).map((k) => JSON.stringify(k)).join(', ');
+  return keys.length > shown ? `${first} and ${formatCount(keys.length - shown)} more` : first;
+}

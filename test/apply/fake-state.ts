@@ -44,6 +44,7 @@ export class FakeState implements StateStore {
       intents: new Map(open.map((i) => [i.resource, i])),
       kvKeys: (resource) => new Map(this.kv.get(resource) ?? []),
       kvKeyCount: (resource) => this.kv.get(resource)?.size ?? 0,
+      kvExpired: () => [],
     };
   }
 

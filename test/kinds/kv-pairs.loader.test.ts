@@ -11,7 +11,7 @@ const EXAMPLE = path.resolve('examples/kv');
 
 /** A state snapshot of KV keys only. */
 function snapshot(kv: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map()): StateSnapshot {
-  return { resources: new Map(), intents: new Map(), kvKeys: (resource) => kv.get(resource) ?? new Map(), kvKeyCount: (resource) => kv.get(resource)?.size ?? 0 };
+  return { resources: new Map(), intents: new Map(), kvKeys: (resource) => kv.get(resource) ?? new Map(), kvKeyCount: (resource) => kv.get(resource)?.size ?? 0, kvExpired: () => [] };
 }
 
 let cleanup = (): void => undefined;

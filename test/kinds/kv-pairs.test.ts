@@ -134,6 +134,26 @@ describe('KvPairs kind', () => {
     expect(kind.plan({ desired, applied: failed, kvKeys: stored, kvKeyCount: stored.size }).actions).toHaveLength(1);
   });
 
+  it('sends again a key whose recorded expiry has passed, though its hash is in step, and says why', () => {
+    const desired = desiredKv({ pairs: base });
+    const stored = acknowledge(kind.plan(planContext(desired)).actions);
+    const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
+    const decision = kind.plan({ desired, applied, kvKeys: stored, kvKeyCount: stored.size, kvExpired: ['b'] });
+    expect(decision.actions.flatMap((a) => (a.body as WirePair[]).map((p) => p.key))).toEqual(['b']);
+    expect(decision.notes).toEqual(['1 key expired remotely since written ("b"): sent again, as the config still has them']);
+    expect(decision.actions[0]!.record.kvKeys).toEqual([['b', expect.any(String), 1_900_000_000]]);
+  });
+
+  it('does not call an expired key the config dropped orphaned: it is gone remotely already', () => {
+    const desired = desiredKv({ pairs: base });
+    const stored = acknowledge(kind.plan(planContext(desired)).actions);
+    stored.set('old/session', 'h').set('old/kept', 'h');
+    const decision = kind.plan({ desired, kvKeys: stored, kvKeyCount: stored.size, kvExpired: ['old/session'] });
+    expect(decision.actions).toEqual([]);
+    expect(decision.orphanedKeys).toEqual(['old/kept']);
+    expect(decision.notes).toEqual([expect.stringMatching(/^1 key no longer in the config expired remotely \("old\/session"\): nothing is left to remove/)]);
+  });
+
   it('remembers nothing from the answer beyond the chunk record', () => {
     const desired = desiredKv({ pairs: base });
     const [action] = kind.plan(planContext(desired)).actions;

@@ -44,12 +44,16 @@ export function intent(r: DesiredResource, operation: string, startedAt = '2026-
   return { id: 1, resource: r.key, operation, request: r.request, requestHash: r.hash, startedAt, error: 'socket hang up' };
 }
 
-export function snapshot(parts: { resources?: AppliedResource[]; intents?: Intent[]; kv?: Record<string, Record<string, string>> } = {}): StateSnapshot {
+/** `expires`: each KV resource's recorded expiry by key, in seconds since the epoch. */
+export function snapshot(
+  parts: { resources?: AppliedResource[]; intents?: Intent[]; kv?: Record<string, Record<string, string>>; expires?: Record<string, Record<string, number>> } = {},
+): StateSnapshot {
   return {
     resources: new Map((parts.resources ?? []).map((r) => [r.key, r])),
     intents: new Map((parts.intents ?? []).map((i) => [i.resource, i])),
     kvKeys: (key) => new Map(Object.entries(parts.kv?.[key] ?? {})),
     kvKeyCount: (key) => Object.keys(parts.kv?.[key] ?? {}).length,
+    kvExpired: (key, at) => Object.entries(parts.expires?.[key] ?? {}).flatMap(([k, t]) => (t <= at ? [k] : [])).sort(),
   };
 }
 

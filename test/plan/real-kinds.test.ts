@@ -14,7 +14,7 @@ async function load(): Promise<readonly DesiredResource[]> {
   return result.resources;
 }
 
-const EMPTY: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0 };
+const EMPTY: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0, kvExpired: () => [] };
 
 /** The state an executor leaves after every action of `plan` succeeded (each create gets an id). */
 function appliedState(plan: Plan): StateSnapshot {

@@ -43,6 +43,22 @@ describe('KV keys in state', () => {
     });
   });
 
+  it('keeps when each key expires: an expiration as sent, a ttl from the write (winning over an expiration), none when rewritten without', () => {
+    const file = tempStateFile();
+    const written = at.getTime() / 1000;
+    withStore({ file }, (store) => {
+      store.recordSuccess(kv, { kvKeys: [['forever', 'h0'], ['absolute', 'h1', written + 500], ['ttl', 'h2', null, 60], ['both', 'h3', written + 9_000, 120]] }, at);
+      const snap = store.snapshot();
+      expect(snap.kvExpired(kv.key, written + 59)).toEqual([]);
+      expect(snap.kvExpired(kv.key, written + 60)).toEqual(['ttl']);
+      expect(snap.kvExpired(kv.key, written + 120)).toEqual(['both', 'ttl']);
+      expect(snap.kvExpired(kv.key, written + 10_000)).toEqual(['absolute', 'both', 'ttl']);
+      store.recordSuccess(kv, { kvKeys: [['ttl', 'h4']] }, at);
+      expect(store.snapshot().kvExpired(kv.key, written + 10_000)).toEqual(['absolute', 'both']);
+      expect(store.snapshot().kvExpired(identity('other', 'KvPairs').key, written + 10_000)).toEqual([]);
+    });
+  });
+
   it('keeps the keys of different KV resources apart', () => {
     const file = tempStateFile();
     const other = identity('other', 'KvPairs');

@@ -58,6 +58,8 @@ describe('the state schema', () => {
       expect([...store.snapshot().kvKeys(identity('flags', 'KvPairs').key)]).toEqual([['beta', 'hb']]);
       // Version 3: a KV hash written before it may not mean "every chunk acknowledged".
       expect(store.get(identity('flags', 'KvPairs').key)?.hash).toBeUndefined();
+      // Version 4: keys written before have no recorded expiry, so none counts as expired.
+      expect(store.snapshot().kvExpired(identity('flags', 'KvPairs').key, Number.MAX_SAFE_INTEGER)).toEqual([]);
       expect(store.get(identity('blocked-domains').key)?.hash).toBe('h1');
       expect(store.get(identity('allowed').key)?.status).toBe('uncertain');
       store.recordSuccess(identity('blocked-domains'), { etag: 'W/"2"', memo: { n: 1 } }, new Date());
@@ -119,6 +121,6 @@ describe('the state schema', () => {
     const all = columns(file);
     expect(all.map((c) => c.table)).toEqual(expect.arrayContaining(['resources', 'kv_keys', 'intents']));
     expect(all.filter((c) => /value|secret|token|password|payload|content/i.test(c.column))).toEqual([]);
-    expect(all.filter((c) => c.table === 'kv_keys').map((c) => c.column)).toEqual(['resource', 'key', 'hash']);
+    expect(all.filter((c) => c.table === 'kv_keys').map((c) => c.column)).toEqual(['resource', 'key', 'hash', 'expires']);
   });
 });

@@ -1,16 +1,10 @@
 // What a bulk write's answer says was stored: every key, or all but its `unsuccessful_keys`, which
 // are sent again. An answer that contradicts the request is refused, and nothing of it recorded.
 
+import { someKeys } from '../../util/format.js';
 import { isObject } from '../diff.js';
 import type { Outcome } from '../kind.js';
 import type { WirePair } from './pair.js';
-
-const SHOWN = 3;
-
-function some(keys: readonly string[]): string {
-  const shown = keys.slice(0, SHOWN).map((k) => JSON.stringify(k)).join(', ');
-  return keys.length > SHOWN ? `${shown} and ${keys.length - SHOWN} more` : shown;
-}
 
 /** The outcome of one bulk write of `sent`; throws when the answer cannot be true. */
 export function bulkOutcome(sent: readonly WirePair[], result: unknown): Outcome {
@@ -30,7 +24,7 @@ export function bulkOutcome(sent: readonly WirePair[], result: unknown): Outcome
   if (!refused.length) return {};
   const sentKeys = new Set(sent.map((p) => p.key));
   const unknown = refused.filter((k) => !sentKeys.has(k));
-  if (unknown.length) throw new Error(`the bulk write names ${some(unknown)} as unsuccessful, which it was not sent: nothing of it is recorded`);
+  if (unknown.length) throw new Error(`the bulk write names ${someKeys(unknown)} as unsuccessful, which it was not sent: nothing of it is recorded`);
   const again = new Set(refused);
   return { refused: { keys: refused, body: sent.filter((p) => again.has(p.key)) } };
 }

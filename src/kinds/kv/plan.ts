@@ -1,8 +1,9 @@
-// The KV diff: which keys changed against the stored hashes, cut into bulk-write chunks,
-// and which stored keys the files no longer have (orphaned: no delete operation exists).
+// The KV diff: which keys changed against the stored hashes or expired remotely, cut into bulk-write
+// chunks, and which stored keys the files no longer have (orphaned: no delete operation exists).
 
 import type { ActionDraft, Json, KindDecision, PlanContext } from '../kind.js';
-import { formatBytes, plural } from '../../util/format.js';
+import type { KvKeyRecord } from '../../state/types.js';
+import { formatBytes, plural, someKeys } from '../../util/format.js';
 import { chunkPairs, KV_LIMITS, type KvLimits } from './chunk.js';
 import type { KvPayload } from './model.js';
 import type { WirePair } from './pair.js';
@@ -27,6 +28,22 @@ function orphans(stored: ReadonlyMap<string, string>, matched: number, pairs: re
   return out.sort();
 }
 
+/** What state keeps of a pair: its hash, and its expiry as sent (the ttl counts from the write). */
+function recordOf(pair: WirePair, hash: string): KvKeyRecord {
+  if (pair.expiration_ttl !== undefined) return [pair.key, hash, null, pair.expiration_ttl];
+  return pair.expiration !== undefined ? [pair.key, hash, pair.expiration] : [pair.key, hash];
+}
+
+/** What the plan says of keys whose recorded expiry has passed: those still desired go again. */
+function expiryNotes(resent: readonly string[], gone: readonly string[]): string[] {
+  const notes: string[] = [];
+  if (resent.length) notes.push(`${plural(resent.length, 'key')} expired remotely since written (${someKeys(resent)}): sent again, as the config still has them`);
+  if (gone.length) {
+    notes.push(`${plural(gone.length, 'key')} no longer in the config expired remotely (${someKeys(gone)}): nothing is left to remove; \`edgesync state forget\` drops them from state`);
+  }
+  return notes;
+}
+
 /**
  * The last applied hash is recorded only when every chunk of a sync was acknowledged; equal to
  * the desired hash with as many keys stored as desired, nothing changed and nothing is orphaned,
@@ -39,14 +56,20 @@ function inStep(ctx: PlanContext, desiredCount: number): boolean {
 /** Plans a KvPairs resource: one `kv` action per chunk of changed pairs, in key order. */
 export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDecision {
   const { pairs, hashes, sizes } = payloadOf(ctx);
-  if (inStep(ctx, pairs.length)) return { actions: [], blocked: [], notes: [] };
+  const expired = new Set(ctx.kvExpired ?? []);
+  if (!expired.size && inStep(ctx, pairs.length)) return { actions: [], blocked: [], notes: [] };
   const stored = ctx.kvKeys ?? EMPTY;
   const changed: number[] = [];
+  const resent: string[] = [];
   let matched = 0;
   for (let i = 0; i < pairs.length; i++) {
     const before = stored.get(pairs[i].key);
     if (before !== undefined) matched++;
     if (before !== hashes[i]) changed.push(i);
+    else if (expired.has(pairs[i].key)) {
+      changed.push(i);
+      resent.push(pairs[i].key);
+    }
   }
   const changedPairs = changed.map((i) => pairs[i]);
   const changedSizes = Float64Array.from(changed, (i) => sizes[i]);
@@ -69,10 +92,13 @@ export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDeci
       record: {
         // Any other chunk unseals it: its keys moved on, and the old hash no longer describes them.
         ...(last ? { request: request as Json, hash } : { hash: UNSEALED }),
-        kvKeys: changed.slice(chunk.start, chunk.end).map((i) => [pairs[i].key, hashes[i]] as const),
+        kvKeys: changed.slice(chunk.start, chunk.end).map((i) => recordOf(pairs[i], hashes[i])),
       },
     };
   });
-  const orphanedKeys = orphans(stored, matched, pairs);
-  return { actions, blocked: [], notes: [], ...(orphanedKeys.length ? { orphanedKeys } : {}) };
+  // An expired key the config dropped is gone remotely already: not an orphan to remove by hand.
+  const dropped = orphans(stored, matched, pairs);
+  const orphanedKeys = expired.size ? dropped.filter((k) => !expired.has(k)) : dropped;
+  const gone = expired.size ? dropped.filter((k) => expired.has(k)) : [];
+  return { actions, blocked: [], notes: expiryNotes(resent.sort(), gone), ...(orphanedKeys.length ? { orphanedKeys } : {}) };
 }

@@ -73,13 +73,14 @@ describe('KV chunking', () => {
     );
   });
 
-  it('sends every changed pair exactly once and no unchanged pair, in key order', () => {
+  it('sends every changed or expired pair exactly once and no other, in key order, recording each expiry as sent', () => {
     const scenario = preparedPairs.chain((prepared) =>
       fc.tuple(
         fc.constant(prepared.map((p) => p.pair)),
-        // Per desired pair: 0 unknown to state, 1 stored unchanged, 2 stored with another hash.
-        fc.array(fc.integer({ min: 0, max: 2 }), { minLength: prepared.length, maxLength: prepared.length }),
-        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 6 }).map((s) => `gone/${s}`), { maxLength: 5 }),
+        // Per desired pair: 0 unknown to state, 1 stored unchanged, 2 stored with another hash,
+        // 3 stored unchanged but expired remotely.
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: prepared.length, maxLength: prepared.length }),
+        fc.uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 6 }).map((s) => `gone/${s}`), fc.boolean()), { maxLength: 5, selector: ([k]) => k }),
         limits(Math.max(0, ...prepared.map((p) => p.size))),
       ),
     );
@@ -88,27 +89,38 @@ describe('KV chunking', () => {
         const desired = desiredKv({ pairs });
         const payload = desired.payload as KvPayload;
         const stored = new Map<string, string>();
+        const expired: string[] = [];
         payload.pairs.forEach((p, i) => {
-          if (fate[i] === 1) stored.set(p.key, payload.hashes[i]);
+          if (fate[i] === 1 || fate[i] === 3) stored.set(p.key, payload.hashes[i]);
           if (fate[i] === 2) stored.set(p.key, 'an older hash');
+          if (fate[i] === 3) expired.push(p.key);
         });
-        for (const key of gone) stored.set(key, 'x');
-        const decision = planKv(planContext(desired, stored), lim);
+        for (const [key, isExpired] of gone) {
+          stored.set(key, 'x');
+          if (isExpired) expired.push(key);
+        }
+        const decision = planKv({ ...planContext(desired, stored), kvExpired: expired }, lim);
         const sent = decision.actions.flatMap((a) => a.body as WirePair[]);
-        const expected = payload.pairs.filter((p) => stored.get(p.key) !== payload.hashes[payload.pairs.indexOf(p)]);
+        const expected = payload.pairs.filter((p, i) => fate[i] === 3 || stored.get(p.key) !== payload.hashes[i]);
         expect(sent.map((p) => p.key)).toEqual(expected.map((p) => p.key));
         expect(new Set(sent.map((p) => p.key)).size).toBe(sent.length);
         expect([...sent.map((p) => p.key)].sort()).toEqual(sent.map((p) => p.key));
         const recorded = decision.actions.flatMap((a) => a.record.kvKeys ?? []);
         expect(recorded.map(([k]) => k)).toEqual(sent.map((p) => p.key));
-        recorded.forEach(([k, h]) => expect(h).toBe(payload.hashes[payload.pairs.findIndex((p) => p.key === k)]));
+        recorded.forEach(([k, h, expiration, ttl]) => {
+          const i = payload.pairs.findIndex((p) => p.key === k);
+          expect(h).toBe(payload.hashes[i]);
+          const pair = payload.pairs[i];
+          if (pair.expiration_ttl !== undefined) expect([expiration, ttl]).toEqual([null, pair.expiration_ttl]);
+          else expect([expiration, ttl]).toEqual([pair.expiration, undefined]);
+        });
         decision.actions.forEach((a, n) => {
           expect(a.suffix).toBe(`${n + 1}/${decision.actions.length}`);
           expect(a.size!.bytes).toBe(Buffer.byteLength(JSON.stringify(a.body)));
           expect(a.size!.bytes).toBeLessThanOrEqual(lim.maxBytes);
           expect(a.size!.pairs).toBeLessThanOrEqual(lim.maxPairs);
         });
-        expect(decision.orphanedKeys ?? []).toEqual([...gone].sort());
+        expect(decision.orphanedKeys ?? []).toEqual(gone.filter(([, e]) => !e).map(([k]) => k).sort());
       }),
     );
   });
