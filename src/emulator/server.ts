@@ -65,6 +65,8 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
   await app.register(multipart, {
     limits: { fileSize: transportBodyLimit, fieldSize: transportBodyLimit, parts: 1000 },
     throwFileSizeLimit: true,
+    // A module's file name may be a path ("lib/add.wasm"): kept whole, as the provider matches it.
+    preservePath: true,
   });
   // JSON is the only body besides operation 1's multipart: a text/plain body is refused, not passed on as a string.
   app.removeContentTypeParser(['application/json', 'text/plain']);

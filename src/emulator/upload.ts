@@ -1,5 +1,6 @@
 // Operation 1, the multipart script upload: module parts plus a `metadata` JSON object part;
-// the main module is named in the metadata or a header and must be one of the parts.
+// the main module is named in the metadata or a header and must be one of the parts, by part
+// name or by file name (the provider's own SDK sends every module as a `files[]` part).
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { operation, type Context } from './context.js';
@@ -13,7 +14,10 @@ const textLimit = 1024 * 1024;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 interface Part {
-  readonly name: string;
+  /** The module's name: the part name, or its file name when several parts share one name (`files[]`). */
+  name: string;
+  readonly partName: string;
+  readonly filename?: string;
   readonly contentType: string;
   readonly bytes: Buffer;
 }
@@ -22,8 +26,12 @@ async function readParts(request: FastifyRequest): Promise<Part[]> {
   const parts: Part[] = [];
   for await (const part of request.parts()) {
     const bytes = part.type === 'file' ? await part.toBuffer() : Buffer.from(String(part.value), 'utf8');
-    parts.push({ name: part.fieldname, contentType: part.mimetype, bytes });
+    const filename = part.type === 'file' && part.filename ? part.filename : undefined;
+    parts.push({ name: part.fieldname, partName: part.fieldname, ...(filename && { filename }), contentType: part.mimetype, bytes });
   }
+  const uses = new Map<string, number>();
+  for (const part of parts) uses.set(part.partName, (uses.get(part.partName) ?? 0) + 1);
+  for (const part of parts) if (uses.get(part.partName)! > 1 && part.filename) part.name = part.filename;
   return parts;
 }
 
@@ -75,22 +83,23 @@ export function registerUploadOperation(app: FastifyInstance, ctx: Context): voi
   operation(app, 1, 'PUT', path, async (req, p) => {
     if (!req.isMultipart()) throw badRequest(['body: expected multipart/form-data with module parts and a `metadata` part']);
     const parts = await readParts(req);
-    ctx.notes.set(req, { ...ctx.notes.get(req), parts: parts.map((part) => part.name) });
+    ctx.notes.set(req, { ...ctx.notes.get(req), parts: parts.map((part) => part.partName) });
     const problems: string[] = [];
     const seen = new Set<string>();
     for (const part of parts) {
       if (seen.has(part.name)) problems.push(`${part.name}: part appears more than once`);
       seen.add(part.name);
     }
-    const metadata = parseMetadata(parts.find((part) => part.name === 'metadata'), problems);
-    const modules = parts.filter((part) => part.name !== 'metadata');
+    const isMetadata = (part: Part) => part.partName === 'metadata';
+    const metadata = parseMetadata(parts.find(isMetadata), problems);
+    const modules = parts.filter((part) => !isMetadata(part));
     if (modules.length === 0) problems.push('body: at least one module part required');
     const named = mainModuleNames(metadata, req, problems);
     if (named.length === 0) {
       problems.push('metadata.main_module: the main module is named nowhere (metadata main_module or body_part, or header SVC-WORKER-MAIN-MODULE-PART or SVC-WORKER-BODY-PART)');
     }
     for (const [source, name] of named) {
-      if (!modules.some((m) => m.name === name)) problems.push(`${source}: names part "${name}", which is not in the upload`);
+      if (!modules.some((m) => m.partName === name || m.filename === name)) problems.push(`${source}: names part "${name}", which is not in the upload`);
     }
     if (problems.length > 0) throw badRequest(problems);
     return store(ctx, p, metadata, modules.map(describeModule), named[0][1]);

@@ -26,6 +26,8 @@ export interface Answer {
   readonly status: number;
   readonly headers: Headers;
   readonly json: any;
+  /** The body as text: an answer that is not JSON (server-sent events) has no `json`. */
+  readonly text: string;
 }
 
 const running: RunningEmulator[] = [];
@@ -55,7 +57,8 @@ export async function send(url: string, method: string, body: unknown, o: CallOp
   if (typeof payload === 'string' && !headers['content-type']) headers['content-type'] = 'application/json';
   const res = await fetch(url, { method, headers, body: payload });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text === '' ? undefined : JSON.parse(text) };
+  const isJson = (res.headers.get('content-type') ?? 'application/json').startsWith('application/json');
+  return { status: res.status, headers: res.headers, json: text === '' || !isJson ? undefined : JSON.parse(text), text };
 }
 
 /** The messages of an error envelope. */

@@ -98,6 +98,19 @@ describe('answers, ids and timestamps per operation', () => {
     expect(emu.state().ai_runs).toBe(3);
   });
 
+  it('operation 14 streams a text model\'s answer as server-sent events when asked to, ending with [DONE]', async () => {
+    const { call } = await harness();
+    const whole = await call('POST', '/accounts/a/ai/run/@cf/meta/llama-3.1-8b-instruct', { prompt: 'hi' });
+    const streamed = await call('POST', '/accounts/a/ai/run/@cf/meta/llama-3.1-8b-instruct', { prompt: 'hi', stream: true });
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = streamed.text.split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+    expect(events.at(-1)).toBe('[DONE]');
+    expect(events.length).toBeGreaterThan(2);
+    expect(events.slice(0, -1).map((e) => JSON.parse(e).response).join('')).toMatch(/^emulated answer of @cf\/meta\/llama-3.1-8b-instruct \(/);
+    expect(whole.json.result.response.startsWith('emulated answer of')).toBe(true);
+  });
+
   it('operation 14 routes only literal slashes in a model name, as the provider does', async () => {
     const { call, emu } = await harness();
     const encoded = await call('POST', '/accounts/a/ai/run/@cf%2Fmeta%2Fllama-3.1-8b-instruct', { prompt: 'hi' });

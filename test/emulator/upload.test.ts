@@ -67,6 +67,25 @@ describe('operation 1: script upload', () => {
     expect(emu.state().scripts[0].main_module).toBe('script');
   });
 
+  it('matches the main module by file name when modules come as files[] parts, as the provider SDK sends them', async () => {
+    const { call, emu } = await harness();
+    const fd = new FormData();
+    fd.append('metadata', new Blob([JSON.stringify({ main_module: 'src/index.js' })], { type: 'application/json' }), 'metadata.json');
+    fd.append('files[]', new Blob([worker], { type: 'application/javascript+module' }), 'src/index.js');
+    fd.append('files[]', new Blob(['export const x = 1;'], { type: 'application/javascript+module' }), 'lib.js');
+    const a = await call('PUT', content, undefined, { raw: fd });
+    expect(a.status, JSON.stringify(a.json)).toBe(200);
+    const [script] = emu.state().scripts;
+    expect(script.main_module).toBe('src/index.js');
+    expect(script.modules.map((m) => m.name)).toEqual(['src/index.js', 'lib.js']);
+    const missing = new FormData();
+    missing.append('metadata', new Blob([JSON.stringify({ main_module: 'main.js' })], { type: 'application/json' }), 'metadata.json');
+    missing.append('files[]', new Blob([worker], { type: 'application/javascript+module' }), 'index.js');
+    const refused = await call('PUT', content, undefined, { raw: missing });
+    expect(refused.status).toBe(400);
+    expect(messages(refused)).toContain('metadata.main_module: names part "main.js", which is not in the upload');
+  });
+
   it.each([['SVC-WORKER-MAIN-MODULE-PART'], ['SVC-WORKER-BODY-PART'], ['CF-WORKER-MAIN-MODULE-PART'], ['CF-WORKER-BODY-PART']])('takes the main module from the %s header', async (header) => {
     const { call, emu } = await harness();
     const a = await call('PUT', content, undefined, { raw: form([metadata({}), { name: 'main.js', text: worker }]), headers: { [header]: 'main.js' } });

@@ -72,7 +72,10 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     const inputHash = sha256(`${model}\n${canonicalJson(body)}`);
     // Image models answer the picture itself, as the provider's do: a PNG, not JSON.
     if (IMAGE_MODEL.test(model)) return rawAnswer('image/png', pngOf(inputHash));
-    return { response: `emulated answer of ${model} (${inputHash.slice(0, 12)})`, model, input_hash: inputHash };
+    const response = `emulated answer of ${model} (${inputHash.slice(0, 12)})`;
+    // Asked to stream, a text model answers server-sent events: the text in pieces, then [DONE].
+    if (body.stream === true) return rawAnswer('text/event-stream', serverSentEvents(response));
+    return { response, model, input_hash: inputHash };
   });
 
   operation(app, 17, 'PATCH', '/accounts/:account_identifier/zerotrust/connectivity_settings', (req, p) => {
@@ -85,6 +88,13 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     store.connectivity.set(p.account_identifier, record);
     return answer(record);
   });
+}
+
+/** `data: {"response":…}` events of a few words each, then `data: [DONE]`, as the provider streams. */
+function serverSentEvents(text: string): Buffer {
+  const pieces = text.match(/\S+\s*/g) ?? [];
+  const events = pieces.map((piece) => `data: ${JSON.stringify({ response: piece })}\n\n`);
+  return Buffer.from(`${events.join('')}data: [DONE]\n\n`, 'utf8');
 }
 
 /** Speech-to-text models, which take audio bytes as the body. */
