@@ -50,7 +50,8 @@ export class TokenBook {
   update(id: string, body: JsonObject, nowMs: number): TokenRecord | undefined {
     const entry = this.byId.get(id);
     if (!entry) return undefined;
-    const next: JsonObject = { id, issued_on: entry.record.issued_on };
+    // A status left out stays as it was.
+    const next: JsonObject = { id, issued_on: entry.record.issued_on, status: entry.record.status };
     for (const field of replaced) if (body[field] !== undefined) next[field] = body[field];
     next.modified_on = isoTime(nowMs);
     entry.record = next as TokenRecord;

@@ -45,12 +45,12 @@ export const tokenCreate = closed({
   not_before: opt(datetime),
 });
 
-/** Operation 3. */
+/** Operation 3. The document requires `id` and `status`; the provider takes neither as required (its SDK sends no id). */
 export const tokenUpdate = closed({
-  id: req(str),
+  id: opt(str),
   name: req(str),
   policies: req(listOf(policy)),
-  status: req(oneOf(...tokenStatuses)),
+  status: opt(oneOf(...tokenStatuses)),
   condition: opt(condition),
   expires_on: opt(datetime),
   issued_on: opt(datetime),

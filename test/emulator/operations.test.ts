@@ -50,6 +50,19 @@ describe('answers, ids and timestamps per operation', () => {
     expect(typeof rolled.json.result).toBe('string');
   });
 
+  it('operation 3 takes an update without id or status, as the provider SDK sends it, keeping the status', async () => {
+    const { call, emu } = await harness();
+    const policies = [{ effect: 'allow', permission_groups: [{ id: 'g' }], resources: { r: '*' } }];
+    const { id } = (await call('POST', '/user/tokens', { name: 't', policies })).json.result;
+    await call('PUT', `/user/tokens/${id}`, { id, name: 't', policies, status: 'disabled' });
+    const bare = await call('PUT', `/user/tokens/${id}`, { name: 'renamed', policies });
+    expect(bare.status).toBe(200);
+    expect(emu.state().tokens[0]).toMatchObject({ id, name: 'renamed', status: 'disabled' });
+    const other = await call('PUT', `/user/tokens/${id}`, { id: 'f'.repeat(32), name: 'x', policies });
+    expect(other.status).toBe(400);
+    expect(other.json.errors[0].message).toBe(`id: names token ${'f'.repeat(32)}, but the path names ${id}`);
+  });
+
   it('takes null for a profile field and a description on a list item', async () => {
     const { call } = await harness();
     expect((await call('PATCH', '/user', { telephone: null })).status).toBe(200);

@@ -3,7 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { operation, validBody, type Context } from '../context.js';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { hexId } from '../ids.js';
 import * as shapes from '../shapes.js';
 
@@ -18,6 +18,7 @@ export function registerUserOperations(app: FastifyInstance, ctx: Context): void
 
   operation(app, 3, 'PUT', '/user/tokens/:identifier', (req, p) => {
     const body = validBody(req, shapes.tokenUpdate);
+    if (body.id !== undefined && body.id !== p.identifier) throw badRequest([`id: names token ${String(body.id)}, but the path names ${p.identifier}`]);
     const record = tokens.update(p.identifier, body, ctx.now());
     if (!record) throw notFound(`identifier: no token ${p.identifier}`);
     return record;
