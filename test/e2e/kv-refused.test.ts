@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NAMESPACE } from './fixture.js';
-import { ACCOUNT, apply, callsSince, cli, emulator, workspace } from './harness.js';
+import { openStateStore } from '../../src/state/index.js';
+import { ACCOUNT, apply, callsSince, cli, emulator, startCli, waitFor, workspace } from './harness.js';
 
 /** Only the KV resource of the fixture: five keys. */
 function kvOnly() {
@@ -48,5 +49,30 @@ describe('keys a bulk write refuses', () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]!.kv?.pairs).toBe(2);
     expect(emu.kv(ACCOUNT, NAMESPACE).size).toBe(5);
+  });
+
+  it('resume exactly after a kill between a partial answer and its resend: the accepted keys kept, only the refused sent again', async () => {
+    // Latency keeps the resend from being answered before the kill lands.
+    const emu = await emulator({ latencyMs: 300 });
+    emu.setFaults({ kvRefuse: { pattern: '^redirects/' } });
+    const ws = kvOnly();
+    const run = startCli(['apply', ...ws.remote(emu)]);
+    await waitFor('a partial answer', () => emu.requests().some((r) => r.operation === 10 && r.status === 200));
+    run.child.kill('SIGKILL');
+    expect((await run.done).signal).toBe('SIGKILL');
+
+    const store = openStateStore({ file: ws.state, readOnly: true });
+    const resource = [...store.snapshot().resources.keys()].find((key) => key.startsWith('KvPairs'))!;
+    expect([...store.snapshot().kvKeys(resource).keys()].sort()).toEqual(['assets/robots.txt', 'banner', 'config/flags']);
+    store.close();
+
+    emu.setFaults({ kvRefuse: null });
+    const mark = emu.requests().length;
+    const again = await apply(ws, emu);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(callsSince(emu, mark).map((c) => c.kv?.pairs)).toEqual([2]);
+    expect(emu.kv(ACCOUNT, NAMESPACE).size).toBe(5);
+    const plan = await cli(['plan', ...ws.local, '--detailed-exitcode']);
+    expect(plan.code, plan.stdout).toBe(0);
   });
 });
