@@ -175,7 +175,7 @@ const script = { account_identifier: acc, service_name: 'api', environment_name:
 const invalid: Invalid[] = [
   { op: 'putScriptContent', params: script, body: upload({ main_module: 'missing.js' }), status: 400, names: 'missing.js' },
   { op: 'updateAccessOrganization', params: { identifier: acc }, body: { session_duration: 5 }, status: 400, names: 'session_duration' },
-  { op: 'updateToken', params: { identifier: 'x' }, body: { id: 'x', name: 'n', policies: [] }, status: 400, names: 'status' },
+  { op: 'updateToken', params: { identifier: 'x' }, body: { id: 'x', name: 'n', policies: [], status: 'paused' }, status: 400, names: 'status' },
   { op: 'attachWorkerDomain', params: { account_identifier: acc }, body: { environment: 'production', hostname: 'h.example', service: 's' }, status: 400, names: 'zone_id' },
   { op: 'createProxyEndpoint', params: { identifier: acc }, body: { name: 'p' }, status: 400, names: 'ips' },
   { op: 'createList', params: { identifier: acc }, body: { name: 'l', type: 'HOST' }, status: 400, names: 'type' },
