@@ -1,18 +1,17 @@
 // The executor: runs a Plan's actions in dependency order through one concurrency queue and rate cap.
 // An action starts when all it needs succeeded; one failure stops only what depends on it.
 
-import PQueue from 'p-queue';
 import type { Action, Plan } from '../plan/types.js';
 import type { ApplyResult, ExecutorOptions, Failed, Succeeded } from './options.js';
 import { resolveOptions } from './options.js';
-import { createRateLimiter } from './rate.js';
 import { runAction, safeHook, type ActionReport, type RunContext } from './run-action.js';
 
 export { classifyError, backoffDelay, type ErrorClass } from './classify.js';
 export { secretFileName } from './files.js';
 export type {
-  ActionStatus, ApplyResult, ExecutorHooks, ExecutorLogger, ExecutorOptions, Failed, OperationCaller, Progress, RateLimit, RetryOptions, Succeeded,
+  ActionStatus, ApplyResult, ExecutorHooks, ExecutorLogger, ExecutorOptions, Failed, OperationCaller, Progress, RateLimit, RetryOptions, Succeeded, TaskQueue,
 } from './options.js';
+export { createRateLimiter, type RateLimiter } from './rate.js';
 
 export interface Executor {
   /** Runs every action of `plan` it can; resolves when all are settled (or, after a stop, when those in flight are). */
@@ -50,10 +49,8 @@ function verdict(action: Action, plan: Plan, ids: ReadonlySet<string>, settled: 
 
 export function createExecutor(options: ExecutorOptions): Executor {
   const resolved = resolveOptions(options);
-  const { clock, hooks, signal } = resolved;
-  // Built once, so the concurrency and the rate cap hold across the daemon's successive runs.
-  const queue = new PQueue({ concurrency: resolved.concurrency });
-  const limiter = createRateLimiter(resolved.rateLimit, clock);
+  // The queue and the limiter are made (or given) once, so they hold across the daemon's successive runs.
+  const { clock, hooks, signal, queue, limiter } = resolved;
 
   return {
     execute(plan) {

@@ -2,11 +2,13 @@
 // Everything with an effect (client, store, clock) is handed in, so tests pass fakes.
 
 import path from 'node:path';
+import PQueue from 'p-queue';
 import type { Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
+import { createRateLimiter, type RateLimiter } from './rate.js';
 
 /**
  * The one thing the executor needs of the API client; src/api's ApiClient satisfies it.
@@ -54,6 +56,11 @@ export interface RateLimit {
   readonly intervalMs: number;
 }
 
+/** What the executor needs of a concurrency queue; a p-queue instance satisfies it. */
+export interface TaskQueue {
+  add<T>(task: () => Promise<T>): Promise<T>;
+}
+
 export interface RetryOptions {
   /** Attempts per action, the first included. @default 8 */
   readonly maxAttempts?: number;
@@ -76,6 +83,13 @@ export interface ExecutorOptions {
   readonly clock?: Clock;
   /** Requests in flight at once. @default 4 */
   readonly concurrency?: number;
+  /**
+   * Runs each request; its concurrency is the executor's. Give one to share it, or a fake in tests.
+   * @default a p-queue of `concurrency`, made once per executor (so it holds across runs)
+   */
+  readonly queue?: TaskQueue;
+  /** Paces the requests sent; give one to share it, or a fake in tests. @default createRateLimiter(rateLimit, clock) */
+  readonly limiter?: RateLimiter;
   /** Cap on requests sent (retries included) in any window; held across runs. @default { requests: 1200, intervalMs: 300_000 } */
   readonly rateLimit?: RateLimit;
   /** Backoff of transient failures. @default { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000, random: Math.random } */
@@ -140,8 +154,8 @@ export interface ResolvedOptions {
   readonly state: StateStore;
   readonly interpret: ExecutorOptions['interpret'];
   readonly clock: Clock;
-  readonly concurrency: number;
-  readonly rateLimit: RateLimit;
+  readonly queue: TaskQueue;
+  readonly limiter: RateLimiter;
   readonly retry: Required<RetryOptions>;
   readonly secretsDir: string;
   readonly outputsDir?: string;
@@ -178,6 +192,11 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
   const signal = options.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal)) fail('signal', 'an AbortSignal', signal);
   const hooks = checkObject('hooks', options.hooks ?? {}, []);
+  const clock = checkObject('clock', options.clock ?? systemClock, ['now', 'sleep']);
+  if (options.queue !== undefined && options.concurrency !== undefined) fail('concurrency', 'left out when a queue is given (the queue has its own)', options.concurrency);
+  if (options.limiter !== undefined && options.rateLimit !== undefined) fail('rateLimit', 'left out when a limiter is given (the limiter has its own)', options.rateLimit);
+  const concurrency = checkInteger('concurrency', options.concurrency ?? 4, 1);
+  const rateLimit = { requests: checkInteger('rateLimit.requests', rate.requests, 1), intervalMs: checkInteger('rateLimit.intervalMs', rate.intervalMs, 0) };
   for (const name of ['onActionStart', 'onActionEnd', 'onRetry', 'onProgress'] as const) {
     if (hooks[name] !== undefined) checkFunction(`hooks.${name}`, hooks[name]);
   }
@@ -185,12 +204,9 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
     client: checkObject('client', options.client, ['call']),
     state: checkObject('state', options.state, ['recordSuccess', 'recordFailure', 'beginIntent', 'abandonIntent', 'markUncertain']),
     interpret: checkFunction('interpret', options.interpret),
-    clock: checkObject('clock', options.clock ?? systemClock, ['now', 'sleep']),
-    concurrency: checkInteger('concurrency', options.concurrency ?? 4, 1),
-    rateLimit: {
-      requests: checkInteger('rateLimit.requests', rate.requests, 1),
-      intervalMs: checkInteger('rateLimit.intervalMs', rate.intervalMs, 0),
-    },
+    clock,
+    queue: options.queue === undefined ? new PQueue({ concurrency }) : checkObject('queue', options.queue, ['add']),
+    limiter: options.limiter === undefined ? createRateLimiter(rateLimit, clock) : checkObject('limiter', options.limiter, ['acquire', 'holdUntil']),
     retry: {
       maxAttempts: checkInteger('retry.maxAttempts', retry.maxAttempts ?? 8, 1),
       baseDelayMs,

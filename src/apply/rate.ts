@@ -1,5 +1,9 @@
 // The request rate cap: a sliding window on the injected clock, so no window of `intervalMs`
 // ever holds more than `requests` sends, and a server's Retry-After pauses every sender.
+//
+// Written by hand rather than p-queue's `interval`/`intervalCap` (even with `strict`, its sliding
+// window): p-queue times windows with its own Date.now and setTimeout, not the injected clock, so
+// tests could not drive it; and it has no way to hold every sender until a Retry-After time.
 
 import type { Clock } from '../util/clock.js';
 import type { RateLimit } from './options.js';

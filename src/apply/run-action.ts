@@ -2,14 +2,13 @@
 // The only code that calls the client; state is written right after every call it makes.
 
 import path from 'node:path';
-import type PQueue from 'p-queue';
 import type { Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
 import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
 import { backoffDelay, classifyError, describeError, retryAfterMs } from './classify.js';
 import { formatBytes, someKeys } from '../util/format.js';
 import { writeJsonOutput, writeSecret } from './files.js';
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptions, TaskQueue } from './options.js';
 import type { RateLimiter } from './rate.js';
 
 export type ActionReport =
@@ -21,7 +20,7 @@ export type ActionReport =
 export interface RunContext {
   readonly options: ResolvedOptions;
   readonly limiter: RateLimiter;
-  readonly queue: PQueue;
+  readonly queue: TaskQueue;
   /** Called once, when the action's first request is about to go out. */
   readonly started: (action: Action) => void;
   /** This run's counters. */
