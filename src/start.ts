@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { folderSource } from './config/source.js';
 import { startEmulator, type RunningEmulator } from './emulator/index.js';
+import { sqliteBackend } from './state/backend.js';
 import { createLogger } from './log.js';
 import { nextStopSignal, startWatch } from './daemon/run.js';
 import type { Daemon } from './daemon/index.js';
@@ -37,13 +39,12 @@ let daemon: Daemon;
 try {
   daemon = await withFallback(
     (port) =>
-      startWatch(
-        {
-          config: examples, state: path.join(stateDir, 'state.db'), baseUrl: emulator.url, concurrency: '4', rateLimit: '1200/300', timeout: '30',
-          debounce: '200', listen: `127.0.0.1:${port}`, shutdownTimeout: '10',
-        },
-        { logger, env: { ...process.env, EDGESYNC_API_TOKEN: token } },
-      ),
+      startWatch({
+        root: { source: folderSource(examples), state: sqliteBackend(path.join(stateDir, 'state.db')), remote: { baseUrl: emulator.url, token } },
+        listen: { host: '127.0.0.1', port },
+        timing: { debounceMs: 200 },
+        logger,
+      }),
     9300,
   );
 } catch (err) {

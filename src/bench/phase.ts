@@ -1,19 +1,15 @@
 // One benchmark phase in a process of its own, so its peak RSS and CPU time are edgesync's alone:
 // `node dist/bench/phase.js plan|apply --config DIR --state FILE [--base-url URL]`, JSON on stdout.
 
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createClient, resolveToken } from '../api/index.js';
-import { loadConfig } from '../config/index.js';
-import { createEngine } from '../engine/index.js';
+import { resolveToken } from '../api/index.js';
+import { folderSource } from '../config/source.js';
+import { composeRoot, type Root } from '../engine/root.js';
 import '../kinds/index.js';
 import type { DesiredResource } from '../kinds/kind.js';
-import { buildPlan } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
-import { openStateStore } from '../state/index.js';
+import { sqliteBackend } from '../state/backend.js';
 import { fail } from '../util/options.js';
-import { secretsDir } from '../cli/common.js';
-import { withSnapshot } from '../cli/snapshot.js';
 
 export type PhaseMode = 'plan' | 'apply';
 
@@ -51,8 +47,8 @@ const cpuMs = (): number => {
   return (u.userCPUTime + u.systemCPUTime) / 1000;
 };
 
-async function load(root: string): Promise<readonly DesiredResource[]> {
-  const loaded = await loadConfig({ root, env: {} });
+async function load(root: Root): Promise<readonly DesiredResource[]> {
+  const loaded = await root.load();
   if (!loaded.ok) throw new Error(`bench config invalid: ${loaded.errors.slice(0, 5).map((e) => e.message).join('; ')}`);
   return loaded.resources;
 }
@@ -74,34 +70,41 @@ interface Ran {
 }
 
 /** Plans against the state as `edgesync plan` does: read-only, and empty before a first sync. */
-function planOnly(resources: readonly DesiredResource[], state: string): Ran {
-  return { plan: withSnapshot(state, (snapshot) => buildPlan(resources, snapshot)), planned: mark(), requests: 0, failed: 0 };
+function planOnly(resources: readonly DesiredResource[], root: Root): Ran {
+  return { plan: root.planOffline(resources), planned: mark(), requests: 0, failed: 0 };
 }
 
-/** Plans and applies through the engine, as `edgesync apply` does, counting the client's calls. */
-async function planAndApply(resources: readonly DesiredResource[], args: PhaseArgs): Promise<Ran> {
-  if (!args.baseUrl) fail('base-url', 'the emulator URL for apply', args.baseUrl);
-  let requests = 0;
-  const client = createClient({ baseUrl: args.baseUrl, token: resolveToken({ env: process.env }), onResponse: () => requests++ });
-  const state = path.resolve(args.state);
-  const store = openStateStore({ file: state, owner: 'edgesync bench' });
+/** The composition root `edgesync apply` would build, with a sink counting the client's calls. */
+function benchRoot(args: PhaseArgs, counter: { requests: number }): Root {
+  const remote = args.mode === 'apply' ? { baseUrl: args.baseUrl ?? fail('base-url', 'the emulator URL for apply', args.baseUrl), token: resolveToken({ env: process.env }) } : undefined;
+  return composeRoot({
+    source: folderSource(args.config), state: sqliteBackend(args.state), owner: 'edgesync bench', env: {},
+    ...(remote && { remote }),
+    sinks: [{ onResponse: () => counter.requests++ }],
+  });
+}
+
+/** Plans and applies through the engine, as `edgesync apply` does. */
+async function planAndApply(resources: readonly DesiredResource[], root: Root, counter: { requests: number }): Promise<Ran> {
+  const { engine, close } = root.session();
   try {
-    const engine = createEngine({ root: path.resolve(args.config), store, client, secretsDir: secretsDir(args), env: {} });
     const plan = engine.plan(resources);
     const planned = mark();
     const result = await engine.apply(plan, resources);
-    return { plan, planned, requests, failed: result.failed.length + result.uncertain.length + result.skipped.length };
+    return { plan, planned, requests: counter.requests, failed: result.failed.length + result.uncertain.length + result.skipped.length };
   } finally {
-    store.close();
+    close();
   }
 }
 
 /** Runs one phase and measures it; the process should do nothing else, so its peak RSS is the phase's. */
 export async function runPhase(args: PhaseArgs): Promise<PhaseReport> {
   const start = mark();
-  const resources = await load(path.resolve(args.config));
+  const counter = { requests: 0 };
+  const root = benchRoot(args, counter);
+  const resources = await load(root);
   const loaded = mark();
-  const { plan, planned, requests, failed } = args.mode === 'plan' ? planOnly(resources, args.state) : await planAndApply(resources, args);
+  const { plan, planned, requests, failed } = args.mode === 'plan' ? planOnly(resources, root) : await planAndApply(resources, root, counter);
   const end = mark();
   return {
     mode: args.mode,

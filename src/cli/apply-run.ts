@@ -1,19 +1,15 @@
 // The body of `edgesync apply`: load, lock the state, plan, confirm, execute, summarize.
 // Kept apart from the command's registration so that its imports load only when it runs.
 
-import path from 'node:path';
 import readline from 'node:readline/promises';
-import { createClient, resolveToken } from '../api/index.js';
-import { createEngine } from '../engine/index.js';
 import { formatError, type ConfigError } from '../config/errors.js';
+import { composeRoot } from '../engine/root.js';
+import '../kinds/index.js';
 import { massOrphaning, planHasChanges, renderText, summarize } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
-import { openStateStore } from '../state/index.js';
 import { systemClock } from '../util/clock.js';
-import {
-  outputsDir, parseConcurrency, parseRateLimit, parseTimeout, requireBaseUrl, secretsDir, type ExecOptions,
-} from './common.js';
-import { loadOrRefuse, ownPaths } from './load.js';
+import { remoteOptions, type ExecOptions } from './common.js';
+import { loadOrRefuse } from './load.js';
 import { createProgress, type Progress } from './progress.js';
 import { lostSecrets, renderApplyResult, SECRET_LOST_EXIT } from './result.js';
 import { createNotices, parseLogFormat, type Notices } from './notices.js';
@@ -64,26 +60,19 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
 }
 
 async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, notices: Notices): Promise<void> {
-  const secrets = secretsDir(opts);
-  const rateLimit = parseRateLimit(opts.rateLimit);
-  const concurrency = parseConcurrency(opts.concurrency);
-  const timeoutMs = parseTimeout(opts.timeout);
   const report = (e: ConfigError) => notices.say(formatError(e), 'error', { file: e.file, line: e.line, col: e.col, field: e.path });
-  const resources = await loadOrRefuse(opts, report);
-  const client = createClient({ baseUrl: requireBaseUrl(opts), token: resolveToken({ env: process.env, tokenFile: opts.tokenFile }), timeoutMs });
-  const store = openStateStore({ file: path.resolve(opts.state), owner: 'edgesync apply', secretsDir: secrets });
-  try {
-    const { logger } = notices;
-    let progress: Progress | undefined;
-    const engine = createEngine({
-      root: path.resolve(opts.config), store, client, secretsDir: secrets, outputsDir: outputsDir(opts), logger, concurrency, rateLimit,
-      ignore: ownPaths(opts), signal: stop.signal,
-      hooks: {
-        onActionEnd: (action, status) => {
-          if (status === 'succeeded' && action.size) progress?.advance(action.size.pairs, action.size.bytes);
-        },
+  let progress: Progress | undefined;
+  const progressSink = {
+    hooks: {
+      onActionEnd: (action: Plan['actions'][number], status: string) => {
+        if (status === 'succeeded' && action.size) progress?.advance(action.size.pairs, action.size.bytes);
       },
-    });
+    },
+  };
+  const root = composeRoot({ ...remoteOptions(opts, process.env), owner: 'edgesync apply', logger: notices.logger, signal: stop.signal, sinks: [progressSink] });
+  const resources = await loadOrRefuse(root, report);
+  const { store, engine, close } = root.session();
+  try {
     const plan = engine.plan(resources);
     process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
     const dropping = massOrphaning(plan, opts.config);
@@ -118,6 +107,6 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
       process.exitCode = 1;
     }
   } finally {
-    store.close();
+    close();
   }
 }

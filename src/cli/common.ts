@@ -1,8 +1,11 @@
-// Options shared by the commands that read a config root and a state file, and their wiring.
-// Defaults are the README's (Commands); every value is checked before anything runs.
+// Options shared by the commands that read a config root and a state file, and how their flags
+// become the composition root's options. Defaults are the README's (Commands); all checked first.
 
-import path from 'node:path';
 import { Option, type Command } from 'commander';
+import { resolveToken } from '../api/token.js';
+import { folderSource } from '../config/source.js';
+import type { RootOptions } from '../engine/root.js';
+import { sqliteBackend } from '../state/backend.js';
 import { checkInteger, fail } from '../util/options.js';
 
 export interface CommonOptions {
@@ -39,13 +42,23 @@ export function withRemote(cmd: Command): Command {
     .option('--timeout <seconds>', 'per request, from sending it to the last byte of the answer', '30');
 }
 
-export function secretsDir(opts: CommonOptions): string {
-  return path.resolve(opts.secrets ?? path.join(path.dirname(path.resolve(opts.state)), 'secrets'));
+/** The root's options for reading: source, state, secrets and outputs folders (defaults: the root's). */
+export function localOptions(opts: CommonOptions): Pick<RootOptions, 'source' | 'state' | 'secretsDir' | 'outputsDir'> {
+  return {
+    source: folderSource(opts.config),
+    state: sqliteBackend(opts.state),
+    ...(opts.secrets !== undefined && { secretsDir: opts.secrets }),
+    ...(opts.outputs !== undefined && { outputsDir: opts.outputs }),
+  };
 }
 
-/** Where AI run outputs go: `--outputs`, else the config root. */
-export function outputsDir(opts: CommonOptions): string {
-  return path.resolve(opts.outputs ?? opts.config);
+/** The root's options for sending too: every flag checked, the token read (flag file, else environment). */
+export function remoteOptions(opts: ExecOptions, env: NodeJS.ProcessEnv): RootOptions {
+  const concurrency = parseConcurrency(opts.concurrency);
+  const rateLimit = parseRateLimit(opts.rateLimit);
+  const timeoutMs = parseTimeout(opts.timeout);
+  const baseUrl = requireBaseUrl(opts);
+  return { ...localOptions(opts), remote: { baseUrl, token: resolveToken({ env, tokenFile: opts.tokenFile }), timeoutMs }, concurrency, rateLimit, env };
 }
 
 /** A `--rate-limit` value "N/SECONDS": N from 1 up, SECONDS above 0; `example` shows the form in errors. */

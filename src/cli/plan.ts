@@ -2,8 +2,8 @@
 // --detailed-exitcode: 0 no changes, 2 changes, 1 error.
 
 import type { Command } from 'commander';
-import { secretsDir, withConfigAndState, type CommonOptions } from './common.js';
-import { loadOrRefuse } from './load.js';
+import { withConfigAndState, type CommonOptions } from './common.js';
+import { loadOrRefuse, localRoot } from './load.js';
 
 interface PlanCliOptions extends CommonOptions {
   readonly detailedExitcode?: boolean;
@@ -15,11 +15,10 @@ export function register(program: Command): void {
     .option('--json', 'print the plan as JSON')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .action(async (opts: PlanCliOptions) => {
-      const resources = await loadOrRefuse(opts);
-      const [{ buildPlan, massOrphaning, planHasPending, renderJson, renderText }, { withSnapshot }] = await Promise.all([
-        import('../plan/index.js'), import('./snapshot.js'),
-      ]);
-      const plan = withSnapshot(opts.state, (snapshot) => buildPlan(resources, snapshot), secretsDir(opts));
+      const root = await localRoot(opts);
+      const resources = await loadOrRefuse(root);
+      const { massOrphaning, planHasPending, renderJson, renderText } = await import('../plan/index.js');
+      const plan = root.planOffline(resources);
       process.stdout.write(opts.json ? renderJson(plan) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
       const dropping = massOrphaning(plan, opts.config);
       if (dropping) process.stderr.write(`warning: ${dropping.message} \`apply\` refuses it without --allow-empty.\n`);

@@ -3,11 +3,38 @@
 
 import { Option, type Command } from 'commander';
 import { createLogger } from '../log.js';
-import { OptionError } from '../util/options.js';
+import { checkInteger, OptionError } from '../util/options.js';
 import type { Daemon } from '../daemon/index.js';
-import type { WatchFlags } from '../daemon/run.js';
-import { withConfigAndState, withRemote } from './common.js';
+import type { WatchOptions } from '../daemon/run.js';
+import { parseListen } from '../daemon/options.js';
+import type { Logger } from '../log.js';
+import { remoteOptions, withConfigAndState, withRemote, type ExecOptions } from './common.js';
 import { parseLogFormat } from './notices.js';
+
+/** The flags of `edgesync watch`, as commander hands them over. */
+export interface WatchFlags extends ExecOptions {
+  readonly debounce: string;
+  readonly listen: string;
+  /** Seconds. */
+  readonly shutdownTimeout: string;
+  readonly allowEmpty?: boolean;
+}
+
+const numeric = (text: string): number | string => (/^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text);
+
+/** Every flag checked, and the token read, before anything opens. */
+export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.ProcessEnv = process.env): WatchOptions {
+  return {
+    root: remoteOptions(flags, env),
+    listen: parseListen(flags.listen),
+    timing: {
+      debounceMs: checkInteger('debounce', numeric(flags.debounce), 0, 3_600_000),
+      shutdownTimeoutMs: checkInteger('shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,
+    },
+    allowEmpty: flags.allowEmpty === true,
+    logger,
+  };
+}
 
 export function register(program: Command): void {
   withRemote(withConfigAndState(program.command('watch')))
@@ -37,7 +64,7 @@ export function register(program: Command): void {
       };
       process.on('SIGHUP', onHangup);
       try {
-        daemon = await startWatch(flags, { logger, env: process.env });
+        daemon = await startWatch(watchOptions(flags, logger));
       } catch (err) {
         process.off('SIGHUP', onHangup);
         if (!(err instanceof StateLockedError || err instanceof OptionError || err instanceof TokenError || isListenError(err))) throw err;

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { LoadResult } from '../config/index.js';
+import { getKind } from '../kinds/registry.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
@@ -59,13 +60,10 @@ export interface Daemon {
   stop(): Promise<boolean>;
 }
 
-/** Where AI runs write their results (paths relative to the outputs folder): those writes are not config changes. */
-function aiOutputs(loaded: LoadResult, outputsDir: string): string[] {
+/** What runs write (outputs, as each kind says): those writes are not config changes. */
+function writtenFiles(loaded: LoadResult, outputsDir: string): string[] {
   if (!loaded.ok) return [];
-  return loaded.resources.flatMap((r) => {
-    const output = r.kind === 'AiRun' && r.request && typeof r.request === 'object' && !Array.isArray(r.request) ? r.request.output : undefined;
-    return typeof output === 'string' && output !== '' ? [path.resolve(outputsDir, output)] : [];
-  });
+  return loaded.resources.flatMap((r) => (getKind(r.kind)?.writes?.(r) ?? []).map((rel) => path.resolve(outputsDir, rel)));
 }
 
 function urlOf(host: string, port: number): string {
@@ -97,7 +95,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...metrics.observer,
       onConfig: (loaded) => {
         metrics.observer.onConfig?.(loaded);
-        if (loaded.ok) outputs = aiOutputs(loaded, outputsDir);
+        if (loaded.ok) outputs = writtenFiles(loaded, outputsDir);
       },
     },
   });

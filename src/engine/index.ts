@@ -1,8 +1,9 @@
-// One reconcile, wired: load the config root → plan against a state snapshot → execute.
-// The command line and the daemon both drive this; it owns no policy of its own.
+// One reconcile, wired: load the config source → plan against a state snapshot → execute.
+// Built by the composition root (root.ts) for commands and the daemon; tests build it with fakes.
 
 import type { Logger } from 'pino';
-import { loadConfig, type LoadResult } from '../config/index.js';
+import type { LoadResult } from '../config/index.js';
+import type { ConfigSource } from '../config/source.js';
 import { buildPlan } from '../plan/index.js';
 import { createExecutor, type ApplyResult, type ExecutorOptions } from '../apply/index.js';
 import { getKind } from '../kinds/registry.js';
@@ -12,9 +13,10 @@ import type { Action, Plan } from '../plan/types.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 
+
 export interface EngineOptions {
-  /** Config root folder. */
-  readonly root: string;
+  /** Where the desired-state files come from. */
+  readonly source: ConfigSource;
   readonly store: StateStore;
   readonly client: ExecutorOptions['client'];
   /** Where token secrets are written (0600); refused by the loader when inside the root outside a dot-folder. */
@@ -26,11 +28,13 @@ export interface EngineOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Edgesync's own files (the state file and its siblings): never config, never an output. @default [] */
   readonly ignore?: readonly string[];
-  /** Where AI run outputs are written, at their path relative to the root. @default root */
+  /** Where AI run outputs are written, at their path relative to the root. @default the source's root */
   readonly outputsDir?: string;
-  /** Executor tuning; see ExecutorOptions. */
+  /** Executor tuning and parts; see ExecutorOptions. */
   readonly concurrency?: number;
   readonly rateLimit?: ExecutorOptions['rateLimit'];
+  readonly queue?: ExecutorOptions['queue'];
+  readonly limiter?: ExecutorOptions['limiter'];
   readonly retry?: ExecutorOptions['retry'];
   readonly hooks?: ExecutorOptions['hooks'];
   /** Stops new calls (SIGTERM); in-flight calls finish. */
@@ -44,8 +48,9 @@ export interface Engine {
 }
 
 export function createEngine(options: EngineOptions): Engine {
-  const { store } = options;
+  const { store, source } = options;
   const clock = options.clock ?? systemClock;
+  const outputsDir = options.outputsDir ?? source.root;
   // The executor is built once so its rate cap holds across the daemon's successive runs.
   let current = new Map<string, DesiredResource>();
   const interpret = (action: Action, result: unknown): Outcome => {
@@ -60,10 +65,12 @@ export function createEngine(options: EngineOptions): Engine {
     interpret,
     clock,
     secretsDir: options.secretsDir,
-    outputsDir: options.outputsDir ?? options.root,
+    outputsDir,
     ownPaths: options.ignore ?? [],
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     ...(options.rateLimit && { rateLimit: options.rateLimit }),
+    ...(options.queue && { queue: options.queue }),
+    ...(options.limiter && { limiter: options.limiter }),
     ...(options.retry && { retry: options.retry }),
     ...(options.hooks && { hooks: options.hooks }),
     ...(options.signal && { signal: options.signal }),
@@ -71,9 +78,7 @@ export function createEngine(options: EngineOptions): Engine {
   });
   return {
     load: () =>
-      loadConfig({
-        root: options.root, env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: options.outputsDir ?? options.root, now: () => clock.now(),
-      }),
+      source.load({ env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: outputsDir, now: () => clock.now() }),
     plan: (resources) => buildPlan(resources, store.snapshot(), { now: clock.now() }),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));

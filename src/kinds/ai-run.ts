@@ -48,6 +48,11 @@ const base: KindBase = {
     return { request };
   },
   targets: (self) => [{ what: `the output file ${String(field(self.request, 'output'))}`, at: ['spec', 'output'] }],
+  // A run writes its output: that write is not a change of the config.
+  writes: (self) => {
+    const output = field(self.request, 'output');
+    return typeof output === 'string' && output !== '' ? [output] : [];
+  },
 };
 
 /**

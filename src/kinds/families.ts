@@ -29,6 +29,12 @@ export interface KindBase {
   readonly dependencies?: (self: DesiredResource, all: readonly DesiredResource[]) => string[];
   /** What the resource writes that another document could write too; see KindDefinition.targets. */
   readonly targets?: (self: DesiredResource) => readonly WriteTarget[];
+  /** See KindDefinition.keyState. */
+  readonly keyState?: boolean;
+  /** See KindDefinition.writes. */
+  readonly writes?: (self: DesiredResource) => readonly string[];
+  /** Schema file under schemas/. @default the kind's name in kebab case */
+  readonly schema?: string;
 }
 
 /** Kinds with one object per account (settings, the Zero Trust account): the account is the target. */
@@ -83,10 +89,12 @@ export function defineKind(
   return {
     kind: base.kind,
     scopeKeys: base.scopeKeys,
-    schema: schemaFile(base.kind),
+    schema: base.schema ?? schemaFile(base.kind),
     build: base.build ?? specRequest,
     ...(base.targets && { targets: base.targets }),
     ...(base.dependencies && { dependencies: base.dependencies }),
+    ...(base.keyState && { keyState: true }),
+    ...(base.writes && { writes: base.writes }),
     plan,
     outcome,
   };
@@ -98,6 +106,8 @@ export interface PutKindSpec extends KindBase {
   readonly body?: (desired: DesiredResource) => unknown;
   /** Request paths whose values are masked in diffs. */
   readonly sensitive?: (path: string) => boolean;
+  /** Lines shown under the action besides its diff (see ActionDraft.details). */
+  readonly details?: (desired: DesiredResource) => readonly string[];
   readonly outcome?: (action: ActionDraft, result: unknown, ctx: PlanContext) => Outcome;
 }
 
@@ -111,6 +121,7 @@ export function putKind(spec: PutKindSpec): KindDefinition {
       params: pathParams(spec, desired.scope),
       body: spec.body ? spec.body(desired) : desired.request,
       diff: diffJson(applied?.request ?? {}, desired.request, spec.sensitive),
+      ...(spec.details && { details: spec.details(desired) }),
       record: { request: desired.request, hash: desired.hash },
     };
     return { ...NOTHING, actions: [action] };

@@ -119,6 +119,8 @@ export interface ActionDraft {
   readonly suffix?: string;
   /** Human summary for renderers when the diff is not the story (KV chunks). */
   readonly summary?: string;
+  /** Lines a reviewer reads under the action, besides its diff (an upload's modules); never a value or a secret. */
+  readonly details?: readonly string[];
   /** KV chunks: pairs and serialized bytes, for progress and plan totals. */
   readonly size?: { readonly pairs: number; readonly bytes: number };
   /**
@@ -213,4 +215,8 @@ export interface KindDefinition {
   plan(ctx: PlanContext): KindDecision;
   /** Pure: what to remember after `action` succeeded with `result`. */
   outcome(action: ActionDraft, result: unknown, ctx: PlanContext): Outcome;
+  /** The planner hands this kind per-key state (PlanContext.kvKeys, kvKeyCount, kvExpired). @default false */
+  readonly keyState?: boolean;
+  /** Files a run writes for the resource, relative to the outputs folder: the watcher takes them for no change. */
+  writes?(self: DesiredResource): readonly string[];
 }

@@ -1,7 +1,7 @@
 // The KvPairs kind: pairs from the files (inline, JSON files, folders) written by bulk PUT
 // (operation 10) in chunks, diffed per key against the hashes state keeps, never the values.
 
-import type { KindDefinition } from './kind.js';
+import { defineKind } from './families.js';
 import type { KvPayload } from './kv/model.js';
 import { registerKind } from './registry.js';
 import { buildKv } from './kv/model.js';
@@ -9,22 +9,26 @@ import { bulkOutcome } from './kv/answer.js';
 import type { WirePair } from './kv/pair.js';
 import { planKv } from './kv/plan.js';
 
-export const kvPairs: KindDefinition = {
-  kind: 'KvPairs',
-  scopeKeys: ['account', 'namespace'],
-  schema: 'kv-pairs.schema.json',
-  build: (doc, ctx) => buildKv(doc.spec, ctx),
-  // Documents may share a namespace, not a key: the payload's keys are already sorted and unique.
-  targets: (self) => [
+export const kvPairs = registerKind(
+  defineKind(
     {
-      what: `KV namespace ${self.scope.namespace} of account ${self.scope.account}`,
-      at: ['metadata', 'namespace'],
-      parts: () => (self.payload as KvPayload).pairs.map((p) => p.key),
+      kind: 'KvPairs',
+      scopeKeys: ['account', 'namespace'],
+      paramMap: { account: 'account_identifier', namespace: 'namespace_identifier' },
+      build: (doc, ctx) => buildKv(doc.spec, ctx),
+      // Documents may share a namespace, not a key: the payload's keys are already sorted and unique.
+      targets: (self) => [
+        {
+          what: `KV namespace ${self.scope.namespace} of account ${self.scope.account}`,
+          at: ['metadata', 'namespace'],
+          parts: () => (self.payload as KvPayload).pairs.map((p) => p.key),
+        },
+      ],
+      // Diffed key by key against the hashes state keeps.
+      keyState: true,
     },
-  ],
-  plan: (ctx) => planKv(ctx),
-  // A chunk's record (its keys and hashes) is what to remember, less the keys the answer refused.
-  outcome: (action, result) => bulkOutcome(action.body as WirePair[], result),
-};
-
-registerKind(kvPairs);
+    (ctx) => planKv(ctx),
+    // A chunk's record (its keys and hashes) is what to remember, less the keys the answer refused.
+    (action, result) => bulkOutcome(action.body as WirePair[], result),
+  ),
+);

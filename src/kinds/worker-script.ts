@@ -1,6 +1,7 @@
 // WorkerScript (operation 1, PUT multipart): module files and content types; the metadata part
 // only names the main module. The request keeps each module's hash; the payload carries contents.
 
+import { formatBytes } from '../util/format.js';
 import { sha256, type Json } from '../util/json.js';
 import { compact, isObject } from './diff.js';
 import { putKind, resultField } from './families.js';
@@ -79,6 +80,8 @@ export const workerScript = registerKind(
     targets: (self) => [{ what: `script ${self.scope.service} (environment ${self.scope.environment}) of account ${self.scope.account}`, at: ['metadata', 'service'] }],
     build,
     body: (desired) => desired.payload,
+    // The upload names its modules; their contents stay out of the plan.
+    details: (desired) => (desired.payload as ScriptUpload).modules.map((m) => `module ${m.name}  ${m.contentType}  ${formatBytes(typeof m.content === 'string' ? Buffer.byteLength(m.content) : m.content.byteLength)}`),
     // States written before uploads became content-only hold hashes of secret texts here.
     sensitive: (path) => path === 'secrets' || path.startsWith('secrets.'),
     outcome: (_action, result) => compact({ remoteId: resultField(result, 'id'), etag: resultField(result, 'etag') }),

@@ -23,9 +23,6 @@ export interface PlanOptions {
   readonly now?: number;
 }
 
-/** The only kind that reads per-key state. */
-const KV_KIND = 'KvPairs';
-
 interface Draft {
   actions: Action[];
   blocked: BlockedChange[];
@@ -108,7 +105,7 @@ function definitions(desired: readonly DesiredResource[], lookup: (kind: string)
 function decide(def: KindDefinition, desired: DesiredResource, state: StateSnapshot, now: number): KindDecision {
   const applied = state.resources.get(desired.key);
   const ctx: PlanContext = { desired, ...(applied && { applied }) };
-  if (desired.kind === KV_KIND) {
+  if (def.keyState) {
     // The count now; the keys only if the kind reads them (a trusted hash needs none). A getter,
     // not a spread: spreading would read them.
     Object.defineProperties(ctx, {

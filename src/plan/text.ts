@@ -88,7 +88,7 @@ function actionLines(action: Action, ctx: Ctx): string[] {
   const how = action.operation ? call(action.operation) : 'no call: recorded in state';
   const details = [
     ...(action.summary ? [action.summary] : []),
-    ...(action.operation === 'putScriptContent' ? moduleLines(action.body) : []),
+    ...(action.details ?? []),
     ...action.diff.map((change) => diffLine(change, action.operation, ctx)),
     ...(ctx.verbose && action.needs.length ? [`needs: ${action.needs.join(', ')}`] : []),
   ];
@@ -103,16 +103,6 @@ function kvLines(chunks: readonly Action[], ctx: Ctx): string[] {
   const details = ctx.verbose ? chunks.map((a) => `chunk ${a.suffix ?? a.id}: ${a.summary ?? `${plural(a.size?.pairs ?? 0, 'pair')}, ${formatBytes(a.size?.bytes ?? 0)}`}`) : [];
   if (ctx.verbose && chunks[0]!.needs.length) details.push(`needs: ${chunks[0]!.needs.join(', ')}`);
   return [head('change', chunks[0]!.resource, what, ctx), ...body(details)];
-}
-
-/** The upload names its modules; their contents stay out of the plan. */
-function moduleLines(upload: unknown): string[] {
-  const modules = (upload as { modules?: unknown } | null)?.modules;
-  if (!Array.isArray(modules)) return [];
-  return modules.map((m: { name?: unknown; contentType?: unknown; content?: unknown }) => {
-    const size = typeof m.content === 'string' ? Buffer.byteLength(m.content) : m.content instanceof Uint8Array ? m.content.byteLength : undefined;
-    return `module ${String(m.name)}  ${String(m.contentType ?? 'unknown type')}  ${size === undefined ? 'unknown size' : formatBytes(size)}`;
-  });
 }
 
 function diffLine(change: FieldChange, operation: OperationName | null, ctx: Ctx): string {

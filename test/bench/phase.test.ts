@@ -58,7 +58,7 @@ describe('a benchmark phase run in-process', () => {
     try {
       writeKvDocument(dir);
       writePairsFile(dir, { pairs: 25_000 });
-      const args = { config: dir, state: path.join(dir, 'state', 'state.db'), baseUrl: emu.url };
+      const args = { config: dir, state: path.join(dir, '.edgesync', 'state.db'), baseUrl: emu.url };
       const planned = await runPhase({ mode: 'plan', ...args });
       expect([planned.actions, planned.requests]).toEqual([3, 0]);
       const first = await runPhase({ mode: 'apply', ...args });

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { createClient } from '../../src/api/index.js';
 import { chokidarWatcher, createMetrics, startDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { folderSource } from '../../src/config/source.js';
 import { createEngine } from '../../src/engine/index.js';
 import { openStateStore } from '../../src/state/index.js';
 
@@ -60,7 +61,7 @@ export async function startHarness(options: { fixture?: string; debounceMs?: num
   const store = openStateStore({ file: path.join(dir, 'state', 'state.db'), owner: 'daemon test' });
   const stop = new AbortController();
   const engine = createEngine({
-    root, store, client, secretsDir: path.join(dir, 'state', 'secrets'), logger, env: {}, signal: stop.signal, hooks: metrics.hooks,
+    source: folderSource(root), store, client, secretsDir: path.join(dir, 'state', 'secrets'), logger, env: {}, signal: stop.signal, hooks: metrics.hooks,
     retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
   });
   let daemon: Daemon;

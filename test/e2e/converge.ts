@@ -4,13 +4,14 @@
 import { expect } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import type { ApplyResult } from '../../src/apply/index.js';
-import { withSnapshot } from '../../src/cli/snapshot.js';
 import { loadConfig } from '../../src/config/index.js';
+import { folderSource } from '../../src/config/source.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { createEngine } from '../../src/engine/index.js';
 import '../../src/kinds/index.js';
 import { buildPlan } from '../../src/plan/index.js';
 import type { Plan } from '../../src/plan/types.js';
+import { sqliteBackend } from '../../src/state/backend.js';
 import { openStateStore } from '../../src/state/index.js';
 import { ACCOUNT, cli, TOKEN, type Workspace } from './harness.js';
 import { NAMESPACE, POST_RESOURCES, ZONE } from './fixture.js';
@@ -24,7 +25,7 @@ async function load(ws: Workspace) {
 /** The plan `edgesync plan` would print, computed in this process with the command's own snapshot reader. */
 export async function planNow(ws: Workspace): Promise<Plan> {
   const resources = await load(ws);
-  return withSnapshot(ws.state, (snapshot) => buildPlan(resources, snapshot));
+  return sqliteBackend(ws.state).read((snapshot) => buildPlan(resources, snapshot));
 }
 
 /** One apply through the engine in this process: quicker than a child where no process is needed. */
@@ -33,7 +34,7 @@ export async function applyInProcess(ws: Workspace, emu: RunningEmulator): Promi
   const store = openStateStore({ file: ws.state, owner: 'e2e converge' });
   try {
     const client = createClient({ baseUrl: emu.url, token: TOKEN });
-    const engine = createEngine({ root: ws.root, store, client, secretsDir: ws.secrets, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
+    const engine = createEngine({ source: folderSource(ws.root), store, client, secretsDir: ws.secrets, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
     return await engine.apply(engine.plan(resources), resources);
   } finally {
     store.close();

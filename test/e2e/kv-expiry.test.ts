@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { loadConfig } from '../../src/config/index.js';
+import { folderSource } from '../../src/config/source.js';
 import { createEngine } from '../../src/engine/index.js';
 import '../../src/kinds/index.js';
 import type { WirePair } from '../../src/kinds/kv/pair.js';
@@ -27,7 +28,7 @@ describe('KV keys that expire', () => {
 
     const store = openStateStore({ file: ws.state, owner: 'e2e expiry', clock });
     try {
-      const engine = createEngine({ root: ws.root, store, client: createClient({ baseUrl: emu.url, token: TOKEN }), secretsDir: ws.secrets, clock });
+      const engine = createEngine({ source: folderSource(ws.root), store, client: createClient({ baseUrl: emu.url, token: TOKEN }), secretsDir: ws.secrets, clock });
       const loaded = await loadConfig({ root: ws.root, env: {}, ignore: [], now: clock.now });
       if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
       const { resources } = loaded;

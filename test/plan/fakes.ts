@@ -65,8 +65,8 @@ export function fieldDiff(before: Obj, after: Obj, sensitive: readonly string[] 
     .map((p) => ({ path: p, ...(p in before && { before: before[p] }), ...(p in after && { after: after[p] }), ...(sensitive.includes(p) && { sensitive: true }) }));
 }
 
-function action(change: ActionDraft['change'], operation: OperationName | null, ctx: PlanContext, diff: FieldChange[], body: unknown = ctx.desired.request): ActionDraft {
-  return { change, operation, params: {}, body, diff, record: { request: ctx.desired.request, hash: ctx.desired.hash } };
+function action(change: ActionDraft['change'], operation: OperationName | null, ctx: PlanContext, diff: FieldChange[], body: unknown = ctx.desired.request, details?: readonly string[]): ActionDraft {
+  return { change, operation, params: {}, body, diff, ...(details && { details }), record: { request: ctx.desired.request, hash: ctx.desired.hash } };
 }
 
 const NONE: KindDecision = { actions: [], blocked: [], notes: [] };
@@ -79,6 +79,8 @@ interface FakeKindOptions {
   readonly update?: OperationName;
   readonly sensitive?: readonly string[];
   readonly dependencies?: KindDefinition['dependencies'];
+  /** Lines under each action (ActionDraft.details). */
+  readonly details?: (ctx: PlanContext) => readonly string[];
 }
 
 export function fakeKind(kind: string, options: FakeKindOptions): KindDefinition {
@@ -86,7 +88,7 @@ export function fakeKind(kind: string, options: FakeKindOptions): KindDefinition
     const before = (ctx.applied?.request ?? {}) as Obj;
     const after = ctx.desired.request as Obj;
     const diff = fieldDiff(ctx.applied ? before : {}, after, options.sensitive);
-    if (!ctx.applied) return { ...NONE, actions: [action(options.family === 'post' ? 'create' : options.family === 'put' ? 'write' : 'update', options.operation, ctx, diff)] };
+    if (!ctx.applied) return { ...NONE, actions: [action(options.family === 'post' ? 'create' : options.family === 'put' ? 'write' : 'update', options.operation, ctx, diff, ctx.desired.request, options.details?.(ctx))] };
     if (ctx.applied.hash === ctx.desired.hash) return NONE;
     if (options.family === 'put') return { ...NONE, actions: [action('write', options.operation, ctx, diff)] };
     if (options.family === 'post' && !options.update) {
@@ -124,6 +126,7 @@ export const tokenKind: KindDefinition = {
 export function kvKind(perChunk = 2): KindDefinition {
   return {
     ...fakeKind('KvPairs', { family: 'put', operation: 'writeKvBulk' }),
+    keyState: true,
     plan(ctx) {
       const pairs = Object.entries((ctx.desired.request as { pairs: Record<string, string> }).pairs);
       const stored = ctx.kvKeys ?? new Map<string, string>();
@@ -148,7 +151,10 @@ export const kinds: Record<string, KindDefinition> = {
   Profile: fakeKind('Profile', { family: 'patch', operation: 'editUser' }),
   List: fakeKind('List', { family: 'post', operation: 'createList', update: 'updateList' }),
   Location: fakeKind('Location', { family: 'post', operation: 'createLocation' }),
-  Script: fakeKind('Script', { family: 'put', operation: 'putScriptContent', sensitive: ['binding_text'] }),
+  Script: fakeKind('Script', {
+    family: 'put', operation: 'putScriptContent', sensitive: ['binding_text'],
+    details: (ctx) => ((ctx.desired.payload as { modules?: { name: string; contentType: string; content: Buffer }[] } | undefined)?.modules ?? []).map((m) => `module ${m.name}  ${m.contentType}  ${m.content.length} bytes`),
+  }),
   // A route follows the Site named by its request's `site`, as a real route follows its script.
   Route: fakeKind('Route', {
     family: 'put',

@@ -47,9 +47,9 @@ describe('renderText', () => {
     expect(kv).toEqual(['~ KvPairs[account=acc1,namespace=ns1]/static  write 3 pairs in 2 chunks (86 B)']);
   });
 
-  it('lists the modules of a script upload by name, content type and size, never their content', () => {
+  it('shows the lines a kind gives under its action (a script\'s modules), never their content', () => {
     const at = text.indexOf('~ Script[account=acc1]/api  write (PUT putScriptContent)');
-    expect(text[at + 1]).toBe('    module index.js  application/javascript+module  1.7 kB');
+    expect(text[at + 1]).toBe('    module index.js  application/javascript+module  1700 bytes');
   });
 
   it('never prints a secret, a KV value or module content, also in verbose and color output', () => {

@@ -1,0 +1,170 @@
+// The composition root: from checked, typed options, the one place that builds the state store, the
+// API client and the engine, and says which paths are edgesync's own. Commands hand it options.
+
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { createClient, type ApiClient, type CallInfo } from '../api/index.js';
+import type { ExecutorHooks, RetryOptions } from '../apply/index.js';
+import type { LoadResult } from '../config/index.js';
+import type { ConfigSource } from '../config/source.js';
+import type { DesiredResource } from '../kinds/kind.js';
+import { buildPlan } from '../plan/index.js';
+import type { Plan } from '../plan/types.js';
+import type { StateBackend } from '../state/backend.js';
+import type { StateStore } from '../state/types.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { checkInteger, checkString, fail } from '../util/options.js';
+import { createEngine, type Engine } from './index.js';
+
+/** Where calls go. */
+export interface RemoteOptions {
+  /** The interface's base URL, ending in /client/v4. */
+  readonly baseUrl: string;
+  /** The API token (never logged). */
+  readonly token: string;
+  /** Per request, from sending it to the last byte of the answer. @default 30000 */
+  readonly timeoutMs?: number;
+}
+
+/** An observer of runs (logs, metrics, progress; notifications next): any of its parts, all optional. */
+export interface EventSink {
+  readonly hooks?: ExecutorHooks;
+  /** Every answer, or failure to get one, the client sees. */
+  readonly onResponse?: (info: CallInfo) => void;
+}
+
+export interface RootOptions {
+  /** Where the desired-state files come from (folderSource today). */
+  readonly source: ConfigSource;
+  /** Where the state lives (sqliteBackend today). */
+  readonly state: StateBackend;
+  /** Who holds the state's lock, shown to a second process it refuses. @default 'edgesync' */
+  readonly owner?: string;
+  /** Where token secrets are written. @default the state backend's folder beside it */
+  readonly secretsDir?: string;
+  /** Where AI run outputs are written. @default the source's root */
+  readonly outputsDir?: string;
+  /** The interface; `session()` needs it, loading and planning do not. @default none */
+  readonly remote?: RemoteOptions;
+  /** Requests in flight at once. @default 4 */
+  readonly concurrency?: number;
+  /** Requests allowed in any window. @default 1200 per 300000 ms */
+  readonly rateLimit?: { readonly requests: number; readonly intervalMs: number };
+  /** In-run retries of transient failures. @default the executor's */
+  readonly retry?: RetryOptions;
+  /** Observers, called in order. @default [] */
+  readonly sinks?: readonly EventSink[];
+  /** @default none (the executor logs nothing) */
+  readonly logger?: Logger;
+  /** @default systemClock */
+  readonly clock?: Clock;
+  /** Variables for `${NAME}` interpolation. @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Stops new calls (SIGTERM); calls in flight finish. */
+  readonly signal?: AbortSignal;
+}
+
+export interface Session {
+  readonly store: StateStore & { verify(): void };
+  readonly client: ApiClient;
+  readonly engine: Engine;
+  /** Releases the state's lock. */
+  close(): void;
+}
+
+export interface Root {
+  readonly source: ConfigSource;
+  readonly state: StateBackend;
+  readonly secretsDir: string;
+  readonly outputsDir: string;
+  /** Edgesync's own paths (state files, secrets): never config, never an output; the watcher ignores them. */
+  readonly ignore: readonly string[];
+  /** The desired model, as a run loads it. */
+  load(): Promise<LoadResult>;
+  /** A plan against a snapshot read without the lock, as `plan` makes it: nothing is opened for writing. */
+  planOffline(resources: readonly DesiredResource[]): Plan;
+  /** Opens the state (taking its lock) and the client, and builds the engine over them. */
+  session(): Session;
+}
+
+/** Calls every sink's `part`; one that throws does not keep the others from hearing (its error is rethrown after). */
+function everySink(sinks: readonly EventSink[], part: (sink: EventSink) => ((...args: never[]) => void) | undefined) {
+  return (...args: never[]): void => {
+    let first: unknown;
+    for (const sink of sinks) {
+      try {
+        part(sink)?.(...args);
+      } catch (err) {
+        first ??= err;
+      }
+    }
+    if (first !== undefined) throw first;
+  };
+}
+
+/** One sink whose every part calls the sinks' parts in order. */
+function joinSinks(sinks: readonly EventSink[]): Required<EventSink> {
+  const hook = <K extends keyof ExecutorHooks>(name: K) => everySink(sinks, (s) => s.hooks?.[name] as ((...args: never[]) => void) | undefined) as NonNullable<ExecutorHooks[K]>;
+  return {
+    hooks: { onActionStart: hook('onActionStart'), onActionEnd: hook('onActionEnd'), onRetry: hook('onRetry'), onProgress: hook('onProgress') },
+    onResponse: everySink(sinks, (s) => s.onResponse as ((...args: never[]) => void) | undefined) as (info: CallInfo) => void,
+  };
+}
+
+/** A path that is the config root or holds it would hide the whole config: it is never ignored. */
+function ownPaths(root: string, paths: readonly string[]): string[] {
+  return paths.filter((p) => p !== root && !root.startsWith(p + path.sep));
+}
+
+export function composeRoot(options: RootOptions): Root {
+  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
+  const { source, state } = options;
+  if (typeof source?.load !== 'function' || typeof source.root !== 'string') fail('source', 'a ConfigSource (folderSource)', source);
+  if (typeof state?.open !== 'function' || typeof state.read !== 'function') fail('state', 'a StateBackend (sqliteBackend)', state);
+  const owner = checkString('owner', options.owner ?? 'edgesync');
+  const secretsDir = path.resolve(checkString('secretsDir', options.secretsDir ?? state.defaultSecretsDir));
+  const outputsDir = path.resolve(checkString('outputsDir', options.outputsDir ?? source.root));
+  const clock = options.clock ?? systemClock;
+  const sinks = options.sinks ?? [];
+  if (!Array.isArray(sinks)) fail('sinks', 'a list of event sinks', sinks);
+  if (options.concurrency !== undefined) checkInteger('concurrency', options.concurrency, 1, 64);
+  const remote = options.remote;
+  if (remote !== undefined) {
+    checkString('remote.baseUrl', remote.baseUrl);
+    checkString('remote.token', remote.token);
+  }
+  const ignore = ownPaths(source.root, [...state.ownPaths, secretsDir]);
+  const env = options.env ?? process.env;
+  const joined = joinSinks(sinks);
+
+  return {
+    source,
+    state,
+    secretsDir,
+    outputsDir,
+    ignore,
+    load: () => source.load({ env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now() }),
+    planOffline: (resources) => state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now() }), secretsDir),
+    session() {
+      if (!remote) {
+        throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');
+      }
+      const client = createClient({ baseUrl: remote.baseUrl, token: remote.token, ...(remote.timeoutMs !== undefined && { timeoutMs: remote.timeoutMs }), onResponse: joined.onResponse });
+      const store = state.open({ owner, secretsDir, clock });
+      try {
+        const engine = createEngine({
+          source, store, client, secretsDir, outputsDir, clock, env, ignore, hooks: joined.hooks,
+          ...(options.logger && { logger: options.logger }),
+          ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+          ...(options.rateLimit && { rateLimit: options.rateLimit }),
+          ...(options.retry && { retry: options.retry }),
+          ...(options.signal && { signal: options.signal }),
+        });
+        return { store, client, engine, close: () => store.close() };
+      } catch (err) {
+        store.close();
+        throw err;
+      }
+    },
+  };
+}

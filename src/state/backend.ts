@@ -1,0 +1,56 @@
+// Where the state lives, as the composition root sees it: a SQLite file today. A backend opens a
+// locked, writable store for a run, or reads a snapshot without a lock; PostgreSQL will be another.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Clock } from '../util/clock.js';
+import { checkString } from '../util/options.js';
+import { checkMissingState } from './file.js';
+import { openStateStore, shownPath } from './index.js';
+import type { SqliteStateStore } from './store.js';
+import type { StateSnapshot, StateStore } from './types.js';
+
+/** The state before any apply. */
+export const EMPTY_SNAPSHOT: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0, kvExpired: () => [] };
+
+export interface StateBackend {
+  /** As messages name it, e.g. "state .edgesync/state.db". */
+  readonly shown: string;
+  /** Files of the backend (the database with its journal and lock): never config, never an output. */
+  readonly ownPaths: readonly string[];
+  /** Where token secrets go unless told: beside the state. */
+  readonly defaultSecretsDir: string;
+  /**
+   * The store a run writes, holding the lock until closed. `secretsDir`: when the state is missing
+   * but this folder holds files, the state was lost: refused rather than started anew.
+   */
+  open(options: { readonly owner: string; readonly secretsDir?: string; readonly clock?: Clock }): StateStore & { verify(): void };
+  /** `use` on one consistent snapshot, without a lock; the empty state before any apply (unless lost, as above). */
+  read<T>(use: (snapshot: StateSnapshot) => T, secretsDir?: string): T;
+  /** The store read-only, for `state list` and `state show`. */
+  openReadOnly(): SqliteStateStore;
+}
+
+/** The state in one SQLite file (WAL mode), with its lock file beside it. */
+export function sqliteBackend(file: string): StateBackend {
+  const absolute = path.resolve(checkString('state', file));
+  return {
+    shown: `state ${shownPath(absolute)}`,
+    ownPaths: ['', '-wal', '-shm', '-journal', '.lock'].map((suffix) => absolute + suffix),
+    defaultSecretsDir: path.join(path.dirname(absolute), 'secrets'),
+    open: ({ owner, secretsDir, clock }) => openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(clock && { clock }) }),
+    read(use, secretsDir) {
+      if (!fs.existsSync(absolute)) {
+        checkMissingState(absolute, shownPath(absolute), secretsDir);
+        return use(EMPTY_SNAPSHOT);
+      }
+      const store = openStateStore({ file: absolute, readOnly: true, lock: false });
+      try {
+        return use(store.snapshot());
+      } finally {
+        store.close();
+      }
+    },
+    openReadOnly: () => openStateStore({ file: absolute, readOnly: true }),
+  };
+}

@@ -1,0 +1,38 @@
+// `edgesync watch` flags become the daemon's options: every flag checked, and the token read,
+// before anything opens; a bad one is named with its value.
+
+import { describe, expect, it } from 'vitest';
+import { watchOptions, type WatchFlags } from '../../src/cli/watch.js';
+import { silentLogger } from '../../src/log.js';
+
+const flags: WatchFlags = {
+  config: '.', state: '/nonexistent/state.db', baseUrl: 'http://127.0.0.1:1/client/v4', concurrency: '4', rateLimit: '1200/300',
+  debounce: '500', listen: '127.0.0.1:0', shutdownTimeout: '10', timeout: '30',
+};
+const env = { EDGESYNC_API_TOKEN: 'tok' };
+
+describe('edgesync watch flags', () => {
+  it('become the root, listen address and timing the daemon starts with', () => {
+    const options = watchOptions({ ...flags, debounce: '250', shutdownTimeout: '3', allowEmpty: true }, silentLogger(), env);
+    expect(options.root.remote).toEqual({ baseUrl: flags.baseUrl, token: 'tok', timeoutMs: 30_000 });
+    expect(options.root.rateLimit).toEqual({ requests: 1200, intervalMs: 300_000 });
+    expect(options.root.source.root).toBe(process.cwd());
+    expect(options.listen).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(options.timing).toEqual({ debounceMs: 250, shutdownTimeoutMs: 3000 });
+    expect(options.allowEmpty).toBe(true);
+  });
+
+  it.each([
+    [{ debounce: 'soon' }, 'Expected `debounce` to be a number from 0 to 3600000, got `soon` (string)'],
+    [{ shutdownTimeout: '-1' }, 'Expected `shutdown-timeout` to be a number from 0 to 3600, got `-1` (string)'],
+    [{ listen: 'nowhere' }, 'Expected `listen` to be HOST:PORT like 127.0.0.1:9300, got `nowhere` (string)'],
+    [{ concurrency: '0' }, 'Expected `concurrency` to be a number from 1 to 64, got `0` (number)'],
+    [{ timeout: 'never' }, 'Expected `timeout` to be a number of seconds above 0, at most 86400, got `never` (string)'],
+  ])('refuses %o before opening anything', (bad, message) => {
+    expect(() => watchOptions({ ...flags, ...bad }, silentLogger(), env)).toThrow(message);
+  });
+
+  it('refuses to start without a token, naming where one comes from', () => {
+    expect(() => watchOptions(flags, silentLogger(), {})).toThrow('No API token: set EDGESYNC_API_TOKEN or pass --token-file');
+  });
+});
