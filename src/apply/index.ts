@@ -5,6 +5,7 @@ import type { Action, Plan } from '../plan/types.js';
 import type { ApplyResult, ExecutorOptions, Failed, Succeeded } from './options.js';
 import { resolveOptions } from './options.js';
 import { runAction, safeHook, type ActionReport, type RunContext } from './run-action.js';
+import { clearSettled, recordUnsettled } from './statuses.js';
 
 export { classifyError, backoffDelay, type ErrorClass } from './classify.js';
 export { secretFileName } from './files.js';
@@ -16,6 +17,8 @@ export { createRateLimiter, type RateLimiter } from './rate.js';
 export interface Executor {
   /** Runs every action of `plan` it can; resolves when all are settled (or, after a stop, when those in flight are). */
   execute(plan: Plan): Promise<ApplyResult>;
+  /** For a plan with no action: records what it says of resources (blocked, orphaned, applied again); no call. */
+  settle(plan: Plan): void;
 }
 
 type Verdict = { readonly go: true } | { readonly go: false; readonly wait: true } | { readonly go: false; readonly wait: false; readonly because: string };
@@ -53,7 +56,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const { clock, hooks, signal, queue, limiter } = resolved;
 
   return {
+    settle(plan) {
+      clearSettled(plan, resolved.state, resolved.logger);
+      recordUnsettled(plan, resolved.state, resolved.logger);
+    },
     execute(plan) {
+      clearSettled(plan, resolved.state, resolved.logger);
       const ids = new Set(plan.actions.map((a) => a.id));
       const settled = new Map<string, ActionReport>();
       const startedAt = new Map<string, number>();
@@ -112,6 +120,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
           // Nothing runs and nothing can start: what is left waits on itself.
           for (const action of pending) finish(action, { status: 'skipped', because: 'its needs form a cycle' });
           pending.clear();
+          recordUnsettled(plan, resolved.state, resolved.logger);
           resolve(collect(plan, settled, tally, signal?.aborted === true));
         };
         pump();

@@ -202,7 +202,7 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
   }
   return {
     client: checkObject('client', options.client, ['call']),
-    state: checkObject('state', options.state, ['recordSuccess', 'recordFailure', 'beginIntent', 'abandonIntent', 'markUncertain']),
+    state: checkObject('state', options.state, ['get', 'recordSuccess', 'recordFailure', 'recordStatus', 'beginIntent', 'abandonIntent', 'markUncertain']),
     interpret: checkFunction('interpret', options.interpret),
     clock,
     queue: options.queue === undefined ? new PQueue({ concurrency }) : checkObject('queue', options.queue, ['add']),

@@ -250,5 +250,6 @@ function successRecord(action: Action, outcome: Outcome, intentId: number | unde
     ...(outcome.etag !== undefined && { etag: outcome.etag }),
     ...(action.record.kvKeys !== undefined && { kvKeys: action.record.kvKeys }),
     ...(intentId !== undefined && { intentId }),
+    ...(action.source !== undefined && { source: action.source }),
   };
 }

@@ -81,7 +81,10 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
       process.exitCode = 1;
       return;
     }
-    if (!planHasChanges(plan)) return;
+    if (!planHasChanges(plan)) {
+      engine.settle(plan);
+      return;
+    }
     if (stop.signal.aborted) {
       process.stdout.write('Stopped by a signal before applying: nothing applied.\n');
       process.exitCode = 1;

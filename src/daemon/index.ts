@@ -80,6 +80,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const timing = checkTiming(options.timing);
   const rootPollMs = checkInteger('rootPollMs', options.rootPollMs ?? 500, 1);
   const { logger, metrics, store } = options;
+  metrics.trackResources(() => store.list());
   const clock = options.clock ?? systemClock;
   let outputs: string[] = [];
   const own = [...(options.ownPaths ?? [])];

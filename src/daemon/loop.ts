@@ -13,6 +13,8 @@ export interface LoopEngine {
   load(): Promise<LoadResult>;
   plan(resources: readonly DesiredResource[]): Plan;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
+  /** Records what a plan with no action says of resources (blocked, orphaned). @default nothing recorded */
+  settle?(plan: Plan): void;
 }
 
 /** A pino logger satisfies this. */
@@ -219,6 +221,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       for (const b of plan.blocked) logger.warn({ resource: b.resource, fields: b.fields }, b.reason);
       for (const w of plan.waiting) logger.warn({ resource: w.resource, on: w.on }, w.message);
       if (plan.actions.length === 0) {
+        engine.settle?.(plan);
         retryPending = false;
         retryAttempt = 0;
         return finish({ ...base, result: plan.uncertain.length ? 'uncertain' : 'ok', errors: plan.uncertain.map((u) => `${u.resource}: ${u.message}`) });

@@ -7,6 +7,8 @@ import type { ApplyResult, ExecutorHooks } from '../apply/index.js';
 import type { CallInfo } from '../api/index.js';
 import type { LoadResult } from '../config/index.js';
 import type { LoopObserver, RunReport } from './loop.js';
+import { STATUSES } from '../state/rows.js';
+import type { ResourceStatus } from '../state/types.js';
 
 export interface DaemonMetrics {
   readonly registry: Registry;
@@ -16,6 +18,8 @@ export interface DaemonMetrics {
   readonly onResponse: (info: CallInfo) => void;
   /** Hand to the reconcile loop. */
   readonly observer: LoopObserver;
+  /** Makes edgesync_resources{status} count what `list` returns at each scrape (the state store's resources). */
+  trackResources(list: () => readonly { readonly status: ResourceStatus }[]): void;
 }
 
 export function createMetrics(options: { readonly defaultMetrics?: boolean } = {}): DaemonMetrics {
@@ -39,6 +43,19 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
 
   return {
     registry,
+    trackResources(list) {
+      new Gauge({
+        name: 'edgesync_resources',
+        help: 'Resources in state by status (applied, failed, blocked, orphaned, uncertain).',
+        labelNames: ['status'],
+        registers: [registry],
+        collect() {
+          const counts = new Map<ResourceStatus, number>(STATUSES.map((s) => [s, 0]));
+          for (const r of list()) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+          for (const [status, n] of counts) this.set({ status }, n);
+        },
+      });
+    },
     hooks: { onProgress: (p) => queue.set(p.total - p.done) },
     onResponse: (info) => calls.inc({ operation: info.operation, status: String(info.status ?? 0) }),
     observer: {

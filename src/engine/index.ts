@@ -45,6 +45,8 @@ export interface Engine {
   load(): Promise<LoadResult>;
   plan(resources: readonly DesiredResource[]): Plan;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
+  /** A plan with nothing to apply: what it says of resources (blocked, orphaned, applied again) goes to state. */
+  settle(plan: Plan): void;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -84,5 +86,6 @@ export function createEngine(options: EngineOptions): Engine {
       current = new Map(resources.map((r) => [r.key, r]));
       return executor.execute(plan);
     },
+    settle: (plan) => executor.settle(plan),
   };
 }

@@ -75,11 +75,11 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     }
     plan.actions.push(...actions);
     actionIds.set(i, actions.map((a) => a.id));
-    plan.blocked.push(...decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields })));
+    plan.blocked.push(...decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields, source: self.source })));
     if (decision.blocked.length) trouble.set(i, 'blocked');
     plan.notes.push(...decision.notes.map((message) => ({ ...ref, message })));
     if (decision.orphanedKeys?.length) {
-      plan.orphaned.push({ ...ref, keys: decision.orphanedKeys, message: orphanKeysMessage(self.key, decision.orphanedKeys) });
+      plan.orphaned.push({ ...ref, keys: decision.orphanedKeys, message: orphanKeysMessage(self.key, decision.orphanedKeys), source: self.source });
     }
     if (!actions.length && !decision.blocked.length) plan.unchanged.push(self.key);
   }
@@ -131,7 +131,7 @@ function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], nee
     const needs = [...needsFromDeps, ...own];
     earlier.push(id);
     if (draft.change !== 'kv') previous = id;
-    return { ...draft, id, resource: self.key, kind: self.kind, name: self.name, scope: self.scope, needs };
+    return { ...draft, id, resource: self.key, kind: self.kind, name: self.name, scope: self.scope, needs, source: self.source };
   });
 }
 
@@ -143,7 +143,8 @@ function addUndescribed(plan: Draft, desired: readonly DesiredResource[], state:
     plan.uncertain.push({ ...refOfKey(key, state.resources.get(key)), operation: intent.operation, since: intent.startedAt, message: uncertainMessage(key) });
   }
   for (const key of [...state.resources.keys()].filter((k) => !described.has(k)).sort()) {
-    plan.orphaned.push({ ...refOfKey(key, state.resources.get(key)), message: orphanMessage(key) });
+    const applied = state.resources.get(key);
+    plan.orphaned.push({ ...refOfKey(key, applied), message: orphanMessage(key), ...(applied?.source && { source: applied.source }) });
   }
 }
 

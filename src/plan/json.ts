@@ -33,9 +33,10 @@ export interface PlanJson {
     /** KV chunks: pairs and serialized request bytes. */
     readonly size: { readonly pairs: number; readonly bytes: number } | null;
   }[];
-  readonly blocked: readonly { resource: string; kind: string; name: string; reason: string; fields: readonly string[] }[];
-  /** `keys` only when some KV keys of a resource are orphaned, not the whole resource. */
-  readonly orphaned: readonly { resource: string; kind: string; name: string; keys?: readonly string[]; message: string }[];
+  /** `source`: where the document starts (file relative to the working folder, line, col), or null. */
+  readonly blocked: readonly { resource: string; kind: string; name: string; reason: string; fields: readonly string[]; source: Source | null }[];
+  /** `keys` only when some KV keys of a resource are orphaned, not the whole resource; `source`: where it was last defined, when known. */
+  readonly orphaned: readonly { resource: string; kind: string; name: string; keys?: readonly string[]; message: string; source: Source | null }[];
   readonly uncertain: readonly { resource: string; kind: string; name: string; operation: string; since: string; message: string }[];
   /** Resources held back until `on` is resolved (`because`: uncertain, blocked or waiting). */
   readonly waiting: readonly { resource: string; kind: string; name: string; on: string; because: string; message: string }[];
@@ -79,8 +80,8 @@ export function planToJson(plan: Plan): PlanJson {
       summary: a.summary ?? null,
       size: a.size ? { pairs: a.size.pairs, bytes: a.size.bytes } : null,
     })),
-    blocked: plan.blocked.map((b) => ({ ...ref(b), reason: b.reason, fields: b.fields })),
-    orphaned: plan.orphaned.map((o) => ({ ...ref(o), ...(o.keys && { keys: o.keys }), message: o.message })),
+    blocked: plan.blocked.map((b) => ({ ...ref(b), reason: b.reason, fields: b.fields, source: sourceOf(b.source) })),
+    orphaned: plan.orphaned.map((o) => ({ ...ref(o), ...(o.keys && { keys: o.keys }), message: o.message, source: sourceOf(o.source) })),
     uncertain: plan.uncertain.map((u) => ({ ...ref(u), operation: u.operation, since: u.since, message: u.message })),
     waiting: plan.waiting.map((w) => ({ ...ref(w), on: w.on, because: w.because, message: w.message })),
     notes: plan.notes.map((n) => ({ ...ref(n), message: n.message })),
@@ -92,6 +93,10 @@ export function planToJson(plan: Plan): PlanJson {
     },
   };
 }
+
+type Source = { readonly file: string; readonly line: number; readonly col: number };
+
+const sourceOf = (source: Source | undefined): Source | null => (source ? { file: source.file, line: source.line, col: source.col } : null);
 
 export function renderJson(plan: Plan): string {
   return JSON.stringify(planToJson(plan), null, 2);

@@ -45,17 +45,16 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   const lines: string[] = [];
   for (const group of byResource(plan.actions)) lines.push(...actionGroup(group, ctx), ...notesOf(group[0]!.resource, ctx));
   for (const b of plan.blocked) {
-    lines.push(head('blocked', b.resource, 'blocked', ctx), ...body([b.reason, ...(b.fields.length ? [`fields: ${b.fields.join(', ')}`] : [])]), ...notesOf(b.resource, ctx));
+    lines.push(head('blocked', b.resource, `blocked${at(b.source)}`, ctx), ...body([b.reason, ...(b.fields.length ? [`fields: ${b.fields.join(', ')}`] : [])]), ...notesOf(b.resource, ctx));
   }
   for (const u of plan.uncertain) {
     lines.push(head('uncertain', u.resource, `uncertain create (${call(u.operation)}) since ${u.since}`, ctx), ...body([u.message]), ...notesOf(u.resource, ctx));
   }
   for (const w of plan.waiting) {
-    const at = w.source ? ` (${w.source.file}:${w.source.line})` : '';
-    lines.push(head('waiting', w.resource, `waiting${at}`, ctx), ...body([w.message]), ...notesOf(w.resource, ctx));
+    lines.push(head('waiting', w.resource, `waiting${at(w.source)}`, ctx), ...body([w.message]), ...notesOf(w.resource, ctx));
   }
   for (const o of plan.orphaned) {
-    const what = o.keys ? `${plural(o.keys.length, 'orphaned KV key')}: ${listKeys(o.keys, ctx)}` : 'orphaned';
+    const what = o.keys ? `${plural(o.keys.length, 'orphaned KV key')}${at(o.source)}: ${listKeys(o.keys, ctx)}` : `orphaned${o.source ? ` (last defined at ${o.source.file}:${o.source.line})` : ''}`;
     lines.push(head('orphaned', o.resource, what, ctx), ...body([o.message]));
   }
   const unchanged = verbose ? plan.unchanged : plan.unchanged.filter((key) => notes.has(key));
@@ -64,6 +63,11 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
 
   const summary = summaryLine(summarize(plan));
   return lines.length ? `${lines.join('\n')}\n\n${summary}` : summary;
+}
+
+/** " (file:line)" of a document, or nothing when it is not known. */
+function at(source: { readonly file: string; readonly line: number } | undefined): string {
+  return source ? ` (${source.file}:${source.line})` : '';
 }
 
 /** Consecutive actions of one resource (the planner keeps them together). */

@@ -1,6 +1,6 @@
 // The Plan value: the planner's only output, and the only input of renderers and the executor.
 
-import type { ActionDraft } from '../kinds/kind.js';
+import type { ActionDraft, SourceLocation } from '../kinds/kind.js';
 
 export interface Action extends ActionDraft {
   /** `${resource}#${change}` plus `:${suffix}` when several actions share a change. */
@@ -12,6 +12,8 @@ export interface Action extends ActionDraft {
   readonly scope: Readonly<Record<string, string>>;
   /** Ids of actions that must succeed first. */
   readonly needs: readonly string[];
+  /** Where the resource's document starts; recorded with what is applied. */
+  readonly source?: SourceLocation;
 }
 
 export interface ResourceRef {
@@ -23,12 +25,16 @@ export interface ResourceRef {
 export interface BlockedChange extends ResourceRef {
   readonly reason: string;
   readonly fields: readonly string[];
+  /** Where the resource's document starts. */
+  readonly source?: SourceLocation;
 }
 
 export interface Orphan extends ResourceRef {
   /** KV keys when only keys of a resource are orphaned; absent when the whole resource is. */
   readonly keys?: readonly string[];
   readonly message: string;
+  /** Orphaned keys: where the resource is defined; an orphaned resource: the last file that defined it, when state knows. */
+  readonly source?: SourceLocation;
 }
 
 export interface UncertainCreate extends ResourceRef {
@@ -45,7 +51,7 @@ export interface WaitingResource extends ResourceRef {
   readonly because: 'uncertain' | 'blocked' | 'waiting';
   readonly message: string;
   /** Where the waiting resource's document starts. */
-  readonly source?: { readonly file: string; readonly line: number; readonly col: number };
+  readonly source?: SourceLocation;
 }
 
 export interface PlanNote extends ResourceRef {

@@ -17,6 +17,7 @@ export interface ResourceRow {
   memo: string | null;
   status: ResourceStatus;
   last_error: string | null;
+  source: string | null;
 }
 
 export interface IntentRow {
@@ -58,6 +59,7 @@ export function toResource(row: ResourceRow, uncertain: boolean): AppliedResourc
     ['etag', row.etag],
     ['memo', parsed(row.memo)],
     ['lastError', row.last_error],
+    ['source', parsed(row.source)],
   ];
   for (const [name, value] of optional) if (value !== null && value !== undefined) out[name] = value;
   return out as unknown as AppliedResource;
@@ -90,6 +92,7 @@ export function newRow(id: ResourceIdentity, status: ResourceStatus): ResourceRo
     memo: null,
     status,
     last_error: null,
+    source: null,
   };
 }
 

@@ -67,6 +67,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE kv_keys ADD COLUMN expires INTEGER;
       CREATE INDEX kv_keys_expiring ON kv_keys (resource, expires) WHERE expires IS NOT NULL;`,
   },
+  {
+    // Where each resource was last defined (file, line, col as JSON): an orphan says where it was.
+    version: 5,
+    sql: `ALTER TABLE resources ADD COLUMN source TEXT;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

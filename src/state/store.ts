@@ -104,6 +104,7 @@ export class SqliteStateStore implements StateStore {
         hash: record.hash ?? row.hash,
         etag: record.etag ?? row.etag,
         memo: record.memo === undefined ? row.memo : jsonText(record.memo),
+        source: record.source === undefined ? row.source : jsonText(record.source as unknown as Json),
         applied_at: at.toISOString(),
         status: 'applied',
         last_error: null,

@@ -21,6 +21,15 @@ export interface AppliedResource {
   readonly memo?: Json;
   readonly status: ResourceStatus;
   readonly lastError?: string;
+  /** Where the resource was last defined when it was applied: an orphan can say where it came from. */
+  readonly source?: DefinedAt;
+}
+
+/** A place in a config file (the file as the loader shows it). */
+export interface DefinedAt {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
 }
 
 /** A POST that was sent (or about to be) and whose outcome is not known yet. */
@@ -71,6 +80,8 @@ export interface SuccessRecord {
   readonly memo?: Json;
   /** KV keys acknowledged by this call. */
   readonly kvKeys?: readonly KvKeyRecord[];
+  /** Where the resource is defined now. */
+  readonly source?: DefinedAt;
   /** Closes this intent in the same transaction. */
   readonly intentId?: number;
 }

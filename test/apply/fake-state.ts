@@ -78,7 +78,8 @@ export class FakeState implements StateStore {
 
   recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): void {
     this.log({ call: 'recordStatus', key: id.key, args: [id, status, note] });
-    this.resources.set(id.key, { ...this.resources.get(id.key), ...id, status });
+    const { lastError: _, ...before } = this.resources.get(id.key) ?? ({} as Partial<AppliedResource>);
+    this.resources.set(id.key, { ...before, ...id, status, ...(note !== undefined && { lastError: note }) } as AppliedResource);
   }
 
   beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): number {

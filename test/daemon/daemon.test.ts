@@ -207,6 +207,8 @@ describe('the daemon endpoint', () => {
       /^edgesync_queue_depth 0$/m,
       /^edgesync_last_success_timestamp_seconds \d{10}(\.\d+)?$/m,
       /^edgesync_config_valid 1$/m,
+      /^edgesync_resources\{status="applied"\} 3$/m,
+      /^edgesync_resources\{status="blocked"\} 0$/m,
       /^process_cpu_user_seconds_total \d/m,
     ]) {
       expect(text).toMatch(line);

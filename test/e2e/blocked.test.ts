@@ -10,6 +10,7 @@ interface BlockedJson {
   readonly resource: string;
   readonly reason: string;
   readonly fields: string[];
+  readonly source: { file: string; line: number; col: number } | null;
 }
 
 describe('blocked changes', () => {
@@ -44,6 +45,10 @@ describe('blocked changes', () => {
     expect(blocked.get(RESOURCES.GatewayLocation.key)).toMatchObject({ fields: ['networks'], reason: expect.stringMatching(/no update operation exists for GatewayLocation/) });
     expect(blocked.get(RESOURCES.GatewayProxyEndpoint.key)).toMatchObject({ fields: ['subdomain'], reason: expect.stringMatching(/no update operation exists for GatewayProxyEndpoint/) });
     expect(blocked.get(RESOURCES.ApiToken.key)).toMatchObject({ fields: ['rotate'], reason: expect.stringMatching(/rotate can only be raised: the last applied value is 2/) });
+    // Each blocked change says where its document is.
+    expect(blocked.get(RESOURCES.GatewayLocation.key)!.source).toMatchObject({ file: expect.stringMatching(new RegExp(`${RESOURCES.GatewayLocation.file}$`)), line: expect.any(Number) });
+    const text = await cli(['plan', ...ws.local]);
+    expect(text.stdout).toMatch(new RegExp(`^! ${RESOURCES.GatewayLocation.key.replace(/[[\]]/g, '\\$&')}  blocked \\(.*${RESOURCES.GatewayLocation.file}:\\d+\\)$`, 'm'));
 
     const r = await apply(ws, emu);
     expect(r.code, r.stderr).toBe(0);
@@ -55,6 +60,16 @@ describe('blocked changes', () => {
     const again = JSON.parse((await cli(['plan', ...ws.local, '--json'])).stdout);
     expect(again.blocked.length).toBe(4);
     expect(again.actions).toEqual([]);
+    // State says so, with the reason, and says applied again once the file is put back.
+    const listed = await cli(['state', 'list', '--state', ws.state, '--status', 'blocked']);
+    for (const key of blocked.keys()) expect(listed.stdout).toContain(key);
+    expect(listed.stdout).not.toContain(RESOURCES.UserProfile.key);
+    edit('GatewayLocation', (d) => d.setIn(['spec', 'networks'], ['192.0.2.0/24']));
+    const settled = await apply(ws, emu);
+    expect(settled.code, settled.stderr).toBe(0);
+    const still = await cli(['state', 'list', '--state', ws.state, '--status', 'blocked']);
+    expect(still.stdout).not.toContain(RESOURCES.GatewayLocation.key);
+    expect(still.stdout).toContain(RESOURCES.GatewayList.key);
   });
 
   it('treats a GatewayAccount under another account as a new create and reports the old one orphaned, since its only field is its scope', async () => {
@@ -69,7 +84,14 @@ describe('blocked changes', () => {
     const plan = JSON.parse(moved.stdout);
     expect(plan.actions.map((a: { resource: string; change: string }) => [a.resource, a.change])).toEqual([[`GatewayAccount[account=${other}]/zero-trust`, 'create']]);
     expect(plan.orphaned.map((o: { resource: string }) => o.resource)).toEqual([RESOURCES.GatewayAccount.key]);
+    // The orphan says the file that last defined it, which state kept when it was applied.
+    expect(plan.orphaned[0].source).toMatchObject({ file: expect.stringMatching(new RegExp(`${RESOURCES.GatewayAccount.file}$`)), line: expect.any(Number) });
     expect(plan.blocked).toEqual([]);
+    const r = await apply(ws, emu);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/orphaned \(last defined at .*gateway-account\.yaml:\d+\)/);
+    const orphans = await cli(['state', 'list', '--state', ws.state, '--status', 'orphaned']);
+    expect(orphans.stdout).toContain(RESOURCES.GatewayAccount.key);
     // Nor can a spec field stand in for a change: the schema allows none.
     editDoc(ws, RESOURCES.GatewayAccount.file, RESOURCES.GatewayAccount.name, (d) => d.setIn(['spec', 'provider_name'], 'x'));
     const invalid = await cli(['plan', ...ws.local]);

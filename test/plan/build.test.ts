@@ -41,7 +41,7 @@ describe('buildPlan', () => {
     const location = resource('Location', 'office', { scope: account, request: { name: 'Office', networks: ['10.0.0.0/8'] } });
     const plan = buildPlan([location], snapshot({ resources: [applied(location, { name: 'Office' })] }), fakeKinds);
     expect(plan.actions).toEqual([]);
-    expect(plan.blocked).toEqual([{ resource: location.key, kind: 'Location', name: 'office', reason: 'no update operation exists for Location', fields: ['networks'] }]);
+    expect(plan.blocked).toEqual([{ resource: location.key, kind: 'Location', name: 'office', reason: 'no update operation exists for Location', fields: ['networks'], source: location.source }]);
     expect(plan.unchanged).toEqual([]);
   });
 
@@ -56,6 +56,17 @@ describe('buildPlan', () => {
     expect(plan.orphaned[0]!.message).toContain('no delete operation exists; remove it by hand, then `edgesync state forget');
     expect(plan.orphaned[0]!.message).toContain(`'${gone.key}'`);
     expect(plan.orphaned[0]!.keys).toBeUndefined();
+  });
+
+  it('says where an orphan was last defined when state kept it, and where a blocked resource is defined', () => {
+    const gone = resource('List', 'gone', { scope: account });
+    const at = { file: 'lists/old.yaml', line: 12, col: 1 };
+    const plan = buildPlan([], snapshot({ resources: [applied(gone, {}, { source: at })] }), fakeKinds);
+    expect(plan.orphaned[0]!.source).toEqual(at);
+    const location = resource('Location', 'office', { scope: account, request: { name: 'Office', networks: ['b'] } });
+    const moved = buildPlan([location], snapshot({ resources: [applied(location, { name: 'Office', networks: ['a'] })] }), fakeKinds);
+    expect(moved.blocked[0]!.source).toEqual(location.source);
+    expect(location.source).toMatchObject({ file: expect.any(String), line: expect.any(Number) });
   });
 
   it('reports KV keys that the files no longer have as orphaned keys of their resource', () => {

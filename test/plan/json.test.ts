@@ -13,9 +13,11 @@ describe('renderJson', () => {
     expect(json.has_changes).toBe(true);
     expect(Object.keys(json)).toEqual(['format_version', 'has_changes', 'actions', 'blocked', 'orphaned', 'uncertain', 'waiting', 'notes', 'unchanged', 'summary']);
     expect(json.actions.map((a) => a.id)).toEqual(plan.actions.map((a) => a.id));
-    expect(json.blocked).toEqual(plan.blocked);
+    // Each with where its document is (null for an orphan state knows no file of).
+    expect(json.blocked).toEqual(plan.blocked.map((b) => ({ ...b, source: b.source ?? null })));
+    expect(json.blocked[0].source).toMatchObject({ file: '/config/main.yaml', line: expect.any(Number), col: 1 });
     expect(json.uncertain).toEqual(plan.uncertain);
-    expect(json.orphaned).toEqual(plan.orphaned);
+    expect(json.orphaned).toEqual(plan.orphaned.map((o) => ({ ...o, source: o.source ?? null })));
     expect(json.notes).toEqual(plan.notes);
   });
 

@@ -1,0 +1,42 @@
+// What a plan says of resources no call settles, written to state: blocked and orphaned as a run
+// sees them, and back to applied once the config and the state agree again.
+
+import type { Plan } from '../plan/types.js';
+import type { ResourceStatus, StateStore } from '../state/types.js';
+import type { ExecutorLogger } from './options.js';
+
+type Store = Pick<StateStore, 'get' | 'recordStatus'>;
+
+/** Sets `status` (with its reason) on a resource state holds, unless it is uncertain or already says so. */
+function mark(state: Store, key: string, status: ResourceStatus, note: string | undefined): void {
+  const known = state.get(key);
+  if (!known || known.status === 'uncertain' || (known.status === status && known.lastError === note)) return;
+  state.recordStatus({ key, kind: known.kind, name: known.name, scope: known.scope }, status, note);
+}
+
+/** Before any call: a blocked or orphaned resource the plan finds unchanged is applied again. */
+export function clearSettled(plan: Plan, state: Store, logger: ExecutorLogger): void {
+  guarded(logger, () => {
+    for (const key of plan.unchanged) {
+      const status = state.get(key)?.status;
+      if (status === 'blocked' || status === 'orphaned') mark(state, key, 'applied', undefined);
+    }
+  });
+}
+
+/** After the calls (which record `applied` as they succeed): what stays blocked or orphaned says so. */
+export function recordUnsettled(plan: Plan, state: Store, logger: ExecutorLogger): void {
+  guarded(logger, () => {
+    for (const b of plan.blocked) mark(state, b.resource, 'blocked', b.reason);
+    for (const o of plan.orphaned) if (!o.keys) mark(state, o.resource, 'orphaned', o.message);
+  });
+}
+
+/** A status that cannot be written is said, never a reason to fail the run: the calls' records matter more. */
+function guarded(logger: ExecutorLogger, write: () => void): void {
+  try {
+    write();
+  } catch (err) {
+    logger.error({ error: err instanceof Error ? err.message : String(err) }, 'a resource status could not be recorded in state');
+  }
+}
