@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, resolveToken, TokenError } from '../../src/api/index.js';
 import { OptionError } from '../../src/util/options.js';
+import { reply, startStub } from './stub.js';
 
 const base = 'https://api.example.com/client/v4';
 
@@ -23,9 +24,13 @@ describe('client options', () => {
     );
   });
 
-  it('accepts http and https base URLs, with or without a trailing slash', () => {
-    for (const baseUrl of [base, `${base}/`, 'http://127.0.0.1:8787/client/v4']) {
-      expect(() => createClient({ baseUrl, token: 't' })).not.toThrow();
+  it('sends to the same path whether the base URL ends in a slash or not', async () => {
+    const stub = await startStub(reply(200, { result: {} }));
+    try {
+      for (const baseUrl of [stub.url, `${stub.url}/`]) await createClient({ baseUrl, token: 't' }).editUser({}, { country: 'FR' });
+      expect(stub.received.map((r) => `${r.method} ${r.url}`)).toEqual(['PATCH /client/v4/user', 'PATCH /client/v4/user']);
+    } finally {
+      await stub.close();
     }
   });
 

@@ -34,7 +34,7 @@ describe('GatewayList', () => {
     const { desired } = desire('GatewayList', metadata, { ...spec, name: 'Bad', type: 'URL', items: [{ value: 'https://x.example' }] });
     const decision = plan(desired, created());
     expect(decision.blocked).toEqual([{ reason: LIST_FIXED, fields: ['items', 'type'] }]);
-    expect(decision.actions.map((a) => a.change)).toEqual(['update']);
+    expect(decision.actions.map((a) => [a.change, a.diff.map((d) => d.path)])).toEqual([['update', ['name']]]);
     // The blocked items are not recorded as applied: the next plan still shows them blocked.
     const after = applyDecision(desired, created());
     expect(plan(desired, after).blocked).toEqual([{ reason: LIST_FIXED, fields: ['items', 'type'] }]);

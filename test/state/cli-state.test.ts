@@ -107,7 +107,7 @@ describe('edgesync state', () => {
     const refused = await run('forget', list.key, '--state', file, '--config', root);
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/is still described by the config \(.*list\.yaml:1:1\): once forgotten, the next apply creates it again .* Remove the document first, or pass --force\.\n$/);
-    expect(withStore({ file, readOnly: true }, (store) => store.get(list.key))).toBeDefined();
+    expect(withStore({ file, readOnly: true }, (store) => store.get(list.key))).toMatchObject({ key: list.key, status: 'applied' });
     process.exitCode = undefined;
     const forced = await run('forget', list.key, '--state', file, '--config', root, '--force');
     expect(forced.code).toBe(0);
