@@ -11,7 +11,8 @@ import { systemClock } from '../util/clock.js';
 import { remoteOptions, type ExecOptions } from './common.js';
 import { loadOrRefuse } from './load.js';
 import { createProgress, type Progress } from './progress.js';
-import { lostSecrets, renderApplyResult, SECRET_LOST_EXIT } from './result.js';
+import { lostSecrets, renderApplyResult } from './result.js';
+import { applyExitCode, EXIT } from './exit.js';
 import { createNotices, parseLogFormat, type Notices } from './notices.js';
 import { stopOnSignals } from './signals.js';
 
@@ -78,11 +79,12 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
     const dropping = massOrphaning(plan, opts.config);
     if (dropping && !opts.allowEmpty) {
       notices.say(`${dropping.message} Nothing was applied; pass --allow-empty to go ahead.`, 'error');
-      process.exitCode = 1;
+      process.exitCode = EXIT.attention;
       return;
     }
     if (!planHasChanges(plan)) {
       engine.settle(plan);
+      process.exitCode = applyExitCode(plan, undefined, 0);
       return;
     }
     if (stop.signal.aborted) {
@@ -99,9 +101,8 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
     const result = await engine.apply(plan, resources);
     progress?.finish();
     process.stdout.write(renderApplyResult(result) + '\n');
-    if (result.failed.length || result.uncertain.length || stop.signal.aborted) process.exitCode = 1;
-    // Its own exit code: a CI job must not pass over a token whose secret nobody holds.
-    if (lostSecrets(result).length) process.exitCode = SECRET_LOST_EXIT;
+    // A CI job must not pass over a token whose secret nobody holds, nor a config not wholly in force.
+    process.exitCode = applyExitCode(plan, { ...result, stopped: result.stopped || stop.signal.aborted }, lostSecrets(result).length);
     // A state deleted or replaced during the run holds none of it: that must not end as a success.
     try {
       store.verify();

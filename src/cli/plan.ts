@@ -13,15 +13,15 @@ export function register(program: Command): void {
   withConfigAndState(program.command('plan'))
     .description('show what apply would change (nothing is sent)')
     .option('--json', 'print the plan as JSON')
-    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
+    .option('--detailed-exitcode', 'exit 0 when in step, 2 with changes to apply, 3 when nothing is to apply but something needs a person, 1 on error')
     .action(async (opts: PlanCliOptions) => {
       const root = await localRoot(opts);
       const resources = await loadOrRefuse(root);
-      const { massOrphaning, planHasPending, renderJson, renderText } = await import('../plan/index.js');
+      const [{ massOrphaning, renderJson, renderText }, { planExitCode }] = await Promise.all([import('../plan/index.js'), import('./exit.js')]);
       const plan = root.planOffline(resources);
       process.stdout.write(opts.json ? renderJson(plan) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
       const dropping = massOrphaning(plan, opts.config);
       if (dropping) process.stderr.write(`warning: ${dropping.message} \`apply\` refuses it without --allow-empty.\n`);
-      if (opts.detailedExitcode && planHasPending(plan)) process.exitCode = 2;
+      if (opts.detailedExitcode) process.exitCode = planExitCode(plan);
     });
 }

@@ -4,6 +4,7 @@
 import type { ApplyResult } from '../apply/index.js';
 import { formatError, type ConfigError, type LoadResult } from '../config/index.js';
 import type { DesiredResource } from '../kinds/kind.js';
+import { needsAttention, type Attention } from '../plan/summary.js';
 import type { Plan } from '../plan/types.js';
 import type { Clock } from '../util/clock.js';
 import type { CheckedTiming } from './options.js';
@@ -43,6 +44,8 @@ export interface RunReport {
   readonly errors: readonly string[];
   /** When the next retry is due (ISO 8601), if one is scheduled. */
   readonly retryAt?: string;
+  /** Resources of the config that need a person (uncertain, blocked, waiting), when the run made a plan. */
+  readonly needsAttention?: readonly Attention[];
 }
 
 /** Observers for metrics; an exception thrown by one is logged and ignored. */
@@ -210,12 +213,13 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       }
       const resources = lastGood!.resources;
       const plan = engine.plan(resources);
+      const attention = { needsAttention: needsAttention(plan) };
       const held = options.hold?.(plan);
       if (held) {
         retryPending = false;
         retryAttempt = 0;
         logger.error({ orphaned: plan.orphaned.length }, `${held} Holding: nothing is applied until the files change, or edgesync runs with --allow-empty.`);
-        return finish({ ...base, result: 'held', errors: [held] });
+        return finish({ ...base, ...attention, result: 'held', errors: [held] });
       }
       for (const u of plan.uncertain) logger.warn({ resource: u.resource, operation: u.operation, since: u.since }, u.message);
       for (const b of plan.blocked) logger.warn({ resource: b.resource, fields: b.fields }, b.reason);
@@ -224,7 +228,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
         engine.settle?.(plan);
         retryPending = false;
         retryAttempt = 0;
-        return finish({ ...base, result: plan.uncertain.length ? 'uncertain' : 'ok', errors: plan.uncertain.map((u) => `${u.resource}: ${u.message}`) });
+        return finish({ ...base, ...attention, result: plan.uncertain.length ? 'uncertain' : 'ok', errors: plan.uncertain.map((u) => `${u.resource}: ${u.message}`) });
       }
       logger.info({ reason, actions: plan.actions.length }, 'applying');
       const result = await engine.apply(plan, resources);
@@ -241,7 +245,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       for (const e of errors) logger.warn({}, e);
       const outcome: RunResult = result.stopped ? 'stopped' : result.failed.length ? 'failed' : result.uncertain.length ? 'uncertain' : 'ok';
       finish({
-        ...base, result: outcome, actions: plan.actions.length, succeeded: result.succeeded.length, failed: result.failed.length,
+        ...base, ...attention, result: outcome, actions: plan.actions.length, succeeded: result.succeeded.length, failed: result.failed.length,
         uncertain: result.uncertain.length, skipped: result.skipped.length, requests: result.requests, errors,
       });
     } catch (err) {

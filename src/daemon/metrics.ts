@@ -31,6 +31,8 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
   const queue = new Gauge({ name: 'edgesync_queue_depth', help: 'Actions of the current run not settled yet.', registers: [registry] });
   const lastSuccess = new Gauge({ name: 'edgesync_last_success_timestamp_seconds', help: 'When the last reconcile that left nothing failed finished.', registers: [registry] });
   const degraded = new Gauge({ name: 'edgesync_degraded', help: '1 when every call of the last run failed, else 0.', registers: [registry] });
+  const attention = new Gauge({ name: 'edgesync_needs_attention', help: 'Resources of the config the last plan found needing a person (uncertain, blocked, waiting).', registers: [registry] });
+  attention.set(0);
   const configValid = new Gauge({ name: 'edgesync_config_valid', help: '1 when the last load of the config root was valid, else 0.', registers: [registry] });
   configValid.set(0);
   queue.set(0);
@@ -68,6 +70,7 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
         reconciles.inc({ result: report.result });
         degraded.set(degradedReason({ lastRun: report }) ? 1 : 0);
         if (report.result === 'ok') lastSuccess.set(Date.parse(report.finishedAt) / 1000);
+        if (report.needsAttention) attention.set(report.needsAttention.length);
       },
     },
   };

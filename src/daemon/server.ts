@@ -36,6 +36,8 @@ export function statusBody(src: EndpointSources) {
     configValid: s.configValid,
     configErrors: s.configErrors.map((e) => ({ ...e, text: formatError(e) })),
     lastRun: s.lastRun ?? null,
+    // Resources the config asks for that no run can bring in step until a person acts.
+    needsAttention: s.lastRun?.needsAttention ?? [],
     resources: src.resources().map((r) => ({
       key: r.key,
       kind: r.kind,

@@ -5,6 +5,6 @@ export { buildPlan, type PlanOptions } from './build.js';
 export { PlanError } from './order.js';
 export { renderText, summaryLine, type TextOptions } from './text.js';
 export { renderJson, planToJson, type PlanJson } from './json.js';
-export { planHasChanges, planHasPending, summarize, type PlanSummary } from './summary.js';
+export { needsAttention, planHasChanges, planHasPending, summarize, type Attention, type PlanSummary } from './summary.js';
 export { massOrphaning, type MassOrphaning } from './guard.js';
 export type * from './types.js';

@@ -29,9 +29,28 @@ export function planHasChanges(plan: Plan): boolean {
   return plan.actions.length > 0;
 }
 
-/** The config is not wholly in force yet: actions to apply, or resources waiting (`--detailed-exitcode` exits 2). */
+/** A resource of the config that no apply can bring in step until a person acts, and why. */
+export interface Attention {
+  readonly resource: string;
+  readonly why: 'uncertain' | 'blocked' | 'waiting';
+  readonly message: string;
+}
+
+/**
+ * What keeps the config from being in force that applying cannot fix: uncertain creates, blocked
+ * changes and what waits on them. Orphans are not here: the config no longer asks for them.
+ */
+export function needsAttention(plan: Plan): Attention[] {
+  return [
+    ...plan.uncertain.map((u) => ({ resource: u.resource, why: 'uncertain' as const, message: u.message })),
+    ...plan.blocked.map((b) => ({ resource: b.resource, why: 'blocked' as const, message: b.reason })),
+    ...plan.waiting.map((w) => ({ resource: w.resource, why: 'waiting' as const, message: w.message })),
+  ];
+}
+
+/** The config is not wholly in force yet: actions to apply, or something that needs a person. */
 export function planHasPending(plan: Plan): boolean {
-  return planHasChanges(plan) || plan.waiting.length > 0;
+  return planHasChanges(plan) || needsAttention(plan).length > 0;
 }
 
 export function summarize(plan: Plan): PlanSummary {

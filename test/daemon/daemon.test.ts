@@ -209,6 +209,7 @@ describe('the daemon endpoint', () => {
       /^edgesync_config_valid 1$/m,
       /^edgesync_resources\{status="applied"\} 3$/m,
       /^edgesync_resources\{status="blocked"\} 0$/m,
+      /^edgesync_needs_attention 0$/m,
       /^process_cpu_user_seconds_total \d/m,
     ]) {
       expect(text).toMatch(line);

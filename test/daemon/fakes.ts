@@ -105,9 +105,16 @@ export class FakeEngine implements LoopEngine {
     this.loads++;
     return this.config;
   }
+  /** Blocked changes every plan reports beside its actions. */
+  blocked: Plan['blocked'] = [];
+  /** Plans handed to settle(), which records statuses of a plan with no action. */
+  settled: Plan[] = [];
   plan(resources: readonly DesiredResource[]): Plan {
     const actions = resources.filter((r) => !this.applied.has(`${r.name}@${r.hash}`)).map((r) => action(r.name));
-    return { actions, blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
+    return { actions, blocked: this.blocked, orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
+  }
+  settle(plan: Plan): void {
+    this.settled.push(plan);
   }
   async apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult> {
     this.applies.push(plan.actions.map((a) => a.name));

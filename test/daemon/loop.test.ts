@@ -28,6 +28,19 @@ describe('the reconcile loop', () => {
     expect(loop.status()).toMatchObject({ firstRunDone: true, configValid: true, running: false });
   });
 
+  it('reports what needs a person with each run, and records the statuses of a plan with nothing to apply', async () => {
+    const { clock, engine, loop, runs } = setup();
+    engine.blocked = [{ resource: 'Site/me', kind: 'Site', name: 'me', reason: 'no update operation exists', fields: ['type'] }];
+    loop.start();
+    await flush();
+    expect(loop.status().lastRun?.needsAttention).toEqual([{ resource: 'Site/me', why: 'blocked', message: 'no update operation exists' }]);
+    expect(engine.settled).toEqual([]);
+    loop.changed();
+    await clock.advance(500);
+    expect(runs).toEqual(['start:ok', 'change:ok']);
+    expect(engine.settled.map((p) => [p.actions.length, p.blocked.length])).toEqual([[0, 1]]);
+  });
+
   it('waits for the debounce after the last of a burst of changes, then runs once', async () => {
     const { clock, engine, loop, runs } = setup();
     loop.start();

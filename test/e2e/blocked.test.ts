@@ -50,9 +50,11 @@ describe('blocked changes', () => {
     const text = await cli(['plan', ...ws.local]);
     expect(text.stdout).toMatch(new RegExp(`^! ${RESOURCES.GatewayLocation.key.replace(/[[\]]/g, '\\$&')}  blocked \\(.*${RESOURCES.GatewayLocation.file}:\\d+\\)$`, 'm'));
 
+    // Every call succeeded, but the blocked changes need a person: exit 3, not 0.
     const r = await apply(ws, emu);
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, r.stderr).toBe(3);
     for (const b of blocked.values()) expect(r.stdout).toContain(b.reason);
+    expect((await cli(['plan', ...ws.local, '--detailed-exitcode'])).code).toBe(3);
     expect(callsSince(emu, mark).map((c) => [c.operation, c.body])).toEqual([[15, { country: 'IE' }]]);
     const after = emu.state();
     expect([after.lists, after.locations, after.proxy_endpoints, after.tokens]).toEqual([before.lists, before.locations, before.proxy_endpoints, before.tokens]);
@@ -66,7 +68,7 @@ describe('blocked changes', () => {
     expect(listed.stdout).not.toContain(RESOURCES.UserProfile.key);
     edit('GatewayLocation', (d) => d.setIn(['spec', 'networks'], ['192.0.2.0/24']));
     const settled = await apply(ws, emu);
-    expect(settled.code, settled.stderr).toBe(0);
+    expect(settled.code, settled.stderr).toBe(3);
     const still = await cli(['state', 'list', '--state', ws.state, '--status', 'blocked']);
     expect(still.stdout).not.toContain(RESOURCES.GatewayLocation.key);
     expect(still.stdout).toContain(RESOURCES.GatewayList.key);

@@ -17,7 +17,8 @@ describe('an empty config over a full state', () => {
     const mark = emu.requests().length;
 
     const refused = await cli(['apply', ...args]);
-    expect(refused.code).toBe(1);
+    // Held: nothing was sent, and a person must decide.
+    expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/the config at .*empty has no document: 14 of 14 applied resources would be orphaned\. .* Nothing was applied; pass --allow-empty to go ahead\./);
     expect(emu.requests().length).toBe(mark);
 

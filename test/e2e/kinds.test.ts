@@ -136,7 +136,7 @@ describe('apply and plan over every kind', () => {
     for (const o of plan.orphaned) expect(o.message).toMatch(/no delete operation exists/);
 
     // Dropping every resource at once is what --allow-empty is for; without it apply refuses.
-    expect((await apply(ws, emu)).code).toBe(1);
+    expect((await apply(ws, emu)).code).toBe(3);
     const r = await apply(ws, emu, '--allow-empty');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('14 orphaned');
