@@ -5,10 +5,10 @@ import readline from 'node:readline/promises';
 import { formatError, type ConfigError } from '../config/errors.js';
 import { composeRoot } from '../engine/root.js';
 import '../kinds/index.js';
-import { massOrphaning, planHasChanges, renderText, summarize } from '../plan/index.js';
+import { massOrphaning, planHasChanges, renderText, summarize, thresholdBreaches } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { systemClock } from '../util/clock.js';
-import { remoteOptions, type ExecOptions } from './common.js';
+import { remoteOptions, thresholdsOf, type ExecOptions, type ThresholdOptions } from './common.js';
 import { loadOrRefuse } from './load.js';
 import { createProgress, type Progress } from './progress.js';
 import { lostSecrets, renderApplyResult } from './result.js';
@@ -16,7 +16,8 @@ import { applyExitCode, EXIT } from './exit.js';
 import { createNotices, parseLogFormat, type Notices } from './notices.js';
 import { stopOnSignals } from './signals.js';
 
-export interface ApplyCliOptions extends ExecOptions {
+export interface ApplyCliOptions extends ExecOptions, ThresholdOptions {
+  readonly force?: boolean;
   readonly allowEmpty?: boolean;
   readonly autoApprove?: boolean;
   readonly verbose?: boolean;
@@ -61,6 +62,7 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
 }
 
 async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, notices: Notices): Promise<void> {
+  const thresholds = thresholdsOf(opts);
   const report = (e: ConfigError) => notices.say(formatError(e), 'error', { file: e.file, line: e.line, col: e.col, field: e.path });
   let progress: Progress | undefined;
   const progressSink = {
@@ -79,6 +81,13 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
     const dropping = massOrphaning(plan, opts.config);
     if (dropping && !opts.allowEmpty) {
       notices.say(`${dropping.message} Nothing was applied; pass --allow-empty to go ahead.`, 'error');
+      process.exitCode = EXIT.attention;
+      return;
+    }
+    const breaches = opts.force ? [] : thresholdBreaches(plan, thresholds);
+    if (breaches.length) {
+      for (const breach of breaches) notices.say(`${breach}.`, 'error');
+      notices.say('Nothing was applied: review the plan, then pass --force to apply it.', 'error');
       process.exitCode = EXIT.attention;
       return;
     }

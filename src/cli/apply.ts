@@ -1,15 +1,16 @@
 // `edgesync apply`: plan, show the plan, apply it, and say what happened.
-// Exit 0 when everything planned was applied, 1 on any failure, uncertain create or refusal.
+// Exit codes: src/cli/exit.ts (0 in force, 1 error or failed call, 3 a person must act).
 
 import type { Command } from 'commander';
-import { withConfigAndState, withRemote } from './common.js';
+import { withConfigAndState, withRemote, withThresholds } from './common.js';
 import type { ApplyCliOptions } from './apply-run.js';
 
 export function register(program: Command): void {
-  withRemote(withConfigAndState(program.command('apply')))
+  withThresholds(withRemote(withConfigAndState(program.command('apply'))))
     .description('apply the config: plan, then send the calls that close the gap')
     .option('--auto-approve', 'apply without asking (implied when not on a terminal)')
     .option('--verbose', 'log every call')
+    .option('--force', 'apply a plan over a change threshold (--max-update-share, --max-kv-share, metadata.maxChangeShare)')
     .option('--allow-empty', 'apply even when the config has no document, or would orphan most of the resources in state')
     .option('--log-format <format>', 'json or pretty: the one format of everything said on stderr', 'pretty')
     // Loaded on use: the client, the engine and the state are what --help and other commands never need.

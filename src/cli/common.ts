@@ -33,6 +33,29 @@ export function withConfigAndState(cmd: Command): Command {
     .option('--outputs <dir>', 'folder AI run outputs are written below, at their path in the config root (default: the config root)');
 }
 
+/** The change thresholds, in percent (see plan/guard.ts). */
+export interface ThresholdOptions {
+  readonly maxUpdateShare: string;
+  readonly maxKvShare: string;
+}
+
+export function withThresholds(cmd: Command): Command {
+  return cmd
+    .option('--max-update-share <percent>', 'refuse (hold) a plan updating more than this percent of the resources in state (once 10 or more)', '30')
+    .option('--max-kv-share <percent>', 'refuse (hold) a plan rewriting more than this percent of a KV namespace\'s stored keys (once 1,000 or more)', '30');
+}
+
+/** "30" → 30; a percent from 0 to 100. */
+export function parseShare(name: string, text: string): number {
+  const n = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= 0 && n <= 100)) fail(name, 'a percent from 0 to 100', text);
+  return n;
+}
+
+export function thresholdsOf(opts: ThresholdOptions): { maxUpdateShare: number; maxKvShare: number } {
+  return { maxUpdateShare: parseShare('max-update-share', opts.maxUpdateShare), maxKvShare: parseShare('max-kv-share', opts.maxKvShare) };
+}
+
 export function withRemote(cmd: Command): Command {
   return cmd
     .addOption(new Option('--base-url <url>', 'interface base URL ending in /client/v4').env('EDGESYNC_BASE_URL'))

@@ -8,11 +8,11 @@ import type { Daemon } from '../daemon/index.js';
 import type { WatchOptions } from '../daemon/run.js';
 import { parseListen } from '../daemon/options.js';
 import type { Logger } from '../log.js';
-import { remoteOptions, withConfigAndState, withRemote, type ExecOptions } from './common.js';
+import { remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
 import { parseLogFormat } from './notices.js';
 
 /** The flags of `edgesync watch`, as commander hands them over. */
-export interface WatchFlags extends ExecOptions {
+export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions> {
   readonly debounce: string;
   readonly listen: string;
   /** Seconds. */
@@ -32,12 +32,13 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
       shutdownTimeoutMs: checkInteger('shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,
     },
     allowEmpty: flags.allowEmpty === true,
+    thresholds: thresholdsOf({ maxUpdateShare: flags.maxUpdateShare ?? '30', maxKvShare: flags.maxKvShare ?? '30' }),
     logger,
   };
 }
 
 export function register(program: Command): void {
-  withRemote(withConfigAndState(program.command('watch')))
+  withThresholds(withRemote(withConfigAndState(program.command('watch'))))
     .description('keep applying the config: on start and on every change under the root, until stopped')
     .option('--debounce <ms>', 'quiet time after a change before reconciling', '500')
     .addOption(new Option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))

@@ -68,6 +68,7 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     name: identity.name,
     scope,
     ...(typeof metadata.id === 'string' ? { id: metadata.id } : {}),
+    ...(typeof metadata.maxChangeShare === 'number' ? { maxChangeShare: metadata.maxChangeShare } : {}),
     dependsOn: dependsOn.map((d) => d.ref),
     request: built.request as Json,
     ...(built.payload !== undefined ? { payload: built.payload } : {}),

@@ -13,7 +13,7 @@ import type { DaemonMetrics } from './metrics.js';
 import { checkTiming, type LoopTiming } from './options.js';
 import { configRevision } from './revision.js';
 import { buildServer } from './server.js';
-import { massOrphaning } from '../plan/guard.js';
+import { massOrphaning, thresholdBreaches, type Thresholds } from '../plan/guard.js';
 import type { Plan } from '../plan/types.js';
 import { watchRootThroughRemoval } from './root-watch.js';
 import { chokidarWatcher, type ChangeSource, type WatchFactory } from './watcher.js';
@@ -44,6 +44,8 @@ export interface DaemonOptions {
   readonly ownPaths?: readonly string[];
   /** Apply a config that has no document or would orphan most of the state, instead of holding. @default false */
   readonly allowEmpty?: boolean;
+  /** A plan over a change threshold is held, not applied. @default 30% of resources, 30% of a namespace's keys */
+  readonly thresholds?: Thresholds;
   /** How often the root is checked for having been removed, renamed or replaced. @default 500 */
   readonly rootPollMs?: number;
   /** Where AI run outputs are written (the engine's outputsDir). @default root */
@@ -88,7 +90,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const loop = createReconcileLoop({
     engine: options.engine,
-    ...(!options.allowEmpty && { hold: (plan: Plan) => massOrphaning(plan, root)?.message }),
+    hold: (plan: Plan) => {
+      const dropping = options.allowEmpty ? undefined : massOrphaning(plan, root)?.message;
+      if (dropping) return `${dropping} Held until the files change, or edgesync runs with --allow-empty.`;
+      const breaches = thresholdBreaches(plan, options.thresholds);
+      // Lifted when the files change, or by stopping the daemon and running `edgesync apply --force`.
+      return breaches.length ? `${breaches.join('; ')}: held until the files change, or \`edgesync apply --force\` applies it.` : undefined;
+    },
     clock,
     timing,
     logger,

@@ -218,7 +218,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       if (held) {
         retryPending = false;
         retryAttempt = 0;
-        logger.error({ orphaned: plan.orphaned.length }, `${held} Holding: nothing is applied until the files change, or edgesync runs with --allow-empty.`);
+        logger.error({ orphaned: plan.orphaned.length }, `Holding: nothing is applied. ${held}`);
         return finish({ ...base, ...attention, result: 'held', errors: [held] });
       }
       for (const u of plan.uncertain) logger.warn({ resource: u.resource, operation: u.operation, since: u.since }, u.message);

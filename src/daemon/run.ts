@@ -6,6 +6,7 @@ import { composeRoot, type RootOptions } from '../engine/root.js';
 import '../kinds/index.js';
 import { createMetrics } from './metrics.js';
 import type { LoopTiming } from './options.js';
+import type { Thresholds } from '../plan/guard.js';
 import { startDaemon, type Daemon } from './index.js';
 import type { WatchFactory } from './watcher.js';
 
@@ -18,6 +19,8 @@ export interface WatchOptions {
   readonly timing?: LoopTiming;
   /** See DaemonOptions.allowEmpty. @default false */
   readonly allowEmpty?: boolean;
+  /** See DaemonOptions.thresholds. */
+  readonly thresholds?: Thresholds;
   readonly logger: Logger;
   /** @default chokidarWatcher() */
   readonly watch?: WatchFactory;
@@ -49,6 +52,7 @@ export async function startWatch(options: WatchOptions): Promise<Daemon> {
       logger: options.logger,
       ownPaths: root.ignore,
       allowEmpty: options.allowEmpty === true,
+      ...(options.thresholds && { thresholds: options.thresholds }),
       outputsDir: root.outputsDir,
       ...(options.watch && { watch: options.watch }),
     });

@@ -73,6 +73,8 @@ export interface DesiredResource {
   readonly scope: Readonly<Record<string, string>>;
   /** metadata.id: adopt an object that already exists (POST kinds). */
   readonly id?: string;
+  /** metadata.maxChangeShare: the percent of this resource's stored parts (KV keys) one apply may rewrite. */
+  readonly maxChangeShare?: number;
   /** metadata.dependsOn as written ("Kind/name"). */
   readonly dependsOn: readonly string[];
   readonly request: Json;
@@ -153,6 +155,8 @@ export interface KindDecision {
   readonly notes: readonly string[];
   /** KV: keys in state that the desired model no longer has. */
   readonly orphanedKeys?: readonly string[];
+  /** Parts of the resource (KV keys) state holds, and how many of them the actions rewrite: for change thresholds. */
+  readonly share?: { readonly changed: number; readonly of: number };
 }
 
 export interface PlanContext {

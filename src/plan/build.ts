@@ -7,7 +7,7 @@ import type { AppliedResource, StateSnapshot } from '../state/types.js';
 import { fail } from '../util/options.js';
 import { orphanKeysMessage, orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
-import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, UncertainCreate, WaitingResource } from './types.js';
+import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, Share, UncertainCreate, WaitingResource } from './types.js';
 
 export interface PlanOptions {
   /**
@@ -31,7 +31,12 @@ interface Draft {
   waiting: WaitingResource[];
   notes: PlanNote[];
   unchanged: string[];
+  shares: Share[];
+  updatedResources: number;
 }
+
+/** Changes that rewrite what a resource already is remotely. */
+const UPDATES = new Set(['update', 'write', 'roll']);
 
 export function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Plan {
   const lookup = options.kinds ?? getKind;
@@ -44,7 +49,7 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
   if (problems.length) throw new PlanError(problems);
   const order = topologicalOrder(desired, deps);
 
-  const plan: Draft = { actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
+  const plan: Draft = { actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [], shares: [], updatedResources: 0 };
   const actionIds = new Map<number, string[]>();
   const trouble = new Map<number, 'blocked' | 'uncertain' | 'waiting'>();
   const seenIds = new Set<string>();
@@ -82,6 +87,8 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
       plan.orphaned.push({ ...ref, keys: decision.orphanedKeys, message: orphanKeysMessage(self.key, decision.orphanedKeys), source: self.source });
     }
     if (!actions.length && !decision.blocked.length) plan.unchanged.push(self.key);
+    if (decision.share && actions.length) plan.shares.push({ ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) });
+    if (state.resources.has(self.key) && actions.some((a) => UPDATES.has(a.change))) plan.updatedResources++;
   }
   addUndescribed(plan, desired, state);
   return { ...plan, stateResources: state.resources.size };

@@ -34,3 +34,39 @@ export function massOrphaning(plan: Plan, root: string): MassOrphaning | undefin
       `${what}: ${orphaned} of ${inState} applied resources would be orphaned. Is --config the right folder, and the checkout complete?`,
   };
 }
+
+/** The change thresholds, in percent, and the sizes below which they do not apply. */
+export interface Thresholds {
+  /** Resources in state one apply may update. @default 30 */
+  readonly maxUpdateShare?: number;
+  /** Stored keys of a KV namespace one apply may rewrite, unless its metadata.maxChangeShare says. @default 30 */
+  readonly maxKvShare?: number;
+}
+
+/** Below these, any change is an ordinary edit. */
+export const THRESHOLD_FLOORS = { resources: 10, kvKeys: 1000 } as const;
+
+const percent = (n: number, of: number): string => `${Math.round((n / of) * 1000) / 10}%`;
+
+/**
+ * Every threshold the plan crosses, each in one sentence naming the counts, the share and the limit
+ * (the command adds what to do). Empty when the plan is an ordinary edit.
+ */
+export function thresholdBreaches(plan: Plan, thresholds: Thresholds = {}): string[] {
+  const maxUpdate = thresholds.maxUpdateShare ?? 30;
+  const maxKv = thresholds.maxKvShare ?? 30;
+  const out: string[] = [];
+  const inState = plan.stateResources ?? 0;
+  const updated = plan.updatedResources ?? 0;
+  if (inState >= THRESHOLD_FLOORS.resources && updated * 100 > maxUpdate * inState) {
+    out.push(`the plan updates ${updated} of the ${inState} resources in state (${percent(updated, inState)}), over the update threshold of ${maxUpdate}% (--max-update-share)`);
+  }
+  for (const s of plan.shares ?? []) {
+    const max = s.max ?? maxKv;
+    if (s.of >= THRESHOLD_FLOORS.kvKeys && s.changed * 100 > max * s.of) {
+      const limit = s.max !== undefined ? 'its metadata.maxChangeShare' : '--max-kv-share';
+      out.push(`the plan rewrites ${s.changed} of the ${s.of} stored keys of ${s.resource} (${percent(s.changed, s.of)}), over the threshold of ${max}% (${limit})`);
+    }
+  }
+  return out;
+}

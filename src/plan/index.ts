@@ -6,5 +6,5 @@ export { PlanError } from './order.js';
 export { renderText, summaryLine, type TextOptions } from './text.js';
 export { renderJson, planToJson, type PlanJson } from './json.js';
 export { needsAttention, planHasChanges, planHasPending, summarize, type Attention, type PlanSummary } from './summary.js';
-export { massOrphaning, type MassOrphaning } from './guard.js';
+export { massOrphaning, thresholdBreaches, THRESHOLD_FLOORS, type MassOrphaning, type Thresholds } from './guard.js';
 export type * from './types.js';

@@ -71,4 +71,15 @@ export interface Plan {
   readonly unchanged: readonly string[];
   /** How many resources the state held when the plan was made. @default 0 */
   readonly stateResources?: number;
+  /** Resources in state that actions update (update, write, roll): what the update threshold weighs. @default 0 */
+  readonly updatedResources?: number;
+  /** Per resource with parts (a KV namespace): stored parts, how many the actions rewrite, and its own limit. */
+  readonly shares?: readonly Share[];
+}
+
+export interface Share extends ResourceRef {
+  readonly changed: number;
+  readonly of: number;
+  /** metadata.maxChangeShare, in percent. */
+  readonly max?: number;
 }

@@ -62,10 +62,15 @@ export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDeci
   const changed: number[] = [];
   const resent: string[] = [];
   let matched = 0;
+  // Stored keys given another value: what a change threshold weighs (new keys and expired ones are not).
+  let rewritten = 0;
   for (let i = 0; i < pairs.length; i++) {
     const before = stored.get(pairs[i].key);
     if (before !== undefined) matched++;
-    if (before !== hashes[i]) changed.push(i);
+    if (before !== hashes[i]) {
+      changed.push(i);
+      if (before !== undefined) rewritten++;
+    }
     else if (expired.has(pairs[i].key)) {
       changed.push(i);
       resent.push(pairs[i].key);
@@ -100,5 +105,8 @@ export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDeci
   const dropped = orphans(stored, matched, pairs);
   const orphanedKeys = expired.size ? dropped.filter((k) => !expired.has(k)) : dropped;
   const gone = expired.size ? dropped.filter((k) => expired.has(k)) : [];
-  return { actions, blocked: [], notes: expiryNotes(resent.sort(), gone), ...(orphanedKeys.length ? { orphanedKeys } : {}) };
+  return {
+    actions, blocked: [], notes: expiryNotes(resent.sort(), gone), share: { changed: rewritten, of: stored.size },
+    ...(orphanedKeys.length ? { orphanedKeys } : {}),
+  };
 }
