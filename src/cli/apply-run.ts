@@ -18,6 +18,7 @@ import { stopOnSignals } from './signals.js';
 
 export interface ApplyCliOptions extends ExecOptions, ThresholdOptions {
   readonly force?: boolean;
+  readonly target?: readonly string[];
   readonly allowEmpty?: boolean;
   readonly autoApprove?: boolean;
   readonly verbose?: boolean;
@@ -76,7 +77,7 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
   const resources = await loadOrRefuse(root, report);
   const { store, engine, close } = root.session();
   try {
-    const plan = engine.plan(resources);
+    const plan = engine.plan(resources, opts.target);
     process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
     const dropping = massOrphaning(plan, opts.config);
     if (dropping && !opts.allowEmpty) {

@@ -2,11 +2,11 @@
 // Exit codes: src/cli/exit.ts (0 in force, 1 error or failed call, 3 a person must act).
 
 import type { Command } from 'commander';
-import { withConfigAndState, withRemote, withThresholds } from './common.js';
+import { withConfigAndState, withRemote, withTargets, withThresholds } from './common.js';
 import type { ApplyCliOptions } from './apply-run.js';
 
 export function register(program: Command): void {
-  withThresholds(withRemote(withConfigAndState(program.command('apply'))))
+  withTargets(withThresholds(withRemote(withConfigAndState(program.command('apply')))))
     .description('apply the config: plan, then send the calls that close the gap')
     .option('--auto-approve', 'apply without asking (implied when not on a terminal)')
     .option('--verbose', 'log every call')

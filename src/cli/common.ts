@@ -39,6 +39,15 @@ export interface ThresholdOptions {
   readonly maxKvShare: string;
 }
 
+/** `--target PATTERN`, repeatable. */
+export function withTargets(cmd: Command): Command {
+  return cmd.option(
+    '--target <pattern>',
+    'limit the run to resources this key or glob names (e.g. GatewayList/*) and what they depend on; repeatable',
+    (value: string, previous: string[] = []) => [...previous, value],
+  );
+}
+
 export function withThresholds(cmd: Command): Command {
   return cmd
     .option('--max-update-share <percent>', 'refuse (hold) a plan updating more than this percent of the resources in state (once 10 or more)', '30')

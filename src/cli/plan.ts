@@ -2,15 +2,16 @@
 // --detailed-exitcode: 0 no changes, 2 changes, 1 error.
 
 import type { Command } from 'commander';
-import { thresholdsOf, withConfigAndState, withThresholds, type CommonOptions, type ThresholdOptions } from './common.js';
+import { thresholdsOf, withConfigAndState, withTargets, withThresholds, type CommonOptions, type ThresholdOptions } from './common.js';
 import { loadOrRefuse, localRoot } from './load.js';
 
 interface PlanCliOptions extends CommonOptions, ThresholdOptions {
+  readonly target?: readonly string[];
   readonly detailedExitcode?: boolean;
 }
 
 export function register(program: Command): void {
-  withThresholds(withConfigAndState(program.command('plan')))
+  withTargets(withThresholds(withConfigAndState(program.command('plan'))))
     .description('show what apply would change (nothing is sent)')
     .option('--json', 'print the plan as JSON')
     .option('--detailed-exitcode', 'exit 0 when in step, 2 with changes to apply, 3 when nothing is to apply but something needs a person, 1 on error')
@@ -19,7 +20,7 @@ export function register(program: Command): void {
       const root = await localRoot(opts);
       const resources = await loadOrRefuse(root);
       const [{ massOrphaning, renderJson, renderText, thresholdBreaches }, { planExitCode }] = await Promise.all([import('../plan/index.js'), import('./exit.js')]);
-      const plan = root.planOffline(resources);
+      const plan = root.planOffline(resources, opts.target);
       process.stdout.write(opts.json ? renderJson(plan) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
       const dropping = massOrphaning(plan, opts.config);
       if (dropping) process.stderr.write(`warning: ${dropping.message} \`apply\` refuses it without --allow-empty.\n`);

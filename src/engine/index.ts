@@ -43,7 +43,8 @@ export interface EngineOptions {
 
 export interface Engine {
   load(): Promise<LoadResult>;
-  plan(resources: readonly DesiredResource[]): Plan;
+  /** `targets`: see PlanOptions.targets. */
+  plan(resources: readonly DesiredResource[], targets?: readonly string[]): Plan;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** A plan with nothing to apply: what it says of resources (blocked, orphaned, applied again) goes to state. */
   settle(plan: Plan): void;
@@ -81,7 +82,7 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     load: () =>
       source.load({ env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: outputsDir, now: () => clock.now() }),
-    plan: (resources) => buildPlan(resources, store.snapshot(), { now: clock.now() }),
+    plan: (resources, targets) => buildPlan(resources, store.snapshot(), { now: clock.now(), ...(targets && { targets }) }),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));
       return executor.execute(plan);

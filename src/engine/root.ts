@@ -82,7 +82,7 @@ export interface Root {
   /** The desired model, as a run loads it. */
   load(): Promise<LoadResult>;
   /** A plan against a snapshot read without the lock, as `plan` makes it: nothing is opened for writing. */
-  planOffline(resources: readonly DesiredResource[]): Plan;
+  planOffline(resources: readonly DesiredResource[], targets?: readonly string[]): Plan;
   /** Opens the state (taking its lock) and the client, and builds the engine over them. */
   session(): Session;
 }
@@ -144,7 +144,7 @@ export function composeRoot(options: RootOptions): Root {
     outputsDir,
     ignore,
     load: () => source.load({ env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now() }),
-    planOffline: (resources) => state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now() }), secretsDir),
+    planOffline: (resources, targets) => state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now(), ...(targets && { targets }) }), secretsDir),
     session() {
       if (!remote) {
         throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');

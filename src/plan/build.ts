@@ -7,6 +7,7 @@ import type { AppliedResource, StateSnapshot } from '../state/types.js';
 import { fail } from '../util/options.js';
 import { orphanKeysMessage, orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
+import { selectTargets, targetMatcher } from './targets.js';
 import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, Share, UncertainCreate, WaitingResource } from './types.js';
 
 export interface PlanOptions {
@@ -21,6 +22,12 @@ export interface PlanOptions {
    * @default Date.now()
    */
   readonly now?: number;
+  /**
+   * Limit the plan to the resources these patterns name (keys or globs, see targets.ts) and what
+   * they depend on; the others are listed in `excluded`. A pattern naming nothing is a PlanError.
+   * @default every resource
+   */
+  readonly targets?: readonly string[];
 }
 
 interface Draft {
@@ -47,7 +54,17 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
   const problems: string[] = [];
   const deps = dependencyGraph(desired, defs, problems);
   if (problems.length) throw new PlanError(problems);
-  const order = topologicalOrder(desired, deps);
+  let order = topologicalOrder(desired, deps);
+  const excluded: string[] = [];
+  let inTargets: (ref: { key: string; kind: string; name: string }) => boolean = () => true;
+  if (options.targets?.length) {
+    const { selected, unmatched } = selectTargets(desired, deps, options.targets);
+    if (unmatched.length) throw new PlanError(unmatched.map((p) => `--target ${p} names no resource of the config (a key such as GatewayList[account=…]/name, or a glob such as GatewayList/*)`));
+    for (const i of order) if (!selected.has(i)) excluded.push(desired[i]!.key);
+    order = order.filter((i) => selected.has(i));
+    const matchers = options.targets.map(targetMatcher);
+    inTargets = (ref) => matchers.some((m) => m(ref));
+  }
 
   const plan: Draft = { actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [], shares: [], updatedResources: 0 };
   const actionIds = new Map<number, string[]>();
@@ -90,8 +107,8 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     if (decision.share && actions.length) plan.shares.push({ ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) });
     if (state.resources.has(self.key) && actions.some((a) => UPDATES.has(a.change))) plan.updatedResources++;
   }
-  addUndescribed(plan, desired, state);
-  return { ...plan, stateResources: state.resources.size };
+  addUndescribed(plan, desired, state, inTargets);
+  return { ...plan, stateResources: state.resources.size, ...(options.targets?.length && { excluded: excluded.sort() }) };
 }
 
 function definitions(desired: readonly DesiredResource[], lookup: (kind: string) => KindDefinition | undefined): KindDefinition[] {
@@ -143,13 +160,18 @@ function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], nee
 }
 
 /** State that no document describes: orphaned resources, and creates whose document went away. */
-function addUndescribed(plan: Draft, desired: readonly DesiredResource[], state: StateSnapshot): void {
+/** Orphans and uncertain creates no document describes; with targets, only those a target names. */
+function addUndescribed(plan: Draft, desired: readonly DesiredResource[], state: StateSnapshot, inTargets: (ref: { key: string; kind: string; name: string }) => boolean): void {
   const described = new Set(desired.map((d) => d.key));
-  for (const key of [...state.intents.keys()].filter((k) => !described.has(k)).sort()) {
+  const named = (key: string) => {
+    const ref = refOfKey(key, state.resources.get(key));
+    return inTargets({ key, kind: ref.kind, name: ref.name });
+  };
+  for (const key of [...state.intents.keys()].filter((k) => !described.has(k) && named(k)).sort()) {
     const intent = state.intents.get(key)!;
     plan.uncertain.push({ ...refOfKey(key, state.resources.get(key)), operation: intent.operation, since: intent.startedAt, message: uncertainMessage(key) });
   }
-  for (const key of [...state.resources.keys()].filter((k) => !described.has(k)).sort()) {
+  for (const key of [...state.resources.keys()].filter((k) => !described.has(k) && named(k)).sort()) {
     const applied = state.resources.get(key);
     plan.orphaned.push({ ...refOfKey(key, applied), message: orphanMessage(key), ...(applied?.source && { source: applied.source }) });
   }

@@ -43,6 +43,8 @@ export interface PlanJson {
   readonly notes: readonly { resource: string; kind: string; name: string; message: string }[];
   /** Keys of resources that need nothing. */
   readonly unchanged: readonly string[];
+  /** With --target: keys of the config's resources the run leaves out (else empty). */
+  readonly excluded: readonly string[];
   readonly summary: {
     readonly create: number;
     readonly update: number;
@@ -86,6 +88,7 @@ export function planToJson(plan: Plan): PlanJson {
     waiting: plan.waiting.map((w) => ({ ...ref(w), on: w.on, because: w.because, message: w.message })),
     notes: plan.notes.map((n) => ({ ...ref(n), message: n.message })),
     unchanged: plan.unchanged,
+    excluded: plan.excluded ?? [],
     summary: {
       create: s.create, update: s.update, adopt: s.adopt, roll: s.roll, run: s.run,
       kv_chunks: s.kvChunks, kv_pairs: s.kvPairs, kv_bytes: s.kvBytes,

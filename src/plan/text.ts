@@ -60,6 +60,10 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   const unchanged = verbose ? plan.unchanged : plan.unchanged.filter((key) => notes.has(key));
   for (const key of unchanged) lines.push(head('unchanged', key, 'unchanged', ctx), ...notesOf(key, ctx));
   for (const [resource, messages] of notes) lines.push(`${resource}:`, ...body(messages));
+  if (plan.excluded?.length) {
+    lines.push(`Left out by --target: ${plural(plan.excluded.length, 'resource')} of the config${verbose ? '' : ' (--verbose lists them)'}.`);
+    if (verbose) lines.push(...body(plan.excluded));
+  }
 
   const summary = summaryLine(summarize(plan));
   return lines.length ? `${lines.join('\n')}\n\n${summary}` : summary;

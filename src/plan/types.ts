@@ -71,6 +71,8 @@ export interface Plan {
   readonly unchanged: readonly string[];
   /** How many resources the state held when the plan was made. @default 0 */
   readonly stateResources?: number;
+  /** With --target: resources of the config the run leaves out, sorted. */
+  readonly excluded?: readonly string[];
   /** Resources in state that actions update (update, write, roll): what the update threshold weighs. @default 0 */
   readonly updatedResources?: number;
   /** Per resource with parts (a KV namespace): stored parts, how many the actions rewrite, and its own limit. */

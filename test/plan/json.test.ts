@@ -11,7 +11,7 @@ describe('renderJson', () => {
   it('gives format version 1 with every part of the plan', () => {
     expect(json.format_version).toBe(1);
     expect(json.has_changes).toBe(true);
-    expect(Object.keys(json)).toEqual(['format_version', 'has_changes', 'actions', 'blocked', 'orphaned', 'uncertain', 'waiting', 'notes', 'unchanged', 'summary']);
+    expect(Object.keys(json)).toEqual(['format_version', 'has_changes', 'actions', 'blocked', 'orphaned', 'uncertain', 'waiting', 'notes', 'unchanged', 'excluded', 'summary']);
     expect(json.actions.map((a) => a.id)).toEqual(plan.actions.map((a) => a.id));
     // Each with where its document is (null for an orphan state knows no file of).
     expect(json.blocked).toEqual(plan.blocked.map((b) => ({ ...b, source: b.source ?? null })));

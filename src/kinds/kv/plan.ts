@@ -106,7 +106,7 @@ export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDeci
   const orphanedKeys = expired.size ? dropped.filter((k) => !expired.has(k)) : dropped;
   const gone = expired.size ? dropped.filter((k) => expired.has(k)) : [];
   return {
-    actions, blocked: [], notes: expiryNotes(resent.sort(), gone), share: { changed: rewritten, of: stored.size },
+    actions, blocked: [], notes: expiryNotes(resent.sort(), gone), ...(actions.length && { share: { changed: rewritten, of: stored.size } }),
     ...(orphanedKeys.length ? { orphanedKeys } : {}),
   };
 }
