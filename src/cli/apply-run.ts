@@ -1,11 +1,14 @@
 // The body of `edgesync apply`: load, lock the state, plan, confirm, execute, summarize.
 // Kept apart from the command's registration so that its imports load only when it runs.
 
+import { readFileSync } from 'node:fs';
 import readline from 'node:readline/promises';
 import { formatError, type ConfigError } from '../config/errors.js';
 import { composeRoot } from '../engine/root.js';
 import '../kinds/index.js';
-import { massOrphaning, planHasChanges, renderText, summarize, thresholdBreaches } from '../plan/index.js';
+import {
+  madeFrom, massOrphaning, planHasChanges, planToJson, readSavedPlan, renderText, SavedPlanError, staleReasons, summarize, thresholdBreaches, type SavedPlan,
+} from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { systemClock } from '../util/clock.js';
 import { remoteOptions, thresholdsOf, type ExecOptions, type ThresholdOptions } from './common.js';
@@ -17,6 +20,8 @@ import { createNotices, parseLogFormat, type Notices } from './notices.js';
 import { stopOnSignals } from './signals.js';
 
 export interface ApplyCliOptions extends ExecOptions, ThresholdOptions {
+  /** A plan saved by `plan --out`: apply exactly it. */
+  readonly planFile?: string;
   readonly force?: boolean;
   readonly target?: readonly string[];
   readonly allowEmpty?: boolean;
@@ -62,8 +67,22 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
   }
 }
 
+/** The saved plan of `apply FILE`, read and checked before anything else; it carries its own targets. */
+function savedPlanOf(opts: ApplyCliOptions): SavedPlan | undefined {
+  if (opts.planFile === undefined) return undefined;
+  if (opts.target?.length) throw new SavedPlanError(`--target cannot be given with a saved plan: ${opts.planFile} carries the targets it was made with`);
+  let text: string;
+  try {
+    text = readFileSync(opts.planFile, 'utf8');
+  } catch (err) {
+    throw new SavedPlanError(`${opts.planFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  return readSavedPlan(text, opts.planFile);
+}
+
 async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, notices: Notices): Promise<void> {
   const thresholds = thresholdsOf(opts);
+  const saved = savedPlanOf(opts);
   const report = (e: ConfigError) => notices.say(formatError(e), 'error', { file: e.file, line: e.line, col: e.col, field: e.path });
   let progress: Progress | undefined;
   const progressSink = {
@@ -74,10 +93,20 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
     },
   };
   const root = composeRoot({ ...remoteOptions(opts, process.env), owner: 'edgesync apply', logger: notices.logger, signal: stop.signal, sinks: [progressSink] });
-  const resources = await loadOrRefuse(root, report);
+  const config = await loadOrRefuse(root, report);
+  const { resources } = config;
   const { store, engine, close } = root.session();
   try {
-    const plan = engine.plan(resources, opts.target);
+    const plan = engine.plan(resources, saved ? saved.made_from.targets : opts.target);
+    if (saved) {
+      // Exactly what was reviewed, or nothing: the plan made now must be the saved one.
+      const stale = staleReasons(saved, planToJson(plan, madeFrom(plan, config)) as SavedPlan);
+      if (stale.length) {
+        notices.say(`The saved plan ${opts.planFile} is stale: ${stale.join('; ')}. Nothing was applied; make the plan again.`, 'error');
+        process.exitCode = EXIT.error;
+        return;
+      }
+    }
     process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
     const dropping = massOrphaning(plan, opts.config);
     if (dropping && !opts.allowEmpty) {
@@ -102,7 +131,8 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
       process.exitCode = 1;
       return;
     }
-    const ask = process.stdin.isTTY === true && process.stdout.isTTY === true && !opts.autoApprove;
+    // A saved plan was reviewed already: applying it asks nothing.
+    const ask = !saved && process.stdin.isTTY === true && process.stdout.isTTY === true && !opts.autoApprove;
     if (ask && !(await confirm())) {
       process.stdout.write('Nothing applied.\n');
       return;

@@ -29,10 +29,13 @@ export function errorCount(errors: readonly ConfigError[]): string {
   return `${plural(errors.length, 'error')} in ${plural(new Set(errors.map((e) => e.file)).size, 'file')}`;
 }
 
-/** The desired model, or every error said (by `report`, else on stderr) and a ConfigRefused thrown. */
-export async function loadOrRefuse(root: Pick<Root, 'load'>, report?: (error: ConfigError) => void): Promise<readonly DesiredResource[]> {
+/** The desired model and its digest, or every error said (by `report`, else on stderr) and a ConfigRefused thrown. */
+export async function loadOrRefuse(
+  root: Pick<Root, 'load'>,
+  report?: (error: ConfigError) => void,
+): Promise<{ readonly resources: readonly DesiredResource[]; readonly digest: string }> {
   const result = await root.load();
-  if (result.ok) return result.resources;
+  if (result.ok) return result;
   for (const e of result.errors) (report ?? ((x: ConfigError) => process.stderr.write(formatError(x) + '\n')))(e);
   throw new ConfigRefused(`${errorCount(result.errors)}: nothing was planned or applied.`);
 }

@@ -6,6 +6,7 @@ import { thresholdsOf, withConfigAndState, withTargets, withThresholds, type Com
 import { loadOrRefuse, localRoot } from './load.js';
 
 interface PlanCliOptions extends CommonOptions, ThresholdOptions {
+  readonly out?: string;
   readonly target?: readonly string[];
   readonly detailedExitcode?: boolean;
 }
@@ -13,15 +14,24 @@ interface PlanCliOptions extends CommonOptions, ThresholdOptions {
 export function register(program: Command): void {
   withTargets(withThresholds(withConfigAndState(program.command('plan'))))
     .description('show what apply would change (nothing is sent)')
-    .option('--json', 'print the plan as JSON')
+    .option('--json', 'print the plan as JSON (the shape of a saved plan, docs/plan-format.md)')
+    .option('--out <file>', 'also save the plan, for `edgesync apply FILE` to apply exactly it (no secret, no KV value)')
     .option('--detailed-exitcode', 'exit 0 when in step, 2 with changes to apply, 3 when nothing is to apply but something needs a person, 1 on error')
     .action(async (opts: PlanCliOptions) => {
       const thresholds = thresholdsOf(opts);
       const root = await localRoot(opts);
-      const resources = await loadOrRefuse(root);
-      const [{ massOrphaning, renderJson, renderText, thresholdBreaches }, { planExitCode }] = await Promise.all([import('../plan/index.js'), import('./exit.js')]);
-      const plan = root.planOffline(resources, opts.target);
-      process.stdout.write(opts.json ? renderJson(plan) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
+      const config = await loadOrRefuse(root);
+      const [{ madeFrom, massOrphaning, renderJson, renderText, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
+        import('../plan/index.js'), import('./exit.js'),
+      ]);
+      const plan = root.planOffline(config.resources, opts.target);
+      const made = madeFrom(plan, config);
+      process.stdout.write(opts.json ? renderJson(plan, made) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
+      if (opts.out !== undefined) {
+        const { writeFileSync } = await import('node:fs');
+        writeFileSync(opts.out, savedPlanText(plan, made));
+        process.stderr.write(`Plan saved to ${opts.out}: \`edgesync apply ${opts.out}\` applies exactly it, while the config and the state stay as they are.\n`);
+      }
       const dropping = massOrphaning(plan, opts.config);
       if (dropping) process.stderr.write(`warning: ${dropping.message} \`apply\` refuses it without --allow-empty.\n`);
       for (const breach of thresholdBreaches(plan, thresholds)) process.stderr.write(`warning: ${breach}: \`apply\` refuses it without --force.\n`);

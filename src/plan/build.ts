@@ -108,7 +108,10 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     if (state.resources.has(self.key) && actions.some((a) => UPDATES.has(a.change))) plan.updatedResources++;
   }
   addUndescribed(plan, desired, state, inTargets);
-  return { ...plan, stateResources: state.resources.size, ...(options.targets?.length && { excluded: excluded.sort() }) };
+  return {
+    ...plan, stateResources: state.resources.size, ...(options.targets?.length && { excluded: excluded.sort(), targets: options.targets }),
+    ...(state.revision && { stateRevision: state.revision }),
+  };
 }
 
 function definitions(desired: readonly DesiredResource[], lookup: (kind: string) => KindDefinition | undefined): KindDefinition[] {

@@ -4,7 +4,8 @@
 export { buildPlan, type PlanOptions } from './build.js';
 export { PlanError } from './order.js';
 export { renderText, summaryLine, type TextOptions } from './text.js';
-export { renderJson, planToJson, type PlanJson } from './json.js';
+export { renderJson, planToJson, type MadeFrom, type PlanJson } from './json.js';
+export { madeFrom, readSavedPlan, savedPlanText, SavedPlanError, staleReasons, type SavedPlan } from './saved.js';
 export { needsAttention, planHasChanges, planHasPending, summarize, type Attention, type PlanSummary } from './summary.js';
 export { massOrphaning, thresholdBreaches, THRESHOLD_FLOORS, type MassOrphaning, type Thresholds } from './guard.js';
 export type * from './types.js';

@@ -1,4 +1,4 @@
-// `plan --json`: a stable, documented shape (format_version 1) for scripts and CI.
+// `plan --json` and a saved plan (`plan --out`): one stable shape (format_version 2, docs/plan-format.md).
 // Bodies are never included: KV values would be huge, and module contents and secrets must not leave.
 
 import { OPERATIONS } from '../api/operations.js';
@@ -11,8 +11,23 @@ import type { Plan } from './types.js';
  * The JSON plan. Fields are added only with a new format_version when their meaning changes;
  * consumers should ignore fields they do not know.
  */
+/** What a plan was made from: a saved plan is applied only while all of it still holds. */
+export interface MadeFrom {
+  readonly edgesync_version: string;
+  /** The loader's digest of every resource's key and request hash. */
+  readonly config_digest: string;
+  /** Each resource of the config by key: the hash of its request (no value, no secret). */
+  readonly resources: Readonly<Record<string, string>>;
+  /** The state's lineage and write serial; null before any apply. */
+  readonly state: { readonly lineage: string; readonly serial: number } | null;
+  /** The --target patterns, or empty. */
+  readonly targets: readonly string[];
+}
+
 export interface PlanJson {
-  readonly format_version: 1;
+  readonly format_version: 2;
+  /** What the plan was made from; null when the caller did not say (a plan rendered on its own). */
+  readonly made_from: MadeFrom | null;
   /** Whether apply has anything to do (the same test as `--detailed-exitcode`). */
   readonly has_changes: boolean;
   /** In dependency order; an action runs only after every id in `needs` succeeded. */
@@ -32,6 +47,8 @@ export interface PlanJson {
     readonly summary: string | null;
     /** KV chunks: pairs and serialized request bytes. */
     readonly size: { readonly pairs: number; readonly bytes: number } | null;
+    /** The request hash state records when the action succeeds (absent: it records none). */
+    readonly record_hash: string | null;
   }[];
   /** `source`: where the document starts (file relative to the working folder, line, col), or null. */
   readonly blocked: readonly { resource: string; kind: string; name: string; reason: string; fields: readonly string[]; source: Source | null }[];
@@ -64,11 +81,12 @@ export interface PlanJson {
 }
 
 /** Fields are picked one by one so nothing of a body, record or parameter slips through. */
-export function planToJson(plan: Plan): PlanJson {
+export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJson {
   const s = summarize(plan);
   const ref = ({ resource, kind, name }: { resource: string; kind: string; name: string }) => ({ resource, kind, name });
   return {
-    format_version: 1,
+    format_version: 2,
+    made_from: madeFrom,
     has_changes: planHasChanges(plan),
     actions: plan.actions.map((a) => ({
       id: a.id,
@@ -81,6 +99,7 @@ export function planToJson(plan: Plan): PlanJson {
       diff: a.diff.map(maskedChange),
       summary: a.summary ?? null,
       size: a.size ? { pairs: a.size.pairs, bytes: a.size.bytes } : null,
+      record_hash: a.record.hash ?? null,
     })),
     blocked: plan.blocked.map((b) => ({ ...ref(b), reason: b.reason, fields: b.fields, source: sourceOf(b.source) })),
     orphaned: plan.orphaned.map((o) => ({ ...ref(o), ...(o.keys && { keys: o.keys }), message: o.message, source: sourceOf(o.source) })),
@@ -101,6 +120,6 @@ type Source = { readonly file: string; readonly line: number; readonly col: numb
 
 const sourceOf = (source: Source | undefined): Source | null => (source ? { file: source.file, line: source.line, col: source.col } : null);
 
-export function renderJson(plan: Plan): string {
-  return JSON.stringify(planToJson(plan), null, 2);
+export function renderJson(plan: Plan, madeFrom: MadeFrom | null = null): string {
+  return JSON.stringify(planToJson(plan, madeFrom), null, 2);
 }

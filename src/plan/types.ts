@@ -1,6 +1,7 @@
 // The Plan value: the planner's only output, and the only input of renderers and the executor.
 
 import type { ActionDraft, SourceLocation } from '../kinds/kind.js';
+import type { StateRevision } from '../state/types.js';
 
 export interface Action extends ActionDraft {
   /** `${resource}#${change}` plus `:${suffix}` when several actions share a change. */
@@ -71,8 +72,11 @@ export interface Plan {
   readonly unchanged: readonly string[];
   /** How many resources the state held when the plan was made. @default 0 */
   readonly stateResources?: number;
-  /** With --target: resources of the config the run leaves out, sorted. */
+  /** With --target: resources of the config the run leaves out, sorted, and the patterns. */
   readonly excluded?: readonly string[];
+  readonly targets?: readonly string[];
+  /** The state the plan was made against (absent before any apply). */
+  readonly stateRevision?: StateRevision;
   /** Resources in state that actions update (update, write, roll): what the update threshold weighs. @default 0 */
   readonly updatedResources?: number;
   /** Per resource with parts (a KV namespace): stored parts, how many the actions rewrite, and its own limit. */

@@ -72,6 +72,14 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 5,
     sql: `ALTER TABLE resources ADD COLUMN source TEXT;`,
   },
+  {
+    // Which state this is (lineage, made once) and how many writes it has seen (serial): a saved
+    // plan records both, and is refused when applied to another state or after a write.
+    version: 6,
+    sql: `
+      CREATE TABLE meta (name TEXT PRIMARY KEY, setting) WITHOUT ROWID;
+      INSERT INTO meta (name, setting) VALUES ('lineage', lower(hex(randomblob(16)))), ('serial', 0);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -31,6 +31,8 @@ export function statements(db: Database.Database) {
       SELECT @resource, value ->> 0, value ->> 1, CASE WHEN value ->> 3 IS NOT NULL THEN @at + (value ->> 3) ELSE value ->> 2 END
       FROM json_each(@keys)`),
     kvExpired: p('SELECT key FROM kv_keys WHERE resource = ? AND expires IS NOT NULL AND expires <= ? ORDER BY key').pluck(true),
+    bumpSerial: p("UPDATE meta SET setting = setting + 1 WHERE name = 'serial'"),
+    revision: p("SELECT (SELECT setting FROM meta WHERE name = 'lineage'), (SELECT setting FROM meta WHERE name = 'serial')").raw(true),
     kvFirstPage: kvPage(db, ''),
     kvNextPage: kvPage(db, 'AND key > ?'),
     kvHash: p('SELECT hash FROM kv_keys WHERE resource = ? AND key = ?'),

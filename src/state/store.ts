@@ -80,7 +80,8 @@ export class SqliteStateStore implements StateStore {
         return keys;
       };
       const kvExpired = (resource: string, at: number): readonly string[] => (counts.get(resource) ? (this.sql.kvExpired.all(resource, Math.floor(at)) as string[]) : []);
-      return { resources, intents, kvKeys, kvKeyCount: (resource: string) => counts.get(resource) ?? 0, kvExpired };
+      const [lineage, serial] = this.sql.revision.get() as [string, number];
+      return { resources, intents, kvKeys, kvKeyCount: (resource: string) => counts.get(resource) ?? 0, kvExpired, revision: { lineage, serial: Number(serial) } };
     })();
   }
 
@@ -261,7 +262,13 @@ export class SqliteStateStore implements StateStore {
     // Writing to a file that was deleted or replaced would "succeed" into a file nobody reads again.
     this.verifyFile();
     try {
-      return this.db.transaction(fn).immediate();
+      return this.db
+        .transaction(() => {
+          const out = fn();
+          this.sql.bumpSerial.run();
+          return out;
+        })
+        .immediate();
     } catch (err) {
       throw describeStateError(err, this.shown, 'write');
     }

@@ -25,6 +25,13 @@ export interface AppliedResource {
   readonly source?: DefinedAt;
 }
 
+export interface StateRevision {
+  /** Made once, when the state is created. */
+  readonly lineage: string;
+  /** Counts the state's write transactions. */
+  readonly serial: number;
+}
+
 /** A place in a config file (the file as the loader shows it). */
 export interface DefinedAt {
   readonly file: string;
@@ -54,6 +61,8 @@ export interface StateSnapshot {
   kvKeys(resource: string): ReadonlyMap<string, string>;
   /** KvPairs: how many keys are stored, without loading them. */
   kvKeyCount(resource: string): number;
+  /** Which state this is and how many writes it has seen; none before the state exists. */
+  readonly revision?: StateRevision;
   /** KvPairs: the stored keys whose recorded expiry is `at` (seconds since the epoch) or earlier, sorted. Indexed. */
   kvExpired(resource: string, at: number): readonly string[];
 }

@@ -8,10 +8,11 @@ describe('renderJson', () => {
   const output = renderJson(plan);
   const json = JSON.parse(output) as PlanJson;
 
-  it('gives format version 1 with every part of the plan', () => {
-    expect(json.format_version).toBe(1);
+  it('gives format version 2 with every part of the plan', () => {
+    expect(json.format_version).toBe(2);
+    expect(json.made_from).toBeNull();
     expect(json.has_changes).toBe(true);
-    expect(Object.keys(json)).toEqual(['format_version', 'has_changes', 'actions', 'blocked', 'orphaned', 'uncertain', 'waiting', 'notes', 'unchanged', 'excluded', 'summary']);
+    expect(Object.keys(json)).toEqual(['format_version', 'made_from', 'has_changes', 'actions', 'blocked', 'orphaned', 'uncertain', 'waiting', 'notes', 'unchanged', 'excluded', 'summary']);
     expect(json.actions.map((a) => a.id)).toEqual(plan.actions.map((a) => a.id));
     // Each with where its document is (null for an orphan state knows no file of).
     expect(json.blocked).toEqual(plan.blocked.map((b) => ({ ...b, source: b.source ?? null })));
@@ -26,7 +27,9 @@ describe('renderJson', () => {
       id: 'List[account=acc1]/blocked-domains#create', resource: 'List[account=acc1]/blocked-domains', kind: 'List', name: 'blocked-domains',
       scope: { account: 'acc1' }, change: 'create', operation: 'createList', method: 'POST', needs: [],
       diff: [{ path: 'name', after: 'Blocked domains' }, { path: 'type', after: 'DOMAIN' }], summary: null, size: null,
+      record_hash: plan.actions[0]!.record.hash,
     });
+    expect(json.actions[0]!.record_hash).toMatch(/^[0-9a-f]{64}$/);
     const chunk = json.actions.find((a) => a.change === 'kv')!;
     expect(chunk.size).toEqual(plan.actions.find((a) => a.id === chunk.id)!.size);
   });

@@ -1,0 +1,46 @@
+// The saved plan's checks, over plans made in memory: which differences make it stale, and why.
+
+import { describe, expect, it } from 'vitest';
+import { buildPlan, madeFrom, planToJson, readSavedPlan, savedPlanText, staleReasons, type MadeFrom, type SavedPlan } from '../../src/plan/index.js';
+import { applied, fakeKinds, kvKind, resource, snapshot } from './fakes.js';
+
+const site = resource('Site', 'web', { scope: { account: 'a' } });
+const config = { digest: 'd1', resources: [site] };
+const state = { ...snapshot({ resources: [applied(site, { name: 'old' })] }), revision: { lineage: 'aaaaaaaa11112222', serial: 4 } };
+
+function saved(): SavedPlan {
+  const plan = buildPlan([site], state, fakeKinds);
+  return readSavedPlan(savedPlanText(plan, madeFrom(plan, config)), 'p.json');
+}
+
+const now = (over: Partial<MadeFrom>, plan = buildPlan([site], state, fakeKinds)) => {
+  const json = planToJson(plan, { ...madeFrom(plan, config), ...over });
+  return json as typeof json & { made_from: MadeFrom };
+};
+
+describe('a saved plan is stale', () => {
+  it('never while the version, the state, the config and the plan made now are the same', () => {
+    expect(staleReasons(saved(), now({}))).toEqual([]);
+  });
+
+  it('when another edgesync made it, or against another state', () => {
+    expect(staleReasons(saved(), now({ edgesync_version: '9.9.9' }))).toEqual([expect.stringMatching(/^it was made by edgesync .*, and this is 9\.9\.9$/)]);
+    expect(staleReasons(saved(), now({ state: { lineage: 'bbbbbbbb', serial: 4 } }))).toEqual(['it was made against another state (aaaaaaaa…, this one is bbbbbbbb…)']);
+  });
+
+  it('when the state was written since, or the config changed (naming what changed)', () => {
+    expect(staleReasons(saved(), now({ state: { lineage: 'aaaaaaaa11112222', serial: 5 } }))).toEqual(['the state changed since (write 4 then, 5 now): another apply ran']);
+    expect(staleReasons(saved(), now({ config_digest: 'd2', resources: { [site.key]: 'other', 'List/new': 'h' } }))).toEqual([`the config changed since: List/new (added), ${site.key}`]);
+  });
+
+  it('when the plan made now differs though the digests agree (as when a KV key expired since)', () => {
+    const kv = resource('KvPairs', 'kv', { scope: { account: 'a', namespace: 'n' }, request: { pairs: { a: '1' } } });
+    const kinds = { kinds: (name: string) => (name === 'KvPairs' ? kvKind() : fakeKinds.kinds(name)) };
+    const withKv = { ...snapshot({ resources: [applied(kv)], kv: { [kv.key]: {} } }), revision: state.revision };
+    const before = buildPlan([kv], withKv, kinds);
+    const file = readSavedPlan(savedPlanText(before, madeFrom(before, { digest: 'd', resources: [kv] })), 'p.json');
+    const after = buildPlan([{ ...kv, request: { pairs: { a: '1', b: '2' } } }], withKv, kinds);
+    const json = planToJson(after, madeFrom(after, { digest: 'd', resources: [kv] }));
+    expect(staleReasons(file, json as typeof json & { made_from: MadeFrom })).toEqual([expect.stringMatching(/^the plan made now differs in KvPairs\[account=a,namespace=n\]\/kv#kv:1\/1 /)]);
+  });
+});
