@@ -1,10 +1,12 @@
 // The body of `edgesync apply`: load, lock the state, plan, confirm, execute, summarize.
 // Kept apart from the command's registration so that its imports load only when it runs.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import readline from 'node:readline/promises';
 import { formatError, type ConfigError } from '../config/errors.js';
 import { composeRoot } from '../engine/root.js';
+import { StateLockedError } from '../state/lock.js';
 import '../kinds/index.js';
 import {
   madeFrom, massOrphaning, planHasChanges, planToJson, readSavedPlan, renderText, SavedPlanError, staleReasons, summarize, thresholdBreaches, type SavedPlan,
@@ -80,6 +82,18 @@ function savedPlanOf(opts: ApplyCliOptions): SavedPlan | undefined {
   return readSavedPlan(text, opts.planFile);
 }
 
+/**
+ * `apply --force` while `edgesync watch` on this host holds the state: the daemon is the one to
+ * apply, so the approval of this config (its digest) is left for it and it is told to reload.
+ */
+function approveForDaemon(err: unknown, approvalPath: string, digest: string, notices: Notices): boolean {
+  if (!(err instanceof StateLockedError) || err.holder.owner !== 'edgesync watch' || err.holder.host !== hostname() || err.holder.pid <= 0) return false;
+  writeFileSync(approvalPath, JSON.stringify({ config_digest: digest, approved_at: new Date().toISOString() }) + '\n', { mode: 0o600 });
+  process.kill(err.holder.pid, 'SIGHUP');
+  notices.say(`edgesync watch (pid ${err.holder.pid}) holds the state: it was told to apply this config over the change thresholds now (approved for config ${digest.slice(0, 12)}…); see its /status.`, 'warn');
+  return true;
+}
+
 async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, notices: Notices): Promise<void> {
   const thresholds = thresholdsOf(opts);
   const saved = savedPlanOf(opts);
@@ -95,7 +109,14 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
   const root = composeRoot({ ...remoteOptions(opts, process.env), owner: 'edgesync apply', logger: notices.logger, signal: stop.signal, sinks: [progressSink] });
   const config = await loadOrRefuse(root, report);
   const { resources } = config;
-  const { store, engine, close } = root.session();
+  let session: ReturnType<typeof root.session>;
+  try {
+    session = root.session();
+  } catch (err) {
+    if (opts.force && !saved && approveForDaemon(err, root.state.approvalPath, config.digest, notices)) return;
+    throw err;
+  }
+  const { store, engine, close } = session;
   try {
     const plan = engine.plan(resources, saved ? saved.made_from.targets : opts.target);
     if (saved) {

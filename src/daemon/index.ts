@@ -1,6 +1,7 @@
 // The daemon: the reconcile loop, the watcher on the config root and the HTTP endpoint, started
 // together and stopped in order (no new calls, calls in flight finish, watcher and server closed).
 
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { LoadResult } from '../config/index.js';
@@ -46,6 +47,8 @@ export interface DaemonOptions {
   readonly allowEmpty?: boolean;
   /** A plan over a change threshold is held, not applied. @default 30% of resources, 30% of a namespace's keys */
   readonly thresholds?: Thresholds;
+  /** Where `edgesync apply --force` approves a held plan (see StateBackend.approvalPath). @default none: held until the files change */
+  readonly approvalPath?: string;
   /** How often the root is checked for having been removed, renamed or replaced. @default 500 */
   readonly rootPollMs?: number;
   /** Where AI run outputs are written (the engine's outputsDir). @default root */
@@ -66,6 +69,18 @@ export interface Daemon {
 function writtenFiles(loaded: LoadResult, outputsDir: string): string[] {
   if (!loaded.ok) return [];
   return loaded.resources.flatMap((r) => (getKind(r.kind)?.writes?.(r) ?? []).map((rel) => path.resolve(outputsDir, rel)));
+}
+
+/** Whether an approval for `digest` waits at `file`; it is taken (removed) either way, so it counts once. */
+function takeApproval(file: string, digest: string): boolean {
+  let approved: unknown;
+  try {
+    approved = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+  fs.rmSync(file, { force: true });
+  return (approved as { config_digest?: unknown } | null)?.config_digest === digest;
 }
 
 function urlOf(host: string, port: number): string {
@@ -90,12 +105,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const loop = createReconcileLoop({
     engine: options.engine,
-    hold: (plan: Plan) => {
+    hold: (plan: Plan, digest: string) => {
       const dropping = options.allowEmpty ? undefined : massOrphaning(plan, root)?.message;
       if (dropping) return `${dropping} Held until the files change, or edgesync runs with --allow-empty.`;
       const breaches = thresholdBreaches(plan, options.thresholds);
-      // Lifted when the files change, or by stopping the daemon and running `edgesync apply --force`.
-      return breaches.length ? `${breaches.join('; ')}: held until the files change, or \`edgesync apply --force\` applies it.` : undefined;
+      if (!breaches.length) return undefined;
+      if (options.approvalPath && takeApproval(options.approvalPath, digest)) {
+        logger.warn({ breaches }, 'applying a plan over a change threshold: approved by `edgesync apply --force` for this config');
+        return undefined;
+      }
+      return `${breaches.join('; ')}: held until the files change, or \`edgesync apply --force\` approves it.`;
     },
     clock,
     timing,

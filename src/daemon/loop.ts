@@ -100,7 +100,7 @@ export interface LoopOptions {
    * undefined. The loop then holds: applies nothing and retries nothing until the files change.
    * @default never holds
    */
-  readonly hold?: (plan: Plan) => string | undefined;
+  readonly hold?: (plan: Plan, digest: string) => string | undefined;
 }
 
 interface Timer {
@@ -214,7 +214,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       const resources = lastGood!.resources;
       const plan = engine.plan(resources);
       const attention = { needsAttention: needsAttention(plan) };
-      const held = options.hold?.(plan);
+      const held = options.hold?.(plan, lastGood!.digest);
       if (held) {
         retryPending = false;
         retryAttempt = 0;

@@ -53,6 +53,7 @@ export async function startWatch(options: WatchOptions): Promise<Daemon> {
       ownPaths: root.ignore,
       allowEmpty: options.allowEmpty === true,
       ...(options.thresholds && { thresholds: options.thresholds }),
+      approvalPath: root.state.approvalPath,
       outputsDir: root.outputsDir,
       ...(options.watch && { watch: options.watch }),
     });

@@ -21,6 +21,11 @@ export interface StateBackend {
   /** Where token secrets go unless told: beside the state. */
   readonly defaultSecretsDir: string;
   /**
+   * Where `apply --force` leaves its approval of a held plan for the daemon that holds the lock
+   * (the config digest approved); the daemon takes it once.
+   */
+  readonly approvalPath: string;
+  /**
    * The store a run writes, holding the lock until closed. `secretsDir`: when the state is missing
    * but this folder holds files, the state was lost: refused rather than started anew.
    */
@@ -36,7 +41,8 @@ export function sqliteBackend(file: string): StateBackend {
   const absolute = path.resolve(checkString('state', file));
   return {
     shown: `state ${shownPath(absolute)}`,
-    ownPaths: ['', '-wal', '-shm', '-journal', '.lock'].map((suffix) => absolute + suffix),
+    ownPaths: ['', '-wal', '-shm', '-journal', '.lock', '.approve'].map((suffix) => absolute + suffix),
+    approvalPath: `${absolute}.approve`,
     defaultSecretsDir: path.join(path.dirname(absolute), 'secrets'),
     open: ({ owner, secretsDir, clock }) => openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(clock && { clock }) }),
     read(use, secretsDir) {

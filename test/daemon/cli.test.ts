@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { openStateStore } from '../../src/state/index.js';
 import { copyFixture, TOKEN, waitFor, type LogLine } from './harness.js';
+import { cli, editDoc, workspace as e2eWorkspace } from '../e2e/harness.js';
+import { RESOURCES } from '../e2e/fixture.js';
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/edgesync');
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -139,5 +141,25 @@ describe('edgesync watch as a process', () => {
     expect(code).toBe(1);
     expect(child.stderr()).toContain(`is locked by pid ${process.pid} (edgesync apply (test))`);
     expect(emu.requests()).toEqual([]);
+  });
+
+  it('holds a plan over a change threshold, and applies it once `edgesync apply --force` approves it', async () => {
+    const emu = await emulator();
+    const ws = e2eWorkspace();
+    const child = watch(['--config', ws.root, '--state', ws.state, '--secrets', ws.secrets, '--base-url', emu.url, '--max-update-share', '0']);
+    await waitFor('the first reconcile', () => child.log.some((l) => /^reconciled: \d+ action/.test(l.msg)), 15_000);
+    editDoc(ws, RESOURCES.UserProfile.file, RESOURCES.UserProfile.name, (d) => d.setIn(['spec', 'country'], 'IE'));
+    await waitFor('the plan held', () => child.log.some((l) => /^Holding: nothing is applied\. the plan updates 1 of the 14 resources in state/.test(l.msg)), 15_000);
+    expect(emu.requests().some((r) => r.operation === 15 && (r.body as { country?: string }).country === 'IE')).toBe(false);
+
+    const approved = await cli(['apply', '--force', ...ws.remote(emu)]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stderr).toMatch(/edgesync watch \(pid \d+\) holds the state: it was told to apply this config over the change thresholds now/);
+    await waitFor('the approved plan applied', () => emu.requests().some((r) => r.operation === 15 && (r.body as { country?: string }).country === 'IE'), 15_000);
+    expect(child.log.some((l) => l.msg === 'applying a plan over a change threshold: approved by `edgesync apply --force` for this config')).toBe(true);
+    // Approved once: the approval is gone.
+    expect(fs.existsSync(`${ws.state}.approve`)).toBe(false);
+    child.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
   });
 });

@@ -28,11 +28,11 @@ function workspace(): { config: string; state: string } {
 }
 
 describe('the composition root', () => {
-  it('ignores the state file, its WAL, journal and lock files, and the secrets folder', () => {
+  it('ignores the state file, its WAL, journal, lock and approval files, and the secrets folder', () => {
     const root = composeRoot({ source: folderSource('/srv/config'), state: sqliteBackend('/var/lib/edgesync/state.db') });
     expect(root.ignore).toEqual([
       '/var/lib/edgesync/state.db', '/var/lib/edgesync/state.db-wal', '/var/lib/edgesync/state.db-shm',
-      '/var/lib/edgesync/state.db-journal', '/var/lib/edgesync/state.db.lock', '/var/lib/edgesync/secrets',
+      '/var/lib/edgesync/state.db-journal', '/var/lib/edgesync/state.db.lock', '/var/lib/edgesync/state.db.approve', '/var/lib/edgesync/secrets',
     ]);
     expect([root.secretsDir, root.outputsDir]).toEqual(['/var/lib/edgesync/secrets', '/srv/config']);
   });
