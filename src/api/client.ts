@@ -7,11 +7,14 @@ import got from 'got';
 import { checkClientOptions, type CallInfo, type CheckedClientOptions, type ClientOptions } from './options.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
 import { OPERATIONS, operationPath, type OperationName } from './operations.js';
-import { abortedBeforeSending, binaryAnswer, isJsonType, mapFailure, readAnswer, tooLarge, type CallContext } from './response.js';
+import { abortedBeforeSending, binaryAnswer, isJsonType, mapFailure, readAnswer, tooLarge, unknownCredential, type CallContext } from './response.js';
+import { authHeaders } from './signing.js';
 import type { OperationTypes } from './types.js';
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
+  /** The credential that signs the call (ClientOptions.signer); absent: the client's token. */
+  readonly credential?: string;
 }
 
 type TypedOperations = {
@@ -64,7 +67,7 @@ function makeHttp(opts: CheckedClientOptions) {
     timeout: { request: opts.timeoutMs },
     // Bytes: an AI model may answer an image; JSON answers are decoded from them as UTF-8.
     responseType: 'buffer',
-    headers: { authorization: `Bearer ${opts.token}`, 'user-agent': opts.userAgent, accept: 'application/json' },
+    headers: { 'user-agent': opts.userAgent, accept: 'application/json' },
   });
 }
 
@@ -76,7 +79,18 @@ export function createClient(options: ClientOptions): ApiClient {
   // fails as a reset, which would make a create that never arrived look uncertain.
   const fresh = { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) };
   // A token this short is a test value that any word may contain; hiding it would garble every message.
-  const redact = (text: string) => (opts.token.length < MIN_REDACTED_LENGTH ? text : text.split(opts.token).join('[redacted]'));
+  const redact = (text: string) =>
+    [opts.token ?? '', ...opts.secrets()].reduce((t, secret) => (secret.length < MIN_REDACTED_LENGTH ? t : t.split(secret).join('[redacted]')), text);
+  /** Exactly one credential's headers: the named one, or the client's token. */
+  const signedBy = (credential: string | undefined, ctx: CallContext): Record<string, string> => {
+    if (credential === undefined) {
+      if (opts.token === undefined) throw unknownCredential(ctx, '(none: no API token was given)');
+      return authHeaders({ type: 'bearer', secret: opts.token });
+    }
+    const signer = opts.signer?.(credential);
+    if (!signer) throw unknownCredential(ctx, credential);
+    return authHeaders(signer);
+  };
 
   const report = (info: CallInfo) => {
     try {
@@ -94,13 +108,14 @@ export function createClient(options: ClientOptions): ApiClient {
     const encoded = encode(op, body);
     const { signal } = callOptions;
     if (signal?.aborted) throw abortedBeforeSending(ctx);
+    const auth = signedBy(callOptions.credential, ctx);
     const started = clock.now();
     let status: number | undefined;
     let answered: number | undefined;
     let oversized = false;
     try {
       const request = send(opts.baseUrl + path, {
-        method, body: encoded.body, headers: encoded.headers, ...(signal ? { signal } : {}), ...(method === 'POST' ? { agent: fresh } : {}),
+        method, body: encoded.body, headers: { ...encoded.headers, ...auth }, ...(signal ? { signal } : {}), ...(method === 'POST' ? { agent: fresh } : {}),
       });
       // Stop reading past the bound, whether the length was announced or not: a huge answer must not fill memory.
       const cut = () => {

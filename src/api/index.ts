@@ -7,5 +7,6 @@ export { ApiError, type ApiErrorKind } from './errors.js';
 export { isBinaryAnswer, type BinaryAnswer } from './response.js';
 export { DEFAULT_USER_AGENT, type CallInfo, type ClientOptions } from './options.js';
 export { BODY_PART_HEADER, MAIN_MODULE_PART_HEADER } from './multipart.js';
+export { authHeaders, type Signer } from './signing.js';
 export { OPERATIONS, operationPath, type OperationName } from './operations.js';
 export type * from './types.js';

@@ -6,6 +6,7 @@ import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { checkInteger, checkString, fail, OptionError } from '../util/options.js';
 import type { OperationName } from './operations.js';
+import type { Signer } from './signing.js';
 
 /** What the client reports after every call, for metrics. */
 export interface CallInfo {
@@ -19,8 +20,18 @@ export interface CallInfo {
 export interface ClientOptions {
   /** Where the interface is served; http(s) and ending in /client/v4 (a trailing slash is tolerated). */
   readonly baseUrl: string;
-  /** Bearer token; never printed, never in an error message. */
-  readonly token: string;
+  /**
+   * Bearer token of calls that name no credential; never printed, never in an error message.
+   * @default none: such a call fails before it is sent
+   */
+  readonly token?: string;
+  /**
+   * The signer of a named credential (CallOptions.credential); undefined for an unknown name, which
+   * fails the call before it is sent. @default none: every call is signed with `token`
+   */
+  readonly signer?: (credential: string) => Signer | undefined;
+  /** Values hidden from every message besides `token` (the secrets of `signer`). @default [] */
+  readonly secrets?: () => readonly string[];
   /**
    * Per request, from start to the last byte of the answer.
    * @default 30_000
@@ -48,12 +59,14 @@ export interface ClientOptions {
 
 export interface CheckedClientOptions {
   readonly baseUrl: string;
-  readonly token: string;
+  readonly token?: string;
   readonly timeoutMs: number;
   readonly maxAnswerBytes: number;
   readonly userAgent: string;
   readonly onResponse?: (info: CallInfo) => void;
   readonly clock: Clock;
+  readonly signer?: (credential: string) => Signer | undefined;
+  readonly secrets: () => readonly string[];
 }
 
 /** setTimeout cannot wait longer. */
@@ -94,6 +107,11 @@ function checkBaseUrl(value: unknown): string {
   return trimmed;
 }
 
+function checkFunction<T>(name: string, value: T): T {
+  if (typeof value !== 'function') fail(name, 'a function', value);
+  return value;
+}
+
 export function checkClientOptions(options: ClientOptions): CheckedClientOptions {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
   const { onResponse } = options;
@@ -102,11 +120,13 @@ export function checkClientOptions(options: ClientOptions): CheckedClientOptions
   if (typeof clock?.now !== 'function') fail('clock', 'a Clock', clock);
   return {
     baseUrl: checkBaseUrl(options.baseUrl),
-    token: checkToken(options.token),
+    ...(options.token !== undefined && { token: checkToken(options.token) }),
     timeoutMs: checkInteger('timeoutMs', options.timeoutMs ?? 30_000, 1, MAX_TIMER_MS),
     maxAnswerBytes: checkInteger('maxAnswerBytes', options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES, 1),
     userAgent: checkString('userAgent', options.userAgent ?? DEFAULT_USER_AGENT),
     ...(onResponse ? { onResponse } : {}),
     clock,
+    ...(options.signer !== undefined && { signer: checkFunction('signer', options.signer) }),
+    secrets: options.secrets === undefined ? () => [] : checkFunction('secrets', options.secrets),
   };
 }

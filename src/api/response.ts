@@ -133,6 +133,11 @@ export function abortedBeforeSending(ctx: CallContext): ApiError {
   return apiError(ctx, { kind: 'network', detail: 'was aborted before sending', reachedServer: false, networkCode: 'ERR_ABORTED' });
 }
 
+/** A call naming a credential the client cannot sign with: nothing was sent. */
+export function unknownCredential(ctx: CallContext, credential: string): ApiError {
+  return apiError(ctx, { kind: 'network', detail: `was not sent: credential ${credential} has no secret in this run`, reachedServer: false, networkCode: 'ERR_NO_CREDENTIAL' });
+}
+
 /** An answer cut off at the bound: it reached the server, and the same answer would come again. */
 export function tooLarge(ctx: CallContext, status: number | undefined, maxBytes: number): ApiError {
   return apiError(ctx, {

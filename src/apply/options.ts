@@ -15,7 +15,12 @@ import { createRateLimiter, type RateLimiter } from './rate.js';
  * A failure is thrown as an error shaped like ApiError (duck-typed by classifyError).
  */
 export interface OperationCaller {
-  call(operation: NonNullable<Action['operation']>, params: Readonly<Record<string, string>>, body: unknown, options?: { readonly signal?: AbortSignal }): Promise<unknown>;
+  call(
+    operation: NonNullable<Action['operation']>,
+    params: Readonly<Record<string, string>>,
+    body: unknown,
+    options?: { readonly signal?: AbortSignal; readonly credential?: string },
+  ): Promise<unknown>;
 }
 
 /** How an action ended, as hooks see it. */

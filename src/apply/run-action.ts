@@ -81,7 +81,7 @@ function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOPPED> {
     ctx.tally.requests++;
     options.logger.debug({ action: action.id, operation }, 'request');
     try {
-      return { ok: true, result: await options.client.call(operation, action.params, action.body, {}), intentId };
+      return { ok: true, result: await options.client.call(operation, action.params, action.body, action.credential ? { credential: action.credential } : {}), intentId };
     } catch (error) {
       return { ok: false, error, intentId };
     }

@@ -2,7 +2,7 @@
 // become the composition root's options. Defaults are the README's (Commands); all checked first.
 
 import { Option, type Command } from 'commander';
-import { resolveToken } from '../api/token.js';
+import { resolveToken, TOKEN_ENV } from '../api/token.js';
 import { folderSource } from '../config/source.js';
 import type { RootOptions } from '../engine/root.js';
 import { sqliteBackend } from '../state/backend.js';
@@ -90,7 +90,9 @@ export function remoteOptions(opts: ExecOptions, env: NodeJS.ProcessEnv): RootOp
   const rateLimit = parseRateLimit(opts.rateLimit);
   const timeoutMs = parseTimeout(opts.timeout);
   const baseUrl = requireBaseUrl(opts);
-  return { ...localOptions(opts), remote: { baseUrl, token: resolveToken({ env, tokenFile: opts.tokenFile }), timeoutMs }, concurrency, rateLimit, env };
+  // No token at all is allowed: Credentials documents may sign everything (the load says when not).
+  const token = opts.tokenFile === undefined && !env[TOKEN_ENV]?.trim() ? undefined : resolveToken({ env, tokenFile: opts.tokenFile });
+  return { ...localOptions(opts), remote: { baseUrl, ...(token !== undefined && { token }), timeoutMs }, concurrency, rateLimit, env };
 }
 
 /** A `--rate-limit` value "N/SECONDS": N from 1 up, SECONDS above 0; `example` shows the form in errors. */

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import type { EmulatorOptions } from '../emulator/index.js';
-import { checkInteger, checkNumber, checkString, OptionError } from '../util/options.js';
+import { checkInteger, checkNumber, checkString, fail, OptionError } from '../util/options.js';
 import { parseRate } from './common.js';
 
 /** The raw flag values as commander hands them over. */
@@ -12,6 +12,8 @@ export interface EmulatorFlags {
   readonly port?: string;
   readonly host?: string;
   readonly token?: readonly string[];
+  readonly apiKey?: readonly string[];
+  readonly serviceKey?: readonly string[];
   readonly failRate?: string;
   readonly rateLimit?: string;
   readonly latency?: string;
@@ -42,8 +44,15 @@ export function optionsFromFlags(flags: EmulatorFlags, env: EmulatorIo['env']): 
   const fromEnv = env.EDGESYNC_API_TOKEN?.trim();
   if (tokens.length === 0 && fromEnv) tokens = [fromEnv];
   if (tokens.length === 0) tokens = [(generatedToken = randomBytes(20).toString('hex'))];
+  const apiKeys = (flags.apiKey ?? []).map((pair, i) => {
+    const at = pair.indexOf(':');
+    if (at <= 0 || at === pair.length - 1) fail(`api-key[${i}]`, 'EMAIL:KEY', '(value not shown)');
+    return { email: pair.slice(0, at), key: pair.slice(at + 1) };
+  });
   const options: EmulatorOptions = {
     tokens,
+    apiKeys,
+    serviceKeys: (flags.serviceKey ?? []).map((k, i) => checkString(`service-key[${i}]`, k)),
     port: flags.port === undefined ? 0 : checkInteger('port', numeric(flags.port), 0, 65_535),
     host: flags.host === undefined ? '127.0.0.1' : checkString('host', flags.host),
     failRate: flags.failRate === undefined ? 0 : checkNumber('fail-rate', numeric(flags.failRate), 0, 1),
@@ -73,6 +82,8 @@ export function register(program: Command): void {
     .option('--port <n>', 'port to listen on (0 = any free port)', '0')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--token <token>', 'accepted bearer token (repeatable; default EDGESYNC_API_TOKEN, else generated)', (t: string, all: string[]) => [...all, t], [] as string[])
+    .option('--api-key <email:key>', 'accepted API key with its account email, sent as X-Auth-Email and X-Auth-Key (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
+    .option('--service-key <key>', 'accepted user service key, X-Auth-User-Service-Key, for operations 1 and 14 (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
     .option('--fail-rate <p>', 'share of calls answered 500/503 (0..1)')
     .option('--rate-limit <n/seconds>', 'calls allowed per window, then 429 with Retry-After')
     .option('--latency <ms>', 'milliseconds added before each answer')

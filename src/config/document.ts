@@ -20,6 +20,8 @@ export interface DocumentOutcome {
   readonly dependsOn: readonly { readonly ref: string; readonly at: ConfigError }[];
   /** What the built resource writes that another document could write too, each with where it is named. */
   readonly writes?: readonly { readonly target: WriteTarget; readonly at: ConfigError }[];
+  /** Where a field of the document is, for errors found across documents (credentials). */
+  readonly at?: (path: FieldPath, message: string) => ConfigError;
 }
 
 export interface DocumentContext {
@@ -69,6 +71,7 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     scope,
     ...(typeof metadata.id === 'string' ? { id: metadata.id } : {}),
     ...(typeof metadata.maxChangeShare === 'number' ? { maxChangeShare: metadata.maxChangeShare } : {}),
+    ...(typeof metadata.credentials === 'string' ? { credentials: metadata.credentials } : {}),
     dependsOn: dependsOn.map((d) => d.ref),
     request: built.request as Json,
     ...(built.payload !== undefined ? { payload: built.payload } : {}),
@@ -76,7 +79,7 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     source,
   };
   const writes = (def.targets?.(resource) ?? []).map((target) => ({ target, at: errorAt(target.at ?? ['metadata', 'name'], '') }));
-  return { errors: [], resource, identity, dependsOn, writes };
+  return { errors: [], resource, identity, dependsOn, writes, at: (path, message) => errorAt(path, message) };
 }
 
 /** The envelope, then the kind's own schema; the kind when it is a registered one. */

@@ -10,6 +10,7 @@ import { displayFile, fieldPath, sortErrors, type ConfigError } from './errors.j
 import { discover, readTextBounded } from './files.js';
 import { isHiddenBelow, isInside, realpathNearest } from './paths.js';
 import { sharedTargets } from './targets.js';
+import { checkCredentials } from './credentials.js';
 import type { Env } from './interpolate.js';
 import { createSchemaValidator, type SchemaValidator } from './schema.js';
 import { parseYaml } from './yaml.js';
@@ -107,8 +108,10 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
     for (const doc of parsed.documents) outcomes.push(processDocument(doc, file, display, { validator, bounds }));
   }
   errors.push(...outcomes.flatMap((o) => o.errors), ...crossChecks(outcomes));
+  const signed = checkCredentials(outcomes, opts.env, opts.secrets);
+  errors.push(...signed.errors);
   if (errors.length) return { ok: false, errors: sortErrors(errors), files: found.files };
-  const resources = outcomes.map((o) => o.resource!);
+  const { resources } = signed;
   return { ok: true, resources, files: found.files, digest: contentHash(resources.map((r) => [r.key, r.hash]).sort((a, b) => (a[0] < b[0] ? -1 : 1))) };
 }
 

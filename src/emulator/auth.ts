@@ -25,6 +25,44 @@ export class TokenBook {
     for (const t of tokens) this.everIssued.add(t);
   }
 
+  /** API keys (with their account email) and user service keys accepted besides bearer tokens. */
+  private apiKeys = new Map<string, string>();
+  private serviceKeys = new Set<string>();
+
+  acceptKeys(apiKeys: readonly { readonly email: string; readonly key: string }[], serviceKeys: readonly string[]): void {
+    for (const { email, key } of apiKeys) {
+      this.apiKeys.set(key, email);
+      this.everIssued.add(key);
+    }
+    for (const key of serviceKeys) {
+      this.serviceKeys.add(key);
+      this.everIssued.add(key);
+    }
+  }
+
+  /**
+   * Exactly one credential per request: a bearer token, `X-Auth-Email` with `X-Auth-Key`, or
+   * `X-Auth-User-Service-Key` (operations 1 and 14 only, as the interface lists it). Null when accepted.
+   */
+  authenticateRequest(headers: Readonly<Record<string, string | string[] | undefined>>, op: number | undefined, nowMs: number): EmulatorError | null {
+    const one = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
+    const key = one('x-auth-key');
+    const serviceKey = one('x-auth-user-service-key');
+    const forms = [one('authorization'), key, serviceKey].filter((v) => v !== undefined).length;
+    if (forms > 1) return new EmulatorError(401, ['send one credential: a bearer token, X-Auth-Email with X-Auth-Key, or X-Auth-User-Service-Key']);
+    if (serviceKey !== undefined) {
+      if (!this.serviceKeys.has(serviceKey)) return new EmulatorError(401, ['X-Auth-User-Service-Key: the key is not valid']);
+      if (op !== 1 && op !== 14) return new EmulatorError(403, ['X-Auth-User-Service-Key is taken by operations 1 and 14 only']);
+      return null;
+    }
+    if (key !== undefined) {
+      const email = this.apiKeys.get(key);
+      if (email === undefined || email !== one('x-auth-email')) return new EmulatorError(401, ['X-Auth-Key: the key and X-Auth-Email do not match a known key']);
+      return null;
+    }
+    return this.authenticate(one('authorization'), nowMs);
+  }
+
   /** Returns null when the header carries a token that is accepted at `nowMs`, else the 401 error. */
   authenticate(header: string | undefined, nowMs: number): EmulatorError | null {
     const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);

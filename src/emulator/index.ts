@@ -22,6 +22,10 @@ export interface EmulatorOptions {
   readonly host?: string;
   /** Bearer tokens accepted from the start (at least one). */
   readonly tokens: readonly string[];
+  /** API keys accepted with their account email (X-Auth-Email + X-Auth-Key). @default [] */
+  readonly apiKeys?: readonly { readonly email: string; readonly key: string }[];
+  /** User service keys accepted (X-Auth-User-Service-Key; operations 1 and 14). @default [] */
+  readonly serviceKeys?: readonly string[];
   /** Share (0..1) of calls answered 500 or 503 before any processing. @default 0 */
   readonly failRate?: number;
   /** Past `limit` calls in a fixed window of `windowSeconds`: 429 with Retry-After. @default no limit */
@@ -73,6 +77,8 @@ function checkOptions(options: EmulatorOptions): Required<Omit<EmulatorOptions, 
     seed: checkNumber('seed', options.seed ?? Math.floor(Math.random() * 2 ** 32), 0, Number.MAX_SAFE_INTEGER),
     tokenCreateResult,
     now,
+    apiKeys: (options.apiKeys ?? []).map((k, i) => ({ email: checkString(`apiKeys[${i}].email`, k?.email), key: checkString(`apiKeys[${i}].key`, k?.key) })),
+    serviceKeys: (options.serviceKeys ?? []).map((k, i) => checkString(`serviceKeys[${i}]`, k)),
   };
 }
 
@@ -86,6 +92,7 @@ function urlHost(host: string): string {
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
   const o = checkOptions(options);
   const tokens = new TokenBook(o.tokens);
+  tokens.acceptKeys(o.apiKeys, o.serviceKeys);
   const store = new Store(tokens);
   const log = new RequestLog();
   const faults = new Faults({ failRate: o.failRate, rateLimit: o.rateLimit ?? null, latencyMs: o.latencyMs }, o.seed, o.now);

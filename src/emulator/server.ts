@@ -17,6 +17,7 @@ import { registerUserOperations } from './routes/user.js';
 import type { Store } from './store.js';
 import type { JsonValue, RecordedRequest } from './types.js';
 import { registerUploadOperation } from './upload.js';
+import { sha256 } from '../util/json.js';
 
 /** Above the KV request limit, so that limit is answered by the emulator's own 400 with its message. */
 const transportBodyLimit = 160_000_000;
@@ -92,7 +93,8 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     if (parts.faults.latencyMs > 0) await sleep(parts.faults.latencyMs);
     const fault = parts.faults.check();
     if (fault) throw fault;
-    const denied = parts.tokens.authenticate(request.headers.authorization, parts.now());
+    const op = (request.routeOptions.config as { op?: number } | undefined)?.op;
+    const denied = parts.tokens.authenticateRequest(request.headers, op, parts.now());
     if (denied) throw denied;
   });
 
@@ -117,9 +119,22 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
   return app;
 }
 
+/** Which credential a request carried, by form and fingerprint: what tests compare, never the secret. */
+function signedBy(headers: FastifyRequest['headers']): string | undefined {
+  const fingerprint = (secret: string) => sha256(secret).slice(0, 8);
+  const one = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
+  const serviceKey = one('x-auth-user-service-key');
+  if (serviceKey !== undefined) return `serviceKey ${fingerprint(serviceKey)}`;
+  const key = one('x-auth-key');
+  if (key !== undefined) return `apiKey ${one('x-auth-email') ?? ''} ${fingerprint(key)}`;
+  const bearer = /^Bearer\s+(\S+)/i.exec(one('authorization') ?? '');
+  return bearer ? `bearer ${fingerprint(bearer[1]!)}` : undefined;
+}
+
 function recordOf(request: FastifyRequest, status: number, note: RequestNotes | undefined, parts: ServerParts): RecordedRequest {
   const op = opOf(request) ?? null;
-  const base = { time: new Date(parts.now()).toISOString(), method: request.method, path: request.url.split('?')[0], operation: op, status };
+  const signer = signedBy(request.headers);
+  const base = { time: new Date(parts.now()).toISOString(), method: request.method, path: request.url.split('?')[0], operation: op, status, ...(signer && { signedBy: signer }) };
   if (op === 10) return { ...base, kv: { pairs: Array.isArray(request.body) ? request.body.length : 0, bytes: note?.bytes ?? 0 } };
   if (op === 1) return note?.parts ? { ...base, parts: note.parts } : base;
   if (request.body === undefined || note?.bytes === undefined || note.bytes > loggedBodyLimit) return base;

@@ -94,4 +94,9 @@ export interface RecordedRequest {
   readonly kv?: { readonly pairs: number; readonly bytes: number };
   /** Operation 1: the multipart part names in order. */
   readonly parts?: string[];
+  /**
+   * Which credential signed it, never the secret: `bearer`, `apiKey <email>` or `serviceKey`, then
+   * the first 8 hex digits of the secret's SHA-256; absent when none was sent.
+   */
+  readonly signedBy?: string;
 }

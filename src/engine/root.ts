@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { createClient, type ApiClient, type CallInfo } from '../api/index.js';
+import { createClient, type ApiClient, type CallInfo, type Signer } from '../api/index.js';
 import type { ExecutorHooks, RetryOptions } from '../apply/index.js';
 import type { LoadResult } from '../config/index.js';
 import type { ConfigSource } from '../config/source.js';
@@ -15,13 +15,14 @@ import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
 import { createEngine, type Engine } from './index.js';
+import { readSigners } from './signers.js';
 
 /** Where calls go. */
 export interface RemoteOptions {
   /** The interface's base URL, ending in /client/v4. */
   readonly baseUrl: string;
-  /** The API token (never logged). */
-  readonly token: string;
+  /** The API token of resources no Credentials document signs (never logged). @default none */
+  readonly token?: string;
   /** Per request, from sending it to the last byte of the answer. @default 30000 */
   readonly timeoutMs?: number;
 }
@@ -131,11 +132,33 @@ export function composeRoot(options: RootOptions): Root {
   const remote = options.remote;
   if (remote !== undefined) {
     checkString('remote.baseUrl', remote.baseUrl);
-    checkString('remote.token', remote.token);
+    if (remote.token !== undefined) checkString('remote.token', remote.token);
   }
   const ignore = ownPaths(source.root, [...state.ownPaths, secretsDir]);
   const env = options.env ?? process.env;
   const joined = joinSinks(sinks);
+  // Each load reads the Credentials documents' secrets into memory, for the client to sign with.
+  let signers: ReadonlyMap<string, Signer> = new Map();
+  // Their secret files may sit in the secrets folder: not traces of an apply.
+  let credentialFiles: readonly string[] = [];
+  const signing: ConfigSource = {
+    root: source.root,
+    async load(loadOptions) {
+      const loaded = await source.load(loadOptions);
+      if (!loaded.ok) return loaded;
+      // Sending without a token: every resource must be signed by a Credentials document.
+      const unsigned = remote && remote.token === undefined ? loaded.resources.find((r) => r.kind !== 'Credentials' && r.credential === undefined) : undefined;
+      if (unsigned) {
+        const message = 'is signed by no credential: no Credentials document covers it, and there is no API token (set EDGESYNC_API_TOKEN or pass --token-file)';
+        return { ok: false, errors: [{ ...unsigned.source, path: '', message }], files: loaded.files };
+      }
+      const read = readSigners(loaded, env, secretsDir);
+      if ('failed' in read) return read.failed;
+      signers = read.signers;
+      credentialFiles = read.files;
+      return loaded;
+    },
+  };
 
   return {
     source,
@@ -143,17 +166,22 @@ export function composeRoot(options: RootOptions): Root {
     secretsDir,
     outputsDir,
     ignore,
-    load: () => source.load({ env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now() }),
-    planOffline: (resources, targets) => state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now(), ...(targets && { targets }) }), secretsDir),
+    load: () => signing.load({ env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now() }),
+    planOffline: (resources, targets) =>
+      state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now(), ...(targets && { targets }) }), secretsDir, credentialFiles),
     session() {
       if (!remote) {
         throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');
       }
-      const client = createClient({ baseUrl: remote.baseUrl, token: remote.token, ...(remote.timeoutMs !== undefined && { timeoutMs: remote.timeoutMs }), onResponse: joined.onResponse });
-      const store = state.open({ owner, secretsDir, clock });
+      const client = createClient({
+        baseUrl: remote.baseUrl, ...(remote.token !== undefined && { token: remote.token }), ...(remote.timeoutMs !== undefined && { timeoutMs: remote.timeoutMs }), onResponse: joined.onResponse,
+        signer: (name) => signers.get(name),
+        secrets: () => [...signers.values()].map((s) => s.secret),
+      });
+      const store = state.open({ owner, secretsDir, notSecrets: credentialFiles, clock });
       try {
         const engine = createEngine({
-          source, store, client, secretsDir, outputsDir, clock, env, ignore, hooks: joined.hooks,
+          source: signing, store, client, secretsDir, outputsDir, clock, env, ignore, hooks: joined.hooks,
           ...(options.logger && { logger: options.logger }),
           ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
           ...(options.rateLimit && { rateLimit: options.rateLimit }),

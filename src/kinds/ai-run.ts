@@ -27,6 +27,7 @@ const base: KindBase = {
   kind: 'AiRun',
   scopeKeys: ['account', 'model'],
   paramMap: { account: 'account_identifier', model: 'model_name' },
+  operations: ['runAi'],
   build: (doc, ctx) => {
     // Checked by the loader (inside the root, not config, state or secrets); '' only when refused.
     const output = ctx.outputPath(String(doc.spec?.output), ['spec', 'output']) ?? '';

@@ -35,6 +35,7 @@ export const apiToken = registerKind(
     ...base,
     build: (doc) => ({ request: compact({ ...pick(doc.spec, UPDATE_FIELDS), status: doc.spec?.status ?? 'active', rotate: doc.spec?.rotate ?? 0 }) }),
     create: 'createToken',
+    operations: ['rollToken'],
     createBody: (request) => pick(request, CREATE_FIELDS),
     // The create carries no status: a token starts active, and the next run sends any other status.
     created: (request) => ({ ...request, status: 'active' }),

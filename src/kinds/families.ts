@@ -35,6 +35,8 @@ export interface KindBase {
   readonly writes?: (self: DesiredResource) => readonly string[];
   /** Schema file under schemas/. @default the kind's name in kebab case */
   readonly schema?: string;
+  /** See KindDefinition.operations; the family helpers fill it in. @default [] */
+  readonly operations?: readonly OperationName[];
 }
 
 /** Kinds with one object per account (settings, the Zero Trust account): the account is the target. */
@@ -90,6 +92,7 @@ export function defineKind(
     kind: base.kind,
     scopeKeys: base.scopeKeys,
     schema: base.schema ?? schemaFile(base.kind),
+    operations: base.operations ?? [],
     build: base.build ?? specRequest,
     ...(base.targets && { targets: base.targets }),
     ...(base.dependencies && { dependencies: base.dependencies }),
@@ -127,7 +130,7 @@ export function putKind(spec: PutKindSpec): KindDefinition {
     return { ...NOTHING, actions: [action] };
   };
   const outcome = spec.outcome ?? ((_action: ActionDraft, result: unknown) => compact({ remoteId: resultField(result, 'id') }));
-  return defineKind(spec, plan, outcome);
+  return defineKind({ ...spec, operations: [spec.operation] }, plan, outcome);
 }
 
 export interface PatchKindSpec extends KindBase {
@@ -164,5 +167,5 @@ export function patchKind(spec: PatchKindSpec): KindDefinition {
     };
     return { actions: [action], blocked: [], notes };
   };
-  return defineKind(spec, plan, () => ({}));
+  return defineKind({ ...spec, operations: [spec.operation] }, plan, () => ({}));
 }

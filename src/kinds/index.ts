@@ -15,3 +15,4 @@ import './user-profile.js';
 import './api-token.js';
 import './ai-run.js';
 import './kv-pairs.js';
+import './credentials.js';

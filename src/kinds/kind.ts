@@ -73,6 +73,13 @@ export interface DesiredResource {
   readonly scope: Readonly<Record<string, string>>;
   /** metadata.id: adopt an object that already exists (POST kinds). */
   readonly id?: string;
+  /** metadata.credentials: the Credentials document named to sign this resource's calls. */
+  readonly credentials?: string;
+  /**
+   * The credential that signs its calls, as resolved by the loader (metadata.credentials, the one
+   * holding its account, the default); absent: the token of the environment.
+   */
+  readonly credential?: string;
   /** metadata.maxChangeShare: the percent of this resource's stored parts (KV keys) one apply may rewrite. */
   readonly maxChangeShare?: number;
   /** metadata.dependsOn as written ("Kind/name"). */
@@ -219,6 +226,8 @@ export interface KindDefinition {
   plan(ctx: PlanContext): KindDecision;
   /** Pure: what to remember after `action` succeeded with `result`. */
   outcome(action: ActionDraft, result: unknown, ctx: PlanContext): Outcome;
+  /** The operations its actions may call: a credential that signs only some operations is checked against them. */
+  readonly operations: readonly OperationName[];
   /** The planner hands this kind per-key state (PlanContext.kvKeys, kvKeyCount, kvExpired). @default false */
   readonly keyState?: boolean;
   /** Files a run writes for the resource, relative to the outputs folder: the watcher takes them for no change. */

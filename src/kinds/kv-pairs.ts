@@ -26,6 +26,7 @@ export const kvPairs = registerKind(
       ],
       // Diffed key by key against the hashes state keeps.
       keyState: true,
+      operations: ['writeKvBulk'],
     },
     (ctx) => planKv(ctx),
     // A chunk's record (its keys and hashes) is what to remember, less the keys the answer refused.

@@ -129,7 +129,8 @@ export function postKind(spec: PostKindSpec): KindDefinition {
     ...(self.id === undefined ? [] : [{ what: `${spec.kind} ${self.id}${self.scope.account ? ` of account ${self.scope.account}` : ''}`, at: ['metadata', 'id'] }]),
     ...(spec.targets?.(self) ?? []),
   ];
-  return defineKind({ ...spec, targets }, plan, outcome);
+  const operations = [spec.create, ...(spec.update ? [spec.update.operation] : []), ...(spec.operations ?? [])];
+  return defineKind({ ...spec, targets, operations }, plan, outcome);
 }
 
 /** A Zero Trust object the interface can only create; it follows the account's GatewayAccount. */

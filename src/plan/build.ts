@@ -158,7 +158,7 @@ function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], nee
     const needs = [...needsFromDeps, ...own];
     earlier.push(id);
     if (draft.change !== 'kv') previous = id;
-    return { ...draft, id, resource: self.key, kind: self.kind, name: self.name, scope: self.scope, needs, source: self.source };
+    return { ...draft, id, resource: self.key, kind: self.kind, name: self.name, scope: self.scope, needs, source: self.source, ...(self.credential && { credential: self.credential }) };
   });
 }
 

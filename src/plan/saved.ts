@@ -56,7 +56,8 @@ export function readSavedPlan(text: string, file: string): SavedPlan {
 }
 
 /** An action as the comparison sees it: what it is, what it sends, what it records. */
-const actionKey = (a: PlanJson['actions'][number]): string => `${a.id} ${a.operation ?? '-'} ${a.record_hash ?? '-'} ${a.size ? `${a.size.pairs}/${a.size.bytes}` : ''}`;
+const actionKey = (a: PlanJson['actions'][number]): string =>
+  `${a.id} ${a.operation ?? '-'} ${a.record_hash ?? '-'} ${a.credential ?? '-'} ${a.size ? `${a.size.pairs}/${a.size.bytes}` : ''}`;
 
 /** Why `saved` may not be applied now (`now`: the plan made from the config and state of now); empty when it may. */
 export function staleReasons(saved: SavedPlan, now: PlanJson & { readonly made_from: MadeFrom }): string[] {

@@ -15,6 +15,8 @@ export interface Action extends ActionDraft {
   readonly needs: readonly string[];
   /** Where the resource's document starts; recorded with what is applied. */
   readonly source?: SourceLocation;
+  /** The Credentials document that signs the call; absent: the environment's token. */
+  readonly credential?: string;
 }
 
 export interface ResourceRef {

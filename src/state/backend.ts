@@ -29,9 +29,15 @@ export interface StateBackend {
    * The store a run writes, holding the lock until closed. `secretsDir`: when the state is missing
    * but this folder holds files, the state was lost: refused rather than started anew.
    */
-  open(options: { readonly owner: string; readonly secretsDir?: string; readonly clock?: Clock }): StateStore & { verify(): void };
+  open(options: {
+    readonly owner: string;
+    readonly secretsDir?: string;
+    /** Files of the secrets folder that are the credentials' own, not traces of an apply. */
+    readonly notSecrets?: readonly string[];
+    readonly clock?: Clock;
+  }): StateStore & { verify(): void };
   /** `use` on one consistent snapshot, without a lock; the empty state before any apply (unless lost, as above). */
-  read<T>(use: (snapshot: StateSnapshot) => T, secretsDir?: string): T;
+  read<T>(use: (snapshot: StateSnapshot) => T, secretsDir?: string, notSecrets?: readonly string[]): T;
   /** The store read-only, for `state list` and `state show`. */
   openReadOnly(): SqliteStateStore;
 }
@@ -44,10 +50,11 @@ export function sqliteBackend(file: string): StateBackend {
     ownPaths: ['', '-wal', '-shm', '-journal', '.lock', '.approve'].map((suffix) => absolute + suffix),
     approvalPath: `${absolute}.approve`,
     defaultSecretsDir: path.join(path.dirname(absolute), 'secrets'),
-    open: ({ owner, secretsDir, clock }) => openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(clock && { clock }) }),
-    read(use, secretsDir) {
+    open: ({ owner, secretsDir, notSecrets, clock }) =>
+      openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(notSecrets && { notSecrets }), ...(clock && { clock }) }),
+    read(use, secretsDir, notSecrets) {
       if (!fs.existsSync(absolute)) {
-        checkMissingState(absolute, shownPath(absolute), secretsDir);
+        checkMissingState(absolute, shownPath(absolute), secretsDir, notSecrets);
         return use(EMPTY_SNAPSHOT);
       }
       const store = openStateStore({ file: absolute, readOnly: true, lock: false });

@@ -32,7 +32,7 @@ const LEFTOVERS = ['-wal', '-shm', '-journal'];
  * Refuses to start a new state where one is expected: when the file is missing but its WAL or journal
  * is there, or `secretsDir` holds token secrets (written only by an apply; older builds also kept a binding key there).
  */
-export function checkMissingState(file: string, shown: string, secretsDir?: string): void {
+export function checkMissingState(file: string, shown: string, secretsDir?: string, notSecrets: readonly string[] = []): void {
   const leftover = LEFTOVERS.map((s) => file + s).find((p) => fs.existsSync(p));
   if (leftover) {
     throw new StateFileError(
@@ -40,7 +40,9 @@ export function checkMissingState(file: string, shown: string, secretsDir?: stri
         `Restore it (from a backup, or the path it moved to); delete ${path.basename(leftover)} only to start a new, empty state.`,
     );
   }
-  const held = secretsDir ? safeList(secretsDir) : [];
+  // A credential's own secret file kept there is the user's, not a trace of an apply.
+  const theirs = new Set(notSecrets.map((p) => path.resolve(p)));
+  const held = secretsDir ? safeList(secretsDir).filter((f) => !theirs.has(path.resolve(secretsDir, f))) : [];
   if (held.length) {
     throw new StateFileError(
       `state ${shown} does not exist, but the secrets folder ${secretsDir} holds ${held.length} file(s) from earlier applies: ` +

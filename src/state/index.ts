@@ -40,6 +40,8 @@ export interface StateOptions {
    * @default undefined (not checked)
    */
   readonly secretsDir?: string;
+  /** Files of the secrets folder that are not token secrets (the credentials' own): no trace of an apply. @default [] */
+  readonly notSecrets?: readonly string[];
 }
 
 export const DEFAULT_STATE_FILE = '.edgesync/state.db';
@@ -56,6 +58,7 @@ interface Checked {
   readonly clock: Clock;
   readonly kvPageSize: number;
   readonly secretsDir?: string;
+  readonly notSecrets: readonly string[];
 }
 
 function checkOptions(o: StateOptions): Checked {
@@ -72,6 +75,7 @@ function checkOptions(o: StateOptions): Checked {
     clock,
     kvPageSize: checkInteger('kvPageSize', o.kvPageSize ?? 100_000, 1),
     ...(o.secretsDir !== undefined && { secretsDir: checkString('secretsDir', o.secretsDir) }),
+    notSecrets: o.notSecrets ?? [],
   };
 }
 
@@ -99,7 +103,7 @@ function openWritable(o: Checked): SqliteStateStore {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const existed = fs.existsSync(file) || isDanglingLink(file);
     if (existed) checkExistingFile(file, shown);
-    else checkMissingState(file, shown, o.secretsDir);
+    else checkMissingState(file, shown, o.secretsDir, o.notSecrets);
     lock = o.lock ? acquireLock({ path: `${file}.lock`, shown, owner: o.owner, timeoutMs: o.lockTimeoutMs, now: () => o.clock.now() }) : undefined;
     if (existed) tighten(file);
     else fs.closeSync(fs.openSync(file, 'a', STATE_MODE));

@@ -43,9 +43,8 @@ describe('client options', () => {
     expect(() => createClient({ baseUrl: base, token: 't', onResponse: 'log' as never })).toThrow('Expected `onResponse` to be a function');
   });
 
-  it('refuses a missing or malformed token without showing it', () => {
+  it('refuses an empty or malformed token without showing it', () => {
     expect(() => createClient({ baseUrl: base, token: '' })).toThrow('Expected `token` to be a non-empty string, got an empty string');
-    expect(() => createClient({ baseUrl: base, token: undefined as never })).toThrow('got undefined');
     let message = '';
     try {
       createClient({ baseUrl: base, token: 'abc def-secret' });

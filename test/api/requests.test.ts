@@ -27,6 +27,28 @@ async function formOf(r: Received): Promise<FormData> {
   return new Response(r.body, { headers: { 'content-type': String(r.headers['content-type']) } }).formData();
 }
 
+describe('signing', () => {
+  it('sends exactly the headers of the credential a call names, and the token when it names none', async () => {
+    stub = await startStub(reply(200, { result: {} }));
+    const signers = {
+      key: { type: 'apiKey', secret: 'api-key-secret-0001', email: 'ops@example.com' },
+      svc: { type: 'userServiceKey', secret: 'svc-key-secret-0001' },
+    } as const;
+    const client = createClient({ baseUrl: stub.url, token: 'env-token-0001', signer: (name) => signers[name as keyof typeof signers] });
+    await client.editUser({}, { country: 'IE' });
+    await client.editUser({}, { country: 'IE' }, { credential: 'key' });
+    await client.editUser({}, { country: 'IE' }, { credential: 'svc' });
+    const auth = (r: Received) => ['authorization', 'x-auth-email', 'x-auth-key', 'x-auth-user-service-key'].filter((h) => r.headers[h] !== undefined).map((h) => `${h}=${String(r.headers[h])}`);
+    expect(stub.received.map(auth)).toEqual([
+      ['authorization=Bearer env-token-0001'],
+      ['x-auth-email=ops@example.com', 'x-auth-key=api-key-secret-0001'],
+      ['x-auth-user-service-key=svc-key-secret-0001'],
+    ]);
+    await expect(client.editUser({}, { country: 'IE' }, { credential: 'gone' })).rejects.toMatchObject({ reachedServer: false, message: expect.stringContaining('credential gone has no secret in this run') });
+    expect(stub.received).toHaveLength(3);
+  });
+});
+
 describe('JSON requests', () => {
   it('sends the bearer token, the user agent and a JSON body to the operation path', async () => {
     const client = await clientFor();

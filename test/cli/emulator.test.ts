@@ -10,11 +10,14 @@ afterEach(() => {
 describe('edgesync emulator flags', () => {
   it('turns flags into emulator options', () => {
     const { options, generatedToken } = optionsFromFlags(
-      { port: '8787', token: ['a', 'b'], failRate: '0.25', rateLimit: '100/60', latency: '20', seed: '9', host: '127.0.0.1' },
+      { port: '8787', token: ['a', 'b'], apiKey: ['ops@example.com:k-1'], serviceKey: ['sk-1'], failRate: '0.25', rateLimit: '100/60', latency: '20', seed: '9', host: '127.0.0.1' },
       {},
     );
-    expect(options).toEqual({ tokens: ['a', 'b'], port: 8787, host: '127.0.0.1', failRate: 0.25, rateLimit: { limit: 100, windowSeconds: 60 }, latencyMs: 20, seed: 9 });
+    expect(options).toEqual({
+      tokens: ['a', 'b'], apiKeys: [{ email: 'ops@example.com', key: 'k-1' }], serviceKeys: ['sk-1'], port: 8787, host: '127.0.0.1', failRate: 0.25, rateLimit: { limit: 100, windowSeconds: 60 }, latencyMs: 20, seed: 9,
+    });
     expect(generatedToken).toBeUndefined();
+    expect(() => optionsFromFlags({ apiKey: ['no-colon'] }, {})).toThrow('Expected `api-key[0]` to be EMAIL:KEY, got `(value not shown)`');
   });
 
   it('takes EDGESYNC_API_TOKEN when no --token is given, else generates one', () => {

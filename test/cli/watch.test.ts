@@ -32,7 +32,8 @@ describe('edgesync watch flags', () => {
     expect(() => watchOptions({ ...flags, ...bad }, silentLogger(), env)).toThrow(message);
   });
 
-  it('refuses to start without a token, naming where one comes from', () => {
-    expect(() => watchOptions(flags, silentLogger(), {})).toThrow('No API token: set EDGESYNC_API_TOKEN or pass --token-file');
+  it('starts without a token (Credentials documents may sign every call), but not with a token file it cannot read', () => {
+    expect(watchOptions(flags, silentLogger(), {}).root.remote).toEqual({ baseUrl: flags.baseUrl, timeoutMs: 30_000 });
+    expect(() => watchOptions({ ...flags, tokenFile: '/nonexistent/token' }, silentLogger(), {})).toThrow('Cannot read the token file /nonexistent/token (ENOENT)');
   });
 });

@@ -52,11 +52,11 @@ export interface CliProcess {
 }
 
 /** Starts `edgesync ARGS` as a user would, with the token in the environment and no terminal. */
-export function startCli(args: readonly string[], options: { readonly cwd?: string } = {}): CliProcess {
+export function startCli(args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): CliProcess {
   // Only the flags name the emulator: a base URL in the tester's environment must not leak in.
   const { EDGESYNC_BASE_URL: _ignored, ...inherited } = process.env;
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...inherited, EDGESYNC_API_TOKEN: TOKEN, NO_COLOR: '1' },
+    env: { ...inherited, EDGESYNC_API_TOKEN: TOKEN, NO_COLOR: '1', ...options.env },
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -72,7 +72,8 @@ export function startCli(args: readonly string[], options: { readonly cwd?: stri
   return { child, done };
 }
 
-export const cli = (args: readonly string[], options: { readonly cwd?: string } = {}): Promise<CliResult> => startCli(args, options).done;
+export const cli = (args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<CliResult> =>
+  startCli(args, options).done;
 
 /** A temp folder holding a copy of a fixture root (`root/`), the state file and the secrets folder. */
 export interface Workspace {

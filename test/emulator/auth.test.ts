@@ -79,4 +79,26 @@ describe('authentication', () => {
     expect(a.status).toBe(401);
     expect(a.json.errors).toEqual([{ message: expect.any(String) }]);
   });
+
+  it('takes an API key with its email on any operation, and a user service key on operations 1 and 14 only', async () => {
+    const { call, emu } = await harness({ apiKeys: [{ email: 'ops@example.com', key: 'api-key-0001' }], serviceKeys: ['svc-key-0001'] });
+    const byKey = { token: null, headers: { 'x-auth-email': 'ops@example.com', 'x-auth-key': 'api-key-0001' } };
+    expect((await call('PATCH', '/user', { country: 'IE' }, byKey)).status).toBe(200);
+    const wrongEmail = await call('PATCH', '/user', { country: 'IE' }, { token: null, headers: { 'x-auth-email': 'x@example.com', 'x-auth-key': 'api-key-0001' } });
+    expect(wrongEmail.status).toBe(401);
+    const service = { token: null, headers: { 'x-auth-user-service-key': 'svc-key-0001' } };
+    expect((await call('POST', '/accounts/acc/ai/run/@cf/meta/m', { prompt: 'hi' }, service)).status).toBe(200);
+    const notTaken = await call('PATCH', '/user', { country: 'FR' }, service);
+    expect(notTaken.status).toBe(403);
+    expect(messages(notTaken)).toEqual(['X-Auth-User-Service-Key is taken by operations 1 and 14 only']);
+    expect(emu.state().user.country).toBe('IE');
+    expect(emu.requests().map((r) => r.signedBy?.split(' ')[0])).toEqual(['apiKey', 'apiKey', 'serviceKey', 'serviceKey']);
+  });
+
+  it('refuses a request carrying two credentials', async () => {
+    const { call } = await harness({ apiKeys: [{ email: 'ops@example.com', key: 'api-key-0001' }] });
+    const both = await call('PATCH', '/user', { country: 'IE' }, { headers: { 'x-auth-email': 'ops@example.com', 'x-auth-key': 'api-key-0001' } });
+    expect(both.status).toBe(401);
+    expect(messages(both)[0]).toMatch(/^send one credential/);
+  });
 });

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isLoopback } from '../../src/emulator/inspect.js';
 import { RequestLog, requestLogCapacity } from '../../src/emulator/requestLog.js';
-import { harness, policies, send } from './helpers.js';
+import { harness, policies, send, startToken } from './helpers.js';
 
 const get = async (url: string) => send(url, 'GET', undefined, { token: null });
 
@@ -50,16 +51,18 @@ describe('inspection endpoints', () => {
 });
 
 describe('the request log', () => {
-  it('records method, path, operation, status, time and small JSON bodies', async () => {
+  it('records method, path, operation, status, time, the credential\'s form and fingerprint, and small JSON bodies', async () => {
     const { call, emu } = await harness();
     await call('PATCH', '/user?x=1', { country: 'NL' });
     await call('PATCH', '/user', { country: 1 });
     await call('PUT', '/nope', {});
+    const signedBy = `bearer ${createHash('sha256').update(startToken).digest('hex').slice(0, 8)}`;
     expect(emu.requests()).toEqual([
-      { time: '2030-01-01T00:00:00.000Z', method: 'PATCH', path: '/client/v4/user', operation: 15, status: 200, body: { country: 'NL' } },
-      { time: '2030-01-01T00:00:00.000Z', method: 'PATCH', path: '/client/v4/user', operation: 15, status: 400, body: { country: 1 } },
-      { time: '2030-01-01T00:00:00.000Z', method: 'PUT', path: '/client/v4/nope', operation: null, status: 404, body: {} },
+      { time: '2030-01-01T00:00:00.000Z', method: 'PATCH', path: '/client/v4/user', operation: 15, status: 200, signedBy, body: { country: 'NL' } },
+      { time: '2030-01-01T00:00:00.000Z', method: 'PATCH', path: '/client/v4/user', operation: 15, status: 400, signedBy, body: { country: 1 } },
+      { time: '2030-01-01T00:00:00.000Z', method: 'PUT', path: '/client/v4/nope', operation: null, status: 404, signedBy, body: {} },
     ]);
+    expect(JSON.stringify(emu.requests())).not.toContain(startToken);
     expect((await get(`${emu.origin}/__emulator/requests`)).json).toEqual(emu.requests());
   });
 

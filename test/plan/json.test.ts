@@ -27,7 +27,7 @@ describe('renderJson', () => {
       id: 'List[account=acc1]/blocked-domains#create', resource: 'List[account=acc1]/blocked-domains', kind: 'List', name: 'blocked-domains',
       scope: { account: 'acc1' }, change: 'create', operation: 'createList', method: 'POST', needs: [],
       diff: [{ path: 'name', after: 'Blocked domains' }, { path: 'type', after: 'DOMAIN' }], summary: null, size: null,
-      record_hash: plan.actions[0]!.record.hash,
+      record_hash: plan.actions[0]!.record.hash, credential: null,
     });
     expect(json.actions[0]!.record_hash).toMatch(/^[0-9a-f]{64}$/);
     const chunk = json.actions.find((a) => a.change === 'kv')!;

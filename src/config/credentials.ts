@@ -1,0 +1,91 @@
+// Which credential signs each resource (metadata.credentials, else the one whose accounts hold its
+// account, else the default, else the environment's token), and whether every secret can be read.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ConfigError } from './errors.js';
+import type { DocumentOutcome } from './document.js';
+import type { Env } from './interpolate.js';
+import type { CredentialSpec } from '../kinds/credentials.js';
+import type { DesiredResource } from '../kinds/kind.js';
+import { getKind } from '../kinds/registry.js';
+
+/** The interface takes a user service key for these operations only. */
+const SERVICE_KEY_OPERATIONS = new Set(['putScriptContent', 'runAi']);
+
+export interface CredentialsCheck {
+  readonly errors: readonly ConfigError[];
+  /** The resources with `credential` set where one applies. */
+  readonly resources: readonly DesiredResource[];
+}
+
+/** Where a credential's secret file is: absolute, or relative to the secrets folder. */
+export function secretFilePath(file: string, secretsDir: string | undefined): string {
+  return path.isAbsolute(file) ? file : path.resolve(secretsDir ?? '.', file);
+}
+
+/** Problems of reading a credential's secret, naming the variable or the file (never a value). */
+function secretProblems(name: string, spec: CredentialSpec, env: Env, secretsDir: string | undefined): { path: string[]; message: string }[] {
+  const out: { path: string[]; message: string }[] = [];
+  if ('env' in spec.secret) {
+    if (!env[spec.secret.env]) out.push({ path: ['spec', 'secret', 'env'], message: `${spec.secret.env} is not set: credential ${name} has no secret, and nothing is sent while one is missing` });
+  } else {
+    const file = secretFilePath(spec.secret.file, secretsDir);
+    let mode: number | undefined;
+    try {
+      mode = fs.statSync(file).mode;
+    } catch {
+      out.push({ path: ['spec', 'secret', 'file'], message: `${file} does not exist: credential ${name} has no secret, and nothing is sent while one is missing` });
+    }
+    if (mode !== undefined && (mode & 0o077) !== 0) {
+      out.push({ path: ['spec', 'secret', 'file'], message: `${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}): make it owner-only (chmod 600) to use it as credential ${name}'s secret` });
+    }
+  }
+  if (spec.email !== undefined && typeof spec.email === 'object' && !env[spec.email.env]) {
+    out.push({ path: ['spec', 'email', 'env'], message: `${spec.email.env} is not set: credential ${name} has no email` });
+  }
+  return out;
+}
+
+export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env, secretsDir: string | undefined): CredentialsCheck {
+  const errors: ConfigError[] = [];
+  const creds = outcomes.filter((o) => o.resource?.kind === 'Credentials');
+  const byName = new Map(creds.map((o) => [o.resource!.name, o.resource!.request as unknown as CredentialSpec]));
+  const byAccount = new Map<string, string>();
+  let fallback: string | undefined;
+  for (const o of creds) {
+    const { name } = o.resource!;
+    const spec = byName.get(name)!;
+    for (const [i, account] of spec.accounts.entries()) {
+      const other = byAccount.get(account);
+      if (other !== undefined) errors.push(o.at!(['spec', 'accounts', i], `account ${account} is claimed by credentials ${other} and ${name}: one account, one credential`));
+      else byAccount.set(account, name);
+    }
+    if (spec.default) {
+      if (fallback !== undefined) errors.push(o.at!(['spec', 'default'], `credentials ${fallback} and ${name} are both the default: at most one is`));
+      else fallback = name;
+    }
+    for (const p of secretProblems(name, spec, env, secretsDir)) errors.push(o.at!(p.path, p.message));
+  }
+  const resources = outcomes.flatMap((o): DesiredResource[] => {
+    const r = o.resource;
+    if (!r) return [];
+    if (r.kind === 'Credentials') return [r];
+    const named = r.credentials;
+    if (named !== undefined && !byName.has(named)) {
+      errors.push(o.at!(['metadata', 'credentials'], `names credentials ${named}, which no Credentials document defines`));
+      return [r];
+    }
+    const account = r.scope.account;
+    const credential = named ?? (account !== undefined ? byAccount.get(account) : undefined) ?? fallback;
+    if (credential !== undefined && byName.get(credential)!.type === 'userServiceKey') {
+      const others = (getKind(r.kind)?.operations ?? []).filter((op) => !SERVICE_KEY_OPERATIONS.has(op));
+      if (others.length) {
+        const at = named !== undefined ? ['metadata', 'credentials'] : ['metadata', 'name'];
+        errors.push(o.at!(at, `is signed by credentials ${credential}, a user service key, which the interface takes only for putScriptContent and runAi; ${r.kind} calls ${others.join(', ')}`));
+      }
+    }
+    return [credential === undefined ? r : { ...r, credential }];
+  });
+  return { errors, resources };
+}
