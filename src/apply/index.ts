@@ -53,7 +53,7 @@ function verdict(action: Action, plan: Plan, ids: ReadonlySet<string>, settled: 
 export function createExecutor(options: ExecutorOptions): Executor {
   const resolved = resolveOptions(options);
   // The queue and the limiter are made (or given) once, so they hold across the daemon's successive runs.
-  const { clock, hooks, signal, queue, limiter } = resolved;
+  const { clock, hooks, signal, queue, limiterFor } = resolved;
 
   return {
     settle(plan) {
@@ -71,7 +71,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       let running = 0;
       const ctx: RunContext = {
         options: resolved,
-        limiter,
+        limiterFor,
         queue,
         tally,
         started: (action) => {

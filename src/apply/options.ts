@@ -93,7 +93,10 @@ export interface ExecutorOptions {
    * @default a p-queue of `concurrency`, made once per executor (so it holds across runs)
    */
   readonly queue?: TaskQueue;
-  /** Paces the requests sent; give one to share it, or a fake in tests. @default createRateLimiter(rateLimit, clock) */
+  /**
+   * Paces the requests sent; give one to share it, or a fake in tests: it then paces every credential.
+   * @default one createRateLimiter(rateLimit, clock) per credential, so a 429 under one never slows another
+   */
   readonly limiter?: RateLimiter;
   /** Cap on requests sent (retries included) in any window; held across runs. @default { requests: 1200, intervalMs: 300_000 } */
   readonly rateLimit?: RateLimit;
@@ -160,7 +163,8 @@ export interface ResolvedOptions {
   readonly interpret: ExecutorOptions['interpret'];
   readonly clock: Clock;
   readonly queue: TaskQueue;
-  readonly limiter: RateLimiter;
+  /** The limiter of the calls a credential signs (undefined: the environment's token). */
+  readonly limiterFor: (credential: string | undefined) => RateLimiter;
   readonly retry: Required<RetryOptions>;
   readonly secretsDir: string;
   readonly outputsDir?: string;
@@ -188,6 +192,17 @@ function checkFunction<T>(name: string, value: T): T {
   return value;
 }
 
+/** The given limiter for every credential, else one of `rate` per credential, made on first use. */
+function limiters(given: RateLimiter | undefined, rate: RateLimit, clock: Clock): (credential: string | undefined) => RateLimiter {
+  if (given) return () => given;
+  const made = new Map<string | undefined, RateLimiter>();
+  return (credential) => {
+    let limiter = made.get(credential);
+    if (!limiter) made.set(credential, (limiter = createRateLimiter(rate, clock)));
+    return limiter;
+  };
+}
+
 /** Checks every option now, so a mistake fails at construction, not in the middle of a run. */
 export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
   checkObject('options', options, []);
@@ -211,7 +226,7 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
     interpret: checkFunction('interpret', options.interpret),
     clock,
     queue: options.queue === undefined ? new PQueue({ concurrency }) : checkObject('queue', options.queue, ['add']),
-    limiter: options.limiter === undefined ? createRateLimiter(rateLimit, clock) : checkObject('limiter', options.limiter, ['acquire', 'holdUntil']),
+    limiterFor: limiters(options.limiter === undefined ? undefined : checkObject('limiter', options.limiter, ['acquire', 'holdUntil']), rateLimit, clock),
     retry: {
       maxAttempts: checkInteger('retry.maxAttempts', retry.maxAttempts ?? 8, 1),
       baseDelayMs,

@@ -19,7 +19,8 @@ export type ActionReport =
 
 export interface RunContext {
   readonly options: ResolvedOptions;
-  readonly limiter: RateLimiter;
+  /** One pace per credential: its own window and its own Retry-After holds. */
+  readonly limiterFor: (credential: string | undefined) => RateLimiter;
   readonly queue: TaskQueue;
   /** Called once, when the action's first request is about to go out. */
   readonly started: (action: Action) => void;
@@ -48,6 +49,14 @@ function tryState(ctx: RunContext, action: Action, what: string, write: () => vo
   }
 }
 
+/** After a 401 or 403: which credential signed the call (never its secret) and what to check. */
+function refusedCredential(err: unknown, action: Action): string {
+  const status = (err as { status?: unknown } | null)?.status;
+  if (status !== 401 && status !== 403) return '';
+  const who = action.credential ? `credentials ${action.credential}` : 'the API token (EDGESYNC_API_TOKEN or --token-file)';
+  return `; signed by ${who}: check that its secret is current and that it may call ${action.operation ?? 'this operation'}`;
+}
+
 function failed(ctx: RunContext, action: Action, error: string, attempts: number, terminal: boolean): ActionReport {
   tryState(ctx, action, 'failure', () => ctx.options.state.recordFailure(identityOf(action), error, nowDate(ctx)));
   ctx.options.logger.error({ action: action.id, operation: action.operation, attempts, error }, 'action failed');
@@ -67,7 +76,7 @@ function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOPPED> {
   return ctx.queue.add(async (): Promise<Sent | typeof STOPPED> => {
     if (signal?.aborted) return STOPPED;
     try {
-      await ctx.limiter.acquire(signal);
+      await ctx.limiterFor(action.credential).acquire(signal);
     } catch (err) {
       if (signal?.aborted) return STOPPED;
       throw err;
@@ -115,7 +124,7 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
     if (sent.ok) return settle(action, ctx, sent.result, sent.intentId, attempt, resends);
 
     const kind = classifyError(sent.error, action);
-    lastError = describeError(sent.error);
+    lastError = describeError(sent.error) + refusedCredential(sent.error, action);
     if (kind === 'uncertain') return uncertain(ctx, action, sent.intentId!, lastError, attempt);
     const intentId = sent.intentId;
     if (intentId !== undefined) tryState(ctx, action, 'abandon intent', () => options.state.abandonIntent(intentId));
@@ -123,7 +132,7 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
     if (attempt >= options.retry.maxAttempts) return failed(ctx, action, lastError, attempt, false);
 
     const retryAfter = retryAfterMs(sent.error);
-    if (retryAfter !== undefined) ctx.limiter.holdUntil(options.clock.now() + retryAfter);
+    if (retryAfter !== undefined) ctx.limiterFor(action.credential).holdUntil(options.clock.now() + retryAfter);
     const delay = backoffDelay(attempt, options.retry, retryAfter);
     options.logger.warn({ action: action.id, operation: action.operation, attempt, delayMs: delay, error: lastError }, 'retrying');
     safeHook(ctx, () => options.hooks.onRetry?.(action, lastError, delay, attempt));

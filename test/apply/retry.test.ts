@@ -46,7 +46,7 @@ describe('retrying a PUT or PATCH', () => {
     expect(result.succeeded).toHaveLength(1);
   });
 
-  it.each([400, 401, 403, 404, 409, 422, 418])('does not retry a %i: the action fails at once', async (status) => {
+  it.each([400, 404, 409, 422, 418])('does not retry a %i: the action fails at once', async (status) => {
     const a = action('a');
     const h = harness(failThen(httpError(status)));
     const result = await h.execute(plan([a]));
@@ -54,6 +54,25 @@ describe('retrying a PUT or PATCH', () => {
     expect(h.clock.sleeps).toEqual([]);
     expect(result.failed).toEqual([{ action: a, error: `server answered ${status}`, attempts: 1, terminal: true }]);
     expect(h.state.get(a.resource)).toMatchObject({ status: 'failed', lastError: `server answered ${status}` });
+  });
+
+  it.each([401, 403])('does not retry a %i, and names the credential that signed the call, never its secret', async (status) => {
+    const signed = action('a', { credential: 'prod' });
+    // Only the call of `a` is refused: the resource under another credential goes on.
+    const h = harness((call) => {
+      if (call.action === signed.id) throw httpError(status);
+      return {};
+    });
+    const result = await h.execute(plan([signed, action('b')]));
+    expect(h.calls).toHaveLength(2);
+    expect(result.succeeded.map((x) => x.action.name)).toEqual(['b']);
+    expect(result.failed).toEqual([{
+      action: signed, attempts: 1, terminal: true,
+      error: `server answered ${status}; signed by credentials prod: check that its secret is current and that it may call updateRoute`,
+    }]);
+    const unsigned = harness(failThen(httpError(status)));
+    const r = await unsigned.execute(plan([action('c')]));
+    expect(r.failed[0]!.error).toContain('signed by the API token (EDGESYNC_API_TOKEN or --token-file)');
   });
 
   it('gives up after maxAttempts with the last error', async () => {
