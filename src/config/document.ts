@@ -100,6 +100,8 @@ function checkSchemas(raw: Raw, validator: SchemaValidator, errorAt: ErrorAt, er
 /** Scope from the kind's metadata keys, the identity key when name and scope are readable, and dependsOn. */
 function readIdentity(def: KindDefinition, metadata: Raw, errorAt: ErrorAt, errors: ConfigError[]) {
   const scope: Record<string, string> = {};
+  // A user-scope kind's credential is part of its identity, when the document names one.
+  const userCredential = def.userScope && typeof metadata.credentials === 'string' ? metadata.credentials : undefined;
   for (const key of def.scopeKeys) {
     const value = metadata[key];
     if (typeof value === 'string' && value !== '') scope[key] = value;
@@ -109,8 +111,10 @@ function readIdentity(def: KindDefinition, metadata: Raw, errorAt: ErrorAt, erro
   }
   const name = metadata.name;
   const readable = typeof name === 'string' && name !== '' && Object.keys(scope).length === def.scopeKeys.length;
+  if (userCredential !== undefined) scope.credentials = userCredential;
+  const keys = userCredential !== undefined ? [...def.scopeKeys, 'credentials'] : def.scopeKeys;
   const identity: Identity | undefined = readable
-    ? { key: identityKey(def.kind, scope, name, def.scopeKeys), kind: def.kind, name, at: errorAt(['metadata', 'name'], '') }
+    ? { key: identityKey(def.kind, scope, name, keys), kind: def.kind, name, at: errorAt(['metadata', 'name'], '') }
     : undefined;
   const dependsOn = (Array.isArray(metadata.dependsOn) ? metadata.dependsOn : [])
     .map((ref, i) => ({ ref, at: errorAt(['metadata', 'dependsOn', i], '') }))

@@ -1,6 +1,7 @@
 // Bearer tokens: the ones given at start, and the ones created by operation 8 (updated by 3,
 // rolled by 16). A created token counts only while active, after not_before and before expires_on.
 
+import { sha256 } from '../util/json.js';
 import { EmulatorError } from './errors.js';
 import { hexId, isoTime, newSecret } from './ids.js';
 import type { JsonObject, TokenRecord } from './types.js';
@@ -61,6 +62,21 @@ export class TokenBook {
       return null;
     }
     return this.authenticate(one('authorization'), nowMs);
+  }
+
+  /**
+   * Whose profile a request edits: one user per credential. The first start token and the tokens
+   * created through operation 8 are the `default` user; any other credential is a user of its own.
+   */
+  userOf(headers: Readonly<Record<string, string | string[] | undefined>>): string {
+    const one = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
+    const serviceKey = one('x-auth-user-service-key');
+    if (serviceKey !== undefined) return `serviceKey ${sha256(serviceKey).slice(0, 8)}`;
+    const key = one('x-auth-key');
+    if (key !== undefined) return `apiKey ${one('x-auth-email') ?? ''}`;
+    const bearer = /^Bearer\s+(\S+)/i.exec(one('authorization') ?? '')?.[1];
+    if (bearer === undefined || !this.startTokens.has(bearer) || bearer === [...this.startTokens][0]) return 'default';
+    return `bearer ${sha256(bearer).slice(0, 8)}`;
   }
 
   /** Returns null when the header carries a token that is accepted at `nowMs`, else the 401 error. */

@@ -17,7 +17,8 @@ export class Store {
   readonly logging = new Map<string, StoredObject>();
   readonly gatewayAccounts = new Map<string, StoredObject>();
   readonly connectivity = new Map<string, StoredObject>();
-  user: JsonObject = {};
+  /** Operation 15's profiles, one per user (TokenBook.userOf). */
+  readonly users = new Map<string, JsonObject>();
   aiRuns = 0;
   private readonly kvNamespaces = new Map<string, { account: string; namespace: string; pairs: Map<string, StoredKvPair> }>();
 
@@ -64,7 +65,8 @@ export class Store {
       logging: copy(this.logging),
       gateway_accounts: copy(this.gatewayAccounts),
       connectivity: copy(this.connectivity),
-      user: structuredClone(this.user),
+      user: structuredClone(this.users.get('default') ?? {}),
+      users: structuredClone(Object.fromEntries(this.users)),
       tokens: this.tokens.records(),
       ai_runs: this.aiRuns,
     };

@@ -71,8 +71,10 @@ export interface EmulatorState {
   readonly gateway_accounts: StoredObject[];
   /** Operation 17, one per account. */
   readonly connectivity: StoredObject[];
-  /** Operation 15: the calling user's profile. */
+  /** Operation 15: the default user's profile (the first start token's, and its created tokens'). */
   readonly user: JsonObject;
+  /** Every user's profile, by user (`default`, `apiKey <email>`, `bearer <fingerprint>`, …). */
+  readonly users: Readonly<Record<string, JsonObject>>;
   /** Tokens created by operation 8 (not the start-up tokens), without secret values. */
   readonly tokens: TokenRecord[];
   /** Operation 14 calls answered. */

@@ -10,7 +10,8 @@ import { registerKind } from './registry.js';
 
 const CREATE_FIELDS = ['name', 'policies', 'condition', 'expires_on', 'not_before'];
 const UPDATE_FIELDS = ['name', 'policies', 'status', 'condition', 'expires_on', 'not_before'];
-const base = { kind: 'ApiToken', scopeKeys: [], paramMap: {} } as const;
+// Tokens belong to the calling user: metadata.credentials names whose.
+const base = { kind: 'ApiToken', scopeKeys: [], paramMap: {}, userScope: true } as const;
 
 function rotateOf(request: Json | undefined): number {
   const value = isObject(request) ? request.rotate : undefined;

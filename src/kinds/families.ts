@@ -31,6 +31,8 @@ export interface KindBase {
   readonly targets?: (self: DesiredResource) => readonly WriteTarget[];
   /** See KindDefinition.keyState. */
   readonly keyState?: boolean;
+  /** See KindDefinition.userScope. */
+  readonly userScope?: boolean;
   /** See KindDefinition.writes. */
   readonly writes?: (self: DesiredResource) => readonly string[];
   /** Schema file under schemas/. @default the kind's name in kebab case */
@@ -97,6 +99,7 @@ export function defineKind(
     ...(base.targets && { targets: base.targets }),
     ...(base.dependencies && { dependencies: base.dependencies }),
     ...(base.keyState && { keyState: true }),
+    ...(base.userScope && { userScope: true }),
     ...(base.writes && { writes: base.writes }),
     plan,
     outcome,

@@ -228,6 +228,11 @@ export interface KindDefinition {
   outcome(action: ActionDraft, result: unknown, ctx: PlanContext): Outcome;
   /** The operations its actions may call: a credential that signs only some operations is checked against them. */
   readonly operations: readonly OperationName[];
+  /**
+   * Acts on the calling user, not an account: metadata.credentials is then part of its identity
+   * (two profiles under two credentials are two users). @default false
+   */
+  readonly userScope?: boolean;
   /** The planner hands this kind per-key state (PlanContext.kvKeys, kvKeyCount, kvExpired). @default false */
   readonly keyState?: boolean;
   /** Files a run writes for the resource, relative to the outputs folder: the watcher takes them for no change. */

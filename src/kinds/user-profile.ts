@@ -10,7 +10,8 @@ export const userProfile = registerKind(
     scopeKeys: [],
     paramMap: {},
     operation: 'editUser',
-    // No path parameter: every UserProfile document edits the one calling user.
-    targets: () => [{ what: "the calling user's profile" }],
+    // The calling user is the one its credential signs as: metadata.credentials names another user.
+    userScope: true,
+    targets: (self) => [{ what: self.scope.credentials ? `the profile of the user of credentials ${self.scope.credentials}` : "the calling user's profile" }],
   }),
 );

@@ -84,3 +84,18 @@ describe('a Credentials document is refused', () => {
     expect((await load({ 'c.yaml': CRED('a', '  secret: { file: a.token }') }, { secrets })).ok).toBe(true);
   });
 });
+
+describe('a user-scope resource', () => {
+  it('is another user under another credential: two profiles, two identities, no shared target', async () => {
+    const creds = CRED('a', '  secret: { env: A_TOKEN }') + CRED('b', '  type: apiKey\n  secret: { env: B_KEY }\n  email: { env: B_EMAIL }');
+    const profile = (name: string, cred: string) => `apiVersion: edgesync/v1\nkind: UserProfile\nmetadata:\n  name: ${name}\n  credentials: ${cred}\nspec:\n  country: IE\n---\n`;
+    const r = await load({ 'c.yaml': creds, 'p.yaml': profile('me', 'a') + profile('me', 'b') });
+    expect(r.ok && r.resources.filter((x) => x.kind === 'UserProfile').map((x) => [x.key, x.credential])).toEqual([
+      ['UserProfile[credentials=a]/me', 'a'],
+      ['UserProfile[credentials=b]/me', 'b'],
+    ]);
+    // Without metadata.credentials its key is what it always was: states made before credentials stay valid.
+    const plain = await load({ 'p.yaml': PROFILE() });
+    expect(plain.ok && plain.resources[0]!.key).toBe('UserProfile/me');
+  });
+});

@@ -91,7 +91,9 @@ describe('authentication', () => {
     const notTaken = await call('PATCH', '/user', { country: 'FR' }, service);
     expect(notTaken.status).toBe(403);
     expect(messages(notTaken)).toEqual(['X-Auth-User-Service-Key is taken by operations 1 and 14 only']);
-    expect(emu.state().user.country).toBe('IE');
+    // One user per credential: the API key's user is not the start token's.
+    expect(emu.state().users['apiKey ops@example.com']).toMatchObject({ country: 'IE' });
+    expect(emu.state().user).toEqual({});
     expect(emu.requests().map((r) => r.signedBy?.split(' ')[0])).toEqual(['apiKey', 'apiKey', 'serviceKey', 'serviceKey']);
   });
 

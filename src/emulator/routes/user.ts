@@ -34,7 +34,10 @@ export function registerUserOperations(app: FastifyInstance, ctx: Context): void
 
   operation(app, 15, 'PATCH', '/user', (req) => {
     const body = validBody(req, shapes.user);
-    store.user = { id: store.user.id ?? hexId(), ...store.user, ...body };
-    return store.user;
+    const who = ctx.tokens.userOf(req.headers);
+    const before = store.users.get(who) ?? {};
+    const profile = { id: before.id ?? hexId(), ...before, ...body };
+    store.users.set(who, profile);
+    return profile;
   });
 }
