@@ -40,7 +40,11 @@ try {
   daemon = await withFallback(
     (port) =>
       startWatch({
-        root: { source: folderSource(examples), state: sqliteBackend(path.join(stateDir, 'state.db')), remote: { baseUrl: emulator.url, token } },
+        root: {
+          source: folderSource(examples), state: sqliteBackend(path.join(stateDir, 'state.db')), remote: { baseUrl: emulator.url, token },
+          // The examples sign their two accounts with two credentials; here both read this run's token.
+          env: { ...process.env, EDGESYNC_API_TOKEN: token, STAGING_API_TOKEN: token },
+        },
         listen: { host: '127.0.0.1', port },
         timing: { debounceMs: 200 },
         logger,

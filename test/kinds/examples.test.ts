@@ -5,11 +5,11 @@ import { EXAMPLES, desire, exampleDocuments, kindOf, schemaErrors, schemas } fro
 const examples = exampleDocuments().filter(({ file }) => !file.includes(`${path.sep}kv${path.sep}`));
 
 describe('the example config root', () => {
-  it('uses each of the thirteen kinds at least once', () => {
+  it('uses each kind at least once', () => {
     const kinds = new Set(examples.map(({ doc }) => doc.kind));
     expect([...kinds].sort()).toEqual(
       [
-        'AccessOrganization', 'AiRun', 'ApiToken', 'ConnectivitySettings', 'GatewayAccount', 'GatewayList', 'GatewayLocation',
+        'AccessOrganization', 'AiRun', 'ApiToken', 'ConnectivitySettings', 'Credentials', 'GatewayAccount', 'GatewayList', 'GatewayLocation',
         'GatewayLogging', 'GatewayProxyEndpoint', 'UserProfile', 'WorkerDomain', 'WorkerRoute', 'WorkerScript',
       ].sort(),
     );
