@@ -260,5 +260,6 @@ function successRecord(action: Action, outcome: Outcome, intentId: number | unde
     ...(action.record.kvKeys !== undefined && { kvKeys: action.record.kvKeys }),
     ...(intentId !== undefined && { intentId }),
     ...(action.source !== undefined && { source: action.source }),
+    ...(action.operation !== null && { credential: action.credential ?? '' }),
   };
 }

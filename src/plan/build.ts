@@ -100,6 +100,11 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     plan.blocked.push(...decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields, source: self.source })));
     if (decision.blocked.length) trouble.set(i, 'blocked');
     plan.notes.push(...decision.notes.map((message) => ({ ...ref, message })));
+    const signedBefore = state.resources.get(self.key)?.credential;
+    if (!actions.length && signedBefore !== undefined && signedBefore !== (self.credential ?? '')) {
+      const name = (c: string) => (c === '' ? 'the API token' : `credentials ${c}`);
+      plan.notes.push({ ...ref, message: `signed by ${name(self.credential ?? '')} now, by ${name(signedBefore)} when last applied: nothing is sent for that alone` });
+    }
     if (decision.orphanedKeys?.length) {
       plan.orphaned.push({ ...ref, keys: decision.orphanedKeys, message: orphanKeysMessage(self.key, decision.orphanedKeys), source: self.source });
     }

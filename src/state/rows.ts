@@ -18,6 +18,7 @@ export interface ResourceRow {
   status: ResourceStatus;
   last_error: string | null;
   source: string | null;
+  credential: string | null;
 }
 
 export interface IntentRow {
@@ -60,6 +61,7 @@ export function toResource(row: ResourceRow, uncertain: boolean): AppliedResourc
     ['memo', parsed(row.memo)],
     ['lastError', row.last_error],
     ['source', parsed(row.source)],
+    ['credential', row.credential],
   ];
   for (const [name, value] of optional) if (value !== null && value !== undefined) out[name] = value;
   return out as unknown as AppliedResource;
@@ -93,6 +95,7 @@ export function newRow(id: ResourceIdentity, status: ResourceStatus): ResourceRo
     status,
     last_error: null,
     source: null,
+    credential: null,
   };
 }
 

@@ -80,6 +80,11 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE meta (name TEXT PRIMARY KEY, setting) WITHOUT ROWID;
       INSERT INTO meta (name, setting) VALUES ('lineage', lower(hex(randomblob(16)))), ('serial', 0);`,
   },
+  {
+    // Which credential last signed the resource's call ('' for the environment's token; NULL: not known).
+    version: 7,
+    sql: `ALTER TABLE resources ADD COLUMN credential TEXT;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

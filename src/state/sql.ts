@@ -21,8 +21,8 @@ export function statements(db: Database.Database) {
   return {
     rowByKey: p('SELECT * FROM resources WHERE key = ?'),
     allRows: p('SELECT * FROM resources ORDER BY key'),
-    putRow: p(`INSERT OR REPLACE INTO resources (key, kind, name, scope, remote_id, request, hash, applied_at, etag, memo, status, last_error, source)
-      VALUES (@key, @kind, @name, @scope, @remote_id, @request, @hash, @applied_at, @etag, @memo, @status, @last_error, @source)`),
+    putRow: p(`INSERT OR REPLACE INTO resources (key, kind, name, scope, remote_id, request, hash, applied_at, etag, memo, status, last_error, source, credential)
+      VALUES (@key, @kind, @name, @scope, @remote_id, @request, @hash, @applied_at, @etag, @memo, @status, @last_error, @source, @credential)`),
     setStatus: p('UPDATE resources SET status = ?, last_error = ? WHERE key = ?'),
     deleteRow: p('DELETE FROM resources WHERE key = ?'),
     // One call per chunk of KvKeyRecords as JSON: a call per key cost a third more CPU (10,000-key chunks).

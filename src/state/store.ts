@@ -106,6 +106,7 @@ export class SqliteStateStore implements StateStore {
         etag: record.etag ?? row.etag,
         memo: record.memo === undefined ? row.memo : jsonText(record.memo),
         source: record.source === undefined ? row.source : jsonText(record.source as unknown as Json),
+        credential: record.credential === undefined ? row.credential : record.credential,
         applied_at: at.toISOString(),
         status: 'applied',
         last_error: null,

@@ -23,6 +23,8 @@ export interface AppliedResource {
   readonly lastError?: string;
   /** Where the resource was last defined when it was applied: an orphan can say where it came from. */
   readonly source?: DefinedAt;
+  /** The credential that signed its last applied call; '' for the environment's token; absent: not known. */
+  readonly credential?: string;
 }
 
 export interface StateRevision {
@@ -91,6 +93,8 @@ export interface SuccessRecord {
   readonly kvKeys?: readonly KvKeyRecord[];
   /** Where the resource is defined now. */
   readonly source?: DefinedAt;
+  /** The credential that signed the call ('' for the environment's token). */
+  readonly credential?: string;
   /** Closes this intent in the same transaction. */
   readonly intentId?: number;
 }

@@ -20,7 +20,7 @@ describe('against the SQLite state store', () => {
   it('remembers a created id, a retried create and an uncertain one, as the next plan will read them', async () => {
     const state = open();
     const clock = new FakeClock();
-    const created = createAction('created');
+    const created = createAction('created', { credential: 'prod' });
     const retried = createAction('retried');
     const lost = createAction('lost');
     const kv = action('ns', { kind: 'KvPairs', change: 'kv', operation: 'writeKvBulk', record: { kvKeys: [['greeting', 'h1']] } });
@@ -35,7 +35,9 @@ describe('against the SQLite state store', () => {
 
     const snapshot = state.snapshot();
     expect(snapshot.resources.get(created.resource)).toMatchObject({ status: 'applied', remoteId: `id-${created.id}`, hash: created.record.hash });
-    expect(snapshot.resources.get(retried.resource)).toMatchObject({ status: 'applied', remoteId: `id-${retried.id}` });
+    // Which credential signed it: a name, or '' for the environment's token.
+    expect(snapshot.resources.get(created.resource)?.credential).toBe('prod');
+    expect(snapshot.resources.get(retried.resource)).toMatchObject({ status: 'applied', remoteId: `id-${retried.id}`, credential: '' });
     expect(snapshot.intents.get(lost.resource)).toMatchObject({ operation: 'createList', error: 'timed out after 30000 ms' });
     expect(snapshot.resources.get(lost.resource)?.status).toBe('uncertain');
     expect([...snapshot.kvKeys(kv.resource)]).toEqual([['greeting', 'h1']]);

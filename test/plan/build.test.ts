@@ -58,6 +58,19 @@ describe('buildPlan', () => {
     expect(plan.orphaned[0]!.keys).toBeUndefined();
   });
 
+  it('shows a change of the credential that signs a resource, and sends nothing for it alone', () => {
+    const site = resource('Site', 'web', { scope: account });
+    const signed = (credential: string | undefined, before: string | undefined) =>
+      buildPlan([{ ...site, ...(credential && { credential }) }], snapshot({ resources: [applied(site, site.request as object, before === undefined ? {} : { credential: before })] }), fakeKinds);
+    const moved = signed('prod', 'old');
+    expect(moved.actions).toEqual([]);
+    expect(moved.notes.map((n) => n.message)).toEqual(['signed by credentials prod now, by credentials old when last applied: nothing is sent for that alone']);
+    expect(signed(undefined, 'old').notes.map((n) => n.message)).toEqual(['signed by the API token now, by credentials old when last applied: nothing is sent for that alone']);
+    expect(signed('prod', 'prod').notes).toEqual([]);
+    // A state from before credentials knows none: nothing to compare.
+    expect(signed('prod', undefined).notes).toEqual([]);
+  });
+
   it('says where an orphan was last defined when state kept it, and where a blocked resource is defined', () => {
     const gone = resource('List', 'gone', { scope: account });
     const at = { file: 'lists/old.yaml', line: 12, col: 1 };
