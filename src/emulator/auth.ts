@@ -14,6 +14,35 @@ interface TokenEntry {
 /** Fields of operation 3 that replace the stored ones (absent ones are removed). */
 const replaced = ['name', 'policies', 'status', 'condition', 'expires_on', 'not_before'] as const;
 
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+/** What credentials a request carries, header by header; `forms` counts them (one is allowed). */
+export function presented(headers: Headers): {
+  readonly forms: number;
+  readonly authorization?: string;
+  /** The token of an `Authorization: Bearer …` header. */
+  readonly bearer?: string;
+  readonly apiKey?: { readonly key: string; readonly email?: string };
+  readonly serviceKey?: string;
+} {
+  const one = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
+  const authorization = one('authorization');
+  const key = one('x-auth-key');
+  const email = one('x-auth-email');
+  const serviceKey = one('x-auth-user-service-key');
+  const bearer = /^Bearer[ \t]+(\S+)/i.exec(authorization ?? '')?.[1];
+  return {
+    forms: [authorization, key, serviceKey].filter((v) => v !== undefined).length,
+    ...(authorization !== undefined && { authorization }),
+    ...(bearer !== undefined && { bearer }),
+    ...(key !== undefined && { apiKey: { key, ...(email !== undefined && { email }) } }),
+    ...(serviceKey !== undefined && { serviceKey }),
+  };
+}
+
+/** A secret as logs and tests may name it: the first 8 hex digits of its SHA-256. */
+export const fingerprint = (secret: string): string => sha256(secret).slice(0, 8);
+
 export class TokenBook {
   private readonly startTokens: ReadonlySet<string>;
   private readonly byId = new Map<string, TokenEntry>();
@@ -21,7 +50,10 @@ export class TokenBook {
   /** Every secret ever valid, for redaction of the request log. */
   private readonly everIssued = new Set<string>();
 
+  private readonly firstToken: string | undefined;
+
   constructor(tokens: readonly string[]) {
+    this.firstToken = tokens[0];
     this.startTokens = new Set(tokens);
     for (const t of tokens) this.everIssued.add(t);
   }
@@ -45,38 +77,33 @@ export class TokenBook {
    * Exactly one credential per request: a bearer token, `X-Auth-Email` with `X-Auth-Key`, or
    * `X-Auth-User-Service-Key` (operations 1 and 14 only, as the interface lists it). Null when accepted.
    */
-  authenticateRequest(headers: Readonly<Record<string, string | string[] | undefined>>, op: number | undefined, nowMs: number): EmulatorError | null {
-    const one = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
-    const key = one('x-auth-key');
-    const serviceKey = one('x-auth-user-service-key');
-    const forms = [one('authorization'), key, serviceKey].filter((v) => v !== undefined).length;
-    if (forms > 1) return new EmulatorError(401, ['send one credential: a bearer token, X-Auth-Email with X-Auth-Key, or X-Auth-User-Service-Key']);
-    if (serviceKey !== undefined) {
-      if (!this.serviceKeys.has(serviceKey)) return new EmulatorError(401, ['X-Auth-User-Service-Key: the key is not valid']);
+  authenticateRequest(headers: Headers, op: number | undefined, nowMs: number): EmulatorError | null {
+    const sent = presented(headers);
+    if (sent.forms > 1) return new EmulatorError(401, ['send one credential: a bearer token, X-Auth-Email with X-Auth-Key, or X-Auth-User-Service-Key']);
+    if (sent.serviceKey !== undefined) {
+      if (!this.serviceKeys.has(sent.serviceKey)) return new EmulatorError(401, ['X-Auth-User-Service-Key: the key is not valid']);
       if (op !== 1 && op !== 14) return new EmulatorError(403, ['X-Auth-User-Service-Key is taken by operations 1 and 14 only']);
       return null;
     }
-    if (key !== undefined) {
-      const email = this.apiKeys.get(key);
-      if (email === undefined || email !== one('x-auth-email')) return new EmulatorError(401, ['X-Auth-Key: the key and X-Auth-Email do not match a known key']);
+    if (sent.apiKey !== undefined) {
+      const email = this.apiKeys.get(sent.apiKey.key);
+      if (email === undefined || email !== sent.apiKey.email) return new EmulatorError(401, ['X-Auth-Key: the key and X-Auth-Email do not match a known key']);
       return null;
     }
-    return this.authenticate(one('authorization'), nowMs);
+    return this.authenticate(sent.authorization, nowMs);
   }
 
   /**
    * Whose profile a request edits: one user per credential. The first start token and the tokens
    * created through operation 8 are the `default` user; any other credential is a user of its own.
    */
-  userOf(headers: Readonly<Record<string, string | string[] | undefined>>): string {
-    const one = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
-    const serviceKey = one('x-auth-user-service-key');
-    if (serviceKey !== undefined) return `serviceKey ${sha256(serviceKey).slice(0, 8)}`;
-    const key = one('x-auth-key');
-    if (key !== undefined) return `apiKey ${one('x-auth-email') ?? ''}`;
-    const bearer = /^Bearer\s+(\S+)/i.exec(one('authorization') ?? '')?.[1];
-    if (bearer === undefined || !this.startTokens.has(bearer) || bearer === [...this.startTokens][0]) return 'default';
-    return `bearer ${sha256(bearer).slice(0, 8)}`;
+  userOf(headers: Headers): string {
+    const sent = presented(headers);
+    if (sent.serviceKey !== undefined) return `serviceKey ${fingerprint(sent.serviceKey)}`;
+    if (sent.apiKey !== undefined) return `apiKey ${sent.apiKey.email ?? ''}`;
+    const bearer = sent.bearer;
+    if (bearer === undefined || !this.startTokens.has(bearer) || bearer === this.firstToken) return 'default';
+    return `bearer ${fingerprint(bearer)}`;
   }
 
   /** Returns null when the header carries a token that is accepted at `nowMs`, else the 401 error. */

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import type { TokenBook } from './auth.js';
+import { fingerprint, presented, type TokenBook } from './auth.js';
 import { basePath, type Context, type RequestNotes } from './context.js';
 import { badRequest, EmulatorError, errorBody, notFound } from './errors.js';
 import type { Faults } from './faults.js';
@@ -17,7 +17,6 @@ import { registerUserOperations } from './routes/user.js';
 import type { Store } from './store.js';
 import type { JsonValue, RecordedRequest } from './types.js';
 import { registerUploadOperation } from './upload.js';
-import { sha256 } from '../util/json.js';
 
 /** Above the KV request limit, so that limit is answered by the emulator's own 400 with its message. */
 const transportBodyLimit = 160_000_000;
@@ -121,14 +120,10 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
 
 /** Which credential a request carried, by form and fingerprint: what tests compare, never the secret. */
 function signedBy(headers: FastifyRequest['headers']): string | undefined {
-  const fingerprint = (secret: string) => sha256(secret).slice(0, 8);
-  const one = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
-  const serviceKey = one('x-auth-user-service-key');
-  if (serviceKey !== undefined) return `serviceKey ${fingerprint(serviceKey)}`;
-  const key = one('x-auth-key');
-  if (key !== undefined) return `apiKey ${one('x-auth-email') ?? ''} ${fingerprint(key)}`;
-  const bearer = /^Bearer\s+(\S+)/i.exec(one('authorization') ?? '');
-  return bearer ? `bearer ${fingerprint(bearer[1]!)}` : undefined;
+  const sent = presented(headers);
+  if (sent.serviceKey !== undefined) return `serviceKey ${fingerprint(sent.serviceKey)}`;
+  if (sent.apiKey !== undefined) return `apiKey ${sent.apiKey.email ?? ''} ${fingerprint(sent.apiKey.key)}`;
+  return sent.bearer === undefined ? undefined : `bearer ${fingerprint(sent.bearer)}`;
 }
 
 function recordOf(request: FastifyRequest, status: number, note: RequestNotes | undefined, parts: ServerParts): RecordedRequest {
