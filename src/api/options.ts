@@ -4,7 +4,7 @@
 import { VERSION } from '../util/version.js';
 import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
-import { checkInteger, checkString, fail, OptionError } from '../util/options.js';
+import { checkFunction, checkInteger, checkString, fail, OptionError } from '../util/options.js';
 import type { OperationName } from './operations.js';
 import type { Signer } from './signing.js';
 
@@ -105,11 +105,6 @@ function checkBaseUrl(value: unknown): string {
     fail('baseUrl', expected, value);
   }
   return trimmed;
-}
-
-function checkFunction<T>(name: string, value: T): T {
-  if (typeof value !== 'function') fail(name, 'a function', value);
-  return value;
 }
 
 export function checkClientOptions(options: ClientOptions): CheckedClientOptions {

@@ -7,7 +7,7 @@ import type { Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
+import { checkFunction, checkInteger, checkNumber, checkString, fail } from '../util/options.js';
 import { createRateLimiter, type RateLimiter } from './rate.js';
 
 /**
@@ -184,11 +184,6 @@ function checkObject<T>(name: string, value: T, methods: readonly string[]): T {
 
 function checkPaths(name: string, value: readonly string[]): readonly string[] {
   if (!Array.isArray(value) || value.some((p) => typeof p !== 'string' || !path.isAbsolute(p))) fail(name, 'a list of absolute paths', value);
-  return value;
-}
-
-function checkFunction<T>(name: string, value: T): T {
-  if (typeof value !== 'function') fail(name, 'a function', value);
   return value;
 }
 

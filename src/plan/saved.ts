@@ -2,6 +2,7 @@
 // checksum; applied only while the state, the config and the plan made now are all the same.
 
 import type { DesiredResource } from '../kinds/kind.js';
+import { firstFew } from '../util/format.js';
 import { canonicalJson, sha256 } from '../util/json.js';
 import { VERSION } from '../util/version.js';
 import { planToJson, type MadeFrom, type PlanJson } from './json.js';
@@ -17,9 +18,6 @@ export interface SavedPlan extends PlanJson {
 export class SavedPlanError extends Error {
   override name = 'SavedPlanError';
 }
-
-const SHOWN = 3;
-const some = (items: readonly string[]): string => items.slice(0, SHOWN).join(', ') + (items.length > SHOWN ? ` and ${items.length - SHOWN} more` : '');
 
 /** What `plan` was made from: the loaded config (its digest and resources) and the plan's own state and targets. */
 export function madeFrom(plan: Plan, config: { readonly digest: string; readonly resources: readonly DesiredResource[] }): MadeFrom {
@@ -76,7 +74,7 @@ export function staleReasons(saved: SavedPlan, now: PlanJson & { readonly made_f
   if (then.config_digest !== current.config_digest) {
     const keys = [...new Set([...Object.keys(then.resources), ...Object.keys(current.resources)])].sort();
     const changed = keys.filter((k) => then.resources[k] !== current.resources[k]).map((k) => (then.resources[k] === undefined ? `${k} (added)` : current.resources[k] === undefined ? `${k} (removed)` : k));
-    reasons.push(`the config changed since: ${some(changed)}`);
+    reasons.push(`the config changed since: ${firstFew(changed)}`);
   }
   if (!reasons.length) {
     const was = saved.actions.map(actionKey);
@@ -85,7 +83,7 @@ export function staleReasons(saved: SavedPlan, now: PlanJson & { readonly made_f
       const wasSet = new Set(was);
       const isSet = new Set(is);
       const differ = [...new Set([...was.filter((k) => !isSet.has(k)), ...is.filter((k) => !wasSet.has(k))].map((k) => k.split(' ')[0]!))];
-      reasons.push(`the plan made now differs in ${some(differ) || 'the order of its actions'} (a KV key expired, or time moved a rule)`);
+      reasons.push(`the plan made now differs in ${firstFew(differ) || 'the order of its actions'} (a KV key expired, or time moved a rule)`);
     }
   }
   return reasons;

@@ -18,8 +18,13 @@ export function formatBytes(bytes: number): string {
   return `${formatCount(Number((bytes / 1_000_000).toFixed(1)))} MB`;
 }
 
+/** The first few items, each as `show` writes it, and how many more: `a, b, c and 17 more`. */
+export function firstFew(items: readonly string[], shown = 3, show: (item: string) => string = (item) => item): string {
+  const first = items.slice(0, shown).map(show).join(', ');
+  return items.length > shown ? `${first} and ${formatCount(items.length - shown)} more` : first;
+}
+
 /** The first few keys, quoted, and how many more: `"a", "b", "c" and 17 more`. */
 export function someKeys(keys: readonly string[], shown = 3): string {
-  const first = keys.slice(0, shown).map((k) => JSON.stringify(k)).join(', ');
-  return keys.length > shown ? `${first} and ${formatCount(keys.length - shown)} more` : first;
+  return firstFew(keys, shown, (key) => JSON.stringify(key));
 }

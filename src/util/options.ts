@@ -44,3 +44,8 @@ export function checkBoolean(name: string, value: unknown): boolean {
   if (typeof value !== 'boolean') fail(name, 'a boolean', value);
   return value;
 }
+
+export function checkFunction<T>(name: string, value: T): T {
+  if (typeof value !== 'function') fail(name, 'a function', value);
+  return value;
+}
