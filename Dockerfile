@@ -10,10 +10,11 @@
 # token.env holds EDGESYNC_API_TOKEN=...; mount /config read-only (:ro) unless an AiRun
 # writes its output under it. Secrets of created tokens land in /state/secrets (0600).
 #
-# The build and runtime stages share one base image, so the better-sqlite3 binary built in
-# the first runs against the same Node ABI and glibc in the second.
+# The build and runtime stages share one base image, so any native binary built in the first
+# runs against the same Node ABI and glibc in the second. On Node 24 the state uses better-sqlite3
+# 13 (Node-API, prebuilt); the 12 line, compiled by `npm ci`, is what a Node 20 image would use.
 
-ARG NODE_IMAGE=node:20.20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: dev dependencies, the native toolchain, tsc ----
 FROM ${NODE_IMAGE} AS build
@@ -21,7 +22,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 # npm 11, as in development: it runs dependency install scripts only for packages listed in
-# package.json `allowScripts` (better-sqlite3 is), so `npm ci` compiles the SQLite binding.
+# package.json `allowScripts` (better-sqlite3 is), so `npm ci` compiles the 12 line.
 RUN npm install -g npm@11 && npm cache clean --force
 WORKDIR /app
 COPY package.json package-lock.json ./

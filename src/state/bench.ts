@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from './driver.js';
 import { openStateStore } from './index.js';
 
 const KEYS = 1_000_000;

@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from './driver.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkBoolean, checkInteger, checkString, fail } from '../util/options.js';
 import {
@@ -98,7 +98,7 @@ function openWritable(o: Checked): SqliteStateStore {
   // The lock and every check use the real path: a symlink or another spelling of it is the same state.
   const file = realStatePath(o.file);
   let lock: HeldLock | undefined;
-  let db: Database.Database | undefined;
+  let db: Database | undefined;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const existed = fs.existsSync(file) || isDanglingLink(file);
@@ -136,7 +136,7 @@ function isDanglingLink(file: string): boolean {
   }
 }
 
-function tableNames(db: Database.Database): string[] {
+function tableNames(db: Database): string[] {
   return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
 }
 
@@ -155,7 +155,7 @@ function tighten(file: string): void {
  * Only the lock holder may decide that open intents are left over: without the lock they may
  * belong to an apply still running.
  */
-function markCrashedIntents(db: Database.Database): void {
+function markCrashedIntents(db: Database): void {
   db.transaction(() => {
     db.prepare(
       `UPDATE intents SET error = 'edgesync stopped before the outcome of ' || operation || ' was recorded; it may have created the object'
@@ -177,7 +177,7 @@ function openReadOnly(o: Checked): SqliteStateStore {
   const shown = shownPath(o.file);
   const file = realStatePath(o.file);
   if (!fs.existsSync(file)) throw new Error(`state ${shown} does not exist`);
-  let db: Database.Database | undefined;
+  let db: Database | undefined;
   try {
     checkExistingFile(file, shown);
     db = new Database(file, { readonly: true, fileMustExist: true });

@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/state/driver.js';
 import { describe, expect, it } from 'vitest';
 import { openStateStore, StateFileError, StateLockedError } from '../../src/state/index.js';
 import { identity, tempStateFile, withStore } from './helpers.js';

@@ -2,7 +2,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/state/driver.js';
 import { describe, expect, it } from 'vitest';
 import { openStateStore, SCHEMA_VERSION } from '../../src/state/index.js';
 import { MIGRATIONS } from '../../src/state/schema.js';
