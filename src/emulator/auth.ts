@@ -43,6 +43,14 @@ export function presented(headers: Headers): {
 /** A secret as logs and tests may name it: the first 8 hex digits of its SHA-256. */
 export const fingerprint = (secret: string): string => sha256(secret).slice(0, 8);
 
+/** Which credential a request carried, by form and fingerprint, never the secret: the request log's `signedBy`. */
+export function signedBy(headers: Headers): string | undefined {
+  const sent = presented(headers);
+  if (sent.serviceKey !== undefined) return `serviceKey ${fingerprint(sent.serviceKey)}`;
+  if (sent.apiKey !== undefined) return `apiKey ${sent.apiKey.email ?? ''} ${fingerprint(sent.apiKey.key)}`;
+  return sent.bearer === undefined ? undefined : `bearer ${fingerprint(sent.bearer)}`;
+}
+
 export class TokenBook {
   private readonly startTokens: ReadonlySet<string>;
   private readonly byId = new Map<string, TokenEntry>();

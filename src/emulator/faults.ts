@@ -1,4 +1,4 @@
-// Fault injection for calls under /client/v4: a fixed-window rate limit (429 + Retry-After),
+// Fault injection for calls under /client/v4: a fixed-window rate limit per credential (429 + Retry-After),
 // a seeded share of 500/503 answers before any processing, and added latency.
 
 import { checkInteger, checkNumber, fail } from '../util/options.js';
@@ -75,8 +75,8 @@ export class Faults {
   private kvRefusal: { share: number; once: boolean; pattern: RegExp | null } | null = null;
   /** Keys already refused once, under `once`. */
   private readonly refusedOnce = new Set<string>();
-  private windowStart = 0;
-  private windowCount = 0;
+  /** Per credential (as the request log names it): the current window's start and its calls. */
+  private readonly windows = new Map<string, { start: number; count: number }>();
   private readonly random: () => number;
 
   constructor(initial: FaultSettings, seed: number, private readonly now: () => number) {
@@ -95,8 +95,7 @@ export class Faults {
     }
     if (f.rateLimit !== undefined) {
       this.rateLimit = f.rateLimit && { limit: f.rateLimit.limit, windowSeconds: f.rateLimit.windowSeconds };
-      this.windowCount = 0;
-      this.windowStart = 0;
+      this.windows.clear();
     }
   }
 
@@ -115,9 +114,12 @@ export class Faults {
     return true;
   }
 
-  /** The fault to answer instead of processing this call, if any. Every call counts toward the window. */
-  check(): EmulatorError | null {
-    const limited = this.overLimit();
+  /**
+   * The fault to answer instead of processing this call, if any. Every call counts toward the
+   * window of `caller`, the credential it carries: one caller's burst never limits another.
+   */
+  check(caller = ''): EmulatorError | null {
+    const limited = this.overLimit(caller);
     if (limited) return limited;
     if (this.failRate > 0 && this.random() < this.failRate) {
       return this.random() < 0.5
@@ -127,17 +129,15 @@ export class Faults {
     return null;
   }
 
-  private overLimit(): EmulatorError | null {
+  private overLimit(caller: string): EmulatorError | null {
     if (!this.rateLimit) return null;
     const windowMs = this.rateLimit.windowSeconds * 1000;
     const now = this.now();
     const start = Math.floor(now / windowMs) * windowMs;
-    if (start !== this.windowStart) {
-      this.windowStart = start;
-      this.windowCount = 0;
-    }
-    this.windowCount += 1;
-    if (this.windowCount <= this.rateLimit.limit) return null;
+    let window = this.windows.get(caller);
+    if (window?.start !== start) this.windows.set(caller, (window = { start, count: 0 }));
+    window.count += 1;
+    if (window.count <= this.rateLimit.limit) return null;
     const retryAfter = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
     return new EmulatorError(429, [`rate limited: more than ${this.rateLimit.limit} calls in ${this.rateLimit.windowSeconds} s`], {
       'retry-after': String(retryAfter),

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { fingerprint, presented, type TokenBook } from './auth.js';
+import { signedBy, type TokenBook } from './auth.js';
 import { basePath, type Context, type RequestNotes } from './context.js';
 import { badRequest, EmulatorError, errorBody, notFound } from './errors.js';
 import type { Faults } from './faults.js';
@@ -90,7 +90,8 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
   app.addHook('onRequest', async (request) => {
     if (isInspection(request)) return;
     if (parts.faults.latencyMs > 0) await sleep(parts.faults.latencyMs);
-    const fault = parts.faults.check();
+    // The provider counts its rate limit per user: one window per credential a request carries.
+    const fault = parts.faults.check(signedBy(request.headers) ?? '');
     if (fault) throw fault;
     const op = (request.routeOptions.config as { op?: number } | undefined)?.op;
     const denied = parts.tokens.authenticateRequest(request.headers, op, parts.now());
@@ -116,14 +117,6 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
   registerGatewayOperations(app, ctx);
   registerUserOperations(app, ctx);
   return app;
-}
-
-/** Which credential a request carried, by form and fingerprint: what tests compare, never the secret. */
-function signedBy(headers: FastifyRequest['headers']): string | undefined {
-  const sent = presented(headers);
-  if (sent.serviceKey !== undefined) return `serviceKey ${fingerprint(sent.serviceKey)}`;
-  if (sent.apiKey !== undefined) return `apiKey ${sent.apiKey.email ?? ''} ${fingerprint(sent.apiKey.key)}`;
-  return sent.bearer === undefined ? undefined : `bearer ${fingerprint(sent.bearer)}`;
 }
 
 function recordOf(request: FastifyRequest, status: number, note: RequestNotes | undefined, parts: ServerParts): RecordedRequest {

@@ -19,6 +19,17 @@ describe('fault injection', () => {
     expect((await call('PUT', ...route(4))).status).toBe(200);
   });
 
+  it('counts the rate limit per credential, as the provider counts it per user: one caller over it never limits another', async () => {
+    const other = 'second-token-for-tests';
+    const { call } = await harness({ tokens: [startToken, other], rateLimit: { limit: 2, windowSeconds: 60 } });
+    expect((await call('PUT', ...route(1))).status).toBe(200);
+    expect((await call('PUT', ...route(2))).status).toBe(200);
+    expect((await call('PUT', ...route(3))).status).toBe(429);
+    expect((await call('PUT', ...route(4), { token: other })).status).toBe(200);
+    expect((await call('PUT', ...route(5), { token: other })).status).toBe(200);
+    expect((await call('PUT', ...route(6), { token: other })).status).toBe(429);
+  });
+
   it('answers every call 500 or 503 at fail rate 1 and stores nothing', async () => {
     const { call, emu } = await harness({ failRate: 1 });
     const statuses = [];
