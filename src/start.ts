@@ -26,6 +26,9 @@ async function withFallback<T>(start: (port: number) => Promise<T>, port: number
 
 const examples = path.relative(process.cwd(), fileURLToPath(new URL('../examples', import.meta.url))) || '.';
 const token = randomBytes(20).toString('hex');
+// The staging account's own token, as a real one would be: the emulator accepts it for that account only.
+const stagingToken = randomBytes(20).toString('hex');
+const stagingAccount = process.env.STAGING_ACCOUNT_ID || 'fedcba9876543210fedcba9876543210';
 // The emulator starts empty every time, so a state left by an earlier run would name objects
 // (and remote ids) it no longer has: each run starts from a fresh state of its own.
 const stateDir = path.join('.edgesync', 'start');
@@ -34,7 +37,7 @@ if (!fs.existsSync(path.join(stateDir, 'state.db.lock'))) fs.rmSync(stateDir, { 
 const logger = createLogger({ pretty: true });
 const stopped = nextStopSignal();
 
-const emulator: RunningEmulator = await withFallback((port) => startEmulator({ port, tokens: [token] }), 8787);
+const emulator: RunningEmulator = await withFallback((port) => startEmulator({ port, tokens: [token, stagingToken], grants: [{ secret: stagingToken, accounts: [stagingAccount] }] }), 8787);
 let daemon: Daemon;
 try {
   daemon = await withFallback(
@@ -42,8 +45,8 @@ try {
       startWatch({
         root: {
           source: folderSource(examples), state: sqliteBackend(path.join(stateDir, 'state.db')), remote: { baseUrl: emulator.url, token },
-          // The examples sign their two accounts with two credentials; here both read this run's token.
-          env: { ...process.env, EDGESYNC_API_TOKEN: token, STAGING_API_TOKEN: token },
+          // The examples sign their two accounts with two credentials: this run's two tokens.
+          env: { ...process.env, EDGESYNC_API_TOKEN: token, STAGING_API_TOKEN: stagingToken },
         },
         listen: { host: '127.0.0.1', port },
         timing: { debounceMs: 200 },
@@ -60,7 +63,7 @@ try {
 process.stdout.write(
   [
     '',
-    `  emulator   ${emulator.url}  (token generated for this run)`,
+    `  emulator   ${emulator.url}  (two tokens generated for this run: main, and staging for its account only)`,
     `  status     ${daemon.url}/status   (also /healthz /readyz /metrics)`,
     `  config     ${examples}/   state in ${stateDir}/`,
     '',

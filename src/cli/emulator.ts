@@ -36,9 +36,26 @@ function parseRateLimit(text: string): { limit: number; windowSeconds: number } 
   return { limit: count, windowSeconds: seconds };
 }
 
+/**
+ * A credential flag's value "SECRET[=ACCOUNT,…]": the secret, and the accounts it is tied to when
+ * the text after the last `=` is a list of ids (so a secret's own base64 padding stays its own).
+ */
+export function splitGrant(text: string): { secret: string; accounts?: readonly string[] } {
+  const at = text.lastIndexOf('=');
+  const list = text.slice(at + 1);
+  if (at <= 0 || !/^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$/.test(list)) return { secret: text };
+  return { secret: text.slice(0, at), accounts: list.split(',') };
+}
+
 /** Options for startEmulator from the flags; a generated token when neither --token nor EDGESYNC_API_TOKEN gives one. */
 export function optionsFromFlags(flags: EmulatorFlags, env: EmulatorIo['env']): { options: EmulatorOptions; generatedToken?: string } {
-  let tokens = (flags.token ?? []).map((t, i) => checkString(`token[${i}]`, t));
+  const grants: { secret: string; accounts: readonly string[] }[] = [];
+  const secretOf = (text: string): string => {
+    const { secret, accounts } = splitGrant(text);
+    if (accounts) grants.push({ secret, accounts });
+    return secret;
+  };
+  let tokens = (flags.token ?? []).map((t, i) => secretOf(checkString(`token[${i}]`, t)));
   let generatedToken: string | undefined;
   // Trimmed as the client trims it, so the token a client sends is the one accepted.
   const fromEnv = env.EDGESYNC_API_TOKEN?.trim();
@@ -47,12 +64,13 @@ export function optionsFromFlags(flags: EmulatorFlags, env: EmulatorIo['env']): 
   const apiKeys = (flags.apiKey ?? []).map((pair, i) => {
     const at = pair.indexOf(':');
     if (at <= 0 || at === pair.length - 1) fail(`api-key[${i}]`, 'EMAIL:KEY', '(value not shown)');
-    return { email: pair.slice(0, at), key: pair.slice(at + 1) };
+    return { email: pair.slice(0, at), key: secretOf(pair.slice(at + 1)) };
   });
   const options: EmulatorOptions = {
     tokens,
     apiKeys,
-    serviceKeys: (flags.serviceKey ?? []).map((k, i) => checkString(`service-key[${i}]`, k)),
+    serviceKeys: (flags.serviceKey ?? []).map((k, i) => secretOf(checkString(`service-key[${i}]`, k))),
+    grants,
     port: flags.port === undefined ? 0 : checkInteger('port', numeric(flags.port), 0, 65_535),
     host: flags.host === undefined ? '127.0.0.1' : checkString('host', flags.host),
     failRate: flags.failRate === undefined ? 0 : checkNumber('fail-rate', numeric(flags.failRate), 0, 1),
@@ -81,9 +99,9 @@ export function register(program: Command): void {
     .description('serve the local emulator of the interface and print its base URL')
     .option('--port <n>', 'port to listen on (0 = any free port)', '0')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--token <token>', 'accepted bearer token (repeatable; default EDGESYNC_API_TOKEN, else generated)', (t: string, all: string[]) => [...all, t], [] as string[])
-    .option('--api-key <email:key>', 'accepted API key with its account email, sent as X-Auth-Email and X-Auth-Key (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
-    .option('--service-key <key>', 'accepted user service key, X-Auth-User-Service-Key, for operations 1 and 14 (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
+    .option('--token <token>', 'accepted bearer token, TOKEN[=ACCOUNT,…] to tie it to accounts (repeatable; default EDGESYNC_API_TOKEN, else generated)', (t: string, all: string[]) => [...all, t], [] as string[])
+    .option('--api-key <email:key>', 'accepted API key with its account email, sent as X-Auth-Email and X-Auth-Key; EMAIL:KEY[=ACCOUNT,…] (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
+    .option('--service-key <key>', 'accepted user service key, X-Auth-User-Service-Key, for operations 1 and 14; KEY[=ACCOUNT,…] (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
     .option('--fail-rate <p>', 'share of calls answered 500/503 (0..1)')
     .option('--rate-limit <n/seconds>', 'calls allowed per window, then 429 with Retry-After')
     .option('--latency <ms>', 'milliseconds added before each answer')

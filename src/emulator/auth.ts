@@ -81,24 +81,40 @@ export class TokenBook {
     }
   }
 
+  /** Accounts each tied credential (by its secret) may reach; a credential not here reaches every account. */
+  private grants = new Map<string, ReadonlySet<string>>();
+
+  /** Ties `secret` to `accounts`: a request under it to another account's path is answered 403. */
+  grant(secret: string, accounts: readonly string[]): void {
+    this.grants.set(secret, new Set([...(this.grants.get(secret) ?? []), ...accounts]));
+  }
+
+  /** The 403 for a tied credential sent to an account it is not granted; null otherwise. */
+  private outsideGrant(secret: string, account: string | undefined): EmulatorError | null {
+    const granted = this.grants.get(secret);
+    if (account === undefined || granted === undefined || granted.has(account)) return null;
+    return new EmulatorError(403, [`the credential is not granted account ${account}`]);
+  }
+
   /**
    * Exactly one credential per request: a bearer token, `X-Auth-Email` with `X-Auth-Key`, or
-   * `X-Auth-User-Service-Key` (operations 1 and 14 only, as the interface lists it). Null when accepted.
+   * `X-Auth-User-Service-Key` (operations 1 and 14 only, as the interface lists it), reaching
+   * `account` (the path's, for account-scope operations) if tied to accounts. Null when accepted.
    */
-  authenticateRequest(headers: Headers, op: number | undefined, nowMs: number): EmulatorError | null {
+  authenticateRequest(headers: Headers, op: number | undefined, nowMs: number, account?: string): EmulatorError | null {
     const sent = presented(headers);
     if (sent.forms > 1) return new EmulatorError(401, ['send one credential: a bearer token, X-Auth-Email with X-Auth-Key, or X-Auth-User-Service-Key']);
     if (sent.serviceKey !== undefined) {
       if (!this.serviceKeys.has(sent.serviceKey)) return new EmulatorError(401, ['X-Auth-User-Service-Key: the key is not valid']);
       if (op !== 1 && op !== 14) return new EmulatorError(403, ['X-Auth-User-Service-Key is taken by operations 1 and 14 only']);
-      return null;
+      return this.outsideGrant(sent.serviceKey, account);
     }
     if (sent.apiKey !== undefined) {
       const email = this.apiKeys.get(sent.apiKey.key);
       if (email === undefined || email !== sent.apiKey.email) return new EmulatorError(401, ['X-Auth-Key: the key and X-Auth-Email do not match a known key']);
-      return null;
+      return this.outsideGrant(sent.apiKey.key, account);
     }
-    return this.authenticate(sent.authorization, nowMs);
+    return this.authenticate(sent.authorization, nowMs) ?? this.outsideGrant(sent.bearer ?? '', account);
   }
 
   /**

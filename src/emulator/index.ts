@@ -26,6 +26,11 @@ export interface EmulatorOptions {
   readonly apiKeys?: readonly { readonly email: string; readonly key: string }[];
   /** User service keys accepted (X-Auth-User-Service-Key; operations 1 and 14). @default [] */
   readonly serviceKeys?: readonly string[];
+  /**
+   * Credentials (a token's, API key's or service key's secret) tied to accounts: a request under
+   * one to another account's path is answered 403. @default [] (every credential reaches every account)
+   */
+  readonly grants?: readonly { readonly secret: string; readonly accounts: readonly string[] }[];
   /** Share (0..1) of calls answered 500 or 503 before any processing. @default 0 */
   readonly failRate?: number;
   /** Past `limit` calls in a fixed window of `windowSeconds`: 429 with Retry-After. @default no limit */
@@ -79,6 +84,12 @@ function checkOptions(options: EmulatorOptions): Required<Omit<EmulatorOptions, 
     now,
     apiKeys: (options.apiKeys ?? []).map((k, i) => ({ email: checkString(`apiKeys[${i}].email`, k?.email), key: checkString(`apiKeys[${i}].key`, k?.key) })),
     serviceKeys: (options.serviceKeys ?? []).map((k, i) => checkString(`serviceKeys[${i}]`, k)),
+    grants: (options.grants ?? []).map((g, i) => {
+      checkString(`grants[${i}].secret`, g?.secret);
+      if (!Array.isArray(g.accounts) || g.accounts.length === 0) fail(`grants[${i}].accounts`, 'a list of at least one account', g.accounts);
+      g.accounts.forEach((a, j) => checkString(`grants[${i}].accounts[${j}]`, a));
+      return g;
+    }),
   };
 }
 
@@ -93,6 +104,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const o = checkOptions(options);
   const tokens = new TokenBook(o.tokens);
   tokens.acceptKeys(o.apiKeys, o.serviceKeys);
+  for (const g of o.grants) tokens.grant(g.secret, g.accounts);
   const store = new Store(tokens);
   const log = new RequestLog();
   const faults = new Faults({ failRate: o.failRate, rateLimit: o.rateLimit ?? null, latencyMs: o.latencyMs }, o.seed, o.now);

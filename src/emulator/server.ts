@@ -94,7 +94,8 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     const fault = parts.faults.check(signedBy(request.headers) ?? '');
     if (fault) throw fault;
     const op = (request.routeOptions.config as { op?: number } | undefined)?.op;
-    const denied = parts.tokens.authenticateRequest(request.headers, op, parts.now());
+    const account = (request.params as { account_identifier?: string } | undefined)?.account_identifier;
+    const denied = parts.tokens.authenticateRequest(request.headers, op, parts.now(), account);
     if (denied) throw denied;
   });
 

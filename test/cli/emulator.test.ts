@@ -14,10 +14,22 @@ describe('edgesync emulator flags', () => {
       {},
     );
     expect(options).toEqual({
-      tokens: ['a', 'b'], apiKeys: [{ email: 'ops@example.com', key: 'k-1' }], serviceKeys: ['sk-1'], port: 8787, host: '127.0.0.1', failRate: 0.25, rateLimit: { limit: 100, windowSeconds: 60 }, latencyMs: 20, seed: 9,
+      tokens: ['a', 'b'], apiKeys: [{ email: 'ops@example.com', key: 'k-1' }], serviceKeys: ['sk-1'], grants: [], port: 8787, host: '127.0.0.1', failRate: 0.25, rateLimit: { limit: 100, windowSeconds: 60 }, latencyMs: 20, seed: 9,
     });
     expect(generatedToken).toBeUndefined();
     expect(() => optionsFromFlags({ apiKey: ['no-colon'] }, {})).toThrow('Expected `api-key[0]` to be EMAIL:KEY, got `(value not shown)`');
+  });
+
+  it('ties a token, an API key or a service key to the accounts listed after its last =, and leaves a padded secret whole', () => {
+    const { options } = optionsFromFlags({ token: ['t-1=acc-a,acc-b', 'dG9rZW4=='], apiKey: ['ops@example.com:k-1=acc-c'], serviceKey: ['sk-1=acc-d'] }, {});
+    expect(options.tokens).toEqual(['t-1', 'dG9rZW4==']);
+    expect(options.apiKeys).toEqual([{ email: 'ops@example.com', key: 'k-1' }]);
+    expect(options.serviceKeys).toEqual(['sk-1']);
+    expect(options.grants).toEqual([
+      { secret: 't-1', accounts: ['acc-a', 'acc-b'] },
+      { secret: 'k-1', accounts: ['acc-c'] },
+      { secret: 'sk-1', accounts: ['acc-d'] },
+    ]);
   });
 
   it('takes EDGESYNC_API_TOKEN when no --token is given, else generates one', () => {

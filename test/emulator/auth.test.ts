@@ -97,6 +97,20 @@ describe('authentication', () => {
     expect(emu.requests().map((r) => r.signedBy?.split(' ')[0])).toEqual(['apiKey', 'apiKey', 'serviceKey', 'serviceKey']);
   });
 
+  it('answers 403 to a credential tied to accounts when it reaches another account, and serves its own and user-scope paths', async () => {
+    const other = 'second-token-for-tests';
+    const { call, emu } = await harness({ tokens: [startToken, other], grants: [{ secret: other, accounts: ['acc-a'] }] });
+    const kv = (account: string) => `/accounts/${account}/storage/kv/namespaces/ns/bulk`;
+    expect((await call('PUT', kv('acc-a'), [{ key: 'k', value: 'v' }], { token: other })).status).toBe(200);
+    const outside = await call('PUT', kv('acc-b'), [{ key: 'k', value: 'v' }], { token: other });
+    expect(outside.status).toBe(403);
+    expect(messages(outside)).toEqual(['the credential is not granted account acc-b']);
+    expect(emu.kv('acc-b', 'ns').size).toBe(0);
+    expect((await call('PATCH', '/user', { country: 'IE' }, { token: other })).status).toBe(200);
+    // A credential not tied to accounts reaches every one.
+    expect((await call('PUT', kv('acc-b'), [{ key: 'k', value: 'v' }])).status).toBe(200);
+  });
+
   it('refuses a request carrying two credentials', async () => {
     const { call } = await harness({ apiKeys: [{ email: 'ops@example.com', key: 'api-key-0001' }] });
     const both = await call('PATCH', '/user', { country: 'IE' }, { headers: { 'x-auth-email': 'ops@example.com', 'x-auth-key': 'api-key-0001' } });
