@@ -12,7 +12,7 @@ export { secretFileName } from './files.js';
 export type {
   ActionStatus, ApplyResult, ExecutorHooks, ExecutorLogger, ExecutorOptions, Failed, OperationCaller, Progress, RateLimit, RetryOptions, Succeeded, TaskQueue,
 } from './options.js';
-export { createRateLimiter, type RateLimiter } from './rate.js';
+export { createRateLimiter, type Permit, type RateLimiter } from './rate.js';
 
 export interface Executor {
   /** Runs every action of `plan` it can; resolves when all are settled (or, after a stop, when those in flight are). */

@@ -9,7 +9,7 @@ import { backoffDelay, classifyError, describeError, retryAfterMs } from './clas
 import { formatBytes, someKeys } from '../util/format.js';
 import { writeJsonOutput, writeSecret } from './files.js';
 import type { ResolvedOptions, TaskQueue } from './options.js';
-import type { RateLimiter } from './rate.js';
+import type { Permit, RateLimiter } from './rate.js';
 
 export type ActionReport =
   | { readonly status: 'succeeded'; readonly attempts: number; readonly remoteId?: string; readonly secretFile?: string; readonly outputFile?: string; readonly received?: string }
@@ -69,18 +69,28 @@ function uncertain(ctx: RunContext, action: Action, intentId: number, error: str
   return { status: 'uncertain', attempts, error: stateError ? `${error}; ${stateError}` : error };
 }
 
-/** One request through the queue (concurrency) and the limiter (rate), with its intent for a create. */
-function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOPPED> {
+/**
+ * One request through its credential's limiter (rate), then the queue (concurrency), with its
+ * intent for a create. The place in the window is reserved before waiting for a slot, so a request
+ * held by its credential's pace or Retry-After never holds a slot another credential could use.
+ */
+async function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOPPED> {
   const { options } = ctx;
   const signal = options.signal;
-  return ctx.queue.add(async (): Promise<Sent | typeof STOPPED> => {
+  if (signal?.aborted) return STOPPED;
+  let permit: Permit;
+  try {
+    permit = await ctx.limiterFor(action.credential).acquire(signal);
+  } catch (err) {
     if (signal?.aborted) return STOPPED;
-    try {
-      await ctx.limiterFor(action.credential).acquire(signal);
-    } catch (err) {
-      if (signal?.aborted) return STOPPED;
-      throw err;
+    throw err;
+  }
+  return ctx.queue.add(async (): Promise<Sent | typeof STOPPED> => {
+    if (signal?.aborted) {
+      permit.cancel();
+      return STOPPED;
     }
+    permit.sent();
     ctx.started(action);
     const operation = action.operation!;
     // The journal entry comes first: a crash during the call leaves an open intent, i.e. uncertain.

@@ -60,26 +60,48 @@ describe('limits', () => {
     expect(h.clock.sleeps).toEqual([1000]);
   });
 
+  it('counts a reserved place until it is sent or given back, and from the moment it is sent', async () => {
+    const clock = new FakeClock();
+    const limiter = createRateLimiter({ requests: 2, intervalMs: 1000 }, clock);
+    const start = clock.now();
+    const first = await limiter.acquire();
+    const second = await limiter.acquire();
+    let third: Promise<unknown> | undefined = limiter.acquire();
+    let settled = false;
+    void third.then(() => (settled = true));
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    second.cancel();
+    await third;
+    expect(clock.now()).toBe(start);
+    clock.t += 400;
+    first.sent();
+    third = undefined;
+    // The window now holds the send at +400 and the third's reservation: a fourth waits until +1400.
+    (await limiter.acquire()).sent();
+    expect(clock.now() - start).toBe(1400);
+  });
+
   it('sends nothing before a Retry-After hold has passed', async () => {
     const clock = new FakeClock();
     const limiter = createRateLimiter({ requests: 100, intervalMs: 1000 }, clock);
     const start = clock.now();
     limiter.holdUntil(start + 5000);
     limiter.holdUntil(start + 2000);
-    await limiter.acquire();
+    (await limiter.acquire()).sent();
     expect(clock.now() - start).toBe(5000);
-    await limiter.acquire();
+    (await limiter.acquire()).sent();
     expect(clock.sleeps).toEqual([5000]);
   });
 
   it('stops waiting for the rate cap when the run is stopped', async () => {
     const clock = new FakeClock();
     const limiter = createRateLimiter({ requests: 1, intervalMs: 1000 }, clock);
-    await limiter.acquire();
+    (await limiter.acquire()).sent();
     const stop = new AbortController();
     stop.abort(new Error('stopped'));
     await expect(limiter.acquire(stop.signal)).rejects.toThrow('stopped');
-    await limiter.acquire();
+    (await limiter.acquire()).sent();
     expect(clock.sleeps).toEqual([1000]);
   });
 });

@@ -36,6 +36,7 @@ function recordingLimiter(): RateLimiter & { acquired: number; holds: number[] }
     holds: [] as number[],
     async acquire() {
       limiter.acquired++;
+      return { sent() {}, cancel() {} };
     },
     holdUntil(at: number) {
       limiter.holds.push(at);

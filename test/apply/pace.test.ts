@@ -15,6 +15,14 @@ describe('the rate cap per credential', () => {
     expect(at).toEqual({ a: 0, b: 0, c: 1000 });
   });
 
+  it('lets a call whose credential must wait hold no concurrency slot: the other credential\'s call goes first', async () => {
+    // One slot: were c to wait for x's window inside it, b would go after c.
+    const h = harness(() => ({}), { rateLimit: { requests: 1, intervalMs: 1000 }, concurrency: 1 });
+    await h.execute(plan([action('a', { credential: 'x' }), action('c', { credential: 'x' }), action('b', { credential: 'y' })]));
+    expect(h.calls.map((c) => c.action.split('/')[1]!.split('#')[0])).toEqual(['a', 'b', 'c']);
+    expect(h.clock.sleeps).toEqual([1000]);
+  });
+
   it('holds only the credential a 429 came under', async () => {
     const clock = new FakeClock();
     const { limiterFor } = resolveOptions({ client: { call: async () => ({}) }, state: new FakeState(), interpret: () => ({}), secretsDir: '/tmp/s', clock });
