@@ -1,16 +1,15 @@
-// `npm run bench`: KV at scale against the emulator in its own process, each phase in a fresh
-// edgesync process; prints the machine and one markdown table to stdout, progress to stderr.
+// KV at scale against the emulator in its own process, each phase in a fresh edgesync process:
+// the first part of `npm run bench` (src/bench/main.ts prints it).
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
+import { checkInteger, checkNumber, checkString } from '../util/options.js';
 import { BENCH_ACCOUNT, BENCH_NAMESPACE, writeKvDocument, writePairsFile } from './generate.js';
 import type { PhaseArgs } from './phase.js';
 import { processCpuMs, runPhaseProcess, startEmulatorProcess, type EmulatorProcess } from './processes.js';
-import { machineLine, renderGoals, renderTable, type PhaseRow } from './report.js';
+import { machineLine, renderGoals, type PhaseRow } from './report.js';
 
 /** What to generate and measure. */
 export interface KvBenchOptions {
@@ -97,21 +96,4 @@ export async function runKvBench(options: KvBenchOptions = {}): Promise<KvBenchR
     await emulator?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** `--pairs N --changed 0.01 --value-bytes 100 --seed 1` */
-export function parseBenchArgs(argv: readonly string[]): KvBenchOptions {
-  const names: Record<string, keyof KvBenchOptions> = { '--pairs': 'pairs', '--changed': 'changed', '--value-bytes': 'valueBytes', '--seed': 'seed' };
-  const out: Record<string, number> = {};
-  for (let i = 0; i < argv.length; i += 2) {
-    const name = names[argv[i]];
-    if (!name) fail('arguments', `one of ${Object.keys(names).join(', ')}`, argv[i]);
-    out[name] = Number(argv[i + 1]);
-  }
-  return out;
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const result = await runKvBench(parseBenchArgs(process.argv.slice(2)));
-  process.stdout.write(`${result.machine}\n\n${renderTable(result.rows)}\n\n${result.goals.join('\n')}\n`);
 }

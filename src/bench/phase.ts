@@ -10,6 +10,7 @@ import type { DesiredResource } from '../kinds/kind.js';
 import type { Plan } from '../plan/types.js';
 import { sqliteBackend } from '../state/backend.js';
 import { fail } from '../util/options.js';
+import { parseRateLimit } from '../cli/common.js';
 
 export type PhaseMode = 'plan' | 'apply';
 
@@ -40,6 +41,8 @@ export interface PhaseArgs {
   readonly state: string;
   /** Required for `apply`. */
   readonly baseUrl?: string;
+  /** The client's request rate cap, per credential, as `--rate-limit N/SECONDS`. @default edgesync's own */
+  readonly rateLimit?: string;
 }
 
 const cpuMs = (): number => {
@@ -76,10 +79,14 @@ function planOnly(resources: readonly DesiredResource[], root: Root): Ran {
 
 /** The composition root `edgesync apply` would build, with a sink counting the client's calls. */
 function benchRoot(args: PhaseArgs, counter: { requests: number }): Root {
-  const remote = args.mode === 'apply' ? { baseUrl: args.baseUrl ?? fail('base-url', 'the emulator URL for apply', args.baseUrl), token: resolveToken({ env: process.env }) } : undefined;
+  // As `edgesync apply`: no environment token is allowed when Credentials documents sign everything.
+  const token = process.env.EDGESYNC_API_TOKEN?.trim() ? resolveToken({ env: process.env }) : undefined;
+  const remote = args.mode === 'apply' ? { baseUrl: args.baseUrl ?? fail('base-url', 'the emulator URL for apply', args.baseUrl), ...(token && { token }) } : undefined;
   return composeRoot({
-    source: folderSource(args.config), state: sqliteBackend(args.state), owner: 'edgesync bench', env: {},
+    // The environment is the phase's own (the bench hands it exactly the credentials' variables).
+    source: folderSource(args.config), state: sqliteBackend(args.state), owner: 'edgesync bench', env: process.env,
     ...(remote && { remote }),
+    ...(args.rateLimit !== undefined && { rateLimit: parseRateLimit(args.rateLimit) }),
     sinks: [{ onResponse: () => counter.requests++ }],
   });
 }
@@ -121,7 +128,7 @@ export async function runPhase(args: PhaseArgs): Promise<PhaseReport> {
   };
 }
 
-/** `plan|apply --config DIR --state FILE [--base-url URL]`. */
+/** `plan|apply --config DIR --state FILE [--base-url URL] [--rate-limit N/SECONDS]`. */
 export function parsePhaseArgs(argv: readonly string[]): PhaseArgs {
   const [mode, ...rest] = argv;
   if (mode !== 'plan' && mode !== 'apply') fail('mode', "'plan' or 'apply'", mode);
@@ -131,7 +138,12 @@ export function parsePhaseArgs(argv: readonly string[]): PhaseArgs {
     flags.set(rest[i].slice(2), rest[i + 1]);
   }
   const need = (name: string): string => flags.get(name) ?? fail(name, 'a value', undefined);
-  return { mode, config: need('config'), state: need('state'), ...(flags.has('base-url') && { baseUrl: flags.get('base-url') }) };
+  if (flags.has('rate-limit')) parseRateLimit(flags.get('rate-limit')!);
+  return {
+    mode, config: need('config'), state: need('state'),
+    ...(flags.has('base-url') && { baseUrl: flags.get('base-url') }),
+    ...(flags.has('rate-limit') && { rateLimit: flags.get('rate-limit') }),
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

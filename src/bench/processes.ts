@@ -32,12 +32,20 @@ export function processPeakRssBytes(pid: number): number {
   return m ? Number(m[1]) * 1024 : NaN;
 }
 
+export interface LoggedCall {
+  readonly path: string;
+  readonly status: number;
+  readonly signedBy?: string;
+}
+
 export interface EmulatorProcess {
   readonly pid: number;
   /** http://127.0.0.1:PORT/client/v4 */
   readonly url: string;
   /** /client/v4 calls in the emulator's request log (it keeps the last 10,000). */
   requestCount(): Promise<number>;
+  /** Those calls: status and the credential each carried (by fingerprint). */
+  requestLog(): Promise<readonly LoggedCall[]>;
   clearRequests(): Promise<void>;
   /** Number of pairs the emulator holds in a namespace. */
   kvCount(account: string, namespace: string): Promise<number>;
@@ -65,9 +73,9 @@ function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
   });
 }
 
-/** Starts `edgesync emulator --port 0 --token TOKEN` as a child process and waits for its URL. */
-export async function startEmulatorProcess(token: string): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--token', token], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `edgesync emulator --port 0 --token TOKEN [FLAGS…]` as a child process and waits for its URL. */
+export async function startEmulatorProcess(token: string, flags: readonly string[] = []): Promise<EmulatorProcess> {
+  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--token', token, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let url: string;
   try {
@@ -82,10 +90,12 @@ export async function startEmulatorProcess(token: string): Promise<EmulatorProce
     if (!res.ok) throw new Error(`${method} ${inspect}${path}: ${res.status}`);
     return res.json();
   };
+  const requestLog = async (): Promise<LoggedCall[]> => ((await call('/requests')) as LoggedCall[]).filter((r) => r.path.startsWith('/client/v4/'));
   return {
     pid: child.pid!,
     url,
-    requestCount: async () => ((await call('/requests')) as { path: string }[]).filter((r) => r.path.startsWith('/client/v4/')).length,
+    requestCount: async () => (await requestLog()).length,
+    requestLog,
     clearRequests: async () => void (await call('/requests', 'DELETE')),
     kvCount: async (account, namespace) => ((await call(`/kv/${account}/${namespace}?limit=0`)) as { count: number }).count,
     stop: async () => {
@@ -98,7 +108,11 @@ export async function startEmulatorProcess(token: string): Promise<EmulatorProce
 
 /** Runs `phase.js` in a fresh process and returns its report. */
 export function runPhaseProcess(args: PhaseArgs, env: NodeJS.ProcessEnv): Promise<PhaseReport> {
-  const argv = [args.mode, '--config', args.config, '--state', args.state, ...(args.baseUrl ? ['--base-url', args.baseUrl] : [])];
+  const argv = [
+    args.mode, '--config', args.config, '--state', args.state,
+    ...(args.baseUrl ? ['--base-url', args.baseUrl] : []),
+    ...(args.rateLimit ? ['--rate-limit', args.rateLimit] : []),
+  ];
   const child = spawn(process.execPath, [PHASE, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = '';

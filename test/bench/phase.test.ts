@@ -8,13 +8,14 @@ import { writeKvDocument, writePairsFile } from '../../src/bench/generate.js';
 import { parsePhaseArgs, runPhase } from '../../src/bench/phase.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { processCpuMs, processPeakRssBytes } from '../../src/bench/processes.js';
-import { parseBenchArgs } from '../../src/bench/kv-bench.js';
+import { parseBenchArgs } from '../../src/bench/main.js';
 
 describe('the benchmark command lines', () => {
-  it('reads a phase mode with its config, state and base URL', () => {
-    expect(parsePhaseArgs(['apply', '--config', 'c', '--state', 's.db', '--base-url', 'http://x/client/v4'])).toEqual({
-      mode: 'apply', config: 'c', state: 's.db', baseUrl: 'http://x/client/v4',
+  it('reads a phase mode with its config, state, base URL and rate limit', () => {
+    expect(parsePhaseArgs(['apply', '--config', 'c', '--state', 's.db', '--base-url', 'http://x/client/v4', '--rate-limit', '100/10'])).toEqual({
+      mode: 'apply', config: 'c', state: 's.db', baseUrl: 'http://x/client/v4', rateLimit: '100/10',
     });
+    expect(() => parsePhaseArgs(['apply', '--config', 'c', '--state', 's.db', '--rate-limit', 'fast'])).toThrow('Expected `rate-limit`');
     expect(parsePhaseArgs(['plan', '--config', 'c', '--state', 's.db'])).toEqual({ mode: 'plan', config: 'c', state: 's.db' });
   });
 
@@ -25,8 +26,10 @@ describe('the benchmark command lines', () => {
   });
 
   it('reads the benchmark flags as numbers and refuses unknown ones', () => {
-    expect(parseBenchArgs(['--pairs', '5000', '--changed', '0.02'])).toEqual({ pairs: 5000, changed: 0.02 });
+    expect(parseBenchArgs(['--pairs', '5000', '--changed', '0.02'])).toEqual({ kv: { pairs: 5000, changed: 0.02 }, pacing: {} });
+    expect(parseBenchArgs(['--calls', '60', '--rate', '10/1', '--only', 'pacing'])).toEqual({ kv: {}, pacing: { calls: 60, rate: '10/1' }, only: 'pacing' });
     expect(() => parseBenchArgs(['--pair', '5'])).toThrow('Expected `arguments`');
+    expect(() => parseBenchArgs(['--only', 'all'])).toThrow("Expected `only` to be 'kv' or 'pacing'");
   });
 });
 

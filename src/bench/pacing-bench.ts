@@ -1,0 +1,144 @@
+// The pace per credential: accounts under their own credentials against an emulator that counts
+// its rate limit per credential, as the provider does per user; each scenario in fresh processes.
+
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseRate } from '../cli/common.js';
+import { sha256 } from '../util/json.js';
+import { checkInteger, checkString } from '../util/options.js';
+import { runPhaseProcess, startEmulatorProcess, type LoggedCall } from './processes.js';
+
+/** What to send and at which pace. */
+export interface PacingBenchOptions {
+  /** Calls per account: one KV bulk write per namespace. @default 600 */
+  readonly calls?: number;
+  /** The rate both edgesync and the emulator keep per credential, "N/SECONDS". @default '100/10' */
+  readonly rate?: string;
+  /** Folder under which the temp config roots are made. @default os.tmpdir() */
+  readonly tmpDir?: string;
+  /** Progress lines. @default writes to stderr */
+  readonly progress?: (line: string) => void;
+}
+
+/** One scenario: which accounts, signed by which credentials. */
+export interface PacingScenario {
+  readonly label: string;
+  /** Credential name → the accounts it signs. */
+  readonly credentials: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface PacingRow {
+  readonly label: string;
+  readonly calls: number;
+  /** Calls the emulator answered, per credential (by name), 429s included. */
+  readonly perCredential: Readonly<Record<string, number>>;
+  readonly wallMs: number;
+  readonly applyMs: number;
+  readonly limited: number;
+}
+
+const ACCOUNT_A = 'a'.repeat(32);
+const ACCOUNT_B = 'b'.repeat(32);
+
+export const PACING_SCENARIOS: readonly PacingScenario[] = [
+  { label: 'one account, one credential', credentials: { a: [ACCOUNT_A] } },
+  { label: 'two accounts, two credentials', credentials: { a: [ACCOUNT_A], b: [ACCOUNT_B] } },
+  { label: 'two accounts, one credential (one shared pace)', credentials: { shared: [ACCOUNT_A, ACCOUNT_B] } },
+];
+
+const envName = (credential: string): string => `BENCH_TOKEN_${credential.toUpperCase()}`;
+
+/** A namespace id per account and index: 32 hex digits. */
+const namespaceOf = (account: string, i: number): string => `${account.slice(0, 16)}${i.toString(16).padStart(16, '0')}`;
+
+/** Writes one Credentials document per credential and `calls` one-pair KvPairs documents per account. */
+export function writePacingConfig(root: string, scenario: PacingScenario, calls: number): void {
+  fs.mkdirSync(root, { recursive: true });
+  const credentials = Object.entries(scenario.credentials).map(([name, accounts]) =>
+    ['apiVersion: edgesync/v1', 'kind: Credentials', 'metadata:', `  name: ${name}`, 'spec:', `  secret: { env: ${envName(name)} }`, `  accounts: [${accounts.map((a) => `"${a}"`).join(', ')}]`].join('\n'),
+  );
+  fs.writeFileSync(path.join(root, 'credentials.yaml'), credentials.join('\n---\n') + '\n');
+  for (const account of Object.values(scenario.credentials).flat()) {
+    const docs = Array.from({ length: calls }, (_, i) =>
+      ['apiVersion: edgesync/v1', 'kind: KvPairs', 'metadata:', `  name: ns-${i}`, `  account: "${account}"`, `  namespace: "${namespaceOf(account, i)}"`, 'spec:', '  pairs:', `    - { key: k, value: v${i} }`].join('\n'),
+    );
+    fs.writeFileSync(path.join(root, `${account}.yaml`), docs.join('\n---\n') + '\n');
+  }
+}
+
+/** Runs one scenario against a fresh emulator; every call must succeed. */
+async function runScenario(scenario: PacingScenario, calls: number, rate: string, dir: string): Promise<PacingRow> {
+  const root = path.join(dir, 'config');
+  fs.rmSync(dir, { recursive: true, force: true });
+  writePacingConfig(root, scenario, calls);
+  const tokens = Object.fromEntries(Object.keys(scenario.credentials).map((name) => [name, randomBytes(16).toString('hex')]));
+  // Each token is tied to its accounts, so a call signed by the wrong one is answered 403 and fails the run.
+  const granted = Object.entries(scenario.credentials).map(([name, accounts]) => `${tokens[name]}=${accounts.join(',')}`);
+  const emulator = await startEmulatorProcess(granted[0], [...granted.slice(1).flatMap((t) => ['--token', t]), '--rate-limit', rate]);
+  try {
+    const env = { PATH: process.env.PATH, ...Object.fromEntries(Object.entries(tokens).map(([name, t]) => [envName(name), t])) };
+    const report = await runPhaseProcess({ mode: 'apply', config: root, state: path.join(dir, 'state.db'), baseUrl: emulator.url, rateLimit: rate }, env);
+    if (report.failed) throw new Error(`${scenario.label}: ${report.failed} actions did not succeed`);
+    const log = await emulator.requestLog();
+    return { label: scenario.label, calls: report.actions, perCredential: perCredential(log, tokens), wallMs: report.ms, applyMs: report.applyMs, limited: log.filter((r) => r.status === 429).length };
+  } finally {
+    await emulator.stop();
+  }
+}
+
+/** Calls per credential name, matched by the fingerprint the emulator logs (never the token). */
+function perCredential(log: readonly LoggedCall[], tokens: Readonly<Record<string, string>>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const call of log) {
+    const name = Object.keys(tokens).find((n) => call.signedBy === `bearer ${fingerprintOf(tokens[n])}`) ?? '(other)';
+    counts[name] = (counts[name] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** As the emulator's request log names a credential: the first 8 hex digits of its SHA-256. */
+const fingerprintOf = (secret: string): string => sha256(secret).slice(0, 8);
+
+export async function runPacingBench(options: PacingBenchOptions = {}): Promise<readonly PacingRow[]> {
+  const calls = checkInteger('calls', options.calls ?? 600, 1);
+  const rate = checkString('rate', options.rate ?? '100/10');
+  parseRate(rate, '100/10');
+  const say = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const dir = fs.mkdtempSync(path.join(checkString('tmpDir', options.tmpDir ?? os.tmpdir()), 'edgesync-pacing-bench-'));
+  try {
+    const rows: PacingRow[] = [];
+    for (const [i, scenario] of PACING_SCENARIOS.entries()) {
+      say(`pacing: ${scenario.label}, ${calls.toLocaleString('en-US')} calls per account at ${rate} per credential…`);
+      const row = await runScenario(scenario, calls, rate, path.join(dir, String(i)));
+      say(`  ${(row.wallMs / 1000).toFixed(2)} s, ${row.calls} calls, ${row.limited} answered 429`);
+      rows.push(row);
+    }
+    return rows;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+
+export function renderPacingTable(rows: readonly PacingRow[], rate: string): string {
+  const head = ['scenario', 'calls', 'calls per credential', 'wall', 'apply', 'answered 429'];
+  const lines = [`| ${head.join(' | ')} |`, `| --- |${' ---: |'.repeat(head.length - 1)}`];
+  for (const r of rows) {
+    const per = Object.entries(r.perCredential).map(([name, n]) => `${name} ${n.toLocaleString('en-US')}`).join(', ');
+    lines.push(`| ${r.label} | ${r.calls.toLocaleString('en-US')} | ${per} | ${seconds(r.wallMs)} | ${seconds(r.applyMs)} | ${r.limited} |`);
+  }
+  return [`Each credential paced at ${rate} by edgesync and by the emulator:`, '', ...lines].join('\n');
+}
+
+/** The goal: two credentials take about the time one takes alone (within 15%), and the shared pace shows why. */
+export function renderPacingGoal(rows: readonly PacingRow[]): string {
+  const [alone, apart, shared] = rows;
+  if (!alone || !apart) return '';
+  const ratio = apart.applyMs / alone.applyMs;
+  const met = ratio <= 1.15 ? 'met' : 'not met';
+  const contrast = shared ? `; under one shared credential the same calls take ${seconds(shared.applyMs)}` : '';
+  return `- Two credentials finish ${apart.calls.toLocaleString('en-US')} calls in ${seconds(apart.applyMs)}, one alone its ${alone.calls.toLocaleString('en-US')} in ${seconds(alone.applyMs)}: ${ratio.toFixed(2)}× (goal about 1×, at most 1.15×: ${met})${contrast}.`;
+}
