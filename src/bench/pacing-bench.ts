@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseRate } from '../cli/common.js';
+import { parseRate } from '../util/options.js';
 import { sha256 } from '../util/json.js';
 import { checkInteger, checkString } from '../util/options.js';
 import { runPhaseProcess, startEmulatorProcess, type LoggedCall } from './processes.js';

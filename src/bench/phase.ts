@@ -9,8 +9,7 @@ import '../kinds/index.js';
 import type { DesiredResource } from '../kinds/kind.js';
 import type { Plan } from '../plan/types.js';
 import { sqliteBackend } from '../state/backend.js';
-import { fail } from '../util/options.js';
-import { parseRateLimit } from '../cli/common.js';
+import { fail, parseRateLimit } from '../util/options.js';
 
 export type PhaseMode = 'plan' | 'apply';
 

@@ -6,7 +6,7 @@ import { resolveToken, TOKEN_ENV } from '../api/token.js';
 import { folderSource } from '../config/source.js';
 import type { RootOptions } from '../engine/root.js';
 import { sqliteBackend } from '../state/backend.js';
-import { checkInteger, fail } from '../util/options.js';
+import { checkInteger, fail, parseRateLimit } from '../util/options.js';
 
 export interface CommonOptions {
   readonly config: string;
@@ -93,22 +93,6 @@ export function remoteOptions(opts: ExecOptions, env: NodeJS.ProcessEnv): RootOp
   // No token at all is allowed: Credentials documents may sign everything (the load says when not).
   const token = opts.tokenFile === undefined && !env[TOKEN_ENV]?.trim() ? undefined : resolveToken({ env, tokenFile: opts.tokenFile });
   return { ...localOptions(opts), remote: { baseUrl, ...(token !== undefined && { token }), timeoutMs }, concurrency, rateLimit, env };
-}
-
-/** A `--rate-limit` value "N/SECONDS": N from 1 up, SECONDS above 0; `example` shows the form in errors. */
-export function parseRate(text: string, example: string): { count: number; seconds: number } {
-  const m = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(text.trim());
-  if (!m) fail('rate-limit', `N/SECONDS like ${example}`, text);
-  const count = checkInteger('rate-limit', Number(m[1]), 1);
-  const seconds = Number(m[2]);
-  if (!(seconds > 0)) fail('rate-limit', 'N/SECONDS with SECONDS above 0', text);
-  return { count, seconds };
-}
-
-/** "1200/300" → 1,200 requests per 300 s. */
-export function parseRateLimit(text: string): { requests: number; intervalMs: number } {
-  const { count, seconds } = parseRate(text, '1200/300');
-  return { requests: count, intervalMs: seconds * 1000 };
 }
 
 /** "30" → 30,000 ms; fractions allowed, at most a day. */

@@ -49,3 +49,19 @@ export function checkFunction<T>(name: string, value: T): T {
   if (typeof value !== 'function') fail(name, 'a function', value);
   return value;
 }
+
+/** A `--rate-limit` value "N/SECONDS": N from 1 up, SECONDS above 0; `example` shows the form in errors. */
+export function parseRate(text: string, example: string): { count: number; seconds: number } {
+  const m = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(text.trim());
+  if (!m) fail('rate-limit', `N/SECONDS like ${example}`, text);
+  const count = checkInteger('rate-limit', Number(m[1]), 1);
+  const seconds = Number(m[2]);
+  if (!(seconds > 0)) fail('rate-limit', 'N/SECONDS with SECONDS above 0', text);
+  return { count, seconds };
+}
+
+/** "1200/300" → 1,200 requests per 300 s. */
+export function parseRateLimit(text: string): { requests: number; intervalMs: number } {
+  const { count, seconds } = parseRate(text, '1200/300');
+  return { requests: count, intervalMs: seconds * 1000 };
+}
