@@ -90,6 +90,13 @@ async function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOP
       permit.cancel();
       return STOPPED;
     }
+    try {
+      // A holder whose state is gone (file replaced, database session and lock lost) sends nothing more.
+      options.state.verify?.();
+    } catch (err) {
+      permit.cancel();
+      throw err;
+    }
     permit.sent();
     ctx.started(action);
     const operation = action.operation!;

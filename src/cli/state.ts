@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { DEFAULT_STATE_FILE, openStateStore, shownPath, type SqliteStateStore } from '../state/index.js';
+import { DEFAULT_STATE_FILE, openStateStore, shownPath, type SqlStateStore } from '../state/index.js';
 import { renderList, renderShow, viewJson, type ResourceView } from '../state/render.js';
 import { STATUSES } from '../state/rows.js';
 
@@ -54,7 +54,7 @@ function shared(cmd: Command): Command {
 }
 
 /** Reads need no lock; a missing file reads as an empty state. */
-function withReader<T>(opts: StateCliOptions, use: (store: SqliteStateStore | undefined) => T): T {
+function withReader<T>(opts: StateCliOptions, use: (store: SqlStateStore | undefined) => T): T {
   const file = path.resolve(opts.state);
   if (!fs.existsSync(file)) return use(undefined);
   const store = openStateStore({ file, readOnly: true });
@@ -65,7 +65,7 @@ function withReader<T>(opts: StateCliOptions, use: (store: SqliteStateStore | un
   }
 }
 
-function withWriter<T>(opts: StateCliOptions, owner: string, use: (store: SqliteStateStore) => T): T {
+function withWriter<T>(opts: StateCliOptions, owner: string, use: (store: SqlStateStore) => T): T {
   const file = path.resolve(opts.state);
   if (!fs.existsSync(file)) throw new Error(`state ${shownPath(file)} does not exist`);
   const store = openStateStore({ file, owner });

@@ -7,7 +7,7 @@ import type { Clock } from '../util/clock.js';
 import { checkString } from '../util/options.js';
 import { checkMissingState } from './file.js';
 import { openStateStore, shownPath } from './index.js';
-import type { SqliteStateStore } from './store.js';
+import type { SqlStateStore } from './store.js';
 import type { StateSnapshot, StateStore } from './types.js';
 
 /** The state before any apply. */
@@ -39,7 +39,7 @@ export interface StateBackend {
   /** `use` on one consistent snapshot, without a lock; the empty state before any apply (unless lost, as above). */
   read<T>(use: (snapshot: StateSnapshot) => T, secretsDir?: string, notSecrets?: readonly string[]): T;
   /** The store read-only, for `state list` and `state show`. */
-  openReadOnly(): SqliteStateStore;
+  openReadOnly(): SqlStateStore;
 }
 
 /** The state in one SQLite file (WAL mode), with its lock file beside it. */

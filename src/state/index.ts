@@ -11,12 +11,13 @@ import {
 } from './file.js';
 import { acquireLock, type HeldLock } from './lock.js';
 import { checkVersion, migrate, schemaVersion, SCHEMA_VERSION } from './schema.js';
-import { SqliteStateStore } from './store.js';
+import { statements } from './sql.js';
+import { SqlStateStore } from './store.js';
 
 export { checkMissingState, StateFileError } from './file.js';
 export { StateLockedError, type LockHolder } from './lock.js';
 export { SCHEMA_VERSION, StateVersionError } from './schema.js';
-export { SqliteStateStore, type Forgotten } from './store.js';
+export { SqlStateStore, type Forgotten } from './store.js';
 export type * from './types.js';
 
 /** Where the state lives and how it is opened. */
@@ -85,7 +86,7 @@ export function shownPath(file: string): string {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : path.resolve(file);
 }
 
-export function openStateStore(options: StateOptions): SqliteStateStore {
+export function openStateStore(options: StateOptions): SqlStateStore {
   const o = checkOptions(options);
   return o.readOnly ? openReadOnly(o) : openWritable(o);
 }
@@ -93,7 +94,7 @@ export function openStateStore(options: StateOptions): SqliteStateStore {
 /** Owner read and write only: the state names every remote id and what each token was sent with. */
 const STATE_MODE = 0o600;
 
-function openWritable(o: Checked): SqliteStateStore {
+function openWritable(o: Checked): SqlStateStore {
   const shown = shownPath(o.file);
   // The lock and every check use the real path: a symlink or another spelling of it is the same state.
   const file = realStatePath(o.file);
@@ -117,8 +118,8 @@ function openWritable(o: Checked): SqliteStateStore {
     if (lock) markCrashedIntents(db);
     const opened = identityOf(file);
     const held = lock;
-    return new SqliteStateStore({
-      db, clock: o.clock, kvPageSize: o.kvPageSize, readOnly: false, onClose: () => held?.release(), shown,
+    return new SqlStateStore({
+      db, sql: statements(db), clock: o.clock, kvPageSize: o.kvPageSize, readOnly: false, onClose: () => held?.release(), shown,
       verify: () => checkSameFile(file, opened, shown),
     });
   } catch (err) {
@@ -173,7 +174,7 @@ function markCrashedIntents(db: Database): void {
  * An older file is migrated in memory: a read-only open never writes, yet reads the current shape. The
  * copy is marked as a rollback-journal database first: an in-memory database cannot be in WAL mode.
  */
-function openReadOnly(o: Checked): SqliteStateStore {
+function openReadOnly(o: Checked): SqlStateStore {
   const shown = shownPath(o.file);
   const file = realStatePath(o.file);
   if (!fs.existsSync(file)) throw new Error(`state ${shown} does not exist`);
@@ -192,7 +193,7 @@ function openReadOnly(o: Checked): SqliteStateStore {
       db = new Database(copy);
       migrate(db, shown);
     }
-    return new SqliteStateStore({ db, clock: o.clock, kvPageSize: o.kvPageSize, readOnly: true, onClose: () => {}, shown, verify: () => {} });
+    return new SqlStateStore({ db, sql: statements(db), clock: o.clock, kvPageSize: o.kvPageSize, readOnly: true, onClose: () => {}, shown, verify: () => {} });
   } catch (err) {
     if (db?.open) db.close();
     throw describeStateError(err, shown, 'open');

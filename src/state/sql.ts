@@ -1,13 +1,40 @@
-// The prepared statements of the store, in one place so every query can be read together.
+// The prepared statements of the SQLite store, in one place so every query can be read together.
 // Statements are prepared once per connection; raw/pluck modes are fixed here, not at call sites.
 
-import type Database from 'better-sqlite3';
+import type { SqlDatabase, SqlStatement } from './sql-db.js';
 
 /** JSON array of keys, JSON array of their hashes, the page's last key, the page's size. */
 export type KvPage = [string, string, string, number];
 
+export type StatementName =
+  | 'rowByKey'
+  | 'allRows'
+  | 'putRow'
+  | 'setStatus'
+  | 'deleteRow'
+  | 'putKvJson'
+  | 'kvExpired'
+  | 'bumpSerial'
+  | 'revision'
+  | 'kvFirstPage'
+  | 'kvNextPage'
+  | 'kvHash'
+  | 'kvCount'
+  | 'kvCounts'
+  | 'clearHash'
+  | 'deleteKv'
+  | 'deleteAllKv'
+  | 'addIntent'
+  | 'intentById'
+  | 'intentByResource'
+  | 'allIntents'
+  | 'failIntent'
+  | 'closeIntent'
+  | 'deleteIntent'
+  | 'deleteIntents';
+
 /** Keys compare as bytes (BINARY) in ORDER BY, max() and >, so pages neither skip nor repeat. */
-function kvPage(db: Database.Database, after: string): Database.Statement {
+function kvPage(db: SqlDatabase, after: string): SqlStatement {
   return db
     .prepare(
       `SELECT json_group_array(key), json_group_array(hash), max(key), count(*)
@@ -16,7 +43,10 @@ function kvPage(db: Database.Database, after: string): Database.Statement {
     .raw(true);
 }
 
-export function statements(db: Database.Database) {
+/** The store's statements, by name; src/state/pg/sql.ts gives the same names in PostgreSQL's dialect. */
+export type StoreStatements = Record<StatementName, SqlStatement>;
+
+export function statements(db: SqlDatabase): StoreStatements {
   const p = (sql: string) => db.prepare(sql);
   return {
     rowByKey: p('SELECT * FROM resources WHERE key = ?'),

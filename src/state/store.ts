@@ -1,13 +1,14 @@
-// The SQLite state store: every method of StateStore, each write one transaction.
+// The state store: every method of StateStore, each write one transaction, over SQLite or (through
+// src/state/pg/) PostgreSQL, each with its own statements.
 // Reads of the CLI (counts, one intent, missing KV keys) are extra methods of the concrete type.
 
-import type Database from 'better-sqlite3';
 import type { Clock } from '../util/clock.js';
 import type { Json } from '../util/json.js';
 import type { ResourceView } from './render.js';
 import { jsonText, toIntent, toResource, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
 import { describeStateError } from './file.js';
-import { statements, type KvPage } from './sql.js';
+import type { KvPage, StoreStatements } from './sql.js';
+import type { SqlDatabase } from './sql-db.js';
 import type {
   AppliedResource,
   Intent,
@@ -22,7 +23,9 @@ const EMPTY_KV: ReadonlyMap<string, string> = new Map();
 
 
 export interface StoreParts {
-  readonly db: Database.Database;
+  readonly db: SqlDatabase;
+  /** The statements in the database's dialect (src/state/sql.ts or src/state/pg/sql.ts). */
+  readonly sql: StoreStatements;
   readonly clock: Clock;
   readonly readOnly: boolean;
   /** KV keys per page when loading a resource's keys. */
@@ -35,6 +38,11 @@ export interface StoreParts {
   readonly verify: () => void;
 }
 
+/** A write by a lock holder that was taken over: refused, so two holders never both write. */
+export class StateFencedError extends Error {
+  override name = 'StateFencedError';
+}
+
 /** What `forget` dropped. */
 export interface Forgotten {
   readonly resource: AppliedResource;
@@ -42,8 +50,8 @@ export interface Forgotten {
   readonly intent?: Intent;
 }
 
-export class SqliteStateStore implements StateStore {
-  private readonly db: Database.Database;
+export class SqlStateStore implements StateStore {
+  private readonly db: SqlDatabase;
   private readonly clock: Clock;
   private readonly readOnly: boolean;
   private readonly onClose: () => void;
@@ -51,11 +59,10 @@ export class SqliteStateStore implements StateStore {
   private readonly shown: string;
   private readonly verifyFile: () => void;
   private closed = false;
-  private readonly sql: ReturnType<typeof statements>;
+  private readonly sql: StoreStatements;
 
   constructor(parts: StoreParts) {
-    ({ db: this.db, clock: this.clock, readOnly: this.readOnly, onClose: this.onClose, kvPageSize: this.kvPageSize, shown: this.shown, verify: this.verifyFile } = parts);
-    this.sql = statements(this.db);
+    ({ db: this.db, sql: this.sql, clock: this.clock, readOnly: this.readOnly, onClose: this.onClose, kvPageSize: this.kvPageSize, shown: this.shown, verify: this.verifyFile } = parts);
   }
 
   /** Throws, naming the file, when it was deleted or replaced since it was opened. */
@@ -266,7 +273,9 @@ export class SqliteStateStore implements StateStore {
       return this.db
         .transaction(() => {
           const out = fn();
-          this.sql.bumpSerial.run();
+          // On PostgreSQL the serial moves only while this holder's epoch is current: a holder that
+          // was taken over from writes nothing (the transaction rolls back with this error).
+          if (this.sql.bumpSerial.run().changes !== 1) throw new StateFencedError(`state ${this.shown}: another holder took the lock over; this one writes and sends nothing more`);
           return out;
         })
         .immediate();

@@ -100,6 +100,8 @@ export interface SuccessRecord {
 }
 
 export interface StateStore {
+  /** Throws when this store may no longer be written (its file replaced, its lock lost); checked before each call is sent. */
+  verify?(): void;
   snapshot(): StateSnapshot;
   get(key: string): AppliedResource | undefined;
   list(): AppliedResource[];

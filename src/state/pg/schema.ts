@@ -1,0 +1,61 @@
+// The PostgreSQL state's schema: its own ordered migrations, recorded in edgesync_schema, applied
+// under a transaction-scoped advisory lock so two processes starting at once migrate once.
+
+import type { PgSession } from './session.js';
+import { StateVersionError } from '../schema.js';
+
+/**
+ * The tables of the SQLite state at its version 7, each row under a workspace, plus the lease that
+ * names the lock holder and its fencing epoch. No column holds a secret or a KV value.
+ */
+export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE meta (workspace text PRIMARY KEY, lineage text NOT NULL, serial bigint NOT NULL DEFAULT 0);
+      CREATE TABLE resources (
+        workspace text NOT NULL, key text COLLATE "C" NOT NULL, kind text NOT NULL, name text NOT NULL, scope text NOT NULL,
+        remote_id text, request text, hash text, applied_at text, etag text, memo text, status text NOT NULL,
+        last_error text, source text, credential text,
+        PRIMARY KEY (workspace, key));
+      CREATE TABLE kv_keys (
+        workspace text NOT NULL, resource text COLLATE "C" NOT NULL, key text COLLATE "C" NOT NULL, hash text NOT NULL, expires bigint,
+        PRIMARY KEY (workspace, resource, key));
+      CREATE INDEX kv_keys_expiring ON kv_keys (workspace, resource, expires) WHERE expires IS NOT NULL;
+      CREATE TABLE intents (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, workspace text NOT NULL, resource text COLLATE "C" NOT NULL,
+        operation text NOT NULL, request text NOT NULL, request_hash text NOT NULL, started_at text NOT NULL,
+        error text, prior_status text);
+      CREATE INDEX intents_by_resource ON intents (workspace, resource);
+      CREATE TABLE leases (
+        workspace text PRIMARY KEY, holder text NOT NULL, host text NOT NULL, pid integer NOT NULL,
+        since timestamptz NOT NULL, epoch bigint NOT NULL);`,
+  },
+];
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;
+
+/** Any constant: the key of the advisory lock taken while migrating. */
+const MIGRATION_LOCK = 0x65646765;
+
+/** Brings the database to this build's schema; refuses one written by a newer build. */
+export function migratePg(session: PgSession, shown: string): void {
+  session.query('BEGIN');
+  try {
+    session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    session.query('CREATE TABLE IF NOT EXISTS edgesync_schema (version integer NOT NULL)');
+    const rows = session.query('SELECT max(version) FROM edgesync_schema', [], 'array').rows as [number | null][];
+    const version = rows[0]?.[0] ?? 0;
+    if (version > PG_SCHEMA_VERSION) {
+      throw new StateVersionError(`${shown} has schema version ${version}, newer than this build understands (${PG_SCHEMA_VERSION}); upgrade edgesync to use it`);
+    }
+    for (const m of PG_MIGRATIONS.filter((m) => m.version > version)) {
+      session.query(m.sql);
+      session.query('INSERT INTO edgesync_schema (version) VALUES ($1)', [m.version]);
+    }
+    session.query('COMMIT');
+  } catch (err) {
+    if (!session.lost) session.query('ROLLBACK');
+    throw err;
+  }
+}
