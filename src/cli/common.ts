@@ -5,12 +5,13 @@ import { Option, type Command } from 'commander';
 import { resolveToken, TOKEN_ENV } from '../api/token.js';
 import { folderSource } from '../config/source.js';
 import type { RootOptions } from '../engine/root.js';
-import { sqliteBackend } from '../state/backend.js';
+import { stateBackend } from '../state/select.js';
 import { checkInteger, fail, parseRateLimit } from '../util/options.js';
 
 export interface CommonOptions {
   readonly config: string;
   readonly state: string;
+  readonly workspace?: string;
   readonly secrets?: string;
   readonly outputs?: string;
   readonly baseUrl?: string;
@@ -28,7 +29,8 @@ export interface ExecOptions extends CommonOptions {
 export function withConfigAndState(cmd: Command): Command {
   return cmd
     .option('--config <dir>', 'config root folder', '.')
-    .option('--state <file>', 'state file', '.edgesync/state.db')
+    .addOption(new Option('--state <file|url>', 'state: a SQLite file, or a postgres://user@host/database URL').env('EDGESYNC_STATE').default('.edgesync/state.db'))
+    .addOption(new Option('--workspace <name>', 'which state of a PostgreSQL database (one per config root)').env('EDGESYNC_WORKSPACE'))
     .option('--secrets <dir>', 'folder for token secrets, outside the config root (default: secrets/ beside the state file)')
     .option('--outputs <dir>', 'folder AI run outputs are written below, at their path in the config root (default: the config root)');
 }
@@ -78,7 +80,7 @@ export function withRemote(cmd: Command): Command {
 export function localOptions(opts: CommonOptions): Pick<RootOptions, 'source' | 'state' | 'secretsDir' | 'outputsDir'> {
   return {
     source: folderSource(opts.config),
-    state: sqliteBackend(opts.state),
+    state: stateBackend(opts.state, opts.workspace),
     ...(opts.secrets !== undefined && { secretsDir: opts.secrets }),
     ...(opts.outputs !== undefined && { outputsDir: opts.outputs }),
   };

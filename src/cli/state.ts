@@ -4,12 +4,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { DEFAULT_STATE_FILE, openStateStore, shownPath, type SqlStateStore } from '../state/index.js';
+import { DEFAULT_STATE_FILE, type SqlStateStore } from '../state/index.js';
+import { PgWorkspaceMissingError } from '../state/pg/open.js';
+import { stateBackend } from '../state/select.js';
 import { renderList, renderShow, viewJson, type ResourceView } from '../state/render.js';
 import { STATUSES } from '../state/rows.js';
 
 interface StateCliOptions {
   readonly state: string;
+  readonly workspace?: string;
   readonly json?: boolean;
 }
 
@@ -50,14 +53,25 @@ function action<A extends unknown[]>(run: (...args: A) => void | Promise<void>):
 }
 
 function shared(cmd: Command): Command {
-  return cmd.option('--state <file>', 'state file', DEFAULT_STATE_FILE).option('--json', 'print JSON');
+  return cmd
+    .addOption(new Option('--state <file|url>', 'state: a SQLite file, or a postgres:// URL').env('EDGESYNC_STATE').default(DEFAULT_STATE_FILE))
+    .addOption(new Option('--workspace <name>', 'which state of a PostgreSQL database').env('EDGESYNC_WORKSPACE'))
+    .option('--json', 'print JSON');
 }
 
-/** Reads need no lock; a missing file reads as an empty state. */
+/** As messages name the state: "state FILE" or "state URL (workspace W)", never a password. */
+const shownState = (opts: StateCliOptions): string => stateBackend(opts.state, opts.workspace).shown;
+
+/** Reads need no lock; a state that does not exist yet reads as empty. */
 function withReader<T>(opts: StateCliOptions, use: (store: SqlStateStore | undefined) => T): T {
-  const file = path.resolve(opts.state);
-  if (!fs.existsSync(file)) return use(undefined);
-  const store = openStateStore({ file, readOnly: true });
+  const backend = stateBackend(opts.state, opts.workspace);
+  let store: SqlStateStore;
+  try {
+    store = backend.openReadOnly();
+  } catch (err) {
+    if (err instanceof PgWorkspaceMissingError || /does not exist$/.test((err as Error).message)) return use(undefined);
+    throw err;
+  }
   try {
     return use(store);
   } finally {
@@ -66,9 +80,10 @@ function withReader<T>(opts: StateCliOptions, use: (store: SqlStateStore | undef
 }
 
 function withWriter<T>(opts: StateCliOptions, owner: string, use: (store: SqlStateStore) => T): T {
-  const file = path.resolve(opts.state);
-  if (!fs.existsSync(file)) throw new Error(`state ${shownPath(file)} does not exist`);
-  const store = openStateStore({ file, owner });
+  const backend = stateBackend(opts.state, opts.workspace);
+  // Only a state that exists is repaired by hand: opened read-only first, which refuses a missing one.
+  backend.openReadOnly().close();
+  const store = backend.open({ owner });
   try {
     return use(store);
   } finally {
@@ -77,14 +92,14 @@ function withWriter<T>(opts: StateCliOptions, owner: string, use: (store: SqlSta
 }
 
 function notInState(key: string, opts: StateCliOptions): Error {
-  return new Error(`${key} is not in state ${shownPath(opts.state)}; \`edgesync state list\` shows what is`);
+  return new Error(`${key} is not in ${shownState(opts)}; \`edgesync state list\` shows what is`);
 }
 
 function list(opts: ListOptions): void {
   const status = opts.status;
   const views = withReader(opts, (store) => store?.views() ?? []).filter((v) => !status || v.resource.status === status);
   if (opts.json) return printJson(views.map(viewJson));
-  print(views.length ? renderList(views) : `No resources${status ? ` with status ${status}` : ''} in state ${shownPath(opts.state)}.`);
+  print(views.length ? renderList(views) : `No resources${status ? ` with status ${status}` : ''} in ${shownState(opts)}.`);
 }
 
 function show(key: string, opts: StateCliOptions): void {

@@ -37,7 +37,7 @@ export interface EventSink {
 export interface RootOptions {
   /** Where the desired-state files come from (folderSource today). */
   readonly source: ConfigSource;
-  /** Where the state lives (sqliteBackend today). */
+  /** Where the state lives: sqliteBackend or pgBackend (src/state/select.ts picks by `--state`). */
   readonly state: StateBackend;
   /** Who holds the state's lock, shown to a second process it refuses. @default 'edgesync' */
   readonly owner?: string;
@@ -121,7 +121,7 @@ export function composeRoot(options: RootOptions): Root {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
   const { source, state } = options;
   if (typeof source?.load !== 'function' || typeof source.root !== 'string') fail('source', 'a ConfigSource (folderSource)', source);
-  if (typeof state?.open !== 'function' || typeof state.read !== 'function') fail('state', 'a StateBackend (sqliteBackend)', state);
+  if (typeof state?.open !== 'function' || typeof state.read !== 'function') fail('state', 'a StateBackend (sqliteBackend or pgBackend)', state);
   const owner = checkString('owner', options.owner ?? 'edgesync');
   const secretsDir = path.resolve(checkString('secretsDir', options.secretsDir ?? state.defaultSecretsDir));
   const outputsDir = path.resolve(checkString('outputsDir', options.outputsDir ?? source.root));

@@ -1,5 +1,5 @@
-// Where the state lives, as the composition root sees it: a SQLite file today. A backend opens a
-// locked, writable store for a run, or reads a snapshot without a lock; PostgreSQL will be another.
+// Where the state lives, as the composition root sees it: a SQLite file, or a PostgreSQL workspace
+// (src/state/pg/backend.ts). A backend opens a locked, writable store for a run, or reads a snapshot without a lock.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { checkString } from '../util/options.js';
 import { checkMissingState } from './file.js';
 import { openStateStore, shownPath } from './index.js';
 import type { SqlStateStore } from './store.js';
-import type { StateSnapshot, StateStore } from './types.js';
+import type { StateSnapshot } from './types.js';
 
 /** The state before any apply. */
 export const EMPTY_SNAPSHOT: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0, kvExpired: () => [] };
@@ -35,7 +35,7 @@ export interface StateBackend {
     /** Files of the secrets folder that are the credentials' own, not traces of an apply. */
     readonly notSecrets?: readonly string[];
     readonly clock?: Clock;
-  }): StateStore & { verify(): void };
+  }): SqlStateStore;
   /** `use` on one consistent snapshot, without a lock; the empty state before any apply (unless lost, as above). */
   read<T>(use: (snapshot: StateSnapshot) => T, secretsDir?: string, notSecrets?: readonly string[]): T;
   /** The store read-only, for `state list` and `state show`. */

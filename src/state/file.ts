@@ -40,14 +40,19 @@ export function checkMissingState(file: string, shown: string, secretsDir?: stri
         `Restore it (from a backup, or the path it moved to); delete ${path.basename(leftover)} only to start a new, empty state.`,
     );
   }
+  checkLostSecrets(shown, secretsDir, notSecrets);
+}
+
+/** A state that does not exist while the secrets folder holds an earlier apply's files was lost: refused, whatever the backend. */
+export function checkLostSecrets(shown: string, secretsDir?: string, notSecrets: readonly string[] = []): void {
   // A credential's own secret file kept there is the user's, not a trace of an apply.
   const theirs = new Set(notSecrets.map((p) => path.resolve(p)));
   const held = secretsDir ? safeList(secretsDir).filter((f) => !theirs.has(path.resolve(secretsDir, f))) : [];
   if (held.length) {
     throw new StateFileError(
       `state ${shown} does not exist, but the secrets folder ${secretsDir} holds ${held.length} file(s) from earlier applies: ` +
-        'the state was lost or --state names the wrong file. Restore it or pass the right --state; a new state would create ' +
-        'every gateway object and token again. To start over on purpose, move the secrets folder aside first.',
+        'the state was lost or --state names the wrong one. Restore it or pass the right --state (and --workspace); a new state ' +
+        'would create every gateway object and token again. To start over on purpose, move the secrets folder aside first.',
     );
   }
 }

@@ -78,7 +78,7 @@ describe('the composition root', () => {
 
   it.each([
     [{ source: '/srv' }, 'Expected `source` to be a ConfigSource (folderSource)'],
-    [{ state: {} }, 'Expected `state` to be a StateBackend (sqliteBackend)'],
+    [{ state: {} }, 'Expected `state` to be a StateBackend (sqliteBackend or pgBackend)'],
     [{ concurrency: 0 }, 'Expected `concurrency` to be a number from 1 to 64, got `0` (number)'],
     [{ remote: { baseUrl: '', token: 't' } }, 'Expected `remote.baseUrl` to be a non-empty string'],
   ])('refuses %o at once', (bad, message) => {

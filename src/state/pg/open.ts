@@ -29,7 +29,12 @@ export interface PgStateOptions {
    * Called when the workspace has no state yet, before one is made (a writable open): throws when
    * that means the state was lost (the secrets folder holds an earlier apply's files). @default none
    */
-  readonly onMissing?: () => void;
+  readonly onMissing?: (label: string) => void;
+}
+
+/** A read of a workspace that has no state yet. */
+export class PgWorkspaceMissingError extends Error {
+  override name = 'PgWorkspaceMissingError';
 }
 
 /** A workspace name: letters, digits, dot, dash, underscore; at most 64. */
@@ -59,9 +64,9 @@ export function openPgStateStore(options: PgStateOptions): SqlStateStore {
     migratePg(session, shown);
     const exists = session.query('SELECT 1 FROM meta WHERE workspace = $1', [workspace]).rowCount > 0;
     if (readOnly) {
-      if (!exists) throw new Error(`${shown} does not exist`);
+      if (!exists) throw new PgWorkspaceMissingError(`${shown} does not exist`);
     } else if (!exists) {
-      options.onMissing?.();
+      options.onMissing?.(label);
       session.query("INSERT INTO meta (workspace, lineage) VALUES ($1, md5(random()::text || clock_timestamp()::text)) ON CONFLICT DO NOTHING", [workspace]);
     }
     const epoch = readOnly ? null : takeLock(session, workspace, owner, clock, label);

@@ -1,0 +1,39 @@
+// A workspace of a PostgreSQL database as the composition root's StateBackend: no files of its
+// own but the approval of a held plan, and the same lost-state check against the secrets folder.
+
+import path from 'node:path';
+import { EMPTY_SNAPSHOT, type StateBackend } from '../backend.js';
+import { checkLostSecrets } from '../file.js';
+import { checkWorkspace, openPgStateStore, PgWorkspaceMissingError } from './open.js';
+import { redactUrl } from './url.js';
+
+export function pgBackend(url: string, workspace = 'default'): StateBackend {
+  const ws = checkWorkspace(workspace);
+  const label = `${redactUrl(url)} (workspace ${ws})`;
+  const local = path.resolve('.edgesync');
+  const approvalPath = path.join(local, `${ws}.approve`);
+  return {
+    shown: `state ${label}`,
+    ownPaths: [approvalPath],
+    approvalPath,
+    defaultSecretsDir: path.join(local, 'secrets'),
+    open: ({ owner, secretsDir, notSecrets, clock }) =>
+      openPgStateStore({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: (shown) => checkLostSecrets(shown, secretsDir, notSecrets) }),
+    read(use, secretsDir, notSecrets) {
+      let store;
+      try {
+        store = openPgStateStore({ url, workspace: ws, readOnly: true });
+      } catch (err) {
+        if (!(err instanceof PgWorkspaceMissingError)) throw err;
+        checkLostSecrets(label, secretsDir, notSecrets);
+        return use(EMPTY_SNAPSHOT);
+      }
+      try {
+        return use(store.snapshot());
+      } finally {
+        store.close();
+      }
+    },
+    openReadOnly: () => openPgStateStore({ url, workspace: ws, readOnly: true }),
+  };
+}
