@@ -2,7 +2,7 @@
 // Everything here is re-exported from its own file; this one only names the public surface.
 
 export { createClient, type ApiClient, type CallOptions } from './client.js';
-export { resolveToken, TokenError, TOKEN_ENV } from './token.js';
+export { optionalToken, resolveToken, TokenError, TOKEN_ENV } from './token.js';
 export { ApiError, type ApiErrorKind } from './errors.js';
 export { isBinaryAnswer, type BinaryAnswer } from './response.js';
 export { DEFAULT_USER_AGENT, type CallInfo, type ClientOptions } from './options.js';

@@ -19,6 +19,15 @@ function fromSource(raw: string, source: string): string {
   return token;
 }
 
+/**
+ * The token when one is given (EDGESYNC_API_TOKEN, or `tokenFile`), else undefined: Credentials
+ * documents may sign everything, and the load says when a resource is left unsigned.
+ */
+export function optionalToken(input: { env?: NodeJS.ProcessEnv; tokenFile?: string }): string | undefined {
+  const env = input.env ?? process.env;
+  return input.tokenFile === undefined && !env[TOKEN_ENV]?.trim() ? undefined : resolveToken(input);
+}
+
 /** The token from EDGESYNC_API_TOKEN, else from `tokenFile` (trimmed). */
 export function resolveToken(input: { env?: NodeJS.ProcessEnv; tokenFile?: string }): string {
   const env = input.env ?? process.env;

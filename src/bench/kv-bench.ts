@@ -9,7 +9,7 @@ import { checkInteger, checkNumber, checkString } from '../util/options.js';
 import { BENCH_ACCOUNT, BENCH_NAMESPACE, writeKvDocument, writePairsFile } from './generate.js';
 import type { PhaseArgs } from './phase.js';
 import { processCpuMs, runPhaseProcess, startEmulatorProcess, type EmulatorProcess } from './processes.js';
-import { machineLine, renderGoals, type PhaseRow } from './report.js';
+import { renderGoals, type PhaseRow } from './report.js';
 
 /** What to generate and measure. */
 export interface KvBenchOptions {
@@ -28,7 +28,6 @@ export interface KvBenchOptions {
 }
 
 export interface KvBenchResult {
-  readonly machine: string;
   readonly rows: readonly PhaseRow[];
   readonly goals: readonly string[];
 }
@@ -90,7 +89,7 @@ export async function runKvBench(options: KvBenchOptions = {}): Promise<KvBenchR
     say(`rewriting pairs.json with ${k.toLocaleString('en-US')} values changed…`);
     writePairsFile(root, { pairs, valueBytes, seed, changed });
     await run(`re-sync, ${k.toLocaleString('en-US')} values changed (${changed * 100}%)`, 'apply');
-    return { machine: machineLine(), rows, goals: renderGoals(replan.report, first, noop) };
+    return { rows, goals: renderGoals(replan.report, first, noop) };
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     await emulator?.stop();

@@ -4,7 +4,7 @@
 import { pathToFileURL } from 'node:url';
 import { fail } from '../util/options.js';
 import { runKvBench, type KvBenchOptions } from './kv-bench.js';
-import { renderPacingGoal, renderPacingTable, runPacingBench, type PacingBenchOptions } from './pacing-bench.js';
+import { PACING_RATE, renderPacingGoal, renderPacingTable, runPacingBench, type PacingBenchOptions } from './pacing-bench.js';
 import { machineLine, renderTable } from './report.js';
 
 export interface BenchArgs {
@@ -44,7 +44,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (args.only !== 'kv') {
     const rows = await runPacingBench(args.pacing);
     if (out.length > 0) out.push('');
-    out.push(renderPacingTable(rows, args.pacing.rate ?? '100/10'), '', renderPacingGoal(rows));
+    out.push(renderPacingTable(rows, args.pacing.rate ?? PACING_RATE), '', renderPacingGoal(rows));
   }
   process.stdout.write(`${machineLine()}\n\n${out.join('\n')}\n`);
 }

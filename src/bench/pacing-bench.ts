@@ -5,16 +5,16 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseRate } from '../util/options.js';
-import { sha256 } from '../util/json.js';
-import { checkInteger, checkString } from '../util/options.js';
+import { fingerprint } from '../emulator/auth.js';
+import { checkInteger, checkString, parseRate } from '../util/options.js';
 import { runPhaseProcess, startEmulatorProcess, type LoggedCall } from './processes.js';
+import { seconds, verdict } from './report.js';
 
 /** What to send and at which pace. */
 export interface PacingBenchOptions {
   /** Calls per account: one KV bulk write per namespace. @default 600 */
   readonly calls?: number;
-  /** The rate both edgesync and the emulator keep per credential, "N/SECONDS". @default '100/10' */
+  /** The rate both edgesync and the emulator keep per credential, "N/SECONDS". @default PACING_RATE */
   readonly rate?: string;
   /** Folder under which the temp config roots are made. @default os.tmpdir() */
   readonly tmpDir?: string;
@@ -38,6 +38,9 @@ export interface PacingRow {
   readonly applyMs: number;
   readonly limited: number;
 }
+
+/** 100 calls per 10 s per credential. */
+export const PACING_RATE = '100/10';
 
 const ACCOUNT_A = 'a'.repeat(32);
 const ACCOUNT_B = 'b'.repeat(32);
@@ -92,19 +95,16 @@ async function runScenario(scenario: PacingScenario, calls: number, rate: string
 function perCredential(log: readonly LoggedCall[], tokens: Readonly<Record<string, string>>): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const call of log) {
-    const name = Object.keys(tokens).find((n) => call.signedBy === `bearer ${fingerprintOf(tokens[n])}`) ?? '(other)';
+    const name = Object.keys(tokens).find((n) => call.signedBy === `bearer ${fingerprint(tokens[n])}`) ?? '(other)';
     counts[name] = (counts[name] ?? 0) + 1;
   }
   return counts;
 }
 
-/** As the emulator's request log names a credential: the first 8 hex digits of its SHA-256. */
-const fingerprintOf = (secret: string): string => sha256(secret).slice(0, 8);
-
 export async function runPacingBench(options: PacingBenchOptions = {}): Promise<readonly PacingRow[]> {
   const calls = checkInteger('calls', options.calls ?? 600, 1);
-  const rate = checkString('rate', options.rate ?? '100/10');
-  parseRate(rate, '100/10');
+  const rate = checkString('rate', options.rate ?? PACING_RATE);
+  parseRate(rate, PACING_RATE);
   const say = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
   const dir = fs.mkdtempSync(path.join(checkString('tmpDir', options.tmpDir ?? os.tmpdir()), 'edgesync-pacing-bench-'));
   try {
@@ -121,8 +121,6 @@ export async function runPacingBench(options: PacingBenchOptions = {}): Promise<
   }
 }
 
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
-
 export function renderPacingTable(rows: readonly PacingRow[], rate: string): string {
   const head = ['scenario', 'calls', 'calls per credential', 'wall', 'apply', 'answered 429'];
   const lines = [`| ${head.join(' | ')} |`, `| --- |${' ---: |'.repeat(head.length - 1)}`];
@@ -138,7 +136,7 @@ export function renderPacingGoal(rows: readonly PacingRow[]): string {
   const [alone, apart, shared] = rows;
   if (!alone || !apart) return '';
   const ratio = apart.applyMs / alone.applyMs;
-  const met = ratio <= 1.15 ? 'met' : 'not met';
+
   const contrast = shared ? `; under one shared credential the same calls take ${seconds(shared.applyMs)}` : '';
-  return `- Two credentials finish ${apart.calls.toLocaleString('en-US')} calls in ${seconds(apart.applyMs)}, one alone its ${alone.calls.toLocaleString('en-US')} in ${seconds(alone.applyMs)}: ${ratio.toFixed(2)}× (goal about 1×, at most 1.15×: ${met})${contrast}.`;
+  return `- Two credentials finish ${apart.calls.toLocaleString('en-US')} calls in ${seconds(apart.applyMs)}, one alone its ${alone.calls.toLocaleString('en-US')} in ${seconds(alone.applyMs)}: ${ratio.toFixed(2)}× (goal about 1×, at most 1.15×: ${verdict(ratio <= 1.15)})${contrast}.`;
 }

@@ -2,7 +2,7 @@
 // `node dist/bench/phase.js plan|apply --config DIR --state FILE [--base-url URL]`, JSON on stdout.
 
 import { pathToFileURL } from 'node:url';
-import { resolveToken } from '../api/index.js';
+import { optionalToken } from '../api/index.js';
 import { folderSource } from '../config/source.js';
 import { composeRoot, type Root } from '../engine/root.js';
 import '../kinds/index.js';
@@ -78,8 +78,8 @@ function planOnly(resources: readonly DesiredResource[], root: Root): Ran {
 
 /** The composition root `edgesync apply` would build, with a sink counting the client's calls. */
 function benchRoot(args: PhaseArgs, counter: { requests: number }): Root {
-  // As `edgesync apply`: no environment token is allowed when Credentials documents sign everything.
-  const token = process.env.EDGESYNC_API_TOKEN?.trim() ? resolveToken({ env: process.env }) : undefined;
+  // As `edgesync apply`: no environment token is needed when Credentials documents sign everything.
+  const token = optionalToken({ env: process.env });
   const remote = args.mode === 'apply' ? { baseUrl: args.baseUrl ?? fail('base-url', 'the emulator URL for apply', args.baseUrl), ...(token && { token }) } : undefined;
   return composeRoot({
     // The environment is the phase's own (the bench hands it exactly the credentials' variables).

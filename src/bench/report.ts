@@ -14,7 +14,7 @@ export interface PhaseRow {
 }
 
 const MIB = 1024 * 1024;
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+export const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 const mib = (bytes: number): string => `${Math.round(bytes / MIB).toLocaleString('en-US')} MiB`;
 
 export function machineLine(): string {
@@ -37,7 +37,7 @@ export function renderTable(rows: readonly PhaseRow[]): string {
   return lines.join('\n');
 }
 
-const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+export const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
 
 /** The goals of the brief, each with the figure that shows it. */
 export function renderGoals(replan: PhaseReport, firstSync: PhaseRow, noop: PhaseRow): string[] {

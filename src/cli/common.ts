@@ -2,7 +2,7 @@
 // become the composition root's options. Defaults are the README's (Commands); all checked first.
 
 import { Option, type Command } from 'commander';
-import { resolveToken, TOKEN_ENV } from '../api/token.js';
+import { optionalToken } from '../api/token.js';
 import { folderSource } from '../config/source.js';
 import type { RootOptions } from '../engine/root.js';
 import { stateBackend } from '../state/select.js';
@@ -92,8 +92,7 @@ export function remoteOptions(opts: ExecOptions, env: NodeJS.ProcessEnv): RootOp
   const rateLimit = parseRateLimit(opts.rateLimit);
   const timeoutMs = parseTimeout(opts.timeout);
   const baseUrl = requireBaseUrl(opts);
-  // No token at all is allowed: Credentials documents may sign everything (the load says when not).
-  const token = opts.tokenFile === undefined && !env[TOKEN_ENV]?.trim() ? undefined : resolveToken({ env, tokenFile: opts.tokenFile });
+  const token = optionalToken({ env, tokenFile: opts.tokenFile });
   return { ...localOptions(opts), remote: { baseUrl, ...(token !== undefined && { token }), timeoutMs }, concurrency, rateLimit, env };
 }
 

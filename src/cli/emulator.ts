@@ -4,8 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import type { EmulatorOptions } from '../emulator/index.js';
-import { checkInteger, checkNumber, checkString, fail, OptionError } from '../util/options.js';
-import { parseRate } from '../util/options.js';
+import { checkInteger, checkNumber, checkString, fail, OptionError, parseRate } from '../util/options.js';
 
 /** The raw flag values as commander hands them over. */
 export interface EmulatorFlags {
