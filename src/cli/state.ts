@@ -4,8 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { DEFAULT_STATE_FILE, type SqlStateStore } from '../state/index.js';
-import { PgWorkspaceMissingError } from '../state/pg/open.js';
+import { DEFAULT_STATE_FILE, StateMissingError, type SqlStateStore } from '../state/index.js';
 import { stateBackend } from '../state/select.js';
 import { renderList, renderShow, viewJson, type ResourceView } from '../state/render.js';
 import { STATUSES } from '../state/rows.js';
@@ -69,7 +68,7 @@ function withReader<T>(opts: StateCliOptions, use: (store: SqlStateStore | undef
   try {
     store = backend.openReadOnly();
   } catch (err) {
-    if (err instanceof PgWorkspaceMissingError || /does not exist$/.test((err as Error).message)) return use(undefined);
+    if (err instanceof StateMissingError) return use(undefined);
     throw err;
   }
   try {

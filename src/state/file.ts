@@ -5,6 +5,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** A state file that cannot be used as it is; the message names the file and what to do. */
+/** A read-only open of a state that does not exist yet (no file, or no such workspace): whatever the backend. */
+export class StateMissingError extends Error {
+  override name = 'StateMissingError';
+}
+
 export class StateFileError extends Error {
   override name = 'StateFileError';
 }

@@ -7,14 +7,14 @@ import { Database } from './driver.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkBoolean, checkInteger, checkString, fail } from '../util/options.js';
 import {
-  checkExistingFile, checkMissingState, checkOwnDatabase, checkSameFile, describeStateError, identityOf, realStatePath,
+  checkExistingFile, StateMissingError, checkMissingState, checkOwnDatabase, checkSameFile, describeStateError, identityOf, realStatePath,
 } from './file.js';
 import { acquireLock, type HeldLock } from './lock.js';
 import { checkVersion, migrate, schemaVersion, SCHEMA_VERSION } from './schema.js';
 import { statements } from './sql.js';
 import { SqlStateStore } from './store.js';
 
-export { checkMissingState, StateFileError } from './file.js';
+export { checkMissingState, StateFileError, StateMissingError } from './file.js';
 export { StateLockedError, type LockHolder } from './lock.js';
 export { SCHEMA_VERSION, StateVersionError } from './schema.js';
 export { SqlStateStore, type Forgotten } from './store.js';
@@ -177,7 +177,7 @@ function markCrashedIntents(db: Database): void {
 function openReadOnly(o: Checked): SqlStateStore {
   const shown = shownPath(o.file);
   const file = realStatePath(o.file);
-  if (!fs.existsSync(file)) throw new Error(`state ${shown} does not exist`);
+  if (!fs.existsSync(file)) throw new StateMissingError(`state ${shown} does not exist`);
   let db: Database | undefined;
   try {
     checkExistingFile(file, shown);

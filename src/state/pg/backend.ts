@@ -3,8 +3,8 @@
 
 import path from 'node:path';
 import { EMPTY_SNAPSHOT, type StateBackend } from '../backend.js';
-import { checkLostSecrets } from '../file.js';
-import { checkWorkspace, openPgStateStore, PgWorkspaceMissingError } from './open.js';
+import { checkLostSecrets, StateMissingError } from '../file.js';
+import { checkWorkspace, openPgStateStore } from './open.js';
 import { redactUrl } from './url.js';
 
 export function pgBackend(url: string, workspace = 'default'): StateBackend {
@@ -24,7 +24,7 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
       try {
         store = openPgStateStore({ url, workspace: ws, readOnly: true });
       } catch (err) {
-        if (!(err instanceof PgWorkspaceMissingError)) throw err;
+        if (!(err instanceof StateMissingError)) throw err;
         checkLostSecrets(label, secretsDir, notSecrets);
         return use(EMPTY_SNAPSHOT);
       }

@@ -2,9 +2,9 @@
 // lock (an advisory lock on this session, and a lease row naming the holder and its epoch).
 
 import os from 'node:os';
-import type { Clock } from '../../util/clock.js';
-import { systemClock } from '../../util/clock.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 import { checkBoolean, checkInteger, checkString, fail } from '../../util/options.js';
+import { StateMissingError } from '../file.js';
 import { StateLockedError } from '../lock.js';
 import { SqlStateStore } from '../store.js';
 import { PgDatabase } from './database.js';
@@ -30,11 +30,6 @@ export interface PgStateOptions {
    * that means the state was lost (the secrets folder holds an earlier apply's files). @default none
    */
   readonly onMissing?: (label: string) => void;
-}
-
-/** A read of a workspace that has no state yet. */
-export class PgWorkspaceMissingError extends Error {
-  override name = 'PgWorkspaceMissingError';
 }
 
 /** A workspace name: letters, digits, dot, dash, underscore; at most 64. */
@@ -64,7 +59,7 @@ export function openPgStateStore(options: PgStateOptions): SqlStateStore {
     migratePg(session, shown);
     const exists = session.query('SELECT 1 FROM meta WHERE workspace = $1', [workspace]).rowCount > 0;
     if (readOnly) {
-      if (!exists) throw new PgWorkspaceMissingError(`${shown} does not exist`);
+      if (!exists) throw new StateMissingError(`${shown} does not exist`);
     } else if (!exists) {
       options.onMissing?.(label);
       session.query("INSERT INTO meta (workspace, lineage) VALUES ($1, md5(random()::text || clock_timestamp()::text)) ON CONFLICT DO NOTHING", [workspace]);
