@@ -115,13 +115,14 @@ function openWritable(o: Checked): SqlStateStore {
     // FULL: WAL is synced on every commit, so a write that returned survives power loss, not only a crash.
     db.pragma('synchronous = FULL');
     migrate(db, shown);
-    if (lock) markCrashedIntents(db);
     const opened = identityOf(file);
     const held = lock;
-    return new SqlStateStore({
+    const store = new SqlStateStore({
       db, sql: statements(db), clock: o.clock, kvPageSize: o.kvPageSize, readOnly: false, onClose: () => held?.release(), shown,
       verify: () => checkSameFile(file, opened, shown),
     });
+    if (lock) store.recoverCrashedIntents();
+    return store;
   } catch (err) {
     db?.close();
     lock?.release();
@@ -150,24 +151,6 @@ function tighten(file: string): void {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
   }
-}
-
-/**
- * Only the lock holder may decide that open intents are left over: without the lock they may
- * belong to an apply still running.
- */
-function markCrashedIntents(db: Database): void {
-  db.transaction(() => {
-    db.prepare(
-      `UPDATE intents SET error = 'edgesync stopped before the outcome of ' || operation || ' was recorded; it may have created the object'
-       WHERE error IS NULL`,
-    ).run();
-    db.prepare(
-      `UPDATE resources SET status = 'uncertain',
-         last_error = (SELECT error FROM intents i WHERE i.resource = resources.key ORDER BY id LIMIT 1)
-       WHERE key IN (SELECT resource FROM intents)`,
-    ).run();
-  }).immediate();
 }
 
 /**

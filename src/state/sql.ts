@@ -31,7 +31,9 @@ export type StatementName =
   | 'failIntent'
   | 'closeIntent'
   | 'deleteIntent'
-  | 'deleteIntents';
+  | 'deleteIntents'
+  | 'failOpenIntents'
+  | 'uncertainOpenIntents';
 
 /** Keys compare as bytes (BINARY) in ORDER BY, max() and >, so pages neither skip nor repeat. */
 function kvPage(db: SqlDatabase, after: string): SqlStatement {
@@ -80,5 +82,10 @@ export function statements(db: SqlDatabase): StoreStatements {
     closeIntent: p('DELETE FROM intents WHERE id = ? AND resource = ?'),
     deleteIntent: p('DELETE FROM intents WHERE id = ?'),
     deleteIntents: p('DELETE FROM intents WHERE resource = ?'),
+    failOpenIntents: p(`UPDATE intents SET error = 'edgesync stopped before the outcome of ' || operation || ' was recorded; it may have created the object'
+      WHERE error IS NULL`),
+    uncertainOpenIntents: p(`UPDATE resources SET status = 'uncertain',
+        last_error = (SELECT error FROM intents i WHERE i.resource = resources.key ORDER BY id LIMIT 1)
+      WHERE key IN (SELECT resource FROM intents)`),
   };
 }

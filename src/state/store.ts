@@ -223,6 +223,20 @@ export class SqlStateStore implements StateStore {
     });
   }
 
+  /**
+   * Open intents left by a holder that stopped mid-call: each gets its error, its resource is
+   * uncertain. Only the lock holder may decide so (without the lock they may belong to an apply
+   * still running), once, on opening. Not a write of a run: the serial stays.
+   */
+  recoverCrashedIntents(): void {
+    this.db
+      .transaction(() => {
+        this.sql.failOpenIntents.run();
+        this.sql.uncertainOpenIntents.run();
+      })
+      .immediate();
+  }
+
   // Reads for `edgesync state` and tests.
 
   intent(key: string): Intent | undefined {

@@ -9,7 +9,7 @@ import { StateLockedError } from '../lock.js';
 import { SqlStateStore } from '../store.js';
 import { PgDatabase } from './database.js';
 import { migratePg } from './schema.js';
-import { PgQueryError, PgSession } from './session.js';
+import { PgSession } from './session.js';
 import { pgStatements } from './sql.js';
 import { redactUrl } from './url.js';
 
@@ -56,7 +56,7 @@ export function openPgStateStore(options: PgStateOptions): SqlStateStore {
   const session = new PgSession(url, shown);
   try {
     reach(session, shown);
-    migratePg(session, shown);
+    new PgDatabase(session, { ws: workspace, epoch: null }).transaction(() => migratePg(session, shown)).immediate();
     const exists = session.query('SELECT 1 FROM meta WHERE workspace = $1', [workspace]).rowCount > 0;
     if (readOnly) {
       if (!exists) throw new StateMissingError(`${shown} does not exist`);
@@ -65,14 +65,15 @@ export function openPgStateStore(options: PgStateOptions): SqlStateStore {
       session.query("INSERT INTO meta (workspace, lineage) VALUES ($1, md5(random()::text || clock_timestamp()::text)) ON CONFLICT DO NOTHING", [workspace]);
     }
     const epoch = readOnly ? null : takeLock(session, workspace, owner, clock, label);
-    if (!readOnly) markCrashedIntents(session, workspace);
     const db = new PgDatabase(session, { ws: workspace, epoch });
-    return new SqlStateStore({
+    const store = new SqlStateStore({
       db, sql: pgStatements(db), clock, kvPageSize, readOnly, onClose: () => {}, shown: label,
       verify: () => {
         if (session.lost) throw new Error(`${shown}: the database session was lost, and the lock with it; nothing more is sent`);
       },
     });
+    if (!readOnly) store.recoverCrashedIntents();
+    return store;
   } catch (err) {
     session.close();
     throw err;
@@ -112,26 +113,4 @@ function takeLock(session: PgSession, workspace: string, owner: string, clock: C
     'array',
   );
   return (rows as [[number]])[0][0];
-}
-
-/** As on SQLite: with the lock held, an open intent was left by a holder that stopped mid-call. */
-function markCrashedIntents(session: PgSession, workspace: string): void {
-  session.query('BEGIN');
-  try {
-    session.query(
-      `UPDATE intents SET error = 'edgesync stopped before the outcome of ' || operation || ' was recorded; it may have created the object'
-       WHERE workspace = $1 AND error IS NULL`,
-      [workspace],
-    );
-    session.query(
-      `UPDATE resources r SET status = 'uncertain',
-         last_error = (SELECT error FROM intents i WHERE i.workspace = r.workspace AND i.resource = r.key ORDER BY id LIMIT 1)
-       WHERE r.workspace = $1 AND r.key IN (SELECT resource FROM intents WHERE workspace = $1)`,
-      [workspace],
-    );
-    session.query('COMMIT');
-  } catch (err) {
-    if (!session.lost) session.query('ROLLBACK');
-    throw err instanceof PgQueryError ? new Error(`cannot recover open intents: ${err.message}`) : err;
-  }
 }

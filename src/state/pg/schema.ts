@@ -1,5 +1,5 @@
-// The PostgreSQL state's schema: its own ordered migrations, recorded in edgesync_schema, applied
-// under a transaction-scoped advisory lock so two processes starting at once migrate once.
+// The PostgreSQL state's schema: its own ordered migrations, recorded in edgesync_schema, applied in
+// one transaction under a transaction-scoped advisory lock, so two processes starting at once migrate once.
 
 import type { PgSession } from './session.js';
 import { StateVersionError } from '../schema.js';
@@ -38,24 +38,17 @@ export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version
 /** Any constant: the key of the advisory lock taken while migrating. */
 const MIGRATION_LOCK = 0x65646765;
 
-/** Brings the database to this build's schema; refuses one written by a newer build. */
+/** Brings the database to this build's schema; refuses one written by a newer build. Runs inside the caller's transaction. */
 export function migratePg(session: PgSession, shown: string): void {
-  session.query('BEGIN');
-  try {
-    session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    session.query('CREATE TABLE IF NOT EXISTS edgesync_schema (version integer NOT NULL)');
-    const rows = session.query('SELECT max(version) FROM edgesync_schema', [], 'array').rows as [number | null][];
-    const version = rows[0]?.[0] ?? 0;
-    if (version > PG_SCHEMA_VERSION) {
-      throw new StateVersionError(`${shown} has schema version ${version}, newer than this build understands (${PG_SCHEMA_VERSION}); upgrade edgesync to use it`);
-    }
-    for (const m of PG_MIGRATIONS.filter((m) => m.version > version)) {
-      session.query(m.sql);
-      session.query('INSERT INTO edgesync_schema (version) VALUES ($1)', [m.version]);
-    }
-    session.query('COMMIT');
-  } catch (err) {
-    if (!session.lost) session.query('ROLLBACK');
-    throw err;
+  session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+  session.query('CREATE TABLE IF NOT EXISTS edgesync_schema (version integer NOT NULL)');
+  const rows = session.query('SELECT max(version) FROM edgesync_schema', [], 'array').rows as [number | null][];
+  const version = rows[0]?.[0] ?? 0;
+  if (version > PG_SCHEMA_VERSION) {
+    throw new StateVersionError(`${shown} has schema version ${version}, newer than this build understands (${PG_SCHEMA_VERSION}); upgrade edgesync to use it`);
+  }
+  for (const m of PG_MIGRATIONS.filter((m) => m.version > version)) {
+    session.query(m.sql);
+    session.query('INSERT INTO edgesync_schema (version) VALUES ($1)', [m.version]);
   }
 }

@@ -55,5 +55,10 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
     closeIntent: p('DELETE FROM intents WHERE workspace = :ws AND id = ? AND resource = ?'),
     deleteIntent: p('DELETE FROM intents WHERE workspace = :ws AND id = ?'),
     deleteIntents: p('DELETE FROM intents WHERE workspace = :ws AND resource = ?'),
+    failOpenIntents: p(`UPDATE intents SET error = 'edgesync stopped before the outcome of ' || operation || ' was recorded; it may have created the object'
+      WHERE workspace = :ws AND error IS NULL`),
+    uncertainOpenIntents: p(`UPDATE resources r SET status = 'uncertain',
+        last_error = (SELECT error FROM intents i WHERE i.workspace = r.workspace AND i.resource = r.key ORDER BY id LIMIT 1)
+      WHERE r.workspace = :ws AND r.key IN (SELECT resource FROM intents WHERE workspace = :ws)`),
   };
 }
