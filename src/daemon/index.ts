@@ -9,7 +9,8 @@ import { getKind } from '../kinds/registry.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
-import { createReconcileLoop, type LoopEngine, type LoopStatus } from './loop.js';
+import { createTerms, fixedLeadership, type Leadership, type Role } from './leadership.js';
+import { createReconcileLoop, type LoopEngine, type LoopStatus, type ReconcileLoop } from './loop.js';
 import type { DaemonMetrics } from './metrics.js';
 import { checkTiming, type LoopTiming } from './options.js';
 import { configRevision } from './revision.js';
@@ -21,14 +22,22 @@ import { chokidarWatcher, type ChangeSource, type WatchFactory } from './watcher
 
 export { createMetrics, type DaemonMetrics } from './metrics.js';
 export { chokidarWatcher } from './watcher.js';
+export type { Leadership, Role, Term } from './leadership.js';
 
 export interface DaemonOptions {
   /** The config root (absolute or relative to the working folder). */
   readonly root: string;
-  /** Built with `signal: stop.signal`, `hooks: metrics.hooks` and a client with `onResponse: metrics.onResponse`. */
-  readonly engine: LoopEngine;
+  /**
+   * A single writer from the start: built with `signal: stop.signal`, `hooks: metrics.hooks` and a
+   * client with `onResponse: metrics.onResponse`. Give either `engine` and `store`, or `leadership`.
+   */
+  readonly engine?: LoopEngine;
   /** The store the engine writes; read by /status and closed on stop. */
-  readonly store: Pick<StateStore, 'list' | 'close'>;
+  readonly store?: Pick<StateStore, 'list' | 'close'>;
+  /** Replicas: the daemon leads while it holds the state's lock, and stands by (serving its endpoint) while another does. */
+  readonly leadership?: Leadership;
+  /** How often a standby tries to take over, and a leader checks it still holds the lock. @default 1000 */
+  readonly leaderPollMs?: number;
   readonly metrics: DaemonMetrics;
   /** Aborted on stop: the engine's executor sends no new calls. */
   readonly stop: AbortController;
@@ -58,7 +67,9 @@ export interface DaemonOptions {
 export interface Daemon {
   /** http://HOST:PORT of the endpoint. */
   readonly url: string;
+  /** The reconcile loop's, while this replica leads; a standby's has no run. */
   status(): LoopStatus;
+  role(): Role;
   /** Reads the config again and reconciles (SIGHUP), as a change under the root would. */
   reload(): void;
   /** Idempotent; resolves when everything is closed. True when the run in flight finished within the shutdown timeout. */
@@ -88,6 +99,20 @@ function urlOf(host: string, port: number): string {
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
 
+/** Before any run, as the loop's own status says it. */
+const NO_RUN: LoopStatus = { firstRunDone: false, configValid: false, configErrors: [], runs: 0, running: false };
+
+/** Either one writer from the start, or replicas. */
+function leadershipOf(options: DaemonOptions): Leadership {
+  if (options.leadership) {
+    if (options.engine || options.store) fail('leadership', 'given without `engine` and `store` (a term brings its own)', options.leadership);
+    return options.leadership;
+  }
+  if (!options.engine || !options.store) fail('engine', 'given with `store` (or `leadership` instead of both)', options.engine);
+  const store = options.store;
+  return fixedLeadership({ engine: options.engine, store, close: () => store.close() });
+}
+
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
   const root = checkString('root', options.root);
@@ -96,42 +121,61 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   checkInteger('listen.port', listen.port, 0, 65_535);
   const timing = checkTiming(options.timing);
   const rootPollMs = checkInteger('rootPollMs', options.rootPollMs ?? 500, 1);
-  const { logger, metrics, store } = options;
-  metrics.trackResources(() => store.list());
+  const leaderPollMs = checkInteger('leaderPollMs', options.leaderPollMs ?? 1000, 1);
+  const leadership = leadershipOf(options);
+  const { logger, metrics } = options;
   const clock = options.clock ?? systemClock;
   let outputs: string[] = [];
   const own = [...(options.ownPaths ?? [])];
   const outputsDir = path.resolve(options.outputsDir ?? root);
 
-  const loop = createReconcileLoop({
-    engine: options.engine,
-    hold: (plan: Plan, digest: string) => {
-      const dropping = options.allowEmpty ? undefined : massOrphaning(plan, root)?.message;
-      if (dropping) return `${dropping} Held until the files change, or edgesync runs with --allow-empty.`;
-      const breaches = thresholdBreaches(plan, options.thresholds);
-      if (!breaches.length) return undefined;
-      if (options.approvalPath && takeApproval(options.approvalPath, digest)) {
-        logger.warn({ breaches }, 'applying a plan over a change threshold: approved by `edgesync apply --force` for this config');
-        return undefined;
-      }
-      return `${breaches.join('; ')}: held until the files change, or \`edgesync apply --force\` approves it.`;
+  const hold = (plan: Plan, digest: string): string | undefined => {
+    const dropping = options.allowEmpty ? undefined : massOrphaning(plan, root)?.message;
+    if (dropping) return `${dropping} Held until the files change, or edgesync runs with --allow-empty.`;
+    const breaches = thresholdBreaches(plan, options.thresholds);
+    if (!breaches.length) return undefined;
+    if (options.approvalPath && takeApproval(options.approvalPath, digest)) {
+      logger.warn({ breaches }, 'applying a plan over a change threshold: approved by `edgesync apply --force` for this config');
+      return undefined;
+    }
+    return `${breaches.join('; ')}: held until the files change, or \`edgesync apply --force\` approves it.`;
+  };
+  const observer = {
+    ...metrics.observer,
+    onConfig: (loaded: LoadResult) => {
+      metrics.observer.onConfig?.(loaded);
+      if (loaded.ok) outputs = writtenFiles(loaded, outputsDir);
     },
+  };
+
+  // One reconcile loop per term: a replica that takes over starts from its own first run.
+  let loop: ReconcileLoop | undefined;
+  const terms = createTerms({
+    leadership,
+    pollMs: leaderPollMs,
     clock,
-    timing,
     logger,
-    observer: {
-      ...metrics.observer,
-      onConfig: (loaded) => {
-        metrics.observer.onConfig?.(loaded);
-        if (loaded.ok) outputs = writtenFiles(loaded, outputsDir);
-      },
+    onRole: (leader) => metrics.setLeader(leader),
+    begin(term) {
+      const started = createReconcileLoop({ engine: term.engine, hold, clock, timing, logger, observer });
+      loop = started;
+      started.start();
+      return {
+        stop: async () => {
+          if (loop === started) loop = undefined;
+          return started.stop();
+        },
+      };
     },
   });
+  metrics.trackResources(() => terms.current()?.store.list() ?? []);
+  const status = () => loop?.status() ?? NO_RUN;
 
   const app = buildServer({
-    status: () => loop.status(),
-    revision: () => configRevision(root, loop.status().digest),
-    resources: () => store.list(),
+    status,
+    role: () => terms.role(),
+    revision: () => configRevision(root, status().digest),
+    resources: () => terms.current()?.store.list() ?? [],
     registry: metrics.registry,
   });
   await app.listen({ host: listen.host, port: listen.port });
@@ -139,7 +183,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const url = urlOf(listen.host, typeof address === 'object' && address ? address.port : listen.port);
   logger.info({ url, root }, `endpoint listening on ${url} (/healthz /readyz /metrics /status)`);
 
-  let watcher: ChangeSource;
+  let watcher: ChangeSource | undefined;
   try {
     watcher = watchRootThroughRemoval({
       root,
@@ -147,40 +191,40 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       pollMs: rootPollMs,
       onChange: (file) => {
         logger.debug({ file }, 'changed');
-        loop.changed();
+        loop?.changed();
       },
       ignored: () => [...own, ...outputs],
       onError: (err) => logger.warn({ err: String(err) }, 'watcher error'),
       // Gone: the next load fails, so the daemon says why it is not ready and keeps the last good config.
       onGone: () => {
         logger.error({ root }, 'config root is gone (removed or renamed): waiting for it to come back');
-        loop.changed();
+        loop?.changed();
       },
       onBack: () => {
         logger.info({ root }, 'config root is back: watching it again');
-        loop.changed();
+        loop?.changed();
       },
     });
     await watcher.ready;
+    terms.start();
   } catch (err) {
-    await app.close();
+    await Promise.allSettled([watcher?.close(), app.close()]);
+    leadership.close();
     throw err;
   }
-  loop.start();
 
   let stopping: Promise<boolean> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       logger.info({}, 'stopping: no new calls; waiting for calls in flight');
       options.stop.abort(new Error('stopped by signal'));
-      const finished = await loop.stop();
+      const finished = await terms.stop();
       if (!finished) logger.warn({ timeoutMs: timing.shutdownTimeoutMs }, 'calls still in flight at the shutdown timeout');
-      await Promise.allSettled([watcher.close(), app.close()]);
-      store.close();
+      await Promise.allSettled([watcher?.close(), app.close()]);
       logger.info({}, 'stopped');
       return finished;
     })());
 
-  const reload = () => loop.changed();
-  return { url, status: () => loop.status(), reload, stop };
+  const reload = () => loop?.changed();
+  return { url, status, role: () => terms.role(), reload, stop };
 }

@@ -20,6 +20,8 @@ export interface DaemonMetrics {
   readonly observer: LoopObserver;
   /** Makes edgesync_resources{status} count what `list` returns at each scrape (the state store's resources). */
   trackResources(list: () => readonly { readonly status: ResourceStatus }[]): void;
+  /** edgesync_leader: 1 while this replica writes the state, 0 while it stands by. */
+  setLeader(leader: boolean): void;
 }
 
 export function createMetrics(options: { readonly defaultMetrics?: boolean } = {}): DaemonMetrics {
@@ -36,6 +38,7 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
   const configValid = new Gauge({ name: 'edgesync_config_valid', help: '1 when the last load of the config root was valid, else 0.', registers: [registry] });
   configValid.set(0);
   queue.set(0);
+  const leader = new Gauge({ name: 'edgesync_leader', help: '1 while this replica writes the state, 0 while it stands by for another.', registers: [registry] });
 
   const countActions = (result: ApplyResult) => {
     for (const [list, label] of [[result.succeeded, 'succeeded'], [result.failed, 'failed'], [result.uncertain, 'uncertain'], [result.skipped, 'skipped']] as const) {
@@ -58,6 +61,7 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
         },
       });
     },
+    setLeader: (is) => leader.set(is ? 1 : 0),
     hooks: { onProgress: (p) => queue.set(p.total - p.done) },
     onResponse: (info) => calls.inc({ operation: info.operation, status: String(info.status ?? 0) }),
     observer: {

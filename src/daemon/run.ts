@@ -2,12 +2,13 @@
 // (with the daemon's metrics as one more event sink); `edgesync watch` and `npm start` both use it.
 
 import type { Logger } from '../log.js';
-import { composeRoot, type RootOptions } from '../engine/root.js';
+import { composeRoot, type RootOptions, type Session, type SessionClaim } from '../engine/root.js';
 import '../kinds/index.js';
 import { createMetrics } from './metrics.js';
 import type { LoopTiming } from './options.js';
 import type { Thresholds } from '../plan/guard.js';
 import { startDaemon, type Daemon } from './index.js';
+import type { Leadership } from './leadership.js';
 import type { WatchFactory } from './watcher.js';
 
 export interface WatchOptions {
@@ -24,6 +25,8 @@ export interface WatchOptions {
   readonly logger: Logger;
   /** @default chokidarWatcher() */
   readonly watch?: WatchFactory;
+  /** See DaemonOptions.leaderPollMs. @default 1000 */
+  readonly leaderPollMs?: number;
 }
 
 /** State (may throw StateLockedError), client, engine, then the daemon; the state is closed again if it cannot start. */
@@ -39,16 +42,18 @@ export async function startWatch(options: WatchOptions): Promise<Daemon> {
     signal: stop.signal,
     sinks: [...(options.root.sinks ?? []), metrics],
   });
-  const { store, engine, close } = root.session();
+  // A state shared between machines (PostgreSQL) can have replicas: this one may stand by.
+  const claim = root.claim();
+  const writer = claim ? { leadership: replicaOf(claim) } : fixedWriter(root.session());
   try {
     return await startDaemon({
       root: root.source.root,
-      engine,
-      store,
+      ...writer,
       metrics,
       stop,
       listen: options.listen,
       ...(options.timing && { timing: options.timing }),
+      ...(options.leaderPollMs !== undefined && { leaderPollMs: options.leaderPollMs }),
       logger: options.logger,
       ownPaths: root.ignore,
       allowEmpty: options.allowEmpty === true,
@@ -58,9 +63,34 @@ export async function startWatch(options: WatchOptions): Promise<Daemon> {
       ...(options.watch && { watch: options.watch }),
     });
   } catch (err) {
-    close();
+    if ('close' in writer) writer.close();
     throw err;
   }
+}
+
+function fixedWriter(session: Session) {
+  return { engine: session.engine, store: session.store, close: () => session.close() };
+}
+
+/** The root's claim as the daemon's leadership: a term is a session, lost when its store can no longer verify the lock. */
+function replicaOf(claim: SessionClaim): Leadership {
+  return {
+    take() {
+      const session = claim.take();
+      if (!session) return undefined;
+      const lost = () => {
+        try {
+          session.store.verify();
+          return false;
+        } catch {
+          return true;
+        }
+      };
+      return { engine: session.engine, store: session.store, lost, close: () => session.close() };
+    },
+    holder: () => claim.holder,
+    close: () => claim.close(),
+  };
 }
 
 /** Resolves with the first of SIGTERM or SIGINT. */

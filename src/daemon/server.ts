@@ -6,10 +6,13 @@ import type { Registry } from 'prom-client';
 import { formatError } from '../config/index.js';
 import type { AppliedResource } from '../state/types.js';
 import { degradedReason, type LoopStatus } from './loop.js';
+import type { Role } from './leadership.js';
 import type { Revision } from './revision.js';
 
 export interface EndpointSources {
   readonly status: () => LoopStatus;
+  /** Whether this replica writes the state, or stands by for another (named when known). */
+  readonly role: () => Role;
   readonly revision: () => Revision;
   /** What the state store holds (StateStore.list). */
   readonly resources: () => readonly AppliedResource[];
@@ -28,9 +31,11 @@ export function notReadyReason(s: LoopStatus): string | undefined {
 
 export function statusBody(src: EndpointSources) {
   const s = src.status();
+  const role = src.role();
   return {
     revision: src.revision(),
-    ready: notReadyReason(s) === undefined,
+    ...role,
+    ready: role.role === 'standby' || notReadyReason(s) === undefined,
     running: s.running,
     runs: s.runs,
     configValid: s.configValid,
@@ -54,6 +59,8 @@ export function buildServer(src: EndpointSources): FastifyInstance {
   const app = Fastify({ logger: false });
   app.get('/healthz', async () => ({ status: 'alive' }));
   app.get('/readyz', async (_req, reply) => {
+    // A standby is ready: it is what a rolling update waits for, and it is waiting to take over.
+    if (src.role().role === 'standby') return { status: 'standby' };
     const reason = notReadyReason(src.status());
     if (reason) return reply.code(503).send({ status: reason.startsWith('degraded') ? 'degraded' : 'not ready', reason });
     return { status: 'ready' };

@@ -11,6 +11,8 @@ import type { DesiredResource } from '../kinds/kind.js';
 import { buildPlan } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import type { StateBackend } from '../state/backend.js';
+import type { LockHolder } from '../state/lock.js';
+import type { SqlStateStore } from '../state/store.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
@@ -86,6 +88,16 @@ export interface Root {
   planOffline(resources: readonly DesiredResource[], targets?: readonly string[]): Plan;
   /** Opens the state (taking its lock) and the client, and builds the engine over them. */
   session(): Session;
+  /** For a replica: a claim whose `take` gives the session once the lock is free; undefined when the backend has no replicas (SQLite). */
+  claim(): SessionClaim | undefined;
+}
+
+/** A replica's standing claim on the state: see StateBackend.claim. */
+export interface SessionClaim {
+  /** The session when the lock was free; else undefined, and `holder` names who has it. */
+  take(): Session | undefined;
+  readonly holder: LockHolder | undefined;
+  close(): void;
 }
 
 /** Calls every sink's `part`; one that throws does not keep the others from hearing (its error is rethrown after). */
@@ -160,6 +172,34 @@ export function composeRoot(options: RootOptions): Root {
     },
   };
 
+  /** The client and the engine over a store that holds the lock; the store is closed again if they cannot be built. */
+  // Checked before the state is opened, so that a missing URL creates and locks nothing.
+  const needRemote = (): RemoteOptions => {
+    if (remote) return remote;
+    throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');
+  };
+  const sessionOn = (store: SqlStateStore, remote: RemoteOptions): Session => {
+    try {
+      const client = createClient({
+        baseUrl: remote.baseUrl, ...(remote.token !== undefined && { token: remote.token }), ...(remote.timeoutMs !== undefined && { timeoutMs: remote.timeoutMs }), onResponse: joined.onResponse,
+        signer: (name) => signers.get(name),
+        secrets: () => [...signers.values()].map((s) => s.secret),
+      });
+      const engine = createEngine({
+        source: signing, store, client, secretsDir, outputsDir, clock, env, ignore, hooks: joined.hooks,
+        ...(options.logger && { logger: options.logger }),
+        ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+        ...(options.rateLimit && { rateLimit: options.rateLimit }),
+        ...(options.retry && { retry: options.retry }),
+        ...(options.signal && { signal: options.signal }),
+      });
+      return { store, client, engine, close: () => store.close() };
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+  };
+
   return {
     source,
     state,
@@ -170,29 +210,23 @@ export function composeRoot(options: RootOptions): Root {
     planOffline: (resources, targets) =>
       state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now(), ...(targets && { targets }) }), secretsDir, credentialFiles),
     session() {
-      if (!remote) {
-        throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');
-      }
-      const client = createClient({
-        baseUrl: remote.baseUrl, ...(remote.token !== undefined && { token: remote.token }), ...(remote.timeoutMs !== undefined && { timeoutMs: remote.timeoutMs }), onResponse: joined.onResponse,
-        signer: (name) => signers.get(name),
-        secrets: () => [...signers.values()].map((s) => s.secret),
-      });
-      const store = state.open({ owner, secretsDir, notSecrets: credentialFiles, clock });
-      try {
-        const engine = createEngine({
-          source: signing, store, client, secretsDir, outputsDir, clock, env, ignore, hooks: joined.hooks,
-          ...(options.logger && { logger: options.logger }),
-          ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
-          ...(options.rateLimit && { rateLimit: options.rateLimit }),
-          ...(options.retry && { retry: options.retry }),
-          ...(options.signal && { signal: options.signal }),
-        });
-        return { store, client, engine, close: () => store.close() };
-      } catch (err) {
-        store.close();
-        throw err;
-      }
+      const to = needRemote();
+      return sessionOn(state.open({ owner, secretsDir, notSecrets: credentialFiles, clock }), to);
+    },
+    claim() {
+      if (!state.claim) return undefined;
+      const to = needRemote();
+      const claim = state.claim({ owner, secretsDir, notSecrets: credentialFiles, clock });
+      return {
+        take: () => {
+          const store = claim.take();
+          return store && sessionOn(store, to);
+        },
+        get holder() {
+          return claim.holder;
+        },
+        close: () => claim.close(),
+      };
     },
   };
 }

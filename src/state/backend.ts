@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock.js';
 import { checkString } from '../util/options.js';
 import { checkMissingState } from './file.js';
 import { openStateStore, shownPath } from './index.js';
+import type { LockHolder } from './lock.js';
 import type { SqlStateStore } from './store.js';
 import type { StateSnapshot } from './types.js';
 
@@ -40,6 +41,21 @@ export interface StateBackend {
   read<T>(use: (snapshot: StateSnapshot) => T, secretsDir?: string, notSecrets?: readonly string[]): T;
   /** The store read-only, for `state list` and `state show`. */
   openReadOnly(): SqlStateStore;
+  /**
+   * For replicas: a claim that waits for the lock without holding up the caller (each `take` tries once).
+   * Only a backend shared between machines has one (PostgreSQL); a SQLite file has a single writer host.
+   */
+  claim?(options: OpenOptions): StateClaim;
+}
+
+export type OpenOptions = Parameters<StateBackend['open']>[0];
+
+/** A replica's standing claim on the state's lock. */
+export interface StateClaim {
+  /** The writable store when the lock was free; else undefined, and `holder` names who has it. */
+  take(): SqlStateStore | undefined;
+  readonly holder: LockHolder | undefined;
+  close(): void;
 }
 
 /** The state in one SQLite file (WAL mode), with its lock file beside it. */

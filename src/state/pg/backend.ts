@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { EMPTY_SNAPSHOT, type StateBackend } from '../backend.js';
 import { checkLostSecrets, StateMissingError } from '../file.js';
-import { checkWorkspace, openPgStateStore } from './open.js';
+import { checkWorkspace, claimPgState, openPgStateStore } from './open.js';
 import { redactUrl } from './url.js';
 
 export function pgBackend(url: string, workspace = 'default'): StateBackend {
@@ -35,5 +35,7 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
       }
     },
     openReadOnly: () => openPgStateStore({ url, workspace: ws, readOnly: true }),
+    claim: ({ owner, secretsDir, notSecrets, clock }) =>
+      claimPgState({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: (shown) => checkLostSecrets(shown, secretsDir, notSecrets) }),
   };
 }

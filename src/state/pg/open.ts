@@ -5,7 +5,7 @@ import os from 'node:os';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { checkBoolean, checkInteger, checkString, fail } from '../../util/options.js';
 import { StateMissingError } from '../file.js';
-import { StateLockedError } from '../lock.js';
+import { StateLockedError, type LockHolder } from '../lock.js';
 import { SqlStateStore } from '../store.js';
 import { PgDatabase } from './database.js';
 import { migratePg } from './schema.js';
@@ -45,39 +45,117 @@ const LOCK_KEY = "hashtextextended('edgesync workspace ' || $1, 0)";
 
 /** A store on the workspace; writable opens hold the workspace's lock until closed. */
 export function openPgStateStore(options: PgStateOptions): SqlStateStore {
-  const url = checkString('state', options.url);
-  const workspace = checkWorkspace(options.workspace ?? 'default');
-  const readOnly = checkBoolean('readOnly', options.readOnly ?? false);
-  const owner = checkString('owner', options.owner ?? process.argv.join(' '));
-  const kvPageSize = checkInteger('kvPageSize', options.kvPageSize ?? 100_000, 1);
-  const clock = options.clock ?? systemClock;
-  const label = `${redactUrl(url)} (workspace ${workspace})`;
-  const shown = `state ${label}`;
-  const session = new PgSession(url, shown);
+  const o = checkPgOptions(options);
+  const session = new PgSession(o.url, o.shown);
   try {
-    reach(session, shown);
-    new PgDatabase(session, { ws: workspace, epoch: null }).transaction(() => migratePg(session, shown)).immediate();
-    const exists = session.query('SELECT 1 FROM meta WHERE workspace = $1', [workspace]).rowCount > 0;
-    if (readOnly) {
-      if (!exists) throw new StateMissingError(`${shown} does not exist`);
-    } else if (!exists) {
-      options.onMissing?.(label);
-      session.query("INSERT INTO meta (workspace, lineage) VALUES ($1, md5(random()::text || clock_timestamp()::text)) ON CONFLICT DO NOTHING", [workspace]);
-    }
-    const epoch = readOnly ? null : takeLock(session, workspace, owner, clock, label);
-    const db = new PgDatabase(session, { ws: workspace, epoch });
-    const store = new SqlStateStore({
-      db, sql: pgStatements(db), clock, kvPageSize, readOnly, onClose: () => {}, shown: label,
-      verify: () => {
-        if (session.lost) throw new Error(`${shown}: the database session was lost, and the lock with it; nothing more is sent`);
-      },
-    });
-    if (!readOnly) store.recoverCrashedIntents();
-    return store;
+    prepare(session, o);
+    if (o.readOnly) return storeOn(session, o, null);
+    const taken = takeLock(session, o);
+    if (typeof taken !== 'number') throw lockedError(taken, o.label);
+    return storeOn(session, o, taken);
   } catch (err) {
     session.close();
     throw err;
   }
+}
+
+/**
+ * A standby's hold on a workspace it does not write yet: one session kept open, on which each
+ * `take` tries the lock once (one cheap query), so a replica can wait for the writer to go.
+ */
+export interface PgClaim {
+  /** The writable store when the lock was free (the claim's session is then the store's); else undefined. */
+  take(): SqlStateStore | undefined;
+  /** Who held the lock at the last refused try, if the lease row named it. */
+  readonly holder: LockHolder | undefined;
+  /** Ends the session, unless a take handed it to a store. */
+  close(): void;
+}
+
+export function claimPgState(options: PgStateOptions): PgClaim {
+  const o = checkPgOptions({ ...options, readOnly: false });
+  let session: PgSession | undefined;
+  let holder: LockHolder | undefined;
+  const drop = () => {
+    session?.close();
+    session = undefined;
+  };
+  return {
+    take() {
+      // A session lost (database restarted, connection cut) is opened again at the next try.
+      if (session?.lost) drop();
+      if (!session) {
+        session = new PgSession(o.url, o.shown);
+        try {
+          prepare(session, o);
+        } catch (err) {
+          drop();
+          throw err;
+        }
+      }
+      try {
+        const taken = takeLock(session, o);
+        if (typeof taken !== 'number') {
+          holder = taken ?? undefined;
+          return undefined;
+        }
+        const store = storeOn(session, o, taken);
+        session = undefined;
+        return store;
+      } catch (err) {
+        drop();
+        throw err;
+      }
+    },
+    get holder() {
+      return holder;
+    },
+    close: drop,
+  };
+}
+
+type CheckedPgOptions = ReturnType<typeof checkPgOptions>;
+
+function checkPgOptions(options: PgStateOptions) {
+  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
+  const url = checkString('state', options.url);
+  const workspace = checkWorkspace(options.workspace ?? 'default');
+  const label = `${redactUrl(url)} (workspace ${workspace})`;
+  return {
+    url,
+    workspace,
+    readOnly: checkBoolean('readOnly', options.readOnly ?? false),
+    owner: checkString('owner', options.owner ?? process.argv.join(' ')),
+    kvPageSize: checkInteger('kvPageSize', options.kvPageSize ?? 100_000, 1),
+    clock: options.clock ?? systemClock,
+    onMissing: options.onMissing,
+    label,
+    shown: `state ${label}`,
+  };
+}
+
+/** Reaches the database, migrates it, and makes the workspace (a writable open) or finds it missing (read-only). */
+function prepare(session: PgSession, o: CheckedPgOptions): void {
+  reach(session, o.shown);
+  new PgDatabase(session, { ws: o.workspace, epoch: null }).transaction(() => migratePg(session, o.shown)).immediate();
+  const exists = session.query('SELECT 1 FROM meta WHERE workspace = $1', [o.workspace]).rowCount > 0;
+  if (exists) return;
+  if (o.readOnly) throw new StateMissingError(`${o.shown} does not exist`);
+  o.onMissing?.(o.label);
+  session.query("INSERT INTO meta (workspace, lineage) VALUES ($1, md5(random()::text || clock_timestamp()::text)) ON CONFLICT DO NOTHING", [o.workspace]);
+}
+
+/** The store on a prepared session; a writable one (epoch set) first settles a dead holder's open intents. */
+function storeOn(session: PgSession, o: CheckedPgOptions, epoch: number | null): SqlStateStore {
+  const db = new PgDatabase(session, { ws: o.workspace, epoch });
+  const store = new SqlStateStore({
+    db, sql: pgStatements(db), clock: o.clock, kvPageSize: o.kvPageSize, readOnly: o.readOnly, onClose: () => {}, shown: o.label,
+    verify: () => {
+      if (session.lost) throw new Error(`${o.shown}: the database session was lost, and the lock with it; nothing more is sent`);
+    },
+  });
+  if (epoch !== null) store.recoverCrashedIntents();
+  return store;
 }
 
 /** The first query, whose failure says what to fix: the address, the password, the database. */
@@ -90,27 +168,28 @@ function reach(session: PgSession, shown: string): void {
   }
 }
 
-/** Takes the workspace's advisory lock on this session, or refuses naming the holder; returns the new epoch. */
-function takeLock(session: PgSession, workspace: string, owner: string, clock: Clock, label: string): number {
-  const [[took]] = session.query(`SELECT pg_try_advisory_lock(${LOCK_KEY})`, [workspace], 'array').rows as [[boolean]];
+/** Takes the workspace's advisory lock on this session and returns the new epoch; else who holds it (null: not named yet). */
+function takeLock(session: PgSession, o: CheckedPgOptions): number | LockHolder | null {
+  const [[took]] = session.query(`SELECT pg_try_advisory_lock(${LOCK_KEY})`, [o.workspace], 'array').rows as [[boolean]];
   if (!took) {
-    const holder = session.query('SELECT holder, host, pid, since FROM leases WHERE workspace = $1', [workspace]).rows[0] as
+    const row = session.query('SELECT holder, host, pid, since FROM leases WHERE workspace = $1', [o.workspace]).rows[0] as
       | { holder: string; host: string; pid: number; since: Date }
       | undefined;
-    const error = new StateLockedError(
-      { pid: holder?.pid ?? 0, owner: holder?.holder ?? 'another process', host: holder?.host ?? 'an unknown host', since: holder ? new Date(holder.since).toISOString() : 'just now' },
-      label,
-    );
-    // The lease row is written just after the lock is taken: between the two, the holder is not named yet.
-    if (!holder) error.message = `state ${label} is locked by another process that is just starting; try again`;
-    throw error;
+    return row ? { pid: row.pid, owner: row.holder, host: row.host, since: new Date(row.since).toISOString() } : null;
   }
   const { rows } = session.query(
     `INSERT INTO leases (workspace, holder, host, pid, since, epoch) VALUES ($1, $2, $3, $4, $5, 1)
      ON CONFLICT (workspace) DO UPDATE SET holder = EXCLUDED.holder, host = EXCLUDED.host, pid = EXCLUDED.pid, since = EXCLUDED.since, epoch = leases.epoch + 1
      RETURNING epoch::float8`,
-    [workspace, owner, os.hostname(), process.pid, new Date(clock.now()).toISOString()],
+    [o.workspace, o.owner, os.hostname(), process.pid, new Date(o.clock.now()).toISOString()],
     'array',
   );
   return (rows as [[number]])[0][0];
+}
+
+function lockedError(holder: LockHolder | null, label: string): StateLockedError {
+  const error = new StateLockedError(holder ?? { pid: 0, owner: 'another process', host: 'an unknown host', since: 'just now' }, label);
+  // The lease row is written just after the lock is taken: between the two, the holder is not named yet.
+  if (!holder) error.message = `state ${label} is locked by another process that is just starting; try again`;
+  return error;
 }
