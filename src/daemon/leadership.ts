@@ -113,8 +113,10 @@ export function createTerms(options: TermsOptions): Terms {
   return {
     start() {
       const first = leadership.take();
-      if (first) lead(first);
-      else {
+      if (first) {
+        logger.info({}, 'leading: this replica writes the state');
+        lead(first);
+      } else {
         options.onRole(false);
         const h = leadership.holder();
         logger.info({ ...(h && { leader: h }) }, 'standby: another replica writes the state; taking over when its lock is free');

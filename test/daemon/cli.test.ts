@@ -1,51 +1,18 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { openStateStore } from '../../src/state/index.js';
-import { copyFixture, TOKEN, waitFor, type LogLine } from './harness.js';
+import { copyFixture, TOKEN, waitFor } from './harness.js';
+import { spawnWatch } from './processes.js';
 import { cli, editDoc, workspace as e2eWorkspace } from '../e2e/harness.js';
 import { RESOURCES } from '../e2e/fixture.js';
 
-const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/edgesync');
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
-
-interface Child {
-  readonly log: LogLine[];
-  readonly stderr: () => string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  kill(signal: NodeJS.Signals): void;
-}
-
-/** The built command line (`npm run build` first), logging JSON to stderr. */
-function watch(args: string[]): Child {
-  const child = spawn(process.execPath, [bin, 'watch', '--listen', '127.0.0.1:0', '--debounce', '50', ...args], {
-    env: { ...process.env, EDGESYNC_API_TOKEN: TOKEN, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  const log: LogLine[] = [];
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-    for (const line of chunk.split('\n')) {
-      try {
-        log.push(JSON.parse(line) as LogLine);
-      } catch {
-        // a partial or non-JSON line stays in stderr()
-      }
-    }
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  cleanup.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  return { log, stderr: () => err, exited, kill: (s) => child.kill(s) };
-}
+const watch = (args: string[]) => spawnWatch(args, cleanup);
 
 async function emulator(latencyMs = 0): Promise<RunningEmulator> {
   const e = await startEmulator({ port: 0, tokens: [TOKEN], latencyMs });
