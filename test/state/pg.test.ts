@@ -111,4 +111,25 @@ describe('the PostgreSQL state', () => {
     expect(() => openPgStateStore({ url: newer, workspace: fresh() })).toThrow(`has schema version ${PG_SCHEMA_VERSION + 1}, newer than this build understands`);
     expect(redactUrl('postgres://u:p@h/d?password=q')).toBe('postgres://u:***@h/d?password=***');
   });
+
+  it('names the grant to give when the user may not create tables, and creates nothing', async () => {
+    const [role, database] = [`limited_${randomBytes(4).toString('hex')}`, `limited_${randomBytes(4).toString('hex')}`];
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'limited-password'`);
+    await admin.query(`CREATE DATABASE ${database}`);
+    const limited = new URL(url);
+    [limited.username, limited.password, limited.pathname] = [role, 'limited-password', `/${database}`];
+    let message = '';
+    try {
+      openPgStateStore({ url: limited.toString(), workspace: fresh() });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(new RegExp(`^cannot create edgesync's tables in state postgres://${role}:\\*\\*\\*@.+: permission denied for schema public; grant ${role} the right to create them \\(GRANT CREATE ON SCHEMA public TO ${role}\\)`));
+    expect(message).not.toContain('limited-password');
+    const c = new pg.Client({ connectionString: url.replace(/\/postgres$/, `/${database}`) });
+    await c.connect();
+    const { rows } = await c.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'");
+    await c.end();
+    expect(rows).toEqual([{ n: 0 }]);
+  });
 });

@@ -9,7 +9,7 @@ import { StateLockedError, type LockHolder } from '../lock.js';
 import { SqlStateStore } from '../store.js';
 import { PgDatabase } from './database.js';
 import { migratePg } from './schema.js';
-import { PgSession } from './session.js';
+import { PgQueryError, PgSession } from './session.js';
 import { pgStatements } from './sql.js';
 import { redactUrl } from './url.js';
 
@@ -31,6 +31,9 @@ export interface PgStateOptions {
    */
   readonly onMissing?: (label: string) => void;
 }
+
+/** SQLSTATE of a statement the user has no right to run. */
+const INSUFFICIENT_PRIVILEGE = '42501';
 
 /** A workspace name: letters, digits, dot, dash, underscore; at most 64. */
 const WORKSPACE = /^[A-Za-z0-9._-]{1,64}$/;
@@ -137,7 +140,16 @@ function checkPgOptions(options: PgStateOptions) {
 /** Reaches the database, migrates it, and makes the workspace (a writable open) or finds it missing (read-only). */
 function prepare(session: PgSession, o: CheckedPgOptions): void {
   reach(session, o.shown);
-  new PgDatabase(session, { ws: o.workspace, epoch: null }).transaction(() => migratePg(session, o.shown)).immediate();
+  try {
+    new PgDatabase(session, { ws: o.workspace, epoch: null }).transaction(() => migratePg(session, o.shown)).immediate();
+  } catch (err) {
+    if (!(err instanceof PgQueryError && err.code === INSUFFICIENT_PRIVILEGE)) throw err;
+    const user = decodeURIComponent(new URL(o.url).username) || 'the user';
+    throw new Error(
+      `cannot create edgesync's tables in ${o.shown}: ${err.message}; grant ${user} the right to create them ` +
+        `(GRANT CREATE ON SCHEMA public TO ${user}), or run edgesync once as a user who may`,
+    );
+  }
   const exists = session.query('SELECT 1 FROM meta WHERE workspace = $1', [o.workspace]).rowCount > 0;
   if (exists) return;
   if (o.readOnly) throw new StateMissingError(`${o.shown} does not exist`);
