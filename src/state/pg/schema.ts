@@ -6,7 +6,7 @@ import { StateVersionError } from '../schema.js';
 
 /**
  * The tables of the SQLite state at its version 7, each row under a workspace, plus the lease that
- * names the lock holder and its fencing epoch. No column holds a secret or a KV value.
+ * names the lock holder and its fencing epoch. No column holds a KV value, nor a secret in plaintext.
  */
 export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
   {
@@ -30,6 +30,16 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
       CREATE TABLE leases (
         workspace text PRIMARY KEY, holder text NOT NULL, host text NOT NULL, pid integer NOT NULL,
         since timestamptz NOT NULL, epoch bigint NOT NULL);`,
+  },
+  {
+    // Token secrets, with EDGESYNC_SECRETS_KEY: AES-256-GCM ciphertext only (./secrets.ts), the key's
+    // fingerprint so that a wrong key is named as such, and when the apply wrote it.
+    version: 2,
+    sql: `
+      CREATE TABLE secrets (
+        workspace text NOT NULL, name text NOT NULL, key_fingerprint text NOT NULL,
+        iv bytea NOT NULL, ciphertext bytea NOT NULL, auth_tag bytea NOT NULL, written_at timestamptz NOT NULL,
+        PRIMARY KEY (workspace, name));`,
   },
 ];
 

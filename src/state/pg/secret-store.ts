@@ -1,0 +1,114 @@
+// Token secrets kept in a workspace of a PostgreSQL state, encrypted (./secrets.ts): written by an
+// apply instead of the secrets folder, read by `edgesync state secret` and by Credentials documents.
+
+import { systemClock, type Clock } from '../../util/clock.js';
+import { checkString } from '../../util/options.js';
+import { PgDatabase } from './database.js';
+import { checkWorkspace } from './open.js';
+import { migratePg } from './schema.js';
+import { openSecret, sealSecret, type SealedSecret } from './secrets.js';
+import { PgQueryError, PgSession } from './session.js';
+import { redactUrl } from './url.js';
+
+export interface PgSecretsOptions {
+  /** postgres://… of the state (the password is never shown). */
+  readonly url: string;
+  /** @default 'default' */
+  readonly workspace?: string;
+  /** 32 bytes, from parseSecretsKey. Never shown; only its fingerprint is stored. */
+  readonly key: Buffer;
+  /** When a secret is said to be written. @default systemClock */
+  readonly clock?: Clock;
+}
+
+/** SQLSTATE of a table that does not exist: a database no build with this table has migrated yet holds no secret. */
+const UNDEFINED_TABLE = '42P01';
+
+/**
+ * One session per use, closed after it: secrets are written only when a token is created or rolled,
+ * so nothing is held open (nor lost) between them. The write is not fenced by the lock holder's
+ * epoch: the secret is real once the call answered, and refusing to keep it would lose it for good.
+ */
+export class PgSecrets {
+  /** "state postgres://user:***@host/db (workspace W)", as messages name it. */
+  readonly shown: string;
+  private readonly url: string;
+  private readonly workspace: string;
+  private readonly key: Buffer;
+  private readonly clock: Clock;
+
+  constructor(options: PgSecretsOptions) {
+    this.url = checkString('state', options.url);
+    this.workspace = checkWorkspace(options.workspace ?? 'default');
+    if (!Buffer.isBuffer(options.key) || options.key.length !== 32) throw new TypeError('Expected `key` to be a Buffer of 32 bytes (parseSecretsKey)');
+    this.key = options.key;
+    this.clock = options.clock ?? systemClock;
+    this.shown = `state ${redactUrl(this.url)} (workspace ${this.workspace})`;
+  }
+
+  /** Encrypts and stores `secret` as token `name`'s, replacing an earlier one; returns where, as shown to the user. */
+  write(name: string, secret: string): string {
+    const sealed = sealSecret(this.key, { workspace: this.workspace, name }, secret);
+    this.use((session) => {
+      new PgDatabase(session, { ws: this.workspace, epoch: null }).transaction(() => migratePg(session, this.shown)).immediate();
+      session.query(
+        `INSERT INTO secrets (workspace, name, key_fingerprint, iv, ciphertext, auth_tag, written_at)
+         VALUES ($1, $2, $3, decode($4, 'base64'), decode($5, 'base64'), decode($6, 'base64'), $7)
+         ON CONFLICT (workspace, name) DO UPDATE SET key_fingerprint = EXCLUDED.key_fingerprint, iv = EXCLUDED.iv,
+           ciphertext = EXCLUDED.ciphertext, auth_tag = EXCLUDED.auth_tag, written_at = EXCLUDED.written_at`,
+        [this.workspace, name, sealed.fingerprint, b64(sealed.iv), b64(sealed.ciphertext), b64(sealed.tag), new Date(this.clock.now()).toISOString()],
+      );
+    });
+    return `${this.shown}, encrypted`;
+  }
+
+  /** The stored row of token `name`, still sealed; undefined when there is none. */
+  find(name: string): SealedSecret | undefined {
+    const rows = this.use((session) => {
+      try {
+        return session.query(
+          `SELECT key_fingerprint, encode(iv, 'base64') AS iv, encode(ciphertext, 'base64') AS ciphertext, encode(auth_tag, 'base64') AS tag
+           FROM secrets WHERE workspace = $1 AND name = $2`,
+          [this.workspace, name],
+        ).rows as { key_fingerprint: string; iv: string; ciphertext: string; tag: string }[];
+      } catch (err) {
+        if (err instanceof PgQueryError && err.code === UNDEFINED_TABLE) return [];
+        throw err;
+      }
+    });
+    const row = rows[0];
+    if (!row) return undefined;
+    return { fingerprint: row.key_fingerprint, iv: Buffer.from(row.iv, 'base64'), ciphertext: Buffer.from(row.ciphertext, 'base64'), tag: Buffer.from(row.tag, 'base64') };
+  }
+
+  /** Decrypts a row of `find`; a wrong key or an altered row is one line naming the token and the state. */
+  open(name: string, sealed: SealedSecret): string {
+    try {
+      return openSecret(this.key, { workspace: this.workspace, name }, sealed);
+    } catch (err) {
+      throw new Error(`the secret of token ${name} in ${this.shown} ${(err as Error).message}`);
+    }
+  }
+
+  /** Token `name`'s secret, or undefined when the state keeps none. */
+  read(name: string): string | undefined {
+    const sealed = this.find(name);
+    return sealed && this.open(name, sealed);
+  }
+
+  private use<T>(fn: (session: PgSession) => T): T {
+    const session = new PgSession(this.url, this.shown);
+    try {
+      try {
+        session.query('SELECT 1');
+      } catch (err) {
+        throw new Error(`cannot open ${this.shown}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      return fn(session);
+    } finally {
+      session.close();
+    }
+  }
+}
+
+const b64 = (bytes: Buffer): string => bytes.toString('base64');
