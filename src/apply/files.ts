@@ -1,5 +1,5 @@
-// Atomic writes of the files a run produces: token secrets (0600 in a 0700 folder) and AI outputs.
-// A reader sees the old file or the new one, never half of one.
+// Atomic writes of the files a run produces: token secrets (0600 in a 0700 folder, or a SecretSink
+// elsewhere) and AI outputs. A reader sees the old file or the new one, never half of one.
 
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -56,6 +56,22 @@ export async function writeSecret(dir: string, name: string, secret: string): Pr
   const file = path.join(dir, secretFileName(name));
   await writeFileAtomic(file, secret, 0o600);
   return file;
+}
+
+/**
+ * Where an apply keeps the secret a token create or roll returned: the secrets folder (fileSecrets),
+ * or a PostgreSQL state, encrypted (src/engine/secrets.ts chooses). Handed in, never built here.
+ */
+export interface SecretSink {
+  /** As a failure names it: "the token secret could not be written to <shown>". */
+  readonly shown: string;
+  /** Keeps `secret` as token `name`'s (replacing an earlier one) and says where, as shown to the user; never the value. */
+  write(name: string, secret: string): Promise<string>;
+}
+
+/** One file per token in `dir` (writeSecret): the default. */
+export function fileSecrets(dir: string): SecretSink {
+  return { shown: dir, write: (name, secret) => writeSecret(dir, name, secret) };
 }
 
 /**

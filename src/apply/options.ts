@@ -8,6 +8,7 @@ import type { Action } from '../plan/types.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkFunction, checkInteger, checkNumber, checkString, fail } from '../util/options.js';
+import { fileSecrets, type SecretSink } from './files.js';
 import { createRateLimiter, type RateLimiter } from './rate.js';
 
 /**
@@ -102,8 +103,10 @@ export interface ExecutorOptions {
   readonly rateLimit?: RateLimit;
   /** Backoff of transient failures. @default { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000, random: Math.random } */
   readonly retry?: RetryOptions;
-  /** Token secrets go here, one file per token named after metadata.name, mode 0600 (folder 0700). */
+  /** The secrets folder: token secrets go here (unless `secrets` says otherwise), one file per token named after metadata.name, mode 0600 (folder 0700). */
   readonly secretsDir: string;
+  /** Where token secrets are kept. @default fileSecrets(secretsDir) */
+  readonly secrets?: SecretSink;
   /**
    * AI run outputs are written below this folder (the config root unless `--outputs`), at the
    * relative path the kind gives. @default none: an output is then a failure, never a guess
@@ -123,7 +126,7 @@ export interface Succeeded {
   readonly action: Action;
   readonly attempts: number;
   readonly remoteId?: string;
-  /** Where the token secret was written (the path, never the value). */
+  /** Where the token secret was written: the path, or the state that keeps it encrypted (never the value). */
   readonly secretFile?: string;
   /** Where an AI run's output was written. */
   readonly outputFile?: string;
@@ -167,6 +170,7 @@ export interface ResolvedOptions {
   readonly limiterFor: (credential: string | undefined) => RateLimiter;
   readonly retry: Required<RetryOptions>;
   readonly secretsDir: string;
+  readonly secrets: SecretSink;
   readonly outputsDir?: string;
   readonly ownPaths: readonly string[];
   readonly signal?: AbortSignal;
@@ -229,6 +233,7 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
       random: checkFunction('retry.random', retry.random ?? Math.random),
     },
     secretsDir: checkString('secretsDir', options.secretsDir),
+    secrets: options.secrets === undefined ? fileSecrets(options.secretsDir) : checkObject('secrets', options.secrets, ['write']),
     ...(options.outputsDir !== undefined && { outputsDir: path.resolve(checkString('outputsDir', options.outputsDir)) }),
     ownPaths: checkPaths('ownPaths', options.ownPaths ?? []),
     ...(signal && { signal }),

@@ -7,7 +7,7 @@ import type { Action } from '../plan/types.js';
 import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
 import { backoffDelay, classifyError, describeError, retryAfterMs } from './classify.js';
 import { formatBytes, someKeys } from '../util/format.js';
-import { writeJsonOutput, writeSecret } from './files.js';
+import { writeJsonOutput } from './files.js';
 import type { ResolvedOptions, TaskQueue } from './options.js';
 import type { Permit, RateLimiter } from './rate.js';
 
@@ -249,9 +249,9 @@ async function writeFiles(action: Action, ctx: RunContext, outcome: Outcome): Pr
     // open (uncertain, recoverable with `state resolve`) or the roll is sent again next run; a
     // secret that was never written is gone for good.
     try {
-      secretFile = await writeSecret(ctx.options.secretsDir, action.name, outcome.secret);
+      secretFile = await ctx.options.secrets.write(action.name, outcome.secret);
     } catch (err) {
-      problems.push(`the token secret could not be written to ${ctx.options.secretsDir}: ${describeError(err)}`);
+      problems.push(`the token secret could not be written to ${ctx.options.secrets.shown}: ${describeError(err)}`);
     }
   }
   if (outcome.output) {

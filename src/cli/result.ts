@@ -36,7 +36,7 @@ export function renderApplyResult(result: ApplyResult): string {
     lines.push(
       '',
       `!! SECRET LOST: the new secret of ${resource} was received but could not be kept: ${reason}`,
-      '   Nobody holds it now. Make the secrets folder writable, then roll the token: raise spec.rotate in its',
+      '   Nobody holds it now. Fix what kept it from being written (said above), then roll the token: raise spec.rotate in its',
       '   document and apply (the old secret stops working when the new one is issued).',
     );
   }

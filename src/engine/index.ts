@@ -21,6 +21,8 @@ export interface EngineOptions {
   readonly client: ExecutorOptions['client'];
   /** Where token secrets are written (0600); refused by the loader when inside the root outside a dot-folder. */
   readonly secretsDir: string;
+  /** Where token secrets are kept instead (a PostgreSQL state, encrypted). @default the secrets folder */
+  readonly secrets?: ExecutorOptions['secrets'];
   /** @default systemClock */
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -68,6 +70,7 @@ export function createEngine(options: EngineOptions): Engine {
     interpret,
     clock,
     secretsDir: options.secretsDir,
+    ...(options.secrets && { secrets: options.secrets }),
     outputsDir,
     ownPaths: options.ignore ?? [],
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -81,6 +81,20 @@ describe('token secrets', () => {
     expect(lostSecrets(result)).toEqual([{ resource: 'ApiToken/deploy-bot', reason: expect.any(String) }]);
     expect(h.state.get('ApiToken/deploy-bot')).toMatchObject({ status: 'failed' });
     expect(h.state.calls('recordSuccess')).toEqual([]);
+  });
+
+  it('keeps the secret where a handed-in sink says, leaving the secrets folder untouched', async () => {
+    const secrets = path.join(dir, 'secrets');
+    const kept: [string, string][] = [];
+    const sink = { shown: 'state postgres://db (workspace prod)', write: async (name: string, secret: string) => (kept.push([name, secret]), 'state postgres://db (workspace prod), encrypted') };
+    const h = harness(() => ({ value: SECRET }), { secretsDir: secrets, secrets: sink, interpret: (a, r) => readSecret(a)(r) });
+    const result = await h.execute(plan([tokenCreate()]));
+    expect(kept).toEqual([['deploy-bot', SECRET]]);
+    expect(result.succeeded[0]).toMatchObject({ secretFile: 'state postgres://db (workspace prod), encrypted' });
+    expect(existsSync(secrets)).toBe(false);
+    const failing = { shown: sink.shown, write: async () => Promise.reject(new Error('cannot open state postgres://db: connection refused')) };
+    const lost = await harness(() => SECRET, { secretsDir: secrets, secrets: failing, interpret: (a, r) => readSecret(a)(r) }).execute(plan([tokenRoll()]));
+    expect(lost.failed[0].secretLost).toBe('the token secret could not be written to state postgres://db (workspace prod): cannot open state postgres://db: connection refused');
   });
 
   it('names the file so that it cannot leave the folder or hide', () => {
