@@ -25,11 +25,11 @@ export function secretFilePath(file: string, secretsDir: string | undefined): st
 }
 
 /** Problems of reading a credential's secret, naming the variable or the file (never a value). */
-function secretProblems(name: string, spec: CredentialSpec, env: Env, secretsDir: string | undefined): { path: string[]; message: string }[] {
+function secretProblems(name: string, spec: CredentialSpec, env: Env, secretsDir: string | undefined, stored?: (file: string) => boolean): { path: string[]; message: string }[] {
   const out: { path: string[]; message: string }[] = [];
   if ('env' in spec.secret) {
     if (!env[spec.secret.env]) out.push({ path: ['spec', 'secret', 'env'], message: `${spec.secret.env} is not set: credential ${name} has no secret, and nothing is sent while one is missing` });
-  } else {
+  } else if (!stored?.(secretFilePath(spec.secret.file, secretsDir))) {
     const file = secretFilePath(spec.secret.file, secretsDir);
     let mode: number | undefined;
     try {
@@ -47,7 +47,8 @@ function secretProblems(name: string, spec: CredentialSpec, env: Env, secretsDir
   return out;
 }
 
-export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env, secretsDir: string | undefined): CredentialsCheck {
+/** `stored`: whether a secret file names a token secret the state keeps (read from there, not from disk). */
+export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env, secretsDir: string | undefined, stored?: (file: string) => boolean): CredentialsCheck {
   const errors: ConfigError[] = [];
   const creds = outcomes.filter((o) => o.resource?.kind === 'Credentials');
   const byName = new Map(creds.map((o) => [o.resource!.name, o.resource!.request as unknown as CredentialSpec]));
@@ -65,7 +66,7 @@ export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env,
       if (fallback !== undefined) errors.push(o.at!(['spec', 'default'], `credentials ${fallback} and ${name} are both the default: at most one is`));
       else fallback = name;
     }
-    for (const p of secretProblems(name, spec, env, secretsDir)) errors.push(o.at!(p.path, p.message));
+    for (const p of secretProblems(name, spec, env, secretsDir, stored)) errors.push(o.at!(p.path, p.message));
   }
   const resources = outcomes.flatMap((o): DesiredResource[] => {
     const r = o.resource;

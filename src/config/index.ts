@@ -37,6 +37,11 @@ export interface LoadOptions {
    */
   readonly secrets?: string;
   /**
+   * Whether a file of the secrets folder names a token secret kept elsewhere (a PostgreSQL state's,
+   * with EDGESYNC_SECRETS_KEY): a credential's secret file it names is not looked for on disk. @default none
+   */
+  readonly storedSecret?: (file: string) => boolean;
+  /**
    * Where AiRun outputs are written: a spec.output (relative to its YAML file, inside the root)
    * lands at the same place relative to this folder. @default the root
    */
@@ -72,6 +77,7 @@ function checkOptions(options: LoadOptions) {
     ignore: ignore.map((p) => path.resolve(p)),
     secrets: options.secrets === undefined ? undefined : path.resolve(checkString('secrets', options.secrets)),
     outputs: options.outputs === undefined ? undefined : path.resolve(checkString('outputs', options.outputs)),
+    storedSecret: options.storedSecret,
     validator: options.schemas,
     now: options.now ?? Date.now,
   };
@@ -108,7 +114,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
     for (const doc of parsed.documents) outcomes.push(processDocument(doc, file, display, { validator, bounds }));
   }
   errors.push(...outcomes.flatMap((o) => o.errors), ...crossChecks(outcomes));
-  const signed = checkCredentials(outcomes, opts.env, opts.secrets);
+  const signed = checkCredentials(outcomes, opts.env, opts.secrets, opts.storedSecret);
   errors.push(...signed.errors);
   if (errors.length) return { ok: false, errors: sortErrors(errors), files: found.files };
   const { resources } = signed;

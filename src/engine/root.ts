@@ -17,6 +17,7 @@ import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
 import { createEngine, type Engine } from './index.js';
+import { secretPlaces } from './secrets.js';
 import { readSigners } from './signers.js';
 
 /** Where calls go. */
@@ -43,7 +44,7 @@ export interface RootOptions {
   readonly state: StateBackend;
   /** Who holds the state's lock, shown to a second process it refuses. @default 'edgesync' */
   readonly owner?: string;
-  /** Where token secrets are written. @default the state backend's folder beside it */
+  /** Where token secrets are written, unless a PostgreSQL state keeps them (EDGESYNC_SECRETS_KEY). @default the state backend's folder beside it */
   readonly secretsDir?: string;
   /** Where AI run outputs are written. @default the source's root */
   readonly outputsDir?: string;
@@ -148,6 +149,8 @@ export function composeRoot(options: RootOptions): Root {
   }
   const ignore = ownPaths(source.root, [...state.ownPaths, secretsDir]);
   const env = options.env ?? process.env;
+  // Token secrets: the secrets folder, or the PostgreSQL state with EDGESYNC_SECRETS_KEY (checked here, before anything opens).
+  const secrets = secretPlaces(state, env, secretsDir, clock);
   const joined = joinSinks(sinks);
   // Each load reads the Credentials documents' secrets into memory, for the client to sign with.
   let signers: ReadonlyMap<string, Signer> = new Map();
@@ -156,7 +159,8 @@ export function composeRoot(options: RootOptions): Root {
   const signing: ConfigSource = {
     root: source.root,
     async load(loadOptions) {
-      const loaded = await source.load(loadOptions);
+      const stored = secrets.lookup?.();
+      const loaded = await source.load({ ...loadOptions, ...(stored && { storedSecret: (file: string) => stored(file) !== undefined }) });
       if (!loaded.ok) return loaded;
       // Sending without a token: every resource must be signed by a Credentials document.
       const unsigned = remote && remote.token === undefined ? loaded.resources.find((r) => r.kind !== 'Credentials' && r.credential === undefined) : undefined;
@@ -164,7 +168,7 @@ export function composeRoot(options: RootOptions): Root {
         const message = 'is signed by no credential: no Credentials document covers it, and there is no API token (set EDGESYNC_API_TOKEN or pass --token-file)';
         return { ok: false, errors: [{ ...unsigned.source, path: '', message }], files: loaded.files };
       }
-      const read = readSigners(loaded, env, secretsDir);
+      const read = readSigners(loaded, env, secretsDir, stored && ((file) => stored(file)?.read()));
       if ('failed' in read) return read.failed;
       signers = read.signers;
       credentialFiles = read.files;
@@ -186,7 +190,7 @@ export function composeRoot(options: RootOptions): Root {
         secrets: () => [...signers.values()].map((s) => s.secret),
       });
       const engine = createEngine({
-        source: signing, store, client, secretsDir, outputsDir, clock, env, ignore, hooks: joined.hooks,
+        source: signing, store, client, secretsDir, secrets: secrets.sink, outputsDir, clock, env, ignore, hooks: joined.hooks,
         ...(options.logger && { logger: options.logger }),
         ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
         ...(options.rateLimit && { rateLimit: options.rateLimit }),

@@ -1,5 +1,5 @@
 // The secrets of the Credentials documents, read when the config is loaded and held in memory only,
-// for the client to sign with; the loader has already checked that each can be read.
+// for the client to sign with; the loader has already checked that each can be read (or is in the state).
 
 import fs from 'node:fs';
 import type { Signer } from '../api/signing.js';
@@ -7,11 +7,15 @@ import type { LoadResult } from '../config/index.js';
 import { secretFilePath } from '../config/credentials.js';
 import type { CredentialSpec } from '../kinds/credentials.js';
 
-/** The signer of each Credentials resource of `loaded`, or the load turned into an error naming what could not be read. */
+/**
+ * The signer of each Credentials resource of `loaded`, or the load turned into an error naming what
+ * could not be read. `stored`: a token secret the state keeps for a secret file (undefined: none), read before the disk.
+ */
 export function readSigners(
   loaded: Extract<LoadResult, { ok: true }>,
   env: Readonly<Record<string, string | undefined>>,
   secretsDir: string | undefined,
+  stored?: (file: string) => string | undefined,
 ): { readonly signers: ReadonlyMap<string, Signer>; readonly files: readonly string[] } | { readonly failed: LoadResult } {
   const signers = new Map<string, Signer>();
   const files: string[] = [];
@@ -20,10 +24,16 @@ export function readSigners(
     const spec = r.request as unknown as CredentialSpec;
     let secret: string | undefined;
     try {
-      secret = 'env' in spec.secret ? env[spec.secret.env] : fs.readFileSync(secretFilePath(spec.secret.file, secretsDir), 'utf8').trim();
+      if ('env' in spec.secret) secret = env[spec.secret.env];
+      else {
+        const file = secretFilePath(spec.secret.file, secretsDir);
+        secret = (stored?.(file) ?? fs.readFileSync(file, 'utf8')).trim();
+      }
     } catch (err) {
       const where = 'file' in spec.secret ? spec.secret.file : '';
-      const message = `credential ${r.name}: its secret file ${where} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); nothing is sent`;
+      // A file's error code, or why the state's copy could not be read (a wrong key: never the secret).
+      const why = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : 'error');
+      const message = `credential ${r.name}: its secret file ${where} cannot be read (${why}); nothing is sent`;
       return { failed: { ok: false, errors: [{ ...r.source, path: 'spec.secret', message }], files: loaded.files } };
     }
     if (!secret) {

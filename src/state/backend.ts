@@ -26,6 +26,8 @@ export interface StateBackend {
    * (the config digest approved); the daemon takes it once.
    */
   readonly approvalPath: string;
+  /** A PostgreSQL state's database and workspace, which may keep token secrets (encrypted, EDGESYNC_SECRETS_KEY); none for SQLite. */
+  readonly database?: { readonly url: string; readonly workspace: string };
   /**
    * The store a run writes, holding the lock until closed. `secretsDir`: when the state is missing
    * but this folder holds files, the state was lost: refused rather than started anew.

@@ -17,6 +17,7 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
     ownPaths: [approvalPath],
     approvalPath,
     defaultSecretsDir: path.join(local, 'secrets'),
+    database: { url, workspace: ws },
     open: ({ owner, secretsDir, notSecrets, clock }) =>
       openPgStateStore({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: (shown) => checkLostSecrets(shown, secretsDir, notSecrets) }),
     read(use, secretsDir, notSecrets) {
