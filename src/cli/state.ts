@@ -8,6 +8,7 @@ import { DEFAULT_STATE_FILE, StateMissingError, type SqlStateStore } from '../st
 import { stateBackend } from '../state/select.js';
 import { renderList, renderShow, viewJson, type ResourceView } from '../state/render.js';
 import { STATUSES } from '../state/rows.js';
+import { registerSecret } from './state-secret.js';
 
 interface StateCliOptions {
   readonly state: string;
@@ -195,4 +196,5 @@ export function register(program: Command): void {
     .option('--id <id>', 'the id the create returned (found by hand)')
     .option('--recreate', 'the create did not happen: let the next apply create it')
     .action(action((key: string, opts: ResolveOptions) => resolve(key, opts)));
+  registerSecret(state);
 }
