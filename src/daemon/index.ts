@@ -169,6 +169,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
   metrics.trackResources(() => terms.current()?.store.list() ?? []);
+  terms.first();
   const status = () => loop?.status() ?? NO_RUN;
 
   const app = buildServer({
@@ -178,7 +179,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     resources: () => terms.current()?.store.list() ?? [],
     registry: metrics.registry,
   });
-  await app.listen({ host: listen.host, port: listen.port });
+  try {
+    await app.listen({ host: listen.host, port: listen.port });
+  } catch (err) {
+    await terms.stop();
+    throw err;
+  }
   const address = app.server.address();
   const url = urlOf(listen.host, typeof address === 'object' && address ? address.port : listen.port);
   logger.info({ url, root }, `endpoint listening on ${url} (/healthz /readyz /metrics /status)`);
@@ -209,7 +215,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     terms.start();
   } catch (err) {
     await Promise.allSettled([watcher?.close(), app.close()]);
-    leadership.close();
+    await terms.stop();
     throw err;
   }
 

@@ -40,7 +40,9 @@ export interface TermsOptions {
 }
 
 export interface Terms {
-  /** The first try, at start: throws what a take throws (a wrong URL or password ends the start). */
+  /** The first try, before anything listens: throws what a take throws (a wrong URL or password ends the start). */
+  first(): void;
+  /** Begins the first term's work (when the first try took the lock) and the polling. */
   start(): void;
   current(): Term | undefined;
   role(): Role;
@@ -55,6 +57,7 @@ export function createTerms(options: TermsOptions): Terms {
   let stopped = false;
   let polling: AbortController | undefined;
   let lastProblem: string | undefined;
+  let firstTerm: Term | undefined;
 
   const lead = (taken: Term) => {
     term = taken;
@@ -111,11 +114,15 @@ export function createTerms(options: TermsOptions): Terms {
   };
 
   return {
+    first() {
+      firstTerm = leadership.take();
+    },
     start() {
-      const first = leadership.take();
-      if (first) {
+      const taken = firstTerm;
+      firstTerm = undefined;
+      if (taken) {
         logger.info({}, 'leading: this replica writes the state');
-        lead(first);
+        lead(taken);
       } else {
         options.onRole(false);
         const h = leadership.holder();
@@ -123,14 +130,14 @@ export function createTerms(options: TermsOptions): Terms {
       }
       void poll();
     },
-    current: () => term,
-    role: () => (term ? { role: 'leader' } : { role: 'standby', ...(leadership.holder() && { leader: leadership.holder()! }) }),
+    current: () => term ?? firstTerm,
+    role: () => (term ?? firstTerm ? { role: 'leader' } : { role: 'standby', ...(leadership.holder() && { leader: leadership.holder()! }) }),
     async stop() {
       stopped = true;
       polling?.abort();
       const finished = (await work?.stop()) ?? true;
-      term?.close();
-      term = undefined;
+      (term ?? firstTerm)?.close();
+      term = firstTerm = undefined;
       leadership.close();
       return finished;
     },

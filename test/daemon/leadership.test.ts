@@ -54,6 +54,7 @@ function start(lock: ReturnType<typeof scriptedLock>) {
       return { stop: async () => (lock.events.push('work stopped'), true) };
     },
   });
+  terms.first();
   terms.start();
   return { terms, clock, logs, roles };
 }

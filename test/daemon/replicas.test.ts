@@ -136,4 +136,16 @@ describe('replicas of watch on a PostgreSQL state', () => {
     // Nothing was created twice across the hand-over.
     expect([...createsByName(emu).values()].every((n) => n === 1)).toBe(true);
   });
+
+  it('exits 1 with one line naming the database, never listening, when it cannot reach it', async () => {
+    const emu = await emulator(0);
+    const { dir, root } = copyFixture('small-root');
+    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const child = spawnWatch(['--config', root, '--state', 'postgres://edgesync:the-password@127.0.0.1:1/edgesync', '--base-url', emu.url], cleanup);
+    const { code } = await child.exited;
+    expect(code).toBe(1);
+    expect(child.stderr()).toMatch(/^cannot open state postgres:\/\/edgesync:\*\*\*@127\.0\.0\.1:1\/edgesync \(workspace default\): connect ECONNREFUSED/m);
+    expect(child.log.some((l) => typeof l.url === 'string')).toBe(false);
+    expect(child.stderr()).not.toContain('the-password');
+  });
 });
