@@ -18,6 +18,8 @@ export type StatementName =
   | 'revision'
   | 'kvFirstPage'
   | 'kvNextPage'
+  | 'kvRecordsFirst'
+  | 'kvRecordsNext'
   | 'kvHash'
   | 'kvCount'
   | 'kvCounts'
@@ -45,6 +47,16 @@ function kvPage(db: SqlDatabase, after: string): SqlStatement {
     .raw(true);
 }
 
+/** A page of KV keys as they are recorded, for the state's export: one JSON array of [key, hash, expires]. */
+function kvRecords(db: SqlDatabase, after: string): SqlStatement {
+  return db
+    .prepare(
+      `SELECT json_group_array(json_array(key, hash, expires))
+       FROM (SELECT key, hash, expires FROM kv_keys WHERE resource = ? ${after} ORDER BY key LIMIT ?)`,
+    )
+    .pluck(true);
+}
+
 /** The store's statements, by name; src/state/pg/sql.ts gives the same names in PostgreSQL's dialect. */
 export type StoreStatements = Record<StatementName, SqlStatement>;
 
@@ -67,6 +79,8 @@ export function statements(db: SqlDatabase): StoreStatements {
     revision: p("SELECT (SELECT setting FROM meta WHERE name = 'lineage'), (SELECT setting FROM meta WHERE name = 'serial')").raw(true),
     kvFirstPage: kvPage(db, ''),
     kvNextPage: kvPage(db, 'AND key > ?'),
+    kvRecordsFirst: kvRecords(db, ''),
+    kvRecordsNext: kvRecords(db, 'AND key > ?'),
     kvHash: p('SELECT hash FROM kv_keys WHERE resource = ? AND key = ?'),
     kvCount: p('SELECT count(*) FROM kv_keys WHERE resource = ?').pluck(true),
     kvCounts: p('SELECT resource, count(*) FROM kv_keys GROUP BY resource').raw(true),

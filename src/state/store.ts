@@ -269,6 +269,16 @@ export class SqlStateStore implements StateStore {
     return keys.filter((k) => this.sql.kvHash.get(resource, k) === undefined);
   }
 
+  /**
+   * `fn` over this store's statements in one transaction, for the state's export and import
+   * (src/state/transfer/): a read sees one consistent state; a write is fenced and counted as one.
+   */
+  withStatements<T>(mode: 'read' | 'write', fn: (sql: StoreStatements) => T): T {
+    if (mode === 'write') return this.write(() => fn(this.sql));
+    this.verifyFile();
+    return this.db.transaction(() => fn(this.sql))();
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

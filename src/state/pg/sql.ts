@@ -16,6 +16,16 @@ function kvPage(db: SqlDatabase, after: string): SqlStatement {
     .raw(true);
 }
 
+/** A page of KV keys as they are recorded, for the state's export: one JSON array of [key, hash, expires]. */
+function kvRecords(db: SqlDatabase, after: string): SqlStatement {
+  return db
+    .prepare(
+      `SELECT coalesce(json_agg(json_build_array(key, hash, expires) ORDER BY key), '[]')::text
+       FROM (SELECT key, hash, expires FROM kv_keys WHERE workspace = :ws AND resource = ? ${after} ORDER BY key LIMIT ?) page`,
+    )
+    .pluck(true);
+}
+
 export function pgStatements(db: SqlDatabase): StoreStatements {
   const p = (sql: string) => db.prepare(sql);
   return {
@@ -40,6 +50,8 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
     revision: p('SELECT lineage, serial::float8 FROM meta WHERE workspace = :ws').raw(true),
     kvFirstPage: kvPage(db, ''),
     kvNextPage: kvPage(db, 'AND key > ?'),
+    kvRecordsFirst: kvRecords(db, ''),
+    kvRecordsNext: kvRecords(db, 'AND key > ?'),
     kvHash: p('SELECT hash FROM kv_keys WHERE workspace = :ws AND resource = ? AND key = ?'),
     kvCount: p('SELECT count(*)::int FROM kv_keys WHERE workspace = :ws AND resource = ?').pluck(true),
     kvCounts: p('SELECT resource, count(*)::int FROM kv_keys WHERE workspace = :ws GROUP BY resource').raw(true),

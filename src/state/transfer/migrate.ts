@@ -1,0 +1,58 @@
+// `edgesync state migrate`: copies a state to another backend or workspace, record by record from
+// one consistent read of the source (never written), then reads the target back and compares counts.
+
+import { checkInteger, fail } from '../../util/options.js';
+import { StateMissingError } from '../file.js';
+import { Counter, checkEmpty, countsDiffer, countsOf, readRecords, writeRecord, type Counts } from './records.js';
+import { backendOf, intoEmptyState, readCounts, type StateSpec } from './target.js';
+
+export interface MigrateOptions {
+  /** KV keys written per statement. @default 10000 */
+  readonly kvKeysPerRecord?: number;
+}
+
+export interface Migrated {
+  /** The source and the target as messages name them (never with a password). */
+  readonly from: string;
+  readonly to: string;
+  /** Read back from the target by a reader of its own after the copy committed; the same as the source's. */
+  readonly counts: Counts;
+  /** Requests that lost hashes of secret texts on the way (recorded by an older edgesync). */
+  readonly redacted: number;
+}
+
+export function migrateState(from: StateSpec, to: StateSpec, options: MigrateOptions = {}): Migrated {
+  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
+  const perRecord = checkInteger('kvKeysPerRecord', options.kvKeysPerRecord ?? 10_000, 1);
+  const [source, target] = [backendOf(from), backendOf(to)];
+  if (source.shown === target.shown) throw new Error(`--to names the state being copied (${source.shown}): name another file, database or --to-workspace`);
+  let reader;
+  try {
+    reader = source.openReadOnly();
+  } catch (err) {
+    if (err instanceof StateMissingError) throw new Error(`${source.shown} does not exist: there is nothing to migrate (check --state and --workspace)`);
+    throw err;
+  }
+  let copied: Counts & { redacted: number };
+  try {
+    copied = intoEmptyState(to, 'edgesync state migrate', 'migrate', (store) =>
+      reader.withStatements('read', (src) =>
+        store.withStatements('write', (dst) => {
+          checkEmpty(dst, target.shown, 'migrate');
+          const counter = new Counter();
+          for (const record of readRecords(src, perRecord, counter)) writeRecord(dst, record);
+          const meant = counter.tally();
+          const differ = countsDiffer(meant, countsOf(dst));
+          if (differ) throw new Error(`${target.shown} would hold ${differ}; nothing was copied`);
+          return meant;
+        }),
+      ),
+    );
+  } finally {
+    reader.close();
+  }
+  const counts = readCounts(target);
+  const differ = counts ? countsDiffer(copied, counts) : 'nothing';
+  if (differ) throw new Error(`${target.shown}, read back after the copy, holds ${differ}: do not use it; delete it and migrate again`);
+  return { from: source.shown, to: target.shown, counts: counts!, redacted: copied.redacted };
+}

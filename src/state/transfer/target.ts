@@ -1,0 +1,67 @@
+// Where an import or a migration writes: a state named like --state/--workspace, checked empty before
+// it is opened (so a refusal makes nothing), locked like any writer, and left as it was if the write fails.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { StateBackend } from '../backend.js';
+import { StateMissingError } from '../file.js';
+import { isPgUrl } from '../pg/url.js';
+import { stateBackend } from '../select.js';
+import type { SqlStateStore } from '../store.js';
+import { checkEmpty, countsOf, type Counts } from './records.js';
+
+/** A state as the command line names it. */
+export interface StateSpec {
+  /** A SQLite file, or a postgres:// URL. */
+  readonly state: string;
+  /** The workspace of a PostgreSQL state. @default 'default' */
+  readonly workspace?: string;
+}
+
+export const backendOf = (spec: StateSpec): StateBackend => stateBackend(spec.state, spec.workspace);
+
+/** `use` on the state read-only, or undefined when it does not exist yet. */
+export function readExisting<T>(backend: StateBackend, use: (store: SqlStateStore) => T): T | undefined {
+  let store: SqlStateStore;
+  try {
+    store = backend.openReadOnly();
+  } catch (err) {
+    if (err instanceof StateMissingError) return undefined;
+    throw err;
+  }
+  try {
+    return use(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** What the state holds, read back by a reader of its own; undefined when it does not exist. */
+export function readCounts(backend: StateBackend): Counts | undefined {
+  return readExisting(backend, (store) => store.withStatements('read', countsOf));
+}
+
+/**
+ * Opens `spec` for writing once it is known empty (or missing) and runs `fill` on it; `fill` checks
+ * emptiness again inside its transaction, under the lock. A SQLite file this call made is removed
+ * again when `fill` fails, so a failed import never leaves an empty state where a lost one should be noticed.
+ */
+export function intoEmptyState<T>(spec: StateSpec, owner: string, verb: 'import' | 'migrate', fill: (store: SqlStateStore) => T): T {
+  const backend = backendOf(spec);
+  const existed = readExisting(backend, (store) => (store.withStatements('read', (sql) => checkEmpty(sql, backend.shown, verb)), true)) ?? false;
+  // No secrets folder is named: restoring a lost state is what an import is for.
+  const store = backend.open({ owner });
+  try {
+    return fill(store);
+  } catch (err) {
+    if (!existed && !isPgUrl(spec.state)) removeSqliteFiles(path.resolve(spec.state));
+    throw err;
+  } finally {
+    store.close();
+  }
+}
+
+/** The state file and SQLite's files beside it, removed while this process still holds the lock. */
+function removeSqliteFiles(file: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(file + suffix, { force: true });
+}
