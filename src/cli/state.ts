@@ -8,6 +8,7 @@ import { DEFAULT_STATE_FILE, StateMissingError, type SqlStateStore } from '../st
 import { stateBackend } from '../state/select.js';
 import { renderList, renderShow, viewJson, type ResourceView } from '../state/render.js';
 import { STATUSES } from '../state/rows.js';
+import { registerTransfer } from './state-transfer.js';
 import { registerSecret } from './state-secret.js';
 
 interface StateCliOptions {
@@ -41,7 +42,7 @@ function printJson(value: unknown): void {
 }
 
 /** Errors are the user's to read, not a stack: message on stderr, exit 1. */
-function action<A extends unknown[]>(run: (...args: A) => void | Promise<void>): (...args: A) => Promise<void> {
+export function action<A extends unknown[]>(run: (...args: A) => void | Promise<void>): (...args: A) => Promise<void> {
   return async (...args) => {
     try {
       await run(...args);
@@ -52,11 +53,15 @@ function action<A extends unknown[]>(run: (...args: A) => void | Promise<void>):
   };
 }
 
-function shared(cmd: Command): Command {
+/** --state and --workspace, as every state command takes them. */
+export function stateOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--state <file|url>', 'state: a SQLite file, or a postgres:// URL').env('EDGESYNC_STATE').default(DEFAULT_STATE_FILE))
-    .addOption(new Option('--workspace <name>', 'which state of a PostgreSQL database').env('EDGESYNC_WORKSPACE'))
-    .option('--json', 'print JSON');
+    .addOption(new Option('--workspace <name>', 'which state of a PostgreSQL database').env('EDGESYNC_WORKSPACE'));
+}
+
+export function shared(cmd: Command): Command {
+  return stateOptions(cmd).option('--json', 'print JSON');
 }
 
 /** As messages name the state: "state FILE" or "state URL (workspace W)", never a password. */
@@ -197,4 +202,5 @@ export function register(program: Command): void {
     .option('--recreate', 'the create did not happen: let the next apply create it')
     .action(action((key: string, opts: ResolveOptions) => resolve(key, opts)));
   registerSecret(state);
+  registerTransfer(state);
 }

@@ -1,0 +1,276 @@
+// Backups and moves of the state on both backends: export, import into an empty state, migrate, and
+// every refusal (another format or version, a state that is not empty, a file that is not JSON).
+
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, inject, it } from 'vitest';
+import { StateMissingError } from '../../src/state/file.js';
+import type { SqlStateStore } from '../../src/state/store.js';
+import { exportState, exportText } from '../../src/state/transfer/export.js';
+import { checkStateFile, importState } from '../../src/state/transfer/import.js';
+import { migrateState } from '../../src/state/transfer/migrate.js';
+import { backendOf, readCounts, type StateSpec } from '../../src/state/transfer/target.js';
+import { BACKENDS } from './backends.js';
+import { identity, tempStateFile } from './helpers.js';
+
+const at = new Date('2026-11-21T10:00:00.000Z');
+const written = at.getTime() / 1000;
+const list = identity('blocked-domains');
+const kv = identity('flags', 'KvPairs');
+const script = identity('api', 'WorkerScript');
+const KV_KEYS = 2_500;
+/** The child that reads a big file runs the built code (`npm run build`), as the PostgreSQL session's worker does. */
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** A fresh place for a state of the named backend, as --state and --workspace name it. */
+const specs: Record<string, () => StateSpec> = {
+  SQLite: () => ({ state: tempStateFile() }),
+  PostgreSQL: () => ({ state: inject('pgUrl'), workspace: `test-${randomBytes(6).toString('hex')}` }),
+};
+
+function writing<T>(spec: StateSpec, use: (store: SqlStateStore) => T): T {
+  const store = backendOf(spec).open({ owner: 'edgesync test' });
+  try {
+    return use(store);
+  } finally {
+    store.close();
+  }
+}
+
+function reading<T>(spec: StateSpec, use: (store: SqlStateStore) => T): T {
+  const store = backendOf(spec).openReadOnly();
+  try {
+    return use(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** Every kind of row: applied with every field, failed, an uncertain create, an open one, KV keys with and without expiry, an old build's secret hashes. */
+function populate(spec: StateSpec): void {
+  writing(spec, (store) => {
+    store.recordSuccess(list, { request: { name: 'Blocked', items: [{ value: 'example.com' }] }, hash: 'h-list', remoteId: 'uuid-1', etag: 'W/"1"', memo: { rotate: 2 }, credential: '', source: { file: 'zt.yaml', line: 3, col: 1 } }, at);
+    store.recordFailure(identity('broken'), '400: items[0].value is not a domain', at);
+    const uncertain = store.beginIntent(identity('maybe'), 'createList', { name: 'Maybe' }, 'h-maybe', at);
+    store.markUncertain(uncertain, 'timed out after 30 s');
+    const keys = Array.from({ length: KV_KEYS }, (_, i) => [`key-${String(i).padStart(5, '0')}`, `hash-${i}`, i % 3 === 0 ? written + i : null] as const);
+    store.recordSuccess(kv, { request: { namespace: 'ns' }, hash: 'h-kv', kvKeys: keys }, at);
+    store.recordSuccess(kv, { kvKeys: [['with-ttl', 'hash-ttl', null, 120], ['ünïcode/ключ', 'hash-u']] }, at);
+    store.recordSuccess(script, { request: { metadata: { main_module: 'index.js' }, secrets: { API_KEY: 'a'.repeat(64) } }, hash: 'h-script' }, at);
+  });
+  // Left open by a holder that is still running when the export reads it.
+  writing(spec, (store) => store.beginIntent(identity('open'), 'createList', { name: 'Open' }, 'h-open', at));
+}
+
+/** The export without the lines that say when and from which state it was taken. */
+const body = (text: string): string => text.split('\n').slice(1).join('\n');
+
+function exportOf(spec: StateSpec, kvKeysPerRecord = 1_000): string {
+  return reading(spec, (store) => exportText(store, { kvKeysPerRecord, now: at }));
+}
+
+function fileWith(text: string, name = 'state.json'): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-export-')), name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+const missing = (spec: StateSpec): boolean => {
+  try {
+    backendOf(spec).openReadOnly().close();
+    return false;
+  } catch (err) {
+    return err instanceof StateMissingError;
+  }
+};
+
+describe.each(BACKENDS)('a $name state exported', ({ name }) => {
+  it('writes versioned JSON, one record per line, KV keys a page at a time, with no secret hash in it', () => {
+    const spec = specs[name]();
+    populate(spec);
+    const chunks: string[] = [];
+    const tally = reading(spec, (store) => exportState(store, (text) => chunks.push(text), { kvKeysPerRecord: 1_000, now: at }));
+    const text = chunks.join('');
+    const file = JSON.parse(text);
+    expect(file).toMatchObject({ format: 'edgesync-state', version: 1, exported_at: at.toISOString(), state: { serial: 8 } });
+    expect(file.records.map((r: { type: string }) => r.type)).toEqual([
+      'resource', 'resource', 'resource', 'resource', 'resource', 'resource', 'intent', 'intent', 'kv_keys', 'kv_keys', 'kv_keys', 'end',
+    ]);
+    expect(file.records.at(-1)).toEqual({ type: 'end', resources: 6, intents: 2, kv_keys: KV_KEYS + 2 });
+    expect(tally).toMatchObject({ resources: 6, intents: 2, kvKeys: KV_KEYS + 2, redacted: 1 });
+    // Written as it is read: the header, then each record on its own line.
+    expect(chunks.length).toBe(file.records.length + 2);
+    const kvRecord = file.records.find((r: { type: string }) => r.type === 'kv_keys');
+    expect(kvRecord.keys[0]).toEqual(['key-00000', 'hash-0', written]);
+    expect(kvRecord.keys[1]).toEqual(['key-00001', 'hash-1', null]);
+    const worker = file.records.find((r: { key?: string }) => r.key === script.key);
+    expect(worker.request.secrets).toEqual({ API_KEY: '[redacted]' });
+    expect(worker.hash).toBeUndefined();
+    expect(text).not.toContain('a'.repeat(64));
+  });
+});
+
+describe.each(BACKENDS)('an export imported into an empty $name state', ({ name }) => {
+  it('reads back the same resources, intents, KV keys and expiries, in a lineage of its own', () => {
+    const from = specs[name]();
+    populate(from);
+    const file = fileWith(exportOf(from));
+    for (const into of [specs[name](), specs[name === 'SQLite' ? 'PostgreSQL' : 'SQLite']()]) {
+      const done = importState(file, into);
+      expect(done.counts).toMatchObject({ resources: 6, intents: 2, kvKeys: KV_KEYS + 2 });
+      const [before, after] = [from, into].map((spec) =>
+        reading(spec, (store) => {
+          const snap = store.snapshot();
+          return {
+            views: store.views().map(({ resource, kvKeys, intent }) => ({ resource, kvKeys, intent: intent && { ...intent, id: 0 } })),
+            keys: new Map(snap.kvKeys(kv.key)),
+            expired: snap.kvExpired(kv.key, written + 10_000),
+            lineage: snap.revision?.lineage,
+          };
+        }),
+      );
+      expect(after.keys).toEqual(before.keys);
+      expect(after.expired).toEqual(before.expired);
+      expect(after.expired.length).toBe(Math.ceil(KV_KEYS / 3) + 1);
+      // Only the old build's secret hashes differ: redacted, and the hash that covered them dropped.
+      const unredacted = (views: typeof before.views) => views.filter((v) => v.resource.key !== script.key);
+      expect(unredacted(after.views)).toEqual(unredacted(before.views));
+      expect(after.views.find((v) => v.resource.key === script.key)?.resource).toMatchObject({ request: { secrets: { API_KEY: '[redacted]' } }, status: 'applied' });
+      expect(after.lineage).not.toBe(before.lineage);
+    }
+  });
+
+  it('exports again to the very same records, whatever the backend in between', () => {
+    const from = specs[name]();
+    populate(from);
+    const first = exportOf(from, 700);
+    let text = first;
+    for (const hop of ['SQLite', 'PostgreSQL', name]) {
+      const into = specs[hop]();
+      importState(fileWith(text), into);
+      text = exportOf(into, 700);
+      expect(body(text)).toBe(body(first));
+    }
+  });
+
+  it('takes a file laid out otherwise (pretty-printed), as the same JSON', () => {
+    const from = specs[name]();
+    populate(from);
+    const into = specs[name]();
+    importState(fileWith(JSON.stringify(JSON.parse(exportOf(from)), null, 2)), into);
+    expect(body(exportOf(into))).toBe(body(exportOf(from)));
+  });
+
+  it('goes into a state that exists but holds nothing', () => {
+    const into = specs[name]();
+    writing(into, () => undefined);
+    const from = specs[name]();
+    populate(from);
+    expect(importState(fileWith(exportOf(from)), into).counts.resources).toBe(6);
+  });
+});
+
+describe.each(BACKENDS)('an import into a $name state is refused, writing nothing,', ({ name }) => {
+  const valid = (): string => {
+    const from = specs[name]();
+    writing(from, (store) => store.recordSuccess(list, { request: { name: 'x' }, hash: 'h', remoteId: 'uuid-1' }, at));
+    return exportOf(from);
+  };
+
+  it('when the file is of a later version or another format', () => {
+    const text = valid();
+    const into = specs[name]();
+    const later = fileWith(text.replace('"version":1', '"version":2'));
+    expect(() => importState(later, into, 'state.json')).toThrow('state.json is edgesync state version 2; this edgesync reads version 1: upgrade edgesync');
+    expect(() => importState(fileWith('{"format":"tfstate","version":4,"records":[\n]}\n'), into, 'other.json')).toThrow(/^other\.json is not an edgesync state export/);
+    expect(() => importState(fileWith(''), into, 'empty.json')).toThrow('empty.json is empty: it is not an edgesync state export');
+    expect(missing(into)).toBe(true);
+  });
+
+  it('when the state already holds resources', () => {
+    const text = valid();
+    const into = specs[name]();
+    writing(into, (store) => store.recordSuccess(identity('mine'), { request: {}, hash: 'h' }, at));
+    const before = exportOf(into);
+    expect(() => importState(fileWith(text), into)).toThrow(/^state .+ already holds 1 resource: import only into an empty state; export it first if it matters$/);
+    expect(exportOf(into)).toBe(before);
+  });
+
+  it('when the file is not JSON, naming the line', () => {
+    const lines = valid().split('\n');
+    lines[1] = lines[1].replace('"kind":', '"kind" ');
+    const into = specs[name]();
+    expect(() => importState(fileWith(lines.join('\n')), into, 'state.json')).toThrow(/^state\.json line 2(, column \d+)?: not valid JSON: /);
+    const cut = valid().split('\n').slice(0, 2).join('\n');
+    expect(() => importState(fileWith(cut), into, 'cut.json')).toThrow('cut.json ends without its closing ]}: the file is cut short; export the state again');
+    expect(missing(into)).toBe(true);
+  });
+
+  it('when a record is wrong or the counts disagree, naming the field and the line', () => {
+    const text = valid();
+    const into = specs[name]();
+    expect(() => importState(fileWith(text.replace('"status":"applied"', '"status":"done"')), into, 'state.json')).toThrow(
+      /^state\.json line 2: Expected `status` to be one of applied, failed, blocked, orphaned, uncertain, got `done` \(string\)$/,
+    );
+    expect(() => importState(fileWith(text.replace('"resources":1', '"resources":2')), into, 'state.json')).toThrow(/^state\.json line 3: the end record counts 2 resources/);
+    expect(missing(into)).toBe(true);
+  });
+});
+
+describe('a state migrated', () => {
+  it.each([
+    ['SQLite', 'PostgreSQL'],
+    ['PostgreSQL', 'SQLite'],
+    ['PostgreSQL', 'PostgreSQL'],
+  ])('from %s to %s holds the same records, counted back from the target, and the source is unchanged', (a, b) => {
+    const from = specs[a]();
+    populate(from);
+    const before = exportOf(from);
+    const to = specs[b]();
+    const done = migrateState(from, to, { kvKeysPerRecord: 1_000 });
+    expect(done.counts).toMatchObject({ resources: 6, intents: 2, kvKeys: KV_KEYS + 2 });
+    expect([...done.counts.kvKeysOf]).toEqual([[kv.key, KV_KEYS + 2]]);
+    expect(readCounts(backendOf(to))).toEqual(done.counts);
+    expect(body(exportOf(to))).toBe(body(before));
+    expect(exportOf(from)).toBe(before);
+    expect(() => migrateState(from, to)).toThrow(/already holds 6 resources, 2 intents, 2,502 KV keys: migrate only into an empty state/);
+  });
+
+  it('refuses a source that does not exist, and a target that is the source', () => {
+    const from = specs.SQLite();
+    expect(() => migrateState(from, specs.PostgreSQL())).toThrow(/does not exist: there is nothing to migrate/);
+    populate(from);
+    expect(() => migrateState(from, from)).toThrow(/--to names the state being copied/);
+  });
+});
+
+describe('checking an export', () => {
+  it('reads a file of a million KV keys a line at a time, in a heap too small to hold the file', () => {
+    const keys = 1_000_000;
+    const perLine = 10_000;
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-export-')), 'big.json');
+    const fd = fs.openSync(file, 'w');
+    fs.writeSync(fd, '{"format":"edgesync-state","version":1,"written_by":"test","exported_at":"2026-11-21T10:00:00.000Z","state":null,"records":[\n');
+    fs.writeSync(fd, `${JSON.stringify({ type: 'resource', key: kv.key, kind: 'KvPairs', name: 'flags', scope: kv.scope, status: 'applied' })},\n`);
+    for (let page = 0; page < keys / perLine; page++) {
+      const rows = Array.from({ length: perLine }, (_, i) => [`k${page * perLine + i}`, 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', null]);
+      fs.writeSync(fd, `${JSON.stringify({ type: 'kv_keys', resource: kv.key, keys: rows })},\n`);
+    }
+    fs.writeSync(fd, `${JSON.stringify({ type: 'end', resources: 1, intents: 0, kv_keys: keys })}\n]}\n`);
+    fs.closeSync(fd);
+    // The file is about 84 MB: read whole, it would not fit in 32 MB of heap (nor in 48).
+    expect(fs.statSync(file).size).toBeGreaterThan(80_000_000);
+    const reader = `const { checkStateFile } = await import(${JSON.stringify(pathToFileURL(path.join(repo, 'dist/state/transfer/import.js')).href)});
+      const checked = checkStateFile(${JSON.stringify(file)}); console.log(checked.layout, checked.counts.kvKeys);`;
+    try {
+      const out = execFileSync(process.execPath, ['--max-old-space-size=32', '--input-type=module', '-e', reader], { encoding: 'utf8' });
+      expect(out.trim()).toBe(`lines ${keys}`);
+    } finally {
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+  });
+});
