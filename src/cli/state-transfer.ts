@@ -9,7 +9,7 @@ import { isPgUrl } from '../state/pg/url.js';
 import { exportState } from '../state/transfer/export.js';
 import { importState } from '../state/transfer/import.js';
 import { migrateState } from '../state/transfer/migrate.js';
-import { describeCounts, type Counts, type Tally } from '../state/transfer/records.js';
+import { describeCounts, type Counts } from '../state/transfer/records.js';
 import { backendOf, type StateSpec } from '../state/transfer/target.js';
 import { formatCount, plural } from '../util/format.js';
 import { action, shared, stateOptions } from './state.js';
@@ -40,10 +40,19 @@ function writeAll(fd: number, text: string): void {
   }
 }
 
-function redactedNote(t: Tally): string {
-  return t.redacted
-    ? `\nnote: ${plural(t.redacted, 'request')} held hashes of secret texts (recorded by an older edgesync): written as "[redacted]", without the hash; the next apply writes ${t.redacted === 1 ? 'it' : 'them'} again`
-    : '';
+/** What was left out on the way, as notes after the summary: an older build's secret hashes, the token secrets a database keeps. */
+function notes(t: { readonly redacted: number; readonly keptSecrets: number }, shown: string): string {
+  const out: string[] = [];
+  if (t.redacted) {
+    out.push(`note: ${plural(t.redacted, 'request')} held hashes of secret texts (recorded by an older edgesync): written as "[redacted]", without the hash; the next apply writes ${t.redacted === 1 ? 'it' : 'them'} again`);
+  }
+  if (t.keptSecrets) {
+    out.push(
+      `note: ${shown} also keeps ${plural(t.keptSecrets, 'token secret')} (EDGESYNC_SECRETS_KEY), left out as every secret is: ` +
+        'read each with `edgesync state secret NAME` there, or roll the tokens (raise spec.rotate) once the state has moved',
+    );
+  }
+  return out.map((line) => `\n${line}`).join('');
 }
 
 /** To stdout, or to --out through a file beside it renamed at the end: a failed export never leaves a file that looks whole. */
@@ -69,7 +78,7 @@ function exportCommand(opts: ExportOptions): void {
       fd = -1;
       fs.renameSync(partial, out);
     }
-    process.stderr.write(`Exported ${describe(tally)} of ${backend.shown}${opts.out ? ` to ${opts.out}` : ''}.${redactedNote(tally)}\n`);
+    process.stderr.write(`Exported ${describe(tally)} of ${backend.shown}${opts.out ? ` to ${opts.out}` : ''}.${notes(tally, backend.shown)}\n`);
   } catch (err) {
     if (partial) {
       if (fd > 1) fs.closeSync(fd);
@@ -102,7 +111,7 @@ function migrateCommand(opts: MigrateOptions): void {
   const to: StateSpec = { state: opts.to, ...(workspace !== undefined && { workspace }) };
   const done = migrateState(opts, to);
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ from: done.from, to: done.to, ...countsJson(done.counts) }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ from: done.from, to: done.to, ...countsJson(done.counts), redacted: done.redacted, keptSecrets: done.keptSecrets }, null, 2)}\n`);
     return;
   }
   const c = done.counts;
@@ -113,8 +122,8 @@ function migrateCommand(opts: MigrateOptions): void {
     ...[...c.kvKeysOf].map(([resource, n]) => `    ${resource}  ${formatCount(n)}`),
   ].join('\n');
   process.stdout.write(
-    `Copied ${done.from} to ${done.to} (${describeCounts(c)}).\nRead back from the target, each as in the source:\n${table}\n` +
-      `The source is unchanged: point --state${to.workspace !== undefined ? ' and --workspace' : ''} at the target before the next apply.${redactedNote({ ...c, redacted: done.redacted })}\n`,
+    `Copied ${describeCounts(c)} from ${done.from} to ${done.to}.\nRead back from the target, each as in the source:\n${table}\n` +
+      `The source is unchanged: point --state${to.workspace !== undefined ? ' and --workspace' : ''} at the target before the next apply.${notes(done, done.from)}\n`,
   );
 }
 

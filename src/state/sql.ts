@@ -20,6 +20,7 @@ export type StatementName =
   | 'kvNextPage'
   | 'kvRecordsFirst'
   | 'kvRecordsNext'
+  | 'keptSecrets'
   | 'kvHash'
   | 'kvCount'
   | 'kvCounts'
@@ -81,6 +82,8 @@ export function statements(db: SqlDatabase): StoreStatements {
     kvNextPage: kvPage(db, 'AND key > ?'),
     kvRecordsFirst: kvRecords(db, ''),
     kvRecordsNext: kvRecords(db, 'AND key > ?'),
+    // A SQLite state keeps no token secret: they go to the secrets folder.
+    keptSecrets: p('SELECT 0').pluck(true),
     kvHash: p('SELECT hash FROM kv_keys WHERE resource = ? AND key = ?'),
     kvCount: p('SELECT count(*) FROM kv_keys WHERE resource = ?').pluck(true),
     kvCounts: p('SELECT resource, count(*) FROM kv_keys GROUP BY resource').raw(true),

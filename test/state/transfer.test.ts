@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import { StateMissingError } from '../../src/state/file.js';
+import { PgSecrets } from '../../src/state/pg/secret-store.js';
 import type { SqlStateStore } from '../../src/state/store.js';
 import { exportState, exportText } from '../../src/state/transfer/export.js';
 import { checkStateFile, importState } from '../../src/state/transfer/import.js';
@@ -111,6 +112,22 @@ describe.each(BACKENDS)('a $name state exported', ({ name }) => {
     expect(worker.request.secrets).toEqual({ API_KEY: '[redacted]' });
     expect(worker.hash).toBeUndefined();
     expect(text).not.toContain('a'.repeat(64));
+  });
+});
+
+describe('token secrets a PostgreSQL workspace keeps', () => {
+  it('are counted, never exported nor copied', () => {
+    const from = specs.PostgreSQL();
+    populate(from);
+    const secret = `secret-${randomBytes(16).toString('hex')}`;
+    new PgSecrets({ url: from.state, workspace: from.workspace, key: randomBytes(32) }).write('ci-deploy', secret);
+    const parts: string[] = [];
+    const exported = reading(from, (store) => exportState(store, (text) => parts.push(text)));
+    expect(exported.keptSecrets).toBe(1);
+    expect(parts.join('')).not.toContain(secret);
+    const to = specs.PostgreSQL();
+    expect(migrateState(from, to).keptSecrets).toBe(1);
+    expect(reading(to, (store) => store.withStatements('read', (sql) => sql.keptSecrets.get()))).toBe(0);
   });
 });
 
@@ -218,6 +235,19 @@ describe.each(BACKENDS)('an import into a $name state is refused, writing nothin
     );
     expect(() => importState(fileWith(text.replace('"resources":1', '"resources":2')), into, 'state.json')).toThrow(/^state\.json line 3: the end record counts 2 resources/);
     expect(missing(into)).toBe(true);
+  });
+
+  it('when the file lists a KV key twice, found only once written: rolled back, and a new SQLite file removed again', () => {
+    const from = specs[name]();
+    writing(from, (store) => store.recordSuccess(kv, { request: {}, hash: 'h', kvKeys: [['a', 'h1'], ['b', 'h2']] }, at));
+    const twice = exportOf(from).replace('["b","h2",null]', '["a","h2",null]');
+    const into = specs[name]();
+    expect(() => importState(fileWith(twice), into, 'state.json')).toThrow(
+      /^state\.json: after writing, state .+ would hold 1 KV keys of KvPairs\[account=acc1\]\/flags where the file lists 2 \(a key listed twice\?\); nothing was imported$/,
+    );
+    // A workspace made for the import stays, empty: an import into it can be tried again.
+    if (name === 'SQLite') expect(fs.readdirSync(path.dirname(into.state))).toEqual([]);
+    else expect(readCounts(backendOf(into))).toMatchObject({ resources: 0, intents: 0, kvKeys: 0 });
   });
 });
 

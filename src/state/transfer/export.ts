@@ -14,8 +14,13 @@ export interface ExportOptions {
   readonly now?: Date;
 }
 
+/** What was exported, and how many token secrets the state keeps that the export leaves out (as it leaves out every secret). */
+export interface Exported extends Tally {
+  readonly keptSecrets: number;
+}
+
 /** Writes the state of `store` (read-only is enough) to `write`, piece by piece; returns what it holds. */
-export function exportState(store: SqlStateStore, write: (text: string) => void, options: ExportOptions = {}): Tally {
+export function exportState(store: SqlStateStore, write: (text: string) => void, options: ExportOptions = {}): Exported {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
   const perRecord = checkInteger('kvKeysPerRecord', options.kvKeysPerRecord ?? 10_000, 1);
   const now = options.now ?? new Date();
@@ -26,7 +31,7 @@ export function exportState(store: SqlStateStore, write: (text: string) => void,
     const counter = new Counter();
     for (const record of readRecords(sql, perRecord, counter)) write(`${JSON.stringify(record)}${record.type === 'end' ? '' : ','}\n`);
     write(']}\n');
-    return counter.tally();
+    return { ...counter.tally(), keptSecrets: Number(sql.keptSecrets.get()) };
   });
 }
 

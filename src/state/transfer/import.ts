@@ -194,7 +194,7 @@ export function importStateFile(store: SqlStateStore, checked: CheckedFile, show
     const counter = new Counter();
     for (const record of records(checked.file, checked.shown, checked.layout, counter)) writeRecord(sql, record);
     const held = countsOf(sql);
-    const differ = countsDiffer(checked.counts, held);
+    const differ = countsDiffer(checked.counts, held, (n) => `the file lists ${n}`);
     if (differ) throw new StateFileFormatError(`${checked.shown}: after writing, ${shownState} would hold ${differ}; nothing was imported`);
     return held;
   });

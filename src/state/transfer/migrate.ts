@@ -19,6 +19,8 @@ export interface Migrated {
   readonly counts: Counts;
   /** Requests that lost hashes of secret texts on the way (recorded by an older edgesync). */
   readonly redacted: number;
+  /** Token secrets the source keeps in its database: never copied (each is bound to its workspace). */
+  readonly keptSecrets: number;
 }
 
 export function migrateState(from: StateSpec, to: StateSpec, options: MigrateOptions = {}): Migrated {
@@ -33,7 +35,7 @@ export function migrateState(from: StateSpec, to: StateSpec, options: MigrateOpt
     if (err instanceof StateMissingError) throw new Error(`${source.shown} does not exist: there is nothing to migrate (check --state and --workspace)`);
     throw err;
   }
-  let copied: Counts & { redacted: number };
+  let copied: Counts & { redacted: number; keptSecrets: number };
   try {
     copied = intoEmptyState(to, 'edgesync state migrate', 'migrate', (store) =>
       reader.withStatements('read', (src) =>
@@ -44,7 +46,7 @@ export function migrateState(from: StateSpec, to: StateSpec, options: MigrateOpt
           const meant = counter.tally();
           const differ = countsDiffer(meant, countsOf(dst));
           if (differ) throw new Error(`${target.shown} would hold ${differ}; nothing was copied`);
-          return meant;
+          return { ...meant, keptSecrets: Number(src.keptSecrets.get()) };
         }),
       ),
     );
@@ -54,5 +56,5 @@ export function migrateState(from: StateSpec, to: StateSpec, options: MigrateOpt
   const counts = readCounts(target);
   const differ = counts ? countsDiffer(copied, counts) : 'nothing';
   if (differ) throw new Error(`${target.shown}, read back after the copy, holds ${differ}: do not use it; delete it and migrate again`);
-  return { from: source.shown, to: target.shown, counts: counts!, redacted: copied.redacted };
+  return { from: source.shown, to: target.shown, counts: counts!, redacted: copied.redacted, keptSecrets: copied.keptSecrets };
 }

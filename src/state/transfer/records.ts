@@ -114,13 +114,13 @@ export function writeRecord(sql: StoreStatements, record: StateRecord): void {
   }
 }
 
-/** The first difference between what was meant to be written and what the state holds, or undefined. */
-export function countsDiffer(meant: Counts, held: Counts): string | undefined {
-  if (meant.resources !== held.resources) return `${formatCount(held.resources)} resources where ${formatCount(meant.resources)} were copied`;
-  if (meant.intents !== held.intents) return `${formatCount(held.intents)} intents where ${formatCount(meant.intents)} were copied`;
+/** The first difference between what was meant to be written and what the state holds, or undefined; `source` says the meant count ("the file lists 2"). */
+export function countsDiffer(meant: Counts, held: Counts, source: (n: string) => string = (n) => `${n} were copied`): string | undefined {
+  if (meant.resources !== held.resources) return `${formatCount(held.resources)} resources where ${source(formatCount(meant.resources))}`;
+  if (meant.intents !== held.intents) return `${formatCount(held.intents)} intents where ${source(formatCount(meant.intents))}`;
   for (const resource of new Set([...meant.kvKeysOf.keys(), ...held.kvKeysOf.keys()])) {
     const [a, b] = [meant.kvKeysOf.get(resource) ?? 0, held.kvKeysOf.get(resource) ?? 0];
-    if (a !== b) return `${formatCount(b)} KV keys of ${resource} where ${formatCount(a)} were copied (a key listed twice?)`;
+    if (a !== b) return `${formatCount(b)} KV keys of ${resource} where ${source(formatCount(a))} (a key listed twice?)`;
   }
   return undefined;
 }
