@@ -1,11 +1,12 @@
 // The body of `edgesync apply`: load, lock the state, plan, confirm, execute, summarize.
 // Kept apart from the command's registration so that its imports load only when it runs.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import readline from 'node:readline/promises';
 import { formatError, type ConfigError } from '../config/errors.js';
 import { composeRoot } from '../engine/root.js';
+import type { Approvals } from '../state/approvals.js';
 import { StateLockedError } from '../state/lock.js';
 import '../kinds/index.js';
 import {
@@ -83,14 +84,20 @@ function savedPlanOf(opts: ApplyCliOptions): SavedPlan | undefined {
 }
 
 /**
- * `apply --force` while `edgesync watch` on this host holds the state: the daemon is the one to
- * apply, so the approval of this config (its digest) is left for it and it is told to reload.
+ * `apply --force` while `edgesync watch` holds the state: the daemon is the one to apply, so the
+ * approval of this config (its digest) is left where it looks. On this host it is told to reload at
+ * once; a leader on another machine finds the approval at its next look (within 5 s).
  */
-function approveForDaemon(err: unknown, approvalPath: string, digest: string, notices: Notices): boolean {
-  if (!(err instanceof StateLockedError) || err.holder.owner !== 'edgesync watch' || err.holder.host !== hostname() || err.holder.pid <= 0) return false;
-  writeFileSync(approvalPath, JSON.stringify({ config_digest: digest, approved_at: new Date().toISOString() }) + '\n', { mode: 0o600 });
-  process.kill(err.holder.pid, 'SIGHUP');
-  notices.say(`edgesync watch (pid ${err.holder.pid}) holds the state: it was told to apply this config over the change thresholds now (approved for config ${digest.slice(0, 12)}…); see its /status.`, 'warn');
+function approveForDaemon(err: unknown, approvals: Approvals, digest: string, notices: Notices): boolean {
+  if (!(err instanceof StateLockedError) || err.holder.owner !== 'edgesync watch' || err.holder.pid <= 0) return false;
+  approvals.give(digest);
+  const approved = `approved for config ${digest.slice(0, 12)}…`;
+  if (err.holder.host === hostname()) {
+    process.kill(err.holder.pid, 'SIGHUP');
+    notices.say(`edgesync watch (pid ${err.holder.pid}) holds the state: it was told to apply this config over the change thresholds now (${approved}); see its /status.`, 'warn');
+  } else {
+    notices.say(`edgesync watch (pid ${err.holder.pid} on ${err.holder.host}) holds the state: it applies this config over the change thresholds when it next looks, within 5 s (${approved}); see its /status.`, 'warn');
+  }
   return true;
 }
 
@@ -113,7 +120,7 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
   try {
     session = root.session();
   } catch (err) {
-    if (opts.force && !saved && approveForDaemon(err, root.state.approvalPath, config.digest, notices)) return;
+    if (opts.force && !saved && approveForDaemon(err, root.state.approvals, config.digest, notices)) return;
     throw err;
   }
   const { store, engine, close } = session;

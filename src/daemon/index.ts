@@ -1,11 +1,11 @@
 // The daemon: the reconcile loop, the watcher on the config root and the HTTP endpoint, started
 // together and stopped in order (no new calls, calls in flight finish, watcher and server closed).
 
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { LoadResult } from '../config/index.js';
 import { getKind } from '../kinds/registry.js';
+import type { Approvals } from '../state/approvals.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
@@ -56,8 +56,10 @@ export interface DaemonOptions {
   readonly allowEmpty?: boolean;
   /** A plan over a change threshold is held, not applied. @default 30% of resources, 30% of a namespace's keys */
   readonly thresholds?: Thresholds;
-  /** Where `edgesync apply --force` approves a held plan (see StateBackend.approvalPath). @default none: held until the files change */
-  readonly approvalPath?: string;
+  /** Where `edgesync apply --force` approves a held plan (StateBackend.approvals). @default none: held until the files change */
+  readonly approvals?: Approvals;
+  /** While a plan is held, how often the daemon looks for an approval (one from another machine sends no SIGHUP). @default 5000 */
+  readonly approvalPollMs?: number;
   /** How often the root is checked for having been removed, renamed or replaced. @default 500 */
   readonly rootPollMs?: number;
   /** Where AI run outputs are written (the engine's outputsDir). @default root */
@@ -80,18 +82,6 @@ export interface Daemon {
 function writtenFiles(loaded: LoadResult, outputsDir: string): string[] {
   if (!loaded.ok) return [];
   return loaded.resources.flatMap((r) => (getKind(r.kind)?.writes?.(r) ?? []).map((rel) => path.resolve(outputsDir, rel)));
-}
-
-/** Whether an approval for `digest` waits at `file`; it is taken (removed) either way, so it counts once. */
-function takeApproval(file: string, digest: string): boolean {
-  let approved: unknown;
-  try {
-    approved = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return false;
-  }
-  fs.rmSync(file, { force: true });
-  return (approved as { config_digest?: unknown } | null)?.config_digest === digest;
 }
 
 function urlOf(host: string, port: number): string {
@@ -122,6 +112,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const timing = checkTiming(options.timing);
   const rootPollMs = checkInteger('rootPollMs', options.rootPollMs ?? 500, 1);
   const leaderPollMs = checkInteger('leaderPollMs', options.leaderPollMs ?? 1000, 1);
+  const approvalPollMs = checkInteger('approvalPollMs', options.approvalPollMs ?? 5000, 1);
   const leadership = leadershipOf(options);
   const { logger, metrics } = options;
   const clock = options.clock ?? systemClock;
@@ -134,7 +125,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (dropping) return `${dropping} Held until the files change, or edgesync runs with --allow-empty.`;
     const breaches = thresholdBreaches(plan, options.thresholds);
     if (!breaches.length) return undefined;
-    if (options.approvalPath && takeApproval(options.approvalPath, digest)) {
+    if (options.approvals?.take(digest)) {
       logger.warn({ breaches }, 'applying a plan over a change threshold: approved by `edgesync apply --force` for this config');
       return undefined;
     }
@@ -189,6 +180,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const url = urlOf(listen.host, typeof address === 'object' && address ? address.port : listen.port);
   logger.info({ url, root }, `endpoint listening on ${url} (/healthz /readyz /metrics /status)`);
 
+  // A held plan waits for a person: an approval left from any machine makes the leader plan again.
+  const approvalWatch = new AbortController();
+  const pollApprovals = async (approvals: Approvals) => {
+    for (;;) {
+      try {
+        await clock.sleep(approvalPollMs, approvalWatch.signal);
+      } catch {
+        return;
+      }
+      if (loop?.status().lastRun?.result !== 'held') continue;
+      try {
+        if (approvals.waiting()) loop?.changed();
+      } catch (err) {
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, `cannot look for an approval in ${approvals.shown}`);
+      }
+    }
+  };
+
   let watcher: ChangeSource | undefined;
   try {
     watcher = watchRootThroughRemoval({
@@ -213,7 +222,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     await watcher.ready;
     terms.start();
+    if (options.approvals) void pollApprovals(options.approvals);
   } catch (err) {
+    approvalWatch.abort();
     await Promise.allSettled([watcher?.close(), app.close()]);
     await terms.stop();
     throw err;
@@ -224,6 +235,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     (stopping ??= (async () => {
       logger.info({}, 'stopping: no new calls; waiting for calls in flight');
       options.stop.abort(new Error('stopped by signal'));
+      approvalWatch.abort();
       const finished = await terms.stop();
       if (!finished) logger.warn({ timeoutMs: timing.shutdownTimeoutMs }, 'calls still in flight at the shutdown timeout');
       await Promise.allSettled([watcher?.close(), app.close()]);

@@ -58,7 +58,7 @@ export async function startWatch(options: WatchOptions): Promise<Daemon> {
       ownPaths: root.ignore,
       allowEmpty: options.allowEmpty === true,
       ...(options.thresholds && { thresholds: options.thresholds }),
-      approvalPath: root.state.approvalPath,
+      approvals: root.state.approvals,
       outputsDir: root.outputsDir,
       ...(options.watch && { watch: options.watch }),
     });

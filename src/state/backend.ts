@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock.js';
 import { checkString } from '../util/options.js';
 import { checkMissingState } from './file.js';
 import { openStateStore, shownPath } from './index.js';
+import { fileApprovals, type Approvals } from './approvals.js';
 import type { LockHolder } from './lock.js';
 import type { SqlStateStore } from './store.js';
 import type { StateSnapshot } from './types.js';
@@ -21,11 +22,8 @@ export interface StateBackend {
   readonly ownPaths: readonly string[];
   /** Where token secrets go unless told: beside the state. */
   readonly defaultSecretsDir: string;
-  /**
-   * Where `apply --force` leaves its approval of a held plan for the daemon that holds the lock
-   * (the config digest approved); the daemon takes it once.
-   */
-  readonly approvalPath: string;
+  /** Where `apply --force` leaves its approval of a held plan for the daemon that holds the lock, which takes it once. */
+  readonly approvals: Approvals;
   /** A PostgreSQL state's database and workspace, which may keep token secrets (encrypted, EDGESYNC_SECRETS_KEY); none for SQLite. */
   readonly database?: { readonly url: string; readonly workspace: string };
   /**
@@ -66,7 +64,7 @@ export function sqliteBackend(file: string): StateBackend {
   return {
     shown: `state ${shownPath(absolute)}`,
     ownPaths: ['', '-wal', '-shm', '-journal', '.lock', '.approve'].map((suffix) => absolute + suffix),
-    approvalPath: `${absolute}.approve`,
+    approvals: fileApprovals(`${absolute}.approve`),
     defaultSecretsDir: path.join(path.dirname(absolute), 'secrets'),
     open: ({ owner, secretsDir, notSecrets, clock }) =>
       openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(notSecrets && { notSecrets }), ...(clock && { clock }) }),

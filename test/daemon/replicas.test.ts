@@ -8,6 +8,9 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { copyFixture, TOKEN, waitFor } from './harness.js';
 import { spawnWatch, type WatchChild } from './processes.js';
+import { pgApprovals } from '../../src/state/pg/approvals.js';
+import { editDoc, workspace as e2eWorkspace } from '../e2e/harness.js';
+import { RESOURCES } from '../e2e/fixture.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -147,5 +150,25 @@ describe('replicas of watch on a PostgreSQL state', () => {
     expect(child.stderr()).toMatch(/^cannot open state postgres:\/\/edgesync:\*\*\*@127\.0\.0\.1:1\/edgesync \(workspace default\): connect ECONNREFUSED/m);
     expect(child.log.some((l) => typeof l.url === 'string')).toBe(false);
     expect(child.stderr()).not.toContain('the-password');
+  });
+
+  it('applies a held plan once an approval waits in the workspace, as `apply --force` on another machine leaves it', async () => {
+    const emu = await emulator(0);
+    const ws = e2eWorkspace();
+    const workspace = `approve-${randomBytes(4).toString('hex')}`;
+    const child = spawnWatch(['--config', ws.root, '--state', inject('pgUrl'), '--workspace', workspace, '--secrets', ws.secrets, '--base-url', emu.url, '--max-update-share', '0'], cleanup);
+    const url = await endpoint(child);
+    await waitFor('the first reconcile', async () => (await statusOf(url)).lastRun?.result === 'ok', 20_000);
+    editDoc(ws, RESOURCES.UserProfile.file, RESOURCES.UserProfile.name, (d) => d.setIn(['spec', 'country'], 'IE'));
+    const held = await waitFor('the plan held', async () => {
+      const s = (await statusOf(url)) as Status & { revision: { digest: string } };
+      return s.lastRun?.result === 'held' && s;
+    }, 15_000);
+    const updated = () => emu.requests().some((r) => r.operation === 15 && (r.body as { country?: string }).country === 'IE');
+    expect(updated()).toBe(false);
+    // No SIGHUP: the leader finds the approval at its next look.
+    pgApprovals(inject('pgUrl'), workspace, 'test').give(held.revision.digest);
+    await waitFor('the approved plan applied', updated, 15_000);
+    expect(logged(child, 'applying a plan over a change threshold: approved')).toBe(true);
   });
 });

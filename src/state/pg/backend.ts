@@ -1,21 +1,21 @@
 // A workspace of a PostgreSQL database as the composition root's StateBackend: no files of its
-// own but the approval of a held plan, and the same lost-state check against the secrets folder.
+// own (approvals of held plans are rows too), and the same lost-state check against the secrets folder.
 
 import path from 'node:path';
 import { EMPTY_SNAPSHOT, type StateBackend } from '../backend.js';
 import { checkLostSecrets, StateMissingError } from '../file.js';
 import { checkWorkspace, claimPgState, openPgStateStore } from './open.js';
+import { pgApprovals } from './approvals.js';
 import { redactUrl } from './url.js';
 
 export function pgBackend(url: string, workspace = 'default'): StateBackend {
   const ws = checkWorkspace(workspace);
   const label = `${redactUrl(url)} (workspace ${ws})`;
   const local = path.resolve('.edgesync');
-  const approvalPath = path.join(local, `${ws}.approve`);
   return {
     shown: `state ${label}`,
-    ownPaths: [approvalPath],
-    approvalPath,
+    ownPaths: [],
+    approvals: pgApprovals(url, ws, `state ${label}`),
     defaultSecretsDir: path.join(local, 'secrets'),
     database: { url, workspace: ws },
     open: ({ owner, secretsDir, notSecrets, clock }) =>

@@ -41,6 +41,11 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
         iv bytea NOT NULL, ciphertext bytea NOT NULL, auth_tag bytea NOT NULL, written_at timestamptz NOT NULL,
         PRIMARY KEY (workspace, name));`,
   },
+  {
+    // The approval `apply --force` leaves for the daemon holding the workspace, wherever that runs.
+    version: 3,
+    sql: 'CREATE TABLE approvals (workspace text PRIMARY KEY, config_digest text NOT NULL, approved_at timestamptz NOT NULL);',
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

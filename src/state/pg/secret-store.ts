@@ -7,7 +7,7 @@ import { PgDatabase } from './database.js';
 import { checkWorkspace } from './open.js';
 import { migratePg } from './schema.js';
 import { openSecret, sealSecret, type SealedSecret } from './secrets.js';
-import { PgQueryError, PgSession } from './session.js';
+import { PgQueryError, withSession, type PgSession } from './session.js';
 import { redactUrl } from './url.js';
 
 export interface PgSecretsOptions {
@@ -97,17 +97,7 @@ export class PgSecrets {
   }
 
   private use<T>(fn: (session: PgSession) => T): T {
-    const session = new PgSession(this.url, this.shown);
-    try {
-      try {
-        session.query('SELECT 1');
-      } catch (err) {
-        throw new Error(`cannot open ${this.shown}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      return fn(session);
-    } finally {
-      session.close();
-    }
+    return withSession(this.url, this.shown, fn);
   }
 }
 
