@@ -55,6 +55,15 @@ function notes(t: { readonly redacted: number; readonly keptSecrets: number }, s
   return out.map((line) => `\n${line}`).join('');
 }
 
+function openPartial(partial: string, shown: string): number {
+  try {
+    fs.rmSync(partial, { force: true });
+    return fs.openSync(partial, 'wx', 0o600);
+  } catch (err) {
+    throw new Error(`cannot write ${shown} (${(err as NodeJS.ErrnoException).code ?? String(err)}): check that its folder exists and is writable`);
+  }
+}
+
 /** To stdout, or to --out through a file beside it renamed at the end: a failed export never leaves a file that looks whole. */
 function exportCommand(opts: ExportOptions): void {
   const backend = backendOf(opts);
@@ -69,8 +78,8 @@ function exportCommand(opts: ExportOptions): void {
   const partial = out && `${out}.partial`;
   let fd = 1;
   try {
-    // Owner-only, as the state itself: it names every remote id.
-    if (partial) fd = fs.openSync(partial, 'w', 0o600);
+    // Owner-only, as the state itself: it names every remote id. A .partial left by a killed export is replaced.
+    if (partial) fd = openPartial(partial, opts.out!);
     const tally = exportState(store, (text) => writeAll(fd, text));
     if (partial && out) {
       fs.fsyncSync(fd);

@@ -182,6 +182,23 @@ describe.each(BACKENDS)('an export imported into an empty $name state', ({ name 
     expect(body(exportOf(into))).toBe(body(exportOf(from)));
   });
 
+  it('keeps a request that is JSON null apart from one never applied', () => {
+    const from = specs[name]();
+    writing(from, (store) => {
+      store.markUncertain(store.beginIntent(identity('null-request'), 'createList', null, '', at), 'timed out');
+      store.recordStatus(identity('never-applied'), 'blocked', 'type cannot change');
+      store.resolve(identity('null-request').key, { id: 'uuid-9' });
+      store.beginIntent(identity('null-intent'), 'createList', null, '', at);
+    });
+    const text = exportOf(from);
+    expect(text).toContain('"remote_id":"uuid-9","request":null');
+    expect(text).toContain(`{"type":"intent","resource":"${identity('null-intent').key}","operation":"createList","request":null,`);
+    expect(JSON.parse(text).records.find((r: { name?: string }) => r.name === 'never-applied')).not.toHaveProperty('request');
+    const into = specs[name]();
+    importState(fileWith(text), into);
+    expect(body(exportOf(into))).toBe(body(text));
+  });
+
   it('goes into a state that exists but holds nothing', () => {
     const into = specs[name]();
     writing(into, () => undefined);
@@ -234,6 +251,14 @@ describe.each(BACKENDS)('an import into a $name state is refused, writing nothin
       /^state\.json line 2: Expected `status` to be one of applied, failed, blocked, orphaned, uncertain, got `done` \(string\)$/,
     );
     expect(() => importState(fileWith(text.replace('"resources":1', '"resources":2')), into, 'state.json')).toThrow(/^state\.json line 3: the end record counts 2 resources/);
+    expect(missing(into)).toBe(true);
+  });
+
+  it('when a record has a field this version does not know, rather than drop it', () => {
+    const into = specs[name]();
+    expect(() => importState(fileWith(valid().replace('"status":"applied"', '"status":"applied","owner":"team-a"')), into, 'state.json')).toThrow(
+      'state.json line 2: a resource record has a field `owner` that version 1 of the format does not have: a later edgesync wrote it, or it was edited by hand',
+    );
     expect(missing(into)).toBe(true);
   });
 

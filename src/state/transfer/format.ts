@@ -2,12 +2,15 @@
 // and back, and the checks a record passes before anything is written from it.
 
 import { canonicalJson, type Json } from '../../util/json.js';
-import { checkInteger, checkString, fail } from '../../util/options.js';
+import { checkInteger, checkString, fail, OptionError } from '../../util/options.js';
 import { jsonText, STATUSES, type IntentRow, type ResourceRow } from '../rows.js';
 import type { ResourceStatus } from '../types.js';
 
 export const FORMAT = 'edgesync-state';
-/** Raised only when a reader of the previous version would misread a file (a field's meaning changes); new optional fields keep it. */
+/**
+ * Raised with any change a reader of the previous version could not carry whole (a new field, a
+ * field's new meaning): an older build refuses such a file rather than drop what it does not know.
+ */
 export const FORMAT_VERSION = 1;
 
 /**
@@ -101,10 +104,13 @@ export function withoutSecrets(value: Json): { value: Json; redacted: boolean } 
 
 const parsed = (text: string | null): Json | undefined => (text === null ? undefined : (JSON.parse(text) as Json));
 
-/** Leaves out what is null, in a fixed field order, so equal states export equal text. */
+/** Leaves out what is not set (a JSON null, as a request may be, stays), in a fixed field order, so equal states export equal text. */
 function compact<T>(fields: Record<string, unknown>): T {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined)) as T;
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as T;
 }
+
+/** A column's SQL NULL as a field left out. */
+const set = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
 /** A stored row as a record; a request holding secret hashes loses them, and its hash with them (the next apply writes it again). */
 export function resourceRecord(row: ResourceRow): { record: ResourceRecord; redacted: boolean } {
@@ -112,8 +118,8 @@ export function resourceRecord(row: ResourceRow): { record: ResourceRecord; reda
   const clean = request === undefined ? { value: undefined, redacted: false } : withoutSecrets(request);
   const record = compact<ResourceRecord>({
     type: 'resource', key: row.key, kind: row.kind, name: row.name, scope: JSON.parse(row.scope) as Json, status: row.status,
-    remote_id: row.remote_id, request: clean.value, hash: clean.redacted ? null : row.hash, applied_at: row.applied_at, etag: row.etag,
-    memo: parsed(row.memo), last_error: row.last_error, source: parsed(row.source), credential: row.credential,
+    remote_id: set(row.remote_id), request: clean.value, hash: clean.redacted ? undefined : set(row.hash), applied_at: set(row.applied_at),
+    etag: set(row.etag), memo: parsed(row.memo), last_error: set(row.last_error), source: parsed(row.source), credential: set(row.credential),
   });
   return { record, redacted: clean.redacted };
 }
@@ -122,7 +128,7 @@ export function intentRecord(row: IntentRow): { record: IntentRecord; redacted: 
   const clean = withoutSecrets(JSON.parse(row.request) as Json);
   const record = compact<IntentRecord>({
     type: 'intent', resource: row.resource, operation: row.operation, request: clean.value,
-    request_hash: clean.redacted ? '' : row.request_hash, started_at: row.started_at, error: row.error, prior_status: row.prior_status,
+    request_hash: clean.redacted ? '' : row.request_hash, started_at: row.started_at, error: set(row.error), prior_status: set(row.prior_status),
   });
   return { record, redacted: clean.redacted };
 }
@@ -186,11 +192,24 @@ function checkEnd(f: Fields): void {
 
 const CHECKS: Record<StateRecord['type'], (f: Fields) => void> = { resource: checkResource, intent: checkIntent, kv_keys: checkKvKeys, end: checkEnd };
 
+/** The fields each record of this version may have: any other is refused rather than dropped. */
+const FIELDS: Record<StateRecord['type'], readonly string[]> = {
+  resource: ['type', 'key', 'kind', 'name', 'scope', 'status', 'remote_id', 'request', 'hash', 'applied_at', 'etag', 'memo', 'last_error', 'source', 'credential'],
+  intent: ['type', 'resource', 'operation', 'request', 'request_hash', 'started_at', 'error', 'prior_status'],
+  kv_keys: ['type', 'resource', 'keys'],
+  end: ['type', 'resources', 'intents', 'kv_keys'],
+};
+
 /** The value as a record of this format, or an OptionError naming the field to fix. */
 export function checkRecord(value: unknown): StateRecord {
   if (!isObject(value)) fail('record', 'an object', value);
   const check = typeof value.type === 'string' && Object.hasOwn(CHECKS, value.type) ? CHECKS[value.type as StateRecord['type']] : undefined;
   if (!check) fail('type', `one of ${Object.keys(CHECKS).join(', ')}`, value.type);
+  const type = value.type as StateRecord['type'];
+  const unknown = Object.keys(value).find((field) => !FIELDS[type].includes(field));
+  if (unknown !== undefined) {
+    throw new OptionError(`a ${type} record has a field \`${unknown}\` that version ${FORMAT_VERSION} of the format does not have: a later edgesync wrote it, or it was edited by hand`);
+  }
   check(value);
   return value as unknown as StateRecord;
 }
