@@ -4,13 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { StateMissingError } from '../state/file.js';
 import { isPgUrl } from '../state/pg/url.js';
 import { exportState } from '../state/transfer/export.js';
 import { importState } from '../state/transfer/import.js';
 import { migrateState } from '../state/transfer/migrate.js';
 import { describeCounts, type Counts } from '../state/transfer/records.js';
-import { backendOf, type StateSpec } from '../state/transfer/target.js';
+import { backendOf, openSource, type StateSpec } from '../state/transfer/target.js';
 import { formatCount, plural } from '../util/format.js';
 import { action, shared, stateOptions } from './state.js';
 
@@ -67,13 +66,7 @@ function openPartial(partial: string, shown: string): number {
 /** To stdout, or to --out through a file beside it renamed at the end: a failed export never leaves a file that looks whole. */
 function exportCommand(opts: ExportOptions): void {
   const backend = backendOf(opts);
-  let store;
-  try {
-    store = backend.openReadOnly();
-  } catch (err) {
-    if (err instanceof StateMissingError) throw new Error(`${backend.shown} does not exist: there is nothing to export (check --state and --workspace)`);
-    throw err;
-  }
+  const store = openSource(backend, 'export');
   const out = opts.out === undefined ? undefined : path.resolve(opts.out);
   const partial = out && `${out}.partial`;
   let fd = 1;

@@ -3,7 +3,8 @@
 
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient } from './pg-admin.js';
+import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { StateLockedError } from '../../src/state/lock.js';
 import { openPgStateStore } from '../../src/state/pg/open.js';
@@ -17,14 +18,7 @@ const list = identity('blocked-domains');
 const fresh = (): string => `test-${randomBytes(6).toString('hex')}`;
 const open = (workspace: string, owner = 'edgesync apply') => openPgStateStore({ url, workspace, owner });
 
-let admin: pg.Client;
-beforeAll(async () => {
-  admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-});
-afterAll(async () => {
-  await admin.end();
-});
+const admin = adminClient();
 
 describe('the PostgreSQL state', () => {
   it('keeps workspaces of one database fully separate', () => {
@@ -63,10 +57,10 @@ describe('the PostgreSQL state', () => {
     const workspace = fresh();
     const store = open(workspace);
     store.recordSuccess(list, { request: { name: 'x' }, hash: 'h1' }, at);
-    await admin.query('UPDATE leases SET epoch = epoch + 1 WHERE workspace = $1', [workspace]);
+    await admin().query('UPDATE leases SET epoch = epoch + 1 WHERE workspace = $1', [workspace]);
     expect(() => store.recordSuccess(identity('other'), { request: { name: 'y' }, hash: 'h2' }, at)).toThrow(/another holder took the lock over/);
     expect(() => store.beginIntent(identity('third'), 'createList', {}, 'h3', at)).toThrow(/another holder took the lock over/);
-    const rows = await admin.query('SELECT key FROM resources WHERE workspace = $1 ORDER BY key', [workspace]);
+    const rows = await admin().query('SELECT key FROM resources WHERE workspace = $1 ORDER BY key', [workspace]);
     expect(rows.rows.map((r) => r.key)).toEqual([list.key]);
     store.close();
   });
@@ -74,9 +68,9 @@ describe('the PostgreSQL state', () => {
   it('stops, and lets another writer take the lock, when its database session is cut', async () => {
     const workspace = fresh();
     const store = open(workspace);
-    const { rows } = await admin.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtextextended('edgesync workspace ' || $1, 0) & x'ffffffff'::bigint)::oid", [workspace]);
+    const { rows } = await admin().query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtextextended('edgesync workspace ' || $1, 0) & x'ffffffff'::bigint)::oid", [workspace]);
     expect(rows).toHaveLength(1);
-    await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+    await admin().query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
     await expect.poll(() => {
       try {
         store.verify();
@@ -102,7 +96,7 @@ describe('the PostgreSQL state', () => {
     }
     expect(() => openPgStateStore({ url: 'postgres://edgesync:secret@127.0.0.1:1/state', workspace: fresh() })).toThrow(/^cannot open state postgres:\/\/edgesync:\*\*\*@127\.0\.0\.1:1\/state \(workspace test-\w+\): .*ECONNREFUSED/);
     expect(() => openPgStateStore({ url, workspace: 'no spaces' })).toThrow('Expected `workspace` to be a name of 1 to 64 letters');
-    await admin.query('CREATE DATABASE newer');
+    await admin().query('CREATE DATABASE newer');
     const newer = url.replace(/\/postgres$/, '/newer');
     const c = new pg.Client({ connectionString: newer });
     await c.connect();
@@ -114,8 +108,8 @@ describe('the PostgreSQL state', () => {
 
   it('names the grant to give when the user may not create tables, and creates nothing', async () => {
     const [role, database] = [`limited_${randomBytes(4).toString('hex')}`, `limited_${randomBytes(4).toString('hex')}`];
-    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'limited-password'`);
-    await admin.query(`CREATE DATABASE ${database}`);
+    await admin().query(`CREATE ROLE ${role} LOGIN PASSWORD 'limited-password'`);
+    await admin().query(`CREATE DATABASE ${database}`);
     const limited = new URL(url);
     [limited.username, limited.password, limited.pathname] = [role, 'limited-password', `/${database}`];
     let message = '';

@@ -2,9 +2,8 @@
 // one consistent read of the source (never written), then reads the target back and compares counts.
 
 import { checkInteger, fail } from '../../util/options.js';
-import { StateMissingError } from '../file.js';
 import { Counter, checkEmpty, countsDiffer, countsOf, readRecords, writeRecord, type Counts } from './records.js';
-import { backendOf, intoEmptyState, readCounts, type StateSpec } from './target.js';
+import { backendOf, intoEmptyState, openSource, readCounts, type StateSpec } from './target.js';
 
 export interface MigrateOptions {
   /** KV keys written per statement. @default 10000 */
@@ -28,13 +27,7 @@ export function migrateState(from: StateSpec, to: StateSpec, options: MigrateOpt
   const perRecord = checkInteger('kvKeysPerRecord', options.kvKeysPerRecord ?? 10_000, 1);
   const [source, target] = [backendOf(from), backendOf(to)];
   if (source.shown === target.shown) throw new Error(`--to names the state being copied (${source.shown}): name another file, database or --to-workspace`);
-  let reader;
-  try {
-    reader = source.openReadOnly();
-  } catch (err) {
-    if (err instanceof StateMissingError) throw new Error(`${source.shown} does not exist: there is nothing to migrate (check --state and --workspace)`);
-    throw err;
-  }
+  const reader = openSource(source, 'migrate');
   let copied: Counts & { redacted: number; keptSecrets: number };
   try {
     copied = intoEmptyState(to, 'edgesync state migrate', 'migrate', (store) =>

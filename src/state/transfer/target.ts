@@ -36,6 +36,16 @@ export function readExisting<T>(backend: StateBackend, use: (store: SqlStateStor
   }
 }
 
+/** The state to copy from, read-only; one that does not exist is said to hold nothing to `verb`. */
+export function openSource(backend: StateBackend, verb: 'export' | 'migrate'): SqlStateStore {
+  try {
+    return backend.openReadOnly();
+  } catch (err) {
+    if (err instanceof StateMissingError) throw new Error(`${backend.shown} does not exist: there is nothing to ${verb} (check --state and --workspace)`);
+    throw err;
+  }
+}
+
 /** What the state holds, read back by a reader of its own; undefined when it does not exist. */
 export function readCounts(backend: StateBackend): Counts | undefined {
   return readExisting(backend, (store) => store.withStatements('read', countsOf));

@@ -2,8 +2,8 @@
 // bound, a wrong key named by fingerprint, an altered or moved row refused; then through a real table.
 
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { adminClient } from '../pg-admin.js';
+import { describe, expect, inject, it } from 'vitest';
 import { PgSecrets } from '../../../src/state/pg/secret-store.js';
 import {
   keyFingerprint, openSecret, parseSecretsKey, sealSecret, SecretIntegrityError, SecretKeyMismatchError, type SealedSecret,
@@ -88,14 +88,7 @@ describe('a sealed secret', () => {
 describe('secrets in a PostgreSQL state', () => {
   const url = inject('pgUrl');
   const fresh = (): string => `secrets-${randomBytes(6).toString('hex')}`;
-  let admin: pg.Client;
-  beforeAll(async () => {
-    admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-  });
-  afterAll(async () => {
-    await admin.end();
-  });
+  const admin = adminClient();
 
   it('are written encrypted, replaced by a roll, and read back with the key', async () => {
     const workspace = fresh();
@@ -105,7 +98,7 @@ describe('secrets in a PostgreSQL state', () => {
     secrets.write('ci-deploy', `${SECRET}-rolled`);
     expect(secrets.read('ci-deploy')).toBe(`${SECRET}-rolled`);
     expect(secrets.read('nobody')).toBeUndefined();
-    const { rows } = await admin.query('SELECT * FROM secrets WHERE workspace = $1', [workspace]);
+    const { rows } = await admin().query('SELECT * FROM secrets WHERE workspace = $1', [workspace]);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ name: 'ci-deploy', key_fingerprint: keyFingerprint(key) });
     expect(rows[0].written_at).toBeInstanceOf(Date);
@@ -120,7 +113,7 @@ describe('secrets in a PostgreSQL state', () => {
     expect(() => wrong.read('ci-deploy')).toThrow(
       new RegExp(`^the secret of token ci-deploy in state .* \\(workspace ${workspace}\\) was written under the key with fingerprint ${keyFingerprint(key)}`),
     );
-    await admin.query(
+    await admin().query(
       `INSERT INTO secrets (workspace, name, key_fingerprint, iv, ciphertext, auth_tag, written_at)
        SELECT $2, name, key_fingerprint, iv, ciphertext, auth_tag, written_at FROM secrets WHERE workspace = $1`,
       [workspace, other],
