@@ -126,4 +126,22 @@ describe('the PostgreSQL state', () => {
     await c.end();
     expect(rows).toEqual([{ n: 0 }]);
   });
+
+  it('lets a user who may only read the tables plan against a database an owner has migrated', async () => {
+    const workspace = fresh();
+    const writer = open(workspace);
+    writer.recordSuccess(list, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-r' }, at);
+    writer.close();
+    const role = `reader_${randomBytes(4).toString('hex')}`;
+    await admin().query(`CREATE ROLE ${role} LOGIN PASSWORD 'reader-password'`);
+    await admin().query(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
+    const reader = new URL(url);
+    [reader.username, reader.password] = [role, 'reader-password'];
+    const store = openPgStateStore({ url: reader.toString(), workspace, readOnly: true });
+    try {
+      expect(store.get(list.key)?.remoteId).toBe('uuid-r');
+    } finally {
+      store.close();
+    }
+  });
 });
