@@ -122,13 +122,20 @@ async function runBackend(bench: Bench, state: StateKind, where: string, databas
   }
 }
 
+/** The options with their defaults, each checked: throws an OptionError naming the first one wrong. */
+export function checkKvBenchOptions(options: KvBenchOptions) {
+  return {
+    pairs: checkInteger('pairs', options.pairs ?? 1_000_000, 1),
+    changed: checkNumber('changed', options.changed ?? 0.01, 0, 1),
+    valueBytes: checkInteger('valueBytes', options.valueBytes ?? 100, 2),
+    seed: checkInteger('seed', options.seed ?? 1, 0),
+    backends: checkBackends(options.backends ?? STATE_KINDS),
+    tmpDir: checkString('tmpDir', options.tmpDir ?? os.tmpdir()),
+  };
+}
+
 export async function runKvBench(options: KvBenchOptions = {}): Promise<KvBenchResult> {
-  const pairs = checkInteger('pairs', options.pairs ?? 1_000_000, 1);
-  const changed = checkNumber('changed', options.changed ?? 0.01, 0, 1);
-  const valueBytes = checkInteger('valueBytes', options.valueBytes ?? 100, 2);
-  const seed = checkInteger('seed', options.seed ?? 1, 0);
-  const backends = checkBackends(options.backends ?? STATE_KINDS);
-  const tmpDir = checkString('tmpDir', options.tmpDir ?? os.tmpdir());
+  const { pairs, changed, valueBytes, seed, backends, tmpDir } = checkKvBenchOptions(options);
   const say = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
   const dir = fs.mkdtempSync(path.join(tmpDir, 'edgesync-kv-bench-'));
   // The server's data apart from the config root: that folder is opened to the server's user.

@@ -2,8 +2,8 @@
 // take-over time; the machine and markdown tables on stdout, progress on stderr. `-- --only PART` runs one.
 
 import { pathToFileURL } from 'node:url';
-import { fail } from '../util/options.js';
-import { checkBackends, runKvBench, type KvBenchOptions } from './kv-bench.js';
+import { fail, OptionError } from '../util/options.js';
+import { checkBackends, checkKvBenchOptions, runKvBench, type KvBenchOptions } from './kv-bench.js';
 import { PACING_RATE, renderPacingGoal, renderPacingTable, runPacingBench, type PacingBenchOptions } from './pacing-bench.js';
 import { machineLine, renderTable } from './report.js';
 import { renderTakeoverGoal, renderTakeoverTable, runTakeoverBench, type TakeoverBenchOptions } from './takeover-bench.js';
@@ -42,8 +42,22 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   return { kv, pacing, takeover, ...(only && { only }) };
 }
 
+/** Bad flags and values: one line naming what to fix, exit 1. */
+function argsOrExit(argv: readonly string[]): BenchArgs {
+  try {
+    const args = parseBenchArgs(argv);
+    // The KV options are checked before anything is generated or started.
+    checkKvBenchOptions(args.kv);
+    return args;
+  } catch (err) {
+    if (!(err instanceof OptionError)) throw err;
+    process.stderr.write(`npm run bench: ${err.message}\n`);
+    process.exit(1);
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const args = parseBenchArgs(process.argv.slice(2));
+  const args = argsOrExit(process.argv.slice(2));
   const out: string[] = [];
   const runs = (part: Part) => args.only === undefined || args.only === part;
   if (runs('kv')) {
