@@ -49,6 +49,20 @@ function tryState(ctx: RunContext, action: Action, what: string, write: () => vo
   }
 }
 
+/** Records a success: where the store can, the thread goes on sending and receiving while the database commits it. */
+async function recordSuccess(ctx: RunContext, action: Action, what: string, record: SuccessRecord): Promise<string | undefined> {
+  const { state } = ctx.options;
+  if (!state.recordSuccessAsync) return tryState(ctx, action, what, () => state.recordSuccess(identityOf(action), record, nowDate(ctx)));
+  try {
+    await state.recordSuccessAsync(identityOf(action), record, nowDate(ctx));
+    return undefined;
+  } catch (err) {
+    return tryState(ctx, action, what, () => {
+      throw err;
+    });
+  }
+}
+
 /** After a 401 or 403: which credential signed the call (never its secret) and what to check. */
 function refusedCredential(err: unknown, action: Action): string {
   const status = (err as { status?: unknown } | null)?.status;
@@ -190,7 +204,7 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
   if (problems.length && intentId === undefined) return lost(failed(ctx, action, problems.join('; '), attempts, true));
   if (problems.length && action.change === 'create' && outcome.secret !== undefined) problems.push('raise `rotate` to roll a new secret');
 
-  const stateError = tryState(ctx, action, 'success', () => options.state.recordSuccess(identityOf(action), successRecord(action, outcome, intentId), nowDate(ctx)));
+  const stateError = await recordSuccess(ctx, action, 'success', successRecord(action, outcome, intentId));
   if (stateError) {
     if (intentId !== undefined) return lost(uncertain(ctx, action, intentId, `created, but ${stateError}`, attempts));
     return lost({ status: 'failed', attempts, error: `applied, but ${stateError}`, terminal: true });
@@ -221,7 +235,7 @@ async function partly(
   const again = new Set(refused.keys);
   const kvKeys = action.record.kvKeys ?? [];
   const accepted = kvKeys.filter(([key]) => !again.has(key));
-  const stateError = tryState(ctx, action, 'accepted keys', () => options.state.recordSuccess(identityOf(action), { kvKeys: accepted, hash: '' }, nowDate(ctx)));
+  const stateError = await recordSuccess(ctx, action, 'accepted keys', { kvKeys: accepted, hash: '' });
   if (stateError) return { status: 'failed', attempts, error: `partly applied, but ${stateError}`, terminal: true };
   const shown = someKeys(refused.keys);
   if (resends >= REFUSED_RESENDS) {

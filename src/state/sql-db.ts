@@ -11,9 +11,20 @@ export interface SqlStatement {
   pluck(on?: boolean): this;
 }
 
+/** A batch was rolled back because its last statement changed another number of rows than asked. */
+export class BatchCheckError extends Error {
+  override name = 'BatchCheckError';
+}
+
 export interface SqlDatabase {
   prepare(sql: string): SqlStatement;
   /** `fn` in one transaction; `immediate()` takes the write lock at once (SQLite) or begins a write (PostgreSQL). */
   transaction<T>(fn: () => T): { (): T; immediate(): T };
+  /**
+   * `fn`'s writes as one transaction the caller need not wait for (PostgreSQL: sent while the thread
+   * goes on). Absent where a write is quicker than the wait would save (SQLite, in-process). Rejects
+   * with BatchCheckError when the last statement changed other than `lastChanges` rows (rolled back).
+   */
+  batch?(fn: () => void, lastChanges?: number): Promise<void>;
   close(): void;
 }

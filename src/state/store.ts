@@ -8,7 +8,7 @@ import type { ResourceView } from './render.js';
 import { jsonText, toIntent, toResource, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
 import { describeStateError } from './file.js';
 import type { KvPage, StoreStatements } from './sql.js';
-import type { SqlDatabase } from './sql-db.js';
+import { BatchCheckError, type SqlDatabase } from './sql-db.js';
 import type {
   AppliedResource,
   Intent,
@@ -103,25 +103,49 @@ export class SqlStateStore implements StateStore {
   }
 
   recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): void {
-    this.write(() => {
-      const row = withIdentity(this.row(id.key), id, 'applied');
-      const merged: ResourceRow = {
-        ...row,
-        remote_id: record.remoteId ?? row.remote_id,
-        request: record.request === undefined ? row.request : jsonText(record.request),
-        hash: record.hash ?? row.hash,
-        etag: record.etag ?? row.etag,
-        memo: record.memo === undefined ? row.memo : jsonText(record.memo),
-        source: record.source === undefined ? row.source : jsonText(record.source as unknown as Json),
-        credential: record.credential === undefined ? row.credential : record.credential,
-        applied_at: at.toISOString(),
-        status: 'applied',
-        last_error: null,
-      };
-      this.sql.putRow.run(merged);
-      if (record.kvKeys?.length) this.sql.putKvJson.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), keys: JSON.stringify(record.kvKeys) });
-      if (record.intentId !== undefined) this.sql.closeIntent.run(record.intentId, id.key);
-    });
+    this.write(() => this.putSuccess(this.row(id.key), id, record, at));
+  }
+
+  /**
+   * As recordSuccess, but on PostgreSQL the thread goes on (sending, receiving) while the database
+   * commits it: resolved once committed, rejected as recordSuccess would throw. A later read or
+   * write waits for it (the session keeps order). On SQLite it is recordSuccess.
+   */
+  async recordSuccessAsync(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void> {
+    if (!this.db.batch) return this.recordSuccess(id, record, at);
+    if (this.readOnly) throw new Error('this state store was opened read-only');
+    this.verifyFile();
+    try {
+      // Read before the batch, which only writes: this holder is the only writer, and earlier batches come first.
+      const row = this.row(id.key);
+      await this.db.batch(() => {
+        this.putSuccess(row, id, record, at);
+        this.sql.bumpSerial.run();
+      }, 1);
+    } catch (err) {
+      if (err instanceof BatchCheckError) throw this.fenced();
+      throw describeStateError(err, this.shown, 'write');
+    }
+  }
+
+  private putSuccess(current: ResourceRow | undefined, id: ResourceIdentity, record: SuccessRecord, at: Date): void {
+    const row = withIdentity(current, id, 'applied');
+    const merged: ResourceRow = {
+      ...row,
+      remote_id: record.remoteId ?? row.remote_id,
+      request: record.request === undefined ? row.request : jsonText(record.request),
+      hash: record.hash ?? row.hash,
+      etag: record.etag ?? row.etag,
+      memo: record.memo === undefined ? row.memo : jsonText(record.memo),
+      source: record.source === undefined ? row.source : jsonText(record.source as unknown as Json),
+      credential: record.credential === undefined ? row.credential : record.credential,
+      applied_at: at.toISOString(),
+      status: 'applied',
+      last_error: null,
+    };
+    this.sql.putRow.run(merged);
+    if (record.kvKeys?.length) this.sql.putKvJson.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), keys: JSON.stringify(record.kvKeys) });
+    if (record.intentId !== undefined) this.sql.closeIntent.run(record.intentId, id.key);
   }
 
   recordFailure(id: ResourceIdentity, error: string, _at: Date): void {
@@ -299,13 +323,17 @@ export class SqlStateStore implements StateStore {
           const out = fn();
           // On PostgreSQL the serial moves only while this holder's epoch is current: a holder that
           // was taken over from writes nothing (the transaction rolls back with this error).
-          if (this.sql.bumpSerial.run().changes !== 1) throw new StateFencedError(`state ${this.shown}: another holder took the lock over; this one writes and sends nothing more`);
+          if (this.sql.bumpSerial.run().changes !== 1) throw this.fenced();
           return out;
         })
         .immediate();
     } catch (err) {
       throw describeStateError(err, this.shown, 'write');
     }
+  }
+
+  private fenced(): StateFencedError {
+    return new StateFencedError(`state ${this.shown}: another holder took the lock over; this one writes and sends nothing more`);
   }
 
   private row(key: string): ResourceRow | undefined {

@@ -107,6 +107,8 @@ export interface StateStore {
   list(): AppliedResource[];
   /** One transaction: resource record (merged over what is there), KV keys, intent closed. */
   recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): void;
+  /** As recordSuccess, without holding up the thread while the database commits (PostgreSQL). @default recordSuccess */
+  recordSuccessAsync?(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void>;
   recordFailure(id: ResourceIdentity, error: string, at: Date): void;
   recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): void;
   /**

@@ -65,6 +65,30 @@ describe('the PostgreSQL state', () => {
     store.close();
   });
 
+  it('commits a success written without holding up the thread before it resolves, in order with the reads and writes after it', async () => {
+    const workspace = fresh();
+    const store = open(workspace);
+    const chunk = (from: number) => Array.from({ length: 1000 }, (_, i) => [`key-${from + i}`, `hash-${from + i}`] as const);
+    const writes = [0, 1000, 2000].map((from) => store.recordSuccessAsync(list, { kvKeys: chunk(from), hash: '' }, at));
+    // A read issued while the batches are in flight sees them all: the session answers in order.
+    expect(store.snapshot().kvKeyCount(list.key)).toBe(3000);
+    await Promise.all(writes);
+    store.close();
+    const reader = openPgStateStore({ url, workspace, readOnly: true });
+    expect(reader.snapshot().kvKeys(list.key).get('key-2999')).toBe('hash-2999');
+    reader.close();
+  });
+
+  it('rejects a success written without waiting by a holder that was taken over, writing none of it', async () => {
+    const workspace = fresh();
+    const store = open(workspace);
+    await admin().query('UPDATE leases SET epoch = epoch + 1 WHERE workspace = $1', [workspace]);
+    await expect(store.recordSuccessAsync(list, { kvKeys: [['a', 'h']], hash: '' }, at)).rejects.toThrow(/another holder took the lock over/);
+    const { rows } = await admin().query('SELECT (SELECT count(*)::int FROM resources WHERE workspace = $1) AS resources', [workspace]);
+    expect(rows).toEqual([{ resources: 0 }]);
+    store.close();
+  });
+
   it('stops, and lets another writer take the lock, when its database session is cut', async () => {
     const workspace = fresh();
     const store = open(workspace);

@@ -65,6 +65,7 @@ class PgStatement implements SqlStatement {
   }
 
   run(...args: unknown[]): { changes: number; lastInsertRowid: number } {
+    if (this.db.collect(this.compiled.text, this.compiled.values(args, this.db.bound))) return { changes: 0, lastInsertRowid: 0 };
     const { rows, rowCount } = this.query(args);
     const first = rows[0] as Record<string, unknown> | unknown[] | undefined;
     const id = first === undefined ? 0 : Array.isArray(first) ? first[0] : Object.values(first)[0];
@@ -72,11 +73,13 @@ class PgStatement implements SqlStatement {
   }
 
   get(...args: unknown[]): unknown {
+    this.db.refuseInBatch();
     const row = this.query(args).rows[0];
     return this.mode === 'pluck' && row !== undefined ? (row as unknown[])[0] : row;
   }
 
   all(...args: unknown[]): unknown[] {
+    this.db.refuseInBatch();
     const { rows } = this.query(args);
     return this.mode === 'pluck' ? rows.map((r) => (r as unknown[])[0]) : rows;
   }
@@ -84,6 +87,8 @@ class PgStatement implements SqlStatement {
 
 export class PgDatabase implements SqlDatabase {
   private depth = 0;
+  /** The statements of a batch being written (see `batch`). */
+  private collected: { sql: string; params: unknown[] }[] | undefined;
 
   constructor(readonly session: PgSession, public bound: Bound) {}
 
@@ -114,6 +119,35 @@ export class PgDatabase implements SqlDatabase {
       }
     };
     return Object.assign(run('BEGIN ISOLATION LEVEL REPEATABLE READ'), { immediate: run('BEGIN') });
+  }
+
+  /**
+   * `fn`'s statements as one transaction the caller does not wait for: `run` only collects them (and
+   * answers 0 changes), a read is refused. Resolves once committed; rejects with BatchCheckError
+   * when the last statement changed other than `lastChanges` rows (the transaction is rolled back).
+   */
+  batch(fn: () => void, lastChanges?: number): Promise<void> {
+    if (this.depth > 0 || this.collected) throw new Error('a batch cannot run inside a transaction or another batch');
+    this.collected = [];
+    let statements;
+    try {
+      fn();
+      statements = this.collected;
+    } finally {
+      this.collected = undefined;
+    }
+    return this.session.batch(statements, lastChanges);
+  }
+
+  /** True when a batch is being written: the statement was taken into it. */
+  collect(sql: string, params: unknown[]): boolean {
+    if (!this.collected) return false;
+    this.collected.push({ sql, params });
+    return true;
+  }
+
+  refuseInBatch(): void {
+    if (this.collected) throw new Error('a batch only writes: read before it');
   }
 
   close(): void {

@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { Answer, QueryMessage, WorkerStart } from './worker.js';
+import { BatchCheckError } from '../sql-db.js';
+import type { Answer, BatchMessage, QueryMessage, WorkerStart } from './worker.js';
 
 /** A query the database refused, with its SQLSTATE code. */
 export class PgQueryError extends Error {
@@ -36,15 +37,21 @@ export class PgSession {
   private readonly port: MessagePort;
   private readonly flags: Int32Array;
   private closed = false;
+  private nextId = 1;
+  /** Batches posted and not answered yet, by id. */
+  private readonly pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
 
   /** `shown` names the database in messages (never with its password). */
   constructor(url: string, private readonly shown: string, private readonly timeoutMs = 60_000) {
-    const flags = new SharedArrayBuffer(8);
+    const flags = new SharedArrayBuffer(12);
     const { port1, port2 } = new MessageChannel();
     const start: WorkerStart = { url, flags, port: port2, applicationName: 'edgesync' };
     this.worker = new Worker(workerFile(), { workerData: start, transferList: [port2] });
     this.worker.unref();
     this.port = port1;
+    // Answers of batches come as events when nothing waits synchronously; the port keeps nothing alive.
+    this.port.on('message', (a: Answer) => this.settle(a));
+    this.port.unref();
     this.flags = new Int32Array(flags);
   }
 
@@ -53,34 +60,96 @@ export class PgSession {
     return Atomics.load(this.flags, 1) === 1;
   }
 
-  /** Runs one statement and waits for its answer. */
+  /** Runs one statement and waits for its answer (after any batch posted before it: the worker keeps order). */
   query(sql: string, params: readonly unknown[] = [], rowMode?: 'array'): Rows {
     if (this.closed) throw new Error(`${this.shown}: the session is closed`);
-    if (this.lost) throw new PgSessionLostError(`${this.shown}: the database session was lost`);
-    Atomics.store(this.flags, 0, 0);
-    const message: QueryMessage = { sql, params, ...(rowMode && { rowMode }) };
+    if (this.lost) throw this.lostError();
+    const id = this.nextId++;
+    const message: QueryMessage = { id, sql, params, ...(rowMode && { rowMode }) };
     this.port.postMessage(message);
+    const answer = this.await(id);
+    if (!answer.ok) throw new PgQueryError(answer.message, answer.code);
+    return { rows: answer.rows, rowCount: answer.rowCount };
+  }
+
+  /**
+   * Runs the statements as one transaction without waiting for it: resolves once committed, rejects
+   * when it was rolled back (BatchCheckError when the last statement changed other than `lastChanges` rows).
+   */
+  batch(statements: readonly { readonly sql: string; readonly params: readonly unknown[] }[], lastChanges?: number): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`${this.shown}: the session is closed`));
+    if (this.lost) return Promise.reject(this.lostError());
+    const id = this.nextId++;
+    const message: BatchMessage = { id, batch: statements, ...(lastChanges !== undefined && { lastChanges }) };
+    return new Promise<void>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      // While a batch is unanswered its answer must keep the process alive.
+      if (this.pending.size === 1) this.port.ref();
+      this.port.postMessage(message);
+    });
+  }
+
+  /** Waits for the answer `id`, settling the batches answered before it on the way. */
+  private await(id: number): Answer {
     const deadline = Date.now() + this.timeoutMs;
     for (;;) {
-      const waited = Atomics.wait(this.flags, 0, 0, Math.max(1, deadline - Date.now()));
       const received = receiveMessageOnPort(this.port);
       if (received) {
         const answer = received.message as Answer;
-        if (!answer.ok) throw new PgQueryError(answer.message, answer.code);
-        return { rows: answer.rows, rowCount: answer.rowCount };
+        if (answer.id === id) return answer;
+        this.settle(answer);
+        continue;
       }
-      if (this.lost) throw new PgSessionLostError(`${this.shown}: the database session was lost`);
-      if (waited === 'timed-out' || Date.now() >= deadline) throw new Error(`${this.shown}: no answer within ${this.timeoutMs / 1000} s`);
+      // Cleared, then looked at again: an answer posted between the two sets the flag, so the wait returns.
+      Atomics.store(this.flags, 0, 0);
+      const again = receiveMessageOnPort(this.port);
+      if (again) {
+        const answer = again.message as Answer;
+        if (answer.id === id) return answer;
+        this.settle(answer);
+        continue;
+      }
+      if (this.lost) {
+        this.rejectPending();
+        throw this.lostError();
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`${this.shown}: no answer within ${this.timeoutMs / 1000} s`);
+      Atomics.wait(this.flags, 0, 0, left);
     }
   }
 
-  /** Ends the session, and with it any advisory lock it holds, before returning (at most 5 s). */
+  private settle(answer: Answer): void {
+    const waiter = this.pending.get(answer.id);
+    if (!waiter) return;
+    this.pending.delete(answer.id);
+    if (this.pending.size === 0) this.port.unref();
+    if (answer.ok) waiter.resolve();
+    else waiter.reject(answer.unexpected ? new BatchCheckError(answer.message) : new PgQueryError(answer.message, answer.code));
+  }
+
+  private rejectPending(): void {
+    for (const [id, waiter] of this.pending) {
+      this.pending.delete(id);
+      waiter.reject(this.lostError());
+    }
+    this.port.unref();
+  }
+
+  private lostError(): PgSessionLostError {
+    return new PgSessionLostError(`${this.shown}: the database session was lost`);
+  }
+
+  /** Ends the session, and with it any advisory lock it held, before returning (at most 5 s); batches not answered by then are rejected. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    Atomics.store(this.flags, 0, 0);
     this.port.postMessage('close');
-    Atomics.wait(this.flags, 0, 0, 5_000);
+    // The worker ends the session after every message before 'close', whose answers come first.
+    Atomics.wait(this.flags, 2, 0, 5_000);
+    let received;
+    while ((received = receiveMessageOnPort(this.port))) this.settle(received.message as Answer);
+    this.rejectPending();
     this.port.close();
   }
 }

@@ -7,7 +7,7 @@ import pg from 'pg';
 /** What the main thread hands over at start. */
 export interface WorkerStart {
   readonly url: string;
-  /** Int32 slot 0: set to 1 when an answer is ready; slot 1: set to 1 once the session is lost. */
+  /** Int32 slot 0: set to 1 when an answer is ready; slot 1: set to 1 once the session is lost; slot 2: once it is closed. */
   readonly flags: SharedArrayBuffer;
   readonly port: MessagePort;
   readonly applicationName: string;
@@ -15,14 +15,26 @@ export interface WorkerStart {
 
 /** One query: `rowMode: 'array'` answers rows as arrays. */
 export interface QueryMessage {
+  readonly id: number;
   readonly sql: string;
   readonly params: readonly unknown[];
   readonly rowMode?: 'array';
 }
 
-export type Answer =
+/**
+ * Statements run as one transaction (BEGIN … COMMIT) whose caller does not wait: rolled back when
+ * one fails, or when the last one changes a number of rows other than `lastChanges`.
+ */
+export interface BatchMessage {
+  readonly id: number;
+  readonly batch: readonly { readonly sql: string; readonly params: readonly unknown[] }[];
+  readonly lastChanges?: number;
+}
+
+export type Answer = { readonly id: number } & (
   | { readonly ok: true; readonly rows: unknown[]; readonly rowCount: number }
-  | { readonly ok: false; readonly message: string; readonly code?: string };
+  | { readonly ok: false; readonly message: string; readonly code?: string; readonly unexpected?: true }
+);
 
 const start = workerData as WorkerStart;
 const flags = new Int32Array(start.flags);
@@ -50,22 +62,52 @@ client.on('end', lost);
 const connected = client.connect().then(() => {
   connectedOnce = true;
 });
-start.port.on('message', (q: QueryMessage | 'close') => {
+/** Statement text and values as pg takes them; without values the simple protocol runs, which takes several statements (a migration) in one text. */
+const queryOf = (q: { sql: string; params: readonly unknown[]; rowMode?: 'array' }) =>
+  ({ text: q.sql, ...(q.params.length > 0 && { values: q.params as unknown[] }), ...(q.rowMode && { rowMode: q.rowMode }) });
+
+const failure = (id: number, err: Error & { code?: string }): Answer => ({ id, ok: false, message: err.message, ...(err.code && { code: err.code }) });
+
+async function runBatch(b: BatchMessage): Promise<Answer> {
+  await client.query('BEGIN');
+  try {
+    let last = 0;
+    for (const q of b.batch) last = (await client.query(queryOf(q))).rowCount ?? 0;
+    if (b.lastChanges !== undefined && last !== b.lastChanges) {
+      await client.query('ROLLBACK');
+      return { id: b.id, ok: false, message: `the last statement changed ${last} rows, not ${b.lastChanges}`, unexpected: true };
+    }
+    await client.query('COMMIT');
+    return { id: b.id, ok: true, rows: [], rowCount: last };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    return failure(b.id, err as Error);
+  }
+}
+
+// One message at a time, in order: a batch's statements are never interleaved with a later query.
+let tail: Promise<unknown> = Promise.resolve();
+start.port.on('message', (q: QueryMessage | BatchMessage | 'close') => {
   if (q === 'close') {
     // The main thread waits for this: the session, and any lock it held, is gone when close returns.
-    void client.end().catch(() => undefined).finally(() => {
-      Atomics.store(flags, 0, 1);
-      Atomics.notify(flags, 0);
+    tail = tail.then(() => client.end().catch(() => undefined)).finally(() => {
+      Atomics.store(flags, 2, 1);
+      Atomics.notify(flags, 2);
       start.port.close();
       parentPort?.close();
     });
     return;
   }
-  connected
-    // Without values the simple protocol runs, which takes several statements (a migration) in one text.
-    .then(() => client.query({ text: q.sql, ...(q.params.length > 0 && { values: q.params as unknown[] }), ...(q.rowMode && { rowMode: q.rowMode }) }))
-    .then(
-      (r) => answer({ ok: true, rows: r.rows, rowCount: r.rowCount ?? 0 }),
-      (err: Error & { code?: string }) => answer({ ok: false, message: err.message, ...(err.code && { code: err.code }) }),
+  tail = tail.then(async () => {
+    try {
+      await connected;
+    } catch (err) {
+      return answer(failure(q.id, err as Error));
+    }
+    if ('batch' in q) return answer(await runBatch(q));
+    await client.query(queryOf(q)).then(
+      (r) => answer({ id: q.id, ok: true, rows: r.rows, rowCount: r.rowCount ?? 0 }),
+      (err: Error & { code?: string }) => answer(failure(q.id, err)),
     );
+  });
 });
