@@ -5,9 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import ts from 'typescript';
+import { expect } from 'vitest';
 import { openStateStore, type StateOptions } from '../../src/state/index.js';
-import type { ResourceIdentity } from '../../src/state/types.js';
+import type { KvKeyRecord, ResourceIdentity, StateStore } from '../../src/state/types.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -60,4 +62,24 @@ export function compiledStateEntry(): string {
 export function removeCompiled(): void {
   if (compiled) fs.rmSync(path.dirname(path.dirname(compiled)), { recursive: true, force: true });
   compiled = undefined;
+}
+
+/** Property: whatever chunks of `keys` are recorded for `resource`, each key ends with the last hash written. */
+export function checkLastHashWins(
+  store: Pick<StateStore, 'get' | 'forget' | 'recordSuccess' | 'snapshot'>, resource: ResourceIdentity,
+  chunk: fc.Arbitrary<KvKeyRecord[]>, maxChunks: number, numRuns: number,
+): void {
+  const at = new Date('2026-11-21T10:00:00.000Z');
+  fc.assert(
+    fc.property(fc.array(chunk, { maxLength: maxChunks }), (chunks) => {
+      if (store.get(resource.key)) store.forget(resource.key);
+      const expected = new Map<string, string>();
+      for (const keys of chunks) {
+        store.recordSuccess(resource, { kvKeys: keys }, at);
+        for (const [k, h] of keys) expected.set(k, h);
+      }
+      expect(new Map(store.snapshot().kvKeys(resource.key))).toEqual(expected);
+    }),
+    { numRuns },
+  );
 }

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, using } from './backends.js';
-import { identity } from './helpers.js';
+import { checkLastHashWins, identity } from './helpers.js';
 
 const kv = identity('flags', 'KvPairs');
 const at = new Date('2026-11-21T10:00:00.000Z');
@@ -27,18 +27,7 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
   it('end with the last hash written for every key, whatever the chunks', () => {
     using(backend.fresh(), (store) => {
       const chunk = fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), fc.stringMatching(/^[0-9a-f]{1,4}$/)), { maxLength: 8 });
-      fc.assert(
-        fc.property(fc.array(chunk, { maxLength: 4 }), (chunks) => {
-          if (store.get(kv.key)) store.forget(kv.key);
-          const expected = new Map<string, string>();
-          for (const keys of chunks) {
-            store.recordSuccess(kv, { kvKeys: keys }, at);
-            for (const [k, h] of keys) expected.set(k, h);
-          }
-          expect(new Map(store.snapshot().kvKeys(kv.key))).toEqual(expected);
-        }),
-        { numRuns: 25 },
-      );
+      checkLastHashWins(store, kv, chunk, 4, 25);
     });
   });
 });

@@ -2,7 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { identity, tempStateFile, withStore } from './helpers.js';
+import { checkLastHashWins, identity, tempStateFile, withStore } from './helpers.js';
 
 const kv = identity('flags', 'KvPairs');
 const at = new Date('2026-11-21T10:00:00.000Z');
@@ -28,18 +28,7 @@ describe('KV keys in state', () => {
     const file = tempStateFile();
     withStore({ file, kvPageSize: 7 }, (store) => {
       const chunk = fc.array(fc.tuple(fc.string({ unit: 'binary', maxLength: 8 }), fc.stringMatching(/^[0-9a-f]{1,8}$/)), { maxLength: 30 });
-      fc.assert(
-        fc.property(fc.array(chunk, { maxLength: 5 }), (chunks) => {
-          if (store.get(kv.key)) store.forget(kv.key);
-          const expected = new Map<string, string>();
-          for (const keys of chunks) {
-            store.recordSuccess(kv, { kvKeys: keys }, at);
-            for (const [k, h] of keys) expected.set(k, h);
-          }
-          expect(new Map(store.snapshot().kvKeys(kv.key))).toEqual(expected);
-        }),
-        { numRuns: 30 },
-      );
+      checkLastHashWins(store, kv, chunk, 5, 30);
     });
   });
 

@@ -93,19 +93,9 @@ export class PgSession {
   private await(id: number): Answer {
     const deadline = Date.now() + this.timeoutMs;
     for (;;) {
-      const received = receiveMessageOnPort(this.port);
-      if (received) {
-        const answer = received.message as Answer;
-        if (answer.id === id) return answer;
-        this.settle(answer);
-        continue;
-      }
-      // Cleared, then looked at again: an answer posted between the two sets the flag, so the wait returns.
-      Atomics.store(this.flags, 0, 0);
-      const again = receiveMessageOnPort(this.port);
-      if (again) {
-        const answer = again.message as Answer;
-        if (answer.id === id) return answer;
+      const answer = this.receive();
+      if (answer?.id === id) return answer;
+      if (answer) {
         this.settle(answer);
         continue;
       }
@@ -117,6 +107,14 @@ export class PgSession {
       if (left <= 0) throw new Error(`${this.shown}: no answer within ${this.timeoutMs / 1000} s`);
       Atomics.wait(this.flags, 0, 0, left);
     }
+  }
+
+  /** The next answer posted, if any; else the flag is cleared first, so an answer posted from then on ends the wait. */
+  private receive(): Answer | undefined {
+    const posted = receiveMessageOnPort(this.port);
+    if (posted) return posted.message as Answer;
+    Atomics.store(this.flags, 0, 0);
+    return receiveMessageOnPort(this.port)?.message as Answer | undefined;
   }
 
   private settle(answer: Answer): void {
