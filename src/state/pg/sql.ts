@@ -9,24 +9,17 @@ const RID = '(SELECT id FROM kv_resources WHERE workspace = :ws AND resource = ?
 
 const RESOURCE_COLUMNS = ['kind', 'name', 'scope', 'remote_id', 'request', 'hash', 'applied_at', 'etag', 'memo', 'status', 'last_error', 'source', 'credential'];
 
-/** Keys are COLLATE "C": ORDER BY, max() and > compare bytes, as SQLite's BINARY does, so pages neither skip nor repeat. */
-function kvPage(db: SqlDatabase, after: string): SqlStatement {
-  return db
-    .prepare(
-      `SELECT coalesce(json_agg(key ORDER BY key), '[]')::text, coalesce(json_agg(hash ORDER BY key), '[]')::text, max(key), count(*)::int
-       FROM (SELECT key, hash FROM kv_keys WHERE rid = ${RID} ${after} ORDER BY key LIMIT ?) page`,
-    )
-    .raw(true);
+/** Where a page starts: the first key, or the one after the previous page's last (see kv_page in ./schema.ts). */
+const from = (next: boolean) => (next ? "? || chr(1)" : "''");
+
+/** Keys are COLLATE "C": ORDER BY, max() and >= compare bytes, as SQLite's BINARY does, so pages neither skip nor repeat. */
+function kvPage(db: SqlDatabase, next: boolean): SqlStatement {
+  return db.prepare(`SELECT keys, hashes, last, n FROM kv_page(${RID}, ${from(next)}, ?)`).raw(true);
 }
 
 /** A page of KV keys as they are recorded, for the state's export: one JSON array of [key, hash, expires]. */
-function kvRecords(db: SqlDatabase, after: string): SqlStatement {
-  return db
-    .prepare(
-      `SELECT coalesce(json_agg(json_build_array(key, hash, expires) ORDER BY key), '[]')::text
-       FROM (SELECT key, hash, expires FROM kv_keys WHERE rid = ${RID} ${after} ORDER BY key LIMIT ?) page`,
-    )
-    .pluck(true);
+function kvRecords(db: SqlDatabase, next: boolean): SqlStatement {
+  return db.prepare(`SELECT kv_records(${RID}, ${from(next)}, ?)`).pluck(true);
 }
 
 export function pgStatements(db: SqlDatabase): StoreStatements {
@@ -74,10 +67,10 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
     // The fence: a write commits only while this holder's epoch is the workspace's current one.
     bumpSerial: p('UPDATE meta SET serial = serial + 1 WHERE workspace = :ws AND EXISTS (SELECT 1 FROM leases WHERE workspace = :ws AND epoch = :epoch)'),
     revision: p('SELECT lineage, serial::float8 FROM meta WHERE workspace = :ws').raw(true),
-    kvFirstPage: kvPage(db, ''),
-    kvNextPage: kvPage(db, 'AND key > ?'),
-    kvRecordsFirst: kvRecords(db, ''),
-    kvRecordsNext: kvRecords(db, 'AND key > ?'),
+    kvFirstPage: kvPage(db, false),
+    kvNextPage: kvPage(db, true),
+    kvRecordsFirst: kvRecords(db, false),
+    kvRecordsNext: kvRecords(db, true),
     // Token secrets kept encrypted (EDGESYNC_SECRETS_KEY): counted, never read, by the state's export and migrate.
     keptSecrets: p('SELECT count(*)::int FROM secrets WHERE workspace = :ws').pluck(true),
     kvHash: p(`SELECT hash FROM kv_keys WHERE rid = ${RID} AND key = ?`),
