@@ -1,0 +1,79 @@
+// Running the system `git`: execFile (no shell), no prompt, a timeout, and credentials passed in the
+// environment (never in an argument or a URL that could be shown).
+
+import { execFile } from 'node:child_process';
+
+/** How git reaches the remote. */
+export interface GitAuth {
+  /** An HTTPS token (EDGESYNC_GIT_TOKEN): sent as a Basic authorization header, never in the URL. */
+  readonly token?: string;
+  /** An SSH private key file, with the known_hosts file that must name the server. */
+  readonly sshKey?: { readonly keyFile: string; readonly knownHosts: string };
+}
+
+/** A git command that failed: its first line of stderr, with any credential taken out. */
+export class GitError extends Error {
+  override name = 'GitError';
+}
+
+/** Arguments quoted for the one place git reads a command line (GIT_SSH_COMMAND). */
+const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The environment of every git call: no prompt, no system or user config, credentials as config entries. */
+export function gitEnv(auth: GitAuth = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    LC_ALL: 'C',
+  };
+  const config: [string, string][] = [['core.symlinks', 'false'], ['advice.detachedHead', 'false']];
+  if (auth.token !== undefined) {
+    const basic = Buffer.from(`x-access-token:${auth.token}`).toString('base64');
+    config.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
+  }
+  config.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  env.GIT_CONFIG_COUNT = String(config.length);
+  if (auth.sshKey) {
+    const { keyFile, knownHosts } = auth.sshKey;
+    env.GIT_SSH_COMMAND = `ssh -i ${shellQuote(keyFile)} -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=${shellQuote(knownHosts)}`;
+  }
+  return env;
+}
+
+/** Runs `git ARGS` in `cwd`; resolves with stdout, rejects with a GitError naming what failed. */
+export function git(args: readonly string[], options: { readonly cwd: string; readonly auth?: GitAuth; readonly timeoutMs?: number; readonly secrets?: readonly string[] }): Promise<string> {
+  const secrets = [...(options.secrets ?? []), ...(options.auth?.token ? [options.auth.token] : [])];
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd: options.cwd, env: gitEnv(options.auth), timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
+      if (!err) return resolve(stdout);
+      const timedOut = (err as { killed?: boolean }).killed === true;
+      const said = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('hint:'));
+      let reason = timedOut ? `no answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s` : (said.find((l) => /^(fatal|error):/.test(l)) ?? said[0] ?? err.message);
+      for (const s of secrets) if (s) reason = reason.split(s).join('***');
+      reject(new GitError(`git ${args[0]}: ${redactUrls(reason)}`));
+    });
+  });
+}
+
+/** A remote as messages show it: a password, or a user name that may be a token, as ***. */
+export function redactGitUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    else if (u.username && u.username !== 'git') u.username = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/[^@/\s]*@/, '//***@');
+  }
+}
+
+/** Any URL in a message, redacted as redactGitUrl does. */
+export function redactUrls(text: string): string {
+  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, (url) => redactGitUrl(url));
+}

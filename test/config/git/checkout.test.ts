@@ -1,0 +1,98 @@
+// A git remote kept checked out: follows its branch (new commits, force-pushes), a tag or a commit,
+// and refuses what must not be read (a missing ref or folder, a link, too many bytes), keeping the last good commit.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GitCheckout, type GitCheckoutOptions } from '../../../src/config/git/checkout.js';
+import { testRemote, type TestRemote } from './remote.js';
+
+const cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanup.splice(0)) c();
+});
+
+function setup(options: Partial<GitCheckoutOptions> = {}): { remote: TestRemote; checkout: (more?: Partial<GitCheckoutOptions>) => GitCheckout } {
+  const remote = testRemote();
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-git-cache-'));
+  cleanup.push(() => remote.close(), () => fs.rmSync(cache, { recursive: true, force: true }));
+  return { remote, checkout: (more = {}) => new GitCheckout({ url: remote.url, cacheDir: cache, ...options, ...more }) };
+}
+
+const read = (c: GitCheckout, file: string) => fs.readFileSync(path.join(c.root, file), 'utf8');
+
+describe('a git checkout', () => {
+  it('clones the branch, then finds nothing new until a commit is pushed, and follows a force-push back', async () => {
+    const { remote, checkout } = setup({ ref: 'main' });
+    const first = remote.commit({ 'config/a.yaml': 'a: 1\n' });
+    const c = checkout({ path: 'config' });
+    expect(await c.sync()).toEqual({ commit: first, changed: true });
+    expect(read(c, 'a.yaml')).toBe('a: 1\n');
+    expect(await c.sync()).toEqual({ commit: first, changed: false });
+    const second = remote.commit({ 'config/a.yaml': 'a: 2\n', 'config/b.yaml': 'b: 1\n' });
+    expect(await c.sync()).toEqual({ commit: second, changed: true });
+    expect(read(c, 'b.yaml')).toBe('b: 1\n');
+    remote.forcePush(first);
+    expect(await c.sync()).toEqual({ commit: first, changed: true });
+    expect(fs.existsSync(path.join(c.root, 'b.yaml'))).toBe(false);
+    expect(read(c, 'a.yaml')).toBe('a: 1\n');
+  });
+
+  it('puts back files changed or added in the work tree by hand', async () => {
+    const { remote, checkout } = setup();
+    remote.commit({ 'a.yaml': 'a: 1\n' });
+    const c = checkout();
+    await c.sync();
+    fs.writeFileSync(path.join(c.root, 'a.yaml'), 'a: edited\n');
+    fs.writeFileSync(path.join(c.root, 'extra.yaml'), 'x: 1\n');
+    expect((await c.sync()).changed).toBe(false);
+    expect(read(c, 'a.yaml')).toBe('a: 1\n');
+    expect(fs.existsSync(path.join(c.root, 'extra.yaml'))).toBe(false);
+  });
+
+  it('checks out a tag or a commit id', async () => {
+    const { remote, checkout } = setup();
+    const first = remote.commit({ 'a.yaml': 'a: 1\n' });
+    remote.tag('v1', first);
+    remote.commit({ 'a.yaml': 'a: 2\n' });
+    const byTag = checkout({ ref: 'v1' });
+    expect((await byTag.sync()).commit).toBe(first);
+    expect(read(byTag, 'a.yaml')).toBe('a: 1\n');
+    const byId = checkout({ ref: first });
+    expect((await byId.sync()).commit).toBe(first);
+  });
+
+  it('refuses a ref the remote does not have, keeping the last good commit checked out', async () => {
+    const { remote, checkout } = setup();
+    const good = remote.commit({ 'a.yaml': 'a: 1\n' });
+    await checkout({ ref: 'main' }).sync();
+    await expect(checkout({ ref: 'no-such-branch' }).sync()).rejects.toThrow(/^cannot fetch no-such-branch from file:\/\/.+: fatal: couldn't find remote ref no-such-branch/);
+    expect(await checkout().current()).toBe(good);
+  });
+
+  it('refuses a commit without the --path folder, with a link, or over the size bound, and keeps the last good one', async () => {
+    const { remote, checkout } = setup();
+    const good = remote.commit({ 'config/a.yaml': 'a: 1\n' });
+    const c = checkout({ path: 'config', maxBytes: 1000 });
+    await c.sync();
+    remote.commit({ 'config/a.yaml': null, 'other/a.yaml': 'a: 1\n' });
+    await expect(c.sync()).rejects.toThrow(/^commit [0-9a-f]{12} of file:\/\/.+ has no folder config \(--path\): nothing is applied from it$/);
+    remote.commit({ 'config/a.yaml': 'a: 1\n' });
+    remote.link('config/escape.yaml', '/etc/passwd');
+    await expect(c.sync()).rejects.toThrow(/config\/escape\.yaml is a symbolic link; a git source reads no links/);
+    remote.commit({ 'config/escape.yaml': null, 'config/big.yaml': 'x'.repeat(2000) });
+    await expect(c.sync()).rejects.toThrow(/exceed 1000 bytes/);
+    expect(await c.current()).toBe(good);
+    expect(read(c, 'a.yaml')).toBe('a: 1\n');
+  });
+
+  it('says what is wrong with an unreachable remote, never showing the token', async () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-git-cache-'));
+    cleanup.push(() => fs.rmSync(cache, { recursive: true, force: true }));
+    const c = new GitCheckout({ url: 'https://deploy:s3cret-token@127.0.0.1:1/org/config.git', cacheDir: cache, auth: { token: 'another-token' }, timeoutMs: 20_000 });
+    const err = await c.sync().then(() => undefined, (e: Error) => e);
+    expect(err?.message).toMatch(/^cannot fetch HEAD from https:\/\/deploy:\*\*\*@127\.0\.0\.1:1\/org\/config\.git: /);
+    expect(err?.message).not.toMatch(/s3cret-token|another-token/);
+  });
+});
