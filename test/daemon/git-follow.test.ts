@@ -1,0 +1,90 @@
+// Following a git remote: a sync on start and every interval, a new commit handed on once, failures
+// backed off and said once with the last good commit kept, and a push webhook's sync coalesced.
+
+import { describe, expect, it } from 'vitest';
+import { followGit, type Followed } from '../../src/daemon/git-follow.js';
+import { flush, ManualClock } from './fakes.js';
+
+function scripted() {
+  const calls: string[] = [];
+  let next: () => Promise<{ commit: string; changed: boolean }> = async () => ({ commit: 'c1', changed: true });
+  let release: (() => void) | undefined;
+  const checkout: Followed = {
+    shown: 'https://git.example/org/config.git',
+    sync: () => {
+      calls.push('sync');
+      return next();
+    },
+  };
+  return {
+    checkout,
+    calls,
+    answer: (fn: () => Promise<{ commit: string; changed: boolean }>) => (next = fn),
+    /** The next sync waits until released. */
+    hold: (result: { commit: string; changed: boolean }) => {
+      next = () => new Promise((resolve) => (release = () => resolve(result)));
+    },
+    release: () => release?.(),
+  };
+}
+
+function logger() {
+  const lines: string[] = [];
+  return { lines, info: (_: object, m?: string) => lines.push(`info ${m}`), warn: (_: object, m?: string) => lines.push(`warn ${m}`), error: (_: object, m?: string) => lines.push(`error ${m}`) };
+}
+
+describe('following a git remote', () => {
+  it('syncs at start and every interval, handing on the first commit and each new one once', async () => {
+    const remote = scripted();
+    const clock = new ManualClock();
+    const commits: string[] = [];
+    const follower = await followGit({ checkout: remote.checkout, intervalMs: 60_000, clock, logger: logger(), onCommit: (c) => commits.push(c) });
+    expect(commits).toEqual(['c1']);
+    remote.answer(async () => ({ commit: 'c1', changed: false }));
+    await clock.advance(60_000);
+    expect(remote.calls).toHaveLength(2);
+    remote.answer(async () => ({ commit: 'c2', changed: true }));
+    await clock.advance(60_000);
+    expect(commits).toEqual(['c1', 'c2']);
+    expect(follower.status()).toEqual({ commit: 'c2' });
+    await follower.stop();
+  });
+
+  it('backs off after a failed fetch, says it once, keeps the last good commit, and goes back to the interval once it answers', async () => {
+    const remote = scripted();
+    const clock = new ManualClock();
+    const log = logger();
+    const follower = await followGit({ checkout: remote.checkout, intervalMs: 60_000, retryInitialMs: 1000, clock, logger: log, onCommit: () => {} });
+    remote.answer(async () => {
+      throw new Error('cannot fetch main from https://git.example/org/config.git: Could not resolve host');
+    });
+    await clock.advance(60_000);
+    expect(clock.pending()).toEqual([1000]);
+    await clock.advance(1000);
+    expect(clock.pending()).toEqual([2000]);
+    expect(follower.status()).toEqual({ commit: 'c1', error: expect.stringMatching(/Could not resolve host/) });
+    expect(log.lines.filter((l) => l.startsWith('error git: cannot fetch'))).toHaveLength(1);
+    remote.answer(async () => ({ commit: 'c1', changed: false }));
+    await clock.advance(2000);
+    expect(follower.status()).toEqual({ commit: 'c1' });
+    expect(clock.pending()).toEqual([60_000]);
+    await follower.stop();
+  });
+
+  it('syncs at once when asked, and coalesces requests during a sync into one more', async () => {
+    const remote = scripted();
+    const clock = new ManualClock();
+    const follower = await followGit({ checkout: remote.checkout, intervalMs: 60_000, clock, logger: logger(), onCommit: () => {} });
+    remote.hold({ commit: 'c2', changed: true });
+    follower.syncNow();
+    await flush();
+    expect(remote.calls).toHaveLength(2);
+    follower.syncNow();
+    follower.syncNow();
+    remote.answer(async () => ({ commit: 'c2', changed: false }));
+    remote.release();
+    await flush();
+    expect(remote.calls).toHaveLength(3);
+    await follower.stop();
+  });
+});
