@@ -10,6 +10,7 @@ import { parseListen } from '../daemon/options.js';
 import type { Logger } from '../log.js';
 import { remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
 import { parseLogFormat } from './notices.js';
+import { notifyTargets, parseRepeat } from '../notify/targets.js';
 
 /** The flags of `edgesync watch`, as commander hands them over. */
 export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions> {
@@ -18,6 +19,9 @@ export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions> {
   /** Seconds. */
   readonly shutdownTimeout: string;
   readonly allowEmpty?: boolean;
+  /** Repeatable. */
+  readonly notify?: string[];
+  readonly notifyRepeat: string;
 }
 
 const numeric = (text: string): number | string => (/^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text);
@@ -32,6 +36,7 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
       shutdownTimeoutMs: checkInteger('shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,
     },
     allowEmpty: flags.allowEmpty === true,
+    notify: { targets: notifyTargets(flags.notify, env.EDGESYNC_NOTIFY), repeatMs: parseRepeat(flags.notifyRepeat ?? '1h') },
     thresholds: thresholdsOf({ maxUpdateShare: flags.maxUpdateShare ?? '30', maxKvShare: flags.maxKvShare ?? '30' }),
     logger,
   };
@@ -43,6 +48,8 @@ export function register(program: Command): void {
     .option('--debounce <ms>', 'quiet time after a change before reconciling', '500')
     .addOption(new Option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))
     .option('--shutdown-timeout <seconds>', 'how long calls in flight may finish after SIGTERM', '10')
+    .option('--notify <url>', 'POST events (failures, recoveries, applied revisions…) as JSON to this http(s) URL, or to Slack with slack+https://hooks.slack.com/…; repeatable (else EDGESYNC_NOTIFY, comma-separated)', (url: string, all: string[] = []) => [...all, url])
+    .option('--notify-repeat <duration>', 'do not send the same event for the same cause again within this (e.g. 30m, 1h, 0 for every time)', '1h')
     .option('--allow-empty', 'apply even a config that has no document or would orphan most of the state (else the daemon holds)')
     .option('--log-level <level>', 'trace, debug, info, warn or error (else LOG_LEVEL, else info)')
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')

@@ -10,7 +10,7 @@ import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
 import { createTerms, fixedLeadership, type Leadership, type Role } from './leadership.js';
-import { createReconcileLoop, type LoopEngine, type LoopStatus, type ReconcileLoop } from './loop.js';
+import { createReconcileLoop, type LoopEngine, type LoopObserver, type LoopStatus, type ReconcileLoop } from './loop.js';
 import type { DaemonMetrics } from './metrics.js';
 import { checkTiming, type LoopTiming } from './options.js';
 import { configRevision } from './revision.js';
@@ -64,6 +64,10 @@ export interface DaemonOptions {
   readonly rootPollMs?: number;
   /** Where AI run outputs are written (the engine's outputsDir). @default root */
   readonly outputsDir?: string;
+  /** One more observer of the loop, called after the metrics' (notifications). @default none */
+  readonly observer?: LoopObserver;
+  /** Told each role this replica takes, leader or standby (notifications). @default none */
+  readonly onRole?: (leader: boolean) => void;
 }
 
 export interface Daemon {
@@ -131,11 +135,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     return `${breaches.join('; ')}: held until the files change, or \`edgesync apply --force\` approves it.`;
   };
-  const observer = {
-    ...metrics.observer,
+  const extra = options.observer ?? {};
+  const observer: LoopObserver = {
     onConfig: (loaded: LoadResult) => {
       metrics.observer.onConfig?.(loaded);
       if (loaded.ok) outputs = writtenFiles(loaded, outputsDir);
+      extra.onConfig?.(loaded);
+    },
+    onPlan: (plan) => extra.onPlan?.(plan),
+    onApplied: (result) => {
+      metrics.observer.onApplied?.(result);
+      extra.onApplied?.(result);
+    },
+    onRun: (report) => {
+      metrics.observer.onRun?.(report);
+      extra.onRun?.(report);
     },
   };
 
@@ -146,7 +160,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     pollMs: leaderPollMs,
     clock,
     logger,
-    onRole: (leader) => metrics.setLeader(leader),
+    onRole: (leader) => {
+      metrics.setLeader(leader);
+      options.onRole?.(leader);
+    },
     begin(term) {
       const started = createReconcileLoop({ engine: term.engine, hold, clock, timing, logger, observer });
       loop = started;

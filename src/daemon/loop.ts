@@ -51,6 +51,8 @@ export interface RunReport {
 /** Observers for metrics; an exception thrown by one is logged and ignored. */
 export interface LoopObserver {
   onConfig?(loaded: LoadResult): void;
+  /** A plan the run goes ahead with (not a held one), before anything of it is applied. */
+  onPlan?(plan: Plan): void;
   onApplied?(result: ApplyResult): void;
   onRun?(report: RunReport): void;
 }
@@ -221,6 +223,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
         logger.error({ orphaned: plan.orphaned.length }, `Holding: nothing is applied. ${held}`);
         return finish({ ...base, ...attention, result: 'held', errors: [held] });
       }
+      notify(() => observer.onPlan?.(plan));
       for (const u of plan.uncertain) logger.warn({ resource: u.resource, operation: u.operation, since: u.since }, u.message);
       for (const b of plan.blocked) logger.warn({ resource: b.resource, fields: b.fields }, b.reason);
       for (const w of plan.waiting) logger.warn({ resource: w.resource, on: w.on }, w.message);

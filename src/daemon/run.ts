@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import { composeRoot, type RootOptions, type Session, type SessionClaim } from '../engine/root.js';
 import '../kinds/index.js';
 import { createMetrics } from './metrics.js';
+import { createNotifier, type NotifyOptions } from '../notify/index.js';
 import type { LoopTiming } from './options.js';
 import type { Thresholds } from '../plan/guard.js';
 import { startDaemon, type Daemon } from './index.js';
@@ -27,6 +28,8 @@ export interface WatchOptions {
   readonly watch?: WatchFactory;
   /** See DaemonOptions.leaderPollMs. @default 1000 */
   readonly leaderPollMs?: number;
+  /** Where events are POSTed (`--notify`). @default none */
+  readonly notify?: NotifyOptions;
 }
 
 /** State (may throw StateLockedError), client, engine, then the daemon; the state is closed again if it cannot start. */
@@ -42,11 +45,17 @@ export async function startWatch(options: WatchOptions): Promise<Daemon> {
     signal: stop.signal,
     sinks: [...(options.root.sinks ?? []), metrics],
   });
+  const notifier = options.notify?.targets.length
+    ? createNotifier({
+      ...options.notify, root: root.source.root, registry: metrics.registry, logger: options.logger,
+      secrets: [options.root.remote?.token], ...(root.state.database && { database: root.state.database }),
+    })
+    : undefined;
   // A state shared between machines (PostgreSQL) can have replicas: this one may stand by.
   const claim = root.claim();
   const writer = claim ? { leadership: replicaOf(claim) } : fixedWriter(root.session());
   try {
-    return await startDaemon({
+    const daemon = await startDaemon({
       root: root.source.root,
       ...writer,
       metrics,
@@ -61,8 +70,21 @@ export async function startWatch(options: WatchOptions): Promise<Daemon> {
       approvals: root.state.approvals,
       outputsDir: root.outputsDir,
       ...(options.watch && { watch: options.watch }),
+      ...(notifier && { observer: notifier.observer }),
+      ...(notifier && claim && { onRole: (leader: boolean) => notifier.onRole(leader, claim.holder) }),
     });
+    // Notifications still queued get a short grace at stop, never the whole retry schedule.
+    if (!notifier) return daemon;
+    return {
+      ...daemon,
+      async stop() {
+        const finished = await daemon.stop();
+        await notifier.close();
+        return finished;
+      },
+    };
   } catch (err) {
+    await notifier?.close(0);
     if ('close' in writer) writer.close();
     throw err;
   }

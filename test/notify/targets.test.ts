@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { notifyTargets, parseNotifyUrl, parseRepeat, shownUrl } from '../../src/notify/targets.js';
+
+describe('notification URLs', () => {
+  it('accepts http, https and slack+https URLs, posting Slack messages to the https URL', () => {
+    expect(parseNotifyUrl('http://127.0.0.1:8080/hook')).toMatchObject({ url: 'http://127.0.0.1:8080/hook', format: 'json' });
+    expect(parseNotifyUrl('https://example.com/hook')).toMatchObject({ url: 'https://example.com/hook', format: 'json' });
+    const slack = parseNotifyUrl('slack+https://hooks.slack.com/services/T0001/B0002/abcdefghijklmnopqrstuvwx');
+    expect(slack).toMatchObject({ url: 'https://hooks.slack.com/services/T0001/B0002/abcdefghijklmnopqrstuvwx', format: 'slack' });
+    expect(slack.shown).toBe('slack+https://hooks.slack.com/services/***');
+  });
+
+  it('refuses other schemes and non-URLs in one line that names the flag and shows no credential', () => {
+    expect(() => parseNotifyUrl('ftp://user:hunter22@example.com/x')).toThrow(
+      'Expected `notify` to be an http://, https:// or slack+https:// URL, got `ftp://***@example.com/x`',
+    );
+    expect(() => parseNotifyUrl('not a url')).toThrow(/got `\(not a URL\)`/);
+    expect(() => parseNotifyUrl('slack+ftp://hooks.slack.com/x')).toThrow(/slack\+https/);
+    expect(() => notifyTargets(undefined, 'http://ok.example/x,mailto:someone@example.com')).toThrow(/`EDGESYNC_NOTIFY`/);
+  });
+
+  it('shows URLs without userinfo, query values or secret-looking path segments', () => {
+    expect(shownUrl('https://bot:s3cretpass@example.com/hook?token=abc123&team=x')).toBe('https://***@example.com/hook?token=***&team=***');
+    expect(shownUrl('https://example.com/hooks/0123456789abcdefghijABCDEF')).toBe('https://example.com/hooks/***');
+    expect(shownUrl('http://127.0.0.1:9000/events')).toBe('http://127.0.0.1:9000/events');
+  });
+
+  it('takes the flags over EDGESYNC_NOTIFY, splits the variable on commas and lists each URL once', () => {
+    expect(notifyTargets(['http://a.example/x'], 'http://b.example/y').map((t) => t.url)).toEqual(['http://a.example/x']);
+    expect(notifyTargets([], 'http://a.example/x, http://b.example/y,,http://a.example/x').map((t) => t.url)).toEqual(['http://a.example/x', 'http://b.example/y']);
+    expect(notifyTargets(undefined, undefined)).toEqual([]);
+  });
+
+  it('reads the repeat window as a duration, a bare number being seconds', () => {
+    expect(parseRepeat('1h')).toBe(3_600_000);
+    expect(parseRepeat('30m')).toBe(1_800_000);
+    expect(parseRepeat('90')).toBe(90_000);
+    expect(parseRepeat('0')).toBe(0);
+    expect(() => parseRepeat('soon')).toThrow('Expected `notify-repeat` to be a duration like 1h, 30m or 90s (at most 30 days), got `soon`');
+  });
+});
