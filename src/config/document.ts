@@ -71,6 +71,7 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     scope,
     ...(typeof metadata.id === 'string' ? { id: metadata.id } : {}),
     ...(typeof metadata.maxChangeShare === 'number' ? { maxChangeShare: metadata.maxChangeShare } : {}),
+    ...(metadata.resync === true ? { resync: true } : {}),
     ...(typeof metadata.credentials === 'string' ? { credentials: metadata.credentials } : {}),
     dependsOn: dependsOn.map((d) => d.ref),
     request: built.request as Json,

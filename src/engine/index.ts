@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { LoadResult } from '../config/index.js';
 import type { ConfigSource } from '../config/source.js';
-import { buildPlan } from '../plan/index.js';
+import { buildPlan, type PlanOptions } from '../plan/index.js';
 import { createExecutor, type ApplyResult, type ExecutorOptions } from '../apply/index.js';
 import { getKind } from '../kinds/registry.js';
 import '../kinds/index.js';
@@ -45,8 +45,8 @@ export interface EngineOptions {
 
 export interface Engine {
   load(): Promise<LoadResult>;
-  /** `targets`: see PlanOptions.targets. */
-  plan(resources: readonly DesiredResource[], targets?: readonly string[]): Plan;
+  /** `targets`, `drift.resync`, `drift.replace`: see PlanOptions. */
+  plan(resources: readonly DesiredResource[], targets?: readonly string[], drift?: Pick<PlanOptions, 'resync' | 'replace'>): Plan;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** A plan with nothing to apply: what it says of resources (blocked, orphaned, applied again) goes to state. */
   settle(plan: Plan): void;
@@ -85,7 +85,7 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     load: () =>
       source.load({ env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: outputsDir, now: () => clock.now() }),
-    plan: (resources, targets) => buildPlan(resources, store.snapshot(), { now: clock.now(), ...(targets && { targets }) }),
+    plan: (resources, targets, drift) => buildPlan(resources, store.snapshot(), { now: clock.now(), ...(targets && { targets }), ...drift }),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));
       return executor.execute(plan);

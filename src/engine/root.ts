@@ -8,7 +8,7 @@ import type { ExecutorHooks, RetryOptions } from '../apply/index.js';
 import type { LoadResult } from '../config/index.js';
 import type { ConfigSource } from '../config/source.js';
 import type { DesiredResource } from '../kinds/kind.js';
-import { buildPlan } from '../plan/index.js';
+import { buildPlan, type PlanOptions } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import type { StateBackend } from '../state/backend.js';
 import type { LockHolder } from '../state/lock.js';
@@ -86,7 +86,7 @@ export interface Root {
   /** The desired model, as a run loads it. */
   load(): Promise<LoadResult>;
   /** A plan against a snapshot read without the lock, as `plan` makes it: nothing is opened for writing. */
-  planOffline(resources: readonly DesiredResource[], targets?: readonly string[]): Plan;
+  planOffline(resources: readonly DesiredResource[], targets?: readonly string[], drift?: Pick<PlanOptions, 'resync' | 'replace'>): Plan;
   /** Opens the state (taking its lock) and the client, and builds the engine over them. */
   session(): Session;
   /** For a replica: a claim whose `take` gives the session once the lock is free; undefined when the backend has no replicas (SQLite). */
@@ -211,8 +211,8 @@ export function composeRoot(options: RootOptions): Root {
     outputsDir,
     ignore,
     load: () => signing.load({ env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now() }),
-    planOffline: (resources, targets) =>
-      state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now(), ...(targets && { targets }) }), secretsDir, credentialFiles),
+    planOffline: (resources, targets, drift) =>
+      state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now(), ...(targets && { targets }), ...drift }), secretsDir, credentialFiles),
     session() {
       const to = needRemote();
       return sessionOn(state.open({ owner, secretsDir, notSecrets: credentialFiles, clock }), to);

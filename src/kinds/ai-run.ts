@@ -54,6 +54,8 @@ const base: KindBase = {
     const output = field(self.request, 'output');
     return typeof output === 'string' && output !== '' ? [output] : [];
   },
+  // Running the model again is a new answer, not the applied one sent again.
+  resend: () => ({ refused: 'an AiRun is a run: the model runs again only when its input changes, never to re-send it' }),
 };
 
 /**

@@ -58,7 +58,10 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
 
 export const credentials = registerKind(
   defineKind(
-    { kind: 'Credentials', scopeKeys: [], paramMap: {}, build, operations: [] },
+    {
+      kind: 'Credentials', scopeKeys: [], paramMap: {}, build, operations: [],
+      resend: () => ({ refused: 'a Credentials document has no remote object to re-send: it only says how other calls are signed' }),
+    },
     // Nothing remote to bring in step: a credential only says how others' calls are signed.
     () => NOTHING,
     () => ({}),

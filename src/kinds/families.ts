@@ -1,7 +1,7 @@
 // The behaviour kinds share by family: PUT kinds send the whole body when its hash moved, PATCH
 // kinds send only changed fields. POST kinds live in post-family.ts; the kind files only configure.
 
-import type { OperationName } from '../api/operations.js';
+import { OPERATIONS, type OperationName } from '../api/operations.js';
 import { contentHash, type Json } from '../util/json.js';
 import { compact, diffJson, isObject, pick, sameJson, omit } from './diff.js';
 import type {
@@ -13,6 +13,7 @@ import type {
   KindDefinition,
   Outcome,
   PlanContext,
+  Resend,
   ResourceDocument,
   WriteTarget,
 } from './kind.js';
@@ -39,6 +40,8 @@ export interface KindBase {
   readonly schema?: string;
   /** See KindDefinition.operations; the family helpers fill it in. @default [] */
   readonly operations?: readonly OperationName[];
+  /** See KindDefinition.resend; the PUT and PATCH families fill it in. @default refused */
+  readonly resend?: (ctx: PlanContext) => Resend;
 }
 
 /** Kinds with one object per account (settings, the Zero Trust account): the account is the target. */
@@ -101,6 +104,7 @@ export function defineKind(
     ...(base.keyState && { keyState: true }),
     ...(base.userScope && { userScope: true }),
     ...(base.writes && { writes: base.writes }),
+    ...(base.resend && { resend: base.resend }),
     plan,
     outcome,
   };
@@ -132,8 +136,17 @@ export function putKind(spec: PutKindSpec): KindDefinition {
     };
     return { ...NOTHING, actions: [action] };
   };
+  const resend = resendBy(spec.operation, ({ desired }) => ({
+    change: 'write',
+    operation: spec.operation,
+    params: pathParams(spec, desired.scope),
+    body: spec.body ? spec.body(desired) : desired.request,
+    diff: [],
+    ...(spec.details && { details: spec.details(desired) }),
+    record: { request: desired.request, hash: desired.hash },
+  }));
   const outcome = spec.outcome ?? ((_action: ActionDraft, result: unknown) => compact({ remoteId: resultField(result, 'id') }));
-  return defineKind({ ...spec, operations: [spec.operation] }, plan, outcome);
+  return defineKind({ ...spec, operations: [spec.operation], ...(resend && { resend }) }, plan, outcome);
 }
 
 export interface PatchKindSpec extends KindBase {
@@ -170,5 +183,22 @@ export function patchKind(spec: PatchKindSpec): KindDefinition {
     };
     return { actions: [action], blocked: [], notes };
   };
-  return defineKind({ ...spec, operations: [spec.operation] }, plan, () => ({}));
+  // Every desired field, changed or not: a field edited by hand goes back to the file's value.
+  const resend = resendBy(spec.operation, ({ desired, applied }) => {
+    const before = isObject(applied?.request) ? omit(applied.request, spec.neverApplied ?? []) : {};
+    const sent = isObject(desired.request) ? desired.request : {};
+    const merged: Json = { ...before, ...sent };
+    return { change: 'update', operation: spec.operation, params: pathParams(spec, desired.scope), body: sent, diff: [], record: { request: merged, hash: contentHash(merged) } };
+  });
+  return defineKind({ ...spec, operations: [spec.operation], ...(resend && { resend }) }, plan, () => ({}));
+}
+
+/**
+ * Re-sending is safe only through an idempotent operation that carries the whole request: sent
+ * twice, a PUT or a PATCH leaves the object as once. Undefined for any other method.
+ */
+function resendBy(operation: OperationName, action: (ctx: PlanContext) => ActionDraft): ((ctx: PlanContext) => Resend) | undefined {
+  const method: string = OPERATIONS[operation].method;
+  if (method !== 'PUT' && method !== 'PATCH') return undefined;
+  return (ctx) => ({ actions: [action(ctx)] });
 }

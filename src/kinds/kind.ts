@@ -82,6 +82,8 @@ export interface DesiredResource {
   readonly credential?: string;
   /** metadata.maxChangeShare: the percent of this resource's stored parts (KV keys) one apply may rewrite. */
   readonly maxChangeShare?: number;
+  /** metadata.resync (KvPairs): `--resync` re-sends every pair of the resource. @default false */
+  readonly resync?: boolean;
   /** metadata.dependsOn as written ("Kind/name"). */
   readonly dependsOn: readonly string[];
   readonly request: Json;
@@ -210,6 +212,16 @@ export interface WriteTarget {
   readonly parts?: () => readonly string[];
 }
 
+/**
+ * Drift: what sends a resource's whole desired request again over what was applied (`--resync`,
+ * `--replace`), or why nothing can. `skip` is a reason `--resync` passes over it quietly (a KV
+ * namespace that did not opt in) while `--replace` may still re-send it.
+ */
+export type Resend =
+  | { readonly actions: readonly ActionDraft[] }
+  | { readonly refused: string }
+  | { readonly skip: string; readonly actions: readonly ActionDraft[] };
+
 export interface KindDefinition {
   readonly kind: string;
   /** Metadata keys that are the operations' path parameters, in path order. */
@@ -237,4 +249,11 @@ export interface KindDefinition {
   readonly keyState?: boolean;
   /** Files a run writes for the resource, relative to the outputs folder: the watcher takes them for no change. */
   writes?(self: DesiredResource): readonly string[];
+  /**
+   * Pure: re-sending the applied resource's whole desired request (see Resend). The families fill it
+   * in from the operation that applies the whole request: PUT and PATCH re-send, a POST (created
+   * once) or a run does not. Asked only of a resource in state with no change of its own.
+   * @default refused: the kind has no operation that re-sends it
+   */
+  resend?(ctx: PlanContext): Resend;
 }

@@ -7,7 +7,7 @@ import { registerKind } from './registry.js';
 import { buildKv } from './kv/model.js';
 import { bulkOutcome } from './kv/answer.js';
 import type { WirePair } from './kv/pair.js';
-import { planKv } from './kv/plan.js';
+import { planKv, resendKv } from './kv/plan.js';
 
 export const kvPairs = registerKind(
   defineKind(
@@ -27,6 +27,8 @@ export const kvPairs = registerKind(
       // Diffed key by key against the hashes state keeps.
       keyState: true,
       operations: ['writeKvBulk'],
+      // Every pair written again, when the document opts in with metadata.resync.
+      resend: (ctx) => resendKv(ctx),
     },
     (ctx) => planKv(ctx),
     // A chunk's record (its keys and hashes) is what to remember, less the keys the answer refused.

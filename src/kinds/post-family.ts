@@ -12,6 +12,11 @@ export const NO_ID_WARNING = 'created without an id: later updates need metadata
 
 type JsonObject = { [key: string]: Json };
 
+/** Why a POST kind is never re-sent (`--resync`, `--replace`): what a person does instead. */
+export function createdOnce(kind: string, create: OperationName, key: string): string {
+  return `a ${kind} is created once (POST ${create}) and no operation sends its whole request again, so the interface cannot replace it in place; to recreate it, forget it with \`edgesync state forget '${key}'\` and apply`;
+}
+
 /** The reason for kinds the interface can only create. */
 export function noUpdate(kind: string): (fields: readonly string[]) => string {
   return (fields) =>
@@ -130,7 +135,8 @@ export function postKind(spec: PostKindSpec): KindDefinition {
     ...(spec.targets?.(self) ?? []),
   ];
   const operations = [spec.create, ...(spec.update ? [spec.update.operation] : []), ...(spec.operations ?? [])];
-  return defineKind({ ...spec, targets, operations }, plan, outcome);
+  const resend = spec.resend ?? ((ctx: PlanContext) => ({ refused: createdOnce(spec.kind, spec.create, ctx.desired.key) }));
+  return defineKind({ ...spec, targets, operations, resend }, plan, outcome);
 }
 
 /** A Zero Trust object the interface can only create; it follows the account's GatewayAccount. */

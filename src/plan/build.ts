@@ -5,6 +5,7 @@ import type { ActionDraft, DesiredResource, KindDecision, KindDefinition, PlanCo
 import { getKind } from '../kinds/registry.js';
 import type { AppliedResource, StateSnapshot } from '../state/types.js';
 import { fail } from '../util/options.js';
+import { checkReplaceKeys, resendActions, type Drift } from './resend.js';
 import { orphanKeysMessage, orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
 import { selectTargets, targetMatcher } from './targets.js';
@@ -28,6 +29,19 @@ export interface PlanOptions {
    * @default every resource
    */
   readonly targets?: readonly string[];
+  /**
+   * Drift: every resource in state and in the config with no change of its own is sent again whole,
+   * where its kind allows it (PUT and PATCH kinds; KvPairs with metadata.resync). Never a create,
+   * a run or a blocked change; the actions are marked `resync` and no change threshold counts them.
+   * @default false
+   */
+  readonly resync?: boolean;
+  /**
+   * Drift: these resource keys are sent again whole (as `resync`, KvPairs too); an unknown key or a
+   * resource that cannot be re-sent (created once, a run, blocked) is a PlanError.
+   * @default []
+   */
+  readonly replace?: readonly string[];
 }
 
 interface Draft {
@@ -51,6 +65,7 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
   const now = options.now ?? Date.now();
   if (typeof now !== 'number' || !Number.isFinite(now)) fail('now', 'milliseconds since the epoch', now);
   const defs = definitions(desired, lookup);
+  const drift = driftOf(options, desired);
   const problems: string[] = [];
   const deps = dependencyGraph(desired, defs, problems);
   if (problems.length) throw new PlanError(problems);
@@ -70,10 +85,15 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
   const actionIds = new Map<number, string[]>();
   const trouble = new Map<number, 'blocked' | 'uncertain' | 'waiting'>();
   const seenIds = new Set<string>();
+  const refused: string[] = [];
+  for (const key of excluded) if (drift.replace.has(key)) refused.push(`--replace ${key}: it is left out by --target`);
   for (const i of order) {
     const self = desired[i]!;
     const ref = refOf(self);
     const intent = state.intents.get(self.key);
+    if (drift.replace.has(self.key) && (intent || deps[i]!.some((j) => trouble.has(j)))) {
+      refused.push(`--replace ${self.key}: ${intent ? 'its create is uncertain' : 'it waits on a dependency in trouble'}; nothing can be sent until that is resolved`);
+    }
     if (intent) {
       plan.uncertain.push({ ...ref, operation: intent.operation, since: intent.startedAt, message: uncertainMessage(self.key) });
       trouble.set(i, 'uncertain');
@@ -88,9 +108,13 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
       trouble.set(i, 'waiting');
       continue;
     }
-    const decision = decide(defs[i]!, self, state, now);
+    let decision = decide(defs[i]!, self, state, now);
+    const resent = resendActions(defs[i]!, self, state.resources.get(self.key), decision, drift, refused);
+    // Sent again as applied: nothing changes, so no share of a change threshold.
+    if (resent) decision = { ...decision, actions: resent, share: undefined };
     const needsFromDeps = deps[i]!.flatMap((j) => actionIds.get(j) ?? []);
-    const actions = placeActions(self, decision.actions, needsFromDeps);
+    const placed = placeActions(self, decision.actions, needsFromDeps);
+    const actions = resent ? placed.map((a) => ({ ...a, resync: true as const })) : placed;
     for (const action of actions) {
       if (seenIds.has(action.id)) throw new PlanError([`two actions share the id ${action.id}: the ${self.kind} kind must give them distinct suffixes`]);
       seenIds.add(action.id);
@@ -110,13 +134,24 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     }
     if (!actions.length && !decision.blocked.length) plan.unchanged.push(self.key);
     if (decision.share && actions.length) plan.shares.push({ ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) });
-    if (state.resources.has(self.key) && actions.some((a) => UPDATES.has(a.change))) plan.updatedResources++;
+    if (!resent && state.resources.has(self.key) && actions.some((a) => UPDATES.has(a.change))) plan.updatedResources++;
   }
+  if (refused.length) throw new PlanError(refused);
   addUndescribed(plan, desired, state, inTargets);
   return {
     ...plan, stateResources: state.resources.size, ...(options.targets?.length && { excluded: excluded.sort(), targets: options.targets }),
     ...(state.revision && { stateRevision: state.revision }),
   };
+}
+
+/** The drift options, checked; --replace keys must name resources of the config. */
+function driftOf(options: PlanOptions, desired: readonly DesiredResource[]): Drift {
+  const resync = options.resync ?? false;
+  if (typeof resync !== 'boolean') fail('resync', 'a boolean', resync);
+  const replace = options.replace ?? [];
+  if (!Array.isArray(replace) || replace.some((k) => typeof k !== 'string')) fail('replace', 'an array of resource keys', replace);
+  checkReplaceKeys(replace, desired);
+  return { resync, replace: new Set(replace) };
 }
 
 function definitions(desired: readonly DesiredResource[], lookup: (kind: string) => KindDefinition | undefined): KindDefinition[] {

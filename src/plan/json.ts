@@ -51,6 +51,8 @@ export interface PlanJson {
     readonly record_hash: string | null;
     /** The Credentials document that signs the call (never its secret); null: the environment's token. */
     readonly credential: string | null;
+    /** Present and true when the action sends again what is applied (--resync, --replace). */
+    readonly resync?: true;
   }[];
   /** `source`: where the document starts (file relative to the working folder, line, col), or null. */
   readonly blocked: readonly { resource: string; kind: string; name: string; reason: string; fields: readonly string[]; source: Source | null }[];
@@ -103,6 +105,7 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
       size: a.size ? { pairs: a.size.pairs, bytes: a.size.bytes } : null,
       record_hash: a.record.hash ?? null,
       credential: a.credential ?? null,
+      ...(a.resync && { resync: true as const }),
     })),
     blocked: plan.blocked.map((b) => ({ ...ref(b), reason: b.reason, fields: b.fields, source: sourceOf(b.source) })),
     orphaned: plan.orphaned.map((o) => ({ ...ref(o), ...(o.keys && { keys: o.keys }), message: o.message, source: sourceOf(o.source) })),

@@ -22,6 +22,12 @@ export interface PlanSummary {
   /** Resources held back until a dependency is resolved. */
   readonly waiting: number;
   readonly unchanged: number;
+  /** Resources sent again as applied (--resync, --replace), and their calls (KV chunks included); not in `update`. */
+  readonly resync: number;
+  readonly resyncCalls: number;
+  /** Of the KV chunks and pairs above, those re-sent. */
+  readonly resyncKvChunks: number;
+  readonly resyncKvPairs: number;
 }
 
 /** Actions present: apply has something to do. */
@@ -54,11 +60,20 @@ export function planHasPending(plan: Plan): boolean {
 }
 
 export function summarize(plan: Plan): PlanSummary {
-  const count = { create: 0, update: 0, adopt: 0, roll: 0, run: 0, kvChunks: 0, kvPairs: 0, kvBytes: 0 };
+  const count = { create: 0, update: 0, adopt: 0, roll: 0, run: 0, kvChunks: 0, kvPairs: 0, kvBytes: 0, resyncCalls: 0, resyncKvChunks: 0, resyncKvPairs: 0 };
+  const resynced = new Set<string>();
   for (const action of plan.actions) {
+    if (action.resync) {
+      resynced.add(action.resource);
+      count.resyncCalls++;
+      if (action.change === 'kv') {
+        count.resyncKvChunks++;
+        count.resyncKvPairs += action.size?.pairs ?? 0;
+      }
+    }
     switch (action.change) {
       case 'create': count.create++; break;
-      case 'update': case 'write': count.update++; break;
+      case 'update': case 'write': if (!action.resync) count.update++; break;
       case 'adopt': count.adopt++; break;
       case 'roll': count.roll++; break;
       case 'run': count.run++; break;
@@ -77,5 +92,6 @@ export function summarize(plan: Plan): PlanSummary {
     uncertain: plan.uncertain.length,
     waiting: plan.waiting.length,
     unchanged: plan.unchanged.length,
+    resync: resynced.size,
   };
 }

@@ -65,7 +65,9 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
     if (verbose) lines.push(...body(plan.excluded));
   }
 
-  const summary = summaryLine(summarize(plan));
+  const counts = summarize(plan);
+  if (counts.resync) lines.push('', resyncLine(counts));
+  const summary = summaryLine(counts);
   return lines.length ? `${lines.join('\n')}\n\n${summary}` : summary;
 }
 
@@ -100,14 +102,14 @@ function actionLines(action: Action, ctx: Ctx): string[] {
     ...action.diff.map((change) => diffLine(change, action.operation, ctx)),
     ...(ctx.verbose && action.needs.length ? [`needs: ${action.needs.join(', ')}`] : []),
   ];
-  return [head(action.change === 'create' ? 'create' : 'change', action.resource, `${action.change} (${how})`, ctx), ...body(details)];
+  return [head(action.change === 'create' ? 'create' : 'change', action.resource, `${action.resync ? 'resync' : action.change} (${how})`, ctx), ...body(details)];
 }
 
 /** KV chunks of one resource read as one write: their values are never shown, only counted. */
 function kvLines(chunks: readonly Action[], ctx: Ctx): string[] {
   const pairs = chunks.reduce((n, a) => n + (a.size?.pairs ?? 0), 0);
   const bytes = chunks.reduce((n, a) => n + (a.size?.bytes ?? 0), 0);
-  const what = `write ${plural(pairs, 'pair')} in ${plural(chunks.length, 'chunk')} (${formatBytes(bytes)})`;
+  const what = `${chunks[0]!.resync ? 'resync' : 'write'} ${plural(pairs, 'pair')} in ${plural(chunks.length, 'chunk')} (${formatBytes(bytes)})`;
   const details = ctx.verbose ? chunks.map((a) => `chunk ${a.suffix ?? a.id}: ${a.summary ?? `${plural(a.size?.pairs ?? 0, 'pair')}, ${formatBytes(a.size?.bytes ?? 0)}`}`) : [];
   if (ctx.verbose && chunks[0]!.needs.length) details.push(`needs: ${chunks[0]!.needs.join(', ')}`);
   return [head('change', chunks[0]!.resource, what, ctx), ...body(details)];
@@ -152,6 +154,12 @@ function call(operation: string): string {
   return known ? `${known.method} ${operation}` : operation;
 }
 
+/** The cost of overwriting drift: what is sent again, in how many calls. */
+export function resyncLine(s: PlanSummary): string {
+  const kv = s.resyncKvPairs ? ` (${plural(s.resyncKvPairs, 'KV pair')} in ${plural(s.resyncKvChunks, 'chunk')})` : '';
+  return `Resync: ${plural(s.resync, 'resource')} sent again as applied, ${plural(s.resyncCalls, 'call')}${kv}; nothing in them changes unless edited by hand.`;
+}
+
 /** `Plan: 3 to create, …; 1 blocked, …` or `No changes. 12 resources up to date.` */
 export function summaryLine(s: PlanSummary): string {
   const actions = [
@@ -160,7 +168,8 @@ export function summaryLine(s: PlanSummary): string {
     s.adopt && `${formatCount(s.adopt)} to adopt`,
     s.roll && `${formatCount(s.roll)} to roll`,
     s.run && plural(s.run, 'run'),
-    s.kvChunks && `${plural(s.kvPairs, 'KV pair')} in ${plural(s.kvChunks, 'chunk')}`,
+    s.kvChunks > s.resyncKvChunks && `${plural(s.kvPairs - s.resyncKvPairs, 'KV pair')} in ${plural(s.kvChunks - s.resyncKvChunks, 'chunk')}`,
+    s.resync && `${formatCount(s.resync)} to resync`,
   ].filter(Boolean);
   const rest = [
     s.blocked && `${formatCount(s.blocked)} blocked`,

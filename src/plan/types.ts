@@ -17,6 +17,8 @@ export interface Action extends ActionDraft {
   readonly source?: SourceLocation;
   /** The Credentials document that signs the call; absent: the environment's token. */
   readonly credential?: string;
+  /** Sent again as applied, to overwrite drift (--resync, --replace): no change, counted by no threshold. */
+  readonly resync?: true;
 }
 
 export interface ResourceRef {

@@ -1,7 +1,7 @@
 // The KV diff: which keys changed against the stored hashes or expired remotely, cut into bulk-write
 // chunks, and which stored keys the files no longer have (orphaned: no delete operation exists).
 
-import type { ActionDraft, Json, KindDecision, PlanContext } from '../kind.js';
+import type { ActionDraft, Json, KindDecision, PlanContext, Resend } from '../kind.js';
 import type { KvKeyRecord } from '../../state/types.js';
 import { formatBytes, plural, someKeys } from '../../util/format.js';
 import { chunkPairs, KV_LIMITS, type KvLimits } from './chunk.js';
@@ -53,9 +53,49 @@ function inStep(ctx: PlanContext, desiredCount: number): boolean {
   return ctx.applied?.hash === ctx.desired.hash && ctx.applied.status === 'applied' && ctx.kvKeyCount === desiredCount;
 }
 
+/** The `kv` actions writing the pairs at `indices` (ascending), in the usual chunks; the last seals the resource's hash. */
+function chunkActions(ctx: PlanContext, indices: readonly number[], limits: KvLimits): ActionDraft[] {
+  const { pairs, hashes, sizes } = payloadOf(ctx);
+  const changedPairs = indices.map((i) => pairs[i]);
+  const changedSizes = Float64Array.from(indices, (i) => sizes[i]);
+  const chunks = chunkPairs(changedPairs, changedSizes, limits);
+  const { scope, request, hash } = ctx.desired;
+  const params = { account_identifier: scope.account, namespace_identifier: scope.namespace };
+  return chunks.map((chunk, n): ActionDraft => {
+    // The last chunk waits for the others and alone records the resource's hash.
+    const last = n === chunks.length - 1;
+    return {
+      change: 'kv',
+      operation: 'writeKvBulk',
+      params,
+      body: chunk.pairs,
+      diff: [],
+      suffix: `${n + 1}/${chunks.length}`,
+      summary: `${plural(chunk.pairs.length, 'pair')}, ${formatBytes(chunk.bytes)}`,
+      size: { pairs: chunk.pairs.length, bytes: chunk.bytes },
+      ...(last && chunks.length > 1 && { afterSiblings: true }),
+      record: {
+        // Any other chunk unseals it: its keys moved on, and the old hash no longer describes them.
+        ...(last ? { request: request as Json, hash } : { hash: UNSEALED }),
+        kvKeys: indices.slice(chunk.start, chunk.end).map((i) => recordOf(pairs[i], hashes[i])),
+      },
+    };
+  });
+}
+
+/**
+ * Drift: every pair of the resource written again, in the usual chunks (pairs/10,000 calls at
+ * least). `--resync` sends them only when the document set metadata.resync; `--replace` always.
+ */
+export function resendKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Resend {
+  const { pairs } = payloadOf(ctx);
+  const actions = chunkActions(ctx, pairs.map((_, i) => i), limits);
+  return ctx.desired.resync ? { actions } : { skip: 'metadata.resync is not set: its pairs are re-sent only when the document opts in', actions };
+}
+
 /** Plans a KvPairs resource: one `kv` action per chunk of changed pairs, in key order. */
 export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDecision {
-  const { pairs, hashes, sizes } = payloadOf(ctx);
+  const { pairs, hashes } = payloadOf(ctx);
   const expired = new Set(ctx.kvExpired ?? []);
   if (!expired.size && inStep(ctx, pairs.length)) return { actions: [], blocked: [], notes: [] };
   const stored = ctx.kvKeys ?? EMPTY;
@@ -76,31 +116,7 @@ export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDeci
       resent.push(pairs[i].key);
     }
   }
-  const changedPairs = changed.map((i) => pairs[i]);
-  const changedSizes = Float64Array.from(changed, (i) => sizes[i]);
-  const chunks = chunkPairs(changedPairs, changedSizes, limits);
-  const { scope, request, hash } = ctx.desired;
-  const params = { account_identifier: scope.account, namespace_identifier: scope.namespace };
-  const actions = chunks.map((chunk, n): ActionDraft => {
-    // The last chunk waits for the others and alone records the resource's hash.
-    const last = n === chunks.length - 1;
-    return {
-      change: 'kv',
-      operation: 'writeKvBulk',
-      params,
-      body: chunk.pairs,
-      diff: [],
-      suffix: `${n + 1}/${chunks.length}`,
-      summary: `${plural(chunk.pairs.length, 'pair')}, ${formatBytes(chunk.bytes)}`,
-      size: { pairs: chunk.pairs.length, bytes: chunk.bytes },
-      ...(last && chunks.length > 1 && { afterSiblings: true }),
-      record: {
-        // Any other chunk unseals it: its keys moved on, and the old hash no longer describes them.
-        ...(last ? { request: request as Json, hash } : { hash: UNSEALED }),
-        kvKeys: changed.slice(chunk.start, chunk.end).map((i) => recordOf(pairs[i], hashes[i])),
-      },
-    };
-  });
+  const actions = chunkActions(ctx, changed, limits);
   // An expired key the config dropped is gone remotely already: not an orphan to remove by hand.
   const dropped = orphans(stored, matched, pairs);
   const orphanedKeys = expired.size ? dropped.filter((k) => !expired.has(k)) : dropped;
