@@ -122,7 +122,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     },
     idle,
     async close(graceMs) {
-      if (pumping) {
+      if (pumping && graceMs > 0) {
         const bound = new AbortController();
         await Promise.race([idle(), clock.sleep(graceMs, bound.signal).catch(() => {})]);
         bound.abort();
