@@ -20,9 +20,10 @@ import { createProgress, type Progress } from './progress.js';
 import { lostSecrets, renderApplyResult } from './result.js';
 import { applyExitCode, EXIT } from './exit.js';
 import { createNotices, parseLogFormat, type Notices } from './notices.js';
+import { driftOf, savedDrift, type DriftFlags } from './drift.js';
 import { stopOnSignals } from './signals.js';
 
-export interface ApplyCliOptions extends ExecOptions, ThresholdOptions {
+export interface ApplyCliOptions extends ExecOptions, ThresholdOptions, DriftFlags {
   /** A plan saved by `plan --out`: apply exactly it. */
   readonly planFile?: string;
   readonly force?: boolean;
@@ -74,6 +75,7 @@ export async function runApply(opts: ApplyCliOptions): Promise<void> {
 function savedPlanOf(opts: ApplyCliOptions): SavedPlan | undefined {
   if (opts.planFile === undefined) return undefined;
   if (opts.target?.length) throw new SavedPlanError(`--target cannot be given with a saved plan: ${opts.planFile} carries the targets it was made with`);
+  if (opts.resync || opts.replace?.length) throw new SavedPlanError(`--resync and --replace cannot be given with a saved plan: ${opts.planFile} carries what it re-sends`);
   let text: string;
   try {
     text = readFileSync(opts.planFile, 'utf8');
@@ -125,7 +127,7 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
   }
   const { store, engine, close } = session;
   try {
-    const plan = engine.plan(resources, saved ? saved.made_from.targets : opts.target);
+    const plan = saved ? engine.plan(resources, saved.made_from.targets, savedDrift(saved)) : engine.plan(resources, opts.target, driftOf(opts));
     if (saved) {
       // Exactly what was reviewed, or nothing: the plan made now must be the saved one.
       const stale = staleReasons(saved, planToJson(plan, madeFrom(plan, config)) as SavedPlan);

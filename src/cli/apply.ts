@@ -4,9 +4,10 @@
 import type { Command } from 'commander';
 import { withConfigAndState, withRemote, withTargets, withThresholds } from './common.js';
 import type { ApplyCliOptions } from './apply-run.js';
+import { withDrift } from './drift.js';
 
 export function register(program: Command): void {
-  withTargets(withThresholds(withRemote(withConfigAndState(program.command('apply')))))
+  withDrift(withTargets(withThresholds(withRemote(withConfigAndState(program.command('apply'))))))
     .description('apply the config: plan, then send the calls that close the gap')
     .option('--auto-approve', 'apply without asking (implied when not on a terminal)')
     .option('--verbose', 'log every call')

@@ -3,16 +3,17 @@
 
 import type { Command } from 'commander';
 import { thresholdsOf, withConfigAndState, withTargets, withThresholds, type CommonOptions, type ThresholdOptions } from './common.js';
+import { driftOf, withDrift, type DriftFlags } from './drift.js';
 import { loadOrRefuse, localRoot } from './load.js';
 
-interface PlanCliOptions extends CommonOptions, ThresholdOptions {
+interface PlanCliOptions extends CommonOptions, ThresholdOptions, DriftFlags {
   readonly out?: string;
   readonly target?: readonly string[];
   readonly detailedExitcode?: boolean;
 }
 
 export function register(program: Command): void {
-  withTargets(withThresholds(withConfigAndState(program.command('plan'))))
+  withDrift(withTargets(withThresholds(withConfigAndState(program.command('plan')))))
     .description('show what apply would change (nothing is sent)')
     .option('--json', 'print the plan as JSON (the shape of a saved plan, docs/plan-format.md)')
     .option('--out <file>', 'also save the plan, for `edgesync apply FILE` to apply exactly it (no secret, no KV value)')
@@ -24,7 +25,7 @@ export function register(program: Command): void {
       const [{ madeFrom, massOrphaning, renderJson, renderText, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
         import('../plan/index.js'), import('./exit.js'),
       ]);
-      const plan = root.planOffline(config.resources, opts.target);
+      const plan = root.planOffline(config.resources, opts.target, driftOf(opts));
       const made = madeFrom(plan, config);
       process.stdout.write(opts.json ? renderJson(plan, made) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
       if (opts.out !== undefined) {

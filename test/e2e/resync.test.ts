@@ -1,0 +1,99 @@
+// Drift at the command line: after an apply, `apply --resync` sends every PUT and PATCH resource
+// again (no create, no run), KV pairs only on opt-in, and `apply --replace KEY` one resource.
+
+import { describe, expect, it } from 'vitest';
+import { ACCOUNT, apply, cli, editDoc, emulator, workspace } from './harness.js';
+import { NAMESPACE, RESOURCES } from './fixture.js';
+
+/** Operations of the PUT and PATCH kinds of the fixture: script, organization, domain, route, logging, profile, connectivity. */
+const RESENT = [1, 2, 4, 11, 12, 15, 17];
+
+describe('apply --resync', () => {
+  it('sends each PUT and PATCH resource once again, never a create or a run, and then nothing', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    expect((await apply(ws, emu)).code).toBe(0);
+    emu.clearRequests();
+
+    const plan = await cli(['plan', ...ws.local, '--resync']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('Resync: 7 resources sent again as applied, 7 calls; nothing in them changes unless edited by hand.');
+    expect(plan.stdout).toMatch(/^~ UserProfile\/me {2}resync \(PATCH editUser\)$/m);
+    expect(emu.requests()).toEqual([]);
+
+    const r = await apply(ws, emu, '--resync');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const calls = emu.requests();
+    expect(calls.map((c) => c.operation).sort((a, b) => a! - b!)).toEqual(RESENT);
+    expect(new Set(calls.map((c) => c.method))).toEqual(new Set(['PUT', 'PATCH']));
+    expect(calls.every((c) => c.status === 200)).toBe(true);
+
+    emu.clearRequests();
+    expect((await apply(ws, emu)).code).toBe(0);
+    expect(emu.requests()).toEqual([]);
+  });
+
+  it('writes every KV pair again, in one chunk, once the document sets metadata.resync, overwriting a value changed by hand', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    editDoc(ws, RESOURCES.KvPairs.file, RESOURCES.KvPairs.name, (doc) => doc.setIn(['metadata', 'resync'], true));
+    expect((await apply(ws, emu)).code).toBe(0);
+    const pairs = emu.kv(ACCOUNT, NAMESPACE);
+    const banner = pairs.get('banner')!;
+    pairs.set('banner', { ...banner, value: Buffer.from('edited by hand') });
+    emu.clearRequests();
+
+    const r = await apply(ws, emu, '--resync');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const kv = emu.requests().filter((c) => c.operation === 10);
+    expect(kv).toHaveLength(1);
+    expect(kv[0]!.kv!.pairs).toBe(pairs.size);
+    expect(emu.kv(ACCOUNT, NAMESPACE).get('banner')!.value.toString()).toBe('Maintenance on Sunday');
+    expect(emu.requests().map((c) => c.method)).not.toContain('POST');
+  });
+});
+
+describe('a saved --resync plan', () => {
+  it('is applied as saved: the same resources re-sent', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    expect((await apply(ws, emu)).code).toBe(0);
+    const file = `${ws.dir}/resync.plan.json`;
+    expect((await cli(['plan', ...ws.local, '--resync', '--out', file])).code).toBe(0);
+    emu.clearRequests();
+    const r = await cli(['apply', ...ws.remote(emu), file]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(emu.requests().map((c) => c.operation).sort((a, b) => a! - b!)).toEqual(RESENT);
+  });
+});
+
+describe('apply --replace KEY', () => {
+  it('sends one resource again: one request', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    expect((await apply(ws, emu)).code).toBe(0);
+    emu.clearRequests();
+    const r = await apply(ws, emu, '--replace', RESOURCES.WorkerRoute.key);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(emu.requests().map((c) => [c.method, c.operation])).toEqual([['PUT', 11]]);
+  });
+
+  it('refuses a create-only resource, and an unknown key, in one line each, sending nothing', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    expect((await apply(ws, emu)).code).toBe(0);
+    emu.clearRequests();
+
+    const located = await apply(ws, emu, '--replace', RESOURCES.GatewayLocation.key);
+    expect(located.code).toBe(1);
+    expect(located.stderr.trim()).toBe(
+      `--replace ${RESOURCES.GatewayLocation.key}: a GatewayLocation is created once (POST createLocation) and no operation sends its whole request again, ` +
+        `so the interface cannot replace it in place; to recreate it, forget it with \`edgesync state forget '${RESOURCES.GatewayLocation.key}'\` and apply`,
+    );
+
+    const unknown = await apply(ws, emu, '--replace', 'UserProfile/mee');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toBe('--replace UserProfile/mee names no resource of the config; did you mean UserProfile/me?');
+    expect(emu.requests()).toEqual([]);
+  });
+});
