@@ -105,7 +105,8 @@ export function runEvents(
   if (report.result === 'failed' || report.result === 'error') {
     failing++;
     const why = report.result === 'error' ? 'reconcile failed' : `${report.failed} of ${report.actions} action(s) failed`;
-    drafts.push({ event: 'reconcile_failed', resources: sorted(apply.failed), reason: `${why}: ${summary(report.errors)}${report.retryAt ? `; retrying at ${report.retryAt}` : ''}` });
+    // No retry time in the reason: a failure that persists is one cause, said once per repeat window.
+    drafts.push({ event: 'reconcile_failed', resources: sorted(apply.failed), reason: `${why}: ${summary(report.errors)}${report.retryAt ? '; retrying with backoff' : ''}` });
   } else if (report.result === 'invalid') {
     failing++;
   } else if (report.result === 'ok') {

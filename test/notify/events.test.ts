@@ -18,7 +18,7 @@ describe('events of the daemon’s reports', () => {
     });
     expect(failed.drafts).toEqual([{
       event: 'reconcile_failed', resources: ['UserProfile/me'],
-      reason: '1 of 2 action(s) failed: UserProfile/me#update: server answered 503; retrying at 2027-01-15T08:00:02.000Z',
+      reason: '1 of 2 action(s) failed: UserProfile/me#update: server answered 503; retrying with backoff',
     }]);
     const again = runEvents(report({ result: 'error', errors: ['connect ECONNREFUSED', 'second'] }), failed.memory);
     expect(again.drafts).toEqual([{ event: 'reconcile_failed', resources: [], reason: 'reconcile failed: connect ECONNREFUSED (and 1 more)' }]);
