@@ -6,7 +6,7 @@ import { createLogger } from '../log.js';
 import { checkInteger, OptionError } from '../util/options.js';
 import type { Daemon } from '../daemon/index.js';
 import type { WatchOptions } from '../daemon/run.js';
-import { parseListen } from '../daemon/options.js';
+import { parseDuration, parseListen } from '../daemon/options.js';
 import type { Logger } from '../log.js';
 import { remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
 import { parseLogFormat } from './notices.js';
@@ -22,6 +22,8 @@ export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions> {
   /** Repeatable. */
   readonly notify?: string[];
   readonly notifyRepeat: string;
+  /** A duration such as 6h; absent: no resync. */
+  readonly resyncInterval?: string;
 }
 
 const numeric = (text: string): number | string => (/^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text);
@@ -34,6 +36,7 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
     timing: {
       debounceMs: checkInteger('debounce', numeric(flags.debounce), 0, 3_600_000),
       shutdownTimeoutMs: checkInteger('shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,
+      ...(flags.resyncInterval !== undefined && { resyncIntervalMs: parseDuration('resync-interval', flags.resyncInterval) }),
     },
     allowEmpty: flags.allowEmpty === true,
     notify: { targets: notifyTargets(flags.notify, env.EDGESYNC_NOTIFY), repeatMs: parseRepeat(flags.notifyRepeat ?? '1h') },
@@ -50,6 +53,7 @@ export function register(program: Command): void {
     .option('--shutdown-timeout <seconds>', 'how long calls in flight may finish after SIGTERM', '10')
     .option('--notify <url>', 'POST events (failures, recoveries, applied revisions…) as JSON to this http(s) URL, or to Slack with slack+https://hooks.slack.com/…; repeatable (else EDGESYNC_NOTIFY, comma-separated)', (url: string, all: string[] = []) => [...all, url])
     .option('--notify-repeat <duration>', 'do not send the same event for the same cause again within this (e.g. 30m, 1h, 0 for every time)', '1h')
+    .option('--resync-interval <duration>', 'also re-send every re-sendable applied resource this often (e.g. 6h; at least 1m), overwriting changes made by hand (default: never)')
     .option('--allow-empty', 'apply even a config that has no document or would orphan most of the state (else the daemon holds)')
     .option('--log-level <level>', 'trace, debug, info, warn or error (else LOG_LEVEL, else info)')
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')

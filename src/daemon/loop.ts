@@ -12,7 +12,8 @@ import type { CheckedTiming } from './options.js';
 /** What the loop needs of src/engine's Engine (which satisfies it). */
 export interface LoopEngine {
   load(): Promise<LoadResult>;
-  plan(resources: readonly DesiredResource[]): Plan;
+  /** `drift.resync`: see PlanOptions.resync; the loop passes it on its resync runs. */
+  plan(resources: readonly DesiredResource[], targets?: readonly string[], drift?: { readonly resync?: boolean }): Plan;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** Records what a plan with no action says of resources (blocked, orphaned). @default nothing recorded */
   settle?(plan: Plan): void;
@@ -26,7 +27,8 @@ export interface LoopLogger {
 }
 
 export type RunResult = 'ok' | 'failed' | 'uncertain' | 'invalid' | 'held' | 'error' | 'stopped';
-export type RunReason = 'start' | 'change' | 'retry';
+/** `resync`: the resync interval came round; that run re-sends what is applied (timing.resyncIntervalMs). */
+export type RunReason = 'start' | 'change' | 'retry' | 'resync';
 
 export interface RunReport {
   readonly reason: RunReason;
@@ -125,6 +127,9 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
   const observer = options.observer ?? {};
   let debounce: Timer | undefined;
   let retry: Timer | undefined;
+  let resyncTimer: Timer | undefined;
+  // Set by the interval, cleared by the run that re-sends: a run for a change meanwhile does it.
+  let resyncDue = false;
   let running: Promise<void> | undefined;
   let due: RunReason | undefined;
   let stopped = false;
@@ -205,7 +210,10 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     return true;
   };
 
-  const run = async (reason: RunReason): Promise<void> => {
+  const run = async (asked: RunReason): Promise<void> => {
+    const resync = resyncDue;
+    resyncDue = false;
+    const reason: RunReason = resync ? 'resync' : asked;
     const startedAt = new Date(clock.now()).toISOString();
     const base = { reason, startedAt, actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0 };
     try {
@@ -214,7 +222,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
         return finish({ ...base, result: 'invalid', errors: status.configErrors.map(formatError) });
       }
       const resources = lastGood!.resources;
-      const plan = engine.plan(resources);
+      const plan = resync ? engine.plan(resources, undefined, { resync: true }) : engine.plan(resources);
       const attention = { needsAttention: needsAttention(plan) };
       const held = options.hold?.(plan, lastGood!.digest);
       if (held) {
@@ -239,6 +247,8 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       // Uncertain creates are reported, never retried: resending could create a duplicate.
       retryPending = !result.stopped && result.failed.some((f) => !f.terminal);
       if (!retryPending) retryAttempt = 0;
+      // Its retry re-sends what failed: unchanged resources are planned only by a resync.
+      else if (resync) resyncDue = true;
       const errors = [
         ...result.failed.map((f) => `${f.action.id}: ${f.error}`),
         ...result.uncertain.map((u) => `${u.action.id}: ${u.error}`),
@@ -253,6 +263,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       });
     } catch (err) {
       retryPending = true;
+      if (resync) resyncDue = true;
       const message = err instanceof Error ? err.message : String(err);
       logger.error({ err: message }, 'reconcile failed');
       finish({ ...base, result: 'error', errors: [message] });
@@ -260,7 +271,18 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
   };
 
   return {
-    start: () => request('start'),
+    start() {
+      request('start');
+      const every = timing.resyncIntervalMs;
+      const next = () => {
+        resyncTimer = later(clock, every, () => {
+          resyncDue = true;
+          request('resync');
+          next();
+        });
+      };
+      if (every > 0) next();
+    },
     changed() {
       needLoad = true;
       debounce?.cancel();
@@ -273,6 +295,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       stopped = true;
       debounce?.cancel();
       retry?.cancel();
+      resyncTimer?.cancel();
       if (!running) return true;
       const bound = new AbortController();
       const finished = await Promise.race([

@@ -13,7 +13,15 @@ export interface LoopTiming {
   readonly retryMaxMs?: number;
   /** How long a stop waits for calls in flight. @default 10000 */
   readonly shutdownTimeoutMs?: number;
+  /**
+   * Drift: every this often, a run re-sends what an idempotent call can (see PlanOptions.resync);
+   * 0 is off, else at least a minute. @default 0
+   */
+  readonly resyncIntervalMs?: number;
 }
+
+/** The shortest resync interval: each one costs a call per re-sendable resource. */
+export const MIN_RESYNC_MS = 60_000;
 
 export type CheckedTiming = Required<LoopTiming>;
 
@@ -25,7 +33,23 @@ export function checkTiming(t: LoopTiming = {}): CheckedTiming {
     retryInitialMs,
     retryMaxMs: checkInteger('retryMaxMs', t.retryMaxMs ?? 300_000, retryInitialMs),
     shutdownTimeoutMs: checkInteger('shutdownTimeoutMs', t.shutdownTimeoutMs ?? 10_000, 0),
+    resyncIntervalMs: checkResyncInterval('resyncIntervalMs', t.resyncIntervalMs ?? 0),
   };
+}
+
+function checkResyncInterval(name: string, ms: unknown): number {
+  if (ms === 0) return 0;
+  if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < MIN_RESYNC_MS) fail(name, `0 (off) or at least ${MIN_RESYNC_MS} ms (a minute)`, ms);
+  return ms;
+}
+
+/** "6h", "90m", "45s", "1d" → milliseconds; at least a minute (each resync costs calls). */
+export function parseDuration(name: string, text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$/.exec(text);
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+  const ms = m ? Math.round(Number(m[1]) * unit[m[2] as keyof typeof unit]) : Number.NaN;
+  if (!(ms >= MIN_RESYNC_MS)) fail(name, 'a duration of at least a minute, such as 90s, 30m, 6h or 1d', text);
+  return ms;
 }
 
 /** "127.0.0.1:9300", "[::1]:0" or ":9300" → host and port. */

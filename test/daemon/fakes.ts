@@ -109,8 +109,11 @@ export class FakeEngine implements LoopEngine {
   blocked: Plan['blocked'] = [];
   /** Plans handed to settle(), which records statuses of a plan with no action. */
   settled: Plan[] = [];
-  plan(resources: readonly DesiredResource[]): Plan {
-    const actions = resources.filter((r) => !this.applied.has(`${r.name}@${r.hash}`)).map((r) => action(r.name));
+  /** Plans made with drift.resync: each re-sends every resource. */
+  resyncs = 0;
+  plan(resources: readonly DesiredResource[], _targets?: readonly string[], drift?: { readonly resync?: boolean }): Plan {
+    if (drift?.resync) this.resyncs++;
+    const actions = resources.filter((r) => drift?.resync || !this.applied.has(`${r.name}@${r.hash}`)).map((r) => action(r.name));
     return { actions, blocked: this.blocked, orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
   }
   settle(plan: Plan): void {

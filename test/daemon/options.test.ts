@@ -17,7 +17,7 @@ describe('the --listen address', () => {
 });
 
 describe('the loop timing', () => {
-  it('defaults to a 500 ms debounce, retries from 1 s to 5 min and a 10 s shutdown', () => {
-    expect(checkTiming()).toEqual({ debounceMs: 500, retryInitialMs: 1000, retryMaxMs: 300_000, shutdownTimeoutMs: 10_000 });
+  it('defaults to a 500 ms debounce, retries from 1 s to 5 min, a 10 s shutdown and no resync', () => {
+    expect(checkTiming()).toEqual({ debounceMs: 500, retryInitialMs: 1000, retryMaxMs: 300_000, shutdownTimeoutMs: 10_000, resyncIntervalMs: 0 });
   });
 });
