@@ -11,9 +11,13 @@ import type { Logger } from '../log.js';
 import { remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
 import { parseLogFormat } from './notices.js';
 import { notifyTargets, parseRepeat } from '../notify/targets.js';
+import path from 'node:path';
+import { folderSource } from '../config/source.js';
+import { GitError } from '../config/git/run.js';
+import { gitWatch, withGit, type GitFlags } from './git.js';
 
 /** The flags of `edgesync watch`, as commander hands them over. */
-export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions> {
+export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions>, Partial<GitFlags> {
   readonly debounce: string;
   readonly listen: string;
   /** Seconds. */
@@ -30,8 +34,12 @@ const numeric = (text: string): number | string => (/^\s*\d+(\.\d+)?\s*$/.test(t
 
 /** Every flag checked, and the token read, before anything opens. */
 export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.ProcessEnv = process.env): WatchOptions {
+  const root = remoteOptions(flags, env);
+  const git = gitWatch({ ...flags, interval: flags.interval ?? '1m' }, root.state, env);
   return {
-    root: remoteOptions(flags, env),
+    // A git source's checkout is put back to its commit at each sync: outputs go beside the state unless told.
+    root: git ? { ...root, source: folderSource(git.checkout.root), outputsDir: root.outputsDir ?? path.join(path.dirname(root.state.defaultSecretsDir), 'outputs') } : root,
+    ...(git && { git }),
     listen: parseListen(flags.listen),
     timing: {
       debounceMs: checkInteger('debounce', numeric(flags.debounce), 0, 3_600_000),
@@ -46,7 +54,7 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
 }
 
 export function register(program: Command): void {
-  withThresholds(withRemote(withConfigAndState(program.command('watch'))))
+  withGit(withThresholds(withRemote(withConfigAndState(program.command('watch')))))
     .description('keep applying the config: on start and on every change under the root, until stopped')
     .option('--debounce <ms>', 'quiet time after a change before reconciling', '500')
     .addOption(new Option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))
@@ -79,7 +87,7 @@ export function register(program: Command): void {
         daemon = await startWatch(watchOptions(flags, logger));
       } catch (err) {
         process.off('SIGHUP', onHangup);
-        if (!(err instanceof StateLockedError || err instanceof OptionError || err instanceof TokenError || isListenError(err))) throw err;
+        if (!(err instanceof StateLockedError || err instanceof OptionError || err instanceof TokenError || err instanceof GitError || isListenError(err))) throw err;
         logger.fatal({}, err.message);
         process.exitCode = 1;
         return;

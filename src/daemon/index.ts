@@ -2,6 +2,7 @@
 // together and stopped in order (no new calls, calls in flight finish, watcher and server closed).
 
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { LoadResult } from '../config/index.js';
 import { getKind } from '../kinds/registry.js';
@@ -62,6 +63,8 @@ export interface DaemonOptions {
   readonly approvalPollMs?: number;
   /** How often the root is checked for having been removed, renamed or replaced. @default 500 */
   readonly rootPollMs?: number;
+  /** More routes on the endpoint (the push webhook of a git source). @default none */
+  readonly routes?: (app: FastifyInstance) => void;
   /** Where AI run outputs are written (the engine's outputsDir). @default root */
   readonly outputsDir?: string;
   /** One more observer of the loop, called after the metrics' (notifications). @default none */
@@ -187,6 +190,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     resources: () => terms.current()?.store.list() ?? [],
     registry: metrics.registry,
   });
+  options.routes?.(app);
   try {
     await app.listen({ host: listen.host, port: listen.port });
   } catch (err) {

@@ -11,6 +11,8 @@ import type { Thresholds } from '../plan/guard.js';
 import { startDaemon, type Daemon } from './index.js';
 import type { Leadership } from './leadership.js';
 import type { WatchFactory } from './watcher.js';
+import { watchGit, type GitSourceOptions, type GitWatching } from './git-watch.js';
+import { systemClock } from '../util/clock.js';
 
 export interface WatchOptions {
   /** Source, state, remote and tuning; the daemon adds its owner, logger, stop signal and metrics sink. */
@@ -30,10 +32,32 @@ export interface WatchOptions {
   readonly leaderPollMs?: number;
   /** Where events are POSTed (`--notify`). @default none */
   readonly notify?: NotifyOptions;
+  /** A git remote followed (`--git`): `root.source` reads its checkout. @default none */
+  readonly git?: GitSourceOptions;
 }
 
 /** State (may throw StateLockedError), client, engine, then the daemon; the state is closed again if it cannot start. */
 export async function startWatch(options: WatchOptions): Promise<Daemon> {
+  // The checkout first: the first load reads it.
+  const git = options.git && (await watchGit(options.git, systemClock, options.logger));
+  try {
+    const daemon = await startWatchOn(options, git);
+    if (!git) return daemon;
+    git.onCommit = () => daemon.reload();
+    return {
+      ...daemon,
+      async stop() {
+        await git.stop();
+        return daemon.stop();
+      },
+    };
+  } catch (err) {
+    await git?.stop();
+    throw err;
+  }
+}
+
+async function startWatchOn(options: WatchOptions, git: GitWatching | undefined): Promise<Daemon> {
   const metrics = createMetrics();
   const stop = new AbortController();
   const root = composeRoot({
@@ -70,6 +94,7 @@ export async function startWatch(options: WatchOptions): Promise<Daemon> {
       approvals: root.state.approvals,
       outputsDir: root.outputsDir,
       ...(options.watch && { watch: options.watch }),
+      ...(git?.routes && { routes: git.routes }),
       ...(notifier && { observer: notifier.observer }),
       ...(notifier && claim && { onRole: (leader: boolean) => notifier.onRole(leader, claim.holder) }),
     });

@@ -1,0 +1,41 @@
+// `watch --git`: the first sync before anything else (no checkout at all ends the start), then the
+// follower, reloading the daemon at each new commit, and the push webhook when a secret is set.
+
+import type { FastifyInstance } from 'fastify';
+import { GitError } from '../config/git/run.js';
+import type { GitCheckout } from '../config/git/checkout.js';
+import type { Clock } from '../util/clock.js';
+import { followGit, type Follower } from './git-follow.js';
+import type { LoopLogger } from './loop.js';
+import { registerGitHook } from './webhook.js';
+
+export interface GitSourceOptions {
+  readonly checkout: GitCheckout;
+  readonly ref: string;
+  readonly intervalMs: number;
+  readonly webhookSecret?: string;
+}
+
+export interface GitWatching {
+  /** Called at each new commit after the first: set once the daemon runs. */
+  onCommit: () => void;
+  /** The endpoint's push webhook, when a secret is set. */
+  readonly routes?: (app: FastifyInstance) => void;
+  stop(): Promise<void>;
+}
+
+export async function watchGit(options: GitSourceOptions, clock: Clock, logger: LoopLogger): Promise<GitWatching> {
+  const watching: { onCommit: () => void } = { onCommit: () => {} };
+  const follower: Follower = await followGit({ checkout: options.checkout, intervalMs: options.intervalMs, clock, logger, onCommit: () => watching.onCommit() });
+  const { commit, error } = follower.status();
+  // A failed first sync leaves the last good checkout in force after a restart; with none, there is nothing to apply.
+  if (commit === undefined && (await options.checkout.current()) === undefined) {
+    await follower.stop();
+    throw new GitError(error ?? `nothing is checked out from ${options.checkout.shown}`);
+  }
+  const secret = options.webhookSecret;
+  return Object.assign(watching, {
+    ...(secret !== undefined && { routes: (app: FastifyInstance) => registerGitHook(app, { secret, ref: options.ref, onPush: () => follower.syncNow() }) }),
+    stop: () => follower.stop(),
+  });
+}

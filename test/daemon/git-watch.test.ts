@@ -1,0 +1,89 @@
+// `watch --git`: the config followed from a git remote the test makes; a push webhook fetches at
+// once, an invalid commit applies nothing and keeps the last good one, and an unreachable remote ends the start.
+
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { TOKEN, waitFor } from './harness.js';
+import { spawnWatch } from './processes.js';
+import { testRemote } from '../config/git/remote.js';
+
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+const ACCOUNT = '0123456789abcdef0123456789abcdef';
+const list = (name: string) => `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: ${name}\n  account: ${ACCOUNT}\nspec:\n  name: ${name}\n  type: DOMAIN\n  items:\n    - value: ${name}.example.net\n`;
+
+async function emulator(): Promise<RunningEmulator> {
+  const e = await startEmulator({ port: 0, tokens: [TOKEN] });
+  cleanup.push(() => e.close());
+  return e;
+}
+
+function stateDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-git-watch-'));
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const creates = (emu: RunningEmulator) => emu.requests().filter((r) => r.method === 'POST' && r.status === 200).map((r) => (r.body as { name?: string }).name);
+
+describe('watch --git', () => {
+  it('applies the followed commit, fetches at once on a signed push, and keeps the last good commit through an invalid one', async () => {
+    const remote = testRemote();
+    cleanup.push(() => remote.close());
+    const first = remote.commit({ 'config/lists.yaml': list('one'), 'README.md': 'not config\n' });
+    const emu = await emulator();
+    const dir = stateDir();
+    fs.writeFileSync(path.join(dir, 'hook-secret'), 'the-hook-secret\n');
+    const child = spawnWatch([
+      '--git', remote.url, '--ref', 'main', '--path', 'config', '--interval', '1h', '--webhook-secret-file', path.join(dir, 'hook-secret'),
+      '--state', path.join(dir, 'state', 'state.db'), '--base-url', emu.url,
+    ], cleanup);
+    const url = await waitFor('the endpoint', () => child.log.find((l) => typeof l.url === 'string')?.url as string | undefined, 15_000);
+    await waitFor('the first commit applied', () => creates(emu).includes('one'), 15_000);
+    const status = async () => (await (await fetch(`${url}/status`)).json()) as { revision: { commit?: string }; configValid: boolean; configErrors: { text: string }[] };
+    expect((await status()).revision).toMatchObject({ source: 'git', commit: first });
+
+    const push = async () => {
+      const body = JSON.stringify({ ref: 'refs/heads/main' });
+      const signature = `sha256=${createHmac('sha256', 'the-hook-secret').update(body).digest('hex')}`;
+      return fetch(`${url}/hooks/git`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
+    };
+    remote.commit({ 'config/lists.yaml': list('one') + '---\n' + list('two') });
+    // The interval is an hour: only the webhook can bring this commit in.
+    expect((await push()).status).toBe(202);
+    await waitFor('the pushed commit applied', () => creates(emu).includes('two'), 15_000);
+
+    remote.commit({ 'config/lists.yaml': list('one') + '---\n' + list('two') + '---\nkind: GatewayList\nmetadata: [not, a, map]\n' });
+    expect((await push()).status).toBe(202);
+    await waitFor('the invalid commit reported', async () => !(await status()).configValid, 15_000);
+    const s = await status();
+    expect(s.configErrors[0].text).toMatch(/lists\.yaml:\d+/);
+    remote.commit({ 'config/lists.yaml': list('one') + '---\n' + list('two') + '---\n' + list('three') });
+    expect((await push()).status).toBe(202);
+    await waitFor('the fix applied', () => creates(emu).includes('three'), 15_000);
+    // Each list was created once, whatever came between.
+    expect(creates(emu).sort()).toEqual(['one', 'three', 'two']);
+    const unsigned = await fetch(`${url}/hooks/git`, { method: 'POST', body: '{"ref":"refs/heads/main"}', headers: { 'content-type': 'application/json' } });
+    expect(unsigned.status).toBe(401);
+    child.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+  });
+
+  it('exits 1 with one line when the remote cannot be fetched and nothing was ever checked out, never showing the token', async () => {
+    const emu = await emulator();
+    const dir = stateDir();
+    const child = spawnWatch(['--git', 'file:///nonexistent/repo.git', '--state', path.join(dir, 'state', 'state.db'), '--base-url', emu.url], cleanup, { EDGESYNC_GIT_TOKEN: 'git-token-secret' });
+    const { code } = await child.exited;
+    expect(code).toBe(1);
+    expect(child.stderr()).toMatch(/cannot fetch HEAD from file:\/\/\/nonexistent\/repo\.git/);
+    expect(child.stderr()).not.toContain('git-token-secret');
+    expect(child.log.some((l) => typeof l.url === 'string')).toBe(false);
+  });
+});
