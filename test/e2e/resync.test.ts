@@ -8,12 +8,18 @@ import { NAMESPACE, RESOURCES } from './fixture.js';
 /** Operations of the PUT and PATCH kinds of the fixture: script, organization, domain, route, logging, profile, connectivity. */
 const RESENT = [1, 2, 4, 11, 12, 15, 17];
 
+/** The fixture applied once, and the emulator's request log cleared after it. */
+async function applied() {
+  const emu = await emulator();
+  const ws = workspace();
+  expect((await apply(ws, emu)).code).toBe(0);
+  emu.clearRequests();
+  return { emu, ws };
+}
+
 describe('apply --resync', () => {
   it('sends each PUT and PATCH resource once again, never a create or a run, and then nothing', async () => {
-    const emu = await emulator();
-    const ws = workspace();
-    expect((await apply(ws, emu)).code).toBe(0);
-    emu.clearRequests();
+    const { emu, ws } = await applied();
 
     const plan = await cli(['plan', ...ws.local, '--resync']);
     expect(plan.code, plan.stderr).toBe(0);
@@ -69,20 +75,14 @@ describe('a saved --resync plan', () => {
 
 describe('apply --replace KEY', () => {
   it('sends one resource again: one request', async () => {
-    const emu = await emulator();
-    const ws = workspace();
-    expect((await apply(ws, emu)).code).toBe(0);
-    emu.clearRequests();
+    const { emu, ws } = await applied();
     const r = await apply(ws, emu, '--replace', RESOURCES.WorkerRoute.key);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(emu.requests().map((c) => [c.method, c.operation])).toEqual([['PUT', 11]]);
   });
 
   it('refuses a create-only resource, and an unknown key, in one line each, sending nothing', async () => {
-    const emu = await emulator();
-    const ws = workspace();
-    expect((await apply(ws, emu)).code).toBe(0);
-    emu.clearRequests();
+    const { emu, ws } = await applied();
 
     const located = await apply(ws, emu, '--replace', RESOURCES.GatewayLocation.key);
     expect(located.code).toBe(1);
