@@ -4,6 +4,7 @@
 import os from 'node:os';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { checkBoolean, checkInteger, checkString, fail } from '../../util/options.js';
+import type { StateClaim } from '../backend.js';
 import { StateMissingError } from '../file.js';
 import { StateLockedError, type LockHolder } from '../lock.js';
 import { SqlStateStore } from '../store.js';
@@ -64,18 +65,9 @@ export function openPgStateStore(options: PgStateOptions): SqlStateStore {
 
 /**
  * A standby's hold on a workspace it does not write yet: one session kept open, on which each
- * `take` tries the lock once (one cheap query), so a replica can wait for the writer to go.
+ * `take` tries the lock once (one cheap query); a take that gets it hands that session to the store.
  */
-export interface PgClaim {
-  /** The writable store when the lock was free (the claim's session is then the store's); else undefined. */
-  take(): SqlStateStore | undefined;
-  /** Who held the lock at the last refused try, if the lease row named it. */
-  readonly holder: LockHolder | undefined;
-  /** Ends the session, unless a take handed it to a store. */
-  close(): void;
-}
-
-export function claimPgState(options: PgStateOptions): PgClaim {
+export function claimPgState(options: PgStateOptions): StateClaim {
   const o = checkPgOptions({ ...options, readOnly: false });
   let session: PgSession | undefined;
   let holder: LockHolder | undefined;
