@@ -138,22 +138,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     return `${breaches.join('; ')}: held until the files change, or \`edgesync apply --force\` approves it.`;
   };
-  const extra = options.observer ?? {};
-  const observer: LoopObserver = {
-    onConfig: (loaded: LoadResult) => {
-      metrics.observer.onConfig?.(loaded);
-      if (loaded.ok) outputs = writtenFiles(loaded, outputsDir);
-      extra.onConfig?.(loaded);
+  // The metrics, the watcher's list of run outputs, then the caller's observer (notifications), in that order.
+  const observers: LoopObserver[] = [
+    metrics.observer,
+    {
+      onConfig: (loaded: LoadResult) => {
+        if (loaded.ok) outputs = writtenFiles(loaded, outputsDir);
+      },
     },
-    onPlan: (plan) => extra.onPlan?.(plan),
-    onApplied: (result) => {
-      metrics.observer.onApplied?.(result);
-      extra.onApplied?.(result);
-    },
-    onRun: (report) => {
-      metrics.observer.onRun?.(report);
-      extra.onRun?.(report);
-    },
+    options.observer ?? {},
+  ];
+  const observer: Required<LoopObserver> = {
+    onConfig: (loaded) => observers.forEach((o) => o.onConfig?.(loaded)),
+    onPlan: (plan) => observers.forEach((o) => o.onPlan?.(plan)),
+    onApplied: (result) => observers.forEach((o) => o.onApplied?.(result)),
+    onRun: (report) => observers.forEach((o) => o.onRun?.(report)),
   };
 
   // One reconcile loop per term: a replica that takes over starts from its own first run.
@@ -179,7 +178,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       };
     },
   });
-  metrics.trackResources(() => terms.current()?.store.list() ?? []);
+  const resources = () => terms.current()?.store.list() ?? [];
+  metrics.trackResources(resources);
   terms.first();
   const status = () => loop?.status() ?? NO_RUN;
 
@@ -187,7 +187,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     status,
     role: () => terms.role(),
     revision: () => configRevision(root, status().digest),
-    resources: () => terms.current()?.store.list() ?? [],
+    resources,
     registry: metrics.registry,
   });
   options.routes?.(app);
