@@ -2,7 +2,6 @@
 // elsewhere) and AI outputs. A reader sees the old file or the new one, never half of one.
 
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { chmod, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { isIgnored, isInside, realpathNearest } from '../config/paths.js';

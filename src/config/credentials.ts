@@ -24,22 +24,27 @@ export function secretFilePath(file: string, secretsDir: string | undefined): st
   return path.isAbsolute(file) ? file : path.resolve(secretsDir ?? '.', file);
 }
 
+/** Problems of a credential's secret file: missing, or readable by others. */
+function fileProblems(name: string, file: string): { path: string[]; message: string }[] {
+  let mode: number;
+  try {
+    mode = fs.statSync(file).mode;
+  } catch {
+    return [{ path: ['spec', 'secret', 'file'], message: `${file} does not exist: credential ${name} has no secret, and nothing is sent while one is missing` }];
+  }
+  if ((mode & 0o077) === 0) return [];
+  return [{ path: ['spec', 'secret', 'file'], message: `${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}): make it owner-only (chmod 600) to use it as credential ${name}'s secret` }];
+}
+
 /** Problems of reading a credential's secret, naming the variable or the file (never a value). */
 function secretProblems(name: string, spec: CredentialSpec, env: Env, secretsDir: string | undefined, stored?: (file: string) => boolean): { path: string[]; message: string }[] {
   const out: { path: string[]; message: string }[] = [];
   if ('env' in spec.secret) {
     if (!env[spec.secret.env]) out.push({ path: ['spec', 'secret', 'env'], message: `${spec.secret.env} is not set: credential ${name} has no secret, and nothing is sent while one is missing` });
-  } else if (!stored?.(secretFilePath(spec.secret.file, secretsDir))) {
+  } else {
     const file = secretFilePath(spec.secret.file, secretsDir);
-    let mode: number | undefined;
-    try {
-      mode = fs.statSync(file).mode;
-    } catch {
-      out.push({ path: ['spec', 'secret', 'file'], message: `${file} does not exist: credential ${name} has no secret, and nothing is sent while one is missing` });
-    }
-    if (mode !== undefined && (mode & 0o077) !== 0) {
-      out.push({ path: ['spec', 'secret', 'file'], message: `${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}): make it owner-only (chmod 600) to use it as credential ${name}'s secret` });
-    }
+    // A token secret the state keeps is read from there, not from this file.
+    if (!stored?.(file)) out.push(...fileProblems(name, file));
   }
   if (spec.email !== undefined && typeof spec.email === 'object' && !env[spec.email.env]) {
     out.push({ path: ['spec', 'email', 'env'], message: `${spec.email.env} is not set: credential ${name} has no email` });
