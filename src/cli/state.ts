@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { DEFAULT_STATE_FILE, StateMissingError, type SqlStateStore } from '../state/index.js';
+import { withReadOnly } from '../state/backend.js';
+import { DEFAULT_STATE_FILE, type SqlStateStore } from '../state/index.js';
 import { stateBackend } from '../state/select.js';
 import { renderList, renderShow, viewJson, type ResourceView } from '../state/render.js';
 import { STATUSES } from '../state/rows.js';
@@ -69,19 +70,7 @@ const shownState = (opts: StateCliOptions): string => stateBackend(opts.state, o
 
 /** Reads need no lock; a state that does not exist yet reads as empty. */
 function withReader<T>(opts: StateCliOptions, use: (store: SqlStateStore | undefined) => T): T {
-  const backend = stateBackend(opts.state, opts.workspace);
-  let store: SqlStateStore;
-  try {
-    store = backend.openReadOnly();
-  } catch (err) {
-    if (err instanceof StateMissingError) return use(undefined);
-    throw err;
-  }
-  try {
-    return use(store);
-  } finally {
-    store.close();
-  }
+  return withReadOnly(stateBackend(opts.state, opts.workspace), use);
 }
 
 function withWriter<T>(opts: StateCliOptions, owner: string, use: (store: SqlStateStore) => T): T {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../util/clock.js';
 import { checkString } from '../util/options.js';
-import { checkMissingState } from './file.js';
+import { checkMissingState, StateMissingError } from './file.js';
 import { openStateStore, shownPath } from './index.js';
 import { fileApprovals, type Approvals } from './approvals.js';
 import type { LockHolder } from './lock.js';
@@ -56,6 +56,22 @@ export interface StateClaim {
   take(): SqlStateStore | undefined;
   readonly holder: LockHolder | undefined;
   close(): void;
+}
+
+/** `use` on the state opened read-only (closed after), or on undefined when it does not exist yet. */
+export function withReadOnly<T>(backend: Pick<StateBackend, 'openReadOnly'>, use: (store: SqlStateStore | undefined) => T): T {
+  let store: SqlStateStore;
+  try {
+    store = backend.openReadOnly();
+  } catch (err) {
+    if (err instanceof StateMissingError) return use(undefined);
+    throw err;
+  }
+  try {
+    return use(store);
+  } finally {
+    store.close();
+  }
 }
 
 /** The state in one SQLite file (WAL mode), with its lock file beside it. */

@@ -2,8 +2,8 @@
 // own (approvals of held plans are rows too), and the same lost-state check against the secrets folder.
 
 import path from 'node:path';
-import { EMPTY_SNAPSHOT, type StateBackend } from '../backend.js';
-import { checkLostSecrets, StateMissingError } from '../file.js';
+import { EMPTY_SNAPSHOT, withReadOnly, type StateBackend } from '../backend.js';
+import { checkLostSecrets } from '../file.js';
 import { checkWorkspace, claimPgState, openPgStateStore } from './open.js';
 import { pgApprovals } from './approvals.js';
 import { redactUrl } from './url.js';
@@ -12,6 +12,9 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
   const ws = checkWorkspace(workspace);
   const label = `${redactUrl(url)} (workspace ${ws})`;
   const local = path.resolve('.edgesync');
+  // A workspace missing while the secrets folder holds an earlier apply's files was lost: refused.
+  const ifMissing = (secretsDir?: string, notSecrets?: readonly string[]) => (shown: string) => checkLostSecrets(shown, secretsDir, notSecrets);
+  const openReadOnly = () => openPgStateStore({ url, workspace: ws, readOnly: true });
   return {
     shown: `state ${label}`,
     ownPaths: [],
@@ -19,24 +22,15 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
     defaultSecretsDir: path.join(local, 'secrets'),
     database: { url, workspace: ws },
     open: ({ owner, secretsDir, notSecrets, clock }) =>
-      openPgStateStore({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: (shown) => checkLostSecrets(shown, secretsDir, notSecrets) }),
-    read(use, secretsDir, notSecrets) {
-      let store;
-      try {
-        store = openPgStateStore({ url, workspace: ws, readOnly: true });
-      } catch (err) {
-        if (!(err instanceof StateMissingError)) throw err;
-        checkLostSecrets(label, secretsDir, notSecrets);
+      openPgStateStore({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: ifMissing(secretsDir, notSecrets) }),
+    read: (use, secretsDir, notSecrets) =>
+      withReadOnly({ openReadOnly }, (store) => {
+        if (store) return use(store.snapshot());
+        ifMissing(secretsDir, notSecrets)(label);
         return use(EMPTY_SNAPSHOT);
-      }
-      try {
-        return use(store.snapshot());
-      } finally {
-        store.close();
-      }
-    },
-    openReadOnly: () => openPgStateStore({ url, workspace: ws, readOnly: true }),
+      }),
+    openReadOnly,
     claim: ({ owner, secretsDir, notSecrets, clock }) =>
-      claimPgState({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: (shown) => checkLostSecrets(shown, secretsDir, notSecrets) }),
+      claimPgState({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: ifMissing(secretsDir, notSecrets) }),
   };
 }

@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { StateBackend } from '../backend.js';
+import { withReadOnly, type StateBackend } from '../backend.js';
 import { StateMissingError } from '../file.js';
 import { isPgUrl } from '../pg/url.js';
 import { stateBackend } from '../select.js';
@@ -22,18 +22,7 @@ export const backendOf = (spec: StateSpec): StateBackend => stateBackend(spec.st
 
 /** `use` on the state read-only, or undefined when it does not exist yet. */
 export function readExisting<T>(backend: StateBackend, use: (store: SqlStateStore) => T): T | undefined {
-  let store: SqlStateStore;
-  try {
-    store = backend.openReadOnly();
-  } catch (err) {
-    if (err instanceof StateMissingError) return undefined;
-    throw err;
-  }
-  try {
-    return use(store);
-  } finally {
-    store.close();
-  }
+  return withReadOnly(backend, (store) => store && use(store));
 }
 
 /** The state to copy from, read-only; one that does not exist is said to hold nothing to `verb`. */
