@@ -113,8 +113,7 @@ export class SqlStateStore implements StateStore {
    */
   async recordSuccessAsync(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void> {
     if (!this.db.batch) return this.recordSuccess(id, record, at);
-    if (this.readOnly) throw new Error('this state store was opened read-only');
-    this.verifyFile();
+    this.checkWritable();
     try {
       // Read before the batch, which only writes: this holder is the only writer, and earlier batches come first.
       const row = this.row(id.key);
@@ -313,10 +312,14 @@ export class SqlStateStore implements StateStore {
     }
   }
 
-  private write<T>(fn: () => T): T {
+  private checkWritable(): void {
     if (this.readOnly) throw new Error('this state store was opened read-only');
     // Writing to a file that was deleted or replaced would "succeed" into a file nobody reads again.
     this.verifyFile();
+  }
+
+  private write<T>(fn: () => T): T {
+    this.checkWritable();
     try {
       return this.db
         .transaction(() => {
