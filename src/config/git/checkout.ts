@@ -79,7 +79,7 @@ export class GitCheckout {
     try {
       await this.git(['fetch', '--depth', '1', '--no-tags', '--no-write-fetch-head', 'origin', `+${this.ref}:refs/edgesync/target`]);
     } catch (err) {
-      throw new GitError(`cannot fetch ${this.ref} from ${this.shown}: ${this.reason(err)}`);
+      throw new GitError(`cannot fetch ${this.ref} from ${this.shown}: ${err instanceof GitError ? err.reason : String(err)}`);
     }
     const commit = (await this.git(['rev-parse', '--verify', 'refs/edgesync/target^{commit}'])).trim();
     const before = await this.current();
@@ -118,11 +118,6 @@ export class GitCheckout {
       bytes += Number(size) || 0;
       if (bytes > this.maxBytes) throw new GitError(`${at}: the files under ${this.path} exceed ${this.maxBytes} bytes (--git-max-bytes); nothing is applied from it`);
     }
-  }
-
-  private reason(err: unknown): string {
-    const message = err instanceof Error ? err.message : String(err);
-    return message.replace(/^git \w+: /, '');
   }
 
   private git(args: readonly string[]): Promise<string> {

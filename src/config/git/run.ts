@@ -11,9 +11,12 @@ export interface GitAuth {
   readonly sshKey?: { readonly keyFile: string; readonly knownHosts: string };
 }
 
-/** A git command that failed: its first line of stderr, with any credential taken out. */
+/** A git command that failed, or a commit refused; `reason` is what git said (first error line, credentials taken out). */
 export class GitError extends Error {
   override name = 'GitError';
+  constructor(message: string, readonly reason = message) {
+    super(message);
+  }
 }
 
 /** Arguments quoted for the one place git reads a command line (GIT_SSH_COMMAND). */
@@ -56,7 +59,8 @@ export function git(args: readonly string[], options: { readonly cwd: string; re
       const said = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('hint:'));
       let reason = timedOut ? `no answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s` : (said.find((l) => /^(fatal|error):/.test(l)) ?? said[0] ?? err.message);
       for (const s of secrets) if (s) reason = reason.split(s).join('***');
-      reject(new GitError(`git ${args[0]}: ${redactUrls(reason)}`));
+      const shown = redactUrls(reason);
+      reject(new GitError(`git ${args[0]}: ${shown}`, shown));
     });
   });
 }
