@@ -12,7 +12,7 @@ import { remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresh
 import { parseLogFormat } from './notices.js';
 import { notifyTargets, parseRepeat } from '../notify/targets.js';
 import path from 'node:path';
-import { folderSource } from '../config/source.js';
+import { gitSource } from '../config/git/source.js';
 import { GitError } from '../config/git/run.js';
 import { gitWatch, withGit, type GitFlags } from './git.js';
 
@@ -38,7 +38,7 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
   const git = gitWatch({ ...flags, interval: flags.interval ?? '1m' }, root.state, env);
   return {
     // A git source's checkout is put back to its commit at each sync: outputs go beside the state unless told.
-    root: git ? { ...root, source: folderSource(git.checkout.root), outputsDir: root.outputsDir ?? path.join(path.dirname(root.state.defaultSecretsDir), 'outputs') } : root,
+    root: git ? { ...root, source: gitSource(git.checkout), outputsDir: root.outputsDir ?? path.join(path.dirname(root.state.defaultSecretsDir), 'outputs') } : root,
     ...(git && { git }),
     listen: parseListen(flags.listen),
     timing: {

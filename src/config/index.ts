@@ -14,6 +14,7 @@ import { checkCredentials } from './credentials.js';
 import type { Env } from './interpolate.js';
 import { createSchemaValidator, type SchemaValidator } from './schema.js';
 import { parseYaml } from './yaml.js';
+import type { SourceRevision } from './revision.js';
 
 export { formatError, type ConfigError } from './errors.js';
 export { createSchemaValidator, type SchemaValidator } from './schema.js';
@@ -56,9 +57,10 @@ export interface LoadOptions {
   readonly now?: () => number;
 }
 
+/** `revision`: the git commit the files were read at, when the source knows one (./source.ts). */
 export type LoadResult =
-  | { readonly ok: true; readonly resources: readonly DesiredResource[]; readonly files: readonly string[]; readonly digest: string }
-  | { readonly ok: false; readonly errors: readonly ConfigError[]; readonly files: readonly string[] };
+  | { readonly ok: true; readonly resources: readonly DesiredResource[]; readonly files: readonly string[]; readonly digest: string; readonly revision?: SourceRevision }
+  | { readonly ok: false; readonly errors: readonly ConfigError[]; readonly files: readonly string[]; readonly revision?: SourceRevision };
 
 const MiB = 1024 * 1024;
 

@@ -21,13 +21,25 @@ export interface FollowOptions {
   readonly logger: LoopLogger;
   /** A commit was checked out (the first, or a new one): the daemon reloads the config. */
   readonly onCommit: (commit: string) => void;
+  /** Each sync's outcome: the failure's message (once per distinct failure in a row), or none. @default nothing */
+  readonly onSync?: (error: string | undefined, repeated: boolean) => void;
+}
+
+export interface FollowStatus {
+  /** The commit checked out by the last good sync. */
+  readonly commit?: string;
+  /** The last failure, while syncs fail. */
+  readonly error?: string;
+  /** Failed syncs in a row. */
+  readonly failures: number;
+  /** When the last sync succeeded (ISO 8601). */
+  readonly syncedAt?: string;
 }
 
 export interface Follower {
   /** Syncs now (a push webhook), unless a sync is running: then one more follows it. */
   syncNow(): void;
-  /** The commit checked out by the last good sync, and the last failure since, if any. */
-  status(): { readonly commit?: string; readonly error?: string };
+  status(): FollowStatus;
   stop(): Promise<void>;
 }
 
@@ -38,6 +50,7 @@ export async function followGit(options: FollowOptions): Promise<Follower> {
   let commit: string | undefined;
   let error: string | undefined;
   let failures = 0;
+  let syncedAt: string | undefined;
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -49,6 +62,8 @@ export async function followGit(options: FollowOptions): Promise<Follower> {
       if (error !== undefined) logger.info({ remote: checkout.shown, commit: synced.commit }, 'git: the remote answers again');
       error = undefined;
       failures = 0;
+      syncedAt = new Date(clock.now()).toISOString();
+      options.onSync?.(undefined, false);
       const first = commit === undefined;
       commit = synced.commit;
       if (synced.changed || first) {
@@ -58,9 +73,11 @@ export async function followGit(options: FollowOptions): Promise<Follower> {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       // Said once per distinct failure; the last good checkout stays in force meanwhile.
-      if (message !== error) logger.error({ remote: checkout.shown, ...(commit && { commit }) }, `git: ${message}; the last good commit stays in force`);
+      const repeated = message === error;
+      if (!repeated) logger.error({ remote: checkout.shown, ...(commit && { commit }) }, `git: ${message}; the last good commit stays in force`);
       error = message;
       failures++;
+      options.onSync?.(message, repeated);
     }
   };
 
@@ -95,7 +112,7 @@ export async function followGit(options: FollowOptions): Promise<Follower> {
       if (running) again = true;
       else wake.abort();
     },
-    status: () => ({ ...(commit && { commit }), ...(error && { error }) }),
+    status: () => ({ ...(commit && { commit }), ...(error && { error }), failures, ...(syncedAt && { syncedAt }) }),
     async stop() {
       stopped = true;
       wake.abort();

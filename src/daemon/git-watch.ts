@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { GitError } from '../config/git/run.js';
 import type { GitCheckout } from '../config/git/checkout.js';
 import type { Clock } from '../util/clock.js';
-import { followGit, type Follower } from './git-follow.js';
+import { followGit, type FollowOptions, type Follower, type FollowStatus } from './git-follow.js';
 import type { LoopLogger } from './loop.js';
 import { registerGitHook } from './webhook.js';
 
@@ -16,17 +16,28 @@ export interface GitSourceOptions {
   readonly webhookSecret?: string;
 }
 
+/** What /status says of the git source. */
+export interface GitSourceStatus extends FollowStatus {
+  readonly git: string;
+  readonly ref: string;
+  readonly intervalMs: number;
+  readonly webhook: boolean;
+}
+
 export interface GitWatching {
   /** Called at each new commit after the first: set once the daemon runs. */
   onCommit: () => void;
   /** The endpoint's push webhook, when a secret is set. */
   readonly routes?: (app: FastifyInstance) => void;
+  status(): GitSourceStatus;
   stop(): Promise<void>;
 }
 
-export async function watchGit(options: GitSourceOptions, clock: Clock, logger: LoopLogger): Promise<GitWatching> {
+export async function watchGit(options: GitSourceOptions, clock: Clock, logger: LoopLogger, onSync?: FollowOptions['onSync']): Promise<GitWatching> {
   const watching: { onCommit: () => void } = { onCommit: () => {} };
-  const follower: Follower = await followGit({ checkout: options.checkout, intervalMs: options.intervalMs, clock, logger, onCommit: () => watching.onCommit() });
+  const follower: Follower = await followGit({
+    checkout: options.checkout, intervalMs: options.intervalMs, clock, logger, onCommit: () => watching.onCommit(), ...(onSync && { onSync }),
+  });
   const { commit, error } = follower.status();
   // A failed first sync leaves the last good checkout in force after a restart; with none, there is nothing to apply.
   if (commit === undefined && (await options.checkout.current()) === undefined) {
@@ -36,6 +47,7 @@ export async function watchGit(options: GitSourceOptions, clock: Clock, logger: 
   const secret = options.webhookSecret;
   return Object.assign(watching, {
     ...(secret !== undefined && { routes: (app: FastifyInstance) => registerGitHook(app, { secret, ref: options.ref, onPush: () => follower.syncNow() }) }),
+    status: (): GitSourceStatus => ({ git: options.checkout.shown, ref: options.ref, intervalMs: options.intervalMs, webhook: secret !== undefined, ...follower.status() }),
     stop: () => follower.stop(),
   });
 }

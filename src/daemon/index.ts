@@ -14,7 +14,6 @@ import { createTerms, fixedLeadership, type Leadership, type Role } from './lead
 import { createReconcileLoop, type LoopEngine, type LoopObserver, type LoopStatus, type ReconcileLoop } from './loop.js';
 import type { DaemonMetrics } from './metrics.js';
 import { checkTiming, type LoopTiming } from './options.js';
-import { configRevision } from './revision.js';
 import { buildServer } from './server.js';
 import { massOrphaning, thresholdBreaches, type Thresholds } from '../plan/guard.js';
 import type { Plan } from '../plan/types.js';
@@ -63,6 +62,8 @@ export interface DaemonOptions {
   readonly approvalPollMs?: number;
   /** How often the root is checked for having been removed, renamed or replaced. @default 500 */
   readonly rootPollMs?: number;
+  /** What /status says of the config's source (a git source's follower). @default none: a folder */
+  readonly source?: () => object;
   /** More routes on the endpoint (the push webhook of a git source). @default none */
   readonly routes?: (app: FastifyInstance) => void;
   /** Where AI run outputs are written (the engine's outputsDir). @default root */
@@ -186,7 +187,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const app = buildServer({
     status,
     role: () => terms.role(),
-    revision: () => configRevision(root, status().digest),
+    ...(options.source && { source: options.source }),
     resources,
     registry: metrics.registry,
   });

@@ -6,6 +6,7 @@ import { formatError, type ConfigError, type LoadResult } from '../config/index.
 import type { DesiredResource } from '../kinds/kind.js';
 import { needsAttention, type Attention } from '../plan/summary.js';
 import type { Plan } from '../plan/types.js';
+import { revisionText, type SourceRevision } from '../config/revision.js';
 import type { Clock } from '../util/clock.js';
 import type { CheckedTiming } from './options.js';
 
@@ -42,6 +43,8 @@ export interface RunReport {
   readonly uncertain: number;
   readonly skipped: number;
   readonly requests: number;
+  /** The commit of the config the run worked from (else its digest); null before any valid config. */
+  readonly revision: string | null;
   /** Failure and uncertainty messages, `resource#change: message`; never a secret. */
   readonly errors: readonly string[];
   /** When the next retry is due (ISO 8601), if one is scheduled. */
@@ -67,6 +70,10 @@ export interface LoopStatus {
   readonly configErrors: readonly ConfigError[];
   /** Digest of the config in force, if any was ever valid. */
   readonly digest?: string;
+  /** The commit of the config in force, when its source knows one. */
+  readonly revision?: SourceRevision;
+  /** The commit of the last load, when it was invalid (the config in force is an older one). */
+  readonly invalidRevision?: SourceRevision;
   readonly runs: number;
   readonly running: boolean;
   readonly lastRun?: RunReport;
@@ -178,7 +185,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     const retryAt = scheduleRetry();
     const full: RunReport = { ...report, finishedAt: new Date(clock.now()).toISOString(), ...(retryAt && { retryAt }) };
     status = { ...status, firstRunDone: true, runs: status.runs + 1, lastRun: full };
-    const fields = { reason: full.reason, result: full.result, actions: full.actions, failed: full.failed, uncertain: full.uncertain, requests: full.requests, ...(retryAt && { retryAt }) };
+    const fields = { reason: full.reason, result: full.result, revision: full.revision, actions: full.actions, failed: full.failed, uncertain: full.uncertain, requests: full.requests, ...(retryAt && { retryAt }) };
     if (full.result === 'ok') logger.info(fields, full.actions ? `reconciled: ${full.succeeded} action(s) applied` : 'reconciled: nothing to change');
     else logger.warn(fields, `reconcile ${full.result}`);
     notify(() => observer.onRun?.(full));
@@ -195,32 +202,37 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     }
     notify(() => observer.onConfig?.(loaded));
     if (!loaded.ok) {
-      status = { ...status, configValid: false, configErrors: loaded.errors };
+      const { invalidRevision: _, ...rest } = status;
+      status = { ...rest, configValid: false, configErrors: loaded.errors, ...(loaded.revision && { invalidRevision: loaded.revision }) };
       for (const e of loaded.errors) logger.error({ file: e.file, line: e.line, col: e.col, field: e.path }, formatError(e));
       const files = new Set(loaded.errors.map((e) => e.file)).size;
       logger.error(
-        { errors: loaded.errors.length, files },
+        { errors: loaded.errors.length, files, ...(loaded.revision && { revision: loaded.revision.commit }) },
         lastGood ? 'config invalid: nothing applied; the last good config stays in force' : 'config invalid: nothing applied',
       );
       return false;
     }
     if (loaded.digest !== lastGood?.digest) retryAttempt = 0;
     lastGood = loaded;
-    status = { ...status, configValid: true, configErrors: [], digest: loaded.digest };
+    const { invalidRevision: _, revision: __, ...rest } = status;
+    status = { ...rest, configValid: true, configErrors: [], digest: loaded.digest, ...(loaded.revision && { revision: loaded.revision }) };
     return true;
   };
+
+  const inForce = () => revisionText(lastGood?.revision, lastGood?.digest);
 
   const run = async (asked: RunReason): Promise<void> => {
     const resync = resyncDue;
     resyncDue = false;
     const reason: RunReason = resync ? 'resync' : asked;
     const startedAt = new Date(clock.now()).toISOString();
-    const base = { reason, startedAt, actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0 };
+    let base = { reason, startedAt, actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, revision: inForce() };
     try {
       if ((needLoad || !lastGood) && !(await load())) {
-        // Retries on the last good config go on while the files are invalid.
-        return finish({ ...base, result: 'invalid', errors: status.configErrors.map(formatError) });
+        // Retries on the last good config go on while the files are invalid; the run names the commit refused.
+        return finish({ ...base, result: 'invalid', revision: revisionText(status.invalidRevision, undefined) ?? base.revision, errors: status.configErrors.map(formatError) });
       }
+      base = { ...base, revision: inForce() };
       const resources = lastGood!.resources;
       const plan = resync ? engine.plan(resources, undefined, { resync: true }) : engine.plan(resources);
       const attention = { needsAttention: needsAttention(plan) };

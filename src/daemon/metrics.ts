@@ -22,6 +22,8 @@ export interface DaemonMetrics {
   trackResources(list: () => readonly { readonly status: ResourceStatus }[]): void;
   /** edgesync_leader: 1 while this replica writes the state, 0 while it stands by. */
   setLeader(leader: boolean): void;
+  /** A git source's sync: counts failures, and times the last success (series made on first use). */
+  gitSynced(error: string | undefined, at: number): void;
 }
 
 export function createMetrics(options: { readonly defaultMetrics?: boolean } = {}): DaemonMetrics {
@@ -39,6 +41,14 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
   configValid.set(0);
   queue.set(0);
   const leader = new Gauge({ name: 'edgesync_leader', help: '1 while this replica writes the state, 0 while it stands by for another.', registers: [registry] });
+  // One series, the config in force: a dashboard joins on it to show which commit runs.
+  const revision = new Gauge({ name: 'edgesync_revision_info', help: 'The git commit of the config in force (1); absent outside git.', labelNames: ['commit'], registers: [registry] });
+  let git: { failures: Counter; synced: Gauge } | undefined;
+  const gitMetrics = () =>
+    (git ??= {
+      failures: new Counter({ name: 'edgesync_git_fetch_failures_total', help: 'Syncs of the git source that failed (fetch, or a commit refused).', registers: [registry] }),
+      synced: new Gauge({ name: 'edgesync_git_last_sync_timestamp_seconds', help: 'When the git source was last fetched and checked out without error.', registers: [registry] }),
+    });
 
   const countActions = (result: ApplyResult) => {
     for (const [list, label] of [[result.succeeded, 'succeeded'], [result.failed, 'failed'], [result.uncertain, 'uncertain'], [result.skipped, 'skipped']] as const) {
@@ -62,10 +72,20 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
       });
     },
     setLeader: (is) => leader.set(is ? 1 : 0),
+    gitSynced(error, at) {
+      const m = gitMetrics();
+      if (error === undefined) m.synced.set(at / 1000);
+      else m.failures.inc();
+    },
     hooks: { onProgress: (p) => queue.set(p.total - p.done) },
     onResponse: (info) => calls.inc({ operation: info.operation, status: String(info.status ?? 0) }),
     observer: {
-      onConfig: (loaded: LoadResult) => configValid.set(loaded.ok ? 1 : 0),
+      onConfig: (loaded: LoadResult) => {
+        configValid.set(loaded.ok ? 1 : 0);
+        if (!loaded.ok) return;
+        revision.reset();
+        if (loaded.revision) revision.set({ commit: loaded.revision.commit }, 1);
+      },
       onApplied: (result) => {
         countActions(result);
         queue.set(0);

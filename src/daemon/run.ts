@@ -4,13 +4,13 @@
 import type { Logger } from '../log.js';
 import { composeRoot, type RootOptions, type Session, type SessionClaim } from '../engine/root.js';
 import '../kinds/index.js';
-import { createMetrics } from './metrics.js';
-import { createNotifier, type NotifyOptions } from '../notify/index.js';
+import { createMetrics, type DaemonMetrics } from './metrics.js';
+import { createNotifier, type Notifier, type NotifyOptions } from '../notify/index.js';
 import type { LoopTiming } from './options.js';
 import type { Thresholds } from '../plan/guard.js';
 import { startDaemon, type Daemon } from './index.js';
 import type { Leadership } from './leadership.js';
-import type { WatchFactory } from './watcher.js';
+import { noWatch, type WatchFactory } from './watcher.js';
 import { watchGit, type GitSourceOptions, type GitWatching } from './git-watch.js';
 import { systemClock } from '../util/clock.js';
 
@@ -38,27 +38,47 @@ export interface WatchOptions {
 
 /** State (may throw StateLockedError), client, engine, then the daemon; the state is closed again if it cannot start. */
 export async function startWatch(options: WatchOptions): Promise<Daemon> {
-  // The checkout first: the first load reads it.
-  const git = options.git && (await watchGit(options.git, systemClock, options.logger));
+  const metrics = createMetrics();
+  const notifier = options.notify?.targets.length
+    ? createNotifier({
+      ...options.notify, registry: metrics.registry, logger: options.logger,
+      secrets: [options.root.remote?.token], ...(options.root.state.database && { database: options.root.state.database }),
+    })
+    : undefined;
+  // The checkout first: the first load reads it. A failed sync is counted, and told once per cause.
+  const onSync = (error: string | undefined, repeated: boolean) => {
+    metrics.gitSynced(error, systemClock.now());
+    if (error !== undefined && !repeated) notifier?.onFetchFailed(error);
+  };
+  let git: GitWatching | undefined;
   try {
-    const daemon = await startWatchOn(options, git);
-    if (!git) return daemon;
-    git.onCommit = () => daemon.reload();
+    git = options.git && (await watchGit(options.git, systemClock, options.logger, onSync));
+    const daemon = await startWatchOn(options, { metrics, notifier, git });
+    if (git) git.onCommit = () => daemon.reload();
     return {
       ...daemon,
       async stop() {
-        await git.stop();
-        return daemon.stop();
+        await git?.stop();
+        const finished = await daemon.stop();
+        // Notifications still queued get a short grace at stop, never the whole retry schedule.
+        await notifier?.close();
+        return finished;
       },
     };
   } catch (err) {
     await git?.stop();
+    await notifier?.close(0);
     throw err;
   }
 }
 
-async function startWatchOn(options: WatchOptions, git: GitWatching | undefined): Promise<Daemon> {
-  const metrics = createMetrics();
+interface Parts {
+  readonly metrics: DaemonMetrics;
+  readonly notifier: Notifier | undefined;
+  readonly git: GitWatching | undefined;
+}
+
+async function startWatchOn(options: WatchOptions, { metrics, notifier, git }: Parts): Promise<Daemon> {
   const stop = new AbortController();
   const root = composeRoot({
     // Short in-run retries: longer outages are the daemon's backoff between runs.
@@ -69,17 +89,11 @@ async function startWatchOn(options: WatchOptions, git: GitWatching | undefined)
     signal: stop.signal,
     sinks: [...(options.root.sinks ?? []), metrics],
   });
-  const notifier = options.notify?.targets.length
-    ? createNotifier({
-      ...options.notify, root: root.source.root, registry: metrics.registry, logger: options.logger,
-      secrets: [options.root.remote?.token], ...(root.state.database && { database: root.state.database }),
-    })
-    : undefined;
   // A state shared between machines (PostgreSQL) can have replicas: this one may stand by.
   const claim = root.claim();
   const writer = claim ? { leadership: replicaOf(claim) } : fixedWriter(root.session());
   try {
-    const daemon = await startDaemon({
+    return await startDaemon({
       root: root.source.root,
       ...writer,
       metrics,
@@ -93,23 +107,14 @@ async function startWatchOn(options: WatchOptions, git: GitWatching | undefined)
       ...(options.thresholds && { thresholds: options.thresholds }),
       approvals: root.state.approvals,
       outputsDir: root.outputsDir,
-      ...(options.watch && { watch: options.watch }),
+      // A checkout moves only at a sync, which reloads: watching it too would run twice per commit.
+      ...(git ? { watch: noWatch } : options.watch && { watch: options.watch }),
+      ...(git && { source: () => git.status() }),
       ...(git?.routes && { routes: git.routes }),
       ...(notifier && { observer: notifier.observer }),
       ...(notifier && claim && { onRole: (leader: boolean) => notifier.onRole(leader, claim.holder) }),
     });
-    // Notifications still queued get a short grace at stop, never the whole retry schedule.
-    if (!notifier) return daemon;
-    return {
-      ...daemon,
-      async stop() {
-        const finished = await daemon.stop();
-        await notifier.close();
-        return finished;
-      },
-    };
   } catch (err) {
-    await notifier?.close(0);
     if ('close' in writer) writer.close();
     throw err;
   }

@@ -7,13 +7,14 @@ import { formatError } from '../config/index.js';
 import type { AppliedResource } from '../state/types.js';
 import { degradedReason, type LoopStatus } from './loop.js';
 import type { Role } from './leadership.js';
-import type { Revision } from './revision.js';
+import { revisionOf } from '../config/revision.js';
 
 export interface EndpointSources {
   readonly status: () => LoopStatus;
   /** Whether this replica writes the state, or stands by for another (named when known). */
   readonly role: () => Role;
-  readonly revision: () => Revision;
+  /** A git source's follower: the remote, the commit last fetched, the last fetch failure. @default none (a folder) */
+  readonly source?: () => object;
   /** What the state store holds (StateStore.list). */
   readonly resources: () => readonly AppliedResource[];
   readonly registry: Registry;
@@ -33,7 +34,10 @@ export function statusBody(src: EndpointSources) {
   const s = src.status();
   const role = src.role();
   return {
-    revision: src.revision(),
+    // The config in force; a newer commit that was refused is `invalidRevision`, beside its errors.
+    revision: revisionOf(s.revision, s.digest),
+    ...(s.invalidRevision && { invalidRevision: s.invalidRevision }),
+    ...(src.source && { source: src.source() }),
     ...role,
     ready: role.role === 'standby' || notReadyReason(s) === undefined,
     running: s.running,

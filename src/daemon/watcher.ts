@@ -61,3 +61,6 @@ export function chokidarWatcher(timing: ChokidarTiming = {}): WatchFactory {
     return { ready, close: () => watcher.close() };
   };
 }
+
+/** For a root only edgesync moves (a git source's checkout): its follower says when, so nothing is watched. */
+export const noWatch: WatchFactory = () => ({ ready: Promise.resolve(), close: async () => {} });

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { createClient, type ApiClient, type CallInfo, type Signer } from '../api/index.js';
 import type { ExecutorHooks, RetryOptions } from '../apply/index.js';
 import type { LoadResult } from '../config/index.js';
-import type { ConfigSource } from '../config/source.js';
+import { withRevision, type ConfigSource } from '../config/source.js';
 import type { DesiredResource } from '../kinds/kind.js';
 import { buildPlan, type PlanOptions } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
@@ -166,10 +166,10 @@ export function composeRoot(options: RootOptions): Root {
       const unsigned = remote && remote.token === undefined ? loaded.resources.find((r) => r.kind !== 'Credentials' && r.credential === undefined) : undefined;
       if (unsigned) {
         const message = 'is signed by no credential: no Credentials document covers it, and there is no API token (set EDGESYNC_API_TOKEN or pass --token-file)';
-        return { ok: false, errors: [{ ...unsigned.source, path: '', message }], files: loaded.files };
+        return withRevision({ ok: false, errors: [{ ...unsigned.source, path: '', message }], files: loaded.files }, loaded.revision);
       }
       const read = readSigners(loaded, env, secretsDir, stored && ((file) => stored(file)?.read()));
-      if ('failed' in read) return read.failed;
+      if ('failed' in read) return withRevision(read.failed, loaded.revision);
       signers = read.signers;
       credentialFiles = read.files;
       return loaded;

@@ -7,7 +7,7 @@ import type { RunReport } from '../daemon/loop.js';
 import type { Plan } from '../plan/types.js';
 
 export const EVENT_TYPES = [
-  'reconcile_failed', 'recovered', 'create_uncertain', 'change_blocked', 'resource_orphaned', 'config_invalid', 'revision_applied', 'leader_changed',
+  'reconcile_failed', 'recovered', 'create_uncertain', 'change_blocked', 'resource_orphaned', 'config_invalid', 'revision_applied', 'leader_changed', 'fetch_failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -16,7 +16,10 @@ export interface NotifyEvent {
   readonly event: EventType;
   /** ISO 8601. */
   readonly at: string;
-  /** The git commit of the checkout holding the config root, else the config digest (null before any valid load). */
+  /**
+   * The git commit of the config in force, else its digest (null before any valid load); for
+   * config_invalid, the commit refused.
+   */
   readonly revision: string | null;
   /** Resource keys (`Kind/name`), sorted; empty when the event is about no resource in particular. */
   readonly resources: readonly string[];
@@ -31,6 +34,8 @@ export interface Draft {
   readonly event: EventType;
   readonly resources: readonly string[];
   readonly reason: string;
+  /** The commit the event is about, when not the one in force (a refused one). */
+  readonly revision?: string;
 }
 
 /** What runs before this one said, as far as the rules need it. */
@@ -60,7 +65,10 @@ export function configEvents(loaded: LoadResult): Draft[] {
   const errors = loaded.errors.map(formatError);
   if (!errors.length) return [];
   const where = files > 1 ? ` in ${files} files` : '';
-  return [{ event: 'config_invalid', resources: [], reason: `${summary(errors)}${where}; nothing applied, the last good config stays in force` }];
+  return [{
+    event: 'config_invalid', resources: [], reason: `${summary(errors)}${where}; nothing applied, the last good config stays in force`,
+    ...(loaded.revision && { revision: loaded.revision.commit }),
+  }];
 }
 
 /**
@@ -117,6 +125,11 @@ export function runEvents(
     }
   }
   return { drafts, memory: { failing } };
+}
+
+/** A git source could not be fetched or its commit was refused (GitError's message). */
+export function fetchEvents(message: string): Draft[] {
+  return [{ event: 'fetch_failed', resources: [], reason: `${message}; the last good commit stays in force` }];
 }
 
 /** A replica's role changed (the first role, at start, is no change). */

@@ -7,13 +7,13 @@ import type { ApplyResult } from '../apply/index.js';
 import type { LoadResult } from '../config/index.js';
 import { redactUrls } from '../config/git/run.js';
 import type { LoopLogger, LoopObserver, RunReport } from '../daemon/loop.js';
-import { configRevision } from '../daemon/revision.js';
+import { revisionText } from '../config/revision.js';
 import type { Plan } from '../plan/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { checkInteger, checkString, fail } from '../util/options.js';
+import { checkInteger, fail } from '../util/options.js';
 import { createDelivery, type Delivery, type FetchLike } from './deliver.js';
 import {
-  appliedEvents, appliedResources, configEvents, failedResources, NO_RUNS, planEvents, roleEvents, runEvents, type Draft, type NotifyEvent, type RunMemory,
+  appliedEvents, appliedResources, configEvents, failedResources, NO_RUNS, fetchEvents, planEvents, roleEvents, runEvents, type Draft, type NotifyEvent, type RunMemory,
 } from './events.js';
 import type { NotifyTarget } from './targets.js';
 
@@ -36,8 +36,6 @@ export interface NotifyOptions {
 }
 
 export interface NotifierOptions extends NotifyOptions {
-  /** The config root: its checkout's commit is the revision, else the config digest. */
-  readonly root: string;
   /** Where edgesync_notifications_failed_total{event} is counted (the daemon's). */
   readonly registry: Registry;
   readonly logger: LoopLogger;
@@ -58,6 +56,8 @@ export interface Notifier {
   readonly observer: Required<LoopObserver>;
   /** A replica's role (the first call, at start, sends nothing). */
   onRole(leader: boolean, holder?: { readonly host: string; readonly pid: number }): void;
+  /** A git source's fetch failed, or its commit was refused. */
+  onFetchFailed(message: string): void;
   /** Resolves when every queue is empty (tests). */
   idle(): Promise<void>;
   /** Waits up to `graceMs` for the queues, then abandons what is left. @default graceMs 2000 */
@@ -80,7 +80,6 @@ function passwordOf(url: string | undefined): string | undefined {
 export function createNotifier(options: NotifierOptions): Notifier {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
   if (!Array.isArray(options.targets)) fail('targets', 'a list of notification URLs', options.targets);
-  const root = checkString('root', options.root);
   const repeatMs = checkInteger('notify-repeat', options.repeatMs ?? 3_600_000, 0);
   const timeoutMs = checkInteger('timeoutMs', options.timeoutMs ?? 5000, 1);
   const retries = checkInteger('retries', options.retries ?? 3, 0, 20);
@@ -108,11 +107,8 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   /** When each cause was last sent. */
   const sent = new Map<string, number>();
-  let digest: string | undefined;
-  const revision = (): string | null => {
-    const r = configRevision(root, digest);
-    return r.source === 'git' ? r.commit : r.digest;
-  };
+  // The config in force: its commit, else its digest.
+  let inForce: string | null = null;
 
   const emit = (drafts: readonly Draft[]) => {
     if (!drafts.length) return;
@@ -125,7 +121,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       if (last !== undefined && now - last < repeatMs) continue;
       sent.set(key, now);
       const event: NotifyEvent = {
-        event: d.event, at: new Date(now).toISOString(), revision: revision(), resources: [...d.resources], reason, host,
+        event: d.event, at: new Date(now).toISOString(), revision: d.revision ?? inForce, resources: [...d.resources], reason, host,
         ...(workspace !== undefined && { workspace }),
       };
       for (const delivery of deliveries) delivery.enqueue(event);
@@ -139,7 +135,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   return {
     observer: {
       onConfig(loaded: LoadResult) {
-        if (loaded.ok) digest = loaded.digest;
+        if (loaded.ok) inForce = revisionText(loaded.revision, loaded.digest);
         emit(configEvents(loaded));
       },
       onPlan: (plan: Plan) => emit(planEvents(plan)),
@@ -159,6 +155,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       leader = now;
       emit(drafts);
     },
+    onFetchFailed: (message) => emit(fetchEvents(message)),
     async idle() {
       await Promise.all(deliveries.map((d) => d.idle()));
     },

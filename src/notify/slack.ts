@@ -17,6 +17,7 @@ const TITLES: Readonly<Record<EventType, string>> = {
   config_invalid: ':x: Config invalid',
   revision_applied: ':rocket: Revision applied',
   leader_changed: ':arrows_counterclockwise: Leader changed',
+  fetch_failed: ':satellite_antenna: Git fetch failed',
 };
 
 /** Slack reads &, < and > as markup. */

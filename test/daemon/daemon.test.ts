@@ -225,14 +225,22 @@ describe('the daemon endpoint', () => {
     ]);
   });
 
-  it('shows the git commit of a checkout as the revision', async () => {
+  it('shows the git commit the config in force was read at as the revision, in /status, the run and the metric', async () => {
     h = await startHarness();
     await settled(h, 1);
     const commit = 'c'.repeat(40);
     fs.mkdirSync(path.join(h.root, '.git', 'refs', 'heads'), { recursive: true });
     fs.writeFileSync(path.join(h.root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
     fs.writeFileSync(path.join(h.root, '.git', 'refs', 'heads', 'main'), `${commit}\n`);
-    const status = (await (await fetch(`${h.daemon.url}/status`)).json()) as Record<string, any>;
+    // The revision is the one the config was read at: a commit made since shows after the next load.
+    let status = (await (await fetch(`${h.daemon.url}/status`)).json()) as Record<string, any>;
+    expect(status.revision).toMatchObject({ source: 'digest' });
+    h.daemon.reload();
+    await settled(h, 2);
+    status = (await (await fetch(`${h.daemon.url}/status`)).json()) as Record<string, any>;
     expect(status.revision).toEqual({ source: 'git', commit, ref: 'refs/heads/main' });
+    expect(status.lastRun.revision).toBe(commit);
+    const metrics = await (await fetch(`${h.daemon.url}/metrics`)).text();
+    expect(metrics).toContain(`edgesync_revision_info{commit="${commit}"} 1`);
   });
 });

@@ -46,7 +46,7 @@ describe('following a git remote', () => {
     remote.answer(async () => ({ commit: 'c2', changed: true }));
     await clock.advance(60_000);
     expect(commits).toEqual(['c1', 'c2']);
-    expect(follower.status()).toEqual({ commit: 'c2' });
+    expect(follower.status()).toEqual({ commit: 'c2', failures: 0, syncedAt: new Date(clock.now()).toISOString() });
     await follower.stop();
   });
 
@@ -54,7 +54,11 @@ describe('following a git remote', () => {
     const remote = scripted();
     const clock = new ManualClock();
     const log = logger();
-    const follower = await followGit({ checkout: remote.checkout, intervalMs: 60_000, retryInitialMs: 1000, clock, logger: log, onCommit: () => {} });
+    const syncs: [string | undefined, boolean][] = [];
+    const follower = await followGit({
+      checkout: remote.checkout, intervalMs: 60_000, retryInitialMs: 1000, clock, logger: log, onCommit: () => {}, onSync: (error, repeated) => syncs.push([error, repeated]),
+    });
+    const syncedAt = new Date(clock.now()).toISOString();
     remote.answer(async () => {
       throw new Error('cannot fetch main from https://git.example/org/config.git: Could not resolve host');
     });
@@ -62,11 +66,13 @@ describe('following a git remote', () => {
     expect(clock.pending()).toEqual([1000]);
     await clock.advance(1000);
     expect(clock.pending()).toEqual([2000]);
-    expect(follower.status()).toEqual({ commit: 'c1', error: expect.stringMatching(/Could not resolve host/) });
+    expect(follower.status()).toEqual({ commit: 'c1', error: expect.stringMatching(/Could not resolve host/), failures: 2, syncedAt });
     expect(log.lines.filter((l) => l.startsWith('error git: cannot fetch'))).toHaveLength(1);
     remote.answer(async () => ({ commit: 'c1', changed: false }));
     await clock.advance(2000);
-    expect(follower.status()).toEqual({ commit: 'c1' });
+    expect(follower.status()).toEqual({ commit: 'c1', failures: 0, syncedAt: new Date(clock.now()).toISOString() });
+    // Told once per cause (a notification), then that it answers again.
+    expect(syncs.map(([error, repeated]) => [error === undefined ? 'ok' : 'failed', repeated])).toEqual([['ok', false], ['failed', false], ['failed', true], ['ok', false]]);
     expect(clock.pending()).toEqual([60_000]);
     await follower.stop();
   });

@@ -47,7 +47,8 @@ describe('watch --git', () => {
     ], cleanup);
     const url = await waitFor('the endpoint', () => child.log.find((l) => typeof l.url === 'string')?.url as string | undefined, 15_000);
     await waitFor('the first commit applied', () => creates(emu).includes('one'), 15_000);
-    const status = async () => (await (await fetch(`${url}/status`)).json()) as { revision: { commit?: string }; configValid: boolean; configErrors: { text: string }[] };
+    type Status = { revision: { commit?: string }; invalidRevision?: { commit: string }; source: { commit?: string; error?: string }; configValid: boolean; configErrors: { text: string }[] };
+    const status = async () => (await (await fetch(`${url}/status`)).json()) as Status;
     expect((await status()).revision).toMatchObject({ source: 'git', commit: first });
 
     const push = async () => {
@@ -55,19 +56,27 @@ describe('watch --git', () => {
       const signature = `sha256=${createHmac('sha256', 'the-hook-secret').update(body).digest('hex')}`;
       return fetch(`${url}/hooks/git`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
     };
-    remote.commit({ 'config/lists.yaml': list('one') + '---\n' + list('two') });
+    const second = remote.commit({ 'config/lists.yaml': list('one') + '---\n' + list('two') });
     // The interval is an hour: only the webhook can bring this commit in.
     expect((await push()).status).toBe(202);
     await waitFor('the pushed commit applied', () => creates(emu).includes('two'), 15_000);
 
-    remote.commit({ 'config/lists.yaml': list('one') + '---\n' + list('two') + '---\nkind: GatewayList\nmetadata: [not, a, map]\n' });
+    const bad = remote.commit({ 'config/lists.yaml': list('one') + '---\n' + list('two') + '---\nkind: GatewayList\nmetadata: [not, a, map]\n' });
     expect((await push()).status).toBe(202);
     await waitFor('the invalid commit reported', async () => !(await status()).configValid, 15_000);
     const s = await status();
     expect(s.configErrors[0].text).toMatch(/lists\.yaml:\d+/);
-    remote.commit({ 'config/lists.yaml': list('one') + '---\n' + list('two') + '---\n' + list('three') });
+    // The config in force is still the last good commit; the one refused is named beside its errors.
+    expect(s.revision.commit).toBe(second);
+    expect(s.invalidRevision?.commit).toBe(bad);
+    expect(s.source).toMatchObject({ git: remote.url, ref: 'main', commit: bad, failures: 0, webhook: true });
+    expect(child.log.find((l) => l.msg === 'reconcile invalid')).toMatchObject({ revision: bad });
+    const fix = remote.commit({ 'config/lists.yaml': list('one') + '---\n' + list('two') + '---\n' + list('three') });
     expect((await push()).status).toBe(202);
     await waitFor('the fix applied', () => creates(emu).includes('three'), 15_000);
+    await waitFor('the fix in force', async () => (await status()).revision.commit === fix, 15_000);
+    expect((await status()).invalidRevision).toBeUndefined();
+    expect(child.log.filter((l) => l.msg?.toString().startsWith('reconciled')).map((l) => l.revision)).toEqual([first, second, fix]);
     // Each list was created once, whatever came between.
     expect(creates(emu).sort()).toEqual(['one', 'three', 'two']);
     const unsigned = await fetch(`${url}/hooks/git`, { method: 'POST', body: '{"ref":"refs/heads/main"}', headers: { 'content-type': 'application/json' } });

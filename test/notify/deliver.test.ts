@@ -57,9 +57,9 @@ describe('delivering notifications', () => {
     const r = await receiver(500);
     const registry = new Registry();
     const { logger, lines } = recordingLogger();
-    const notifier = createNotifier({ targets: [parseNotifyUrl(`${r.url}?key=do-not-log-me`)], root: '/nonexistent/config', registry, logger, retries: 3, backoffMs: 1, host: 'edge-1' });
+    const notifier = createNotifier({ targets: [parseNotifyUrl(`${r.url}?key=do-not-log-me`)], registry, logger, retries: 3, backoffMs: 1, host: 'edge-1' });
     notifier.observer.onRun({
-      reason: 'change', result: 'error', startedAt: '', finishedAt: '', actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, errors: ['connect ECONNREFUSED'],
+      reason: 'change', result: 'error', startedAt: '', finishedAt: '', actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, revision: null, errors: ['connect ECONNREFUSED'],
     });
     notifier.observer.onConfig({ ok: false, files: [], errors: [{ file: 'a.yaml', line: 2, col: 1, path: '', message: 'bad' }] });
     await notifier.idle();

@@ -6,7 +6,7 @@ import { action, applyResult, invalid, valid } from '../daemon/fakes.js';
 
 const report = (over: Partial<RunReport>): RunReport => ({
   reason: 'change', result: 'ok', startedAt: '2027-01-15T08:00:00.000Z', finishedAt: '2027-01-15T08:00:01.000Z',
-  actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, errors: [], ...over,
+  actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, revision: null, errors: [], ...over,
 });
 
 const plan = (over: Partial<Plan>): Plan => ({ actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [], ...over });

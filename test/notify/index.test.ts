@@ -1,6 +1,4 @@
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReconcileLoop, type RunReport } from '../../src/daemon/loop.js';
@@ -17,7 +15,7 @@ afterEach(async () => {
 });
 
 const failedRun = (errors: string[]): RunReport => ({
-  reason: 'retry', result: 'error', startedAt: '', finishedAt: '', actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, errors,
+  reason: 'retry', result: 'error', startedAt: '', finishedAt: '', actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, revision: null, errors,
 });
 
 /** A fetch that records bodies and answers as `answer` says at the time. */
@@ -31,10 +29,10 @@ function fakeFetch(answer: () => number = () => 200) {
   return { fetch, bodies };
 }
 
-function notifierWith(options: { clock?: ManualClock; fetch: FetchLike; repeatMs?: number; root?: string }) {
+function notifierWith(options: { clock?: ManualClock; fetch: FetchLike; repeatMs?: number }) {
   const { logger, lines } = recordingLogger();
   const notifier = createNotifier({
-    targets: [parseNotifyUrl('http://receiver.example/hook')], root: options.root ?? '/nonexistent/config', registry: new Registry(), logger, host: 'edge-1',
+    targets: [parseNotifyUrl('http://receiver.example/hook')], registry: new Registry(), logger, host: 'edge-1',
     fetch: options.fetch, retries: 0, ...(options.clock && { clock: options.clock }), ...(options.repeatMs !== undefined && { repeatMs: options.repeatMs }),
   });
   cleanup.push(() => notifier.close(0));
@@ -69,7 +67,7 @@ describe('the notifier', () => {
     const r = await startReceiver();
     cleanup.push(() => r.close());
     const notifier = createNotifier({
-      targets: [parseNotifyUrl(r.url)], root: '/nonexistent/config', registry: new Registry(), logger: recordingLogger().logger,
+      targets: [parseNotifyUrl(r.url)], registry: new Registry(), logger: recordingLogger().logger,
       secrets: ['api-token-0123456789'], database: { url: 'postgres://edgesync:db-pass-4242@db.example/edgesync', workspace: 'prod' },
     });
     cleanup.push(() => notifier.close(0));
@@ -86,20 +84,18 @@ describe('the notifier', () => {
     });
   });
 
-  it('names the git commit of a checkout holding the config root as the revision', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-notify-'));
-    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const commit = 'a'.repeat(40);
-    fs.mkdirSync(path.join(dir, '.git', 'refs', 'heads'), { recursive: true });
-    fs.writeFileSync(path.join(dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-    fs.writeFileSync(path.join(dir, '.git', 'refs', 'heads', 'main'), `${commit}\n`);
-    fs.mkdirSync(path.join(dir, 'config'));
+  it('names the commit of the config in force as the revision, and the refused commit for an invalid config', async () => {
     const { fetch, bodies } = fakeFetch();
-    const { notifier } = notifierWith({ fetch, root: path.join(dir, 'config') });
-    notifier.observer.onConfig(valid(['me'], 'digest-1'));
+    const { notifier } = notifierWith({ fetch });
+    const good = 'a'.repeat(40);
+    const bad = 'b'.repeat(40);
+    notifier.observer.onConfig({ ...valid(['me'], 'digest-1'), revision: { commit: good, ref: 'main' } });
     notifier.observer.onRun(failedRun(['boom']));
+    notifier.observer.onConfig({ ok: false, files: ['a.yaml'], errors: [{ file: 'a.yaml', line: 3, col: 1, path: '', message: 'bad' }], revision: { commit: bad } });
+    notifier.onFetchFailed('cannot fetch main from https://git.example/config.git: Could not resolve host');
     await notifier.idle();
-    expect(bodies[0]!.revision).toBe(commit);
+    expect(bodies.map((b) => [b.event, b.revision])).toEqual([['reconcile_failed', good], ['config_invalid', bad], ['fetch_failed', good]]);
+    expect(bodies[2]!.reason).toBe('cannot fetch main from https://git.example/config.git: Could not resolve host; the last good commit stays in force');
   });
 
   it('logs a failing URL again only after one notification was delivered to it', async () => {
@@ -126,7 +122,7 @@ describe('the notifier', () => {
     const r = await startReceiver('never');
     cleanup.push(() => r.close());
     const clock = new ManualClock();
-    const notifier = createNotifier({ targets: [parseNotifyUrl(r.url)], root: '/nonexistent/config', registry: new Registry(), logger: recordingLogger().logger, clock });
+    const notifier = createNotifier({ targets: [parseNotifyUrl(r.url)], registry: new Registry(), logger: recordingLogger().logger, clock });
     cleanup.push(() => notifier.close(0));
     const engine = new FakeEngine();
     const runs: string[] = [];

@@ -37,12 +37,15 @@ export class GitCheckout {
   readonly root: string;
   /** The remote as messages show it. */
   readonly shown: string;
+  /** The ref followed (a branch, tag or commit id, or HEAD). */
+  readonly ref: string;
   private readonly url: string;
-  private readonly ref: string;
   private readonly path: string;
   private readonly auth: GitAuth | undefined;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
+  /** Moving the work tree and reading it take turns: see `reading`. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(options: GitCheckoutOptions) {
     if (options === null || typeof options !== 'object') fail('options', 'an object', options);
@@ -82,12 +85,28 @@ export class GitCheckout {
       throw new GitError(`cannot fetch ${this.ref} from ${this.shown}: ${err instanceof GitError ? err.reason : String(err)}`);
     }
     const commit = (await this.git(['rev-parse', '--verify', 'refs/edgesync/target^{commit}'])).trim();
-    const before = await this.current();
     await this.check(commit);
-    if (before === commit && (await this.git(['status', '--porcelain', '--ignored'])).trim() === '') return { commit, changed: false };
-    await this.git(['checkout', '-q', '-f', '--detach', commit]);
-    await this.git(['clean', '-q', '-ffdx']);
-    return { commit, changed: before !== commit };
+    return this.exclusive(async () => {
+      const before = await this.current();
+      if (before === commit && (await this.git(['status', '--porcelain', '--ignored'])).trim() === '') return { commit, changed: false };
+      await this.git(['checkout', '-q', '-f', '--detach', commit]);
+      await this.git(['clean', '-q', '-ffdx']);
+      return { commit, changed: before !== commit };
+    });
+  }
+
+  /**
+   * Runs `read` over the work tree while no sync moves it, with the commit checked out (undefined
+   * before the first): a load never sees half of one commit and half of the next.
+   */
+  reading<T>(read: (commit: string | undefined) => Promise<T>): Promise<T> {
+    return this.exclusive(async () => read(await this.current()));
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(fn, fn);
+    this.turn = run.catch(() => undefined);
+    return run;
   }
 
   private async init(): Promise<void> {

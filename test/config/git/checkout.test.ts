@@ -95,4 +95,27 @@ describe('a git checkout', () => {
     expect(err?.message).toMatch(/^cannot fetch HEAD from https:\/\/deploy:\*\*\*@127\.0\.0\.1:1\/org\/config\.git: /);
     expect(err?.message).not.toMatch(/s3cret-token|another-token/);
   });
+
+  it('never moves the work tree while a load reads it: the sync waits, and the reader saw one commit whole', async () => {
+    const { remote, checkout } = setup({ ref: 'main' });
+    const first = remote.commit({ 'a.yaml': 'a: 1\n', 'b.yaml': 'b: 1\n' });
+    const c = checkout();
+    await c.sync();
+    const second = remote.commit({ 'a.yaml': 'a: 2\n', 'b.yaml': 'b: 2\n' });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const reading = c.reading(async (commit) => {
+      const a = read(c, 'a.yaml');
+      await held;
+      return { commit, a, b: read(c, 'b.yaml') };
+    });
+    const syncing = c.sync();
+    // The fetch goes ahead; the checkout waits for the reader.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(read(c, 'a.yaml')).toBe('a: 1\n');
+    release();
+    expect(await reading).toEqual({ commit: first, a: 'a: 1\n', b: 'b: 1\n' });
+    expect(await syncing).toEqual({ commit: second, changed: true });
+    expect(await c.reading(async (commit) => [commit, read(c, 'b.yaml')])).toEqual([second, 'b: 2\n']);
+  });
 });

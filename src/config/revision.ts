@@ -1,9 +1,16 @@
-// The config revision shown by /status: the git commit of the checkout holding the root, read
-// from .git files (HEAD, the ref file or packed-refs) without running git; else the config digest.
+// The revision of a config: the git commit of the checkout holding its root, read from .git files
+// (HEAD, the ref file or packed-refs) without running git; shown as the config digest outside git.
 
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** The commit a config was read at, and the ref that named it when known. */
+export interface SourceRevision {
+  readonly commit: string;
+  readonly ref?: string;
+}
+
+/** How /status and notifications name a config: its commit, else its digest. */
 export type Revision =
   | { readonly source: 'git'; readonly commit: string; readonly ref?: string }
   | { readonly source: 'digest'; readonly digest: string | null };
@@ -47,7 +54,7 @@ function resolveRef(git: string, ref: string): string | undefined {
 }
 
 /** The HEAD commit of the checkout holding `root`, or undefined when there is none (or no commit yet). */
-export function gitRevision(root: string): { commit: string; ref?: string } | undefined {
+export function gitRevision(root: string): SourceRevision | undefined {
   const git = gitDir(root);
   if (!git) return undefined;
   const head = read(path.join(git, 'HEAD'))?.trim();
@@ -59,7 +66,12 @@ export function gitRevision(root: string): { commit: string; ref?: string } | un
   return commit ? { commit, ref: m[1] } : undefined;
 }
 
-export function configRevision(root: string, digest: string | undefined): Revision {
-  const git = gitRevision(root);
-  return git ? { source: 'git', ...git } : { source: 'digest', digest: digest ?? null };
+/** A loaded config's revision as shown: the commit it was read at, else its digest. */
+export function revisionOf(revision: SourceRevision | undefined, digest: string | undefined): Revision {
+  return revision ? { source: 'git', ...revision } : { source: 'digest', digest: digest ?? null };
+}
+
+/** The revision or the digest as one string, for a log line or an event. */
+export function revisionText(revision: SourceRevision | undefined, digest: string | undefined): string | null {
+  return revision?.commit ?? digest ?? null;
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configRevision, gitRevision } from '../../src/daemon/revision.js';
+import { gitRevision, revisionOf } from '../../src/config/revision.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -35,7 +35,7 @@ describe('the config revision', () => {
 
   it('is the detached HEAD commit itself', () => {
     const dir = checkout({ '.git/HEAD': `${B}\n` });
-    expect(configRevision(dir, 'digest')).toEqual({ source: 'git', commit: B });
+    expect(revisionOf(gitRevision(dir), 'digest')).toEqual({ source: 'git', commit: B });
   });
 
   it('follows a worktree gitdir file to its HEAD and the shared refs', () => {
@@ -52,7 +52,7 @@ describe('the config revision', () => {
     const plain = checkout({ 'a.yaml': '' });
     const fresh = checkout({ '.git/HEAD': 'ref: refs/heads/main\n' });
     // tmpdir is not inside a checkout here; if it were, the assertion below would say so.
-    expect(configRevision(plain, 'd1')).toEqual({ source: 'digest', digest: 'd1' });
-    expect(configRevision(fresh, 'd2')).toEqual({ source: 'digest', digest: 'd2' });
+    expect(revisionOf(gitRevision(plain), 'd1')).toEqual({ source: 'digest', digest: 'd1' });
+    expect(revisionOf(gitRevision(fresh), 'd2')).toEqual({ source: 'digest', digest: 'd2' });
   });
 });
