@@ -49,6 +49,26 @@ export function gitEnv(auth: GitAuth = {}): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Lines of git's progress and advice, never the cause of a failure. */
+const CHATTER = /^(hint:|remote: (Enumerating|Counting|Compressing|Total)|From |Cloning into|warning: redirecting)/;
+/** git's words when a remote asked for credentials it did not get: a prompt it may not show. */
+const NEEDS_CREDENTIALS = /could not read (Username|Password)|Authentication failed|terminal prompts disabled/i;
+
+/**
+ * What git said, as one line: its first fatal or error line, with what explains it, which git prints
+ * around it: ssh's own line before it ("Host key verification failed."), a connect error's cause after it.
+ */
+export function reasonOf(stderr: string): string | undefined {
+  const said = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !CHATTER.test(l));
+  const at = said.findIndex((l) => /^(fatal|error):/.test(l));
+  if (at < 0) return said[0];
+  const before = said.slice(0, at).filter((l) => !/^(fatal|error|warning):/.test(l)).slice(-2);
+  // "fatal: unable to connect to HOST:" ends with a colon: the next line is why.
+  const after = said[at].endsWith(':') && said[at + 1] !== undefined ? [said[at + 1]] : [];
+  const line = [...before, said[at], ...after].join(' ');
+  return NEEDS_CREDENTIALS.test(line) ? `${line} (the remote asked for credentials: the token in EDGESYNC_GIT_TOKEN is missing or was refused)` : line;
+}
+
 /** Runs `git ARGS` in `cwd`; resolves with stdout, rejects with a GitError naming what failed. */
 export function git(args: readonly string[], options: { readonly cwd: string; readonly auth?: GitAuth; readonly timeoutMs?: number; readonly secrets?: readonly string[] }): Promise<string> {
   const secrets = [...(options.secrets ?? []), ...(options.auth?.token ? [options.auth.token] : [])];
@@ -56,8 +76,7 @@ export function git(args: readonly string[], options: { readonly cwd: string; re
     execFile('git', args, { cwd: options.cwd, env: gitEnv(options.auth), timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
       const timedOut = (err as { killed?: boolean }).killed === true;
-      const said = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('hint:'));
-      let reason = timedOut ? `no answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s` : (said.find((l) => /^(fatal|error):/.test(l)) ?? said[0] ?? err.message);
+      let reason = timedOut ? `no answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s` : (reasonOf(stderr) ?? err.message);
       for (const s of secrets) if (s) reason = reason.split(s).join('***');
       const shown = redactUrls(reason);
       reject(new GitError(`git ${args[0]}: ${shown}`, shown));
