@@ -6,6 +6,8 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { withReadOnly } from '../state/backend.js';
 import { DEFAULT_STATE_FILE, type SqlStateStore } from '../state/index.js';
+import { KEPT_RUNS } from '../state/store.js';
+import { checkInteger } from '../util/options.js';
 import { stateBackend } from '../state/select.js';
 import { renderList, renderShow, viewJson, type ResourceView } from '../state/render.js';
 import { STATUSES } from '../state/rows.js';
@@ -158,6 +160,18 @@ async function forget(key: string, opts: ForgetOptions): Promise<void> {
   });
 }
 
+/** The daemon's runs the state keeps, newest first: when, what came of it, from which commit. */
+function runs(opts: StateCliOptions & { limit: string }): void {
+  const limit = checkInteger('limit', Number(opts.limit), 1, KEPT_RUNS);
+  const kept = withReader(opts, (store) => store?.runs(limit) ?? []);
+  if (opts.json) return printJson(kept);
+  if (!kept.length) return print(`No runs kept in ${shownState(opts)}: \`edgesync watch\` keeps its last ${KEPT_RUNS}.`);
+  for (const r of kept) {
+    const counts = r.actions ? ` ${r.succeeded}/${r.actions} applied${r.failed ? `, ${r.failed} failed` : ''}${r.uncertain ? `, ${r.uncertain} uncertain` : ''}` : '';
+    print(`${r.finishedAt}  ${r.result.padEnd(9)} ${r.reason.padEnd(6)} ${(r.revision ?? '-').slice(0, 12).padEnd(12)}${counts}${r.errors.length ? `  ${r.errors[0]}` : ''}`);
+  }
+}
+
 function resolve(key: string, opts: ResolveOptions): void {
   if ((opts.id === undefined) === !opts.recreate) throw new Error('Pass exactly one of --id ID or --recreate');
   withWriter(opts, 'edgesync state resolve', (store) => {
@@ -190,6 +204,10 @@ export function register(program: Command): void {
     .option('--id <id>', 'the id the create returned (found by hand)')
     .option('--recreate', 'the create did not happen: let the next apply create it')
     .action(action((key: string, opts: ResolveOptions) => resolve(key, opts)));
+  shared(state.command('runs'))
+    .description(`the daemon's last runs, newest first: result, reason, revision (commit), actions, first error`)
+    .option('--limit <n>', `how many (at most ${KEPT_RUNS})`, '20')
+    .action(action((opts: StateCliOptions & { limit: string }) => runs(opts)));
   registerSecret(state);
   registerTransfer(state);
 }

@@ -33,7 +33,7 @@ export interface DaemonOptions {
    */
   readonly engine?: LoopEngine;
   /** The store the engine writes; read by /status and closed on stop. */
-  readonly store?: Pick<StateStore, 'list' | 'close'>;
+  readonly store?: Pick<StateStore, 'list' | 'runs' | 'close'>;
   /** Replicas: the daemon leads while it holds the state's lock, and stands by (serving its endpoint) while another does. */
   readonly leadership?: Leadership;
   /** How often a standby tries to take over, and a leader checks it still holds the lock. @default 1000 */
@@ -96,6 +96,9 @@ function urlOf(host: string, port: number): string {
   const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
+
+/** Runs of the state's history /status shows. */
+const HISTORY = 20;
 
 /** Before any run, as the loop's own status says it. */
 const NO_RUN: LoopStatus = { firstRunDone: false, configValid: false, configErrors: [], runs: 0, running: false };
@@ -189,6 +192,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     role: () => terms.role(),
     ...(options.source && { source: options.source }),
     resources,
+    history: () => terms.current()?.store.runs?.(HISTORY) ?? [],
     registry: metrics.registry,
   });
   options.routes?.(app);

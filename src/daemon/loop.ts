@@ -18,6 +18,8 @@ export interface LoopEngine {
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** Records what a plan with no action says of resources (blocked, orphaned). @default nothing recorded */
   settle?(plan: Plan): void;
+  /** Keeps a finished run in the state (its history outlives the process). @default not kept */
+  record?(run: RunReport): void;
 }
 
 /** A pino logger satisfies this. */
@@ -188,6 +190,12 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     const fields = { reason: full.reason, result: full.result, revision: full.revision, actions: full.actions, failed: full.failed, uncertain: full.uncertain, requests: full.requests, ...(retryAt && { retryAt }) };
     if (full.result === 'ok') logger.info(fields, full.actions ? `reconciled: ${full.succeeded} action(s) applied` : 'reconciled: nothing to change');
     else logger.warn(fields, `reconcile ${full.result}`);
+    try {
+      engine.record?.(full);
+    } catch (err) {
+      // The history is not what is applied: a run that cannot be kept is said, and the loop goes on.
+      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'cannot keep this run in the state\'s history');
+    }
     notify(() => observer.onRun?.(full));
   };
 

@@ -4,7 +4,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { formatError } from '../config/index.js';
-import type { AppliedResource } from '../state/types.js';
+import type { AppliedResource, RunRecord } from '../state/types.js';
 import { degradedReason, type LoopStatus } from './loop.js';
 import type { Role } from './leadership.js';
 import { revisionOf } from '../config/revision.js';
@@ -17,6 +17,8 @@ export interface EndpointSources {
   readonly source?: () => object;
   /** What the state store holds (StateStore.list). */
   readonly resources: () => readonly AppliedResource[];
+  /** The newest runs the state keeps (StateStore.runs), before this process's too. */
+  readonly history: () => readonly RunRecord[];
   readonly registry: Registry;
 }
 
@@ -45,6 +47,7 @@ export function statusBody(src: EndpointSources) {
     configValid: s.configValid,
     configErrors: s.configErrors.map((e) => ({ ...e, text: formatError(e) })),
     lastRun: s.lastRun ?? null,
+    history: src.history(),
     // Resources the config asks for that no run can bring in step until a person acts.
     needsAttention: s.lastRun?.needsAttention ?? [],
     resources: src.resources().map((r) => ({

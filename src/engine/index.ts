@@ -10,7 +10,7 @@ import { getKind } from '../kinds/registry.js';
 import '../kinds/index.js';
 import type { DesiredResource, Outcome } from '../kinds/kind.js';
 import type { Action, Plan } from '../plan/types.js';
-import type { StateStore } from '../state/types.js';
+import type { RunRecord, StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 
 
@@ -50,6 +50,8 @@ export interface Engine {
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** A plan with nothing to apply: what it says of resources (blocked, orphaned, applied again) goes to state. */
   settle(plan: Plan): void;
+  /** A finished run of the daemon, kept in the state's history. */
+  record(run: RunRecord): void;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -91,5 +93,6 @@ export function createEngine(options: EngineOptions): Engine {
       return executor.execute(plan);
     },
     settle: (plan) => executor.settle(plan),
+    record: (run) => store.recordRun?.(run),
   };
 }

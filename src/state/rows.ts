@@ -2,7 +2,7 @@
 // JSON columns hold canonical JSON, so equal values are equal text.
 
 import { canonicalJson, type Json } from '../util/json.js';
-import type { AppliedResource, Intent, ResourceIdentity, ResourceStatus } from './types.js';
+import type { AppliedResource, Intent, ResourceIdentity, ResourceStatus, RunRecord } from './types.js';
 
 export interface ResourceRow {
   key: string;
@@ -102,4 +102,42 @@ export function newRow(id: ResourceIdentity, status: ResourceStatus): ResourceRo
 /** The stored row with the identity refreshed (kind, name and scope always follow the latest write). */
 export function withIdentity(row: ResourceRow | undefined, id: ResourceIdentity, status: ResourceStatus): ResourceRow {
   return row ? { ...row, kind: id.kind, name: id.name, scope: canonicalJson(id.scope) } : newRow(id, status);
+}
+
+/** A run's row: the record's fields in snake_case, its errors as JSON. */
+export interface RunRow {
+  started_at: string;
+  finished_at: string;
+  reason: string;
+  result: string;
+  revision: string | null;
+  actions: number;
+  succeeded: number;
+  failed: number;
+  uncertain: number;
+  skipped: number;
+  requests: number;
+  errors: string;
+}
+
+/** So that a run of ten thousand failures does not make a row of megabytes: /status and the log have them all. */
+const KEPT_ERRORS = 20;
+const KEPT_ERROR_CHARS = 1000;
+
+export function toRunRow(run: RunRecord): RunRow {
+  const errors = run.errors.slice(0, KEPT_ERRORS).map((e) => (e.length > KEPT_ERROR_CHARS ? `${e.slice(0, KEPT_ERROR_CHARS - 1)}…` : e));
+  if (run.errors.length > KEPT_ERRORS) errors.push(`… and ${run.errors.length - KEPT_ERRORS} more`);
+  return {
+    started_at: run.startedAt, finished_at: run.finishedAt, reason: run.reason, result: run.result, revision: run.revision,
+    actions: run.actions, succeeded: run.succeeded, failed: run.failed, uncertain: run.uncertain, skipped: run.skipped, requests: run.requests,
+    errors: JSON.stringify(errors),
+  };
+}
+
+export function toRun(row: RunRow): RunRecord {
+  return {
+    reason: row.reason, result: row.result, startedAt: row.started_at, finishedAt: row.finished_at, revision: row.revision,
+    actions: Number(row.actions), succeeded: Number(row.succeeded), failed: Number(row.failed), uncertain: Number(row.uncertain),
+    skipped: Number(row.skipped), requests: Number(row.requests), errors: JSON.parse(row.errors) as string[],
+  };
 }

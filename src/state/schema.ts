@@ -85,6 +85,15 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     sql: `ALTER TABLE resources ADD COLUMN credential TEXT;`,
   },
+  {
+    // The daemon's runs, newest kept (store.ts KEPT_RUNS): what it did, from which commit, survives a restart.
+    version: 8,
+    sql: `
+      CREATE TABLE runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT NOT NULL, finished_at TEXT NOT NULL, reason TEXT NOT NULL,
+        result TEXT NOT NULL, revision TEXT, actions INTEGER NOT NULL, succeeded INTEGER NOT NULL, failed INTEGER NOT NULL,
+        uncertain INTEGER NOT NULL, skipped INTEGER NOT NULL, requests INTEGER NOT NULL, errors TEXT NOT NULL);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

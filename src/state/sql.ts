@@ -36,7 +36,10 @@ export type StatementName =
   | 'deleteIntent'
   | 'deleteIntents'
   | 'failOpenIntents'
-  | 'uncertainOpenIntents';
+  | 'uncertainOpenIntents'
+  | 'addRun'
+  | 'pruneRuns'
+  | 'recentRuns';
 
 /** Keys compare as bytes (BINARY) in ORDER BY, max() and >, so pages neither skip nor repeat. */
 function kvPage(db: SqlDatabase, after: string): SqlStatement {
@@ -57,6 +60,9 @@ function kvRecords(db: SqlDatabase, after: string): SqlStatement {
     )
     .pluck(true);
 }
+
+/** The columns of a run's row (./rows.ts RunRow), in both dialects. */
+export const RUN_COLUMNS = ['started_at', 'finished_at', 'reason', 'result', 'revision', 'actions', 'succeeded', 'failed', 'uncertain', 'skipped', 'requests', 'errors'];
 
 /** The store's statements, by name; src/state/pg/sql.ts gives the same names in PostgreSQL's dialect. */
 export type StoreStatements = Record<StatementName, SqlStatement>;
@@ -101,6 +107,9 @@ export function statements(db: SqlDatabase): StoreStatements {
     deleteIntents: p('DELETE FROM intents WHERE resource = ?'),
     failOpenIntents: p(`UPDATE intents SET error = 'edgesync stopped before the outcome of ' || operation || ' was recorded; it may have created the object'
       WHERE error IS NULL`),
+    addRun: p(`INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map((c) => `@${c}`).join(', ')})`),
+    pruneRuns: p('DELETE FROM runs WHERE id <= (SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?)'),
+    recentRuns: p(`SELECT ${RUN_COLUMNS.join(', ')} FROM runs ORDER BY id DESC LIMIT ?`),
     uncertainOpenIntents: p(`UPDATE resources SET status = 'uncertain',
         last_error = (SELECT error FROM intents i WHERE i.resource = resources.key ORDER BY id LIMIT 1)
       WHERE key IN (SELECT resource FROM intents)`),

@@ -5,7 +5,7 @@
 import type { Clock } from '../util/clock.js';
 import type { Json } from '../util/json.js';
 import type { ResourceView } from './render.js';
-import { jsonText, toIntent, toResource, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
+import { jsonText, toIntent, toResource, toRun, toRunRow, withIdentity, type IntentRow, type ResourceRow, type RunRow } from './rows.js';
 import { describeStateError } from './file.js';
 import type { KvPage, StoreStatements } from './sql.js';
 import { BatchCheckError, type SqlDatabase } from './sql-db.js';
@@ -15,11 +15,14 @@ import type {
   ResourceIdentity,
   ResourceStatus,
   StateSnapshot,
+  RunRecord,
   StateStore,
   SuccessRecord,
 } from './types.js';
 
 const EMPTY_KV: ReadonlyMap<string, string> = new Map();
+/** Runs kept in the state: the status page's history shows the last 50. */
+export const KEPT_RUNS = 100;
 
 
 export interface StoreParts {
@@ -279,6 +282,19 @@ export class SqlStateStore implements StateStore {
     return resource && viewOf(resource, this.kvKeyCount(key) || undefined, this.intent(key));
   }
 
+  /** Not a write of what is applied: the serial stays (a saved plan is still current), the fence holds (PostgreSQL). */
+  recordRun(run: RunRecord): void {
+    this.write(() => {
+      if (this.sql.addRun.run(toRunRow(run)).changes !== 1) throw this.fenced();
+      this.sql.pruneRuns.run(KEPT_RUNS);
+    }, false);
+  }
+
+  /** The newest runs first. */
+  runs(limit = KEPT_RUNS): RunRecord[] {
+    return (this.sql.recentRuns.all(limit) as RunRow[]).map(toRun);
+  }
+
   kvKeyCount(resource: string): number {
     return this.sql.kvCount.get(resource) as number;
   }
@@ -318,7 +334,8 @@ export class SqlStateStore implements StateStore {
     this.verifyFile();
   }
 
-  private write<T>(fn: () => T): T {
+  /** `fn` in one transaction; `counted`: the serial moves (a saved plan made before is stale). */
+  private write<T>(fn: () => T, counted = true): T {
     this.checkWritable();
     try {
       return this.db
@@ -326,7 +343,7 @@ export class SqlStateStore implements StateStore {
           const out = fn();
           // On PostgreSQL the serial moves only while this holder's epoch is current: a holder that
           // was taken over from writes nothing (the transaction rolls back with this error).
-          if (this.sql.bumpSerial.run().changes !== 1) throw this.fenced();
+          if (counted && this.sql.bumpSerial.run().changes !== 1) throw this.fenced();
           return out;
         })
         .immediate();

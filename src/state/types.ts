@@ -54,6 +54,27 @@ export interface Intent {
   readonly error?: string;
 }
 
+/** One reconcile run of the daemon, as the state keeps it (the newest ones). */
+export interface RunRecord {
+  /** start, change, retry, resync. */
+  readonly reason: string;
+  /** ok, failed, uncertain, invalid, held, error, stopped. */
+  readonly result: string;
+  /** ISO 8601. */
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  /** The git commit of the config the run worked from, else its digest; null before any valid config. */
+  readonly revision: string | null;
+  readonly actions: number;
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly uncertain: number;
+  readonly skipped: number;
+  readonly requests: number;
+  /** Never a secret (the daemon's messages); the first few kept. */
+  readonly errors: readonly string[];
+}
+
 /** A consistent read of the store, taken before planning. */
 export interface StateSnapshot {
   readonly resources: ReadonlyMap<string, AppliedResource>;
@@ -122,6 +143,10 @@ export interface StateStore {
   markUncertain(intentId: number, error: string): void;
   /** Resolve an uncertain create with the id it got, or allow it to be created again. */
   resolve(key: string, resolution: { id: string } | { recreate: true }): void;
+  /** Keeps a finished run (the newest ones are kept, the oldest dropped); no resource changes. @default not kept */
+  recordRun?(run: RunRecord): void;
+  /** The runs kept, newest first. @default none kept */
+  runs?(limit?: number): RunRecord[];
   /** Drop a resource (and its KV keys) from state. */
   forget(key: string): void;
   /**

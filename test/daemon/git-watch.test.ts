@@ -10,6 +10,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { TOKEN, waitFor } from './harness.js';
 import { spawnWatch } from './processes.js';
 import { testRemote } from '../config/git/remote.js';
+import { cli } from '../e2e/harness.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -81,8 +82,16 @@ describe('watch --git', () => {
     expect(creates(emu).sort()).toEqual(['one', 'three', 'two']);
     const unsigned = await fetch(`${url}/hooks/git`, { method: 'POST', body: '{"ref":"refs/heads/main"}', headers: { 'content-type': 'application/json' } });
     expect(unsigned.status).toBe(401);
+    // Each run is kept in the state with the commit it worked from, newest first, and outlives the process.
+    type Kept = { result: string; revision: string | null }[];
+    const history = ((await (await fetch(`${url}/status`)).json()) as { history: Kept }).history;
+    expect(history.filter((r) => r.result === 'ok').map((r) => r.revision)).toEqual([fix, second, first]);
+    expect(history.find((r) => r.result === 'invalid')?.revision).toBe(bad);
     child.kill('SIGTERM');
     expect((await child.exited).code).toBe(0);
+    const kept = await cli(['state', 'runs', '--json', '--state', path.join(dir, 'state', 'state.db')]);
+    expect(kept.code).toBe(0);
+    expect(JSON.parse(kept.stdout)).toEqual(history);
   });
 
   it('exits 1 with one line when the remote cannot be fetched and nothing was ever checked out, never showing the token', async () => {

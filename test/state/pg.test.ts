@@ -75,6 +75,9 @@ describe('the PostgreSQL state', () => {
     await admin().query('UPDATE leases SET epoch = epoch + 1 WHERE workspace = $1', [workspace]);
     expect(() => store.recordSuccess(identity('other'), { request: { name: 'y' }, hash: 'h2' }, at)).toThrow(/another holder took the lock over/);
     expect(() => store.beginIntent(identity('third'), 'createList', {}, 'h3', at)).toThrow(/another holder took the lock over/);
+    const finished = { reason: 'change', result: 'ok', startedAt: '', finishedAt: '', revision: null, actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, errors: [] };
+    expect(() => store.recordRun(finished)).toThrow(/another holder took the lock over/);
+    expect((await admin().query('SELECT count(*)::int AS n FROM runs WHERE workspace = $1', [workspace])).rows[0].n).toBe(0);
     const rows = await admin().query('SELECT key FROM resources WHERE workspace = $1 ORDER BY key', [workspace]);
     expect(rows.rows.map((r) => r.key)).toEqual([list.key]);
     store.close();

@@ -90,6 +90,16 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
       DROP TABLE kv_keys_v3;
       ${KV_PAGES}`,
   },
+  {
+    // The daemon's runs per workspace, newest kept (../store.ts KEPT_RUNS), as SQLite's version 8.
+    version: 5,
+    sql: `
+      CREATE TABLE runs (
+        workspace text NOT NULL, id bigint GENERATED ALWAYS AS IDENTITY, started_at text NOT NULL, finished_at text NOT NULL,
+        reason text NOT NULL, result text NOT NULL, revision text, actions integer NOT NULL, succeeded integer NOT NULL,
+        failed integer NOT NULL, uncertain integer NOT NULL, skipped integer NOT NULL, requests integer NOT NULL, errors text NOT NULL,
+        PRIMARY KEY (workspace, id));`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

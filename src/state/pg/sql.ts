@@ -1,7 +1,7 @@
 // The store's statements in PostgreSQL's dialect, by the same names as src/state/sql.ts. Every row
 // belongs to a workspace (`:ws`); every write transaction is fenced by the holder's epoch (`:epoch`).
 
-import type { StoreStatements } from '../sql.js';
+import { RUN_COLUMNS, type StoreStatements } from '../sql.js';
 import type { SqlDatabase, SqlStatement } from '../sql-db.js';
 
 /** The id its KV keys are stored under (./schema.ts, version 4): NULL, matching no key, when it has none. */
@@ -78,6 +78,11 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
     kvCount: p('SELECT coalesce((SELECT key_count FROM kv_resources WHERE workspace = :ws AND resource = ?), 0)::int').pluck(true),
     kvCounts: p('SELECT resource, key_count::int FROM kv_resources WHERE workspace = :ws AND key_count > 0').raw(true),
     clearHash: p('UPDATE resources SET hash = NULL WHERE workspace = :ws AND key = ?'),
+    // Fenced as bumpSerial is, without moving the serial: a run's record changes nothing a saved plan read.
+    addRun: p(`INSERT INTO runs (workspace, ${RUN_COLUMNS.join(', ')}) SELECT :ws, ${RUN_COLUMNS.map((c) => `@${c}`).join(', ')}
+      WHERE EXISTS (SELECT 1 FROM leases WHERE workspace = :ws AND epoch = :epoch)`),
+    pruneRuns: p('DELETE FROM runs WHERE workspace = :ws AND id <= (SELECT id FROM runs WHERE workspace = :ws ORDER BY id DESC LIMIT 1 OFFSET ?)'),
+    recentRuns: p(`SELECT ${RUN_COLUMNS.join(', ')} FROM runs WHERE workspace = :ws ORDER BY id DESC LIMIT ?`),
     // Changes: 1 when the key was there (the count's update is the statement's last part).
     deleteKv: p(`WITH r AS ${RID}, gone AS (DELETE FROM kv_keys WHERE rid = (SELECT id FROM r) AND key = ? RETURNING 1)
       UPDATE kv_resources SET key_count = key_count - (SELECT count(*) FROM gone) WHERE id = (SELECT id FROM r) AND EXISTS (SELECT 1 FROM gone)`),
