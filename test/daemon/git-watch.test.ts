@@ -11,6 +11,7 @@ import { TOKEN, waitFor } from './harness.js';
 import { spawnWatch } from './processes.js';
 import { testRemote } from '../config/git/remote.js';
 import { cli } from '../e2e/harness.js';
+import { startReceiver } from '../notify/receiver.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -92,6 +93,48 @@ describe('watch --git', () => {
     const kept = await cli(['state', 'runs', '--json', '--state', path.join(dir, 'state', 'state.db')]);
     expect(kept.code).toBe(0);
     expect(JSON.parse(kept.stdout)).toEqual(history);
+  });
+
+  it('keeps the last good commit in force when the remote goes away, saying so in /status, a metric and a notification, and picks up again when it is back', async () => {
+    const remote = testRemote();
+    cleanup.push(() => remote.close());
+    const first = remote.commit({ 'lists.yaml': list('one') });
+    const emu = await emulator();
+    const receiver = await startReceiver();
+    cleanup.push(() => receiver.close());
+    const dir = stateDir();
+    fs.writeFileSync(path.join(dir, 'hook-secret'), 'the-hook-secret\n');
+    const child = spawnWatch([
+      '--git', remote.url, '--ref', 'main', '--interval', '1h', '--webhook-secret-file', path.join(dir, 'hook-secret'), '--notify', receiver.url,
+      '--state', path.join(dir, 'state', 'state.db'), '--base-url', emu.url,
+    ], cleanup);
+    const url = await waitFor('the endpoint', () => child.log.find((l) => typeof l.url === 'string')?.url as string | undefined, 15_000);
+    await waitFor('the first commit applied', () => creates(emu).includes('one'), 15_000);
+    const source = async () => ((await (await fetch(`${url}/status`)).json()) as { source: { commit?: string; error?: string; failures: number } }).source;
+    const push = () => {
+      const body = JSON.stringify({ ref: 'refs/heads/main' });
+      const signature = `sha256=${createHmac('sha256', 'the-hook-secret').update(body).digest('hex')}`;
+      return fetch(`${url}/hooks/git`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
+    };
+    const bare = new URL(remote.url).pathname;
+    fs.renameSync(bare, `${bare}.away`);
+    const calls = emu.requests().length;
+    expect((await push()).status).toBe(202);
+    await waitFor('the failure in /status', async () => (await source()).error !== undefined, 15_000);
+    expect(await source()).toMatchObject({ commit: first, failures: 1, error: expect.stringMatching(/^cannot fetch main from file:\/\/.+remote\.git: .*does not appear to be a git repository/) });
+    const events = () => receiver.bodies as { event: string; reason: string; revision: string }[];
+    await waitFor('the notification', () => events().some((e) => e.event === 'fetch_failed'), 15_000);
+    expect(events().find((e) => e.event === 'fetch_failed')).toMatchObject({ revision: first, reason: expect.stringMatching(/the last good commit stays in force$/) });
+    expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/^edgesync_git_fetch_failures_total 1$/m);
+    expect(emu.requests().length).toBe(calls);
+
+    fs.renameSync(`${bare}.away`, bare);
+    remote.commit({ 'lists.yaml': list('one') + '---\n' + list('two') });
+    expect((await push()).status).toBe(202);
+    await waitFor('the next commit applied', () => creates(emu).includes('two'), 15_000);
+    expect(await source()).not.toHaveProperty('error');
+    child.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
   });
 
   it('exits 1 with one line when the remote cannot be fetched and nothing was ever checked out, never showing the token', async () => {
