@@ -1,8 +1,9 @@
-// `npm run bench`: KV at scale (on SQLite and on PostgreSQL), the pace per credential, then replicas'
-// take-over time; the machine and markdown tables on stdout, progress on stderr. `-- --only PART` runs one.
+// `npm run bench`: KV at scale (on SQLite and on PostgreSQL), the pace per credential, replicas' take-over
+// time, then a git push's way in; the machine and markdown tables on stdout, progress on stderr. `-- --only PART` runs one.
 
 import { pathToFileURL } from 'node:url';
 import { fail, OptionError } from '../util/options.js';
+import { checkGitopsBenchOptions, renderGitopsGoal, renderGitopsTable, runGitopsBench, type GitopsBenchOptions } from './gitops-bench.js';
 import { checkBackends, checkKvBenchOptions, runKvBench, type KvBenchOptions } from './kv-bench.js';
 import { PACING_RATE, renderPacingGoal, renderPacingTable, runPacingBench, type PacingBenchOptions } from './pacing-bench.js';
 import { machineLine, renderTable } from './report.js';
@@ -12,21 +13,23 @@ export interface BenchArgs {
   readonly kv: KvBenchOptions;
   readonly pacing: PacingBenchOptions;
   readonly takeover: TakeoverBenchOptions;
+  readonly gitops: GitopsBenchOptions;
   /** Which part runs. @default all */
   readonly only?: Part;
 }
 
-const PARTS = ['kv', 'pacing', 'takeover'] as const;
+const PARTS = ['kv', 'pacing', 'takeover', 'gitops'] as const;
 type Part = (typeof PARTS)[number];
 
 const KV_FLAGS: Record<string, 'pairs' | 'changed' | 'valueBytes' | 'seed'> = { '--pairs': 'pairs', '--changed': 'changed', '--value-bytes': 'valueBytes', '--seed': 'seed' };
 const PACING_FLAGS: Record<string, 'calls'> = { '--calls': 'calls' };
 
-/** `--pairs N --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10 --kills 5 --only kv|pacing|takeover` */
+/** `--pairs N --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10 --kills 5 --pushes 10 --only kv|pacing|takeover|gitops` */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const kv: { -readonly [K in keyof KvBenchOptions]: KvBenchOptions[K] } = {};
   const pacing: Record<string, number | string> = {};
   const takeover: { kills?: number } = {};
+  const gitops: { pushes?: number } = {};
   let only: BenchArgs['only'];
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
@@ -36,18 +39,20 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (flag === '--backends') kv.backends = checkBackends(value.split(','));
     else if (flag === '--rate') pacing.rate = value;
     else if (flag === '--kills') takeover.kills = Number(value);
-    else if (flag === '--only') only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing' or 'takeover'", value);
-    else fail('arguments', `one of ${[...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--only'].join(', ')}`, flag);
+    else if (flag === '--pushes') gitops.pushes = Number(value);
+    else if (flag === '--only') only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover' or 'gitops'", value);
+    else fail('arguments', `one of ${[...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--only'].join(', ')}`, flag);
   }
-  return { kv, pacing, takeover, ...(only && { only }) };
+  return { kv, pacing, takeover, gitops, ...(only && { only }) };
 }
 
 /** Bad flags and values: one line naming what to fix, exit 1. */
 function argsOrExit(argv: readonly string[]): BenchArgs {
   try {
     const args = parseBenchArgs(argv);
-    // The KV options are checked before anything is generated or started.
+    // The KV and git options are checked before anything is generated or started.
     checkKvBenchOptions(args.kv);
+    checkGitopsBenchOptions(args.gitops);
     return args;
   } catch (err) {
     if (!(err instanceof OptionError)) throw err;
@@ -73,6 +78,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const rows = await runTakeoverBench(args.takeover);
     if (out.length > 0) out.push('');
     out.push(renderTakeoverTable(rows), '', renderTakeoverGoal(rows));
+  }
+  if (runs('gitops')) {
+    const result = await runGitopsBench(args.gitops);
+    if (out.length > 0) out.push('');
+    out.push(renderGitopsTable(result), '', ...renderGitopsGoal(result));
   }
   process.stdout.write(`${machineLine()}\n\n${out.join('\n')}\n`);
 }
