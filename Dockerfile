@@ -9,6 +9,9 @@
 #
 # token.env holds EDGESYNC_API_TOKEN=...; mount /config read-only (:ro) unless an AiRun
 # writes its output under it. Secrets of created tokens land in /state/secrets (0600).
+# To follow a git remote instead of /config (EDGESYNC_GIT_TOKEN in the env file):
+#   docker run … -v edgesync-state:/state edgesync watch --git https://git.example/org/config.git \
+#     --ref main --state /state/state.db --listen 0.0.0.0:9300
 #
 # The build and runtime stages share one base image, so any native binary built in the first
 # runs against the same Node ABI and glibc in the second. On Node 24 the state uses better-sqlite3
@@ -36,6 +39,11 @@ RUN npm ci && npm prune --omit=dev && npm cache clean --force
 # ---- runtime: production dependencies and the compiled output only ----
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# `watch --git` runs the system git (and ssh for an ssh:// or git@ remote with --git-ssh-key);
+# ca-certificates lets git verify an https remote. The clone lives under /state/git.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build --chown=root:root /app/package.json ./package.json
 COPY --from=build --chown=root:root /app/node_modules ./node_modules

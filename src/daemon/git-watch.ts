@@ -30,6 +30,8 @@ export interface GitWatching {
   /** The endpoint's push webhook, when a secret is set. */
   readonly routes?: (app: FastifyInstance) => void;
   status(): GitSourceStatus;
+  /** Fetches now (SIGHUP), as a push webhook does. */
+  syncNow(): void;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function watchGit(options: GitSourceOptions, clock: Clock, logger: 
   return Object.assign(watching, {
     ...(secret !== undefined && { routes: (app: FastifyInstance) => registerGitHook(app, { secret, ref: options.ref, onPush: () => follower.syncNow() }) }),
     status: (): GitSourceStatus => ({ git: options.checkout.shown, ref: options.ref, intervalMs: options.intervalMs, webhook: secret !== undefined, ...follower.status() }),
+    syncNow: () => follower.syncNow(),
     stop: () => follower.stop(),
   });
 }

@@ -57,6 +57,11 @@ export async function startWatch(options: WatchOptions): Promise<Daemon> {
     if (git) git.onCommit = () => daemon.reload();
     return {
       ...daemon,
+      // SIGHUP: a git source fetches too; a new commit reloads once more.
+      reload() {
+        git?.syncNow();
+        daemon.reload();
+      },
       async stop() {
         await git?.stop();
         const finished = await daemon.stop();

@@ -95,7 +95,7 @@ describe('watch --git', () => {
     expect(JSON.parse(kept.stdout)).toEqual(history);
   });
 
-  it('keeps the last good commit in force when the remote goes away, saying so in /status, a metric and a notification, and picks up again when it is back', async () => {
+  it('keeps the last good commit in force when the remote goes away, saying so in /status, a metric and a notification, and picks up again when it is back (and on SIGHUP)', async () => {
     const remote = testRemote();
     cleanup.push(() => remote.close());
     const first = remote.commit({ 'lists.yaml': list('one') });
@@ -133,6 +133,10 @@ describe('watch --git', () => {
     expect((await push()).status).toBe(202);
     await waitFor('the next commit applied', () => creates(emu).includes('two'), 15_000);
     expect(await source()).not.toHaveProperty('error');
+    // SIGHUP (systemctl reload) fetches at once too.
+    remote.commit({ 'lists.yaml': list('one') + '---\n' + list('two') + '---\n' + list('three') });
+    child.kill('SIGHUP');
+    await waitFor('the commit fetched on SIGHUP applied', () => creates(emu).includes('three'), 15_000);
     child.kill('SIGTERM');
     expect((await child.exited).code).toBe(0);
   });
