@@ -1,18 +1,16 @@
 // Following a git remote: how soon a push reaches the interface, from a signed push webhook and from
 // interval polling; one `watch --git` on a bare repository of the bench's own, the emulator's log as the clock.
 
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RecordedRequest } from '../emulator/types.js';
 import { checkFunction, checkInteger, checkString } from '../util/options.js';
-import { startEmulatorProcess, type EmulatorProcess } from './processes.js';
+import { startEmulatorProcess, startWatchProcess, type EmulatorProcess, type LogLine, type WatchProcess } from './processes.js';
 import { seconds, verdict } from './report.js';
 
-const BIN = fileURLToPath(new URL('../../bin/edgesync', import.meta.url));
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
 /** The issue's bound from a push webhook received to the first call sent. */
 export const WEBHOOK_GOAL_MS = 2_000;
@@ -75,74 +73,6 @@ export function summarize(values: readonly number[]): { readonly median: number;
   return { median, p95: sorted[Math.ceil(0.95 * sorted.length) - 1], max: sorted[sorted.length - 1] };
 }
 
-interface LogLine {
-  readonly msg: string;
-  /** pino's epoch milliseconds. */
-  readonly time: number;
-  readonly [field: string]: unknown;
-}
-
-interface Daemon {
-  readonly child: ChildProcess;
-  /** The first log line from index `from` on that matches; waits for it up to `timeoutMs`. */
-  line(what: string, from: number, match: (l: LogLine) => boolean, timeoutMs: number): Promise<LogLine>;
-  /** Lines logged so far. */
-  readonly seen: () => number;
-  stop(): Promise<void>;
-}
-
-function startDaemon(args: readonly string[], env: NodeJS.ProcessEnv): Daemon {
-  const child = spawn(process.execPath, [BIN, 'watch', '--listen', '127.0.0.1:0', '--debounce', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
-  const lines: LogLine[] = [];
-  const waiters = new Set<() => void>();
-  let partial = '';
-  let text = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    const parts = (partial + chunk).split('\n');
-    partial = parts.pop()!;
-    for (const part of parts) {
-      try {
-        lines.push(JSON.parse(part) as LogLine);
-      } catch {
-        // A line that is not JSON (a start-up failure) is kept for the error only.
-        text = `${text}${part}\n`.slice(-2000);
-      }
-    }
-    for (const wake of waiters) wake();
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  void exited.then(() => {
-    for (const wake of waiters) wake();
-  });
-  const line: Daemon['line'] = (what, from, match, timeoutMs) =>
-    new Promise((resolve, reject) => {
-      const check = () => {
-        const found = lines.slice(from).find(match);
-        const gone = child.exitCode !== null || child.signalCode !== null;
-        if (!found && !gone) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        if (found) resolve(found);
-        else reject(new Error(`watch exited (${child.exitCode ?? child.signalCode}) before ${what}: ${text || lines.slice(-3).map((l) => l.msg).join('; ')}`));
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
-      }, timeoutMs);
-      waiters.add(check);
-      check();
-    });
-  return {
-    child,
-    line,
-    seen: () => lines.length,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 /**
  * The config: a gateway list per description. A push changes one description, which is one update
  * (operation 9); a list's items cannot be changed in place, so changing them would only be blocked.
@@ -188,7 +118,7 @@ export async function runGitopsBench(options: GitopsBenchOptions = {}): Promise<
   const secretFile = path.join(dir, 'webhook-secret');
   fs.writeFileSync(secretFile, secret, { mode: 0o600 });
   let emulator: EmulatorProcess | undefined;
-  let daemon: Daemon | undefined;
+  let daemon: WatchProcess | undefined;
   try {
     const remote = makeRemote(dir);
     const descriptions = Array.from({ length: lists }, (_, i) => `List ${i} as first pushed`);
@@ -199,7 +129,7 @@ export async function runGitopsBench(options: GitopsBenchOptions = {}): Promise<
     const common = ['--git', remote.url, '--ref', 'main', '--state', path.join(dir, 'state', 'state.db')];
 
     /** Pushes a change to one list, starts the clock with `start`, and times the list's update and its reconcile. */
-    const timePush = async (d: Daemon, label: string, k: number, start: () => Promise<number>, timeoutMs: number): Promise<PushTiming> => {
+    const timePush = async (d: WatchProcess, label: string, k: number, start: () => Promise<number>, timeoutMs: number): Promise<PushTiming> => {
       const marker = `${label} push ${k}`;
       await emulator!.clearRequests();
       const from = d.seen();
@@ -217,7 +147,7 @@ export async function runGitopsBench(options: GitopsBenchOptions = {}): Promise<
     };
 
     // Webhook: a poll interval too long to matter, so only the POST can start the fetch.
-    daemon = startDaemon([...common, '--interval', '1h', '--webhook-secret-file', secretFile], env);
+    daemon = startWatchProcess([...common, '--interval', '1h', '--webhook-secret-file', secretFile], env);
     const listening = await daemon.line('the endpoint listening', 0, (l) => l.msg.startsWith('endpoint listening'), 60_000);
     await daemon.line('the first reconcile', 0, isReconciled, 120_000);
     const hook = `${String(listening.url)}/hooks/git`;
@@ -234,7 +164,7 @@ export async function runGitopsBench(options: GitopsBenchOptions = {}): Promise<
     await daemon.stop();
 
     // Polling: no webhook; each push at a random moment of the interval.
-    daemon = startDaemon([...common, '--interval', `${intervalMs / 1000}s`], env);
+    daemon = startWatchProcess([...common, '--interval', `${intervalMs / 1000}s`], env);
     await daemon.line('the first reconcile after the restart', 0, isReconciled, 120_000);
     const polling: PushTiming[] = [];
     for (let k = 1; k <= pushes; k++) {

@@ -164,3 +164,80 @@ export function runPhaseProcess(args: PhaseArgs, env: NodeJS.ProcessEnv, cwd?: s
     });
   });
 }
+
+/** A pino JSON line of `watch`. */
+export interface LogLine {
+  readonly msg: string;
+  /** pino's epoch milliseconds. */
+  readonly time: number;
+  readonly [field: string]: unknown;
+}
+
+/** A `watch` process whose JSON log is read as it comes. */
+export interface WatchProcess {
+  readonly child: ChildProcess;
+  /** The first log line from index `from` on that matches; waits for it up to `timeoutMs`. */
+  line(what: string, from: number, match: (l: LogLine) => boolean, timeoutMs: number): Promise<LogLine>;
+  /** Lines logged so far. */
+  readonly seen: () => number;
+  /** How many lines so far have a message starting with `prefix`. */
+  count(prefix: string): number;
+  readonly exited: Promise<void>;
+  /** SIGTERM, and its exit. */
+  stop(): Promise<void>;
+}
+
+/** `edgesync watch ARGS` on any free port (`--debounce` given in ARGS wins over 0). */
+export function startWatchProcess(args: readonly string[], env: NodeJS.ProcessEnv): WatchProcess {
+  const child = spawn(process.execPath, [BIN, 'watch', '--listen', '127.0.0.1:0', '--debounce', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  const lines: LogLine[] = [];
+  const waiters = new Set<() => void>();
+  let partial = '';
+  let text = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop()!;
+    for (const part of parts) {
+      try {
+        lines.push(JSON.parse(part) as LogLine);
+      } catch {
+        // A line that is not JSON (a start-up failure) is kept for the error only.
+        text = `${text}${part}\n`.slice(-2000);
+      }
+    }
+    for (const wake of waiters) wake();
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => {
+    for (const wake of waiters) wake();
+  });
+  const line: WatchProcess['line'] = (what, from, match, timeoutMs) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const found = lines.slice(from).find(match);
+        const gone = child.exitCode !== null || child.signalCode !== null;
+        if (!found && !gone) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        if (found) resolve(found);
+        else reject(new Error(`watch exited (${child.exitCode ?? child.signalCode}) before ${what}: ${text || lines.slice(-3).map((l) => l.msg).join('; ')}`));
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+  return {
+    child,
+    line,
+    seen: () => lines.length,
+    count: (prefix) => lines.filter((l) => String(l.msg).startsWith(prefix)).length,
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

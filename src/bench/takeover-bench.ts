@@ -1,18 +1,15 @@
 // Replicas' take-over time: two `watch` processes on one PostgreSQL workspace; the leader is killed
 // (SIGKILL) mid-apply, again and again, and each take-over is timed from the kill to the standby's word.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { checkInteger, checkString } from '../util/options.js';
 import { startBenchPostgres, type BenchPostgres } from './postgres.js';
-import { startEmulatorProcess, type EmulatorProcess } from './processes.js';
+import { startEmulatorProcess, startWatchProcess, type EmulatorProcess, type WatchProcess } from './processes.js';
 import { seconds, verdict } from './report.js';
 
-const BIN = fileURLToPath(new URL('../../bin/edgesync', import.meta.url));
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
 /** The issue's bound on a take-over. */
 export const TAKEOVER_GOAL_MS = 15_000;
@@ -34,34 +31,6 @@ export interface TakeoverRow {
   readonly takeoverMs: number;
   /** Creates of the killed leader left uncertain (in flight when it died). */
   readonly uncertain: number;
-}
-
-interface Replica {
-  readonly child: ChildProcess;
-  readonly said: (prefix: string) => boolean;
-  /** How many log lines so far start with `prefix`. */
-  readonly count: (prefix: string) => number;
-  readonly exited: Promise<void>;
-}
-
-function startReplica(args: readonly string[], env: NodeJS.ProcessEnv): Replica {
-  const child = spawn(process.execPath, [BIN, 'watch', '--listen', '127.0.0.1:0', '--debounce', '50', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
-  const messages: string[] = [];
-  let partial = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    const lines = (partial + chunk).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) {
-      try {
-        messages.push(String((JSON.parse(line) as { msg?: unknown }).msg));
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const count = (prefix: string) => messages.filter((m) => m.startsWith(prefix)).length;
-  return { child, exited, count, said: (prefix) => count(prefix) > 0 };
 }
 
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
@@ -87,7 +56,7 @@ export async function runTakeoverBench(options: TakeoverBenchOptions = {}): Prom
   const root = path.join(dir, 'config');
   fs.mkdirSync(root);
   const token = randomBytes(16).toString('hex');
-  const replicas: Replica[] = [];
+  const replicas: WatchProcess[] = [];
   let database: BenchPostgres | undefined;
   let pgDir: string | undefined;
   let emulator: EmulatorProcess | undefined;
@@ -99,22 +68,22 @@ export async function runTakeoverBench(options: TakeoverBenchOptions = {}): Prom
     const env = { ...process.env, EDGESYNC_API_TOKEN: token, LOG_LEVEL: 'info', EDGESYNC_STATE: database.url };
     const args = ['--config', root, '--workspace', 'takeover', '--secrets', path.join(dir, 'secrets'), '--base-url', emulator.url, '--concurrency', '1'];
     writeLists(root, 0, 1);
-    let leader = startReplica(args, env);
+    let leader = startWatchProcess(['--debounce', '50', ...args], env);
     replicas.push(leader);
-    await until('the first replica leading', () => leader.said('leading'), 30_000);
+    await until('the first replica leading', () => leader.count('leading') > 0, 30_000);
     const rows: TakeoverRow[] = [];
     let uncertainBefore = 0;
     for (let kill = 1; kill <= kills; kill++) {
-      const standby = startReplica(args, env);
+      const standby = startWatchProcess(['--debounce', '50', ...args], env);
       replicas.push(standby);
-      await until('a replica standing by', () => standby.said('standby'), 30_000);
+      await until('a replica standing by', () => standby.count('standby') > 0, 30_000);
       // New creates for the leader to send, slowly: it dies in the middle of them.
       const before = leader.count('applied');
       writeLists(root, kill, 20);
       await until('the leader applying the new lists', () => leader.count('applied') > before, 30_000);
       leader.child.kill('SIGKILL');
       const killedAt = performance.now();
-      await until('the standby taking over', () => standby.said('took over'), 60_000);
+      await until('the standby taking over', () => standby.count('took over') > 0, 60_000);
       const takeoverMs = Math.round(performance.now() - killedAt);
       await leader.exited;
       // The new leader marks the dead one's open intents uncertain as it takes over.

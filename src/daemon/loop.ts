@@ -6,6 +6,7 @@ import { formatError, type ConfigError, type LoadResult } from '../config/index.
 import type { DesiredResource } from '../kinds/kind.js';
 import { needsAttention, type Attention } from '../plan/summary.js';
 import type { Plan } from '../plan/types.js';
+import type { RunRecord } from '../state/types.js';
 import { revisionText, type SourceRevision } from '../config/revision.js';
 import type { Clock } from '../util/clock.js';
 import type { CheckedTiming } from './options.js';
@@ -33,20 +34,10 @@ export type RunResult = 'ok' | 'failed' | 'uncertain' | 'invalid' | 'held' | 'er
 /** `resync`: the resync interval came round; that run re-sends what is applied (timing.resyncIntervalMs). */
 export type RunReason = 'start' | 'change' | 'retry' | 'resync';
 
-export interface RunReport {
+/** A run as the loop reports it: what the state keeps of it, and when the next retry is due. */
+export interface RunReport extends RunRecord {
   readonly reason: RunReason;
   readonly result: RunResult;
-  /** ISO 8601. */
-  readonly startedAt: string;
-  readonly finishedAt: string;
-  readonly actions: number;
-  readonly succeeded: number;
-  readonly failed: number;
-  readonly uncertain: number;
-  readonly skipped: number;
-  readonly requests: number;
-  /** The commit of the config the run worked from (else its digest); null before any valid config. */
-  readonly revision: string | null;
   /** Failure and uncertainty messages, `resource#change: message`; never a secret. */
   readonly errors: readonly string[];
   /** When the next retry is due (ISO 8601), if one is scheduled. */
