@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { copyFixture, TOKEN, waitFor } from './harness.js';
+import { startReceiver } from '../notify/receiver.js';
 import { spawnWatch, type WatchChild } from './processes.js';
 import { pgApprovals } from '../../src/state/pg/approvals.js';
 import { editDoc, workspace as e2eWorkspace } from '../e2e/harness.js';
@@ -32,11 +33,11 @@ async function emulator(latencyMs: number): Promise<RunningEmulator> {
   return e;
 }
 
-function replicas(emu: RunningEmulator) {
+function replicas(emu: RunningEmulator, more: readonly string[] = []) {
   const { dir, root } = copyFixture('gateway-creates');
   cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   const workspace = `replicas-${randomBytes(4).toString('hex')}`;
-  const args = ['--config', root, '--state', inject('pgUrl'), '--workspace', workspace, '--secrets', `${dir}/secrets`, '--base-url', emu.url, '--concurrency', '1'];
+  const args = ['--config', root, '--state', inject('pgUrl'), '--workspace', workspace, '--secrets', `${dir}/secrets`, '--base-url', emu.url, '--concurrency', '1', ...more];
   return { workspace, start: () => spawnWatch(args, cleanup) };
 }
 
@@ -113,10 +114,12 @@ describe('replicas of watch on a PostgreSQL state', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it('hands over when the leader loses its database session: the cut leader stands by and the other takes over within 15 s', async () => {
+  it('hands over when the leader loses its database session: the cut leader stands by and the other takes over within 15 s, each saying so', async () => {
     const db = await database();
     const emu = await emulator(0);
-    const { workspace, start } = replicas(emu);
+    const receiver = await startReceiver();
+    cleanup.push(() => receiver.close());
+    const { workspace, start } = replicas(emu, ['--notify', receiver.url]);
     const a = start();
     const first = await endpoint(a);
     await waitFor('the first replica converged', async () => (await statusOf(first)).lastRun?.result === 'ok', 20_000);
@@ -138,6 +141,15 @@ describe('replicas of watch on a PostgreSQL state', () => {
     expect(await statusOf(first)).toMatchObject({ role: 'standby', runs: 0 });
     // Nothing was created twice across the hand-over.
     expect([...createsByName(emu).values()].every((n) => n === 1)).toBe(true);
+    // Each replica told of its change of role (the first role, at start, is no change).
+    type Event = { event: string; reason: string; workspace?: string };
+    const changes = () => (receiver.bodies as Event[]).filter((e) => e.event === 'leader_changed');
+    await waitFor('both role changes notified', () => changes().length >= 2, 10_000);
+    expect(changes().map((e) => e.reason).sort()).toEqual([
+      expect.stringMatching(/^this replica lost the state's lock and stands by/),
+      'this replica took over: it now writes the state',
+    ]);
+    expect(changes().every((e) => e.workspace === workspace)).toBe(true);
   });
 
   it('exits 1 with one line naming the database, never listening, when it cannot reach it', async () => {
