@@ -6,6 +6,9 @@ import { hostname } from 'node:os';
 import readline from 'node:readline/promises';
 import { formatError, type ConfigError } from '../config/errors.js';
 import { composeRoot } from '../engine/root.js';
+import type { Engine } from '../engine/index.js';
+import type { ApplyResult } from '../apply/index.js';
+import { applyErrors, applyOutcome } from '../apply/outcome.js';
 import type { Approvals } from '../state/approvals.js';
 import { StateLockedError } from '../state/lock.js';
 import '../kinds/index.js';
@@ -103,6 +106,20 @@ function approveForDaemon(err: unknown, approvals: Approvals, digest: string, no
   return true;
 }
 
+/** The apply kept in the state's history beside the daemon's runs; a history that cannot be written is only said. */
+function keepRun(engine: Engine, run: { startedAt: string; revision: string; actions: number; result: ApplyResult }, notices: Notices): void {
+  const { result } = run;
+  try {
+    engine.record({
+      reason: 'apply', result: applyOutcome(result), startedAt: run.startedAt, finishedAt: new Date().toISOString(), revision: run.revision,
+      actions: run.actions, succeeded: result.succeeded.length, failed: result.failed.length, uncertain: result.uncertain.length,
+      skipped: result.skipped.length, requests: result.requests, errors: applyErrors(result),
+    });
+  } catch (err) {
+    notices.say(`cannot keep this apply in the state's history: ${err instanceof Error ? err.message : String(err)}`, 'warn');
+  }
+}
+
 async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, notices: Notices): Promise<void> {
   const thresholds = thresholdsOf(opts);
   const saved = savedPlanOf(opts);
@@ -168,8 +185,10 @@ async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, n
       return;
     }
     progress = kvProgress(plan, notices);
+    const startedAt = new Date().toISOString();
     const result = await engine.apply(plan, resources);
     progress?.finish();
+    keepRun(engine, { startedAt, revision: config.revision?.commit ?? config.digest, actions: plan.actions.length, result }, notices);
     process.stdout.write(renderApplyResult(result) + '\n');
     // A CI job must not pass over a token whose secret nobody holds, nor a config not wholly in force.
     process.exitCode = applyExitCode(plan, { ...result, stopped: result.stopped || stop.signal.aborted }, lostSecrets(result).length);

@@ -3,6 +3,7 @@
 
 import { formatError, type ConfigError } from '../config/errors.js';
 import type { LoadResult } from '../config/index.js';
+import type { SourceRevision } from '../config/revision.js';
 import type { Root } from '../engine/root.js';
 import type { DesiredResource } from '../kinds/kind.js';
 import { plural } from '../util/format.js';
@@ -33,7 +34,7 @@ export function errorCount(errors: readonly ConfigError[]): string {
 export async function loadOrRefuse(
   root: Pick<Root, 'load'>,
   report?: (error: ConfigError) => void,
-): Promise<{ readonly resources: readonly DesiredResource[]; readonly digest: string }> {
+): Promise<{ readonly resources: readonly DesiredResource[]; readonly digest: string; readonly revision?: SourceRevision }> {
   const result = await root.load();
   if (result.ok) return result;
   for (const e of result.errors) (report ?? ((x: ConfigError) => process.stderr.write(formatError(x) + '\n')))(e);

@@ -2,6 +2,7 @@
 // config kept through invalid edits, and failed actions retried with capped exponential backoff.
 
 import type { ApplyResult } from '../apply/index.js';
+import { applyErrors, applyOutcome } from '../apply/outcome.js';
 import { formatError, type ConfigError, type LoadResult } from '../config/index.js';
 import type { DesiredResource } from '../kinds/kind.js';
 import { needsAttention, type Attention } from '../plan/summary.js';
@@ -260,14 +261,9 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       if (!retryPending) retryAttempt = 0;
       // Its retry re-sends what failed: unchanged resources are planned only by a resync.
       else if (resync) resyncDue = true;
-      const errors = [
-        ...result.failed.map((f) => `${f.action.id}: ${f.error}`),
-        ...result.uncertain.map((u) => `${u.action.id}: ${u.error}`),
-        ...[...result.failed, ...result.uncertain].flatMap((r) =>
-          r.secretLost ? [`${r.action.resource}: SECRET LOST: its new secret was received but could not be kept (${r.secretLost}); roll the token`] : []),
-      ];
+      const errors = applyErrors(result);
       for (const e of errors) logger.warn({}, e);
-      const outcome: RunResult = result.stopped ? 'stopped' : result.failed.length ? 'failed' : result.uncertain.length ? 'uncertain' : 'ok';
+      const outcome: RunResult = applyOutcome(result);
       finish({
         ...base, ...attention, result: outcome, actions: plan.actions.length, succeeded: result.succeeded.length, failed: result.failed.length,
         uncertain: result.uncertain.length, skipped: result.skipped.length, requests: result.requests, errors,

@@ -56,7 +56,7 @@ export interface Intent {
 
 /** One reconcile run of the daemon, as the state keeps it (the newest ones). */
 export interface RunRecord {
-  /** start, change, retry, resync. */
+  /** start, change, retry, resync (the daemon's runs), or apply (`edgesync apply`). */
   readonly reason: string;
   /** ok, failed, uncertain, invalid, held, error, stopped. */
   readonly result: string;
