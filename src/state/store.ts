@@ -12,6 +12,7 @@ import { BatchCheckError, type SqlDatabase } from './sql-db.js';
 import type {
   AppliedResource,
   Intent,
+  KvKeyPage,
   ResourceIdentity,
   ResourceStatus,
   StateSnapshot,
@@ -91,7 +92,10 @@ export class SqlStateStore implements StateStore {
       };
       const kvExpired = (resource: string, at: number): readonly string[] => (counts.get(resource) ? (this.sql.kvExpired.all(resource, Math.floor(at)) as string[]) : []);
       const [lineage, serial] = this.sql.revision.get() as [string, number];
-      return { resources, intents, kvKeys, kvKeyCount: (resource: string) => counts.get(resource) ?? 0, kvExpired, revision: { lineage, serial: Number(serial) } };
+      const kvKeyPages = (resource: string): Iterable<KvKeyPage> => (counts.get(resource) ? this.kvPages(resource) : []);
+      return {
+        resources, intents, kvKeys, kvKeyPages, kvKeyCount: (resource: string) => counts.get(resource) ?? 0, kvExpired, revision: { lineage, serial: Number(serial) },
+      };
     })();
   }
 
@@ -379,14 +383,18 @@ export class SqlStateStore implements StateStore {
    */
   private kvKeyMap(resource: string): Map<string, string> {
     const map = new Map<string, string>();
+    for (const { keys, hashes } of this.kvPages(resource)) for (let i = 0; i < keys.length; i++) map.set(keys[i], hashes[i]);
+    return map;
+  }
+
+  /** The resource's keys in byte order, a page at a time: only the page is held. */
+  private *kvPages(resource: string): Generator<KvKeyPage> {
     let page = this.sql.kvFirstPage.get(resource, this.kvPageSize) as KvPage;
     for (;;) {
       const [keys, hashes, last, count] = page;
-      if (count === 0) return map;
-      const k = JSON.parse(keys) as string[];
-      const h = JSON.parse(hashes) as string[];
-      for (let i = 0; i < k.length; i++) map.set(k[i], h[i]);
-      if (count < this.kvPageSize) return map;
+      if (count === 0) return;
+      yield { keys: JSON.parse(keys) as string[], hashes: JSON.parse(hashes) as string[] };
+      if (count < this.kvPageSize) return;
       page = this.sql.kvNextPage.get(resource, last, this.kvPageSize) as KvPage;
     }
   }

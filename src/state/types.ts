@@ -82,12 +82,24 @@ export interface StateSnapshot {
   readonly intents: ReadonlyMap<string, Intent>;
   /** KvPairs: key → hash of (value, expiration fields, metadata). Empty map if none. May load on first call. */
   kvKeys(resource: string): ReadonlyMap<string, string>;
+  /**
+   * KvPairs: the stored keys and their hashes in UTF-8 byte order (SQLite BINARY, PostgreSQL "C"), a
+   * page at a time, read as they are iterated: a plan of ten million keys never holds them all.
+   * @default the keys of `kvKeys`, in that order, as one page
+   */
+  kvKeyPages?(resource: string): Iterable<KvKeyPage>;
   /** KvPairs: how many keys are stored, without loading them. */
   kvKeyCount(resource: string): number;
   /** Which state this is and how many writes it has seen; none before the state exists. */
   readonly revision?: StateRevision;
   /** KvPairs: the stored keys whose recorded expiry is `at` (seconds since the epoch) or earlier, sorted. Indexed. */
   kvExpired(resource: string, at: number): readonly string[];
+}
+
+/** Stored KV keys in order, with their hashes at the same index. */
+export interface KvKeyPage {
+  readonly keys: readonly string[];
+  readonly hashes: readonly string[];
 }
 
 /**
