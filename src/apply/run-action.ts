@@ -2,7 +2,7 @@
 // The only code that calls the client; state is written right after every call it makes.
 
 import path from 'node:path';
-import type { Outcome } from '../kinds/kind.js';
+import { isDeferred, type DeferredBody, type Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
 import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
 import { backoffDelay, classifyError, describeError, retryAfterMs } from './classify.js';
@@ -133,6 +133,7 @@ export const REFUSED_RESENDS = 3;
 
 /** Runs `action` to its end: success, failure (after retries when they are safe), uncertain or stopped. */
 export async function runAction(action: Action, ctx: RunContext, resends = 0): Promise<ActionReport> {
+  if (isDeferred(action.body)) return runDeferred(action, action.body, ctx);
   const { options } = ctx;
   if (action.operation === null) {
     ctx.started(action);
@@ -173,6 +174,25 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
       if (!options.signal?.aborted) throw err;
       return failed(ctx, action, `${lastError}; stopped before retrying`, attempt, false);
     }
+  }
+}
+
+/** The body is made now (read from its sources), the action run with it, and the body let go after. */
+async function runDeferred(action: Action, deferred: DeferredBody, ctx: RunContext): Promise<ActionReport> {
+  const { options } = ctx;
+  try {
+    let made: Awaited<ReturnType<DeferredBody['take']>>;
+    try {
+      made = await deferred.take(options.signal);
+    } catch (err) {
+      if (options.signal?.aborted) return { status: 'skipped', because: 'stopped' };
+      const error = `not sent: ${describeError(err)}`;
+      options.logger.error({ action: action.id, operation: action.operation, error }, 'action failed');
+      return { status: 'failed', attempts: 0, error, terminal: true };
+    }
+    return await runAction({ ...action, body: made.body, record: { ...action.record, ...(made.kvKeys && { kvKeys: made.kvKeys }) } }, ctx);
+  } finally {
+    deferred.done();
   }
 }
 

@@ -44,14 +44,20 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
     return real;
   };
 
-  const readFile = (ref: string, at: FieldPath): Buffer | undefined => {
+  const streamFile = (ref: string, at: FieldPath): { path: string; size: number } | undefined => {
     const real = resolve(ref, at);
     if (real === undefined) return undefined;
     const stat = fs.statSync(real);
     if (!stat.isFile()) return void issue(at, `"${ref}" is not a file`);
-    const tooBig = sizeProblem(stat.size, bounds.maxReferencedBytes, 'maxReferencedBytes');
+    return { path: real, size: stat.size };
+  };
+
+  const readFile = (ref: string, at: FieldPath): Buffer | undefined => {
+    const file = streamFile(ref, at);
+    if (file === undefined) return undefined;
+    const tooBig = sizeProblem(file.size, bounds.maxReferencedBytes, 'maxReferencedBytes');
     if (tooBig) return void issue(at, `"${ref}": ${tooBig}`);
-    return fs.readFileSync(real);
+    return fs.readFileSync(file.path);
   };
 
   const listFiles = (ref: string, at: FieldPath): { rel: string; ref: string; size: number }[] | undefined => {
@@ -92,5 +98,5 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
     return checkOutputPath(outputBounds, yamlFile, ref, at, issue);
   };
 
-  return { root: bounds.root, issue, readFile, listFiles, outputPath, now: bounds.now };
+  return { root: bounds.root, issue, readFile, streamFile, listFiles, outputPath, now: bounds.now };
 }

@@ -40,6 +40,11 @@ export interface BuildContext {
    */
   readFile(ref: string, path: FieldPath): Buffer | undefined;
   /**
+   * Checks `ref` as readFile does, without the size bound and without reading it: the file's real
+   * path and size, for a source read as a stream (memory stays bounded whatever its size).
+   */
+  streamFile(ref: string, path: FieldPath): { readonly path: string; readonly size: number } | undefined;
+  /**
    * Lists the regular files below folder `ref` (relative to the YAML file), recursively, sorted,
    * dot-files skipped; `rel` uses '/'. On failure records an issue at `path` and returns undefined.
    */
@@ -117,13 +122,29 @@ export type ChangeType =
   | 'kv' // one chunk of a KV bulk write
   | 'adopt'; // metadata.id given: record the id, no call
 
+/**
+ * A body made only when its action is about to be sent (a KV chunk, read from its sources then), with
+ * the keys to record: a plan of ten million pairs holds none of them. The executor takes it once.
+ */
+export interface DeferredBody {
+  readonly deferred: true;
+  /** The body to send and what to record of it; rejects with why it cannot be sent (a source changed since the plan). */
+  take(signal?: AbortSignal): Promise<{ readonly body: unknown; readonly kvKeys?: readonly KvKeyRecord[] }>;
+  /** The action is settled, sent or not: its body is let go (and the next one may be read). */
+  done(): void;
+}
+
+export function isDeferred(body: unknown): body is DeferredBody {
+  return typeof body === 'object' && body !== null && (body as { deferred?: unknown }).deferred === true;
+}
+
 /** A call (or, for 'adopt', a state-only record) a kind decided is needed. */
 export interface ActionDraft {
   readonly change: ChangeType;
   /** null only for 'adopt'. */
   readonly operation: OperationName | null;
   readonly params: Readonly<Record<string, string>>;
-  /** JSON body; ScriptUpload for putScriptContent; KvChunk for writeKvBulk. */
+  /** JSON body; ScriptUpload for putScriptContent; pairs, or a DeferredBody of them, for writeKvBulk. */
   readonly body: unknown;
   readonly diff: readonly FieldChange[];
   /** Distinguishes several actions of one resource (e.g. KV chunk "3/100"). */

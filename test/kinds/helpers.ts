@@ -63,6 +63,10 @@ export function fakeContext(root: string, file: string): BuildContext & { issues
       issues.push({ path: at, message: 'listFiles is not used by these kinds' });
       return undefined;
     },
+    streamFile: (_ref, at) => {
+      issues.push({ path: at, message: 'streamFile is not used by these kinds' });
+      return undefined;
+    },
     now: () => Date.UTC(2026, 10, 21, 10, 0, 0),
   };
 }

@@ -44,6 +44,11 @@ export function fakeContext(root: string): FakeContext {
       if (!fs.existsSync(file)) return issue(p, `${ref}: no such file`), undefined;
       return fs.readFileSync(file);
     },
+    streamFile(ref, p) {
+      const file = path.join(root, ref);
+      if (!fs.existsSync(file)) return issue(p, `${ref}: no such file`), undefined;
+      return { path: file, size: fs.statSync(file).size };
+    },
     listFiles(ref, p) {
       const dir = path.join(root, ref);
       if (!fs.existsSync(dir)) return issue(p, `${ref}: no such folder`), undefined;
