@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compareUtf8, SortedKeys, type KeyEntry } from '../../../src/kinds/kv/sorted.js';
+
+const hashOf = (text: string) => createHash('sha256').update(text).digest('base64');
+
+let tmp: string;
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-sorted-test-'));
+});
+afterEach(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** The private folders a SortedKeys made under `tmp`. */
+const folders = () => fs.readdirSync(tmp).filter((name) => name.startsWith('edgesync-keys-'));
+
+function sortedOf(entries: readonly KeyEntry[], runEntries: number): { keys: SortedKeys; got: KeyEntry[] } {
+  const keys = new SortedKeys({ runEntries, tmpDir: tmp });
+  for (const e of entries) keys.add(e.key, e.hash, e.size, e.seq);
+  keys.finish();
+  return { keys, got: [...keys.entries()] };
+}
+
+const expected = (entries: readonly KeyEntry[]) => [...entries].sort((a, b) => compareUtf8(a.key, b.key) || a.seq - b.seq);
+
+// Keys from a small pool (so that they repeat), with astral characters and U+E000–U+FFFF next to ASCII.
+const keyUnit = fc.oneof(fc.constantFrom('a', 'b', '/', 'é', '\ue000', '\uffff', '😀', '𐀀', '\u{10ffff}'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+const entryList = fc
+  .tuple(fc.array(fc.string({ unit: keyUnit, maxLength: 8 }), { minLength: 1, maxLength: 30 }), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 2 ** 32 - 1 })), { maxLength: 120 }))
+  .map(([pool, picks]) =>
+    // Sequence numbers in reading order, added in a shuffled order is not what callers do: seq = index.
+    picks.map(([pick, size], seq): KeyEntry => ({ key: pool[pick % pool.length], hash: hashOf(`${seq}`), size, seq })),
+  );
+
+describe('compareUtf8', () => {
+  it('orders any two strings as their UTF-8 bytes order', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (a, b) => {
+        expect(Math.sign(compareUtf8(a, b))).toBe(Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('puts astral characters after U+E000–U+FFFF, where plain < puts them before', () => {
+    expect('😀' < '\uffff').toBe(true);
+    expect(compareUtf8('😀', '\uffff')).toBe(1);
+    expect(compareUtf8('a\ue000', 'a𐀀')).toBe(-1);
+    expect(compareUtf8('ab', 'abc')).toBe(-1);
+    expect(compareUtf8('x', 'x')).toBe(0);
+  });
+});
+
+describe('SortedKeys', () => {
+  it('gives every entry in UTF-8 order of its key and then seq, however many runs spill, and again on a second iteration', () => {
+    fc.assert(
+      fc.property(entryList, fc.constantFrom(1, 2, 3, 17, 1000), (entries, runEntries) => {
+        const { keys, got } = sortedOf(entries, runEntries);
+        try {
+          const want = expected(entries);
+          expect(got).toEqual(want);
+          expect([...keys.entries()]).toEqual(want);
+          expect(keys.count).toBe(entries.length);
+        } finally {
+          keys.close();
+        }
+      }),
+      { numRuns: 150 },
+    );
+    expect(folders()).toEqual([]);
+  });
+
+  it('keeps long keys (multi-byte lengths) and keys of 4-byte characters intact through the disk', () => {
+    const entries: KeyEntry[] = ['k'.repeat(200), '😀'.repeat(3000), 'é'.repeat(70_000), '', 'k'].map((key, seq) => ({ key, hash: hashOf(key), size: 2 ** 32 - 1 - seq, seq }));
+    const { keys, got } = sortedOf(entries, 2);
+    expect(got).toEqual(expected(entries));
+    keys.close();
+  });
+
+  it('touches no disk while the entries fit in one run', () => {
+    const { keys, got } = sortedOf([{ key: 'b', hash: hashOf('b'), size: 1, seq: 0 }, { key: 'a', hash: hashOf('a'), size: 2, seq: 1 }], 2);
+    expect(got.map((e) => e.key)).toEqual(['a', 'b']);
+    expect(folders()).toEqual([]);
+    keys.close();
+  });
+
+  it('deletes its folder on close, takes a second close, and refuses to be iterated after it', () => {
+    const keys = new SortedKeys({ runEntries: 2, tmpDir: tmp });
+    for (let seq = 0; seq < 7; seq++) keys.add(`key-${6 - seq}`, hashOf(`${seq}`), seq, seq);
+    keys.finish();
+    expect(keys.count).toBe(7);
+    const [folder] = folders();
+    expect(fs.readdirSync(path.join(tmp, folder))).toEqual(['sorted']);
+    expect((fs.statSync(path.join(tmp, folder)).mode & 0o777).toString(8)).toBe('700');
+    const started = keys.entries();
+    expect(started.next().value).toMatchObject({ key: 'key-0', seq: 6, size: 6 });
+    keys.close();
+    expect(folders()).toEqual([]);
+    keys.close();
+    expect(() => keys.entries()).toThrow('SortedKeys.entries after close()');
+    expect(() => started.next()).toThrow('iterated after close()');
+  });
+
+  it('refuses adds after finish, entries before finish, and hashes or numbers it cannot store', () => {
+    const keys = new SortedKeys({ tmpDir: tmp });
+    expect(() => keys.entries()).toThrow('SortedKeys.entries before finish()');
+    expect(() => keys.add('k', 'not base64', 1, 0)).toThrow('Expected the hash of "k" to be base64 of 32 bytes, got "not base64"');
+    expect(() => keys.add('k', hashOf('k'), -1, 0)).toThrow('integers from 0 below 2^32, got -1 and 0');
+    expect(() => keys.add('k', hashOf('k'), 1, 2 ** 32)).toThrow('integers from 0 below 2^32');
+    expect(() => keys.add('a\ud800b', hashOf('k'), 1, 0)).toThrow('it has a lone surrogate');
+    keys.finish();
+    expect(keys.count).toBe(0);
+    expect([...keys.entries()]).toEqual([]);
+    expect(() => keys.add('k', hashOf('k'), 1, 0)).toThrow('SortedKeys.add after finish()');
+    expect(() => new SortedKeys({ runEntries: 0 })).toThrow('Expected `runEntries` to be a number from 1 to 67108864, got `0` (number)');
+  });
+
+  it('names the folder when it cannot write there, and leaves no files behind', () => {
+    const file = path.join(tmp, 'a-file');
+    fs.writeFileSync(file, '');
+    for (const tmpDir of [path.join(tmp, 'missing'), file]) {
+      const keys = new SortedKeys({ runEntries: 1, tmpDir });
+      keys.add('a', hashOf('a'), 1, 0);
+      expect(() => keys.add('b', hashOf('b'), 1, 1)).toThrow(`Cannot keep the sorted keys in the folder ${tmpDir}: `);
+      expect(() => keys.add('c', hashOf('c'), 1, 2)).toThrow('SortedKeys.add after close()');
+    }
+    expect(fs.readdirSync(tmp)).toEqual(['a-file']);
+  });
+
+  it('deletes the runs already written when a later write fails', () => {
+    const keys = new SortedKeys({ runEntries: 1, tmpDir: tmp });
+    for (let seq = 0; seq < 3; seq++) keys.add(`k${seq}`, hashOf(`${seq}`), 1, seq);
+    const [folder] = folders();
+    expect(fs.readdirSync(path.join(tmp, folder)).sort()).toEqual(['run-0', 'run-1']);
+    // A folder where the merged file goes: the merge cannot write it.
+    fs.mkdirSync(path.join(tmp, folder, 'sorted'));
+    expect(() => keys.finish()).toThrow(`Cannot keep the sorted keys in the folder ${tmp}: EISDIR`);
+    expect(folders()).toEqual([]);
+  });
+});
