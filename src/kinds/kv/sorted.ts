@@ -51,7 +51,9 @@ const MERGE_BYTES = 64 << 20;
 /** A record: varint key length, key (UTF-8), hash (32 bytes), size (u32 LE), seq (u32 LE). */
 const TAIL = 40;
 const SURROGATE = /[\ud800-\udfff]/;
-const HASH = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
+/** Last characters of a canonical base64 of 32 bytes (its final 2 bits, then 4 zero bits). A regex costs 0.3 µs a hash. */
+const HASH_LAST = new Uint8Array(128);
+for (const c of 'AEIMQUYcgkosw048') HASH_LAST[c.charCodeAt(0)] = 1;
 
 /** What a finalizer or the exit hook must free: it holds no reference to the instance. */
 interface Resources {
@@ -102,7 +104,8 @@ class RecordWriter {
       buf[off++] = (v & 0x7f) | 0x80;
     }
     off += n;
-    hashes.copy(buf, off, hashAt, hashAt + 32);
+    // A loop beats Buffer#copy's call for so few bytes.
+    for (let k = 0; k < 32; k++) buf[off + k] = hashes[hashAt + k];
     buf.writeUInt32LE(size, off + 32);
     buf.writeUInt32LE(seq, off + 36);
     this.off = off + TAIL;
@@ -113,7 +116,11 @@ class RecordWriter {
       this.flush();
       if (end - start > this.buf.length) this.buf = Buffer.allocUnsafe(end - start);
     }
-    this.off += src.copy(this.buf, this.off, start, end);
+    const buf = this.buf;
+    let off = this.off;
+    if (end - start > 256) off += src.copy(buf, off, start, end);
+    else for (let k = start; k < end; k++) buf[off++] = src[k];
+    this.off = off;
   }
 
   flush(): void {
@@ -233,7 +240,7 @@ export class SortedKeys {
   add(key: string, hash: string, size: number, seq: number): void {
     if (this.state !== 'adding') throw new Error(`SortedKeys.add after ${this.state === 'closed' ? 'close()' : 'finish()'}`);
     if (typeof key !== 'string') throw new TypeError(`Expected a key string, got ${typeof key}`);
-    if (typeof hash !== 'string' || !HASH.test(hash)) throw new TypeError(`Expected the hash of ${JSON.stringify(key)} to be base64 of 32 bytes, got ${JSON.stringify(hash)}`);
+    if (typeof hash !== 'string' || hash.length !== 44 || hash.charCodeAt(43) !== 61 || HASH_LAST[hash.charCodeAt(42)] !== 1) throw hashError(key, hash);
     if (size >>> 0 !== size || seq >>> 0 !== seq) throw new TypeError(`Expected the size and seq of ${JSON.stringify(key)} to be integers from 0 below 2^32, got ${size} and ${seq}`);
     if (SURROGATE.test(key)) {
       if (!(key as unknown as { isWellFormed(): boolean }).isWellFormed()) throw new TypeError(`Expected the key ${JSON.stringify(key)} to be well-formed: it has a lone surrogate`);
@@ -241,9 +248,11 @@ export class SortedKeys {
     }
     if (this.n === this.runEntries) this.spill();
     if (this.n === this.seqs.length) this.grow();
-    const i = this.n++;
+    const i = this.n;
+    // The decoder skips characters outside base64 (then fewer bytes) but takes base64url's - and _.
+    if (this.hashes.write(hash, i * 32, 32, 'base64') !== 32 || hash.includes('-') || hash.includes('_')) throw hashError(key, hash);
+    this.n++;
     this.keys[i] = key;
-    this.hashes.write(hash, i * 32, 32, 'base64');
     this.sizes[i] = size;
     this.seqs[i] = seq;
     this.total++;
@@ -424,6 +433,10 @@ export class SortedKeys {
       throw new Error(`Cannot keep the sorted keys in the folder ${this.tmpDir}: ${why}`, { cause: err });
     }
   }
+}
+
+function hashError(key: string, hash: unknown): TypeError {
+  return new TypeError(`Expected the hash of ${JSON.stringify(key)} to be base64 of 32 bytes, got ${JSON.stringify(hash)}`);
 }
 
 function fileEntries(reader: RecordReader, alive: () => void): IterableIterator<KeyEntry> {

@@ -110,6 +110,10 @@ describe('SortedKeys', () => {
     const keys = new SortedKeys({ tmpDir: tmp });
     expect(() => keys.entries()).toThrow('SortedKeys.entries before finish()');
     expect(() => keys.add('k', 'not base64', 1, 0)).toThrow('Expected the hash of "k" to be base64 of 32 bytes, got "not base64"');
+    const good = hashOf('k');
+    for (const bad of [`${good.slice(0, 10)}!${good.slice(11)}`, `${good.slice(0, 10)}-${good.slice(11)}`, `${good.slice(0, 42)}B=`, `${good.slice(0, 43)}A`]) {
+      expect(() => keys.add('k', bad, 1, 0)).toThrow('to be base64 of 32 bytes');
+    }
     expect(() => keys.add('k', hashOf('k'), -1, 0)).toThrow('integers from 0 below 2^32, got -1 and 0');
     expect(() => keys.add('k', hashOf('k'), 1, 2 ** 32)).toThrow('integers from 0 below 2^32');
     expect(() => keys.add('a\ud800b', hashOf('k'), 1, 0)).toThrow('it has a lone surrogate');
