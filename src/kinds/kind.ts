@@ -3,7 +3,7 @@
 
 import type { OperationName } from '../api/operations.js';
 import type { Json } from '../util/json.js';
-import type { AppliedResource, KvKeyRecord } from '../state/types.js';
+import type { AppliedResource, KvKeyPage, KvKeyRecord } from '../state/types.js';
 
 export type { Json };
 /** A path into a document, e.g. ['spec', 'items', 2, 'value']. */
@@ -183,8 +183,10 @@ export interface KindDecision {
   readonly blocked: readonly BlockedDraft[];
   /** Things the plan should say that need no call (e.g. "last_name removed: left as it is remotely"). */
   readonly notes: readonly string[];
-  /** KV: keys in state that the desired model no longer has. */
+  /** KV: keys in state that the desired model no longer has (the first NAMED_KEYS of them). */
   readonly orphanedKeys?: readonly string[];
+  /** KV: how many keys are orphaned, when more than `orphanedKeys` names. @default orphanedKeys.length */
+  readonly orphanedKeyCount?: number;
   /** Parts of the resource (KV keys) state holds, and how many of them the actions rewrite: for change thresholds. */
   readonly share?: { readonly changed: number; readonly of: number };
 }
@@ -195,6 +197,8 @@ export interface PlanContext {
   readonly applied?: AppliedResource;
   /** KvPairs only: key → stored hash (loaded when first read: a million keys cost a second). */
   readonly kvKeys?: ReadonlyMap<string, string>;
+  /** KvPairs only: the stored keys and hashes in UTF-8 byte order, a page at a time, read as iterated. */
+  readonly kvKeyPages?: () => Iterable<KvKeyPage>;
   /** KvPairs only: how many keys the state holds for the resource (cheap). */
   readonly kvKeyCount?: number;
   /** KvPairs only: stored keys whose recorded expiry has passed at the plan's time: gone remotely (cheap, indexed). */

@@ -130,7 +130,11 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
       plan.notes.push({ ...ref, message: `signed by ${name(self.credential ?? '')} now, by ${name(signedBefore)} when last applied: nothing is sent for that alone` });
     }
     if (decision.orphanedKeys?.length) {
-      plan.orphaned.push({ ...ref, keys: decision.orphanedKeys, message: orphanKeysMessage(self.key, decision.orphanedKeys), source: self.source });
+      const keyCount = decision.orphanedKeyCount ?? decision.orphanedKeys.length;
+      plan.orphaned.push({
+        ...ref, keys: decision.orphanedKeys, ...(keyCount > decision.orphanedKeys.length && { keyCount }),
+        message: orphanKeysMessage(self.key, decision.orphanedKeys, keyCount), source: self.source,
+      });
     }
     if (!actions.length && !decision.blocked.length) plan.unchanged.push(self.key);
     if (decision.share && actions.length) plan.shares.push({ ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) });
@@ -178,6 +182,7 @@ function decide(def: KindDefinition, desired: DesiredResource, state: StateSnaps
     Object.defineProperties(ctx, {
       kvKeyCount: { value: state.kvKeyCount(desired.key), enumerable: true },
       kvKeys: { get: () => state.kvKeys(desired.key), enumerable: true },
+      kvKeyPages: { value: () => state.kvKeyPages?.(desired.key) ?? [{ keys: [...state.kvKeys(desired.key).keys()], hashes: [...state.kvKeys(desired.key).values()] }], enumerable: true },
       kvExpired: { value: state.kvExpired(desired.key, now / 1000), enumerable: true },
     });
   }

@@ -57,7 +57,7 @@ export interface PlanJson {
   /** `source`: where the document starts (file relative to the working folder, line, col), or null. */
   readonly blocked: readonly { resource: string; kind: string; name: string; reason: string; fields: readonly string[]; source: Source | null }[];
   /** `keys` only when some KV keys of a resource are orphaned, not the whole resource; `source`: where it was last defined, when known. */
-  readonly orphaned: readonly { resource: string; kind: string; name: string; keys?: readonly string[]; message: string; source: Source | null }[];
+  readonly orphaned: readonly { resource: string; kind: string; name: string; keys?: readonly string[]; key_count?: number; message: string; source: Source | null }[];
   readonly uncertain: readonly { resource: string; kind: string; name: string; operation: string; since: string; message: string }[];
   /** Resources held back until `on` is resolved (`because`: uncertain, blocked or waiting). */
   readonly waiting: readonly { resource: string; kind: string; name: string; on: string; because: string; message: string }[];
@@ -108,7 +108,7 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
       ...(a.resync && { resync: true as const }),
     })),
     blocked: plan.blocked.map((b) => ({ ...ref(b), reason: b.reason, fields: b.fields, source: sourceOf(b.source) })),
-    orphaned: plan.orphaned.map((o) => ({ ...ref(o), ...(o.keys && { keys: o.keys }), message: o.message, source: sourceOf(o.source) })),
+    orphaned: plan.orphaned.map((o) => ({ ...ref(o), ...(o.keys && { keys: o.keys }), ...(o.keyCount !== undefined && { key_count: o.keyCount }), message: o.message, source: sourceOf(o.source) })),
     uncertain: plan.uncertain.map((u) => ({ ...ref(u), operation: u.operation, since: u.since, message: u.message })),
     waiting: plan.waiting.map((w) => ({ ...ref(w), on: w.on, because: w.because, message: w.message })),
     notes: plan.notes.map((n) => ({ ...ref(n), message: n.message })),

@@ -20,8 +20,8 @@ export function orphanMessage(key: string): string {
 /** Up to this many keys are spelled out in the command; more go through a file. */
 const INLINE_KEYS = 3;
 
-export function orphanKeysMessage(key: string, keys: readonly string[]): string {
-  const inline = keys.length <= INLINE_KEYS && keys.every((k) => !k.includes(','));
+export function orphanKeysMessage(key: string, keys: readonly string[], total = keys.length): string {
+  const inline = total <= INLINE_KEYS && keys.every((k) => !k.includes(','));
   const which = inline ? `--kv-keys ${shellQuote(keys.join(','))}` : '--kv-keys-file FILE';
   return `no delete operation exists; remove them by hand, then \`edgesync state forget ${shellQuote(key)} ${which}\``;
 }

@@ -88,7 +88,7 @@ export function summarize(plan: Plan): PlanSummary {
     ...count,
     blocked: plan.blocked.length,
     orphaned: plan.orphaned.length,
-    orphanedKvKeys: plan.orphaned.reduce((n, o) => n + (o.keys?.length ?? 0), 0),
+    orphanedKvKeys: plan.orphaned.reduce((n, o) => n + (o.keyCount ?? o.keys?.length ?? 0), 0),
     uncertain: plan.uncertain.length,
     waiting: plan.waiting.length,
     unchanged: plan.unchanged.length,

@@ -54,7 +54,7 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
     lines.push(head('waiting', w.resource, `waiting${at(w.source)}`, ctx), ...body([w.message]), ...notesOf(w.resource, ctx));
   }
   for (const o of plan.orphaned) {
-    const what = o.keys ? `${plural(o.keys.length, 'orphaned KV key')}${at(o.source)}: ${listKeys(o.keys, ctx)}` : `orphaned${o.source ? ` (last defined at ${o.source.file}:${o.source.line})` : ''}`;
+    const what = o.keys ? `${plural(o.keyCount ?? o.keys.length, 'orphaned KV key')}${at(o.source)}: ${listKeys(o.keys, ctx, o.keyCount)}` : `orphaned${o.source ? ` (last defined at ${o.source.file}:${o.source.line})` : ''}`;
     lines.push(head('orphaned', o.resource, what, ctx), ...body([o.message]));
   }
   const unchanged = verbose ? plan.unchanged : plan.unchanged.filter((key) => notes.has(key));
@@ -144,9 +144,10 @@ function notesOf(resource: string, ctx: Ctx): string[] {
   return messages.map((m) => `${INDENT}${ctx.paint('cyan', 'note:')} ${m}`);
 }
 
-function listKeys(keys: readonly string[], ctx: Ctx): string {
-  if (ctx.verbose || keys.length <= SHOWN_KEYS) return keys.join(', ');
-  return `${keys.slice(0, SHOWN_KEYS).join(', ')} … and ${formatCount(keys.length - SHOWN_KEYS)} more`;
+function listKeys(keys: readonly string[], ctx: Ctx, total = keys.length): string {
+  const shown = ctx.verbose ? keys.length : Math.min(SHOWN_KEYS, keys.length);
+  if (total <= shown) return keys.join(', ');
+  return `${keys.slice(0, shown).join(', ')} … and ${formatCount(total - shown)} more`;
 }
 
 function call(operation: string): string {

@@ -35,8 +35,10 @@ export interface BlockedChange extends ResourceRef {
 }
 
 export interface Orphan extends ResourceRef {
-  /** KV keys when only keys of a resource are orphaned; absent when the whole resource is. */
+  /** KV keys when only keys of a resource are orphaned; absent when the whole resource is. At most NAMED_KEYS of them. */
   readonly keys?: readonly string[];
+  /** How many KV keys are orphaned, when more than `keys` names. @default keys.length */
+  readonly keyCount?: number;
   readonly message: string;
   /** Orphaned keys: where the resource is defined; an orphaned resource: the last file that defined it, when state knows. */
   readonly source?: SourceLocation;

@@ -18,13 +18,17 @@ export function formatBytes(bytes: number): string {
   return `${formatCount(Number((bytes / 1_000_000).toFixed(1)))} MB`;
 }
 
-/** The first few items, each as `show` writes it, and how many more: `a, b, c and 17 more`. */
-export function firstFew(items: readonly string[], shown = 3, show: (item: string) => string = (item) => item): string {
+/**
+ * The first few items, each as `show` writes it, and how many more: `a, b, c and 17 more`; `total`
+ * counts items beyond the list given (a list cut short).
+ */
+export function firstFew(items: readonly string[], shown = 3, show: (item: string) => string = (item) => item, total = items.length): string {
   const first = items.slice(0, shown).map(show).join(', ');
-  return items.length > shown ? `${first} and ${formatCount(items.length - shown)} more` : first;
+  const more = Math.max(total, items.length) - Math.min(shown, items.length);
+  return more > 0 ? `${first} and ${formatCount(more)} more` : first;
 }
 
 /** The first few keys, quoted, and how many more: `"a", "b", "c" and 17 more`. */
-export function someKeys(keys: readonly string[], shown = 3): string {
-  return firstFew(keys, shown, (key) => JSON.stringify(key));
+export function someKeys(keys: readonly string[], shown = 3, total = keys.length): string {
+  return firstFew(keys, shown, (key) => JSON.stringify(key), total);
 }
