@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compareUtf8, SortedKeys, type KeyEntry } from '../../../src/kinds/kv/sorted.js';
 
@@ -30,12 +32,13 @@ const expected = (entries: readonly KeyEntry[]) => [...entries].sort((a, b) => c
 
 // Keys from a small pool (so that they repeat), with astral characters and U+E000–U+FFFF next to ASCII.
 const keyUnit = fc.oneof(fc.constantFrom('a', 'b', '/', 'é', '\ue000', '\uffff', '😀', '𐀀', '\u{10ffff}'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+// Seqs unique but in any order, as a caller may add them; sizes up to the u32 bound.
 const entryList = fc
-  .tuple(fc.array(fc.string({ unit: keyUnit, maxLength: 8 }), { minLength: 1, maxLength: 30 }), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 2 ** 32 - 1 })), { maxLength: 120 }))
-  .map(([pool, picks]) =>
-    // Sequence numbers in reading order, added in a shuffled order is not what callers do: seq = index.
-    picks.map(([pick, size], seq): KeyEntry => ({ key: pool[pick % pool.length], hash: hashOf(`${seq}`), size, seq })),
-  );
+  .tuple(
+    fc.array(fc.string({ unit: keyUnit, maxLength: 8 }), { minLength: 1, maxLength: 30 }),
+    fc.uniqueArray(fc.tuple(fc.nat(), fc.nat({ max: 2 ** 32 - 1 }), fc.nat({ max: 2 ** 32 - 1 })), { selector: (t) => t[2], maxLength: 120 }),
+  )
+  .map(([pool, picks]) => picks.map(([pick, size, seq]): KeyEntry => ({ key: pool[pick % pool.length], hash: hashOf(`${seq}`), size, seq })));
 
 describe('compareUtf8', () => {
   it('orders any two strings as their UTF-8 bytes order', () => {
@@ -145,5 +148,50 @@ describe('SortedKeys', () => {
     fs.mkdirSync(path.join(tmp, folder, 'sorted'));
     expect(() => keys.finish()).toThrow(`Cannot keep the sorted keys in the folder ${tmp}: EISDIR`);
     expect(folders()).toEqual([]);
+  });
+});
+
+describe('SortedKeys left open', () => {
+  /** The module and what it imports, transpiled into `tmp`, then `script` run in a node with gc exposed. */
+  function runChild(script: string): string {
+    for (const [from, to] of [['src/kinds/kv/sorted.ts', 'kinds/kv/sorted.js'], ['src/util/options.ts', 'util/options.js']]) {
+      const source = fs.readFileSync(path.resolve(from), 'utf8');
+      const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+      fs.mkdirSync(path.dirname(path.join(tmp, 'lib', to)), { recursive: true });
+      fs.writeFileSync(path.join(tmp, 'lib', to), js);
+    }
+    fs.writeFileSync(path.join(tmp, 'lib', 'package.json'), '{"type":"module"}');
+    fs.writeFileSync(path.join(tmp, 'lib', 'child.js'), script);
+    return execFileSync(process.execPath, ['--expose-gc', path.join(tmp, 'lib', 'child.js')], { encoding: 'utf8', env: { ...process.env, SORTED_TMP: tmp } });
+  }
+  const spilled = `
+    import fs from 'node:fs';
+    import { SortedKeys } from './kinds/kv/sorted.js';
+    const hash = 'x'.repeat(42) + 'A=';
+    function spill() {
+      const keys = new SortedKeys({ runEntries: 1, tmpDir: process.env.SORTED_TMP });
+      keys.add('a', hash, 1, 0);
+      keys.add('b', hash, 1, 1);
+      return keys;
+    }
+    const folders = () => fs.readdirSync(process.env.SORTED_TMP).filter((n) => n.startsWith('edgesync-keys-')).length;
+  `;
+
+  it('deletes its folder when the process exits without close()', () => {
+    expect(runChild(`${spilled} const kept = spill(); console.log(folders());`).trim()).toBe('1');
+    expect(folders()).toEqual([]);
+  });
+
+  it('deletes its folder once it is garbage-collected', () => {
+    const out = runChild(`${spilled}
+      spill();
+      const before = folders();
+      for (let i = 0; i < 50 && folders() > 0; i++) {
+        globalThis.gc();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      console.log(before, folders());
+    `);
+    expect(out.trim()).toBe('1 0');
   });
 });
