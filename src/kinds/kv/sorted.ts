@@ -273,7 +273,10 @@ export class SortedKeys {
     this.guard(() => this.merge());
   }
 
-  /** Every entry in UTF-8 byte order of its key; equal keys next to each other, in seq order. */
+  /**
+   * Every entry in UTF-8 byte order of its key; equal keys next to each other, in seq order. Synchronous
+   * (buffered reads of the one sorted file); may be iterated any number of times after finish().
+   */
   entries(): IterableIterator<KeyEntry> {
     if (this.state !== 'finished') throw new Error(this.state === 'closed' ? 'SortedKeys.entries after close()' : 'SortedKeys.entries before finish()');
     const alive = () => {
@@ -284,7 +287,7 @@ export class SortedKeys {
     return fileEntries(new RecordReader(fd, Buffer.allocUnsafe(IO_BYTES), file), alive);
   }
 
-  /** Deletes the files; idempotent. */
+  /** Deletes the files; idempotent. Also done at process exit, and once the instance is garbage-collected. */
   close(): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
