@@ -7,7 +7,9 @@ import got from 'got';
 import { checkClientOptions, type CallInfo, type CheckedClientOptions, type ClientOptions } from './options.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
 import { OPERATIONS, operationPath, type OperationName } from './operations.js';
+import { parseRetryAfter } from './errors.js';
 import { abortedBeforeSending, binaryAnswer, isJsonType, mapFailure, readAnswer, tooLarge, unknownCredential, type CallContext } from './response.js';
+import { readRateLimit, type ServerRateLimit } from './ratelimit.js';
 import { authHeaders } from './signing.js';
 import type { OperationTypes } from './types.js';
 
@@ -15,6 +17,12 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** The credential that signs the call (ClientOptions.signer); absent: the client's token. */
   readonly credential?: string;
+  /**
+   * Told, once the answer's headers are in (any status), what they say of the rate limit: calls
+   * left and time to reset (src/api/ratelimit.ts). Not called when there was no answer or nothing
+   * readable; an exception from it is ignored. @default undefined
+   */
+  readonly onRateLimit?: (seen: ServerRateLimit) => void;
 }
 
 type TypedOperations = {
@@ -100,6 +108,18 @@ export function createClient(options: ClientOptions): ApiClient {
     }
   };
 
+  /** Tells the caller what an answer's headers say of the rate limit; a throw there must not fail the call. */
+  const paceBy = (tell: CallOptions['onRateLimit'], headers: http.IncomingHttpHeaders, answeredWith: number | undefined, now: number): void => {
+    if (!tell) return;
+    try {
+      const retryAfter = headers['retry-after'];
+      const seen = readRateLimit(headers, answeredWith, parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : undefined, now));
+      if (seen) tell(seen);
+    } catch {
+      // Pacing by headers is a help: without it the configured ceiling and Retry-After still hold.
+    }
+  };
+
   async function call(op: OperationName, params: Readonly<Record<string, string>>, body: unknown, callOptions: CallOptions = {}): Promise<unknown> {
     if (!Object.hasOwn(OPERATIONS, op)) throw new TypeError(`Unknown operation \`${String(op)}\``);
     const { method } = OPERATIONS[op];
@@ -112,6 +132,7 @@ export function createClient(options: ClientOptions): ApiClient {
     const started = clock.now();
     let status: number | undefined;
     let answered: number | undefined;
+    let headers: http.IncomingHttpHeaders | undefined;
     let oversized = false;
     try {
       const request = send(opts.baseUrl + path, {
@@ -127,6 +148,7 @@ export function createClient(options: ClientOptions): ApiClient {
       request.on('request', (req: http.ClientRequest) => {
         req.once('response', (res: http.IncomingMessage) => {
           answered = res.statusCode;
+          headers = res.headers;
           if (Number(res.headers['content-length']) > opts.maxAnswerBytes) cut();
         });
       });
@@ -147,6 +169,7 @@ export function createClient(options: ClientOptions): ApiClient {
       throw mapFailure(ctx, error, opts.timeoutMs);
     } finally {
       report({ operation: op, method, status: status ?? answered, durationMs: clock.now() - started });
+      if (headers) paceBy(callOptions.onRateLimit, headers, status ?? answered, clock.now());
     }
   }
 

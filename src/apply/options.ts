@@ -9,7 +9,7 @@ import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkFunction, checkInteger, checkNumber, checkString, fail } from '../util/options.js';
 import { fileSecrets, type SecretSink } from './files.js';
-import { createRateLimiter, type RateLimiter } from './rate.js';
+import { createRateLimiter, type RateLimiter, type ServerCount } from './rate.js';
 
 /**
  * The one thing the executor needs of the API client; src/api's ApiClient satisfies it.
@@ -20,7 +20,7 @@ export interface OperationCaller {
     operation: NonNullable<Action['operation']>,
     params: Readonly<Record<string, string>>,
     body: unknown,
-    options?: { readonly signal?: AbortSignal; readonly credential?: string },
+    options?: { readonly signal?: AbortSignal; readonly credential?: string; readonly onRateLimit?: (seen: ServerCount) => void },
   ): Promise<unknown>;
 }
 
@@ -191,13 +191,16 @@ function checkPaths(name: string, value: readonly string[]): readonly string[] {
   return value;
 }
 
-/** The given limiter for every credential, else one of `rate` per credential, made on first use. */
-function limiters(given: RateLimiter | undefined, rate: RateLimit, clock: Clock): (credential: string | undefined) => RateLimiter {
+/**
+ * The given limiter for every credential, else one of `rate` per credential, made on first use; while
+ * the server's count is unknown it lets out as many calls as the queue runs (`ahead`).
+ */
+function limiters(given: RateLimiter | undefined, rate: RateLimit, clock: Clock, ahead: number): (credential: string | undefined) => RateLimiter {
   if (given) return () => given;
   const made = new Map<string | undefined, RateLimiter>();
   return (credential) => {
     let limiter = made.get(credential);
-    if (!limiter) made.set(credential, (limiter = createRateLimiter(rate, clock)));
+    if (!limiter) made.set(credential, (limiter = createRateLimiter(rate, clock, { ahead })));
     return limiter;
   };
 }
@@ -225,7 +228,7 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
     interpret: checkFunction('interpret', options.interpret),
     clock,
     queue: options.queue === undefined ? new PQueue({ concurrency }) : checkObject('queue', options.queue, ['add']),
-    limiterFor: limiters(options.limiter === undefined ? undefined : checkObject('limiter', options.limiter, ['acquire', 'holdUntil']), rateLimit, clock),
+    limiterFor: limiters(options.limiter === undefined ? undefined : checkObject('limiter', options.limiter, ['acquire', 'holdUntil']), rateLimit, clock, concurrency),
     retry: {
       maxAttempts: checkInteger('retry.maxAttempts', retry.maxAttempts ?? 8, 1),
       baseDelayMs,

@@ -8,9 +8,28 @@
 // Written by hand rather than p-queue's `interval`/`intervalCap` (even with `strict`, its sliding
 // window): p-queue times windows with its own Date.now and setTimeout, not the injected clock, so
 // tests could not drive it; and it has no way to hold every sender until a Retry-After time.
+//
+// What the server says of its own count (an answer's rate-limit headers: r calls left, the quota
+// whole again in t) paces below that ceiling, so calls stop before a 429 rather than after one.
+// Those r calls go as fast as the ceiling and the slots allow (a burst), then nothing until the
+// reset: a fixed window takes its calls whenever within it, and spreading
+// them over t would waste what is left when the window ends before the spread does (t is rounded
+// up to whole seconds); spreading, where needed, is the sliding ceiling's job.
+// Places are reserved ahead of the concurrency queue, so while nothing is known of the server's
+// count (before its first answer, after a reset) only `ahead` calls are out or reserved at once:
+// otherwise every waiting call would hold a place granted before the count could say no.
 
 import type { Clock } from '../util/clock.js';
 import type { RateLimit } from './options.js';
+
+/** What an answer's headers said of the server's count (src/api's ServerRateLimit has this shape). */
+export interface ServerCount {
+  /** Calls the server still takes before `resetMs` has passed, this one counted. */
+  readonly remaining: number;
+  readonly resetMs: number;
+  /** A 429's Retry-After: every sender waits it out. */
+  readonly retryAfterMs?: number;
+}
 
 /** A place in the window, reserved by `acquire`. */
 export interface Permit {
@@ -18,6 +37,12 @@ export interface Permit {
   sent(): void;
   /** The request was not sent: its place is free again. */
   cancel(): void;
+  /**
+   * The sent request came back, answered or not: no longer in flight. `seen` is what its answer's
+   * headers said, if anything readable. Only the first call counts. (Absent on a limiter that
+   * does not pace by headers.)
+   */
+  answered?(seen?: ServerCount): void;
 }
 
 export interface RateLimiter {
@@ -27,12 +52,30 @@ export interface RateLimiter {
   holdUntil(at: number): void;
 }
 
-export function createRateLimiter(limit: RateLimit, clock: Clock): RateLimiter {
+export interface PaceOptions {
+  /**
+   * Calls out or reserved at once while the server's count is unknown (before its first answer,
+   * after a reset it told of); once an answer comes without a count, the ceiling alone paces.
+   * @default Infinity (no bound: the executor gives its concurrency)
+   */
+  readonly ahead?: number;
+}
+
+export function createRateLimiter(limit: RateLimit, clock: Clock, options: PaceOptions = {}): RateLimiter {
+  const ahead = options.ahead ?? Number.POSITIVE_INFINITY;
   // Send times still inside the window, oldest first (stamped on the clock, so in order).
   const sent: number[] = [];
   // Places reserved and not yet stamped or given back.
   let reserved = 0;
   let heldUntil = Number.NEGATIVE_INFINITY;
+  // Sent and not yet come back: the server may not have counted them in the last `remaining` it said.
+  let inFlight = 0;
+  // The server's latest count: `budget` more sends before `until`, and the send time of the call
+  // whose answer said so (an answer to an earlier call is older news). Gone once `until` passes:
+  // what a server said of a window that has ended says nothing of the next.
+  let server: { budget: number; until: number; basis: number } | undefined;
+  // Whether the server tells its count: unknown until the first call comes back.
+  let speaks: boolean | undefined;
   // Waiters are served one at a time, in arrival order.
   let tail: Promise<void> = Promise.resolve();
   // Wakes the waiter at the head when a reservation ends (the only change not on the clock).
@@ -41,9 +84,25 @@ export function createRateLimiter(limit: RateLimit, clock: Clock): RateLimiter {
   /** Milliseconds until a place is free: 0 now, Infinity when only reservations fill the window. */
   const waitFor = (now: number): number => {
     while (sent.length > 0 && sent[0] <= now - limit.intervalMs) sent.shift();
+    if (server && now >= server.until) server = undefined;
     const hold = heldUntil - now;
-    if (sent.length + reserved < limit.requests) return Math.max(0, hold);
-    return Math.max(sent.length > 0 ? sent[0] + limit.intervalMs - now : Number.POSITIVE_INFINITY, hold);
+    const ceiling = sent.length + reserved < limit.requests ? 0 : sent.length > 0 ? sent[0] + limit.intervalMs - now : Number.POSITIVE_INFINITY;
+    // Reserved places are spent from the budget when they are stamped.
+    const told = server && server.budget - reserved <= 0 ? server.until - now : 0;
+    // Unknown count: wait for an answer (a reservation's end or an answer wakes the waiter).
+    const unknown = !server && speaks !== false && reserved + inFlight >= ahead ? Number.POSITIVE_INFINITY : 0;
+    return Math.max(0, hold, ceiling, told, unknown);
+  };
+
+  /** An answer to a call sent at `sentAt` says the server takes `seen.remaining` more calls before `seen.resetMs` from now. */
+  const observe = (seen: ServerCount, sentAt: number): void => {
+    const now = clock.now();
+    if (seen.retryAfterMs !== undefined) heldUntil = Math.max(heldUntil, now + seen.retryAfterMs);
+    if (!(seen.remaining >= 0) || !(seen.resetMs >= 0)) return;
+    speaks = true;
+    if (server && now < server.until && sentAt < server.basis) return;
+    // Calls still out may not be counted in `remaining` yet: they are taken from it.
+    server = { budget: Math.floor(seen.remaining) - inFlight, until: now + seen.resetMs, basis: sentAt };
   };
 
   /** Sleeps `ms` on the clock, or until a reservation ends or `signal` aborts, whichever is first. */
@@ -68,7 +127,11 @@ export function createRateLimiter(limit: RateLimit, clock: Clock): RateLimiter {
 
   const end = (at: number | undefined): void => {
     reserved -= 1;
-    if (at !== undefined) sent.push(at);
+    if (at !== undefined) {
+      sent.push(at);
+      inFlight += 1;
+      if (server && at < server.until) server.budget -= 1;
+    }
     wake?.();
   };
 
@@ -81,10 +144,24 @@ export function createRateLimiter(limit: RateLimit, clock: Clock): RateLimiter {
     }
     reserved += 1;
     let open = true;
+    let sentAt: number | undefined;
     const once = (at: () => number | undefined) => (): void => {
-      if (open) end(((open = false), at()));
+      if (open) end(((open = false), (sentAt = at())));
     };
-    return { sent: once(() => clock.now()), cancel: once(() => undefined) };
+    return {
+      sent: once(() => clock.now()),
+      cancel: once(() => undefined),
+      answered(seen) {
+        if (sentAt === undefined) return;
+        const at = sentAt;
+        sentAt = undefined;
+        inFlight -= 1;
+        if (seen) observe(seen, at);
+        // A first answer without a count: this server does not tell it (a failure to answer counts as one).
+        else speaks ??= false;
+        wake?.();
+      },
+    };
   };
 
   return {

@@ -9,7 +9,7 @@ import { backoffDelay, classifyError, describeError, retryAfterMs } from './clas
 import { formatBytes, someKeys } from '../util/format.js';
 import { writeJsonOutput } from './files.js';
 import type { ResolvedOptions, TaskQueue } from './options.js';
-import type { Permit, RateLimiter } from './rate.js';
+import type { Permit, RateLimiter, ServerCount } from './rate.js';
 
 export type ActionReport =
   | { readonly status: 'succeeded'; readonly attempts: number; readonly remoteId?: string; readonly secretFile?: string; readonly outputFile?: string; readonly received?: string }
@@ -120,10 +120,14 @@ async function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOP
       : undefined;
     ctx.tally.requests++;
     options.logger.debug({ action: action.id, operation }, 'request');
+    // What the answer's headers say of the server's count paces this credential's next calls.
+    const paced = { onRateLimit: (seen: ServerCount) => permit.answered?.(seen) };
     try {
-      return { ok: true, result: await options.client.call(operation, action.params, action.body, action.credential ? { credential: action.credential } : {}), intentId };
+      return { ok: true, result: await options.client.call(operation, action.params, action.body, action.credential ? { credential: action.credential, ...paced } : paced), intentId };
     } catch (error) {
       return { ok: false, error, intentId };
+    } finally {
+      permit.answered?.();
     }
   });
 }
