@@ -1,5 +1,5 @@
-// Fault injection for calls under /client/v4: a fixed-window rate limit per credential (429 + Retry-After),
-// a seeded share of 500/503 answers before any processing, and added latency.
+// Fault injection for calls under /client/v4: a fixed-window rate limit per credential (429 + Retry-After,
+// and its count on every answer), a seeded share of 500/503 answers before any processing, and added latency.
 
 import { checkInteger, checkNumber, fail } from '../util/options.js';
 import { isPlainObject } from './validate.js';
@@ -15,6 +15,8 @@ export interface FaultSettings {
   readonly failRate?: number;
   /** null removes the limit. */
   readonly rateLimit?: RateLimit | null;
+  /** Whether answers under a rate limit carry `Ratelimit` and `Ratelimit-Policy` (a 429 its Retry-After regardless). @default true */
+  readonly rateLimitHeaders?: boolean;
   readonly latencyMs?: number;
   /**
    * Bulk writes that store only some keys, answering the others as unsuccessful: a seeded `share`
@@ -35,6 +37,7 @@ export function checkFaults(f: unknown): FaultSettings {
   if (!isPlainObject(f)) fail('faults', 'an object', f);
   if (f.failRate !== undefined) checkNumber('failRate', f.failRate, 0, 1);
   if (f.latencyMs !== undefined) checkNumber('latencyMs', f.latencyMs, 0, 600_000);
+  if (f.rateLimitHeaders !== undefined && typeof f.rateLimitHeaders !== 'boolean') fail('rateLimitHeaders', 'true or false', f.rateLimitHeaders);
   if (f.kvRefuse !== undefined && f.kvRefuse !== null) {
     if (!isPlainObject(f.kvRefuse)) fail('kvRefuse', 'an object {share?, once?, pattern?} or null', f.kvRefuse);
     if (f.kvRefuse.share !== undefined) checkNumber('kvRefuse.share', f.kvRefuse.share, 0, 1);
@@ -71,6 +74,7 @@ function seededRandom(seed: number): () => number {
 export class Faults {
   private failRate = 0;
   private rateLimit: RateLimit | null = null;
+  private rateLimitHeaders = true;
   private latency = 0;
   private kvRefusal: { share: number; once: boolean; pattern: RegExp | null } | null = null;
   /** Keys already refused once, under `once`. */
@@ -88,6 +92,7 @@ export class Faults {
     checkFaults(f);
     if (f.failRate !== undefined) this.failRate = f.failRate;
     if (f.latencyMs !== undefined) this.latency = f.latencyMs;
+    if (f.rateLimitHeaders !== undefined) this.rateLimitHeaders = f.rateLimitHeaders;
     if (f.kvRefuse !== undefined) {
       const r = f.kvRefuse;
       this.kvRefusal = r && { share: r.share ?? 0, once: r.once ?? true, pattern: r.pattern ? new RegExp(r.pattern) : null };
@@ -127,6 +132,25 @@ export class Faults {
         : new EmulatorError(503, ['service unavailable (injected fault)']);
     }
     return null;
+  }
+
+  /**
+   * What an answer to `caller` says of its rate limit, its call counted, in the provider's structured
+   * form: calls left in the current window and whole seconds to its end (rounded up, so a client that
+   * waits them out is past it), the quota and the window. None without a limit.
+   */
+  rateHeaders(caller = ''): Record<string, string> {
+    if (!this.rateLimit || !this.rateLimitHeaders) return {};
+    const { limit, windowSeconds } = this.rateLimit;
+    const windowMs = windowSeconds * 1000;
+    const now = this.now();
+    const start = Math.floor(now / windowMs) * windowMs;
+    const window = this.windows.get(caller);
+    const used = window?.start === start ? window.count : 0;
+    return {
+      ratelimit: `"default";r=${Math.max(0, limit - used)};t=${Math.max(1, Math.ceil((start + windowMs - now) / 1000))}`,
+      'ratelimit-policy': `"default";q=${limit};w=${windowSeconds}`,
+    };
   }
 
   private overLimit(caller: string): EmulatorError | null {

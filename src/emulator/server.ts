@@ -87,11 +87,14 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     done(null, body);
   });
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (isInspection(request)) return;
     if (parts.faults.latencyMs > 0) await sleep(parts.faults.latencyMs);
     // The provider counts its rate limit per user: one window per credential a request carries.
-    const fault = parts.faults.check(signedBy(request.headers) ?? '');
+    const caller = signedBy(request.headers) ?? '';
+    const fault = parts.faults.check(caller);
+    // Every answer under a rate limit, whatever its status, says what is left of the caller's window.
+    reply.headers(parts.faults.rateHeaders(caller));
     if (fault) throw fault;
     const op = (request.routeOptions.config as { op?: number } | undefined)?.op;
     const account = (request.params as { account_identifier?: string } | undefined)?.account_identifier;
