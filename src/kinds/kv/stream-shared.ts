@@ -9,7 +9,10 @@ export interface ItemPosition {
   readonly index: number;
   /** 1-based line where the item starts. */
   readonly line: number;
-  /** 1-based column (in characters) where an array element starts; JSON Lines items fill their line. */
+  /**
+   * 1-based column (in characters) where an array element starts; JSON Lines items fill their line. Absent only
+   * for a long scalar element begun in an earlier chunk on a line with non-ASCII text (its bytes are gone).
+   */
   readonly col?: number;
 }
 
