@@ -61,6 +61,9 @@ export interface PaceOptions {
   readonly ahead?: number;
 }
 
+/** Resets told in whole seconds may differ by up to this much within one window. */
+const SAME_WINDOW_MS = 1000;
+
 export function createRateLimiter(limit: RateLimit, clock: Clock, options: PaceOptions = {}): RateLimiter {
   const ahead = options.ahead ?? Number.POSITIVE_INFINITY;
   // Send times still inside the window, oldest first (stamped on the clock, so in order).
@@ -70,10 +73,11 @@ export function createRateLimiter(limit: RateLimit, clock: Clock, options: PaceO
   let heldUntil = Number.NEGATIVE_INFINITY;
   // Sent and not yet come back: the server may not have counted them in the last `remaining` it said.
   let inFlight = 0;
-  // The server's latest count: `budget` more sends before `until`, and the send time of the call
-  // whose answer said so (an answer to an earlier call is older news). Gone once `until` passes:
-  // what a server said of a window that has ended says nothing of the next.
-  let server: { budget: number; until: number; basis: number } | undefined;
+  // The server's latest count: `remaining` as it said, `budget` more sends before `until`, the send
+  // time of the call whose answer said so and the count's number (`counts` so far). Gone once
+  // `until` passes: what a server said of a window that has ended says nothing of the next.
+  let server: { remaining: number; budget: number; until: number; sentAt: number; count: number } | undefined;
+  let counts = 0;
   // Whether the server tells its count: unknown until the first call comes back.
   let speaks: boolean | undefined;
   // Waiters are served one at a time, in arrival order.
@@ -94,15 +98,28 @@ export function createRateLimiter(limit: RateLimit, clock: Clock, options: PaceO
     return Math.max(0, hold, ceiling, told, unknown);
   };
 
-  /** An answer to a call sent at `sentAt` says the server takes `seen.remaining` more calls before `seen.resetMs` from now. */
-  const observe = (seen: ServerCount, sentAt: number): void => {
+  /**
+   * An answer to a call sent at `sentAt` (after count number `sentCount`) says the server takes
+   * `seen.remaining` more calls before `seen.resetMs` from now.
+   */
+  const observe = (seen: ServerCount, sentAt: number, sentCount: number): void => {
     const now = clock.now();
     if (seen.retryAfterMs !== undefined) heldUntil = Math.max(heldUntil, now + seen.retryAfterMs);
     if (!(seen.remaining >= 0) || !(seen.resetMs >= 0)) return;
     speaks = true;
-    if (server && now < server.until && sentAt < server.basis) return;
-    // Calls still out may not be counted in `remaining` yet: they are taken from it.
-    server = { budget: Math.floor(seen.remaining) - inFlight, until: now + seen.resetMs, basis: sentAt };
+    const remaining = Math.floor(seen.remaining);
+    const until = now + seen.resetMs;
+    // Newer news: fewer left (counted later in the same window), or a later window told by a call
+    // sent no earlier (the reset is in whole seconds: a second's difference is the same window).
+    const newer = !server || now >= server.until || remaining < server.remaining || (until > server.until + SAME_WINDOW_MS && sentAt >= server.sentAt);
+    if (!server || newer) {
+      // Calls still out may not be counted in `remaining` yet: they are taken from it.
+      server = { remaining, budget: remaining - inFlight, until, sentAt, count: (counts += 1) };
+    } else if (sentCount < server.count) {
+      // This call was out when the count came, so taken from it; as many or more left when the
+      // server counted it says it was already in that count: its place is given back.
+      server.budget += 1;
+    }
   };
 
   /** Sleeps `ms` on the clock, or until a reservation ends or `signal` aborts, whichever is first. */
@@ -145,8 +162,9 @@ export function createRateLimiter(limit: RateLimit, clock: Clock, options: PaceO
     reserved += 1;
     let open = true;
     let sentAt: number | undefined;
+    let sentCount = 0;
     const once = (at: () => number | undefined) => (): void => {
-      if (open) end(((open = false), (sentAt = at())));
+      if (open) end(((open = false), (sentCount = counts), (sentAt = at())));
     };
     return {
       sent: once(() => clock.now()),
@@ -156,7 +174,7 @@ export function createRateLimiter(limit: RateLimit, clock: Clock, options: PaceO
         const at = sentAt;
         sentAt = undefined;
         inFlight -= 1;
-        if (seen) observe(seen, at);
+        if (seen) observe(seen, at, sentCount);
         // A first answer without a count: this server does not tell it (a failure to answer counts as one).
         else speaks ??= false;
         wake?.();

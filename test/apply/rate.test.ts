@@ -46,6 +46,34 @@ describe('pacing by the server\'s count', () => {
     expect(await sendMany(limiter, clock, 3, start)).toEqual([0, 0, 2000]);
   });
 
+  it('gives a place back when a call that was out comes back counted already (as many or more left)', async () => {
+    const clock = new FakeClock();
+    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock);
+    const start = clock.now();
+    const [a, b] = [await limiter.acquire(), await limiter.acquire()];
+    a.sent();
+    b.sent();
+    // b was counted before a: 4 left after it, 3 after a.
+    answer(a, { remaining: 3, resetMs: 2000 });
+    answer(b, { remaining: 4, resetMs: 2000 });
+    expect(await sendMany(limiter, clock, 4, start)).toEqual([0, 0, 0, 2000]);
+  });
+
+  it('takes a later window\'s count as soon as an answer tells it', async () => {
+    const clock = new FakeClock();
+    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock);
+    const start = clock.now();
+    const [a, b] = [await limiter.acquire(), await limiter.acquire()];
+    a.sent();
+    answer(a, { remaining: 1, resetMs: 5000 });
+    clock.t += 10;
+    b.sent();
+    // b's answer comes from the next window (the reset told was rounded up): 9 left until 10 s on.
+    clock.t += 1990;
+    answer(b, { remaining: 9, resetMs: 10_000 });
+    expect(await sendMany(limiter, clock, 10, start)).toEqual([...Array(9).fill(2000), 12_000]);
+  });
+
   it('still keeps the configured ceiling when the server allows more', async () => {
     const clock = new FakeClock();
     const limiter = createRateLimiter({ requests: 2, intervalMs: 1000 }, clock);
