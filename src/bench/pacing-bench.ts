@@ -1,5 +1,6 @@
 // The pace per credential: accounts under their own credentials against an emulator that counts
 // its rate limit per credential, as the provider does per user; each scenario in fresh processes.
+// Then pacing by the server's count alone: edgesync's own ceiling far above, the emulator's headers.
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -37,7 +38,15 @@ export interface PacingRow {
   readonly wallMs: number;
   readonly applyMs: number;
   readonly limited: number;
+  /** Rows of the runs paced by the server's count: whether the emulator sent it, and calls ÷ rate. */
+  readonly byHeaders?: { readonly sent: boolean; readonly idealMs: number };
 }
+
+/** edgesync's own ceiling in the runs paced by headers: far above the emulator's, so only the headers pace. */
+export const HEADER_CEILING = '100000/10';
+
+/** The goal of the run paced by headers: at most this many 429s, within this many times the ideal time. */
+export const HEADER_GOAL = { limited: 1, ratio: 1.1 } as const;
 
 /** 100 calls per 10 s per credential. */
 export const PACING_RATE = '100/10';
@@ -71,8 +80,11 @@ export function writePacingConfig(root: string, scenario: PacingScenario, calls:
   }
 }
 
-/** Runs one scenario against a fresh emulator; every call must succeed. */
-async function runScenario(scenario: PacingScenario, calls: number, rate: string, dir: string): Promise<PacingRow> {
+/**
+ * Runs one scenario against a fresh emulator keeping `rate`, edgesync capped at `ceiling`; every call
+ * must succeed. `headers: false` has the emulator leave its count out of its answers.
+ */
+async function runScenario(scenario: PacingScenario, calls: number, rate: string, dir: string, ceiling = rate, headers = true): Promise<PacingRow> {
   const root = path.join(dir, 'config');
   fs.rmSync(dir, { recursive: true, force: true });
   writePacingConfig(root, scenario, calls);
@@ -81,14 +93,21 @@ async function runScenario(scenario: PacingScenario, calls: number, rate: string
   const granted = Object.entries(scenario.credentials).map(([name, accounts]) => `${tokens[name]}=${accounts.join(',')}`);
   const emulator = await startEmulatorProcess(granted[0], [...granted.slice(1).flatMap((t) => ['--token', t]), '--rate-limit', rate]);
   try {
+    if (!headers) await setFaults(emulator.url, { rateLimitHeaders: false });
     const env = { PATH: process.env.PATH, ...Object.fromEntries(Object.entries(tokens).map(([name, t]) => [envName(name), t])) };
-    const report = await runPhaseProcess({ mode: 'apply', config: root, state: path.join(dir, 'state.db'), baseUrl: emulator.url, rateLimit: rate }, env);
+    const report = await runPhaseProcess({ mode: 'apply', config: root, state: path.join(dir, 'state.db'), baseUrl: emulator.url, rateLimit: ceiling }, env);
     if (report.failed) throw new Error(`${scenario.label}: ${report.failed} actions did not succeed`);
     const log = await emulator.requestLog();
     return { label: scenario.label, calls: report.actions, perCredential: perCredential(log, tokens), wallMs: report.ms, applyMs: report.applyMs, limited: log.filter((r) => r.status === 429).length };
   } finally {
     await emulator.stop();
   }
+}
+
+/** Changes the running emulator's fault settings through its inspection endpoint. */
+async function setFaults(url: string, faults: Record<string, unknown>): Promise<void> {
+  const res = await fetch(url.replace(/\/client\/v4$/, '/__emulator/faults'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+  if (!res.ok) throw new Error(`the emulator refused its fault settings: ${res.status}`);
 }
 
 /** Calls per credential name, matched by the fingerprint the emulator logs (never the token). */
@@ -115,28 +134,65 @@ export async function runPacingBench(options: PacingBenchOptions = {}): Promise<
       say(`  ${(row.wallMs / 1000).toFixed(2)} s, ${row.calls} calls, ${row.limited} answered 429`);
       rows.push(row);
     }
+    const { count, seconds: windowSeconds } = parseRate(rate, PACING_RATE);
+    const idealMs = (calls / count) * windowSeconds * 1000;
+    for (const sent of [true, false]) {
+      const scenario = PACING_SCENARIOS[0]!;
+      const label = sent ? 'paced by the emulator\'s headers' : 'no headers: 429s alone';
+      say(`pacing: ${label}, ${calls.toLocaleString('en-US')} calls at ${rate}, edgesync's ceiling ${HEADER_CEILING}…`);
+      const row = await runScenario(scenario, calls, rate, path.join(dir, sent ? 'headers' : 'no-headers'), HEADER_CEILING, sent);
+      say(`  ${(row.wallMs / 1000).toFixed(2)} s, ${row.calls} calls, ${row.limited} answered 429`);
+      rows.push({ ...row, label, byHeaders: { sent, idealMs } });
+    }
     return rows;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-export function renderPacingTable(rows: readonly PacingRow[], rate: string): string {
+export function renderPacingTable(all: readonly PacingRow[], rate: string): string {
+  const rows = all.filter((r) => !r.byHeaders);
   const head = ['scenario', 'calls', 'calls per credential', 'wall', 'apply', 'answered 429'];
   const lines = [`| ${head.join(' | ')} |`, `| --- |${' ---: |'.repeat(head.length - 1)}`];
   for (const r of rows) {
     const per = Object.entries(r.perCredential).map(([name, n]) => `${name} ${n.toLocaleString('en-US')}`).join(', ');
     lines.push(`| ${r.label} | ${r.calls.toLocaleString('en-US')} | ${per} | ${seconds(r.wallMs)} | ${seconds(r.applyMs)} | ${r.limited} |`);
   }
-  return [`Each credential paced at ${rate} by edgesync and by the emulator:`, '', ...lines].join('\n');
+  const table = [`Each credential paced at ${rate} by edgesync and by the emulator:`, '', ...lines];
+  const paced = all.filter((r) => r.byHeaders);
+  return paced.length === 0 ? table.join('\n') : [...table, '', renderHeaderTable(paced, rate)].join('\n');
+}
+
+/** The runs paced by the server's count: calls sent (429s included), wall time against calls ÷ rate. */
+function renderHeaderTable(rows: readonly PacingRow[], rate: string): string {
+  const head = ['run', 'actions', 'calls answered', 'answered 429', 'wall', 'apply', 'ideal', 'wall ÷ ideal'];
+  const lines = [`| ${head.join(' | ')} |`, `| --- |${' ---: |'.repeat(head.length - 1)}`];
+  for (const r of rows) {
+    const sent = Object.values(r.perCredential).reduce((a, b) => a + b, 0);
+    const ideal = r.byHeaders!.idealMs;
+    lines.push(`| ${r.label} | ${r.calls.toLocaleString('en-US')} | ${sent.toLocaleString('en-US')} | ${r.limited} | ${seconds(r.wallMs)} | ${seconds(r.applyMs)} | ${seconds(ideal)} | ${(r.wallMs / ideal).toFixed(2)}× |`);
+  }
+  return [`One credential against the emulator at ${rate}, edgesync's own ceiling ${HEADER_CEILING} (only the server's count paces it):`, '', ...lines].join('\n');
 }
 
 /** The goal: two credentials take about the time one takes alone (within 15%), and the shared pace shows why. */
-export function renderPacingGoal(rows: readonly PacingRow[]): string {
-  const [alone, apart, shared] = rows;
-  if (!alone || !apart) return '';
+export function renderPacingGoal(all: readonly PacingRow[]): string {
+  const [alone, apart, shared] = all.filter((r) => !r.byHeaders);
+  const paced = all.find((r) => r.byHeaders?.sent);
+  const headerGoal = paced ? `\n${renderHeaderGoal(paced)}` : '';
+  if (!alone || !apart) return headerGoal.trimStart();
   const ratio = apart.applyMs / alone.applyMs;
 
   const contrast = shared ? `; under one shared credential the same calls take ${seconds(shared.applyMs)}` : '';
-  return `- Two credentials finish ${apart.calls.toLocaleString('en-US')} calls in ${seconds(apart.applyMs)}, one alone its ${alone.calls.toLocaleString('en-US')} in ${seconds(alone.applyMs)}: ${ratio.toFixed(2)}× (goal about 1×, at most 1.15×: ${verdict(ratio <= 1.15)})${contrast}.`;
+  return `- Two credentials finish ${apart.calls.toLocaleString('en-US')} calls in ${seconds(apart.applyMs)}, one alone its ${alone.calls.toLocaleString('en-US')} in ${seconds(alone.applyMs)}: ${ratio.toFixed(2)}× (goal about 1×, at most 1.15×: ${verdict(ratio <= 1.15)})${contrast}.${headerGoal}`;
+}
+
+/** The goal: paced by the server's count alone, at most one 429 and within 1.1× of calls ÷ rate (whole phase, wall). */
+function renderHeaderGoal(r: PacingRow): string {
+  const ratio = r.wallMs / r.byHeaders!.idealMs;
+  const ok = r.limited <= HEADER_GOAL.limited && ratio <= HEADER_GOAL.ratio;
+  return (
+    `- Paced by the emulator's headers, ${r.calls.toLocaleString('en-US')} actions finish with ${r.limited} answer${r.limited === 1 ? '' : 's'} of 429 ` +
+    `in ${seconds(r.wallMs)}, ${ratio.toFixed(2)}× the ideal ${seconds(r.byHeaders!.idealMs)} (goal at most ${HEADER_GOAL.limited} answer of 429 and at most ${HEADER_GOAL.ratio}×: ${verdict(ok)}).`
+  );
 }
