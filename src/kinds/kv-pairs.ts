@@ -1,4 +1,4 @@
-// The KvPairs kind: pairs from the files (inline, JSON files, folders) written by bulk PUT
+// The KvPairs kind: pairs from the files (inline, JSON and JSON Lines files, folders) written by bulk PUT
 // (operation 10) in chunks, diffed per key against the hashes state keeps, never the values.
 
 import { defineKind } from './families.js';
@@ -16,12 +16,12 @@ export const kvPairs = registerKind(
       scopeKeys: ['account', 'namespace'],
       paramMap: { account: 'account_identifier', namespace: 'namespace_identifier' },
       build: (doc, ctx) => buildKv(doc.spec, ctx),
-      // Documents may share a namespace, not a key: the payload's keys are already sorted and unique.
+      // Documents may share a namespace, not a key: the payload's keys are sorted (UTF-8 bytes) and unique.
       targets: (self) => [
         {
           what: `KV namespace ${self.scope.namespace} of account ${self.scope.account}`,
           at: ['metadata', 'namespace'],
-          parts: () => (self.payload as KvPayload).pairs.map((p) => p.key),
+          parts: () => Array.from((self.payload as KvPayload).keys.entries(), (e) => e.key),
         },
       ],
       // Diffed key by key against the hashes state keeps.

@@ -82,7 +82,7 @@ spec:
       'pairs.json': '[{"key": "a",\n "value": x}\n]',
     });
     const [error] = errorsOf(await loadConfig({ root, env: {} }));
-    expect(formatError(error)).toMatch(/kv\.yaml:9:\d+ {2}spec\.sources\[0\]\.file {2}pairs\.json:2:11: not valid JSON: Unexpected token 'x'$/);
+    expect(formatError(error)).toMatch(/kv\.yaml:9:\d+ {2}spec\.sources\[0\]\.file {2}pairs\.json:2:11: not valid JSON: [Uu]nexpected (token )?'x'$/);
   });
 });
 

@@ -7,20 +7,23 @@ import '../../src/kinds/kv-pairs.js';
 import { createSchemaValidator } from '../../src/config/schema.js';
 import type { KvPayload } from '../../src/kinds/kv/model.js';
 import type { WirePair } from '../../src/kinds/kv/pair.js';
-import type { ActionDraft, DesiredResource } from '../../src/kinds/kind.js';
-import { desiredKv, fakeContext, kvDocument, planContext } from './kv/helpers.js';
+import type { ActionDraft, DesiredResource, PlanContext } from '../../src/kinds/kind.js';
+import { desiredKv, fakeContext, kvDocument, madeActions, planContext } from './kv/helpers.js';
 
 const kind = getKind('KvPairs')!;
 const EXAMPLE = path.resolve('examples/kv');
 
 /** What state holds after every action of `actions` was acknowledged. */
-function acknowledge(actions: readonly ActionDraft[], stored = new Map<string, string>()): Map<string, string> {
-  for (const a of actions) for (const [k, h] of a.record.kvKeys ?? []) stored.set(k, h);
+async function acknowledge(actions: readonly ActionDraft[], stored = new Map<string, string>()): Promise<Map<string, string>> {
+  for (const a of await madeActions(actions)) for (const [k, h] of a.record.kvKeys ?? []) stored.set(k, h);
   return stored;
 }
 
-const sentKeys = (desired: DesiredResource, stored: Map<string, string>): string[] =>
-  kind.plan(planContext(desired, stored)).actions.flatMap((a) => (a.body as WirePair[]).map((p) => p.key));
+/** The keys the actions send, in the order they send them (the sources read again). */
+const keysOf = async (actions: readonly ActionDraft[]): Promise<string[]> => (await madeActions(actions)).flatMap((a) => (a.body as WirePair[]).map((p) => p.key));
+
+const planned = (ctx: PlanContext) => kind.plan(ctx).actions;
+const sentKeys = (desired: DesiredResource, stored: Map<string, string>): Promise<string[]> => keysOf(planned(planContext(desired, stored)));
 
 const base = [
   { key: 'a', value: '1' },
@@ -34,7 +37,7 @@ describe('KvPairs kind', () => {
     expect(kind.schema).toBe('kv-pairs.schema.json');
   });
 
-  it('writes every pair on the first sync with one bulk write per chunk', () => {
+  it('writes every pair on the first sync with one bulk write per chunk', async () => {
     const desired = desiredKv({ pairs: base });
     const decision = kind.plan(planContext(desired));
     expect(decision.actions).toHaveLength(1);
@@ -47,59 +50,59 @@ describe('KvPairs kind', () => {
       suffix: '1/1',
       record: { request: desired.request, hash: desired.hash },
     });
-    const body = action.body as WirePair[];
+    // The body is read from the sources when it is sent: the plan holds no value.
+    const [made] = await madeActions([action]);
+    const body = made.body as WirePair[];
+    expect(body).toEqual(base);
     expect(action.summary).toBe(`3 pairs, ${Buffer.byteLength(JSON.stringify(body))} B`);
     expect(action.size).toEqual({ pairs: 3, bytes: Buffer.byteLength(JSON.stringify(body)) });
-    // The body holds the payload's own objects.
-    const payload = desired.payload as KvPayload;
-    body.forEach((p, i) => expect(p).toBe(payload.pairs[i]));
+    expect(made.record.kvKeys?.map(([k]) => k)).toEqual(['a', 'b', 'c']);
     expect(decision.orphanedKeys).toBeUndefined();
   });
 
-  it('sends nothing once every pair is acknowledged', () => {
+  it('sends nothing once every pair is acknowledged', async () => {
     const desired = desiredKv({ pairs: base });
-    const stored = acknowledge(kind.plan(planContext(desired)).actions);
+    const stored = await acknowledge(kind.plan(planContext(desired)).actions);
     expect(kind.plan(planContext(desired, stored))).toEqual({ actions: [], blocked: [], notes: [] });
   });
 
-  it('sends only the keys whose value, expiration or metadata changed', () => {
-    const stored = acknowledge(kind.plan(planContext(desiredKv({ pairs: base }))).actions);
+  it('sends only the keys whose value, expiration or metadata changed', async () => {
+    const stored = await acknowledge(kind.plan(planContext(desiredKv({ pairs: base }))).actions);
     const changedValue = base.map((p) => (p.key === 'a' ? { ...p, value: 'one' } : p));
     const changedExpiration = base.map((p) => (p.key === 'b' ? { ...p, expiration: 1_900_000_001 } : p));
     const changedMetadata = base.map((p) => (p.key === 'c' ? { ...p, metadata: { x: 2, y: [1, 2] } } : p));
     const reorderedMetadata = base.map((p) => (p.key === 'c' ? { ...p, metadata: { y: [1, 2], x: 1 } } : p));
-    expect(sentKeys(desiredKv({ pairs: changedValue }), stored)).toEqual(['a']);
-    expect(sentKeys(desiredKv({ pairs: changedExpiration }), stored)).toEqual(['b']);
-    expect(sentKeys(desiredKv({ pairs: changedMetadata }), stored)).toEqual(['c']);
-    expect(sentKeys(desiredKv({ pairs: reorderedMetadata }), stored)).toEqual([]);
+    expect(await sentKeys(desiredKv({ pairs: changedValue }), stored)).toEqual(['a']);
+    expect(await sentKeys(desiredKv({ pairs: changedExpiration }), stored)).toEqual(['b']);
+    expect(await sentKeys(desiredKv({ pairs: changedMetadata }), stored)).toEqual(['c']);
+    expect(await sentKeys(desiredKv({ pairs: reorderedMetadata }), stored)).toEqual([]);
   });
 
-  it('reports keys removed from the files as orphaned and sends nothing for them', () => {
-    const stored = acknowledge(kind.plan(planContext(desiredKv({ pairs: base }))).actions);
+  it('reports keys removed from the files as orphaned and sends nothing for them', async () => {
+    const stored = await acknowledge(kind.plan(planContext(desiredKv({ pairs: base }))).actions);
     const decision = kind.plan(planContext(desiredKv({ pairs: [base[1]] }), stored));
     expect(decision.actions).toEqual([]);
     expect(decision.orphanedKeys).toEqual(['a', 'c']);
   });
 
-  it('ignores a changed expiration while expiration_ttl is set, because the ttl is what counts', () => {
+  it('ignores a changed expiration while expiration_ttl is set, because the ttl is what counts', async () => {
     const withTtl = [{ key: 'k', value: 'v', expiration: 1_900_000_000, expiration_ttl: 600 }];
-    const stored = acknowledge(kind.plan(planContext(desiredKv({ pairs: withTtl }))).actions);
-    const [sent] = kind.plan(planContext(desiredKv({ pairs: withTtl }))).actions;
+    const stored = await acknowledge(kind.plan(planContext(desiredKv({ pairs: withTtl }))).actions);
+    const [sent] = await madeActions(kind.plan(planContext(desiredKv({ pairs: withTtl }))).actions);
     expect(sent.body).toEqual([{ key: 'k', value: 'v', expiration_ttl: 600 }]);
-    expect(sentKeys(desiredKv({ pairs: [{ ...withTtl[0], expiration: 2_000_000_000 }] }), stored)).toEqual([]);
-    expect(sentKeys(desiredKv({ pairs: [{ ...withTtl[0], expiration_ttl: 700 }] }), stored)).toEqual(['k']);
+    expect(await sentKeys(desiredKv({ pairs: [{ ...withTtl[0], expiration: 2_000_000_000 }] }), stored)).toEqual([]);
+    expect(await sentKeys(desiredKv({ pairs: [{ ...withTtl[0], expiration_ttl: 700 }] }), stored)).toEqual(['k']);
   });
 
-  it('resumes an interrupted sync with the chunks not yet acknowledged', () => {
+  it('resumes an interrupted sync with the chunks not yet acknowledged', async () => {
     const pairs = Array.from({ length: 25_000 }, (_, i) => ({ key: `k/${String(i).padStart(5, '0')}`, value: `v${i}` }));
     const desired = desiredKv({ pairs });
-    const first = kind.plan(planContext(desired)).actions;
+    const first = await madeActions(kind.plan(planContext(desired)).actions);
     expect(first.map((a) => a.suffix)).toEqual(['1/3', '2/3', '3/3']);
     expect(first.map((a) => a.summary?.split(', ')[0])).toEqual(['10,000 pairs', '10,000 pairs', '5,000 pairs']);
     // Only the second chunk was acknowledged before the interruption.
-    const stored = acknowledge([first[1]]);
-    const again = kind.plan(planContext(desired, stored)).actions;
-    const resent = again.flatMap((a) => (a.body as WirePair[]).map((p) => p.key));
+    const stored = await acknowledge([first[1]]);
+    const resent = await keysOf(kind.plan(planContext(desired, stored)).actions);
     expect(resent).toEqual([...(first[0].body as WirePair[]), ...(first[2].body as WirePair[])].map((p) => p.key));
   });
 
@@ -120,9 +123,9 @@ describe('KvPairs kind', () => {
     expect(kind.plan(untouched)).toEqual({ actions: [], blocked: [], notes: [] });
   });
 
-  it('compares key by key when the stored count, status or hash does not match', () => {
+  it('compares key by key when the stored count, status or hash does not match', async () => {
     const desired = desiredKv({ pairs: base });
-    const stored = acknowledge(kind.plan(planContext(desired)).actions);
+    const stored = await acknowledge(kind.plan(planContext(desired)).actions);
     stored.set('gone', 'h');
     const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
     // An extra stored key: the hash alone cannot show it is orphaned.
@@ -131,23 +134,23 @@ describe('KvPairs kind', () => {
     stored.set('a', 'changed-remotely-by-an-unfinished-sync');
     // A failed sync leaves the status failed: its hash is not trusted either.
     const failed = { ...applied, status: 'failed' as const };
-    const resent = kind.plan({ desired, applied: failed, kvKeys: stored, kvKeyCount: stored.size }).actions;
-    expect(resent.flatMap((a) => (a.body as WirePair[]).map((p) => p.key))).toEqual(['a']);
+    expect(await keysOf(kind.plan({ desired, applied: failed, kvKeys: stored, kvKeyCount: stored.size }).actions)).toEqual(['a']);
   });
 
-  it('sends again a key whose recorded expiry has passed, though its hash is in step, and says why', () => {
+  it('sends again a key whose recorded expiry has passed, though its hash is in step, and says why', async () => {
     const desired = desiredKv({ pairs: base });
-    const stored = acknowledge(kind.plan(planContext(desired)).actions);
+    const stored = await acknowledge(kind.plan(planContext(desired)).actions);
     const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
     const decision = kind.plan({ desired, applied, kvKeys: stored, kvKeyCount: stored.size, kvExpired: ['b'] });
-    expect(decision.actions.flatMap((a) => (a.body as WirePair[]).map((p) => p.key))).toEqual(['b']);
+    const made = await madeActions(decision.actions);
+    expect(made.flatMap((a) => (a.body as WirePair[]).map((p) => p.key))).toEqual(['b']);
     expect(decision.notes).toEqual(['1 key expired remotely since written ("b"): sent again, as the config still has them']);
-    expect(decision.actions[0]!.record.kvKeys).toEqual([['b', expect.any(String), 1_900_000_000]]);
+    expect(made[0]!.record.kvKeys).toEqual([['b', expect.any(String), 1_900_000_000]]);
   });
 
-  it('does not call an expired key the config dropped orphaned: it is gone remotely already', () => {
+  it('does not call an expired key the config dropped orphaned: it is gone remotely already', async () => {
     const desired = desiredKv({ pairs: base });
-    const stored = acknowledge(kind.plan(planContext(desired)).actions);
+    const stored = await acknowledge(kind.plan(planContext(desired)).actions);
     stored.set('old/session', 'h').set('old/kept', 'h');
     const decision = kind.plan({ desired, kvKeys: stored, kvKeyCount: stored.size, kvExpired: ['old/session'] });
     expect(decision.actions).toEqual([]);
@@ -155,9 +158,9 @@ describe('KvPairs kind', () => {
     expect(decision.notes).toEqual([expect.stringMatching(/^1 key no longer in the config expired remotely \("old\/session"\): nothing is left to remove/)]);
   });
 
-  it('remembers nothing from the answer beyond the chunk record', () => {
+  it('remembers nothing from the answer beyond the chunk record', async () => {
     const desired = desiredKv({ pairs: base });
-    const [action] = kind.plan(planContext(desired)).actions;
+    const [action] = await madeActions(kind.plan(planContext(desired)).actions);
     expect(kind.outcome(action, {}, planContext(desired))).toEqual({});
   });
 });
@@ -180,14 +183,16 @@ describe('KvPairs schema and example', () => {
     expect(fields({ ...example, metadata: { name: 'x', account: 'a' } })).toContain('/metadata required');
   });
 
-  it('builds the example with its inline pairs, JSON file and folder', () => {
+  it('builds the example with its inline pairs, JSON file and folder', async () => {
     const ctx = fakeContext(EXAMPLE);
     const built = kind.build(kvDocument(example.spec, EXAMPLE), ctx);
     expect(ctx.issues).toEqual([]);
-    const keys = (built.payload as KvPayload).pairs.map((p) => p.key);
+    const keys = Array.from((built.payload as KvPayload).keys.entries(), (e) => e.key);
     expect(keys).toEqual([...keys].sort());
     expect(keys).toEqual(expect.arrayContaining(['assets/index.html', 'assets/pixel.gif', 'config/feature-flags', 'redirects/docs', 'promo/launch']));
-    expect((built.payload as KvPayload).pairs.find((p) => p.key === 'assets/pixel.gif')?.base64).toBe(true);
-    expect((built.payload as KvPayload).pairs.find((p) => p.key === 'promo/launch')).toEqual({ key: 'promo/launch', value: 'LAUNCH10', expiration_ttl: 86400 });
+    const desired = { ...desiredKv({ pairs: [] }), request: built.request, payload: built.payload };
+    const sent = (await madeActions(kind.plan(planContext(desired)).actions)).flatMap((a) => a.body as WirePair[]);
+    expect(sent.find((p) => p.key === 'assets/pixel.gif')?.base64).toBe(true);
+    expect(sent.find((p) => p.key === 'promo/launch')).toEqual({ key: 'promo/launch', value: 'LAUNCH10', expiration_ttl: 86400 });
   });
 });

@@ -11,6 +11,7 @@ import { buildPlan, PlanError, renderText, summarize, thresholdBreaches, type Pl
 import { closeMatches } from '../../src/plan/resend.js';
 import type { AppliedResource, StateSnapshot } from '../../src/state/types.js';
 import { contentHash } from '../../src/util/json.js';
+import { madeActions } from '../kinds/kv/helpers.js';
 
 const root = path.resolve(import.meta.dirname, '../fixtures/e2e/all-kinds');
 
@@ -21,10 +22,10 @@ async function load(): Promise<DesiredResource[]> {
 }
 
 /** The state an executor leaves after every action of `plan` succeeded, KV keys included. */
-function appliedState(plan: Plan): StateSnapshot {
+async function appliedState(plan: Plan): Promise<StateSnapshot> {
   const resources = new Map<string, AppliedResource>();
   const kv = new Map<string, Map<string, string>>();
-  for (const a of plan.actions) {
+  for (const a of await madeActions(plan.actions)) {
     const before = resources.get(a.resource);
     resources.set(a.resource, {
       key: a.resource, kind: a.kind, name: a.name, scope: a.scope, status: 'applied',
@@ -41,7 +42,7 @@ function appliedState(plan: Plan): StateSnapshot {
 
 async function inStep(): Promise<{ desired: DesiredResource[]; state: StateSnapshot }> {
   const desired = await load();
-  const state = appliedState(buildPlan(desired, appliedState({ actions: [] } as unknown as Plan)));
+  const state = await appliedState(buildPlan(desired, await appliedState({ actions: [] } as unknown as Plan)));
   expect(buildPlan(desired, state).actions).toEqual([]);
   return { desired, state };
 }
@@ -126,7 +127,7 @@ describe('--resync over every kind', () => {
 
   it('leaves a resource with a change of its own to that change, and a first apply to its create', async () => {
     const desired = await load();
-    const first = buildPlan(desired, appliedState({ actions: [] } as unknown as Plan), { resync: true });
+    const first = buildPlan(desired, await appliedState({ actions: [] } as unknown as Plan), { resync: true });
     expect(first.actions.some((a) => a.resync)).toBe(false);
     expect(first.actions.map((a) => a.change)).toContain('create');
   });

@@ -1,26 +1,64 @@
-// The desired KV model of one KvPairs document: pairs sorted by key, duplicates refused,
-// and the small canonical request (count and digest) that state keeps instead of values.
+// The desired KV model of one KvPairs document, read once as a stream: per pair only its key, hash
+// and size are kept (keys sorted off the heap past a bound), never its value; duplicates refused.
 
 import { createHash } from 'node:crypto';
 import type { BuildContext, Built } from '../kind.js';
-import type { WirePair } from './pair.js';
-import { collectInline, collectSources, MAX_PROBLEMS_PER_SOURCE, PairCollector, type KvSourceSpec } from './sources.js';
+import { SourceReadError, type ItemPosition } from './stream.js';
+import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
+import { KV_RULES, preparePair } from './pair.js';
+import { SortedKeys } from './sorted.js';
 
-const DIGEST_BATCH = 4096;
+/** Problems reported per source before the rest are only counted: a million bad pairs help no one. */
+export const MAX_PROBLEMS_PER_SOURCE = 100;
+const BLOCK = 65_536;
 
-/** Built.payload of KvPairs: parallel arrays in key order, held once. */
+/** An integer per pair in reading order, grown a block at a time (no copy of what is there). */
+export class SeqColumn {
+  private readonly blocks: Uint32Array[] = [];
+  length = 0;
+
+  push(value: number): void {
+    const at = this.length % BLOCK;
+    if (at === 0) this.blocks.push(new Uint32Array(BLOCK));
+    this.blocks[this.blocks.length - 1][at] = value;
+    this.length++;
+  }
+
+  get(seq: number): number {
+    return this.blocks[Math.floor(seq / BLOCK)][seq % BLOCK];
+  }
+}
+
+/** The first 4 bytes of a base64 hash as an integer: a pair read again that gives another one changed. */
+export function hashTag(hash: string): number {
+  return Buffer.from(hash.slice(0, 8), 'base64').readUInt32BE(0);
+}
+
+/** An origin and the first seq of its items. */
+export interface OriginSpan {
+  readonly origin: PairOrigin;
+  readonly first: number;
+  readonly count: number;
+}
+
+/** Built.payload of KvPairs. */
 export interface KvPayload {
-  readonly pairs: readonly WirePair[];
-  /** hashes[i]: hash of pairs[i], what state keeps per key. */
-  readonly hashes: readonly string[];
-  /** sizes[i]: bytes of JSON.stringify(pairs[i]). */
-  readonly sizes: Float64Array;
+  /** Valid pairs: every item, once the document is valid. */
+  readonly count: number;
+  /** key, hash, size and seq of every pair, in UTF-8 byte order of the key. */
+  readonly keys: SortedKeys;
+  /** The sources in reading order, with where their items start. */
+  readonly spans: readonly OriginSpan[];
+  /** By seq: bytes of the pair as sent. */
+  readonly sizes: SeqColumn;
+  /** By seq: hashTag of the pair's hash. */
+  readonly tags: SeqColumn;
 }
 
 export interface KvRequest {
   readonly [field: string]: number | string;
   readonly pairs: number;
-  /** sha256 over the pairs' hashes in key order. */
+  /** sha256 over the pairs' hashes in key order (UTF-8 bytes). */
   readonly digest: string;
 }
 
@@ -29,55 +67,94 @@ export interface KvSpec {
   readonly sources?: readonly KvSourceSpec[];
 }
 
-/** Collection indexes in key order (stable: equal keys keep collection order); null when already in order. */
-function keyOrder(pairs: readonly WirePair[]): Uint32Array | null {
-  let sorted = true;
-  for (let i = 1; i < pairs.length && sorted; i++) sorted = pairs[i - 1].key < pairs[i].key;
-  if (sorted) return null;
-  // Keys in a plain array and indexes in a typed one: measured a third faster than sorting the pairs.
-  const keys = pairs.map((p) => p.key);
-  const order = new Uint32Array(pairs.length);
-  for (let i = 0; i < order.length; i++) order[i] = i;
-  return order.sort((a, b) => {
-    const x = keys[a];
-    const y = keys[b];
-    return x < y ? -1 : x > y ? 1 : a - b;
-  });
+/** The origin of `seq` and its item number there. */
+export function spanOf(spans: readonly OriginSpan[], seq: number): { span: OriginSpan; item: number } {
+  let lo = 0;
+  let hi = spans.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (spans[mid].first <= seq) lo = mid;
+    else hi = mid - 1;
+  }
+  return { span: spans[lo], item: seq - spans[lo].first };
 }
 
-/** Reports every key defined more than once (at its later definition) and keeps only the first. */
-function dropDuplicates(c: PairCollector, order: Uint32Array, ctx: BuildContext): number[] {
-  const kept: number[] = [];
+/** Reads every origin once: each item validated, hashed and measured; only key, hash and size kept. */
+function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: SortedKeys, sizes: SeqColumn, tags: SeqColumn): OriginSpan[] {
+  const minExpiration = Math.floor(ctx.now() / 1000) + KV_RULES.minTtl;
+  const spans: OriginSpan[] = [];
+  for (const origin of origins) {
+    const first = sizes.length;
+    let problems = 0;
+    let at: ItemPosition = { index: 0, line: 0 };
+    const problem = (field: string, message: string): void => {
+      if (++problems > MAX_PROBLEMS_PER_SOURCE) return;
+      const inline = origin.fieldPath(at.index, field);
+      ctx.issue(inline, inline === origin.path ? `${origin.label(at)}${field ? `.${field}` : ''}: ${message}` : message);
+    };
+    try {
+      for (const item of origin.items()) {
+        at = item;
+        const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, minExpiration);
+        const seq = sizes.length;
+        sizes.push(prepared?.size ?? 0);
+        tags.push(prepared ? hashTag(prepared.hash) : 0);
+        if (prepared) keys.add(prepared.pair.key, prepared.hash, prepared.size, seq);
+      }
+    } catch (err) {
+      if (!(err instanceof SourceReadError)) throw err;
+      ctx.issue(origin.path, err.message);
+    }
+    if (problems > MAX_PROBLEMS_PER_SOURCE) {
+      ctx.issue(origin.path, `… and ${(problems - MAX_PROBLEMS_PER_SOURCE).toLocaleString('en-US')} more problems in ${origin.name}`);
+    }
+    spans.push({ origin, first, count: sizes.length - first });
+  }
+  return spans;
+}
+
+/** One pass over the sorted keys: the digest, and every key defined twice reported (at its later definition). */
+function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: readonly OriginSpan[]): string {
+  const digest = createHash('sha256');
+  const where = (seq: number) => {
+    const { span, item } = spanOf(spans, seq);
+    return { origin: span.origin, index: item };
+  };
+  let previous: { key: string; seq: number } | undefined;
   let reported = 0;
-  for (const i of order) {
-    const first = kept.length ? kept[kept.length - 1] : -1;
-    if (first < 0 || c.pairs[first].key !== c.pairs[i].key) {
-      kept.push(i);
+  let batch = '';
+  for (const e of keys.entries()) {
+    if (previous?.key === e.key) {
+      if (++reported <= MAX_PROBLEMS_PER_SOURCE) {
+        const first = where(previous.seq);
+        const later = where(e.seq);
+        const label = (w: { origin: PairOrigin; index: number }) => w.origin.label(w.origin.locate(w.index));
+        ctx.issue(later.origin.fieldPath(later.index, 'key'), `key ${JSON.stringify(e.key)} is defined twice: ${label(first)} and ${label(later)}`);
+      }
       continue;
     }
-    if (++reported <= MAX_PROBLEMS_PER_SOURCE) {
-      ctx.issue(c.pathOf(i), `key ${JSON.stringify(c.pairs[i].key)} is defined twice: ${c.describe(first)} and ${c.describe(i)}`);
+    previous = { key: e.key, seq: e.seq };
+    // Hashes have one fixed length, so joining them is unambiguous; batches save a call per pair.
+    batch += e.hash;
+    if (batch.length >= 4096 * 44) {
+      digest.update(batch);
+      batch = '';
     }
   }
+  digest.update(batch);
   if (reported > MAX_PROBLEMS_PER_SOURCE) ctx.issue(['spec'], `… and ${(reported - MAX_PROBLEMS_PER_SOURCE).toLocaleString('en-US')} more keys defined twice`);
-  return kept;
+  return digest.digest('hex');
 }
 
 /** Builds the KV model of a document's spec: inline pairs first, then the sources in order. */
 export function buildKv(spec: KvSpec | undefined, ctx: BuildContext): Built {
-  const c = new PairCollector(ctx);
-  if (Array.isArray(spec?.pairs)) collectInline(c, spec.pairs);
-  if (Array.isArray(spec?.sources)) collectSources(c, ctx, spec.sources);
-  const reorder = keyOrder(c.pairs);
-  // Strictly increasing keys (generated files, folders) have no duplicates and need no reordering.
-  const order = reorder && dropDuplicates(c, reorder, ctx);
-  const pairs = order ? order.map((i) => c.pairs[i]) : c.pairs;
-  const hashes = order ? order.map((i) => c.hashes[i]) : c.hashes;
-  const sizes = order ? Float64Array.from(order, (i) => c.sizes[i]) : Float64Array.from(c.sizes);
-  const digest = createHash('sha256');
-  // Hashes have one fixed length, so joining them is unambiguous; batches save a call per pair.
-  for (let i = 0; i < hashes.length; i += DIGEST_BATCH) digest.update(hashes.slice(i, i + DIGEST_BATCH).join(''));
-  const request: KvRequest = { pairs: pairs.length, digest: digest.digest('hex') };
-  const payload: KvPayload = { pairs, hashes, sizes };
+  const keys = new SortedKeys();
+  const sizes = new SeqColumn();
+  const tags = new SeqColumn();
+  const spans = readOrigins(ctx, originsOf(ctx, spec), keys, sizes, tags);
+  keys.finish();
+  const digest = digestAndDuplicates(ctx, keys, spans);
+  const request: KvRequest = { pairs: keys.count, digest };
+  const payload: KvPayload = { count: keys.count, keys, spans, sizes, tags };
   return { request, payload };
 }

@@ -1,45 +1,72 @@
-// The KV diff: which keys changed against the stored hashes or expired remotely, cut into bulk-write
-// chunks, and which stored keys the files no longer have (orphaned: no delete operation exists).
+// The KV diff: the desired keys merged in byte order against the stored ones (a page at a time),
+// changed and expired keys cut into bulk-write chunks whose bodies are read at apply, orphans named.
 
 import type { ActionDraft, Json, KindDecision, PlanContext, Resend } from '../kind.js';
-import type { KvKeyRecord } from '../../state/types.js';
+import type { KvKeyPage } from '../../state/types.js';
 import { formatBytes, plural, someKeys } from '../../util/format.js';
-import { chunkPairs, KV_LIMITS, type KvLimits } from './chunk.js';
+import { KV_LIMITS, type KvLimits } from './chunk.js';
+import { deferredChunks, type ChunkSpan } from './feed.js';
 import type { KvPayload } from './model.js';
-import type { WirePair } from './pair.js';
+import { compareUtf8 } from './sorted.js';
 
-const EMPTY: ReadonlyMap<string, string> = new Map();
 /** The hash a KvPairs resource has while a sync is under way: equal to no desired hash. */
 export const UNSEALED = '';
+/** Orphaned or expired keys named in a plan, at most; the rest are counted. */
+export const NAMED_KEYS = 10_000;
 
 function payloadOf(ctx: PlanContext): KvPayload {
   const payload = ctx.desired.payload as KvPayload | undefined;
-  if (!payload || !Array.isArray(payload.pairs)) throw new TypeError(`${ctx.desired.key}: KvPairs resource without its pairs (payload)`);
+  if (!payload?.keys) throw new TypeError(`${ctx.desired.key}: KvPairs resource without its keys (payload)`);
   return payload;
 }
 
-/** Stored keys the desired pairs do not have, sorted; cheap when every stored key is still desired. */
-function orphans(stored: ReadonlyMap<string, string>, matched: number, pairs: readonly WirePair[]): string[] {
-  if (matched === stored.size) return [];
-  const desired = new Set<string>();
-  for (const p of pairs) desired.add(p.key);
-  const out: string[] = [];
-  for (const key of stored.keys()) if (!desired.has(key)) out.push(key);
-  return out.sort();
+/** Seqs in a typed array that grows by doubling. */
+class SeqList {
+  private items = new Uint32Array(1024);
+  length = 0;
+
+  push(seq: number): void {
+    if (this.length === this.items.length) {
+      const bigger = new Uint32Array(this.items.length * 2);
+      bigger.set(this.items);
+      this.items = bigger;
+    }
+    this.items[this.length++] = seq;
+  }
+
+  /** In reading order, which is the order the sources are read again in. */
+  sorted(): Uint32Array {
+    return this.items.subarray(0, this.length).sort();
+  }
 }
 
-/** What state keeps of a pair: its hash, and its expiry as sent (the ttl counts from the write). */
-function recordOf(pair: WirePair, hash: string): KvKeyRecord {
-  if (pair.expiration_ttl !== undefined) return [pair.key, hash, null, pair.expiration_ttl];
-  return pair.expiration !== undefined ? [pair.key, hash, pair.expiration] : [pair.key, hash];
+/** Keys kept up to NAMED_KEYS, and how many there were. */
+class KeyTally {
+  readonly keys: string[] = [];
+  count = 0;
+
+  add(key: string): void {
+    if (++this.count <= NAMED_KEYS) this.keys.push(key);
+  }
+}
+
+/** The stored keys in byte order: a page at a time from the state, else the whole map sorted. */
+function* storedKeys(ctx: PlanContext): Generator<[string, string]> {
+  const pages: Iterable<KvKeyPage> = ctx.kvKeyPages?.() ?? (ctx.kvKeys ? [pageOf(ctx.kvKeys)] : []);
+  for (const { keys, hashes } of pages) for (let i = 0; i < keys.length; i++) yield [keys[i], hashes[i]];
+}
+
+function pageOf(map: ReadonlyMap<string, string>): KvKeyPage {
+  const keys = [...map.keys()].sort(compareUtf8);
+  return { keys, hashes: keys.map((k) => map.get(k)!) };
 }
 
 /** What the plan says of keys whose recorded expiry has passed: those still desired go again. */
-function expiryNotes(resent: readonly string[], gone: readonly string[]): string[] {
+function expiryNotes(resent: KeyTally, gone: KeyTally): string[] {
   const notes: string[] = [];
-  if (resent.length) notes.push(`${plural(resent.length, 'key')} expired remotely since written (${someKeys(resent)}): sent again, as the config still has them`);
-  if (gone.length) {
-    notes.push(`${plural(gone.length, 'key')} no longer in the config expired remotely (${someKeys(gone)}): nothing is left to remove; \`edgesync state forget\` drops them from state`);
+  if (resent.count) notes.push(`${plural(resent.count, 'key')} expired remotely since written (${someKeys(resent.keys, 3, resent.count)}): sent again, as the config still has them`);
+  if (gone.count) {
+    notes.push(`${plural(gone.count, 'key')} no longer in the config expired remotely (${someKeys(gone.keys, 3, gone.count)}): nothing is left to remove; \`edgesync state forget\` drops them from state`);
   }
   return notes;
 }
@@ -47,38 +74,54 @@ function expiryNotes(resent: readonly string[], gone: readonly string[]): string
 /**
  * The last applied hash is recorded only when every chunk of a sync was acknowledged; equal to
  * the desired hash with as many keys stored as desired, nothing changed and nothing is orphaned,
- * so a no-op plan of a million keys never loads them.
+ * so a no-op plan of ten million keys reads none of them.
  */
 function inStep(ctx: PlanContext, desiredCount: number): boolean {
   return ctx.applied?.hash === ctx.desired.hash && ctx.applied.status === 'applied' && ctx.kvKeyCount === desiredCount;
 }
 
-/** The `kv` actions writing the pairs at `indices` (ascending), in the usual chunks; the last seals the resource's hash. */
-function chunkActions(ctx: PlanContext, indices: readonly number[], limits: KvLimits): ActionDraft[] {
-  const { pairs, hashes, sizes } = payloadOf(ctx);
-  const changedPairs = indices.map((i) => pairs[i]);
-  const changedSizes = Float64Array.from(indices, (i) => sizes[i]);
-  const chunks = chunkPairs(changedPairs, changedSizes, limits);
+/** Greedy chunks of the pairs at `seqs`, each within the bulk write's limits. */
+function chunkSpans(payload: KvPayload, seqs: Uint32Array, limits: KvLimits): ChunkSpan[] {
+  const chunks: ChunkSpan[] = [];
+  let start = 0;
+  let bytes = 2;
+  for (let i = 0; i < seqs.length; i++) {
+    const size = payload.sizes.get(seqs[i]);
+    const count = i - start;
+    if (count > 0 && (count === limits.maxPairs || bytes + 1 + size > limits.maxBytes)) {
+      chunks.push({ start, end: i, bytes });
+      start = i;
+      bytes = 2;
+    }
+    bytes += (i > start ? 1 : 0) + size;
+  }
+  if (seqs.length > start) chunks.push({ start, end: seqs.length, bytes });
+  return chunks;
+}
+
+/** The `kv` actions writing the pairs at `seqs` (in reading order); the last seals the resource's hash. */
+function chunkActions(ctx: PlanContext, seqs: Uint32Array, limits: KvLimits): ActionDraft[] {
+  const payload = payloadOf(ctx);
+  const chunks = chunkSpans(payload, seqs, limits);
+  const bodies = deferredChunks(payload, seqs, chunks);
   const { scope, request, hash } = ctx.desired;
   const params = { account_identifier: scope.account, namespace_identifier: scope.namespace };
   return chunks.map((chunk, n): ActionDraft => {
     // The last chunk waits for the others and alone records the resource's hash.
     const last = n === chunks.length - 1;
+    const pairs = chunk.end - chunk.start;
     return {
       change: 'kv',
       operation: 'writeKvBulk',
       params,
-      body: chunk.pairs,
+      body: bodies[n],
       diff: [],
       suffix: `${n + 1}/${chunks.length}`,
-      summary: `${plural(chunk.pairs.length, 'pair')}, ${formatBytes(chunk.bytes)}`,
-      size: { pairs: chunk.pairs.length, bytes: chunk.bytes },
+      summary: `${plural(pairs, 'pair')}, ${formatBytes(chunk.bytes)}`,
+      size: { pairs, bytes: chunk.bytes },
       ...(last && chunks.length > 1 && { afterSiblings: true }),
-      record: {
-        // Any other chunk unseals it: its keys moved on, and the old hash no longer describes them.
-        ...(last ? { request: request as Json, hash } : { hash: UNSEALED }),
-        kvKeys: indices.slice(chunk.start, chunk.end).map((i) => recordOf(pairs[i], hashes[i])),
-      },
+      // Any other chunk unseals it: its keys moved on, and the old hash no longer describes them.
+      record: last ? { request: request as Json, hash } : { hash: UNSEALED },
     };
   });
 }
@@ -88,41 +131,56 @@ function chunkActions(ctx: PlanContext, indices: readonly number[], limits: KvLi
  * least). `--resync` sends them only when the document set metadata.resync; `--replace` always.
  */
 export function resendKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Resend {
-  const { pairs } = payloadOf(ctx);
-  const actions = chunkActions(ctx, pairs.map((_, i) => i), limits);
+  const { count, sizes } = payloadOf(ctx);
+  const seqs = new Uint32Array(sizes.length);
+  for (let i = 0; i < seqs.length; i++) seqs[i] = i;
+  const actions = count ? chunkActions(ctx, seqs, limits) : [];
   return ctx.desired.resync ? { actions } : { skip: 'metadata.resync is not set: its pairs are re-sent only when the document opts in', actions };
 }
 
-/** Plans a KvPairs resource: one `kv` action per chunk of changed pairs, in key order. */
+/** Plans a KvPairs resource: one `kv` action per chunk of changed pairs, in reading order. */
 export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDecision {
-  const { pairs, hashes } = payloadOf(ctx);
+  const payload = payloadOf(ctx);
   const expired = new Set(ctx.kvExpired ?? []);
-  if (!expired.size && inStep(ctx, pairs.length)) return { actions: [], blocked: [], notes: [] };
-  const stored = ctx.kvKeys ?? EMPTY;
-  const changed: number[] = [];
-  const resent: string[] = [];
-  let matched = 0;
+  if (!expired.size && inStep(ctx, payload.count)) return { actions: [], blocked: [], notes: [] };
+  const changed = new SeqList();
+  const resent = new KeyTally();
+  const orphans = new KeyTally();
+  const gone = new KeyTally();
+  let storedCount = 0;
   // Stored keys given another value: what a change threshold weighs (new keys and expired ones are not).
   let rewritten = 0;
-  for (let i = 0; i < pairs.length; i++) {
-    const before = stored.get(pairs[i].key);
-    if (before !== undefined) matched++;
-    if (before !== hashes[i]) {
-      changed.push(i);
-      if (before !== undefined) rewritten++;
-    }
-    else if (expired.has(pairs[i].key)) {
-      changed.push(i);
-      resent.push(pairs[i].key);
-    }
-  }
-  const actions = chunkActions(ctx, changed, limits);
+  const stored = storedKeys(ctx);
+  let s = stored.next();
   // An expired key the config dropped is gone remotely already: not an orphan to remove by hand.
-  const dropped = orphans(stored, matched, pairs);
-  const orphanedKeys = expired.size ? dropped.filter((k) => !expired.has(k)) : dropped;
-  const gone = expired.size ? dropped.filter((k) => expired.has(k)) : [];
+  const drop = (key: string) => (expired.has(key) ? gone : orphans).add(key);
+  for (const d of payload.keys.entries()) {
+    while (!s.done && compareUtf8(s.value[0], d.key) < 0) {
+      storedCount++;
+      drop(s.value[0]);
+      s = stored.next();
+    }
+    if (s.done || s.value[0] !== d.key) {
+      changed.push(d.seq);
+      continue;
+    }
+    storedCount++;
+    if (s.value[1] !== d.hash) {
+      changed.push(d.seq);
+      rewritten++;
+    } else if (expired.has(d.key)) {
+      changed.push(d.seq);
+      resent.add(d.key);
+    }
+    s = stored.next();
+  }
+  for (; !s.done; s = stored.next()) {
+    storedCount++;
+    drop(s.value[0]);
+  }
+  const actions = changed.length ? chunkActions(ctx, changed.sorted(), limits) : [];
   return {
-    actions, blocked: [], notes: expiryNotes(resent.sort(), gone), ...(actions.length && { share: { changed: rewritten, of: stored.size } }),
-    ...(orphanedKeys.length ? { orphanedKeys } : {}),
+    actions, blocked: [], notes: expiryNotes(resent, gone), ...(actions.length && { share: { changed: rewritten, of: storedCount } }),
+    ...(orphans.count ? { orphanedKeys: orphans.keys, ...(orphans.count > orphans.keys.length && { orphanedKeyCount: orphans.count }) } : {}),
   };
 }

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { chunkPairs, KV_LIMITS, pairSize, requestBytes } from '../../../src/kinds/kv/chunk.js';
 import { preparePair, type WirePair } from '../../../src/kinds/kv/pair.js';
 import { planKv } from '../../../src/kinds/kv/plan.js';
-import type { KvPayload } from '../../../src/kinds/kv/model.js';
-import { desiredKv, FAKE_NOW, planContext } from './helpers.js';
+import { compareUtf8 } from '../../../src/kinds/kv/sorted.js';
+import { desiredKv, FAKE_NOW, madeActions, planContext } from './helpers.js';
 
 // Units that JSON escapes or UTF-8 widens, mixed with ordinary ones.
 const tricky = fc.constantFrom('"', '\\', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', 'é', '€', '😀', '/', '<');
@@ -73,10 +73,10 @@ describe('KV chunking', () => {
     );
   });
 
-  it('sends every changed or expired pair exactly once and no other, in key order, recording each expiry as sent', () => {
+  it('sends every changed or expired pair exactly once and no other, in reading order, recording each expiry as sent', async () => {
     const scenario = preparedPairs.chain((prepared) =>
       fc.tuple(
-        fc.constant(prepared.map((p) => p.pair)),
+        fc.constant(prepared),
         // Per desired pair: 0 unknown to state, 1 stored unchanged, 2 stored with another hash,
         // 3 stored unchanged but expired remotely.
         fc.array(fc.integer({ min: 0, max: 3 }), { minLength: prepared.length, maxLength: prepared.length }),
@@ -84,43 +84,42 @@ describe('KV chunking', () => {
         limits(Math.max(0, ...prepared.map((p) => p.size))),
       ),
     );
-    fc.assert(
-      fc.property(scenario, ([pairs, fate, gone, lim]) => {
-        const desired = desiredKv({ pairs });
-        const payload = desired.payload as KvPayload;
+    await fc.assert(
+      fc.asyncProperty(scenario, async ([prepared, fate, gone, lim]) => {
+        const desired = desiredKv({ pairs: prepared.map((p) => p.pair) });
         const stored = new Map<string, string>();
         const expired: string[] = [];
-        payload.pairs.forEach((p, i) => {
-          if (fate[i] === 1 || fate[i] === 3) stored.set(p.key, payload.hashes[i]);
-          if (fate[i] === 2) stored.set(p.key, 'an older hash');
-          if (fate[i] === 3) expired.push(p.key);
+        prepared.forEach(({ pair, hash }, i) => {
+          if (fate[i] === 1 || fate[i] === 3) stored.set(pair.key, hash);
+          if (fate[i] === 2) stored.set(pair.key, 'an older hash');
+          if (fate[i] === 3) expired.push(pair.key);
         });
         for (const [key, isExpired] of gone) {
+          if (prepared.some((p) => p.pair.key === key)) continue;
           stored.set(key, 'x');
           if (isExpired) expired.push(key);
         }
         const decision = planKv({ ...planContext(desired, stored), kvExpired: expired }, lim);
-        const sent = decision.actions.flatMap((a) => a.body as WirePair[]);
-        const expected = payload.pairs.filter((p, i) => fate[i] === 3 || stored.get(p.key) !== payload.hashes[i]);
-        expect(sent.map((p) => p.key)).toEqual(expected.map((p) => p.key));
-        expect(new Set(sent.map((p) => p.key)).size).toBe(sent.length);
-        expect([...sent.map((p) => p.key)].sort()).toEqual(sent.map((p) => p.key));
-        const recorded = decision.actions.flatMap((a) => a.record.kvKeys ?? []);
+        const made = await madeActions(decision.actions);
+        const sent = made.flatMap((a) => a.body as WirePair[]);
+        const expected = prepared.filter(({ pair, hash }, i) => fate[i] === 3 || stored.get(pair.key) !== hash);
+        expect(sent).toEqual(expected.map((p) => p.pair));
+        const recorded = made.flatMap((a) => a.record.kvKeys ?? []);
         expect(recorded.map(([k]) => k)).toEqual(sent.map((p) => p.key));
-        recorded.forEach(([k, h, expiration, ttl]) => {
-          const i = payload.pairs.findIndex((p) => p.key === k);
-          expect(h).toBe(payload.hashes[i]);
-          const pair = payload.pairs[i];
+        recorded.forEach(([k, h, expiration, ttl], n) => {
+          const { pair, hash } = expected[n];
+          expect([k, h]).toEqual([pair.key, hash]);
           if (pair.expiration_ttl !== undefined) expect([expiration, ttl]).toEqual([null, pair.expiration_ttl]);
           else expect([expiration, ttl]).toEqual([pair.expiration, undefined]);
         });
-        decision.actions.forEach((a, n) => {
-          expect(a.suffix).toBe(`${n + 1}/${decision.actions.length}`);
+        made.forEach((a, n) => {
+          expect(a.suffix).toBe(`${n + 1}/${made.length}`);
           expect(a.size!.bytes).toBe(Buffer.byteLength(JSON.stringify(a.body)));
           expect(a.size!.bytes).toBeLessThanOrEqual(lim.maxBytes);
           expect(a.size!.pairs).toBeLessThanOrEqual(lim.maxPairs);
         });
-        expect(decision.orphanedKeys ?? []).toEqual(gone.filter(([, e]) => !e).map(([k]) => k).sort());
+        const orphans = gone.filter(([k, e]) => !e && !prepared.some((p) => p.pair.key === k)).map(([k]) => k).sort(compareUtf8);
+        expect(decision.orphanedKeys ?? []).toEqual(orphans);
       }),
     );
   });

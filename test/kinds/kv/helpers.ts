@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { BuildContext, DesiredResource, FieldPath, PlanContext, ResourceDocument } from '../../../src/kinds/kind.js';
+import { isDeferred, type ActionDraft, type BuildContext, type DesiredResource, type FieldPath, type PlanContext, type ResourceDocument } from '../../../src/kinds/kind.js';
 import { contentHash } from '../../../src/util/json.js';
 import { buildKv, type KvSpec } from '../../../src/kinds/kv/model.js';
 
@@ -104,4 +104,19 @@ export function desiredKv(spec: KvSpec): DesiredResource {
 /** A plan context with `stored` as the keys state remembers (key → hash). */
 export function planContext(desired: DesiredResource, stored: ReadonlyMap<string, string> = new Map()): PlanContext {
   return { desired, kvKeys: stored };
+}
+
+/** The actions with every deferred body made (the sources read again, as apply does) and let go. */
+export async function madeActions<T extends ActionDraft>(actions: readonly T[]): Promise<T[]> {
+  const out: T[] = [];
+  for (const a of actions) {
+    if (!isDeferred(a.body)) {
+      out.push(a);
+      continue;
+    }
+    const made = await a.body.take();
+    a.body.done();
+    out.push({ ...a, body: made.body, record: { ...a.record, ...(made.kvKeys && { kvKeys: made.kvKeys }) } });
+  }
+  return out;
 }

@@ -1,7 +1,12 @@
+// Where pairs come from (inline, JSON and JSON Lines files, folders), read as streams: problems
+// point at the source and the pair's position; the pairs sent are read again from the same files.
+
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildKv, type KvPayload } from '../../../src/kinds/kv/model.js';
-import { MAX_PROBLEMS_PER_SOURCE } from '../../../src/kinds/kv/sources.js';
-import { fakeContext, tempRoot } from './helpers.js';
+import { getKind } from '../../../src/kinds/registry.js';
+import '../../../src/kinds/kv-pairs.js';
+import { buildKv, MAX_PROBLEMS_PER_SOURCE, type KvPayload } from '../../../src/kinds/kv/model.js';
+import type { WirePair } from '../../../src/kinds/kv/pair.js';
+import { desiredKv, fakeContext, madeActions, planContext, tempRoot } from './helpers.js';
 
 let cleanup = (): void => undefined;
 afterEach(() => cleanup());
@@ -15,11 +20,19 @@ function build(files: Record<string, string | Buffer>, spec: object) {
   return { built, payload: built.payload as KvPayload, issues: ctx.issues };
 }
 
+const keysOf = (payload: KvPayload) => Array.from(payload.keys.entries(), (e) => e.key);
+
+/** The pairs a first sync sends, read again from the sources, in reading order. */
+async function sent(built: ReturnType<typeof buildKv>): Promise<WirePair[]> {
+  const desired = { ...desiredKv({ pairs: [] }), request: built.request, payload: built.payload };
+  return (await madeActions(getKind('KvPairs')!.plan(planContext(desired)).actions)).flatMap((a) => a.body as WirePair[]);
+}
+
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]);
 
 describe('KV sources', () => {
-  it('merges inline pairs, a JSON file and a folder with a prefix into one key-ordered set', () => {
-    const { payload, issues } = build(
+  it('merges inline pairs, a JSON file and a folder with a prefix: keys in byte order, pairs sent in reading order', async () => {
+    const { built, payload, issues } = build(
       {
         'pairs.json': JSON.stringify([{ key: 'config/b', value: '2', metadata: { v: 1 } }, { key: 'config/a', value: '1', expiration_ttl: 3600 }]),
         'static/index.html': '<h1>hi</h1>',
@@ -28,18 +41,31 @@ describe('KV sources', () => {
       { pairs: [{ key: 'flag', value: 'on' }], sources: [{ file: 'pairs.json' }, { dir: 'static/', prefix: 'assets/' }] },
     );
     expect(issues).toEqual([]);
-    expect(payload.pairs).toEqual([
+    expect(keysOf(payload)).toEqual(['assets/img/logo.png', 'assets/index.html', 'config/a', 'config/b', 'flag']);
+    expect(await sent(built)).toEqual([
+      { key: 'flag', value: 'on' },
+      { key: 'config/b', value: '2', metadata: { v: 1 } },
+      { key: 'config/a', value: '1', expiration_ttl: 3600 },
       { key: 'assets/img/logo.png', value: PNG.toString('base64'), base64: true },
       { key: 'assets/index.html', value: '<h1>hi</h1>' },
-      { key: 'config/a', value: '1', expiration_ttl: 3600 },
-      { key: 'config/b', value: '2', metadata: { v: 1 } },
-      { key: 'flag', value: 'on' },
     ]);
   });
 
-  it('sends valid UTF-8 files as text and anything else as base64', () => {
-    const { payload } = build({ 'd/utf8.txt': 'grüße 😀', 'd/latin1.txt': Buffer.from([0x67, 0x72, 0xfc, 0xdf, 0x65]) }, { sources: [{ dir: 'd' }] });
-    expect(payload.pairs).toEqual([
+  it('reads a JSON Lines file, one pair per line, and points a bad line at its number', async () => {
+    const lines = ['{"key":"a","value":"1"}', '', '{"key":"b","value":"2","expiration_ttl":600}', '{"key":"c d","value":"3"}', '{"key":'].join('\n');
+    const bad = build({ 'pairs.jsonl': lines }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    expect(bad.issues).toEqual([
+      { path: 'spec.sources[0].jsonl', message: 'pairs.jsonl:4.key: must be printable without whitespace or control characters; U+0020 at position 1' },
+      { path: 'spec.sources[0].jsonl', message: expect.stringMatching(/^pairs\.jsonl:5(:\d+)?: not valid JSON: /) },
+    ]);
+    const good = build({ 'pairs.jsonl': '{"key":"b","value":"2"}\r\n{"key":"a","value":"1"}\r\n' }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    expect(good.issues).toEqual([]);
+    expect(await sent(good.built)).toEqual([{ key: 'b', value: '2' }, { key: 'a', value: '1' }]);
+  });
+
+  it('sends valid UTF-8 files as text and anything else as base64', async () => {
+    const { built } = build({ 'd/utf8.txt': 'grüße 😀', 'd/latin1.txt': Buffer.from([0x67, 0x72, 0xfc, 0xdf, 0x65]) }, { sources: [{ dir: 'd' }] });
+    expect(await sent(built)).toEqual([
       { key: 'latin1.txt', value: Buffer.from([0x67, 0x72, 0xfc, 0xdf, 0x65]).toString('base64'), base64: true },
       { key: 'utf8.txt', value: 'grüße 😀' },
     ]);
@@ -82,10 +108,13 @@ describe('KV sources', () => {
     expect(malformed[0].path).toBe('spec.sources[0].file');
     expect(malformed[0].message).toMatch(/^pairs\.json(:3:\d+)?: not valid JSON: /);
     expect(build({ 'pairs.json': '{"key": "a"}' }, { sources: [{ file: 'pairs.json' }] }).issues).toEqual([
-      { path: 'spec.sources[0].file', message: 'pairs.json: expected a list of pairs [{key, value, …}], got an object' },
+      { path: 'spec.sources[0].file', message: expect.stringMatching(/^pairs\.json(:\d+:\d+)?: expected a list of pairs \[\{key, value, …\}\], got an object$/) },
     ]);
     expect(build({ 'pairs.json': Buffer.from([0x5b, 0xff, 0x5d]) }, { sources: [{ file: 'pairs.json' }] }).issues).toEqual([
-      { path: 'spec.sources[0].file', message: 'pairs.json: not valid UTF-8' },
+      { path: 'spec.sources[0].file', message: expect.stringMatching(/^pairs\.json(:\d+)?: not valid UTF-8/) },
+    ]);
+    expect(build({ 'pairs.json': '[{"key": "a", "value": "b"}, {"key": "c", "val' }, { sources: [{ file: 'pairs.json' }] }).issues).toEqual([
+      { path: 'spec.sources[0].file', message: expect.stringMatching(/^pairs\.json.*ends before the array is closed/) },
     ]);
   });
 
@@ -107,7 +136,7 @@ describe('KV duplicate keys', () => {
       { pairs: [{ key: 'dup', value: 'inline' }], sources: [{ file: 'pairs.json' }] },
     );
     expect(issues).toEqual([{ path: 'spec.sources[0].file', message: 'key "dup" is defined twice: spec.pairs[0] and pairs.json[1]' }]);
-    expect(payload.pairs.map((p) => p.key)).toEqual(['dup', 'x']);
+    expect(keysOf(payload)).toEqual(['dup', 'dup', 'x']);
   });
 
   it('names both origins when a folder and a file define the same key, and within one file', () => {
@@ -119,6 +148,11 @@ describe('KV duplicate keys', () => {
       { path: 'spec.sources[1].dir', message: 'key "a/b.txt" is defined twice: pairs.json[0] and static/b.txt' },
       { path: 'spec.sources[0].file', message: 'key "z" is defined twice: pairs.json[1] and pairs.json[2]' },
     ]);
+  });
+
+  it('names the line of a JSON Lines duplicate', () => {
+    const { issues } = build({ 'pairs.jsonl': '{"key":"k","value":"1"}\n\n{"key":"k","value":"2"}\n' }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    expect(issues).toEqual([{ path: 'spec.sources[0].jsonl', message: 'key "k" is defined twice: pairs.jsonl:1 and pairs.jsonl:3' }]);
   });
 
   it('points an inline duplicate at its key', () => {
