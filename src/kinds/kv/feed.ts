@@ -148,10 +148,16 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
         return Promise.resolve(ready);
       }
       const promise = new Promise<Made>((resolve, reject) => {
-        waiting.set(n, { resolve, reject });
-        signal?.addEventListener('abort', () => {
+        // Removed once settled: a listener left on the run's signal would keep the chunk's pairs alive.
+        const onAbort = () => {
           if (waiting.delete(n)) reject(new Error('stopped'));
-        }, { once: true });
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        const settle = () => signal?.removeEventListener('abort', onAbort);
+        waiting.set(n, {
+          resolve: (m) => (settle(), resolve(m)),
+          reject: (e) => (settle(), reject(e)),
+        });
       });
       void pump();
       return promise;

@@ -43,7 +43,8 @@ export interface PairOrigin {
 
 function stampOf(file: string, shown: string): Stamp {
   const s = fs.statSync(file);
-  return { file, shown, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+  // Whole milliseconds: what every file system and `touch` keep; a rewrite within one is left to the pairs' hashes.
+  return { file, shown, size: s.size, mtimeMs: Math.floor(s.mtimeMs), ino: s.ino };
 }
 
 function stampChanged(stamps: readonly Stamp[]): string | undefined {

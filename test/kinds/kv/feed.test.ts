@@ -1,0 +1,69 @@
+// Chunk bodies read again from the sources at apply: the plan's pairs, in reading order; a source
+// changed since the plan sends nothing; a body taken lets go of everything that held it.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { getEventListeners } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DeferredBody } from '../../../src/kinds/kind.js';
+import { buildKv } from '../../../src/kinds/kv/model.js';
+import { planKv } from '../../../src/kinds/kv/plan.js';
+import type { WirePair } from '../../../src/kinds/kv/pair.js';
+import { desiredKv, fakeContext, planContext, tempRoot } from './helpers.js';
+
+let cleanup = (): void => undefined;
+afterEach(() => cleanup());
+
+const pairs = Array.from({ length: 25 }, (_, i) => ({ key: `k${String(i).padStart(2, '0')}`, value: `v${i}` }));
+
+/** The plan of a first sync of `files` (chunks of 10 pairs) and where the files are. */
+function planOf(files: Record<string, string>, spec: object) {
+  const temp = tempRoot(files);
+  cleanup = temp.cleanup;
+  const ctx = fakeContext(temp.root);
+  const built = buildKv(spec, ctx);
+  expect(ctx.issues).toEqual([]);
+  const desired = { ...desiredKv({ pairs: [] }), request: built.request, payload: built.payload };
+  const bodies = planKv(planContext(desired), { maxPairs: 10, maxBytes: 100_000_000 }).actions.map((a) => a.body as DeferredBody);
+  return { root: temp.root, bodies };
+}
+
+describe('KV chunk bodies read at apply', () => {
+  it('are the plan\'s pairs in reading order, each chunk made once, whatever order they are taken in', async () => {
+    const lines = pairs.map((p) => JSON.stringify(p)).join('\n');
+    const { bodies } = planOf({ 'pairs.jsonl': lines }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    expect(bodies).toHaveLength(3);
+    const made = await Promise.all([bodies[2].take(), bodies[0].take(), bodies[1].take()]);
+    bodies.forEach((b) => b.done());
+    expect([made[1], made[2], made[0]].flatMap((m) => m.body as WirePair[])).toEqual(pairs);
+    expect(made[1].kvKeys?.map(([k]) => k)).toEqual(pairs.slice(0, 10).map((p) => p.key));
+    await expect(bodies[0].take()).rejects.toThrow('chunk 1 of this plan was taken already: plan again');
+  });
+
+  it('sends nothing of a source that changed since the plan, and says which', async () => {
+    const { root, bodies } = planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
+    fs.writeFileSync(path.join(root, 'pairs.json'), JSON.stringify(pairs.map((p) => ({ ...p, value: `${p.value}!` }))));
+    for (const body of bodies) await expect(body.take()).rejects.toThrow('pairs.json changed since the plan: nothing of it is sent; plan again');
+  });
+
+  it('stops at a pair that is not the one the plan read, even in a file that looks the same', async () => {
+    const { root, bodies } = planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
+    const file = path.join(root, 'pairs.json');
+    const { atime, mtime } = fs.statSync(file);
+    // Same length, same times: only the pairs tell.
+    fs.writeFileSync(file, JSON.stringify(pairs).replace('"v12"', '"w12"'));
+    fs.utimesSync(file, atime, mtime);
+    const first = await bodies[0].take();
+    bodies[0].done();
+    expect((first.body as WirePair[]).map((p) => p.key)).toEqual(pairs.slice(0, 10).map((p) => p.key));
+    await expect(bodies[1].take()).rejects.toThrow('pairs.json[12] is not the pair the plan read: the source changed since the plan');
+    await expect(bodies[2].take()).rejects.toThrow('pairs.json[12] is not the pair the plan read');
+  });
+
+  it('leaves no listener on the run\'s stop signal once a body is taken', async () => {
+    const { bodies } = planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
+    const stop = new AbortController();
+    await Promise.all(bodies.map((b) => b.take(stop.signal)));
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
+});
