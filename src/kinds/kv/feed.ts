@@ -31,14 +31,37 @@ export function recordOf(pair: WirePair, hash: string): KvKeyRecord {
   return pair.expiration !== undefined ? [pair.key, hash, pair.expiration] : [pair.key, hash];
 }
 
-/** Reads the payload's items in seq order, one at a time. */
+/** The first index of sorted `a` whose value is at least `v`. */
+function lowerBound(a: Uint32Array, v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Reads the payload's items in seq order, one at a time; items not in `seqs` are passed over unparsed. */
 class ItemCursor {
   private span = 0;
   private items: Generator<SourceItem> | undefined;
   /** The seq of the next item the cursor gives. */
   seq = 0;
 
-  constructor(private readonly payload: KvPayload) {}
+  constructor(private readonly payload: KvPayload, private readonly seqs: Uint32Array) {}
+
+  /** Whether the reader may pass over item `index` of `span` (asked in index order, ahead of the cursor). */
+  private skipper(first: number): (index: number) => boolean {
+    const { seqs } = this;
+    let q = lowerBound(seqs, first);
+    return (index) => {
+      const seq = first + index;
+      while (q < seqs.length && seqs[q] < seq) q++;
+      return seqs[q] !== seq;
+    };
+  }
 
   /** The item at `seq` (not before the cursor), reading past the ones before it. */
   at(seq: number): { item: SourceItem; label: string } {
@@ -51,7 +74,7 @@ class ItemCursor {
         this.items = undefined;
         continue;
       }
-      this.items ??= span.origin.items();
+      this.items ??= span.origin.items(this.skipper(span.first));
       const next = this.items.next();
       if (next.done) throw new Error(`${span.origin.name} has fewer pairs than when the plan read it`);
       this.seq = span.first + next.value.index + 1;
@@ -74,7 +97,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
   // Chunks read and not settled yet: the read-ahead.
   const unsettled = new Set<number>();
   let reading = false;
-  const cursor = new ItemCursor(payload);
+  const cursor = new ItemCursor(payload, seqs);
   let ptr = 0;
 
   const fail = (err: Error) => {

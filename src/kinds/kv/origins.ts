@@ -33,8 +33,8 @@ export interface PairOrigin {
   label(item: ItemPosition): string;
   /** Where a problem of one item's field is reported: its own field inline, the source's field otherwise. */
   fieldPath(item: number, field: string): FieldPath;
-  /** The items in order, read as they are iterated (a file a chunk at a time). */
-  items(): Generator<SourceItem>;
+  /** The items in order, read as they are iterated (a file a chunk at a time); those `skip` names come unread (value undefined). */
+  items(skip?: (index: number) => boolean): Generator<SourceItem>;
   /** Where item `index` stands, for a message: a JSON Lines file is read up to it for its line. */
   locate(index: number): ItemPosition;
   /** Why a file read to plan is not the one there now, or undefined. */
@@ -84,7 +84,7 @@ function fileOrigin(ctx: BuildContext, s: number, ref: string, format: 'json' | 
     path,
     label: (at) => (format === 'json' ? `${ref}[${at.index}]` : `${ref}:${at.line}`),
     fieldPath: () => path,
-    items: () => pairItems(found.path, format, ref),
+    items: (skip) => pairItems(found.path, format, ref, skip ? { skip } : {}),
     locate(index) {
       if (format === 'json') return { index, line: 0 };
       for (const item of pairItems(found.path, format, ref)) if (item.index === index) return item;
@@ -111,8 +111,12 @@ function dirOrigin(ctx: BuildContext, s: number, dir: string, prefix = ''): Pair
     path,
     label: ({ index }) => `${base}${files[index]?.rel ?? index}`,
     fieldPath: () => path,
-    *items() {
+    *items(skip) {
       for (let index = 0; index < files.length; index++) {
+        if (skip?.(index)) {
+          yield { value: undefined, index, line: 0 };
+          continue;
+        }
         const content = fs.readFileSync(files[index].file);
         const key = prefix + files[index].rel;
         const value = isUtf8(content) ? { key, value: content.toString('utf8') } : { key, value: content.toString('base64'), base64: true };

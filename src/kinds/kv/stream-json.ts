@@ -140,6 +140,7 @@ export class JsonItems implements ItemReader {
     private readonly maxItemBytes: number,
     private readonly out: SourceItem[],
     private readonly bom: number,
+    private readonly skip: (index: number) => boolean = () => false,
   ) {
     this.tokenizer.onToken = (t) => this.token(t);
   }
@@ -220,6 +221,11 @@ export class JsonItems implements ItemReader {
     const to = end - this.start;
     const size = this.keptBytes + to - Math.max(0, this.from - this.start);
     if (size > this.maxItemBytes) throw this.tooLong(`element ${count(this.index)} of the array`, this.at);
+    if (this.skip(this.index)) {
+      this.kept = [];
+      this.keptBytes = 0;
+      return void this.out.push({ value: undefined, index: this.index++, line: this.at!.line, col: this.at!.col });
+    }
     let text: string;
     if (this.kept.length === 0) text = this.chunk.toString('utf8', this.from - this.start, to);
     else {

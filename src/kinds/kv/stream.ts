@@ -20,6 +20,12 @@ export interface ReadPairOptions {
    * escapes and spacing, which make a pair's text in a file longer than it goes on the wire.
    */
   readonly maxItemBytes?: number;
+  /**
+   * Items not wanted (asked in index order): their text is not parsed and they come with value undefined.
+   * Reading a file again for the few pairs that changed costs the scan, not a parse of every pair.
+   * @default every item parsed
+   */
+  readonly skip?: (index: number) => boolean;
 }
 
 const MIB = 1024 * 1024;
@@ -50,7 +56,8 @@ export function pairItems(file: string, format: PairFormat, name?: string, optio
   const shown = name === undefined ? path.basename(file) : checkString('name', name);
   const chunkBytes = checkInteger('chunkBytes', options.chunkBytes ?? MIB, 1, 1024 * MIB);
   const maxItemBytes = checkInteger('maxItemBytes', options.maxItemBytes ?? 128 * MIB, 1);
-  return read(file, chunkBytes, (out, bom) => (format === 'json' ? new JsonItems(shown, maxItemBytes, out, bom) : new LineItems(shown, maxItemBytes, out, bom)));
+  const skip = options.skip ?? (() => false);
+  return read(file, chunkBytes, (out, bom) => (format === 'json' ? new JsonItems(shown, maxItemBytes, out, bom, skip) : new LineItems(shown, maxItemBytes, out, bom, skip)));
 }
 
 function* read(file: string, chunkBytes: number, reader: (out: SourceItem[], bom: number) => ItemReader): Generator<SourceItem, void, undefined> {
@@ -100,6 +107,7 @@ class LineItems implements ItemReader {
     private readonly maxItemBytes: number,
     private readonly out: SourceItem[],
     private readonly bom: number,
+    private readonly skip: (index: number) => boolean,
   ) {}
 
   push(chunk: Buffer): void {
@@ -144,8 +152,9 @@ class LineItems implements ItemReader {
   }
 
   private take(b: Buffer, from: number, to: number): void {
+    if (blank(b, from, to)) return;
+    if (this.skip(this.index)) return void this.out.push({ value: undefined, index: this.index++, line: this.line });
     const text = b.toString('utf8', from, to > from && b[to - 1] === 13 ? to - 1 : to);
-    if (/^[ \t\r]*$/.test(text)) return;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -155,4 +164,10 @@ class LineItems implements ItemReader {
     }
     this.out.push({ value, index: this.index++, line: this.line });
   }
+}
+
+/** Only spaces, tabs and carriage returns between `from` and `to`. */
+function blank(b: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (b[i] !== 32 && b[i] !== 9 && b[i] !== 13) return false;
+  return true;
 }

@@ -255,6 +255,24 @@ describe('Reading JSON Lines a chunk at a time', () => {
   });
 });
 
+describe('Reading again for a few items', () => {
+  it('passes over the items it is told to skip, unparsed, and hands the others as a full read does, in both formats', () => {
+    fc.assert(
+      fc.property(fc.array(pair, { minLength: 1, maxLength: 30 }), fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }), fc.constantFrom(...CHUNKS), (pairs, skipped, chunkBytes) => {
+        for (const [format, content] of [['json', JSON.stringify(pairs, null, 1)], ['jsonl', pairs.map((p) => JSON.stringify(p)).join('\n\n')]] as const) {
+          const file = write(`pairs.${format}`, content);
+          const full = [...pairItems(file, format, undefined, { chunkBytes })];
+          const asked: number[] = [];
+          const some = [...pairItems(file, format, undefined, { chunkBytes, skip: (i) => (asked.push(i), skipped[i]) })];
+          expect(asked).toEqual(full.map((f) => f.index));
+          expect(some).toEqual(full.map((f, i) => (skipped[i] ? { ...f, value: undefined } : f)));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe('The reader as an API', () => {
   it('calls onItem with each value and its position; an error onItem throws passes through and closes the file', () => {
     const file = write('pairs.jsonl', '{"key": "a", "value": "1"}\n{"key": "b", "value": "2"}\n');
