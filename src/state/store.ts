@@ -150,7 +150,10 @@ export class SqlStateStore implements StateStore {
       last_error: null,
     };
     this.sql.putRow.run(merged);
-    if (record.kvKeys?.length) this.sql.putKvJson.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), keys: JSON.stringify(record.kvKeys) });
+    if (record.kvKeys?.length) {
+      this.sql.addKvResource.run(id.key);
+      this.sql.putKvJson.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), keys: JSON.stringify(record.kvKeys) });
+    }
     if (record.intentId !== undefined) this.sql.closeIntent.run(record.intentId, id.key);
   }
 

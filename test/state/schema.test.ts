@@ -121,6 +121,36 @@ describe('the state schema', () => {
     const all = columns(file);
     expect(all.map((c) => c.table)).toEqual(expect.arrayContaining(['resources', 'kv_keys', 'intents']));
     expect(all.filter((c) => /value|secret|token|password|payload|content/i.test(c.column))).toEqual([]);
-    expect(all.filter((c) => c.table === 'kv_keys').map((c) => c.column)).toEqual(['resource', 'key', 'hash', 'expires']);
+    expect(all.filter((c) => c.table === 'kv_keys').map((c) => c.column)).toEqual(['rid', 'key', 'hash', 'expires']);
+    expect(all.filter((c) => c.table === 'kv_resources').map((c) => c.column)).toEqual(['id', 'resource', 'key_count']);
+  });
+
+  it('moves KV keys under a small id per resource (version 9), keeping every key, hash and expiry, and counts them from then on', () => {
+    const file = tempStateFile();
+    writeVersion1Fixture(file);
+    const db = new Database(file);
+    for (const m of MIGRATIONS.filter((m) => m.version > 1 && m.version < 9)) db.exec(m.sql);
+    db.pragma('user_version = 8');
+    const insert = db.prepare('INSERT INTO kv_keys (resource, key, hash, expires) VALUES (?, ?, ?, ?)');
+    for (let i = 0; i < 300; i++) insert.run('KvPairs[account=acc1]/big', `k${String(i).padStart(3, '0')}`, `h${i}`, i % 2 ? 2_000_000_000 + i : null);
+    db.close();
+    const flags = identity('flags', 'KvPairs');
+    const big = { ...flags, key: 'KvPairs[account=acc1]/big', name: 'big' };
+    withStore({ file }, (store) => {
+      expect(store.kvKeyCounts()).toEqual(new Map([[flags.key, 1], [big.key, 300]]));
+      const keys = store.snapshot().kvKeys(big.key);
+      expect(keys.size).toBe(300);
+      expect(keys.get('k007')).toBe('h7');
+      expect(store.snapshot().kvExpired(big.key, 2_000_000_010)).toEqual(['k001', 'k003', 'k005', 'k007', 'k009']);
+      // New keys count once; a key written again does not count again; dropped keys are taken off.
+      store.recordSuccess(big, { kvKeys: [['k000', 'again'], ['new', 'h'], ['new', 'h2']] }, new Date());
+      expect(store.kvKeyCount(big.key)).toBe(301);
+      expect(store.snapshot().kvKeys(big.key).get('new')).toBe('h2');
+      store.forgetKvKeys(big.key, ['k000', 'k001']);
+      expect(store.kvKeyCount(big.key)).toBe(299);
+      store.forget(flags.key);
+      expect(store.kvKeyCounts()).toEqual(new Map([[big.key, 299]]));
+    });
+    expect(userVersion(file)).toBe(SCHEMA_VERSION);
   });
 });

@@ -63,6 +63,8 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
       INSERT INTO kv_keys (rid, key, hash, expires)
       SELECT coalesce((SELECT id FROM found), (SELECT id FROM made)), e.key, e.hash, e.expires FROM e
       WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.key = e.key)`),
+    // putKvJson makes the resource's id with its first chunk.
+    addKvResource: p('SELECT 1 WHERE ?::text IS NULL'),
     kvExpired: p(`SELECT key FROM kv_keys WHERE rid = ${RID} AND expires IS NOT NULL AND expires <= ? ORDER BY key`).pluck(true),
     // The fence: a write commits only while this holder's epoch is the workspace's current one.
     bumpSerial: p('UPDATE meta SET serial = serial + 1 WHERE workspace = :ws AND EXISTS (SELECT 1 FROM leases WHERE workspace = :ws AND epoch = :epoch)'),

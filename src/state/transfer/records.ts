@@ -110,6 +110,7 @@ export function writeRecord(sql: StoreStatements, record: StateRecord): void {
     if (record.error !== undefined) sql.failIntent.run(record.error, Number(lastInsertRowid));
   } else if (record.type === 'kv_keys' && record.keys.length) {
     // Recorded expiries are absolute: no ttl, so the write's time (`at`) plays no part.
+    sql.addKvResource.run(record.resource);
     sql.putKvJson.run({ resource: record.resource, at: 0, keys: JSON.stringify(record.keys) });
   }
 }
