@@ -1,6 +1,7 @@
 // Where pairs come from (inline, JSON and JSON Lines files, folders), read as streams: problems
 // point at the source and the pair's position; the pairs sent are read again from the same files.
 
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getKind } from '../../../src/kinds/registry.js';
 import '../../../src/kinds/kv-pairs.js';
@@ -8,13 +9,15 @@ import { buildKv, MAX_PROBLEMS_PER_SOURCE, type KvPayload } from '../../../src/k
 import type { WirePair } from '../../../src/kinds/kv/pair.js';
 import { desiredKv, fakeContext, madeActions, planContext, tempRoot } from './helpers.js';
 
-let cleanup = (): void => undefined;
-afterEach(() => cleanup());
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
 
 /** Builds `spec` over a temp root holding `files`. */
 function build(files: Record<string, string | Buffer>, spec: object) {
   const temp = tempRoot(files);
-  cleanup = temp.cleanup;
+  cleanups.push(temp.cleanup);
   const ctx = fakeContext(temp.root);
   const built = buildKv(spec, ctx);
   return { built, payload: built.payload as KvPayload, issues: ctx.issues };
@@ -126,6 +129,29 @@ describe('KV sources', () => {
   it('refuses a folder file whose name is not a valid key, naming the file', () => {
     const { issues } = build({ 'static/my page.html': 'x' }, { sources: [{ dir: 'static' }] });
     expect(issues).toEqual([{ path: 'spec.sources[0].dir', message: 'static/my page.html.key: must be printable without whitespace or control characters; U+0020 at position 2' }]);
+  });
+});
+
+describe('KV sources read as streams', () => {
+  it('give the same keys, hashes and request whether the pairs are inline, in a JSON file or in JSON Lines', () => {
+    const pairOf = fc.record(
+      { key: fc.string({ unit: fc.constantFrom('a', 'b', 'é', '/', '"', '\\', '😀', 'z', '0'), minLength: 1, maxLength: 8 }).filter((k) => k !== '.' && k !== '..'), value: fc.string({ maxLength: 20 }), expiration_ttl: fc.integer({ min: 60, max: 1e6 }) },
+      { requiredKeys: ['key', 'value'] },
+    );
+    fc.assert(
+      fc.property(fc.uniqueArray(pairOf, { selector: (p) => p.key, maxLength: 40 }), (pairs) => {
+        const inline = build({}, { pairs });
+        const json = build({ 'pairs.json': JSON.stringify(pairs, null, 2) }, { sources: [{ file: 'pairs.json' }] });
+        const jsonl = build({ 'pairs.jsonl': pairs.map((p) => JSON.stringify(p)).join('\r\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+        const entries = (b: typeof inline) => Array.from(b.payload.keys.entries(), ({ key, hash, size }) => [key, hash, size]);
+        for (const other of [json, jsonl]) {
+          expect(other.issues).toEqual([]);
+          expect(other.built.request).toEqual(inline.built.request);
+          expect(entries(other)).toEqual(entries(inline));
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 });
 
