@@ -63,6 +63,12 @@ class ItemCursor {
     };
   }
 
+  /** Closes the file being read, if any. */
+  close(): void {
+    this.items?.return(undefined);
+    this.items = undefined;
+  }
+
   /** The item at `seq` (not before the cursor), reading past the ones before it. */
   at(seq: number): { item: SourceItem; label: string } {
     const { spans } = this.payload;
@@ -71,7 +77,7 @@ class ItemCursor {
       if (!span) throw new Error(`the sources have fewer pairs than the plan read (no pair ${seq})`);
       if (seq >= span.first + span.count) {
         this.span++;
-        this.items = undefined;
+        this.close();
         continue;
       }
       this.items ??= span.origin.items(this.skipper(span.first));
@@ -102,6 +108,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
 
   const fail = (err: Error) => {
     failure = err;
+    cursor.close();
     for (const [, w] of waiting) w.reject(err);
     waiting.clear();
   };
@@ -140,6 +147,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
         waiting.delete(n);
         if (w) w.resolve(m);
         else made.set(n, m);
+        if (next === chunks.length) cursor.close();
         await turn();
       }
     } catch (err) {

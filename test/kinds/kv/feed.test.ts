@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { getEventListeners } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DeferredBody } from '../../../src/kinds/kind.js';
 import { buildKv } from '../../../src/kinds/kv/model.js';
 import { planKv } from '../../../src/kinds/kv/plan.js';
@@ -58,6 +58,20 @@ describe('KV chunk bodies read at apply', () => {
     expect((first.body as WirePair[]).map((p) => p.key)).toEqual(pairs.slice(0, 10).map((p) => p.key));
     await expect(bodies[1].take()).rejects.toThrow('pairs.json[12] is not the pair the plan read: the source changed since the plan');
     await expect(bodies[2].take()).rejects.toThrow('pairs.json[12] is not the pair the plan read');
+  });
+
+  it('closes each file once its pairs are read, and the last one with the last chunk', async () => {
+    const { bodies } = planOf(
+      { 'a.jsonl': pairs.slice(0, 12).map((p) => JSON.stringify(p)).join('\n'), 'b.jsonl': pairs.slice(12).map((p) => JSON.stringify(p)).join('\n') },
+      { sources: [{ jsonl: 'a.jsonl' }, { jsonl: 'b.jsonl' }] },
+    );
+    const closes = vi.spyOn(fs, 'closeSync');
+    for (const body of bodies) {
+      await body.take();
+      body.done();
+    }
+    expect(closes).toHaveBeenCalledTimes(2);
+    closes.mockRestore();
   });
 
   it('leaves no listener on the run\'s stop signal once a body is taken', async () => {
