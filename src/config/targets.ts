@@ -3,7 +3,7 @@
 
 import type { ConfigError } from './errors.js';
 import type { DocumentOutcome } from './document.js';
-import { compareStrings } from '../util/compare.js';
+import { compareStrings, compareUtf8 } from '../util/compare.js';
 
 interface Writer {
   readonly key: string;
@@ -88,7 +88,7 @@ function sharedParts(writers: readonly Writer[]): { earlier: Writer; later: Writ
     .sort((a, b) => a.later.order - b.later.order || a.earlier.order - b.earlier.order);
 }
 
-/** Binary search in parts sorted by code unit (the order `<` gives). */
+/** Binary search in parts sorted by UTF-8 bytes (WriteTarget.parts). */
 function sortedHas(sorted: readonly string[], part: string): boolean {
   let lo = 0;
   let hi = sorted.length - 1;
@@ -96,7 +96,7 @@ function sortedHas(sorted: readonly string[], part: string): boolean {
     const mid = (lo + hi) >>> 1;
     const v = sorted[mid];
     if (v === part) return true;
-    if (v < part) lo = mid + 1;
+    if (compareUtf8(v, part) < 0) lo = mid + 1;
     else hi = mid - 1;
   }
   return false;

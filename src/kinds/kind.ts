@@ -232,7 +232,7 @@ export interface WriteTarget {
   readonly at?: FieldPath;
   /**
    * Set when resources may share the target by writing disjoint parts (a namespace's KV keys):
-   * the parts this one writes, sorted and unique. Read only when two resources share the target.
+   * the parts this one writes, sorted by UTF-8 bytes (compareUtf8) and unique. Read only when two resources share the target.
    */
   readonly parts?: () => readonly string[];
 }
