@@ -1,8 +1,11 @@
-// The benchmark's data: a config root with one KvPairs document whose source is `pairs.json`,
-// N key-ordered pairs of pseudo-random values from a fixed seed, rewritable with a share changed.
+// The benchmark's data: a config root with one KvPairs document whose source is `pairs.json` (a JSON array)
+// or `pairs.jsonl` (JSON Lines), N key-ordered pairs of pseudo-random values from a fixed seed, rewritable with a share changed.
 
 import fs from 'node:fs';
 import path from 'node:path';
+import type { PairFormat } from '../kinds/kv/stream.js';
+
+export type { PairFormat } from '../kinds/kv/stream.js';
 
 /** What to write into a bench config root. */
 export interface KvDataOptions {
@@ -14,6 +17,8 @@ export interface KvDataOptions {
   readonly changed?: number;
   /** Seed of the value generator, so every run writes the same bytes. @default 1 */
   readonly seed?: number;
+  /** A JSON array (`pairs.json`) or JSON Lines (`pairs.jsonl`, one pair per line); the same pairs either way. @default 'json' */
+  readonly format?: PairFormat;
 }
 
 export const BENCH_ACCOUNT = '0'.repeat(32);
@@ -43,38 +48,47 @@ export function isChanged(i: number, pairs: number, share: number): boolean {
   return Math.floor(((i + 1) * k) / pairs) > Math.floor((i * k) / pairs);
 }
 
-/** Writes `kv.yaml` into `root`: one KvPairs document reading `pairs.json`. */
-export function writeKvDocument(root: string): void {
-  const lines = ['apiVersion: edgesync/v1', 'kind: KvPairs', 'metadata:', '  name: bench', `  account: "${BENCH_ACCOUNT}"`, `  namespace: "${BENCH_NAMESPACE}"`, 'spec:', '  sources:', '    - file: pairs.json', ''];
+/** The pairs file of a format, in a config root. */
+export const pairsFileName = (format: PairFormat): string => (format === 'json' ? 'pairs.json' : 'pairs.jsonl');
+
+/** Writes `kv.yaml` into `root`: one KvPairs document reading `pairs.json` (`- file:`) or `pairs.jsonl` (`- jsonl:`). */
+export function writeKvDocument(root: string, format: PairFormat = 'json'): void {
+  const source = format === 'json' ? '    - file: pairs.json' : '    - jsonl: pairs.jsonl';
+  const lines = ['apiVersion: edgesync/v1', 'kind: KvPairs', 'metadata:', '  name: bench', `  account: "${BENCH_ACCOUNT}"`, `  namespace: "${BENCH_NAMESPACE}"`, 'spec:', '  sources:', source, ''];
   fs.writeFileSync(path.join(root, 'kv.yaml'), lines.join('\n'));
 }
 
-/** (Re)writes `root/pairs.json`, streamed in ~1 MiB batches so memory stays flat; returns its size in bytes. */
+/**
+ * (Re)writes `root/pairs.json` or `root/pairs.jsonl`, streamed in ~1 MiB batches so memory stays flat (ten
+ * million pairs are never an array or one string); returns the file's size in bytes.
+ */
 export function writePairsFile(root: string, options: KvDataOptions): number {
   const { pairs } = options;
+  const lines = options.format === 'jsonl';
   const valueBytes = options.valueBytes ?? 100;
   const share = options.changed ?? 0;
   const next = random(options.seed ?? 1);
   // Values are windows into one random pool: generating 100 random characters per pair would dominate.
   let pool = '';
   while (pool.length < 8192 + valueBytes) pool += ALPHABET[Math.floor(next() * ALPHABET.length)];
-  const file = path.join(root, 'pairs.json');
+  const file = path.join(root, pairsFileName(lines ? 'jsonl' : 'json'));
   const fd = fs.openSync(file, 'w');
   try {
-    let batch = '[';
+    let batch = lines ? '' : '[';
     for (let i = 0; i < pairs; i++) {
       const key = benchKey(i, pairs);
       const at = Math.floor(next() * 8192);
       const body = pool.slice(at, at + valueBytes - 1);
       // The changed form differs in its first character only: same size, new hash.
       const value = (share > 0 && isChanged(i, pairs, share) ? '~' : '=') + body;
-      batch += `${i ? ',' : ''}{"key":"${key}","value":"${value}"}`;
+      const pair = `{"key":"${key}","value":"${value}"}`;
+      batch += lines ? `${pair}\n` : `${i ? ',' : ''}${pair}`;
       if (batch.length > 1 << 20) {
         fs.writeSync(fd, batch);
         batch = '';
       }
     }
-    fs.writeSync(fd, `${batch}]`);
+    fs.writeSync(fd, lines ? batch : `${batch}]`);
   } finally {
     fs.closeSync(fd);
   }

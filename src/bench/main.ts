@@ -1,10 +1,11 @@
-// `npm run bench`: KV at scale (on SQLite and on PostgreSQL), the pace per credential, replicas' take-over
-// time, then a git push's way in; the machine and markdown tables on stdout, progress on stderr. `-- --only PART` runs one.
+// `npm run bench`: KV at scale (per pairs count and source format, on SQLite and PostgreSQL, against a floor), the pace
+// per credential, replicas' take-over time, then a git push's way in; the machine and markdown tables on stdout,
+// progress on stderr. `-- --only PART` runs one.
 
 import { pathToFileURL } from 'node:url';
 import { fail, OptionError } from '../util/options.js';
 import { checkGitopsBenchOptions, renderGitopsGoal, renderGitopsTable, runGitopsBench, type GitopsBenchOptions } from './gitops-bench.js';
-import { checkBackends, checkKvBenchOptions, runKvBench, type KvBenchOptions } from './kv-bench.js';
+import { checkBackends, checkFormats, checkKvBenchOptions, checkPairs, runKvBench, type KvBenchOptions } from './kv-bench.js';
 import { PACING_RATE, renderPacingGoal, renderPacingTable, runPacingBench, type PacingBenchOptions } from './pacing-bench.js';
 import { machineLine, renderTable } from './report.js';
 import { renderTakeoverGoal, renderTakeoverTable, runTakeoverBench, type TakeoverBenchOptions } from './takeover-bench.js';
@@ -21,10 +22,17 @@ export interface BenchArgs {
 const PARTS = ['kv', 'pacing', 'takeover', 'gitops'] as const;
 type Part = (typeof PARTS)[number];
 
-const KV_FLAGS: Record<string, 'pairs' | 'changed' | 'valueBytes' | 'seed'> = { '--pairs': 'pairs', '--changed': 'changed', '--value-bytes': 'valueBytes', '--seed': 'seed' };
+const KV_FLAGS: Record<string, 'changed' | 'valueBytes' | 'seed'> = { '--changed': 'changed', '--value-bytes': 'valueBytes', '--seed': 'seed' };
 const PACING_FLAGS: Record<string, 'calls'> = { '--calls': 'calls' };
 
-/** `--pairs N --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10 --kills 5 --pushes 10 --only kv|pacing|takeover|gitops` */
+/** "1000000,5000000": the counts, the text itself refused (naming it) when a part is not a whole number. */
+function pairsList(text: string): number[] {
+  const parts = text.split(',');
+  if (!parts.every((p) => /^\s*\d+\s*$/.test(p))) fail('pairs', 'whole numbers separated by commas, as 1000000,5000000', text);
+  return parts.map(Number);
+}
+
+/** `--pairs N[,N…] --formats json,jsonl --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10 --kills 5 --pushes 10 --only kv|pacing|takeover|gitops` */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const kv: { -readonly [K in keyof KvBenchOptions]: KvBenchOptions[K] } = {};
   const pacing: Record<string, number | string> = {};
@@ -36,12 +44,14 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     if (value === undefined) fail('arguments', '--flag value pairs', flag);
     if (KV_FLAGS[flag]) kv[KV_FLAGS[flag]] = Number(value);
     else if (PACING_FLAGS[flag]) pacing[PACING_FLAGS[flag]] = Number(value);
+    else if (flag === '--pairs') kv.pairs = checkPairs(pairsList(value));
+    else if (flag === '--formats') kv.formats = checkFormats(value.split(','));
     else if (flag === '--backends') kv.backends = checkBackends(value.split(','));
     else if (flag === '--rate') pacing.rate = value;
     else if (flag === '--kills') takeover.kills = Number(value);
     else if (flag === '--pushes') gitops.pushes = Number(value);
     else if (flag === '--only') only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover' or 'gitops'", value);
-    else fail('arguments', `one of ${[...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--only'].join(', ')}`, flag);
+    else fail('arguments', `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--only'].join(', ')}`, flag);
   }
   return { kv, pacing, takeover, gitops, ...(only && { only }) };
 }
@@ -67,7 +77,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const runs = (part: Part) => args.only === undefined || args.only === part;
   if (runs('kv')) {
     const kv = await runKvBench(args.kv);
-    out.push(renderTable(kv.runs), '', ...kv.goals);
+    out.push(renderTable(kv.groups), '', ...kv.goals);
   }
   if (runs('pacing')) {
     const rows = await runPacingBench(args.pacing);

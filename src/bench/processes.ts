@@ -106,9 +106,12 @@ function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
   });
 }
 
-/** Starts `edgesync emulator --port 0 --token TOKEN [FLAGS…]` as a child process and waits for its URL. */
-export async function startEmulatorProcess(token: string, flags: readonly string[] = []): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--token', token, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `edgesync emulator --port 0 --token TOKEN [FLAGS…]` as a child process and waits for its URL; `nodeFlags`
+ * go to its Node (a larger heap, for ten million pairs held in memory).
+ */
+export async function startEmulatorProcess(token: string, flags: readonly string[] = [], nodeFlags: readonly string[] = []): Promise<EmulatorProcess> {
+  const child = spawn(process.execPath, [...nodeFlags, BIN, 'emulator', '--port', '0', '--token', token, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let url: string;
   try {

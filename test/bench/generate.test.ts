@@ -56,12 +56,24 @@ describe('the benchmark data generator', () => {
     expect(differing).toHaveLength(50);
   });
 
-  it('writes a config root the real loader accepts with every pair', async () => {
+  it('writes a config root the real loader accepts with every pair, from a JSON array or JSON Lines', async () => {
+    for (const format of ['json', 'jsonl'] as const) {
+      const root = tempRoot();
+      writeKvDocument(root, format);
+      writePairsFile(root, { pairs: 500, format });
+      const loaded = await loadConfig({ root, env: {} });
+      expect(loaded.ok ? [] : loaded.errors.map((e) => e.message)).toEqual([]);
+      expect(loaded.ok && loaded.resources.map((r) => [r.kind, (r.request as { pairs: number }).pairs])).toEqual([['KvPairs', 500]]);
+    }
+  });
+
+  it('writes the same pairs as JSON Lines, one per line, as in the JSON array', () => {
     const root = tempRoot();
-    writeKvDocument(root);
-    writePairsFile(root, { pairs: 500 });
-    const loaded = await loadConfig({ root, env: {} });
-    expect(loaded.ok ? [] : loaded.errors.map((e) => e.message)).toEqual([]);
-    expect(loaded.ok && loaded.resources.map((r) => [r.kind, (r.request as { pairs: number }).pairs])).toEqual([['KvPairs', 500]]);
+    writePairsFile(root, { pairs: 2345, changed: 0.1, seed: 3 });
+    const size = writePairsFile(root, { pairs: 2345, changed: 0.1, seed: 3, format: 'jsonl' });
+    const text = fs.readFileSync(path.join(root, 'pairs.jsonl'), 'utf8');
+    expect(size).toBe(Buffer.byteLength(text));
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(text.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(readPairs(root));
   });
 });

@@ -11,6 +11,7 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { spawnSync } from 'node:child_process';
 import { processCpuMs, processPeakRssBytes, processTreeCpuMs } from '../../src/bench/processes.js';
 import { parseBenchArgs } from '../../src/bench/main.js';
+import { checkKvBenchOptions } from '../../src/bench/kv-bench.js';
 
 describe('the benchmark command lines', () => {
   it('reads a phase mode with its config, state, base URL and rate limit', () => {
@@ -29,7 +30,7 @@ describe('the benchmark command lines', () => {
   });
 
   it('reads the benchmark flags as numbers and refuses unknown ones', () => {
-    expect(parseBenchArgs(['--pairs', '5000', '--changed', '0.02'])).toEqual({ kv: { pairs: 5000, changed: 0.02 }, pacing: {}, takeover: {}, gitops: {} });
+    expect(parseBenchArgs(['--pairs', '5000', '--changed', '0.02'])).toEqual({ kv: { pairs: [5000], changed: 0.02 }, pacing: {}, takeover: {}, gitops: {} });
     expect(parseBenchArgs(['--calls', '60', '--rate', '10/1', '--only', 'pacing'])).toEqual({ kv: {}, pacing: { calls: 60, rate: '10/1' }, takeover: {}, gitops: {}, only: 'pacing' });
     expect(parseBenchArgs(['--kills', '3', '--only', 'takeover'])).toEqual({ kv: {}, pacing: {}, takeover: { kills: 3 }, gitops: {}, only: 'takeover' });
     expect(parseBenchArgs(['--pushes', '5', '--only', 'gitops'])).toEqual({ kv: {}, pacing: {}, takeover: {}, gitops: { pushes: 5 }, only: 'gitops' });
@@ -42,6 +43,26 @@ describe('the benchmark command lines', () => {
     expect(parseBenchArgs(['--backends', 'sqlite,postgres']).kv.backends).toEqual(['sqlite', 'postgres']);
     expect(() => parseBenchArgs(['--backends', 'sqlite,mysql'])).toThrow("Expected `backends` to be a non-empty list of 'sqlite' and 'postgres', each once");
     expect(() => parseBenchArgs(['--backends', 'sqlite,sqlite'])).toThrow('Expected `backends`');
+  });
+
+  it('reads a list of pairs counts and the source formats, and refuses what is not one', () => {
+    expect(parseBenchArgs(['--pairs', '1000000,5000000,10000000', '--formats', 'jsonl']).kv).toEqual({ pairs: [1_000_000, 5_000_000, 10_000_000], formats: ['jsonl'] });
+    expect(parseBenchArgs(['--formats', 'json,jsonl']).kv.formats).toEqual(['json', 'jsonl']);
+    expect(() => parseBenchArgs(['--pairs', '1000000,1e6x'])).toThrow('Expected `pairs` to be whole numbers separated by commas, as 1000000,5000000, got `1000000,1e6x` (string)');
+    expect(() => parseBenchArgs(['--pairs', '1000,'])).toThrow('Expected `pairs`');
+    expect(() => parseBenchArgs(['--pairs', '0'])).toThrow('Expected `pairs` to be a whole number of at least 1, or a non-empty list of them, each once');
+    expect(() => parseBenchArgs(['--pairs', '1000,1000'])).toThrow('each once');
+    expect(() => parseBenchArgs(['--formats', 'csv'])).toThrow("Expected `formats` to be a non-empty list of 'json' and 'jsonl', each once, got `[\"csv\"]` (array)");
+    expect(() => parseBenchArgs(['--formats', 'json,json'])).toThrow('Expected `formats`');
+  });
+
+  it('checks the KV options eagerly: pairs one count or a list, formats and backends from their lists', () => {
+    expect(checkKvBenchOptions({}).pairs).toEqual([1_000_000]);
+    expect(checkKvBenchOptions({}).formats).toEqual(['json', 'jsonl']);
+    expect(checkKvBenchOptions({ pairs: 3000 }).pairs).toEqual([3000]);
+    expect(() => checkKvBenchOptions({ pairs: [] })).toThrow('Expected `pairs`');
+    expect(() => checkKvBenchOptions({ pairs: [1000, 2.5] })).toThrow('Expected `pairs`');
+    expect(() => checkKvBenchOptions({ formats: [] })).toThrow('Expected `formats`');
   });
 });
 
