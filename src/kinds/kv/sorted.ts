@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkInteger, checkString } from '../../util/options.js';
+import { fileEntries, IO_BYTES, RecordReader, RecordWriter } from './sorted-files.js';
 
 /** One desired pair as the plan needs it: no value. */
 export interface KeyEntry {
@@ -28,11 +29,8 @@ import { compareUtf8 } from '../../util/compare.js';
 
 export { compareUtf8 };
 
-const IO_BYTES = 1 << 20;
 /** Read buffers of a merge share this much, each between 64 KiB and IO_BYTES. */
 const MERGE_BYTES = 64 << 20;
-/** A record: varint key length, key (UTF-8), hash (32 bytes), size (u32 LE), seq (u32 LE). */
-const TAIL = 40;
 const SURROGATE = /[\ud800-\udfff]/;
 /** Last characters of a canonical base64 of 32 bytes (its final 2 bits, then 4 zero bits). A regex costs 0.3 µs a hash. */
 const HASH_LAST = new Uint8Array(128);
@@ -59,134 +57,6 @@ function release(res: Resources): void {
   if (res.dir !== undefined) fs.rmSync(res.dir, { recursive: true, force: true });
   res.dir = undefined;
   live.delete(res);
-}
-
-/** Buffered sequential writes of records to a new file. */
-class RecordWriter {
-  private buf = Buffer.allocUnsafe(IO_BYTES);
-  private off = 0;
-  constructor(readonly fd: number) {}
-
-  writeKey(key: string, hashes: Buffer, hashAt: number, size: number, seq: number): void {
-    const most = key.length * 3 + 5 + TAIL;
-    if (this.off + most > this.buf.length) {
-      this.flush();
-      if (most > this.buf.length) this.buf = Buffer.allocUnsafe(most);
-    }
-    const buf = this.buf;
-    let off = this.off;
-    // Written one byte on, then moved when its length needs a longer varint.
-    const n = buf.write(key, off + 1, 'utf8');
-    const width = n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
-    if (width > 1) buf.copyWithin(off + width, off + 1, off + 1 + n);
-    for (let v = n; ; v >>>= 7) {
-      if (v < 0x80) {
-        buf[off++] = v;
-        break;
-      }
-      buf[off++] = (v & 0x7f) | 0x80;
-    }
-    off += n;
-    // A loop beats Buffer#copy's call for so few bytes.
-    for (let k = 0; k < 32; k++) buf[off + k] = hashes[hashAt + k];
-    buf.writeUInt32LE(size, off + 32);
-    buf.writeUInt32LE(seq, off + 36);
-    this.off = off + TAIL;
-  }
-
-  writeRaw(src: Buffer, start: number, end: number): void {
-    if (this.off + end - start > this.buf.length) {
-      this.flush();
-      if (end - start > this.buf.length) this.buf = Buffer.allocUnsafe(end - start);
-    }
-    const buf = this.buf;
-    let off = this.off;
-    if (end - start > 256) off += src.copy(buf, off, start, end);
-    else for (let k = start; k < end; k++) buf[off++] = src[k];
-    this.off = off;
-  }
-
-  flush(): void {
-    for (let at = 0; at < this.off; ) at += fs.writeSync(this.fd, this.buf, at, this.off - at);
-    this.off = 0;
-  }
-}
-
-/** Buffered reads of records from a file, from its start; each reader keeps its own position. */
-class RecordReader {
-  private pos = 0;
-  private end = 0;
-  private filePos = 0;
-  private eof = false;
-  /** The current record: its bytes and where its key ends. */
-  start = 0;
-  stop = 0;
-  keyEnd = 0;
-  key = '';
-  seq = 0;
-  constructor(private readonly fd: number, private buf: Buffer, private readonly file: string) {}
-
-  /** Moves to the next record; false at the end of the file. */
-  advance(): boolean {
-    if (!this.fill(1 + TAIL)) {
-      if (this.pos === this.end) return false;
-      this.corrupt();
-    }
-    const buf = this.buf;
-    let at = this.pos;
-    let n = 0;
-    for (let shift = 0; ; shift += 7) {
-      const b = buf[at++];
-      n += (b & 0x7f) * 2 ** shift;
-      if (b < 0x80) break;
-      if (shift > 28) this.corrupt();
-    }
-    const total = at - this.pos + n + TAIL;
-    if (!this.fill(total)) this.corrupt();
-    // fill may have moved the bytes to the buffer's start.
-    this.start = this.pos;
-    this.stop = this.pos + total;
-    this.keyEnd = this.stop - TAIL;
-    this.key = this.buf.toString('utf8', this.keyEnd - n, this.keyEnd);
-    this.seq = this.buf.readUInt32LE(this.keyEnd + 36);
-    this.pos = this.stop;
-    return true;
-  }
-
-  entry(): KeyEntry {
-    const at = this.keyEnd;
-    return { key: this.key, hash: this.buf.toString('base64', at, at + 32), size: this.buf.readUInt32LE(at + 32), seq: this.seq };
-  }
-
-  get bytes(): Buffer {
-    return this.buf;
-  }
-
-  /** Makes `need` bytes from `pos` available; false when the file ends first. */
-  private fill(need: number): boolean {
-    if (this.end - this.pos >= need) return true;
-    if (this.eof) return false;
-    if (this.pos > 0) {
-      this.buf.copyWithin(0, this.pos, this.end);
-      this.end -= this.pos;
-      this.pos = 0;
-    }
-    if (need > this.buf.length) this.buf = Buffer.concat([this.buf.subarray(0, this.end)], need);
-    while (this.end < need) {
-      const got = fs.readSync(this.fd, this.buf, this.end, this.buf.length - this.end, this.filePos);
-      if (got === 0) {
-        this.eof = true;
-        break;
-      }
-      this.end += got;
-      this.filePos += got;
-    }
-    return this.end - this.pos >= need;
-  }
-
-  private corrupt(): never {
-    throw new Error(`The sorted keys file ${this.file} ends inside a record: it was changed or truncated`);
-  }
 }
 
 type State = 'adding' | 'finished' | 'closed';
@@ -423,15 +293,4 @@ export class SortedKeys {
 
 function hashError(key: string, hash: unknown): TypeError {
   return new TypeError(`Expected the hash of ${JSON.stringify(key)} to be base64 of 32 bytes, got ${JSON.stringify(hash)}`);
-}
-
-function fileEntries(reader: RecordReader, alive: () => void): IterableIterator<KeyEntry> {
-  const it: IterableIterator<KeyEntry> = {
-    next(): IteratorResult<KeyEntry> {
-      alive();
-      return reader.advance() ? { done: false, value: reader.entry() } : { done: true, value: undefined };
-    },
-    [Symbol.iterator]: () => it,
-  };
-  return it;
 }

@@ -154,7 +154,7 @@ describe('SortedKeys', () => {
 describe('SortedKeys left open', () => {
   /** The module and what it imports, transpiled into `tmp`, then `script` run in a node with gc exposed. */
   function runChild(script: string): string {
-    for (const [from, to] of [['src/kinds/kv/sorted.ts', 'kinds/kv/sorted.js'], ['src/util/options.ts', 'util/options.js'], ['src/util/compare.ts', 'util/compare.js']]) {
+    for (const [from, to] of [['src/kinds/kv/sorted.ts', 'kinds/kv/sorted.js'], ['src/util/options.ts', 'util/options.js'], ['src/util/compare.ts', 'util/compare.js'], ['src/kinds/kv/sorted-files.ts', 'kinds/kv/sorted-files.js']]) {
       const source = fs.readFileSync(path.resolve(from), 'utf8');
       const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
       fs.mkdirSync(path.dirname(path.join(tmp, 'lib', to)), { recursive: true });
