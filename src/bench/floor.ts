@@ -1,7 +1,7 @@
 // The floor a first sync is held against: a minimal client (not edgesync) that reads a pairs file and PUTs its pairs
 // in 10,000-pair bulk requests, 4 at a time, in a process of its own. `node dist/bench/floor.js FILE FORMAT URL`, JSON out.
 
-import { spawn } from 'node:child_process';
+import { runReportProcess } from './processes.js';
 import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pairItems, type PairFormat } from '../kinds/kv/stream.js';
@@ -97,22 +97,7 @@ const FLOOR = ((): string => {
 
 /** Runs the floor in a fresh process (the token in its environment, as edgesync's phases get it) and returns its report. */
 export function runFloorProcess(args: FloorArgs, token: string): Promise<FloorReport> {
-  const child = spawn(process.execPath, [FLOOR, args.file, args.format, args.baseUrl], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, EDGESYNC_API_TOKEN: token } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code, signal) => {
-      if (code !== 0) return reject(new Error(`the floor client exited with ${code ?? signal}: ${err.trim()}`));
-      try {
-        resolve(JSON.parse(out.trim()) as FloorReport);
-      } catch {
-        reject(new Error(`the floor client printed no report: ${out}${err}`));
-      }
-    });
-  });
+  return runReportProcess<FloorReport>('the floor client', [FLOOR, args.file, args.format, args.baseUrl], { ...process.env, EDGESYNC_API_TOKEN: token });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -150,7 +150,12 @@ export function runPhaseProcess(args: PhaseArgs, env: NodeJS.ProcessEnv, cwd?: s
     ...(args.baseUrl ? ['--base-url', args.baseUrl] : []),
     ...(args.rateLimit ? ['--rate-limit', args.rateLimit] : []),
   ];
-  const child = spawn(process.execPath, [PHASE, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env, ...(cwd && { cwd }) });
+  return runReportProcess<PhaseReport>(`phase ${args.mode}`, [PHASE, ...argv], env, cwd);
+}
+
+/** Runs a bench script (`argv`: the script and its arguments) in a fresh node and reads the JSON report its last stdout line holds. */
+export function runReportProcess<T>(what: string, argv: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<T> {
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], env, ...(cwd && { cwd }) });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -158,11 +163,11 @@ export function runPhaseProcess(args: PhaseArgs, env: NodeJS.ProcessEnv, cwd?: s
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => {
-      if (code !== 0) return reject(new Error(`phase ${args.mode} exited with ${code ?? signal}: ${err.trim()}`));
+      if (code !== 0) return reject(new Error(`${what} exited with ${code ?? signal}: ${err.trim()}`));
       try {
-        resolve(JSON.parse(out.trim().split('\n').pop()!) as PhaseReport);
+        resolve(JSON.parse(out.trim().split('\n').pop()!) as T);
       } catch {
-        reject(new Error(`phase ${args.mode} printed no report: ${out}${err}`));
+        reject(new Error(`${what} printed no report: ${out}${err}`));
       }
     });
   });
