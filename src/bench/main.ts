@@ -1,6 +1,6 @@
 // `npm run bench`: KV at scale (per pairs count and source format, on SQLite and PostgreSQL, against a floor), the pace
 // per credential, replicas' take-over time, then a git push's way in; the machine and markdown tables on stdout,
-// progress on stderr. `-- --only PART` runs one.
+// progress on stderr, then many resources of mixed kinds (its figures also as JSON on the last stdout line). `-- --only PART` runs one.
 
 import { pathToFileURL } from 'node:url';
 import { fail, OptionError } from '../util/options.js';
@@ -8,6 +8,8 @@ import { checkGitopsBenchOptions, renderGitopsGoal, renderGitopsTable, runGitops
 import { checkBackends, checkFormats, checkKvBenchOptions, checkPairs, runKvBench, type KvBenchOptions } from './kv-bench.js';
 import { PACING_RATE, renderPacingGoal, renderPacingTable, runPacingBench, type PacingBenchOptions } from './pacing-bench.js';
 import { machineLine, renderTable } from './report.js';
+import { checkResourceCounts, checkResourcesBenchOptions, runResourcesBench, type ResourcesBenchOptions } from './resources-bench.js';
+import { renderResourcesNotes, renderResourcesTable } from './resources-report.js';
 import { renderTakeoverGoal, renderTakeoverTable, runTakeoverBench, type TakeoverBenchOptions } from './takeover-bench.js';
 
 export interface BenchArgs {
@@ -15,29 +17,31 @@ export interface BenchArgs {
   readonly pacing: PacingBenchOptions;
   readonly takeover: TakeoverBenchOptions;
   readonly gitops: GitopsBenchOptions;
+  readonly resources: ResourcesBenchOptions;
   /** Which part runs. @default all */
   readonly only?: Part;
 }
 
-const PARTS = ['kv', 'pacing', 'takeover', 'gitops'] as const;
+const PARTS = ['kv', 'pacing', 'takeover', 'gitops', 'resources'] as const;
 type Part = (typeof PARTS)[number];
 
 const KV_FLAGS: Record<string, 'changed' | 'valueBytes' | 'seed'> = { '--changed': 'changed', '--value-bytes': 'valueBytes', '--seed': 'seed' };
 const PACING_FLAGS: Record<string, 'calls'> = { '--calls': 'calls' };
 
 /** "1000000,5000000": the counts, the text itself refused (naming it) when a part is not a whole number. */
-function pairsList(text: string): number[] {
+function pairsList(text: string, name = 'pairs', example = '1000000,5000000'): number[] {
   const parts = text.split(',');
-  if (!parts.every((p) => /^\s*\d+\s*$/.test(p))) fail('pairs', 'whole numbers separated by commas, as 1000000,5000000', text);
+  if (!parts.every((p) => /^\s*\d+\s*$/.test(p))) fail(name, `whole numbers separated by commas, as ${example}`, text);
   return parts.map(Number);
 }
 
-/** `--pairs N[,N…] --formats json,jsonl --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10 --kills 5 --pushes 10 --only kv|pacing|takeover|gitops` */
+/** `--pairs N[,N…] --formats json,jsonl --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10 --kills 5 --pushes 10 --resources 1000,10000 --accounts 20 --edits 5 --only kv|pacing|takeover|gitops|resources` */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const kv: { -readonly [K in keyof KvBenchOptions]: KvBenchOptions[K] } = {};
   const pacing: Record<string, number | string> = {};
   const takeover: { kills?: number } = {};
   const gitops: { pushes?: number } = {};
+  const resources: { -readonly [K in keyof ResourcesBenchOptions]: ResourcesBenchOptions[K] } = {};
   let only: BenchArgs['only'];
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
@@ -50,10 +54,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (flag === '--rate') pacing.rate = value;
     else if (flag === '--kills') takeover.kills = Number(value);
     else if (flag === '--pushes') gitops.pushes = Number(value);
-    else if (flag === '--only') only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover' or 'gitops'", value);
-    else fail('arguments', `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--only'].join(', ')}`, flag);
+    else if (flag === '--resources') resources.resources = checkResourceCounts(pairsList(value, 'resources', '1000,10000,50000'));
+    else if (flag === '--accounts') resources.accounts = Number(value);
+    else if (flag === '--edits') resources.edits = Number(value);
+    else if (flag === '--only') only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover', 'gitops' or 'resources'", value);
+    else fail('arguments', `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--only'].join(', ')}`, flag);
   }
-  return { kv, pacing, takeover, gitops, ...(only && { only }) };
+  return { kv, pacing, takeover, gitops, resources, ...(only && { only }) };
 }
 
 /** Bad flags and values: one line naming what to fix, exit 1. */
@@ -63,6 +70,7 @@ function argsOrExit(argv: readonly string[]): BenchArgs {
     // The KV and git options are checked before anything is generated or started.
     checkKvBenchOptions(args.kv);
     checkGitopsBenchOptions(args.gitops);
+    checkResourcesBenchOptions(args.resources);
     return args;
   } catch (err) {
     if (!(err instanceof OptionError)) throw err;
@@ -94,5 +102,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     if (out.length > 0) out.push('');
     out.push(renderGitopsTable(result), '', ...renderGitopsGoal(result));
   }
-  process.stdout.write(`${machineLine()}\n\n${out.join('\n')}\n`);
+  let json: string | undefined;
+  if (runs('resources')) {
+    const groups = await runResourcesBench(args.resources);
+    if (out.length > 0) out.push('');
+    out.push(renderResourcesTable(groups), '', ...renderResourcesNotes(groups));
+    json = JSON.stringify({ resources: groups });
+  }
+  process.stdout.write(`${machineLine()}\n\n${out.join('\n')}\n${json === undefined ? '' : `\n${json}\n`}`);
 }
