@@ -8,6 +8,7 @@ import type {
   ActionDraft,
   Built,
   BuildContext,
+  DependencyRef,
   DesiredResource,
   KindDecision,
   KindDefinition,
@@ -27,7 +28,8 @@ export interface KindBase {
   readonly paramMap: Readonly<Record<string, string>>;
   /** Request building; by default the spec is the request. */
   readonly build?: (doc: ResourceDocument, ctx: BuildContext) => Built;
-  readonly dependencies?: (self: DesiredResource, all: readonly DesiredResource[]) => string[];
+  /** See KindDefinition.dependencies; `dependsOn` below builds the usual one. */
+  readonly dependencies?: (self: DesiredResource) => readonly DependencyRef[];
   /** What the resource writes that another document could write too; see KindDefinition.targets. */
   readonly targets?: (self: DesiredResource) => readonly WriteTarget[];
   /** See KindDefinition.keyState. */
@@ -77,16 +79,23 @@ export function resultField(result: unknown, field: string): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Keys of the kinds `kind` whose resources `match` this one: implicit ordering edges. */
+/**
+ * Implicit ordering edges: this resource follows every resource of `kind` whose scope has the
+ * values `scopeOf` reads from it (its own scope, or a request field naming the other). A value that
+ * is not a string names nothing (the scope values of desired resources are strings): no edge.
+ */
 export function dependsOn(
   kind: string,
-  match: (other: DesiredResource, self: DesiredResource) => boolean,
-): (self: DesiredResource, all: readonly DesiredResource[]) => string[] {
-  return (self, all) => all.filter((other) => other.kind === kind && other !== self && match(other, self)).map((o) => o.key);
+  scopeOf: (self: DesiredResource) => Readonly<Record<string, unknown>>,
+): (self: DesiredResource) => DependencyRef[] {
+  return (self) => {
+    const scope = scopeOf(self);
+    return Object.values(scope).every((v) => typeof v === 'string') ? [{ kind, scope: scope as Record<string, string> }] : [];
+  };
 }
 
 /** Gateway objects need the Zero Trust account of their account to exist first. */
-export const onGatewayAccount = dependsOn('GatewayAccount', (other, self) => other.scope.account === self.scope.account);
+export const onGatewayAccount = dependsOn('GatewayAccount', (self) => ({ account: self.scope.account }));
 
 export function defineKind(
   base: KindBase,

@@ -98,6 +98,17 @@ export interface DesiredResource {
   readonly source: SourceLocation;
 }
 
+/**
+ * A resource another must follow, named without looking at the desired model. A ref that no
+ * desired resource matches is an optional link (the object may exist already): it adds no edge.
+ * - `{ key }`: the resource of this identity key (see identityKey).
+ * - `{ kind, scope }`: every resource of `kind` whose scope has each of these values; scope keys
+ *   the ref leaves out may have any value (a route follows the script of its service in any account).
+ */
+export type DependencyRef =
+  | { readonly key: string }
+  | { readonly kind: string; readonly scope: Readonly<Record<string, string>> };
+
 /** `Kind[k=v,…]/name`, scope keys in the kind's order; `Kind/name` without scope. */
 export function identityKey(kind: string, scope: Readonly<Record<string, string>>, name: string, scopeKeys: readonly string[]): string {
   const parts = scopeKeys.filter((k) => scope[k] !== undefined).map((k) => `${k}=${scope[k]}`);
@@ -257,8 +268,11 @@ export interface KindDefinition {
   build(doc: ResourceDocument, ctx: BuildContext): Built;
   /** Pure: what this resource writes that another document could write too (its singleton, its adopted id). */
   targets?(self: DesiredResource): readonly WriteTarget[];
-  /** Identity keys of resources this one must follow (beyond metadata.dependsOn). */
-  dependencies?(self: DesiredResource, all: readonly DesiredResource[]): string[];
+  /**
+   * Pure: the resources this one must follow (beyond metadata.dependsOn), named as data. The
+   * planner resolves them through an index of the desired model, which no kind ever sees.
+   */
+  dependencies?(self: DesiredResource): readonly DependencyRef[];
   /** Pure: what changes, by which operation, and what is blocked. */
   plan(ctx: PlanContext): KindDecision;
   /** Pure: what to remember after `action` succeeded with `result`. */

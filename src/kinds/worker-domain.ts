@@ -17,10 +17,7 @@ const base: KindDefinition = putKind({
   operation: 'attachWorkerDomain',
   // The attachment is the hostname's: a second document naming it re-attaches it elsewhere.
   targets: (self) => [{ what: `hostname ${String((self.request as { hostname?: string }).hostname).toLowerCase()} of account ${self.scope.account}`, at: ['spec', 'hostname'] }],
-  dependencies: dependsOn(
-    'WorkerScript',
-    (script, self) => script.scope.account === self.scope.account && script.scope.service === (self.request as { service?: string }).service,
-  ),
+  dependencies: dependsOn('WorkerScript', (self) => ({ account: self.scope.account, service: (self.request as { service?: unknown }).service })),
 });
 
 /**

@@ -11,6 +11,7 @@ export const workerRoute = registerKind(
     paramMap: { zone: 'zone_id', route: 'route_id' },
     operation: 'updateRoute',
     targets: (self) => [{ what: `route ${self.scope.route} of zone ${self.scope.zone}`, at: ['metadata', 'route'] }],
-    dependencies: dependsOn('WorkerScript', (script, self) => script.scope.service === (self.request as { script?: string }).script),
+    // A route names only the service: the script of that service in any account.
+    dependencies: dependsOn('WorkerScript', (self) => ({ service: (self.request as { script?: unknown }).script })),
   }),
 );

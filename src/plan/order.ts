@@ -2,6 +2,7 @@
 // A stable topological order (ties keep file order); cycles are a PlanError naming every member.
 
 import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
+import { ResourceIndex } from './index-refs.js';
 
 export class PlanError extends Error {
   override name = 'PlanError';
@@ -17,33 +18,36 @@ export function at(resource: DesiredResource): string {
   return `${resource.source.file}:${resource.source.line}:${resource.source.col}`;
 }
 
-/** Direct dependencies of each resource, by index into `desired`; unresolvable references are problems. */
+/**
+ * Direct dependencies of each resource, by index into `desired`; unresolvable references are
+ * problems. O(resources + edges): every reference resolves through one index of the model.
+ */
 export function dependencyGraph(
   desired: readonly DesiredResource[],
   defs: readonly KindDefinition[],
   problems: string[],
 ): number[][] {
-  const byKey = new Map<string, number>();
+  const index = new ResourceIndex(desired);
   const byKindName = new Map<string, number[]>();
   desired.forEach((d, i) => {
-    byKey.set(d.key, i);
     const ref = `${d.kind}/${d.name}`;
-    byKindName.set(ref, [...(byKindName.get(ref) ?? []), i]);
+    const named = byKindName.get(ref);
+    if (named) named.push(i);
+    else byKindName.set(ref, [i]);
   });
   return desired.map((self, i) => {
     const deps = new Set<number>();
     for (const ref of self.dependsOn) {
-      const exact = byKey.get(ref);
+      const exact = index.key(ref);
       const matches = exact !== undefined ? [exact] : (byKindName.get(ref) ?? []);
       const others = matches.filter((j) => j !== i);
       if (matches.length === 0) problems.push(`${self.key} (${at(self)}) depends on ${ref}, which no document describes`);
       else if (others.length === 0) problems.push(`dependency cycle: ${self.key} depends on itself (${at(self)})`);
       others.forEach((j) => deps.add(j));
     }
-    // Keys a kind names that are not in the desired model are the kind's optional links: ignored.
-    for (const key of defs[i]!.dependencies?.(self, desired) ?? []) {
-      const j = byKey.get(key);
-      if (j !== undefined && j !== i) deps.add(j);
+    // Refs a kind names that match nothing in the desired model are the kind's optional links: ignored.
+    for (const ref of defs[i]!.dependencies?.(self) ?? []) {
+      for (const j of index.resolve(ref)) if (j !== i) deps.add(j);
     }
     return [...deps].sort((a, b) => a - b);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, desire, document, kindOf, plan, schemaErrors } from './helpers.js';
+import { ACCOUNT, desire, document, followed, plan, schemaErrors } from './helpers.js';
 import { createOnlyScenarios } from './scenarios.js';
 
 const metadata = { name: 'head-office', account: ACCOUNT };
@@ -14,7 +14,7 @@ describe('GatewayLocation', () => {
   it('follows the GatewayAccount of the same account', () => {
     const self = desire('GatewayLocation', metadata, spec).desired;
     const account = desire('GatewayAccount', { name: 'zt', account: ACCOUNT }, null).desired;
-    expect(kindOf('GatewayLocation').dependencies!(self, [account, self])).toEqual([account.key]);
+    expect(followed(self, [account, self])).toEqual([account.key]);
   });
 
   it('has a schema that requires a name and CIDR networks', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, desire, document, kindOf, schemaErrors } from './helpers.js';
+import { ACCOUNT, desire, document, followed, schemaErrors } from './helpers.js';
 import { putScenarios } from './scenarios.js';
 
 const metadata = { name: 'logging', account: ACCOUNT };
@@ -15,8 +15,8 @@ describe('GatewayLogging', () => {
     const self = desire('GatewayLogging', metadata, spec).desired;
     const account = desire('GatewayAccount', { name: 'zt', account: ACCOUNT }, undefined).desired;
     const elsewhere = desire('GatewayAccount', { name: 'zt', account: 'fedcba9876543210fedcba9876543210' }, undefined).desired;
-    expect(kindOf('GatewayLogging').dependencies!(self, [self, account, elsewhere])).toEqual([account.key]);
-    expect(kindOf('GatewayLogging').dependencies!(self, [self])).toEqual([]);
+    expect(followed(self, [self, account, elsewhere])).toEqual([account.key]);
+    expect(followed(self, [self])).toEqual([]);
   });
 
   it('has a schema that keeps settings_by_rule_type open but rejects typos at the top', () => {

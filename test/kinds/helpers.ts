@@ -9,6 +9,7 @@ import '../../src/kinds/index.js';
 import { createSchemaValidator } from '../../src/config/schema.js';
 import { identityKey, type BuildContext, type DesiredResource, type FieldPath, type KindDecision, type KindDefinition, type PlanContext, type ResourceDocument } from '../../src/kinds/kind.js';
 import { getKind } from '../../src/kinds/registry.js';
+import { dependencyGraph } from '../../src/plan/order.js';
 import type { AppliedResource } from '../../src/state/types.js';
 import { contentHash } from '../../src/util/json.js';
 
@@ -20,6 +21,18 @@ export function kindOf(name: string): KindDefinition {
   const def = getKind(name);
   if (!def) throw new Error(`kind ${name} is not registered`);
   return def;
+}
+
+/**
+ * The keys of `others` that `self` follows by its kind's own dependencies, resolved as the planner
+ * resolves them (its dependency graph over `self` and `others`), in the order of `others`.
+ */
+export function followed(self: DesiredResource, others: readonly DesiredResource[]): string[] {
+  const all = [self, ...others.filter((o) => o !== self)];
+  const problems: string[] = [];
+  const deps = dependencyGraph(all, all.map((d) => kindOf(d.kind)), problems);
+  if (problems.length) throw new Error(problems.join('\n'));
+  return deps[0]!.map((j) => all[j]!.key);
 }
 
 export interface Issue {

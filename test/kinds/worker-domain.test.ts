@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, applyDecision, desire, document, kindOf, plan, schemaErrors } from './helpers.js';
+import { ACCOUNT, applyDecision, desire, document, followed, plan, schemaErrors } from './helpers.js';
 import { putScenarios } from './scenarios.js';
 
 const metadata = { name: 'api-domain', account: ACCOUNT };
@@ -16,7 +16,7 @@ describe('WorkerDomain', () => {
     const script = (account: string, service: string) =>
       desire('WorkerScript', { name: service, account, service, environment: 'production' }, { main_module: 'a.js', modules: [{ name: 'a.js', content: '' }] }).desired;
     const all = [self, script(ACCOUNT, 'api'), script(ACCOUNT, 'other'), script('fedcba9876543210fedcba9876543210', 'api')];
-    expect(kindOf('WorkerDomain').dependencies!(self, all)).toEqual([all[1]!.key]);
+    expect(followed(self, all)).toEqual([all[1]!.key]);
   });
 
   it('has a schema that requires all four fields and rejects unknown ones', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { desire, document, kindOf, schemaErrors } from './helpers.js';
+import { desire, document, followed, schemaErrors } from './helpers.js';
 import { putScenarios } from './scenarios.js';
 
 const ZONE = '023e105f4ecef8ad9ca31a8372d0c353';
@@ -19,8 +19,8 @@ describe('WorkerRoute', () => {
   it('follows the WorkerScript whose service is its script', () => {
     const self = desire('WorkerRoute', metadata, spec).desired;
     const script = desire('WorkerScript', { name: 'api', account: 'a1', service: 'api', environment: 'production' }, { body_part: 'w.js', modules: [{ name: 'w.js', content: '' }] }).desired;
-    expect(kindOf('WorkerRoute').dependencies!(self, [self, script])).toEqual([script.key]);
-    expect(kindOf('WorkerRoute').dependencies!(desire('WorkerRoute', metadata, { pattern: 'x/*' }).desired, [script])).toEqual([]);
+    expect(followed(self, [self, script])).toEqual([script.key]);
+    expect(followed(desire('WorkerRoute', metadata, { pattern: 'x/*' }).desired, [script])).toEqual([]);
   });
 
   it('has a schema that requires the pattern and rejects a misspelt field', () => {

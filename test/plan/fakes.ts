@@ -155,11 +155,14 @@ export const kinds: Record<string, KindDefinition> = {
     family: 'put', operation: 'putScriptContent', sensitive: ['binding_text'],
     details: (ctx) => ((ctx.desired.payload as { modules?: { name: string; contentType: string; content: Buffer }[] } | undefined)?.modules ?? []).map((m) => `module ${m.name}  ${m.contentType}  ${m.content.length} bytes`),
   }),
-  // A route follows the Site named by its request's `site`, as a real route follows its script.
+  // A route follows the Site of its scope named by its request's `site`, as a real route follows its script.
   Route: fakeKind('Route', {
     family: 'put',
     operation: 'updateRoute',
-    dependencies: (self, all) => all.filter((o) => o.kind === 'Site' && o.name === (self.request as Obj).site).map((o) => o.key),
+    dependencies: (self) => {
+      const site = (self.request as Obj).site;
+      return typeof site === 'string' ? [{ key: identityKey('Site', self.scope, site, Object.keys(self.scope)) }] : [];
+    },
   }),
   Token: tokenKind,
   KvPairs: kvKind(),
