@@ -1,0 +1,47 @@
+// The resources benchmark's flags, options and table: what `npm run bench -- --only resources` takes and prints.
+
+import { describe, expect, it } from 'vitest';
+import { parseBenchArgs } from '../../src/bench/main.js';
+import { checkResourcesBenchOptions, type ResourcesGroup } from '../../src/bench/resources-bench.js';
+import { renderResourcesNotes, renderResourcesTable } from '../../src/bench/resources-report.js';
+
+const run = (ms: number, mib: number) => ({ ms, maxRssBytes: mib * 2 ** 20, cpuMs: ms / 2 });
+const floor = (ms: number, work: number) => ({ ms, report: { mode: 'parse' as const, ms: work, documents: 1000, requests: 0, cpuMs: work, maxRssBytes: 70 * 2 ** 20 } });
+
+const group: ResourcesGroup = {
+  resources: 1000, accounts: 20, files: 10, counts: { Credentials: 20, GatewayAccount: 20, GatewayList: 960 },
+  parseFloor: floor(500, 200),
+  validate: run(2000, 110),
+  firstPlan: run(2500, 120),
+  applyFloor: { ...floor(1000, 700), emulatorCpuMs: 400 },
+  apply: { ...run(8000, 150), emulatorCpuMs: 900, created: 980 },
+  noopPlan: run(2600, 121),
+  watch: { startMs: 3000, maxRssBytes: 140 * 2 ** 20, edits: [{ callMs: 400, appliedMs: 410 }, { callMs: 600, appliedMs: 620 }, { callMs: 500, appliedMs: 505 }] },
+};
+
+describe('the resources benchmark', () => {
+  it('reads its resource counts, accounts and edits, and refuses a list that is not whole numbers', () => {
+    expect(parseBenchArgs(['--resources', '1000,10000,50000', '--accounts', '10', '--edits', '3', '--only', 'resources'])).toEqual({
+      kv: {}, pacing: {}, takeover: {}, gitops: {}, resources: { resources: [1000, 10_000, 50_000], accounts: 10, edits: 3 }, only: 'resources',
+    });
+    expect(() => parseBenchArgs(['--resources', '1000,1e4'])).toThrow('Expected `resources` to be whole numbers separated by commas, as 1000,10000,50000');
+    expect(() => parseBenchArgs(['--resources', '1000,1000'])).toThrow('each once');
+  });
+
+  it('checks its options eagerly: 1,000 and 10,000 over 20 accounts unless told, at least two resources an account', () => {
+    const checked = checkResourcesBenchOptions({});
+    expect([checked.resources, checked.accounts, checked.edits]).toEqual([[1000, 10_000], 20, 5]);
+    expect(() => checkResourcesBenchOptions({ resources: 30 })).toThrow('Expected `resources` to be at least 2 per account (40 for 20 accounts), got `30`');
+    expect(() => checkResourcesBenchOptions({ accounts: 0 })).toThrow('Expected `accounts`');
+  });
+
+  it('prints each step beside its floor, with the ratio of their wall times, and the daemon edit timings', () => {
+    const table = renderResourcesTable([group]).split('\n');
+    expect(table).toHaveLength(2 + 7);
+    expect(table[2]).toBe('| 1,000 | validate (10 files) | 2.00 s | 110 MiB | 1.00 s | YAML parse of every file | 0.50 s (work 0.20 s) | 70 MiB | 4.0× |');
+    expect(table[4]).toContain('| 1,000 | apply: 980 creates (emulator CPU 0.90 s) | 8.00 s | 150 MiB |');
+    expect(table[4]).toContain('| 1.00 s (work 0.70 s) | 70 MiB | 8.0× |');
+    expect(table[7]).toContain('(3 edits: median, max) | 0.50 s, 0.60 s | 140 MiB |');
+    expect(renderResourcesNotes([group])[0]).toBe('- Mix at 1,000: Credentials 20, GatewayAccount 20, GatewayList 960; 20 accounts, each signed by its own credential; 100 documents a file.');
+  });
+});
