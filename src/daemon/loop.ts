@@ -11,6 +11,7 @@ import type { RunRecord } from '../state/types.js';
 import { revisionText, type SourceRevision } from '../config/revision.js';
 import type { Clock } from '../util/clock.js';
 import type { CheckedTiming } from './options.js';
+import { withoutBodies } from './ui/plan.js';
 
 /** What the loop needs of src/engine's Engine (which satisfies it). */
 export interface LoopEngine {
@@ -71,6 +72,10 @@ export interface LoopStatus {
   readonly runs: number;
   readonly running: boolean;
   readonly lastRun?: RunReport;
+  /** The last plan made (held or not), without bodies or sensitive values: the status page renders it. */
+  readonly plan?: Plan;
+  /** When the next resync run is due (ISO 8601), while a resync interval is set. */
+  readonly resyncAt?: string;
 }
 
 /**
@@ -131,6 +136,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
   let resyncTimer: Timer | undefined;
   // Set by the interval, cleared by the run that re-sends: a run for a change meanwhile does it.
   let resyncDue = false;
+  let resyncAt: string | undefined;
   let running: Promise<void> | undefined;
   let due: RunReason | undefined;
   let stopped = false;
@@ -235,6 +241,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       base = { ...base, revision: inForce() };
       const resources = lastGood!.resources;
       const plan = resync ? engine.plan(resources, undefined, { resync: true }) : engine.plan(resources);
+      status = { ...status, plan: withoutBodies(plan) };
       const attention = { needsAttention: needsAttention(plan) };
       const held = options.hold?.(plan, lastGood!.digest);
       if (held) {
@@ -282,6 +289,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       request('start');
       const every = timing.resyncIntervalMs;
       const next = () => {
+        resyncAt = new Date(clock.now() + every).toISOString();
         resyncTimer = later(clock, every, () => {
           resyncDue = true;
           request('resync');
@@ -303,6 +311,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       debounce?.cancel();
       retry?.cancel();
       resyncTimer?.cancel();
+      resyncAt = undefined;
       if (!running) return true;
       const bound = new AbortController();
       const finished = await Promise.race([
@@ -312,6 +321,6 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       bound.abort();
       return finished;
     },
-    status: () => ({ ...status, running: running !== undefined }),
+    status: () => ({ ...status, running: running !== undefined, ...(resyncAt && { resyncAt }) }),
   };
 }
