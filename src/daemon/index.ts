@@ -15,6 +15,8 @@ import { createReconcileLoop, type LoopEngine, type LoopObserver, type LoopStatu
 import type { DaemonMetrics } from './metrics.js';
 import { checkTiming, type LoopTiming } from './options.js';
 import { buildServer } from './server.js';
+import { accessOf } from './ui/access.js';
+import { commitSubjects } from './ui/commit.js';
 import { massOrphaning, thresholdBreaches, type Thresholds } from '../plan/guard.js';
 import type { Plan } from '../plan/types.js';
 import { watchRootThroughRemoval } from './root-watch.js';
@@ -68,6 +70,11 @@ export interface DaemonOptions {
   readonly routes?: (app: FastifyInstance) => void;
   /** Where AI run outputs are written (the engine's outputsDir). @default root */
   readonly outputsDir?: string;
+  /**
+   * The status page's token (`--ui-token-file`): asked for /, /status and /metrics. Without one, a
+   * loopback address serves them to anyone and any other only /healthz and /readyz. @default none
+   */
+  readonly uiToken?: string;
   /** One more observer of the loop, called after the metrics' (notifications). @default none */
   readonly observer?: LoopObserver;
   /** Told each role this replica takes, leader or standby (notifications). @default none */
@@ -96,9 +103,6 @@ function urlOf(host: string, port: number): string {
   const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
-
-/** Runs of the state's history /status shows. */
-const HISTORY = 20;
 
 /** Before any run, as the loop's own status says it. */
 const NO_RUN: LoopStatus = { firstRunDone: false, configValid: false, configErrors: [], runs: 0, running: false };
@@ -187,13 +191,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   terms.first();
   const status = () => loop?.status() ?? NO_RUN;
 
+  const access = accessOf(listen.host, options.uiToken === undefined ? undefined : checkString('uiToken', options.uiToken));
   const app = buildServer({
     status,
     role: () => terms.role(),
     ...(options.source && { source: options.source }),
     resources,
-    history: () => terms.current()?.store.runs?.(HISTORY) ?? [],
+    history: (limit) => terms.current()?.store.runs?.(limit) ?? [],
     registry: metrics.registry,
+    access,
+    commitMessage: commitSubjects(root),
   });
   options.routes?.(app);
   try {
@@ -204,7 +211,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   const address = app.server.address();
   const url = urlOf(listen.host, typeof address === 'object' && address ? address.port : listen.port);
-  logger.info({ url, root }, `endpoint listening on ${url} (/healthz /readyz /metrics /status)`);
+  const served = access.mode === 'closed' ? '/healthz /readyz; the status page, /status and /metrics need --ui-token-file on a non-loopback address' : `/healthz /readyz /metrics /status, the status page at /${access.mode === 'token' ? ' (UI token asked)' : ''}`;
+  logger.info({ url, root }, `endpoint listening on ${url} (${served})`);
 
   // A held plan waits for a person: an approval left from any machine makes the leader plan again.
   const approvalWatch = new AbortController();

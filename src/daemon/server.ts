@@ -1,5 +1,5 @@
 // The daemon's HTTP endpoint: /healthz (alive), /readyz (first reconcile done, config valid),
-// /metrics (Prometheus text from the daemon's own registry) and /status (JSON).
+// /metrics (Prometheus text from the daemon's own registry), /status (JSON) and the status page (/).
 
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -8,6 +8,8 @@ import type { AppliedResource, RunRecord } from '../state/types.js';
 import { degradedReason, type LoopStatus } from './loop.js';
 import type { Role } from './leadership.js';
 import { revisionOf } from '../config/revision.js';
+import type { Access } from './ui/access.js';
+import { registerUi } from './ui/routes.js';
 
 export interface EndpointSources {
   readonly status: () => LoopStatus;
@@ -17,10 +19,20 @@ export interface EndpointSources {
   readonly source?: () => object;
   /** What the state store holds (StateStore.list). */
   readonly resources: () => readonly AppliedResource[];
-  /** The newest runs the state keeps (StateStore.runs), before this process's too. */
-  readonly history: () => readonly RunRecord[];
+  /** The newest runs the state keeps (StateStore.runs), at most `limit`, before this process's too. */
+  readonly history: (limit: number) => readonly RunRecord[];
   readonly registry: Registry;
+  /**
+   * Who may read /metrics, /status and the page: open, behind the UI token, or closed (then only
+   * /healthz and /readyz are served). @default open
+   */
+  readonly access?: Access;
+  /** The subject of a commit of the config (the page's header). @default none shown */
+  readonly commitMessage?: (commit: string) => Promise<string | undefined>;
 }
+
+/** Runs of the state's history /status shows. */
+export const STATUS_HISTORY = 20;
 
 /** Why the daemon is not ready, or undefined when it is. */
 export function notReadyReason(s: LoopStatus): string | undefined {
@@ -47,7 +59,7 @@ export function statusBody(src: EndpointSources) {
     configValid: s.configValid,
     configErrors: s.configErrors.map((e) => ({ ...e, text: formatError(e) })),
     lastRun: s.lastRun ?? null,
-    history: src.history(),
+    history: src.history(STATUS_HISTORY),
     // Resources the config asks for that no run can bring in step until a person acts.
     needsAttention: s.lastRun?.needsAttention ?? [],
     resources: src.resources().map((r) => ({
@@ -72,10 +84,17 @@ export function buildServer(src: EndpointSources): FastifyInstance {
     if (reason) return reply.code(503).send({ status: reason.startsWith('degraded') ? 'degraded' : 'not ready', reason });
     return { status: 'ready' };
   });
-  app.get('/metrics', async (_req, reply) => {
-    const text = await src.registry.metrics();
-    return reply.type(src.registry.contentType).send(text);
+  app.setNotFoundHandler(async (_req, reply) => reply.code(404).send({ error: 'not found' }));
+  const access = src.access ?? { mode: 'open' };
+  if (access.mode === 'closed') return app;
+  // One scope: the UI token's check (when asked) guards exactly these routes, not health checks or webhooks.
+  void app.register(async (scope) => {
+    registerUi(scope, src, access);
+    scope.get('/metrics', async (_req, reply) => {
+      const text = await src.registry.metrics();
+      return reply.type(src.registry.contentType).send(text);
+    });
+    scope.get('/status', async () => statusBody(src));
   });
-  app.get('/status', async () => statusBody(src));
   return app;
 }

@@ -1,0 +1,94 @@
+// The status page's routes on the daemon's endpoint: the page, its style sheet and script, the live
+// poll and the login; read-only (other methods 405), behind the UI token when one is asked.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LoopStatus } from '../loop.js';
+import { authorized, loginCookie, tokenMatches, type Access } from './access.js';
+import { PAGE_CSS, PAGE_JS } from './assets.js';
+import { pageModel, pageVersion, type ModelSources } from './model.js';
+import { liveBody, renderDocument, type PageParts } from './page.js';
+import { pageOf, resourceRows, type ResourceRow, type RowQuery } from './resources.js';
+import type { AppliedResource } from '../../state/types.js';
+
+export interface UiSources extends ModelSources {
+  readonly resources: () => readonly AppliedResource[];
+  readonly status: () => LoopStatus;
+}
+
+/** Nothing loaded from elsewhere, no inline script or style, no framing. */
+const HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+};
+
+export const PAGE_PATHS = ['/', '/ui/live', '/ui/page.css', '/ui/page.js', '/login'] as const;
+const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+const text = (v: unknown, max: number) => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, max) : undefined);
+
+/** The filters of a request's query; anything odd is dropped (a filter that matches nothing is no error). */
+export function rowQuery(query: unknown): RowQuery {
+  const q = (query ?? {}) as Record<string, unknown>;
+  const kind = text(q.kind, 100);
+  const status = text(q.status, 20);
+  const search = text(q.q, 200);
+  const page = Number(text(q.page, 9) ?? '1');
+  return { ...(kind && { kind }), ...(status && { status }), ...(search && { q: search }), ...(Number.isInteger(page) && page > 1 && { page }) };
+}
+
+/** Rows are derived again when the version changes (every second at most while a run is in flight). */
+function rowCache(src: UiSources) {
+  let kept: { version: string; rows: ResourceRow[] } | undefined;
+  return (version: string): ResourceRow[] => {
+    if (kept?.version === version) return kept.rows;
+    const s = src.status();
+    const rows = resourceRows({
+      resources: src.resources(), running: s.running,
+      ...(s.plan && { plan: s.plan }),
+      ...(s.lastRun && { lastRun: { result: s.lastRun.result, startedAt: s.lastRun.startedAt, errors: s.lastRun.errors } }),
+    });
+    kept = { version, rows };
+    return rows;
+  };
+}
+
+/** Registers the page, and (with a token) the check that guards everything registered in `scope`. */
+export function registerUi(scope: FastifyInstance, src: UiSources, access: Access): void {
+  const rows = rowCache(src);
+  const parts = async (req: FastifyRequest, version: string): Promise<PageParts> => {
+    const query = rowQuery(req.query);
+    return { model: await pageModel(src), rows: pageOf(rows(version), query), query, version };
+  };
+  if (access.mode === 'token') {
+    scope.addHook('onRequest', async (req, reply) => {
+      if (req.routeOptions.url === '/login') return;
+      if (!authorized(access.token, req.headers)) return reply.code(401).header('www-authenticate', 'Bearer realm="edgesync"').send();
+    });
+  }
+  scope.addHook('onSend', async (req, reply) => {
+    if ((PAGE_PATHS as readonly string[]).includes(req.routeOptions.url ?? '')) reply.headers(HEADERS);
+  });
+
+  scope.get('/', async (req, reply) => {
+    const version = pageVersion(src, Date.now());
+    return reply.type('text/html; charset=utf-8').send(renderDocument(await parts(req, version)));
+  });
+  scope.get('/ui/live', async (req, reply) => {
+    const version = pageVersion(src, Date.now());
+    if ((req.query as Record<string, unknown>).v === version) return reply.code(204).send();
+    return liveBody(await parts(req, version));
+  });
+  scope.get('/ui/page.css', async (_req, reply) => reply.type('text/css; charset=utf-8').send(PAGE_CSS));
+  scope.get('/ui/page.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(PAGE_JS));
+  scope.get('/login', async (req, reply) => {
+    // Open access has nothing to log in to: the page is one click away.
+    if (access.mode !== 'token') return reply.redirect('/', 303);
+    if (!tokenMatches((req.query as Record<string, unknown>).token, access.token)) return reply.code(401).send();
+    return reply.header('set-cookie', loginCookie(access.token)).redirect('/', 303);
+  });
+  const refuse = async (_req: FastifyRequest, reply: FastifyReply) => reply.code(405).header('allow', 'GET, HEAD').send();
+  for (const url of PAGE_PATHS) scope.route({ method: [...OTHER_METHODS], url, handler: refuse });
+}

@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { accessOf, isLoopback, readUiToken } from '../../../src/daemon/ui/access.js';
+import { withoutBodies } from '../../../src/daemon/ui/plan.js';
+import type { Action } from '../../../src/plan/types.js';
+import { EMPTY_PLAN, serverOf, world } from './fixtures.js';
+
+const TOKEN = 'ui-token-0123456789abcdef';
+const SECRET = 'secret-token-value-abcdef-123';
+
+describe('the status page on the endpoint', () => {
+  it('serves the page, its style sheet and script from the daemon itself, with nothing from elsewhere', async () => {
+    const app = serverOf(world());
+    const res = await app.inject({ method: 'GET', url: '/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(res.body).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect((await app.inject({ method: 'GET', url: '/ui/page.css' })).headers['content-type']).toBe('text/css; charset=utf-8');
+    expect((await app.inject({ method: 'GET', url: '/ui/page.js' })).body).toContain('/ui/live');
+  });
+
+  it('answers 404 to an unknown path and 405 to any method but GET on the page', async () => {
+    const app = serverOf(world());
+    expect((await app.inject({ method: 'GET', url: '/nothing-here' })).statusCode).toBe(404);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const) {
+      const res = await app.inject({ method, url: '/' });
+      expect(res.statusCode).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+    }
+    expect((await app.inject({ method: 'POST', url: '/ui/live' })).statusCode).toBe(405);
+    expect((await app.inject({ method: 'HEAD', url: '/' })).statusCode).toBe(200);
+  });
+
+  it('answers the live poll with nothing while nothing changed, and with every section once something did', async () => {
+    const w = world();
+    const app = serverOf(w);
+    const first = (await app.inject({ method: 'GET', url: '/ui/live' })).json() as { version: string; sections: Record<string, string>; title: string };
+    expect(Object.keys(first.sections).sort()).toEqual(['attention', 'errors', 'header', 'history', 'plan', 'resources']);
+    expect((await app.inject({ method: 'GET', url: `/ui/live?v=${first.version}` })).statusCode).toBe(204);
+    w.status = { ...w.status, running: true, runs: 2 };
+    const next = await app.inject({ method: 'GET', url: `/ui/live?v=${first.version}` });
+    expect(next.statusCode).toBe(200);
+    expect(next.json()).toMatchObject({ title: 'edgesync: applying' });
+  });
+
+  it('never shows a secret, a token value or a KV value', async () => {
+    const w = world();
+    const action = {
+      id: 'ApiToken/ci#create', resource: 'ApiToken/ci', kind: 'ApiToken', name: 'ci', scope: {}, needs: [], change: 'create', operation: 'createToken', params: {},
+      body: { value: SECRET, pairs: [{ key: 'k', value: 'kv-value-never-shown' }] }, record: {}, diff: [{ path: 'value', after: SECRET, sensitive: true }],
+    } as unknown as Action;
+    w.status = { ...w.status, running: true, plan: withoutBodies({ ...EMPTY_PLAN, actions: [action] }) };
+    const app = serverOf(w);
+    for (const url of ['/', '/ui/live', '/status']) {
+      const body = (await app.inject({ method: 'GET', url })).body;
+      expect(body).not.toContain(SECRET);
+      expect(body).not.toContain('kv-value-never-shown');
+    }
+    expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('value: (sensitive)');
+  });
+});
+
+describe('who may see the status page', () => {
+  it('is open on a loopback address; elsewhere it needs the UI token, or serves only health checks', () => {
+    for (const host of ['127.0.0.1', '127.3.2.1', '::1', '[::1]', 'localhost']) expect(isLoopback(host)).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', '192.168.1.2', 'edge.example.com', '::ffff:10.0.0.1']) expect(isLoopback(host)).toBe(false);
+    expect(accessOf('127.0.0.1', undefined)).toEqual({ mode: 'open' });
+    expect(accessOf('0.0.0.0', undefined)).toEqual({ mode: 'closed' });
+    expect(accessOf('0.0.0.0', TOKEN)).toEqual({ mode: 'token', token: TOKEN });
+    expect(accessOf('127.0.0.1', TOKEN)).toEqual({ mode: 'token', token: TOKEN });
+  });
+
+  it('serves only /healthz and /readyz on a non-loopback address without a UI token', async () => {
+    const app = serverOf(world(), accessOf('0.0.0.0', undefined));
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    for (const url of ['/', '/status', '/metrics', '/ui/live', '/login?token=x']) expect((await app.inject({ method: 'GET', url })).statusCode).toBe(404);
+  });
+
+  it('answers 401 with no content to a missing or wrong token, and serves the holder of the right one', async () => {
+    const app = serverOf(world(), accessOf('0.0.0.0', TOKEN));
+    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789' }, { cookie: 'edgesync_ui=forged' }, { authorization: `Basic ${TOKEN}` }]) {
+      for (const url of ['/', '/status', '/metrics', '/ui/live', '/ui/page.js']) {
+        const res = await app.inject({ method: 'GET', url, headers });
+        expect(res.statusCode).toBe(401);
+        expect(res.body).toBe('');
+      }
+    }
+    expect((await app.inject({ method: 'GET', url: '/', headers: { authorization: `Bearer ${TOKEN}` } })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/elsewhere' })).statusCode).toBe(404);
+  });
+
+  it('sets a cookie from /login?token= that opens the page, and the cookie does not hold the token', async () => {
+    const app = serverOf(world(), accessOf('0.0.0.0', TOKEN));
+    const wrong = await app.inject({ method: 'GET', url: '/login?token=not-the-token' });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.body).toBe('');
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+    const login = await app.inject({ method: 'GET', url: `/login?token=${TOKEN}` });
+    expect(login.statusCode).toBe(303);
+    expect(login.headers.location).toBe('/');
+    const cookie = String(login.headers['set-cookie']);
+    expect(cookie).toMatch(/^edgesync_ui=[0-9a-f]{64}; Path=\/; HttpOnly; SameSite=Strict/);
+    expect(cookie).not.toContain(TOKEN);
+    const page = await app.inject({ method: 'GET', url: '/', headers: { cookie: cookie.split(';')[0]! } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<title>edgesync: in step</title>');
+  });
+
+  it('reads the UI token from its file, and names what is wrong with one without showing it', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-ui-token-'));
+    try {
+      const file = path.join(dir, 'token');
+      fs.writeFileSync(file, `${TOKEN}\n`);
+      expect(readUiToken(file)).toBe(TOKEN);
+      fs.writeFileSync(file, 'short-secret');
+      expect(() => readUiToken(file)).toThrow(`The UI token file ${file} must hold one token of at least 16 characters without spaces`);
+      expect(() => readUiToken(file)).not.toThrow(/short-secret/);
+      expect(() => readUiToken(path.join(dir, 'missing'))).toThrow(/^Cannot read the UI token file .*missing \(ENOENT\)/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
