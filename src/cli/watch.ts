@@ -7,6 +7,7 @@ import { checkInteger, OptionError } from '../util/options.js';
 import type { Daemon } from '../daemon/index.js';
 import type { WatchOptions } from '../daemon/run.js';
 import { parseDuration, parseListen } from '../daemon/options.js';
+import { readUiToken } from '../daemon/ui/access.js';
 import type { Logger } from '../log.js';
 import { remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
 import { parseLogFormat } from './notices.js';
@@ -28,6 +29,8 @@ export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions>, Part
   readonly notifyRepeat: string;
   /** A duration such as 6h; absent: no resync. */
   readonly resyncInterval?: string;
+  /** The status page's token; absent: open on loopback, health checks only elsewhere. */
+  readonly uiTokenFile?: string;
 }
 
 const numeric = (text: string): number | string => (/^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text);
@@ -41,6 +44,7 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
     root: git ? { ...root, source: gitSource(git.checkout), outputsDir: root.outputsDir ?? path.join(path.dirname(root.state.defaultSecretsDir), 'outputs') } : root,
     ...(git && { git }),
     listen: parseListen(flags.listen),
+    ...(flags.uiTokenFile !== undefined && { uiToken: readUiToken(flags.uiTokenFile) }),
     timing: {
       debounceMs: checkInteger('debounce', numeric(flags.debounce), 0, 3_600_000),
       shutdownTimeoutMs: checkInteger('shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,
@@ -57,7 +61,8 @@ export function register(program: Command): void {
   withGit(withThresholds(withRemote(withConfigAndState(program.command('watch')))))
     .description('keep applying the config: on start and on every change under the root, until stopped')
     .option('--debounce <ms>', 'quiet time after a change before reconciling', '500')
-    .addOption(new Option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))
+    .addOption(new Option('--listen <host:port>', 'address of the status page (/), /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))
+    .option('--ui-token-file <file>', 'file holding a token that the status page, /status and /metrics ask for (a bearer token, or a cookie from /login?token=); needed to serve them on a non-loopback --listen')
     .option('--shutdown-timeout <seconds>', 'how long calls in flight may finish after SIGTERM', '10')
     .option('--notify <url>', 'POST events (failures, recoveries, applied revisions…) as JSON to this http(s) URL, or to Slack with slack+https://hooks.slack.com/…; repeatable (else EDGESYNC_NOTIFY, comma-separated)', (url: string, all: string[] = []) => [...all, url])
     .option('--notify-repeat <duration>', 'do not send the same event for the same cause again within this (e.g. 30m, 1h, 0 for every time)', '1h')

@@ -34,6 +34,8 @@ export interface WatchOptions {
   readonly notify?: NotifyOptions;
   /** A git remote followed (`--git`): `root.source` reads its checkout. @default none */
   readonly git?: GitSourceOptions;
+  /** See DaemonOptions.uiToken (`--ui-token-file`). @default none */
+  readonly uiToken?: string;
 }
 
 /** State (may throw StateLockedError), client, engine, then the daemon; the state is closed again if it cannot start. */
@@ -104,6 +106,7 @@ async function startWatchOn(options: WatchOptions, { metrics, notifier, git }: P
       metrics,
       stop,
       listen: options.listen,
+      ...(options.uiToken !== undefined && { uiToken: options.uiToken }),
       ...(options.timing && { timing: options.timing }),
       ...(options.leaderPollMs !== undefined && { leaderPollMs: options.leaderPollMs }),
       logger: options.logger,
