@@ -8,6 +8,7 @@ import { fieldPath, type ConfigError } from './errors.js';
 import { describeErrors, type Finding } from './messages.js';
 import { createBuildContext, type ReferenceBounds } from './references.js';
 import type { SchemaValidator } from './schema.js';
+import type { BuildInputs } from './stamps.js';
 import type { ParsedDocument } from './yaml.js';
 
 export const ENVELOPE_SCHEMA = 'document.schema.json';
@@ -20,13 +21,19 @@ export interface DocumentOutcome {
   readonly dependsOn: readonly { readonly ref: string; readonly at: ConfigError }[];
   /** What the built resource writes that another document could write too, each with where it is named. */
   readonly writes?: readonly { readonly target: WriteTarget; readonly at: ConfigError }[];
-  /** Where a field of the document is, for errors found across documents (credentials). */
+  /**
+   * Where a field of the document is, for errors found across documents (credentials): any field of
+   * a Credentials document; of another, metadata.name and metadata.credentials (what credentials.ts
+   * names), so that a loader keeping outcomes between loads does not keep every document's locator.
+   */
   readonly at?: (path: FieldPath, message: string) => ConfigError;
 }
 
 export interface DocumentContext {
   readonly validator: SchemaValidator;
   readonly bounds: ReferenceBounds;
+  /** Told what the build reads besides the document. @default nothing recorded */
+  readonly inputs?: BuildInputs;
 }
 
 type Raw = Record<string, unknown>;
@@ -56,7 +63,7 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
   const source: SourceLocation = { file: display, ...locator.start };
   const document: ResourceDocument = { apiVersion: 'edgesync/v1', kind: def.kind, metadata: metadata as ResourceDocument['metadata'], spec: raw.spec, file, loc: source };
   const issues: ConfigError[] = [];
-  const buildContext = createBuildContext(ctx.bounds, file, (path, message) => issues.push(errorAt(path, message)));
+  const buildContext = createBuildContext(ctx.bounds, file, (path, message) => issues.push(errorAt(path, message)), ctx.inputs);
   let built: Built | undefined;
   try {
     built = def.build(document, buildContext);
@@ -80,7 +87,20 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     source,
   };
   const writes = (def.targets?.(resource) ?? []).map((target) => ({ target, at: errorAt(target.at ?? ['metadata', 'name'], '') }));
-  return { errors: [], resource, identity, dependsOn, writes, at: (path, message) => errorAt(path, message) };
+  const at = def.kind === 'Credentials' ? (path: FieldPath, message: string) => errorAt(path, message) : pinnedAt(errorAt, resource.source);
+  return { errors: [], resource, identity, dependsOn, writes, at };
+}
+
+/** The fields credentials.ts names in a document that is not a Credentials one. */
+const PINNED: readonly FieldPath[] = [['metadata', 'name'], ['metadata', 'credentials']];
+
+/** `at` over the PINNED fields' places, found now; any other field is placed at the document's start. */
+function pinnedAt(errorAt: ErrorAt, start: SourceLocation): (path: FieldPath, message: string) => ConfigError {
+  const places = new Map(PINNED.map((p) => [fieldPath(p), errorAt(p, '')]));
+  return (path, message) => {
+    const shown = fieldPath(path);
+    return { ...(places.get(shown) ?? { file: start.file, line: start.line, col: start.col, path: shown }), message };
+  };
 }
 
 /** The envelope, then the kind's own schema; the kind when it is a registered one. */

@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import { formatBytes, isIgnored, isInside, isSkippedName } from './paths.js';
 import type { Position } from './yaml.js';
 import { compareStrings } from '../util/compare.js';
+import { stampOf, type FileStamp } from './stamps.js';
 
 export interface FileProblem extends Position {
   readonly file: string;
@@ -18,6 +19,8 @@ export interface Discovery {
   readonly realRoot: string;
   /** Absolute paths as found under the root, sorted by their path relative to it. */
   readonly files: readonly string[];
+  /** Each file's stamp, taken before it is read: a later write shows as another stamp (./stamps.ts). */
+  readonly stamps: ReadonlyMap<string, FileStamp>;
   readonly problems: readonly FileProblem[];
 }
 
@@ -43,9 +46,10 @@ export async function discover(root: string, ignore: readonly string[], io: Disc
     realRoot = await fs.realpath(root);
     if (!(await fs.stat(realRoot)).isDirectory()) throw new Error('not a folder');
   } catch {
-    return { realRoot: '', files: [], problems: [{ file: root, ...TOP, message: 'config root is not a readable folder' }] };
+    return { realRoot: '', files: [], stamps: new Map(), problems: [{ file: root, ...TOP, message: 'config root is not a readable folder' }] };
   }
   const found = new Map<string, string>(); // realpath → path as found
+  const stamps = new Map<string, FileStamp>();
   const visited = new Set<string>([realRoot]);
   const walk = async (dir: string): Promise<void> => {
     let entries: import('node:fs').Dirent[];
@@ -82,12 +86,13 @@ export async function discover(root: string, ignore: readonly string[], io: Disc
         }
       } else if (!found.has(real)) {
         found.set(real, full);
+        stamps.set(full, stampOf(stat));
       }
     }
   };
   await walk(root);
   const files = [...found.values()].sort((a, b) => compareStrings(path.relative(root, a), path.relative(root, b)));
-  return { realRoot, files, problems };
+  return { realRoot, files, stamps, problems };
 }
 
 export type ReadResult = { readonly text: string } | { readonly problem: Omit<FileProblem, 'file'> };

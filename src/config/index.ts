@@ -1,23 +1,25 @@
 // The desired-state loader: a config root → every error at once, or the desired model and its
-// digest. Files are found, read within bounds, parsed with positions, validated, then built.
+// digest. Files are found, read within bounds, parsed with positions, validated, then built; with a
+// cache (./cache.ts), only files that changed since the last load are read and built again.
 
 import path from 'node:path';
 import type { DesiredResource } from '../kinds/kind.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
 import { contentHash } from '../util/json.js';
-import { processDocument, type DocumentOutcome } from './document.js';
-import { displayFile, fieldPath, sortErrors, type ConfigError } from './errors.js';
-import { discover, readTextBounded } from './files.js';
+import type { DocumentOutcome } from './document.js';
+import { displayFile, sortErrors, type ConfigError } from './errors.js';
+import { beginLoad, isConfigCache, type ConfigCache } from './cache.js';
+import { discover } from './files.js';
 import { isHiddenBelow, isInside, realpathNearest } from './paths.js';
 import { sharedTargets } from './targets.js';
 import { checkCredentials } from './credentials.js';
 import type { Env } from './interpolate.js';
 import { createSchemaValidator, type SchemaValidator } from './schema.js';
-import { parseYaml } from './yaml.js';
 import type { SourceRevision } from './revision.js';
 
 export { formatError, type ConfigError } from './errors.js';
 export { createSchemaValidator, type SchemaValidator } from './schema.js';
+export { createConfigCache, type ConfigCache, type LoadCounts } from './cache.js';
 export { isCidr, isDuration } from './formats.js';
 
 /** How a config root is loaded. */
@@ -55,6 +57,12 @@ export interface LoadOptions {
   readonly schemas?: SchemaValidator;
   /** The time rules relative to now are checked against (a KV expiration at least 60 s ahead). @default Date.now */
   readonly now?: () => number;
+  /**
+   * What the last load of this root kept (createConfigCache): only files whose stamp or content
+   * changed, or that `cache.invalidate` names, are read and built again; cross-document checks
+   * run over all. The result is the one a load without it gives. @default none: every file read
+   */
+  readonly cache?: ConfigCache;
 }
 
 /** `revision`: the git commit the files were read at, when the source knows one (./source.ts). */
@@ -69,6 +77,7 @@ function checkOptions(options: LoadOptions) {
   const ignore = options.ignore ?? [];
   if (!Array.isArray(ignore) || ignore.some((p) => typeof p !== 'string' || !path.isAbsolute(p))) fail('ignore', 'a list of absolute paths', ignore);
   if (options.now !== undefined && typeof options.now !== 'function') fail('now', 'a function returning milliseconds since the epoch', options.now);
+  if (options.cache !== undefined && !isConfigCache(options.cache)) fail('cache', 'a cache made by createConfigCache()', options.cache);
   return {
     root: path.resolve(checkString('root', options.root)),
     env: options.env ?? process.env,
@@ -82,6 +91,7 @@ function checkOptions(options: LoadOptions) {
     storedSecret: options.storedSecret,
     validator: options.schemas,
     now: options.now ?? Date.now,
+    cache: options.cache,
   };
 }
 
@@ -101,21 +111,19 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   // Own paths in both forms, so neither a reference nor an output reaches them through a symlink.
   const ownBoth = [...new Set([...own, ...own.map(realpathNearest)])];
   const bounds = { root: opts.root, realRoot: found.realRoot, ignore: ownBoth, maxReferencedBytes: opts.maxReferencedBytes, outputs: opts.outputs ?? opts.root, now: opts.now };
+  const limits = { maxAliasNodes: opts.maxAliasNodes, maxDepth: opts.maxDepth };
+  // Everything a file's outcome depends on besides its bytes and references (`now` aside: see RecordedInputs).
+  const key = JSON.stringify([bounds.root, bounds.realRoot, bounds.ignore, bounds.maxReferencedBytes, bounds.outputs, opts.maxFileBytes, limits, process.cwd()]);
+  const pass = beginLoad(opts.cache, { env: opts.env, maxFileBytes: opts.maxFileBytes, limits, document: { validator, bounds } }, key);
   const outcomes: DocumentOutcome[] = [];
   for (const file of found.files) {
-    const display = displayFile(file);
-    const read = await readTextBounded(file, opts.maxFileBytes).catch((err: NodeJS.ErrnoException) => ({
-      problem: { line: 1, col: 1, message: `cannot be read (${err.code ?? err.message})` },
-    }));
-    if ('problem' in read) {
-      errors.push({ file: display, ...read.problem, path: '' });
-      continue;
-    }
-    const parsed = parseYaml(read.text, opts.env, { maxAliasNodes: opts.maxAliasNodes, maxDepth: opts.maxDepth });
-    errors.push(...parsed.errors.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message })));
-    for (const doc of parsed.documents) outcomes.push(processDocument(doc, file, display, { validator, bounds }));
+    const done = await pass.file(file, found.stamps.get(file));
+    errors.push(...done.errors);
+    for (const o of done.outcomes) outcomes.push(o);
   }
-  errors.push(...outcomes.flatMap((o) => o.errors), ...crossChecks(outcomes));
+  pass.end();
+  for (const o of outcomes) errors.push(...o.errors);
+  errors.push(...crossChecks(outcomes));
   const signed = checkCredentials(outcomes, opts.env, opts.secrets, opts.storedSecret);
   errors.push(...signed.errors);
   if (errors.length) return { ok: false, errors: sortErrors(errors), files: found.files };

@@ -1,6 +1,6 @@
 // The BuildContext handed to kinds: `file:`/`dir:` references read relative to the YAML file,
 // refused when they leave the config root (by `..`, an absolute path or a symlink) or are too big.
-// Output paths are checked by outputs.ts.
+// Output paths are checked by outputs.ts. What a build looks at is recorded (./stamps.ts).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { sizeProblem } from './files.js';
 import { checkOutputPath, type OutputBounds } from './outputs.js';
 import { isIgnored, isInside, realpathNearest } from './paths.js';
 import { compareStrings } from '../util/compare.js';
+import { stampOf, type BuildInputs } from './stamps.js';
 
 export interface ReferenceBounds {
   /** Absolute config root as given, and its realpath. */
@@ -23,8 +24,10 @@ export interface ReferenceBounds {
   readonly outputs?: string;
 }
 
-export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, issue: (path: FieldPath, message: string) => void): BuildContext {
+/** `inputs`: told every path looked at, so a later load can tell whether the build would come out the same. */
+export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, issue: (path: FieldPath, message: string) => void, inputs?: BuildInputs): BuildContext {
   const base = path.dirname(yamlFile);
+  const stamped = (real: string, stat: fs.Stats): fs.Stats => (inputs?.record({ path: real, real, stamp: stampOf(stat) }), stat);
 
   /** The reference's realpath, or undefined after recording why it cannot be used. */
   const resolve = (ref: string, at: FieldPath): string | undefined => {
@@ -37,8 +40,10 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
     try {
       real = fs.realpathSync(full);
     } catch {
+      inputs?.record({ path: full });
       return refuse(`"${ref}" does not exist (looked for ${path.relative(process.cwd(), full) || '.'})`);
     }
+    inputs?.record({ path: full, real });
     if (!isInside(bounds.realRoot, real)) return refuse(`"${ref}" leads outside the config root through a symlink: refused`);
     if (isIgnored(bounds.ignore, full, real)) return refuse(`"${ref}" is one of edgesync's own files (state, secrets or outputs), not config`);
     return real;
@@ -47,7 +52,7 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
   const streamFile = (ref: string, at: FieldPath): { path: string; size: number } | undefined => {
     const real = resolve(ref, at);
     if (real === undefined) return undefined;
-    const stat = fs.statSync(real);
+    const stat = stamped(real, fs.statSync(real));
     if (!stat.isFile()) return void issue(at, `"${ref}" is not a file`);
     return { path: real, size: stat.size };
   };
@@ -63,7 +68,7 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
   const listFiles = (ref: string, at: FieldPath): { rel: string; ref: string; size: number }[] | undefined => {
     const real = resolve(ref, at);
     if (real === undefined) return undefined;
-    if (!fs.statSync(real).isDirectory()) return void issue(at, `"${ref}" is not a folder`);
+    if (!stamped(real, fs.statSync(real)).isDirectory()) return void issue(at, `"${ref}" is not a folder`);
     const out: { rel: string; ref: string; size: number }[] = [];
     const seen = new Set([real]);
     const prefix = ref.replace(/[/\\]+$/, '');
@@ -74,7 +79,7 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
         const childRef = `${prefix}/${childRel}`;
         const childReal = resolve(childRef, at);
         if (childReal === undefined) return false;
-        const stat = fs.statSync(childReal);
+        const stat = stamped(childReal, fs.statSync(childReal));
         if (stat.isDirectory()) {
           if (seen.has(childReal)) continue; // a symlink loop
           seen.add(childReal);
@@ -93,10 +98,13 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
 
   let outputBounds: OutputBounds | undefined;
   const outputPath = (ref: string, at: FieldPath): string | undefined => {
+    // Where an output lands depends on folders runs create: checked again at every load.
+    inputs?.unstamped();
     const outputs = bounds.outputs ?? bounds.root;
     outputBounds ??= { root: bounds.root, outputs, realOutputs: realpathNearest(outputs), own: bounds.ignore };
     return checkOutputPath(outputBounds, yamlFile, ref, at, issue);
   };
 
-  return { root: bounds.root, issue, readFile, streamFile, listFiles, outputPath, now: bounds.now };
+  const now = (): number => (inputs?.unstamped(), bounds.now());
+  return { root: bounds.root, issue, readFile, streamFile, listFiles, outputPath, now };
 }

@@ -1,0 +1,156 @@
+// The loader's memory between loads: per YAML file its stamp, content hash, errors and what its
+// documents became, so a load reads again only files that changed and builds only what they hold.
+
+import { createHash } from 'node:crypto';
+import type { ConfigError } from './errors.js';
+import { displayFile, fieldPath } from './errors.js';
+import { processDocument, type DocumentContext, type DocumentOutcome } from './document.js';
+import { readTextBounded } from './files.js';
+import type { Env } from './interpolate.js';
+import { inputsUnchanged, isRacy, RecordedInputs, sameStamp, type FileStamp, type InputStamp } from './stamps.js';
+import { parseYaml, type ParseLimits } from './yaml.js';
+
+/** A load's work on one file, reused by the next load while nothing it read has changed. */
+interface FileEntry {
+  readonly stamp: FileStamp;
+  /** When the load that took the stamp began (see RACY_MS). */
+  readonly loadedAt: number;
+  /** sha256 of the text: a file written again with the same bytes is not parsed again. */
+  readonly hash: string;
+  readonly errors: readonly ConfigError[];
+  readonly outcomes: readonly DocumentOutcome[];
+  readonly inputs: readonly InputStamp[];
+  /** A document asked for the time or an output path: built again at every load. */
+  readonly volatile: boolean;
+}
+
+/** What the last load did, for a log line and for tests. */
+export interface LoadCounts {
+  /** YAML files of the config. */
+  readonly files: number;
+  /** Of those, files read (a stamp changed, a change was reported, or nothing was kept). */
+  readonly read: number;
+  /** Of those, files whose documents were parsed and built again. */
+  readonly built: number;
+}
+
+/** Kept between loads of one config root (folderSource holds one); a load without one reads everything. */
+export interface ConfigCache {
+  /**
+   * The next load reads these absolute paths again (YAML files or files they reference), whatever
+   * their stamps say; with none, it reads every file from scratch, keeping nothing.
+   */
+  invalidate(paths?: Iterable<string>): void;
+  /** What the last load read. */
+  readonly counts: LoadCounts;
+}
+
+/** The settings a file's outcome depends on besides its bytes: another value, and nothing kept is used. */
+export interface FileSettings {
+  readonly env: Env;
+  readonly maxFileBytes: number;
+  readonly limits: ParseLimits;
+  readonly document: Omit<DocumentContext, 'inputs'>;
+}
+
+class Cache implements ConfigCache {
+  files = new Map<string, FileEntry>();
+  changed = new Set<string>();
+  /** A full read was asked for; or a load began and did not end (what it took of `changed` is lost). */
+  fullAsked = false;
+  unfinished = false;
+  settings: FileSettings | undefined;
+  /** The variables `${NAME}` was read from, as they were. */
+  env: [string, string | undefined][] = [];
+  key = '';
+  counts: LoadCounts = { files: 0, read: 0, built: 0 };
+
+  invalidate(paths?: Iterable<string>): void {
+    if (paths === undefined) this.fullAsked = true;
+    else for (const p of paths) this.changed.add(p);
+  }
+}
+
+export function createConfigCache(): ConfigCache {
+  return new Cache();
+}
+
+export function isConfigCache(value: unknown): value is ConfigCache {
+  return value instanceof Cache;
+}
+
+function sameEnv(a: readonly [string, string | undefined][], b: readonly [string, string | undefined][]): boolean {
+  if (a.length !== b.length) return false;
+  const before = new Map(a);
+  return b.every(([k, v]) => before.has(k) && before.get(k) === v);
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** One load's pass over the files, in order; `end` keeps the entries of the files it saw. */
+export interface LoadPass {
+  file(file: string, stamp: FileStamp | undefined): Promise<{ readonly errors: readonly ConfigError[]; readonly outcomes: readonly DocumentOutcome[] }>;
+  end(): void;
+}
+
+/**
+ * Starts a load over `cache` (a fresh one when none): what was kept is dropped when the settings
+ * differ (another env, root, bounds or schemas) or a full read was asked for.
+ */
+export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings, key: string): LoadPass {
+  const c = (cache as Cache | undefined) ?? new Cache();
+  const loadedAt = Date.now();
+  const env = Object.entries(settings.env);
+  const same = !c.fullAsked && !c.unfinished && c.key === key && c.settings?.document.validator === settings.document.validator && sameEnv(c.env, env);
+  const kept = same ? c.files : new Map<string, FileEntry>();
+  // Changes reported from here on are the next load's.
+  const changed = c.changed;
+  c.changed = new Set();
+  c.fullAsked = false;
+  c.unfinished = true;
+  c.key = key;
+  c.settings = settings;
+  c.env = env;
+  const next = new Map<string, FileEntry>();
+  let read = 0;
+  let built = 0;
+
+  const build = (file: string, text: string, stamp: FileStamp, hash: string): FileEntry => {
+    built++;
+    const display = displayFile(file);
+    const parsed = parseYaml(text, settings.env, settings.limits);
+    const errors: ConfigError[] = parsed.errors.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message }));
+    const inputs = new RecordedInputs();
+    const outcomes = parsed.documents.map((doc) => processDocument(doc, file, display, { ...settings.document, inputs }));
+    return { stamp, loadedAt, hash, errors, outcomes, inputs: inputs.inputs, volatile: inputs.volatile };
+  };
+  const reusable = (entry: FileEntry): boolean => !entry.volatile && inputsUnchanged(entry.inputs, entry.loadedAt, changed);
+
+  return {
+    async file(file, stamp) {
+      const was = kept.get(file);
+      const trusted = was !== undefined && stamp !== undefined && !changed.has(file) && sameStamp(was.stamp, stamp) && !isRacy(was.stamp, was.loadedAt);
+      if (trusted && reusable(was)) {
+        next.set(file, was);
+        return was;
+      }
+      read++;
+      const got = await readTextBounded(file, settings.maxFileBytes).catch((err: NodeJS.ErrnoException) => ({
+        problem: { line: 1, col: 1, message: `cannot be read (${err.code ?? err.message})` },
+      }));
+      // Unreadable now: said at this load, and read again at the next.
+      if ('problem' in got) return { errors: [{ file: displayFile(file), ...got.problem, path: '' }], outcomes: [] };
+      const hash = sha256(got.text);
+      // A file found between discovery's stamp and now has none: kept with one that never matches.
+      const taken = stamp ?? { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, dev: 0 };
+      const entry = was !== undefined && was.hash === hash && reusable(was) ? { ...was, stamp: taken, loadedAt } : build(file, got.text, taken, hash);
+      next.set(file, entry);
+      return entry;
+    },
+    end() {
+      c.files = next;
+      c.unfinished = false;
+      c.counts = { files: next.size, read, built };
+    },
+  };
+}
