@@ -75,6 +75,12 @@ export interface DaemonOptions {
    * loopback address serves them to anyone and any other only /healthz and /readyz. @default none
    */
   readonly uiToken?: string;
+  /**
+   * The config source's ConfigSource.invalidate: a change then reads only the files it names (and
+   * any whose stamp changed), and every file is read at start, on reload and every
+   * `timing.fullReloadIntervalMs`. @default none: every load reads every file
+   */
+  readonly invalidate?: (paths?: readonly string[]) => void;
   /** One more observer of the loop, called after the metrics' (notifications). @default none */
   readonly observer?: LoopObserver;
   /** Told each role this replica takes, leader or standby (notifications). @default none */
@@ -175,7 +181,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       options.onRole?.(leader);
     },
     begin(term) {
-      const started = createReconcileLoop({ engine: term.engine, hold, clock, timing, logger, observer });
+      const started = createReconcileLoop({ engine: term.engine, hold, clock, timing, logger, observer, ...(options.invalidate && { invalidate: options.invalidate }) });
       loop = started;
       started.start();
       return {
@@ -225,7 +231,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
       if (loop?.status().lastRun?.result !== 'held') continue;
       try {
-        if (approvals.waiting()) loop?.changed();
+        if (approvals.waiting()) loop?.changed([]);
       } catch (err) {
         logger.warn({ err: err instanceof Error ? err.message : String(err) }, `cannot look for an approval in ${approvals.shown}`);
       }
@@ -240,7 +246,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       pollMs: rootPollMs,
       onChange: (file) => {
         logger.debug({ file }, 'changed');
-        loop?.changed();
+        loop?.changed([file]);
       },
       ignored: () => [...own, ...outputs],
       onError: (err) => logger.warn({ err: String(err) }, 'watcher error'),

@@ -1,5 +1,6 @@
 // The reconcile loop: debounced changes, one more run for changes during a run, the last good
-// config kept through invalid edits, and failed actions retried with capped exponential backoff.
+// config kept through invalid edits, failed actions retried with capped exponential backoff, and
+// the config read from scratch at start and every full re-read interval (between, only what changed).
 
 import type { ApplyResult } from '../apply/index.js';
 import { applyErrors, applyOutcome } from '../apply/outcome.js';
@@ -91,8 +92,12 @@ export function degradedReason(s: Pick<LoopStatus, 'lastRun'>): string | undefin
 export interface ReconcileLoop {
   /** The first run, now. */
   start(): void;
-  /** Something under the root changed: a run after the debounce. */
-  changed(): void;
+  /**
+   * Something changed: a run after the debounce. `paths`: the absolute paths that changed under the
+   * root, read again with whatever else a stamp shows changed ([]: nothing on disk, plan again);
+   * none: every file read again from scratch (SIGHUP, the root back).
+   */
+  changed(paths?: readonly string[]): void;
   /** No new runs; waits up to the shutdown timeout for a run in flight. True when it finished in time. */
   stop(): Promise<boolean>;
   status(): LoopStatus;
@@ -111,6 +116,11 @@ export interface LoopOptions {
    * @default never holds
    */
   readonly hold?: (plan: Plan, digest: string) => string | undefined;
+  /**
+   * Tells the config source what its next load reads again (ConfigSource.invalidate): the paths a
+   * change names, or every file (none given). @default nothing told: every load reads every file
+   */
+  readonly invalidate?: (paths?: readonly string[]) => void;
 }
 
 interface Timer {
@@ -134,6 +144,9 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
   let debounce: Timer | undefined;
   let retry: Timer | undefined;
   let resyncTimer: Timer | undefined;
+  let rereadTimer: Timer | undefined;
+  // The run due is for the full re-read alone: it goes on only if that finds a config other than the one in force.
+  let rereadOnly = false;
   // Set by the interval, cleared by the run that re-sends: a run for a change meanwhile does it.
   let resyncDue = false;
   let resyncAt: string | undefined;
@@ -227,16 +240,28 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
 
   const inForce = () => revisionText(lastGood?.revision, lastGood?.digest);
 
+  /** Whether a full re-read found the config in force again (or the same errors), so no run follows. */
+  const unchangedBy = (reread: boolean, before: { valid: boolean; digest?: string; errors: readonly ConfigError[] }, loaded: boolean): boolean => {
+    if (!reread) return false;
+    if (loaded) return before.valid && lastGood?.digest === before.digest;
+    return !before.valid && JSON.stringify(status.configErrors) === JSON.stringify(before.errors);
+  };
+
   const run = async (asked: RunReason): Promise<void> => {
     const resync = resyncDue;
     resyncDue = false;
+    const reread = rereadOnly && !resync && asked === 'change';
+    rereadOnly = false;
     const reason: RunReason = resync ? 'resync' : asked;
     const startedAt = new Date(clock.now()).toISOString();
     let base = { reason, startedAt, actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, revision: inForce() };
     try {
-      if ((needLoad || !lastGood) && !(await load())) {
+      if (needLoad || !lastGood) {
+        const before = { valid: status.configValid, errors: status.configErrors, ...(lastGood && { digest: lastGood.digest }) };
+        const loaded = await load();
+        if (unchangedBy(reread, before, loaded)) return void logger.info({ digest: lastGood?.digest ?? null }, 'full re-read of the config: nothing changed');
         // Retries on the last good config go on while the files are invalid; the run names the commit refused.
-        return finish({ ...base, result: 'invalid', revision: revisionText(status.invalidRevision, undefined) ?? base.revision, errors: status.configErrors.map(formatError) });
+        if (!loaded) return finish({ ...base, result: 'invalid', revision: revisionText(status.invalidRevision, undefined) ?? base.revision, errors: status.configErrors.map(formatError) });
       }
       base = { ...base, revision: inForce() };
       const resources = lastGood!.resources;
@@ -286,7 +311,24 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
 
   return {
     start() {
+      // A loop (a term) begins from every file read anew.
+      options.invalidate?.();
       request('start');
+      const reread = () => {
+        rereadTimer = later(clock, timing.fullReloadIntervalMs, () => {
+          options.invalidate?.();
+          // A change waiting for its debounce reads everything in its own run; else this run only
+          // looks for what no event said.
+          if (!debounce) {
+            if (!needLoad) rereadOnly = true;
+            needLoad = true;
+            request('change');
+          }
+          reread();
+        });
+      };
+      // Only a source that keeps what it read needs reading from scratch now and then.
+      if (options.invalidate) reread();
       const every = timing.resyncIntervalMs;
       const next = () => {
         resyncAt = new Date(clock.now() + every).toISOString();
@@ -298,7 +340,9 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       };
       if (every > 0) next();
     },
-    changed() {
+    changed(paths) {
+      options.invalidate?.(paths);
+      rereadOnly = false;
       needLoad = true;
       debounce?.cancel();
       debounce = later(clock, timing.debounceMs, () => {
@@ -311,6 +355,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       debounce?.cancel();
       retry?.cancel();
       resyncTimer?.cancel();
+      rereadTimer?.cancel();
       resyncAt = undefined;
       if (!running) return true;
       const bound = new AbortController();

@@ -18,10 +18,19 @@ export interface LoopTiming {
    * 0 is off, else at least a minute. @default 0
    */
   readonly resyncIntervalMs?: number;
+  /**
+   * Every this often, the config is read again from scratch, every file, as at start and on SIGHUP
+   * (between, a change reads only what changed); a run follows only when that finds something the
+   * config in force does not have. At least a minute. @default 600000 (10 min)
+   */
+  readonly fullReloadIntervalMs?: number;
 }
 
 /** The shortest resync interval: each one costs a call per re-sendable resource. */
 export const MIN_RESYNC_MS = 60_000;
+
+/** The shortest full re-read interval: each one reads and builds every file. */
+export const MIN_FULL_RELOAD_MS = 60_000;
 
 export type CheckedTiming = Required<LoopTiming>;
 
@@ -34,6 +43,7 @@ export function checkTiming(t: LoopTiming = {}): CheckedTiming {
     retryMaxMs: checkInteger('retryMaxMs', t.retryMaxMs ?? 300_000, retryInitialMs),
     shutdownTimeoutMs: checkInteger('shutdownTimeoutMs', t.shutdownTimeoutMs ?? 10_000, 0),
     resyncIntervalMs: checkResyncInterval('resyncIntervalMs', t.resyncIntervalMs ?? 0),
+    fullReloadIntervalMs: checkInteger('fullReloadIntervalMs', t.fullReloadIntervalMs ?? 600_000, MIN_FULL_RELOAD_MS),
   };
 }
 

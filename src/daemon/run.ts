@@ -115,6 +115,8 @@ async function startWatchOn(options: WatchOptions, { metrics, notifier, git }: P
       ...(options.thresholds && { thresholds: options.thresholds }),
       approvals: root.state.approvals,
       outputsDir: root.outputsDir,
+      // A folder keeps what it read between loads; a git source reads its checkout whole at each commit.
+      ...(root.source.invalidate && { invalidate: (paths?: readonly string[]) => root.source.invalidate!(paths) }),
       // A checkout moves only at a sync, which reloads: watching it too would run twice per commit.
       ...(git ? { watch: noWatch } : options.watch && { watch: options.watch }),
       ...(git && { source: () => git.status() }),
