@@ -29,6 +29,8 @@ export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions>, Part
   readonly notifyRepeat: string;
   /** A duration such as 6h; absent: no resync. */
   readonly resyncInterval?: string;
+  /** A duration such as 10m; absent: the daemon's default. */
+  readonly fullReloadInterval?: string;
   /** The status page's token; absent: open on loopback, health checks only elsewhere. */
   readonly uiTokenFile?: string;
 }
@@ -49,6 +51,7 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
       debounceMs: checkInteger('debounce', numeric(flags.debounce), 0, 3_600_000),
       shutdownTimeoutMs: checkInteger('shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,
       ...(flags.resyncInterval !== undefined && { resyncIntervalMs: parseDuration('resync-interval', flags.resyncInterval) }),
+      ...(flags.fullReloadInterval !== undefined && { fullReloadIntervalMs: parseDuration('full-reload-interval', flags.fullReloadInterval) }),
     },
     allowEmpty: flags.allowEmpty === true,
     notify: { targets: notifyTargets(flags.notify, env.EDGESYNC_NOTIFY), repeatMs: parseRepeat(flags.notifyRepeat ?? '1h') },
@@ -67,6 +70,7 @@ export function register(program: Command): void {
     .option('--notify <url>', 'POST events (failures, recoveries, applied revisions…) as JSON to this http(s) URL, or to Slack with slack+https://hooks.slack.com/…; repeatable (else EDGESYNC_NOTIFY, comma-separated)', (url: string, all: string[] = []) => [...all, url])
     .option('--notify-repeat <duration>', 'do not send the same event for the same cause again within this (e.g. 30m, 1h, 0 for every time)', '1h')
     .option('--resync-interval <duration>', 'also re-send every re-sendable applied resource this often (e.g. 6h; at least 1m), overwriting changes made by hand (default: never)')
+    .option('--full-reload-interval <duration>', 'read every config file again from scratch this often (at least 1m; between, a change reads only the files that changed)', '10m')
     .option('--allow-empty', 'apply even a config that has no document or would orphan most of the state (else the daemon holds)')
     .option('--log-level <level>', 'trace, debug, info, warn or error (else LOG_LEVEL, else info)')
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
