@@ -139,23 +139,30 @@ describe('Reading a JSON array of pairs a chunk at a time', () => {
 
   it('names the line and column (in characters) of bad JSON in the middle, having handed out the pairs before it', () => {
     const lines = (bad: string): string => `[\n  {"key": "a", "value": "1"},\n${bad}\n  {"key": "c", "value": "3"}\n]\n`;
-    const cases: [string, string, number?][] = [
-      ['  {"key": "b" "value": "2"},', "pairs.json:3:15: not valid JSON: Expected ',' or '}' after property value"],
-      ['  {"key": "éé", "value" 2},', 'pairs.json:3:25: not valid JSON: Unexpected number'],
-      ['  {"key": "b", "value": nul},', "pairs.json:3:28: not valid JSON: unexpected '}', expected true, false or null"],
-      ['  {"key": "b", "value": "2\u0001"},', 'pairs.json:3:27: not valid JSON: unexpected control character U+0001 in a string (control characters must be escaped)'],
-      ['  {"key": "😀", "value": "\\x"},', 'pairs.json:3:27: not valid JSON: bad escape \\x in a string'],
-      ['  {"key": "b", "value": [1,]},', "pairs.json:3:28: not valid JSON: Unexpected token ']'"],
-      ['  {"key": "é", "value": "2",\n "x": ]},', "pairs.json:4:7: not valid JSON: Unexpected token ']'"],
-      ['  {"key": "b", "value": "2"} {"key": "c"},', "pairs.json:3:30: not valid JSON: expected ',' or ']', got '{'", 2],
-      ['  {"key": "b", "value": "2"},,', "pairs.json:3:30: not valid JSON: expected a value, got ','", 2],
-      ['  {key: "b"},', "pairs.json:3:4: not valid JSON: unexpected 'k'"],
+    // Where JSON.parse of the element finds the fault, the reason is V8's own words, which differ
+    // between Node lines ("Unexpected number" on 20, "Expected ':' after property name" on 22):
+    // the position is ours and exact, the reason only present.
+    const V8 = /^\S.*$/;
+    const cases: [string, string, string | RegExp, number?][] = [
+      ['  {"key": "b" "value": "2"},', 'pairs.json:3:15', V8],
+      ['  {"key": "éé", "value" 2},', 'pairs.json:3:25', V8],
+      ['  {"key": "b", "value": nul},', 'pairs.json:3:28', "unexpected '}', expected true, false or null"],
+      ['  {"key": "b", "value": "2\u0001"},', 'pairs.json:3:27', 'unexpected control character U+0001 in a string (control characters must be escaped)'],
+      ['  {"key": "😀", "value": "\\x"},', 'pairs.json:3:27', 'bad escape \\x in a string'],
+      ['  {"key": "b", "value": [1,]},', 'pairs.json:3:28', V8],
+      ['  {"key": "é", "value": "2",\n "x": ]},', 'pairs.json:4:7', V8],
+      ['  {"key": "b", "value": "2"} {"key": "c"},', 'pairs.json:3:30', "expected ',' or ']', got '{'", 2],
+      ['  {"key": "b", "value": "2"},,', 'pairs.json:3:30', "expected a value, got ','", 2],
+      ['  {key: "b"},', 'pairs.json:3:4', "unexpected 'k'"],
     ];
-    for (const [bad, message, handed = 1] of cases) {
+    for (const [bad, position, reason, handed = 1] of cases) {
       const file = write('pairs.json', lines(bad));
       for (const chunkBytes of CHUNKS) {
         const { items, error } = readAll(file, 'json', chunkBytes);
-        expect(error).toBe(message);
+        const prefix = `${position}: not valid JSON: `;
+        expect(error?.startsWith(prefix), `${error} starts with ${prefix}`).toBe(true);
+        if (typeof reason === 'string') expect(error!.slice(prefix.length)).toBe(reason);
+        else expect(error!.slice(prefix.length)).toMatch(reason);
         expect(items.map((item) => item.value)).toEqual([{ key: 'a', value: '1' }, { key: 'b', value: '2' }].slice(0, handed));
       }
     }
