@@ -14,6 +14,8 @@ export const PAGE_CSS = `
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 .wrap { max-width: 90rem; margin: 0 auto; padding: 1rem 1.25rem 3rem; }
+main, header, p, li { overflow-wrap: anywhere; }
+td { overflow-wrap: break-word; }
 header#header, section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; margin: 0 0 1rem; }
 section:empty { display: none; }
 h1 { font-size: 1.35rem; margin: 0 0 0.4rem; display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
@@ -53,12 +55,13 @@ input, select, button { font: inherit; color: var(--fg); background: var(--bg); 
 input[type=search] { min-width: 14rem; }
 button { cursor: pointer; }
 :focus-visible { outline: 2px solid var(--info); outline-offset: 2px; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; position: relative; }
 table { border-collapse: collapse; width: 100%; }
 caption { text-align: left; color: var(--muted); padding: 0 0 0.4rem; }
 th, td { text-align: left; vertical-align: top; padding: 0.35rem 0.5rem; border-top: 1px solid var(--line); }
 th { font-size: 0.85rem; color: var(--muted); font-weight: 600; white-space: nowrap; }
 td.error { max-width: 28rem; overflow-wrap: anywhere; }
+td.scope { max-width: 16rem; overflow-wrap: anywhere; }
 .name { overflow-wrap: anywhere; font-weight: 500; }
 .todo pre { white-space: pre-wrap; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: 0.6rem; }
@@ -72,11 +75,13 @@ footer { color: var(--muted); font-size: 0.85rem; }
   header#header, section { padding: 0.6rem 0.7rem; }
   input[type=search] { min-width: 0; width: 100%; }
   form#filters label { flex: 1 1 100%; }
-  table.resources thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-  table.resources, table.resources tbody, table.resources tr, table.resources td { display: block; width: 100%; }
+  table.resources, table.resources caption, table.resources thead, table.resources tbody, table.resources tr, table.resources td { display: block; width: 100%; }
+  table.resources thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
   table.resources tr { border-top: 1px solid var(--line); padding: 0.4rem 0; }
   table.resources td { border: 0; padding: 0.1rem 0; display: grid; grid-template-columns: 7.5rem 1fr; gap: 0.5rem; }
   table.resources td::before { content: attr(data-label); color: var(--muted); font-size: 0.85rem; }
+  table.resources td > * { min-width: 0; }
+  table.resources .todo { grid-column: 1 / -1; }
   table.resources td:empty { display: none; }
 }
 `;
@@ -174,3 +179,6 @@ export const PAGE_JS = `
   document.addEventListener('visibilitychange', () => { if (!document.hidden) refresh(false); });
 })();
 `;
+
+/** The tab's icon: two arrows in a circle, in one color that reads on light and dark tabs. */
+export const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#0b62c4"/><path d="M9 13h11l-3-3m6 9H12l3 3" fill="none" stroke="#fff" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round"/></svg>';

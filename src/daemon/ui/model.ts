@@ -64,7 +64,7 @@ export function overallOf(s: LoopStatus, role: Role): { overall: Overall; why?: 
   if (degraded) return { overall: 'needs attention', why: degraded.replace(/; see \/status$/, '') };
   if (run.result === 'held') return { overall: 'needs attention', why: `held: ${run.errors[0] ?? 'the plan needs a person'}` };
   const attention = run.needsAttention?.length ?? 0;
-  if (attention) return { overall: 'needs attention', why: `${attention} resource${attention === 1 ? ' needs' : 's need'} a person (listed first below)` };
+  if (attention) return { overall: 'needs attention', why: `the config is not wholly in force until a person acts on ${attention === 1 ? 'one resource' : `${attention} resources`} (listed below)` };
   if (run.result !== 'ok') return { overall: 'needs attention', why: `the last run ended ${run.result}${run.errors[0] ? `: ${run.errors[0]}` : ''}${run.retryAt ? '; it is retried' : ''}` };
   return { overall: 'in step' };
 }

@@ -56,6 +56,7 @@ export function renderDocument(parts: PageParts): string {
 <meta name="color-scheme" content="light dark">
 <meta name="referrer" content="no-referrer">
 <title>${pageTitle(parts.model)}</title>
+<link rel="icon" href="/ui/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/ui/page.css">
 <script src="/ui/page.js" defer></script>
 </head>

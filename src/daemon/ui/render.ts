@@ -80,7 +80,7 @@ export function renderResources(page: RowPage, query: RowQuery): Html {
     : page.total ? `No resource matches (${formatCount(page.total)} in all)` : 'No resources yet';
   const cell = (label: string, content: Html | string, extra = '') => html`<td role="cell" data-label="${label}"${extra ? html` class="${extra}"` : ''}>${content}</td>`;
   const rows = page.rows.map((r) => html`<tr role="row" class="row-${r.status}">
-${cell('Kind', r.kind)}${cell('Name', html`<span class="name" title="${r.key}">${r.name}</span>${r.todo ? html`<div class="todo">${todoOf(r)}</div>` : ''}`)}${cell('Scope', r.scope)}
+${cell('Kind', r.kind)}${cell('Name', html`<span class="name" title="${r.key}">${r.name}</span>${r.todo ? html`<div class="todo">${todoOf(r)}</div>` : ''}`)}${cell('Scope', r.scope, 'scope')}
 ${cell('Status', html`<span class="status status-${r.status}">${r.status}</span>`)}${cell('Remote id', r.remoteId ? html`<code>${r.remoteId}</code>` : '')}
 ${cell('Last applied', r.appliedAt ? time(r.appliedAt) : '')}${cell('Last error', r.lastError ?? '', 'error')}</tr>`);
   const pager = page.pages > 1

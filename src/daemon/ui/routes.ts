@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LoopStatus } from '../loop.js';
 import { authorized, loginCookie, tokenMatches, type Access } from './access.js';
-import { PAGE_CSS, PAGE_JS } from './assets.js';
+import { ICON_SVG, PAGE_CSS, PAGE_JS } from './assets.js';
 import { pageModel, pageVersion, type ModelSources } from './model.js';
 import { liveBody, renderDocument, type PageParts } from './page.js';
 import { pageOf, resourceRows, type ResourceRow, type RowQuery } from './resources.js';
@@ -24,7 +24,7 @@ const HEADERS = {
   'cache-control': 'no-store',
 };
 
-export const PAGE_PATHS = ['/', '/ui/live', '/ui/page.css', '/ui/page.js', '/login'] as const;
+export const PAGE_PATHS = ['/', '/ui/live', '/ui/page.css', '/ui/page.js', '/ui/icon.svg', '/login'] as const;
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 const text = (v: unknown, max: number) => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, max) : undefined);
@@ -83,6 +83,7 @@ export function registerUi(scope: FastifyInstance, src: UiSources, access: Acces
   });
   scope.get('/ui/page.css', async (_req, reply) => reply.type('text/css; charset=utf-8').send(PAGE_CSS));
   scope.get('/ui/page.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(PAGE_JS));
+  scope.get('/ui/icon.svg', async (_req, reply) => reply.type('image/svg+xml').send(ICON_SVG));
   scope.get('/login', async (req, reply) => {
     // Open access has nothing to log in to: the page is one click away.
     if (access.mode !== 'token') return reply.redirect('/', 303);
