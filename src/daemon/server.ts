@@ -10,6 +10,7 @@ import type { Role } from './leadership.js';
 import { revisionOf } from '../config/revision.js';
 import type { Access } from './ui/access.js';
 import { registerUi } from './ui/routes.js';
+import { checkInteger } from '../util/options.js';
 
 export interface EndpointSources {
   readonly status: () => LoopStatus;
@@ -44,7 +45,38 @@ export function notReadyReason(s: LoopStatus): string | undefined {
 }
 
 
-export function statusBody(src: EndpointSources) {
+/** How /status narrows its resources: all of them unless asked (a state of 50,000 is megabytes). */
+export interface ResourceSlice {
+  readonly kind?: string;
+  /** The state's status: applied, failed, blocked, orphaned, uncertain. */
+  readonly status?: string;
+  /** A case-blind part of the name or key. */
+  readonly q?: string;
+  /** @default 0 */
+  readonly offset?: number;
+  /** @default all */
+  readonly limit?: number;
+}
+
+/** The query of /status checked: an odd number is refused with the parameter named. */
+export function resourceSlice(query: Record<string, unknown>): ResourceSlice {
+  const int = (name: 'offset' | 'limit', min: number, max: number) => {
+    const v = query[name];
+    return v === undefined ? undefined : checkInteger(name, /^\d+$/.test(String(v)) ? Number(v) : v, min, max);
+  };
+  const str = (name: 'kind' | 'status' | 'q') => (typeof query[name] === 'string' && query[name] !== '' ? (query[name] as string) : undefined);
+  const offset = int('offset', 0, Number.MAX_SAFE_INTEGER);
+  const limit = int('limit', 1, MAX_LIMIT);
+  const kind = str('kind');
+  const status = str('status');
+  const q = str('q');
+  return { ...(kind && { kind }), ...(status && { status }), ...(q && { q: q.toLowerCase() }), ...(offset !== undefined && { offset }), ...(limit !== undefined && { limit }) };
+}
+
+/** The most resources one /status answer holds when a limit is asked. */
+const MAX_LIMIT = 10_000;
+
+export function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
   const s = src.status();
   const role = src.role();
   return {
@@ -62,7 +94,19 @@ export function statusBody(src: EndpointSources) {
     history: src.history(STATUS_HISTORY),
     // Resources the config asks for that no run can bring in step until a person acts.
     needsAttention: s.lastRun?.needsAttention ?? [],
-    resources: src.resources().map((r) => ({
+    ...sliced(src.resources(), slice),
+  };
+}
+
+function sliced(all: readonly AppliedResource[], slice: ResourceSlice) {
+  const { kind, status, q } = slice;
+  const matching = kind || status || q ? all.filter((r) => (!kind || r.kind === kind) && (!status || r.status === status) && (!q || r.name.toLowerCase().includes(q) || r.key.toLowerCase().includes(q))) : all;
+  const offset = slice.offset ?? 0;
+  const shown = slice.limit !== undefined || offset ? matching.slice(offset, offset + (slice.limit ?? matching.length)) : matching;
+  return {
+    // How many match, so a client pages with offset and limit; the page at / does the same on the server.
+    resourceCount: matching.length,
+    resources: shown.map((r) => ({
       key: r.key,
       kind: r.kind,
       name: r.name,
@@ -94,7 +138,15 @@ export function buildServer(src: EndpointSources): FastifyInstance {
       const text = await src.registry.metrics();
       return reply.type(src.registry.contentType).send(text);
     });
-    scope.get('/status', async () => statusBody(src));
+    scope.get('/status', async (req, reply) => {
+      let slice: ResourceSlice;
+      try {
+        slice = resourceSlice(req.query as Record<string, unknown>);
+      } catch (err) {
+        return reply.code(400).send({ error: (err as Error).message });
+      }
+      return statusBody(src, slice);
+    });
   });
   return app;
 }

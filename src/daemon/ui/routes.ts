@@ -39,7 +39,7 @@ export function rowQuery(query: unknown): RowQuery {
   return { ...(kind && { kind }), ...(status && { status }), ...(search && { q: search }), ...(Number.isInteger(page) && page > 1 && { page }) };
 }
 
-/** Rows are derived again when the version changes (every second at most while a run is in flight). */
+/** Rows are derived again when the version changes (every few seconds at most while a run is in flight). */
 function rowCache(src: UiSources) {
   let kept: { version: string; rows: ResourceRow[] } | undefined;
   return (version: string): ResourceRow[] => {

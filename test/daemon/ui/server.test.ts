@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { accessOf, isLoopback, readUiToken } from '../../../src/daemon/ui/access.js';
 import { withoutBodies } from '../../../src/daemon/ui/plan.js';
 import type { Action } from '../../../src/plan/types.js';
-import { EMPTY_PLAN, serverOf, world } from './fixtures.js';
+import { EMPTY_PLAN, applied, serverOf, world } from './fixtures.js';
 
 const TOKEN = 'ui-token-0123456789abcdef';
 const SECRET = 'secret-token-value-abcdef-123';
@@ -125,5 +125,28 @@ describe('who may see the status page', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('/status at scale', () => {
+  it('narrows its resources by kind, status and name, a slice at a time, and says how many match', async () => {
+    const w = world({ resources: Array.from({ length: 500 }, (_, i) => applied(i % 2 ? 'GatewayList' : 'GatewayLocation', `item-${i}`, i % 100 ? {} : { status: 'failed' })) });
+    const app = serverOf(w);
+    const all = (await app.inject({ method: 'GET', url: '/status' })).json() as { resourceCount: number; resources: unknown[] };
+    expect(all.resourceCount).toBe(500);
+    expect(all.resources).toHaveLength(500);
+    const page = (await app.inject({ method: 'GET', url: '/status?kind=GatewayList&offset=10&limit=20' })).json() as { resourceCount: number; resources: { name: string }[] };
+    expect(page.resourceCount).toBe(250);
+    expect(page.resources.map((r) => r.name)).toEqual(Array.from({ length: 20 }, (_, i) => `item-${2 * (10 + i) + 1}`));
+    const failed = (await app.inject({ method: 'GET', url: '/status?status=failed&q=ITEM-4' })).json() as { resourceCount: number };
+    expect(failed.resourceCount).toBe(1);
+  });
+
+  it('refuses an odd offset or limit in one line naming it', async () => {
+    const app = serverOf(world());
+    const res = await app.inject({ method: 'GET', url: '/status?limit=lots' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'Expected `limit` to be a number from 1 to 10000, got `lots` (string)' });
+    expect((await app.inject({ method: 'GET', url: '/status?limit=0' })).statusCode).toBe(400);
   });
 });
