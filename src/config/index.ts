@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { DesiredResource } from '../kinds/kind.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
-import { contentHash } from '../util/json.js';
+import { sha256 } from '../util/json.js';
 import type { DocumentOutcome } from './document.js';
 import { displayFile, sortErrors, type ConfigError } from './errors.js';
 import { beginLoad, isConfigCache, type ConfigCache } from './cache.js';
@@ -128,7 +128,15 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   errors.push(...signed.errors);
   if (errors.length) return { ok: false, errors: sortErrors(errors), files: found.files };
   const { resources } = signed;
-  return { ok: true, resources, files: found.files, digest: contentHash(resources.map((r) => [r.key, r.hash]).sort((a, b) => (a[0] < b[0] ? -1 : 1))) };
+  return { ok: true, resources, files: found.files, digest: digestOf(resources) };
+}
+
+/**
+ * contentHash of the [key, hash] pairs in key order. Their canonical JSON is their plain JSON (no
+ * object keys to sort), so it is hashed as is: the same digest, without copying every pair again.
+ */
+export function digestOf(resources: readonly DesiredResource[]): string {
+  return sha256(JSON.stringify(resources.map((r) => [r.key, r.hash]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1))));
 }
 
 const SECRETS_INSIDE =

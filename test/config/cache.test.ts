@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { createConfigCache, loadConfig } from '../../src/config/index.js';
+import { contentHash } from '../../src/util/json.js';
 import { LIST, errorsOf, tempRoot } from './helpers.js';
 
 const KV = `apiVersion: edgesync/v1\nkind: KvPairs\nmetadata:\n  name: site\n  account: "0123"\n  namespace: 0f2ac74b498b48028511e2d1c1a3b9c1\nspec:\n  pairs:\n    - key: banner\n      value: hello\n`;
@@ -85,4 +86,10 @@ it('reads every file from scratch after invalidate() with no paths, and when a v
 
 it('refuses a cache that createConfigCache did not make, naming the option', async () => {
   await expect(loadConfig({ root: tempRoot(), cache: {} as never })).rejects.toThrow('Expected `cache` to be a cache made by createConfigCache()');
+});
+
+it('gives the digest the content hash of the resources\' keys and hashes in key order gives', async () => {
+  const loaded = await loadConfig({ root: manyFiles(3), env: {} });
+  if (!loaded.ok) throw new Error('expected a valid config');
+  expect(loaded.digest).toBe(contentHash(loaded.resources.map((r) => [r.key, r.hash]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1))));
 });
