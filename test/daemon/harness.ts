@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { createClient } from '../../src/api/index.js';
 import { chokidarWatcher, createMetrics, startDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
-import { folderSource } from '../../src/config/source.js';
+import { folderSource, type ConfigSource } from '../../src/config/source.js';
 import { createEngine } from '../../src/engine/index.js';
 import { openStateStore } from '../../src/state/index.js';
 
@@ -46,6 +46,8 @@ export interface Harness {
   readonly daemon: Daemon;
   readonly root: string;
   readonly log: LogLine[];
+  /** The folder source the engine loads (what its last load read: `source.counts`). */
+  readonly source: ConfigSource;
   /** Rewrites a file of the root: `edit(text)` gets its current text. */
   edit(rel: string, edit: (text: string) => string): void;
   close(): Promise<void>;
@@ -60,8 +62,9 @@ export async function startHarness(options: { fixture?: string; debounceMs?: num
   const client = createClient({ baseUrl: emulator.url, token: TOKEN, onResponse: metrics.onResponse, timeoutMs: 5000 });
   const store = openStateStore({ file: path.join(dir, 'state', 'state.db'), owner: 'daemon test' });
   const stop = new AbortController();
+  const source = folderSource(root);
   const engine = createEngine({
-    source: folderSource(root), store, client, secretsDir: path.join(dir, 'state', 'secrets'), logger, env: {}, signal: stop.signal, hooks: metrics.hooks,
+    source, store, client, secretsDir: path.join(dir, 'state', 'secrets'), logger, env: {}, signal: stop.signal, hooks: metrics.hooks,
     retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
   });
   let daemon: Daemon;
@@ -72,6 +75,7 @@ export async function startHarness(options: { fixture?: string; debounceMs?: num
       timing: { debounceMs: options.debounceMs ?? 100, retryInitialMs: 20, retryMaxMs: 200, shutdownTimeoutMs: 5000 },
       watch: chokidarWatcher({ stabilityMs: 40, pollMs: 10 }),
       rootPollMs: 50,
+      invalidate: (paths) => source.invalidate!(paths),
     });
   } catch (err) {
     store.close();
@@ -79,7 +83,7 @@ export async function startHarness(options: { fixture?: string; debounceMs?: num
     throw err;
   }
   return {
-    emulator, daemon, root, log,
+    emulator, daemon, root, log, source,
     edit(rel, change) {
       const file = path.join(root, rel);
       fs.writeFileSync(file, change(fs.readFileSync(file, 'utf8')));
