@@ -61,7 +61,7 @@ caption { text-align: left; color: var(--muted); padding: 0 0 0.4rem; }
 th, td { text-align: left; vertical-align: top; padding: 0.35rem 0.5rem; border-top: 1px solid var(--line); }
 th { font-size: 0.85rem; color: var(--muted); font-weight: 600; white-space: nowrap; }
 td.error { max-width: 28rem; overflow-wrap: anywhere; }
-td.scope { max-width: 16rem; overflow-wrap: anywhere; }
+td.scope span, table.history code { white-space: nowrap; }
 .name { overflow-wrap: anywhere; font-weight: 500; }
 .todo pre { white-space: pre-wrap; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: 0.6rem; }

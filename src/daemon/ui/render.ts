@@ -59,6 +59,11 @@ export function renderErrors(model: PageModel): Html {
 <tbody>${model.configErrors.map((e) => html`<tr><td><code>${e.file}:${e.line}:${e.col}</code></td><td>${e.path ? html`<code>${e.path}</code>` : html`<span class="none">the document</span>`}</td><td title="${formatError(e)}">${e.message}</td></tr>`)}</tbody></table></div>`;
 }
 
+/** Long scope values (32-character account ids) shortened to their ends; the whole scope is the title. */
+function shortScope(scope: string): string {
+  return scope.replace(/=([^,]{17,})/g, (_m, v: string) => `=${v.slice(0, 6)}…${v.slice(-4)}`);
+}
+
 const COLUMNS = ['Kind', 'Name', 'Scope', 'Status', 'Remote id', 'Last applied', 'Last error'] as const;
 
 /** Query string of the page with these filters (the pager's links; the page works without script). */
@@ -80,7 +85,7 @@ export function renderResources(page: RowPage, query: RowQuery): Html {
     : page.total ? `No resource matches (${formatCount(page.total)} in all)` : 'No resources yet';
   const cell = (label: string, content: Html | string, extra = '') => html`<td role="cell" data-label="${label}"${extra ? html` class="${extra}"` : ''}>${content}</td>`;
   const rows = page.rows.map((r) => html`<tr role="row" class="row-${r.status}">
-${cell('Kind', r.kind)}${cell('Name', html`<span class="name" title="${r.key}">${r.name}</span>${r.todo ? html`<div class="todo">${todoOf(r)}</div>` : ''}`)}${cell('Scope', r.scope, 'scope')}
+${cell('Kind', r.kind)}${cell('Name', html`<span class="name" title="${r.key}">${r.name}</span>${r.todo ? html`<div class="todo">${todoOf(r)}</div>` : ''}`)}${cell('Scope', r.scope ? html`<span title="${r.scope}">${shortScope(r.scope)}</span>` : '', 'scope')}
 ${cell('Status', html`<span class="status status-${r.status}">${r.status}</span>`)}${cell('Remote id', r.remoteId ? html`<code>${r.remoteId}</code>` : '')}
 ${cell('Last applied', r.appliedAt ? time(r.appliedAt) : '')}${cell('Last error', r.lastError ?? '', 'error')}</tr>`);
   const pager = page.pages > 1
