@@ -123,6 +123,19 @@ describe('the status page, rendered without a browser', () => {
     expect(rowOf(await page(w), 'fresh')).toMatch(/held.*edgesync apply --force/s);
   });
 
+  it('says starting before the first run, and needs attention while a plan is held', async () => {
+    const w = world({ history: [] });
+    w.status = { firstRunDone: false, configValid: false, configErrors: [], runs: 0, running: false };
+    const before = await page(w);
+    expect(before).toContain('<title>edgesync: starting</title>');
+    expect(textOf(before)).toContain('No plan has been made yet.');
+    expect(textOf(before)).toContain('No run kept yet.');
+    w.status = { ...world().status, lastRun: run({ result: 'held', errors: ['would orphan 9 of 10 resources. Held until the files change, or edgesync runs with --allow-empty.'] }) };
+    const held = await page(w);
+    expect(held).toContain('<title>edgesync: needs attention</title>');
+    expect(textOf(held)).toContain('held: would orphan 9 of 10 resources.');
+  });
+
   it('says standby on a replica that does not write the state, naming the one that does', async () => {
     const w = world({ role: { role: 'standby', leader: { pid: 42, host: 'edge-1', owner: 'edgesync watch', since: '2026-01-01T00:00:00.000Z' } } });
     const doc = await page(w);
