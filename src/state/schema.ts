@@ -9,6 +9,9 @@ export interface Migration {
   readonly sql: string;
 }
 
+/** The SQL function migrations call to turn a stored base64 SHA-256 into the 16 bytes kept since version 10. */
+const HASH_OF_BASE64 = 'edgesync_hash_of_base64';
+
 /**
  * No column holds a secret or a KV value: requests arrive redacted, KV keys keep only a hash.
  * Version 1 had no etag/memo and intents without the request they were about to create.
@@ -113,6 +116,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER kv_keys_added AFTER INSERT ON kv_keys BEGIN UPDATE kv_resources SET key_count = key_count + 1 WHERE id = NEW.rid; END;
       CREATE TRIGGER kv_keys_dropped AFTER DELETE ON kv_keys BEGIN UPDATE kv_resources SET key_count = key_count - 1 WHERE id = OLD.rid; END;`,
   },
+  {
+    // A key's hash as its 16 bytes (the first half of the SHA-256, which the plan now compares as 32
+    // hex digits) instead of the base64 text of all 32: a million keys take 40 MiB, not 71. The key
+    // counts move with the statements that write keys (./sql.ts kvWrites): the triggers cost a
+    // quarter of writing a million new keys.
+    version: 10,
+    sql: `
+      DROP TRIGGER kv_keys_added;
+      DROP TRIGGER kv_keys_dropped;
+      DROP INDEX kv_keys_expiring;
+      ALTER TABLE kv_keys RENAME TO kv_keys_v9;
+      CREATE TABLE kv_keys (rid INTEGER NOT NULL, key TEXT NOT NULL, hash BLOB NOT NULL, expires INTEGER, PRIMARY KEY (rid, key)) WITHOUT ROWID;
+      INSERT INTO kv_keys (rid, key, hash, expires) SELECT rid, key, ${HASH_OF_BASE64}(hash), expires FROM kv_keys_v9 ORDER BY rid, key;
+      DROP TABLE kv_keys_v9;
+      CREATE INDEX kv_keys_expiring ON kv_keys (rid, expires) WHERE expires IS NOT NULL;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
@@ -141,6 +160,8 @@ export function migrate(db: Database.Database, shown: string): void {
   const from = checkVersion(db, shown);
   const pending = MIGRATIONS.filter((m) => m.version > from);
   if (!pending.length) return;
+  // SQLite has hex and unhex but no base64: version 10's conversion is done here.
+  db.function(HASH_OF_BASE64, { deterministic: true }, (text: unknown) => Buffer.from(String(text), 'base64').subarray(0, 16));
   db.transaction(() => {
     for (const m of pending) db.exec(m.sql);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);

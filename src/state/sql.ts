@@ -45,11 +45,14 @@ export type StatementName =
 /** The id a resource's KV keys are stored under (./schema.ts, version 9): NULL, matching no key, when it has none. */
 const RID = '(SELECT id FROM kv_resources WHERE resource = ?)';
 
+/** A key's hash is stored as its 16 bytes (./schema.ts, version 10) and read as the 32 hex digits the plan compares. */
+const HASH_TEXT = 'lower(hex(hash))';
+
 /** Keys compare as bytes (BINARY) in ORDER BY, max() and >, so pages neither skip nor repeat. */
 function kvPage(db: SqlDatabase, after: string): SqlStatement {
   return db
     .prepare(
-      `SELECT json_group_array(key), json_group_array(hash), max(key), count(*)
+      `SELECT json_group_array(key), json_group_array(${HASH_TEXT}), max(key), count(*)
        FROM (SELECT key, hash FROM kv_keys WHERE rid = ${RID} ${after} ORDER BY key LIMIT ?)`,
     )
     .raw(true);
@@ -59,10 +62,57 @@ function kvPage(db: SqlDatabase, after: string): SqlStatement {
 function kvRecords(db: SqlDatabase, after: string): SqlStatement {
   return db
     .prepare(
-      `SELECT json_group_array(json_array(key, hash, expires))
+      `SELECT json_group_array(json_array(key, ${HASH_TEXT}, expires))
        FROM (SELECT key, hash, expires FROM kv_keys WHERE rid = ${RID} ${after} ORDER BY key LIMIT ?)`,
     )
     .pluck(true);
+}
+
+/** A statement made of others: only `run` is asked of it. */
+function composite(run: SqlStatement['run']): SqlStatement {
+  const only = (): never => {
+    throw new TypeError('a composite statement is only run');
+  };
+  return { run, get: only, all: only, raw: only, pluck: only };
+}
+
+/**
+ * Writes of KV keys that keep each resource's key count (./schema.ts, version 10): counted from
+ * the rows each statement changed, as triggers cost a quarter of writing a million new keys.
+ */
+function kvWrites(db: SqlDatabase): Pick<StoreStatements, 'putKvJson' | 'deleteKv' | 'deleteAllKv'> {
+  const p = (sql: string) => db.prepare(sql);
+  const rows = `SELECT (SELECT id FROM kv_resources WHERE resource = @resource), value ->> 0, unhex(value ->> 1),
+      CASE WHEN value ->> 3 IS NOT NULL THEN @at + (value ->> 3) ELSE value ->> 2 END
+    FROM json_each(@keys) WHERE true`;
+  // New keys first: what it inserts is what the count gains. A chunk of a first sync is then done.
+  const insertNew = p(`INSERT INTO kv_keys (rid, key, hash, expires) ${rows} ON CONFLICT (rid, key) DO NOTHING`);
+  // Then, if some keys were stored already (or repeated in the chunk), all of them in order: a
+  // repeated key ends with its last hash.
+  const rewrite = p(`INSERT INTO kv_keys (rid, key, hash, expires) ${rows} ON CONFLICT (rid, key) DO UPDATE SET hash = excluded.hash, expires = excluded.expires`);
+  const length = p('SELECT json_array_length(?)').pluck(true);
+  const count = p('UPDATE kv_resources SET key_count = key_count + ? WHERE resource = ?');
+  const deleteOne = p(`DELETE FROM kv_keys WHERE rid = ${RID} AND key = ?`);
+  const deleteAll = p(`DELETE FROM kv_keys WHERE rid = ${RID}`);
+  const zero = p('UPDATE kv_resources SET key_count = 0 WHERE resource = ?');
+  return {
+    putKvJson: composite((params) => {
+      const { resource, keys } = params as { resource: string; keys: string };
+      const added = insertNew.run(params).changes;
+      if (added) count.run(added, resource);
+      return added < (length.get(keys) as number) ? rewrite.run(params) : { changes: added, lastInsertRowid: 0 };
+    }),
+    deleteKv: composite((resource, key) => {
+      const done = deleteOne.run(resource, key);
+      if (done.changes) count.run(-done.changes, resource);
+      return done;
+    }),
+    deleteAllKv: composite((resource) => {
+      const done = deleteAll.run(resource);
+      zero.run(resource);
+      return done;
+    }),
+  };
 }
 
 /** The columns of a run's row (./rows.ts RunRow), in both dialects. */
@@ -84,13 +134,7 @@ export function statements(db: SqlDatabase): StoreStatements {
     // A ttl counts from the write's time (the third parameter, in seconds) and wins over an expiration.
     // The resource's id, made before its first keys are put.
     addKvResource: p('INSERT OR IGNORE INTO kv_resources (resource, key_count) VALUES (?, 0)'),
-    // An upsert, not INSERT OR REPLACE: a replaced row would fire the insert trigger without the delete
-    // one and count a key twice. Rows are taken in order, so a key repeated in a chunk ends with its last hash.
-    putKvJson: p(`INSERT INTO kv_keys (rid, key, hash, expires)
-      SELECT (SELECT id FROM kv_resources WHERE resource = @resource), value ->> 0, value ->> 1,
-        CASE WHEN value ->> 3 IS NOT NULL THEN @at + (value ->> 3) ELSE value ->> 2 END
-      FROM json_each(@keys) WHERE true
-      ON CONFLICT (rid, key) DO UPDATE SET hash = excluded.hash, expires = excluded.expires`),
+    ...kvWrites(db),
     kvExpired: p(`SELECT key FROM kv_keys WHERE rid = ${RID} AND expires IS NOT NULL AND expires <= ? ORDER BY key`).pluck(true),
     bumpSerial: p("UPDATE meta SET setting = setting + 1 WHERE name = 'serial'"),
     revision: p("SELECT (SELECT setting FROM meta WHERE name = 'lineage'), (SELECT setting FROM meta WHERE name = 'serial')").raw(true),
@@ -100,13 +144,11 @@ export function statements(db: SqlDatabase): StoreStatements {
     kvRecordsNext: kvRecords(db, 'AND key > ?'),
     // A SQLite state keeps no token secret: they go to the secrets folder.
     keptSecrets: p('SELECT 0').pluck(true),
-    kvHash: p(`SELECT hash FROM kv_keys WHERE rid = ${RID} AND key = ?`),
+    kvHash: p(`SELECT ${HASH_TEXT} FROM kv_keys WHERE rid = ${RID} AND key = ?`),
     // The stored counts, kept by the triggers: a resource whose keys were all dropped is not listed.
     kvCount: p('SELECT coalesce((SELECT key_count FROM kv_resources WHERE resource = ?), 0)').pluck(true),
     kvCounts: p('SELECT resource, key_count FROM kv_resources WHERE key_count > 0').raw(true),
     clearHash: p('UPDATE resources SET hash = NULL WHERE key = ?'),
-    deleteKv: p(`DELETE FROM kv_keys WHERE rid = ${RID} AND key = ?`),
-    deleteAllKv: p(`DELETE FROM kv_keys WHERE rid = ${RID}`),
     addIntent: p(`INSERT INTO intents (resource, operation, request, request_hash, started_at, prior_status)
       VALUES (@resource, @operation, @request, @request_hash, @started_at, @prior_status)`),
     intentById: p('SELECT * FROM intents WHERE id = ?'),

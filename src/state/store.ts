@@ -9,8 +9,11 @@ import { jsonText, toIntent, toResource, toRun, toRunRow, withIdentity, type Int
 import { describeStateError } from './file.js';
 import type { KvPage, StoreStatements } from './sql.js';
 import { BatchCheckError, type SqlDatabase } from './sql-db.js';
+import { prepareWrite, WriteRefused, type Prepared, type WriteParts } from './group-commit.js';
 import type {
   AppliedResource,
+  GroupAnswer,
+  GroupWrite,
   Intent,
   KvKeyPage,
   ResourceIdentity,
@@ -110,7 +113,7 @@ export class SqlStateStore implements StateStore {
   }
 
   recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): void {
-    this.write(() => this.putSuccess(this.row(id.key), id, record, at));
+    this.writeOne({ write: 'recordSuccess', id, record, at });
   }
 
   /**
@@ -119,19 +122,83 @@ export class SqlStateStore implements StateStore {
    * write waits for it (the session keeps order). On SQLite it is recordSuccess.
    */
   async recordSuccessAsync(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void> {
-    if (!this.db.batch) return this.recordSuccess(id, record, at);
-    this.checkWritable();
-    try {
-      // Read before the batch, which only writes: this holder is the only writer, and earlier batches come first.
-      const row = this.row(id.key);
-      await this.db.batch(() => {
-        this.putSuccess(row, id, record, at);
-        this.sql.bumpSerial.run();
-      }, 1);
-    } catch (err) {
-      if (err instanceof BatchCheckError) throw this.fenced();
-      throw describeStateError(err, this.shown, 'write');
+    const [answer] = await this.writeGroup([{ write: 'recordSuccess', id, record, at }]);
+    if (!answer.ok) throw answer.error;
+  }
+
+  /**
+   * Group commit (StateStore.writeGroup). On SQLite one transaction, each write read and checked
+   * in it, in order. On PostgreSQL writes that only record answers, each of another resource, go
+   * as one batch the thread does not wait for (read first; this holder is the only writer and the
+   * session keeps order); a group with an intent to begin (whose id is read back) as a transaction.
+   */
+  async writeGroup(writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[]> {
+    if (writes.length === 0) return [];
+    if (this.db.batch && !writes.some((w) => w.write === 'beginIntent')) {
+      const batched = this.batchGroup(writes);
+      if (batched) return batched;
     }
+    return this.write(() => {
+      const begun = new Set<string>();
+      return writes.map((w): GroupAnswer => {
+        let prepared: Prepared;
+        try {
+          prepared = prepareWrite(this.parts, w, begun);
+        } catch (err) {
+          if (err instanceof WriteRefused) return { ok: false, error: err };
+          throw err;
+        }
+        const intentId = prepared.apply();
+        return intentId === undefined ? { ok: true } : { ok: true, intentId };
+      });
+    });
+  }
+
+  /** The group as one batch, when each write is of another resource; undefined when it cannot be. */
+  private batchGroup(writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[]> | undefined {
+    this.checkWritable();
+    const answers: GroupAnswer[] = [];
+    const ready: Prepared[] = [];
+    const keys = new Set<string>();
+    try {
+      for (const w of writes) {
+        try {
+          const prepared = prepareWrite(this.parts, w);
+          if (prepared.key !== undefined) {
+            // Each write read its row before the batch: a second write of one resource would not see the first's.
+            if (keys.has(prepared.key)) return undefined;
+            keys.add(prepared.key);
+          }
+          ready.push(prepared);
+          answers.push({ ok: true });
+        } catch (err) {
+          if (!(err instanceof WriteRefused)) throw err;
+          answers.push({ ok: false, error: err });
+        }
+      }
+    } catch (err) {
+      return Promise.reject(describeStateError(err, this.shown, 'write'));
+    }
+    if (ready.length === 0) return Promise.resolve(answers);
+    return this.db.batch!(() => {
+      for (const p of ready) p.apply();
+      this.sql.bumpSerial.run();
+    }, 1).then(
+      () => answers,
+      (err: unknown) => {
+        throw err instanceof BatchCheckError ? this.fenced() : describeStateError(err, this.shown, 'write');
+      },
+    );
+  }
+
+  /** What a write of a group needs of this store. */
+  private get parts(): WriteParts {
+    return { sql: this.sql, row: (key) => this.row(key), putSuccess: (current, id, record, at) => this.putSuccess(current, id, record, at), dropRow: (key) => this.dropRow(key) };
+  }
+
+  /** One write as its own transaction: a refusal is thrown. */
+  private writeOne(w: GroupWrite): number | undefined {
+    return this.write(() => prepareWrite(this.parts, w).apply());
   }
 
   private putSuccess(current: ResourceRow | undefined, id: ResourceIdentity, record: SuccessRecord, at: Date): void {
@@ -162,49 +229,20 @@ export class SqlStateStore implements StateStore {
   }
 
   recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): void {
-    this.write(() => {
-      this.sql.putRow.run({ ...withIdentity(this.row(id.key), id, status), status, last_error: note ?? null });
-    });
+    this.writeOne({ write: 'recordStatus', id, status, ...(note !== undefined && { note }) });
   }
 
   /** A new resource gets a row marked uncertain at once: if the process dies mid-call, that is the truth. */
   beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): number {
-    return this.write(() => {
-      const open = this.intent(id.key);
-      if (open) {
-        throw new Error(`${id.key} already has an open create (${open.operation} since ${open.startedAt}); resolve it with \`edgesync state resolve\` first`);
-      }
-      const row = this.row(id.key);
-      this.sql.putRow.run(withIdentity(row, id, 'uncertain'));
-      const info = this.sql.addIntent.run({
-        resource: id.key,
-        operation,
-        request: jsonText(request),
-        request_hash: requestHash,
-        started_at: at.toISOString(),
-        prior_status: row?.status ?? null,
-      });
-      return Number(info.lastInsertRowid);
-    });
+    return this.writeOne({ write: 'beginIntent', id, operation, request, requestHash, at })!;
   }
 
   abandonIntent(intentId: number): void {
-    this.write(() => {
-      const intent = this.sql.intentById.get(intentId) as IntentRow | undefined;
-      if (!intent) return;
-      this.sql.deleteIntent.run(intentId);
-      const row = this.row(intent.resource);
-      if (row && intent.prior_status === null && row.request === null && row.status === 'uncertain') this.dropRow(row.key);
-    });
+    this.writeOne({ write: 'abandonIntent', intentId });
   }
 
   markUncertain(intentId: number, error: string): void {
-    this.write(() => {
-      const intent = this.sql.intentById.get(intentId) as IntentRow | undefined;
-      if (!intent) throw new Error(`no open intent ${intentId} to mark uncertain`);
-      this.sql.failIntent.run(error, intentId);
-      this.sql.setStatus.run('uncertain', error, intent.resource);
-    });
+    this.writeOne({ write: 'markUncertain', intentId, error });
   }
 
   resolve(key: string, resolution: { id: string } | { recreate: true }): void {

@@ -132,6 +132,17 @@ export interface SuccessRecord {
   readonly intentId?: number;
 }
 
+/** One write of a group (StateStore.writeGroup): what one of the single-write methods would write. */
+export type GroupWrite =
+  | { readonly write: 'beginIntent'; readonly id: ResourceIdentity; readonly operation: string; readonly request: Json; readonly requestHash: string; readonly at: Date }
+  | { readonly write: 'recordSuccess'; readonly id: ResourceIdentity; readonly record: SuccessRecord; readonly at: Date }
+  | { readonly write: 'recordStatus'; readonly id: ResourceIdentity; readonly status: ResourceStatus; readonly note?: string }
+  | { readonly write: 'markUncertain'; readonly intentId: number; readonly error: string }
+  | { readonly write: 'abandonIntent'; readonly intentId: number };
+
+/** What became of one write of a group: written (with the intent's id for beginIntent), or refused alone. */
+export type GroupAnswer = { readonly ok: true; readonly intentId?: number } | { readonly ok: false; readonly error: Error };
+
 export interface StateStore {
   /** Throws when this store may no longer be written (its file replaced, its lock lost); checked before each call is sent. */
   verify?(): void;
@@ -149,6 +160,13 @@ export interface StateStore {
    * the intent id. `state resolve --id` later records this request as applied with the id.
    */
   beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): number;
+  /**
+   * Group commit: `writes`, in order, in one transaction, answered in the same order once it
+   * committed. A write its single method would refuse before writing (an open create, no such
+   * intent) is refused alone; a transaction that fails rejects the whole group: none was written.
+   * @default each write by its own method (apply then writes one transaction per write)
+   */
+  writeGroup?(writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[]>;
   /** The POST provably did not reach the server: the intent is dropped. */
   abandonIntent(intentId: number): void;
   /** The outcome is unknown: the resource is uncertain until resolved. */

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/apply/index.js';
 import { openStateStore } from '../../src/state/index.js';
 import type { StateStore } from '../../src/state/types.js';
+import { h } from '../helpers/kv-hash.js';
 import { action, createAction, FakeClock, fakeClient, plan, refused, timedOut } from './helpers.js';
 
 let store: StateStore | undefined;
@@ -23,7 +24,7 @@ describe('against the SQLite state store', () => {
     const created = createAction('created', { credential: 'prod' });
     const retried = createAction('retried');
     const lost = createAction('lost');
-    const kv = action('ns', { kind: 'KvPairs', change: 'kv', operation: 'writeKvBulk', record: { kvKeys: [['greeting', 'h1']] } });
+    const kv = action('ns', { kind: 'KvPairs', change: 'kv', operation: 'writeKvBulk', record: { kvKeys: [['greeting', h('h1')]] } });
     const { client } = fakeClient(clock, (call, n) => {
       if (call.action === retried.id && n === 1) throw refused();
       if (call.action === lost.id) throw timedOut();
@@ -40,7 +41,7 @@ describe('against the SQLite state store', () => {
     expect(snapshot.resources.get(retried.resource)).toMatchObject({ status: 'applied', remoteId: `id-${retried.id}`, credential: '' });
     expect(snapshot.intents.get(lost.resource)).toMatchObject({ operation: 'createList', error: 'timed out after 30000 ms' });
     expect(snapshot.resources.get(lost.resource)?.status).toBe('uncertain');
-    expect([...snapshot.kvKeys(kv.resource)]).toEqual([['greeting', 'h1']]);
+    expect([...snapshot.kvKeys(kv.resource)]).toEqual([['greeting', h('h1')]]);
     expect(snapshot.intents.size).toBe(1);
     expect(result.uncertain.map((u) => u.action.id)).toEqual([lost.id]);
   });

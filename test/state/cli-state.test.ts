@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { register } from '../../src/cli/state.js';
 import { openStateStore } from '../../src/state/index.js';
+import { h } from '../helpers/kv-hash.js';
 import { identity, tempStateFile, withStore } from './helpers.js';
 
 const at = new Date('2026-11-21T10:00:00.000Z');
@@ -18,7 +19,7 @@ function seededState(): string {
   const file = tempStateFile();
   withStore({ file }, (store) => {
     store.recordSuccess(list, { request: { name: 'Blocked domains', type: 'DOMAIN' }, hash: 'h1', remoteId: 'uuid-1' }, at);
-    store.recordSuccess(flags, { request: { namespace: 'ns1' }, hash: 'h2', kvKeys: [['a', 'ha'], ['b', 'hb'], ['c', 'hc']] }, at);
+    store.recordSuccess(flags, { request: { namespace: 'ns1' }, hash: 'h2', kvKeys: [['a', h('ha')], ['b', h('hb')], ['c', h('hc')]] }, at);
   });
   withStore({ file, lock: false }, (store) => store.beginIntent(pending, 'createList', { name: 'Allowed' }, 'h3', at));
   withStore({ file }, () => {}); // the next open finds the crashed create

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/util/json.js';
 import { BACKENDS, using } from './backends.js';
+import { h } from '../helpers/kv-hash.js';
 import { identity } from './helpers.js';
 
 const at = new Date('2026-11-21T10:00:00.000Z');
@@ -55,19 +56,19 @@ describe.each(BACKENDS)('the $name state', (backend) => {
   it('records the KV keys of each chunk at once, a repeated key\u2019s last record winning, and reads them back page by page', () => {
     const target = backend.fresh();
     using(target, (store) => {
-      const keys = Array.from({ length: 2500 }, (_, i) => [`k${String(i).padStart(5, '0')}`, `h${i}`] as const);
+      const keys = Array.from({ length: 2500 }, (_, i) => [`k${String(i).padStart(5, '0')}`, h(`h${i}`)] as const);
       store.recordSuccess(kv, { kvKeys: keys.slice(0, 1200) }, at);
-      store.recordSuccess(kv, { kvKeys: [...keys.slice(1200), ['k00000', 'changed']] }, at);
-      store.recordSuccess(kv, { kvKeys: [['dup', 'first'], ['dup', 'last']] }, at);
+      store.recordSuccess(kv, { kvKeys: [...keys.slice(1200), ['k00000', h('changed')]] }, at);
+      store.recordSuccess(kv, { kvKeys: [['dup', h('first')], ['dup', h('last')]] }, at);
     });
     using(target, (store) => {
       const snap = store.snapshot();
       expect(snap.kvKeyCount(kv.key)).toBe(2501);
       const map = snap.kvKeys(kv.key);
       expect(map.size).toBe(2501);
-      expect(map.get('k00000')).toBe('changed');
-      expect(map.get('k02499')).toBe('h2499');
-      expect(map.get('dup')).toBe('last');
+      expect(map.get('k00000')).toBe(h('changed'));
+      expect(map.get('k02499')).toBe(h('h2499'));
+      expect(map.get('dup')).toBe(h('last'));
       expect(store.forgetKvKeys(kv.key, ['k00001', 'absent'])).toEqual(['k00001']);
       expect(store.kvKeyCount(kv.key)).toBe(2500);
     }, { kvPageSize: 700 });
@@ -77,7 +78,7 @@ describe.each(BACKENDS)('the $name state', (backend) => {
     const target = backend.fresh();
     const seconds = Math.floor(at.getTime() / 1000);
     using(target, (store) => {
-      store.recordSuccess(kv, { kvKeys: [['a', 'h', seconds + 100], ['b', 'h', seconds + 5000, 60], ['c', 'h']] }, at);
+      store.recordSuccess(kv, { kvKeys: [['a', h('h'), seconds + 100], ['b', h('h'), seconds + 5000, 60], ['c', h('h')]] }, at);
       const snap = store.snapshot();
       expect(snap.kvExpired(kv.key, seconds + 59)).toEqual([]);
       expect(snap.kvExpired(kv.key, seconds + 60)).toEqual(['b']);
@@ -88,7 +89,7 @@ describe.each(BACKENDS)('the $name state', (backend) => {
   it('orders keys as bytes, so paging neither skips nor repeats one', () => {
     const target = backend.fresh();
     const keys = ['B', 'a', '_x', 'Z', 'é', '0', 'a-b', 'a_b', 'ab'];
-    using(target, (store) => store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, `h-${k}`] as const) }, at));
+    using(target, (store) => store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, h(`h-${k}`)] as const) }, at));
     using(target, (store) => {
       const read = [...store.snapshot().kvKeys(kv.key).keys()];
       expect(read).toEqual([...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))));
@@ -99,7 +100,7 @@ describe.each(BACKENDS)('the $name state', (backend) => {
     const target = backend.fresh();
     using(target, (store) => {
       const before = store.snapshot().revision!;
-      store.recordSuccess(kv, { kvKeys: [['a', 'h']], hash: 'all' }, at);
+      store.recordSuccess(kv, { kvKeys: [['a', h('h')]], hash: 'all' }, at);
       store.beginIntent(list, 'createList', request, 'h1', at);
       const after = store.snapshot().revision!;
       expect(after.lineage).toBe(before.lineage);
@@ -109,6 +110,33 @@ describe.each(BACKENDS)('the $name state', (backend) => {
       expect(store.list()).toEqual([]);
       expect(store.snapshot().kvKeyCount(kv.key)).toBe(0);
     });
+  });
+
+  it('keeps each KV resource\u2019s key count equal to its keys through new keys, rewritten ones, a key repeated in a chunk, a forgotten key and a forgotten resource', () => {
+    const target = backend.fresh();
+    const other = identity('other', 'KvPairs');
+    using(target, (store) => {
+      /** Each resource's stored count beside the keys read back. */
+      const counts = () => [kv, other].map((r) => [store.kvKeyCount(r.key), store.snapshot().kvKeys(r.key).size]);
+      store.recordSuccess(kv, { kvKeys: [['a', h('a1')], ['b', h('b1')]] }, at);
+      expect(counts()).toEqual([[2, 2], [0, 0]]);
+      // Rewritten keys beside new ones, a new one twice in the chunk; then only stored keys, one twice.
+      store.recordSuccess(kv, { kvKeys: [['a', h('a2')], ['c', h('c1')], ['d', h('d1')], ['d', h('d2')]] }, at);
+      expect(counts()).toEqual([[4, 4], [0, 0]]);
+      store.recordSuccess(kv, { kvKeys: [['b', h('b2')], ['b', h('b3')]] }, at);
+      store.recordSuccess(other, { kvKeys: [['a', h('x')]] }, at);
+      expect(counts()).toEqual([[4, 4], [1, 1]]);
+      expect(Object.fromEntries(store.snapshot().kvKeys(kv.key))).toEqual({ a: h('a2'), b: h('b3'), c: h('c1'), d: h('d2') });
+      expect(store.forgetKvKeys(kv.key, ['c', 'absent'])).toEqual(['c']);
+      expect(counts()).toEqual([[3, 3], [1, 1]]);
+      store.forget(kv.key);
+      expect(counts()).toEqual([[0, 0], [1, 1]]);
+      expect(store.kvKeyCounts()).toEqual(new Map([[other.key, 1]]));
+      // Keys recorded again for the forgotten resource count from none.
+      store.recordSuccess(kv, { kvKeys: [['d', h('d3')]] }, at);
+      expect(counts()).toEqual([[1, 1], [1, 1]]);
+    });
+    using(target, (store) => expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 1], [other.key, 1]])), { readOnly: true });
   });
 
   it('refuses writes when opened read-only, and a read-only open of a state that does not exist', () => {

@@ -2,6 +2,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { h } from '../helpers/kv-hash.js';
 import { compiledStateEntry, identity, removeCompiled, tempStateFile, withStore } from './helpers.js';
 
 afterAll(removeCompiled);
@@ -25,7 +26,9 @@ describe('durability', () => {
     const signal = runAndKill(
       file,
       `store.recordSuccess(${JSON.stringify(list)}, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-1' }, new Date());
-       const keys = Array.from({ length: 10000 }, (_, i) => ['k' + i, 'h' + i]);
+       const { createHash } = await import('node:crypto');
+       const h = (label) => createHash('sha256').update(label).digest('hex').slice(0, 32);
+       const keys = Array.from({ length: 10000 }, (_, i) => ['k' + i, h('h' + i)]);
        store.recordSuccess(${JSON.stringify(kv)}, { kvKeys: keys }, new Date());`,
     );
     expect(signal).toBe('SIGKILL');
@@ -33,7 +36,7 @@ describe('durability', () => {
       expect(store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
       const keys = store.snapshot().kvKeys(kv.key);
       expect(keys.size).toBe(10_000);
-      expect(keys.get('k9999')).toBe('h9999');
+      expect(keys.get('k9999')).toBe(h('h9999'));
     });
   });
 

@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, using } from './backends.js';
+import { h } from '../helpers/kv-hash.js';
 import { identity } from './helpers.js';
 
 const kv = identity('flags', 'KvPairs');
@@ -14,12 +15,12 @@ describe.each(BACKENDS)('stored KV keys in pages ($name)', (backend) => {
   it('come in UTF-8 byte order, each with its hash, however the pages cut them', () => {
     const keys = ['b', 'a', 'é', '\u{E000}', '\u{1F600}', 'z', '\u{FFFD}', 'A', '~'];
     using(backend.fresh(), (store) => {
-      store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, `h:${k}`] as const) }, at);
+      store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, h(`h:${k}`)] as const) }, at);
       const pages = [...store.snapshot().kvKeyPages(kv.key)];
       expect(pages.length).toBe(3);
       const read = pages.flatMap((p) => p.keys);
       expect(read).toEqual([...keys].sort(byteOrder));
-      expect(pages.flatMap((p) => p.hashes)).toEqual(read.map((k) => `h:${k}`));
+      expect(pages.flatMap((p) => p.hashes)).toEqual(read.map((k) => h(`h:${k}`)));
       expect([...store.snapshot().kvKeyPages(identity('none', 'KvPairs').key)]).toEqual([]);
     }, { kvPageSize: 4 });
   });
@@ -28,7 +29,7 @@ describe.each(BACKENDS)('stored KV keys in pages ($name)', (backend) => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }), { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (keys, size) => {
         using(backend.fresh(), (store) => {
-          if (keys.length) store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, 'h'] as const) }, at);
+          if (keys.length) store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, h('h')] as const) }, at);
           const read = [...store.snapshot().kvKeyPages(kv.key)].flatMap((p) => p.keys);
           expect(read).toEqual([...keys].sort(byteOrder));
         }, { kvPageSize: size });

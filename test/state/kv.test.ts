@@ -2,6 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { h } from '../helpers/kv-hash.js';
 import { checkLastHashWins, identity, tempStateFile, withStore } from './helpers.js';
 
 const kv = identity('flags', 'KvPairs');
@@ -12,14 +13,14 @@ describe('KV keys in state', () => {
     const file = tempStateFile();
     withStore({ file }, (store) => {
       for (let chunk = 0; chunk < 3; chunk++) {
-        const keys = Array.from({ length: 10_000 }, (_, i) => [`key-${chunk}-${i}`, `hash-${chunk}-${i}`] as const);
+        const keys = Array.from({ length: 10_000 }, (_, i) => [`key-${chunk}-${i}`, h(`hash-${chunk}-${i}`)] as const);
         store.recordSuccess(kv, { kvKeys: keys }, at);
       }
     });
     withStore({ file, readOnly: true }, (store) => {
       const keys = store.snapshot().kvKeys(kv.key);
       expect(keys.size).toBe(30_000);
-      expect(keys.get('key-2-9999')).toBe('hash-2-9999');
+      expect(keys.get('key-2-9999')).toBe(h('hash-2-9999'));
       expect(store.kvKeyCount(kv.key)).toBe(30_000);
     });
   });
@@ -27,7 +28,7 @@ describe('KV keys in state', () => {
   it('ends with the last hash written for every key, whatever the chunks and however many pages they load in', () => {
     const file = tempStateFile();
     withStore({ file, kvPageSize: 7 }, (store) => {
-      const chunk = fc.array(fc.tuple(fc.string({ unit: 'binary', maxLength: 8 }), fc.stringMatching(/^[0-9a-f]{1,8}$/)), { maxLength: 30 });
+      const chunk = fc.array(fc.tuple(fc.string({ unit: 'binary', maxLength: 8 }), fc.stringMatching(/^[0-9a-f]{1,8}$/).map(h)), { maxLength: 30 });
       checkLastHashWins(store, kv, chunk, 5, 30);
     });
   });
@@ -36,13 +37,13 @@ describe('KV keys in state', () => {
     const file = tempStateFile();
     const written = at.getTime() / 1000;
     withStore({ file }, (store) => {
-      store.recordSuccess(kv, { kvKeys: [['forever', 'h0'], ['absolute', 'h1', written + 500], ['ttl', 'h2', null, 60], ['both', 'h3', written + 9_000, 120]] }, at);
+      store.recordSuccess(kv, { kvKeys: [['forever', h('h0')], ['absolute', h('h1'), written + 500], ['ttl', h('h2'), null, 60], ['both', h('h3'), written + 9_000, 120]] }, at);
       const snap = store.snapshot();
       expect(snap.kvExpired(kv.key, written + 59)).toEqual([]);
       expect(snap.kvExpired(kv.key, written + 60)).toEqual(['ttl']);
       expect(snap.kvExpired(kv.key, written + 120)).toEqual(['both', 'ttl']);
       expect(snap.kvExpired(kv.key, written + 10_000)).toEqual(['absolute', 'both', 'ttl']);
-      store.recordSuccess(kv, { kvKeys: [['ttl', 'h4']] }, at);
+      store.recordSuccess(kv, { kvKeys: [['ttl', h('h4')]] }, at);
       expect(store.snapshot().kvExpired(kv.key, written + 10_000)).toEqual(['absolute', 'both']);
       expect(store.snapshot().kvExpired(identity('other', 'KvPairs').key, written + 10_000)).toEqual([]);
     });
@@ -52,11 +53,11 @@ describe('KV keys in state', () => {
     const file = tempStateFile();
     const other = identity('other', 'KvPairs');
     withStore({ file }, (store) => {
-      store.recordSuccess(kv, { kvKeys: [['shared', 'h1']] }, at);
-      store.recordSuccess(other, { kvKeys: [['shared', 'h2']] }, at);
+      store.recordSuccess(kv, { kvKeys: [['shared', h('h1')]] }, at);
+      store.recordSuccess(other, { kvKeys: [['shared', h('h2')]] }, at);
       const snap = store.snapshot();
-      expect(snap.kvKeys(kv.key).get('shared')).toBe('h1');
-      expect(snap.kvKeys(other.key).get('shared')).toBe('h2');
+      expect(snap.kvKeys(kv.key).get('shared')).toBe(h('h1'));
+      expect(snap.kvKeys(other.key).get('shared')).toBe(h('h2'));
     });
   });
 });

@@ -15,6 +15,7 @@ import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../src/state/pg/schema.js';
 import { redactUrl } from '../../src/state/pg/url.js';
 import { exportState } from '../../src/state/transfer/export.js';
 import { importState } from '../../src/state/transfer/import.js';
+import { base64Hash, h } from '../helpers/kv-hash.js';
 import { identity } from './helpers.js';
 
 const url = inject('pgUrl');
@@ -86,14 +87,14 @@ describe('the PostgreSQL state', () => {
   it('commits a success written without holding up the thread before it resolves, in order with the reads and writes after it', async () => {
     const workspace = fresh();
     const store = open(workspace);
-    const chunk = (from: number) => Array.from({ length: 1000 }, (_, i) => [`key-${from + i}`, `hash-${from + i}`] as const);
+    const chunk = (from: number) => Array.from({ length: 1000 }, (_, i) => [`key-${from + i}`, h(`hash-${from + i}`)] as const);
     const writes = [0, 1000, 2000].map((from) => store.recordSuccessAsync(list, { kvKeys: chunk(from), hash: '' }, at));
     // A read issued while the batches are in flight sees them all: the session answers in order.
     expect(store.snapshot().kvKeyCount(list.key)).toBe(3000);
     await Promise.all(writes);
     store.close();
     const reader = openPgStateStore({ url, workspace, readOnly: true });
-    expect(reader.snapshot().kvKeys(list.key).get('key-2999')).toBe('hash-2999');
+    expect(reader.snapshot().kvKeys(list.key).get('key-2999')).toBe(h('hash-2999'));
     reader.close();
   });
 
@@ -101,7 +102,7 @@ describe('the PostgreSQL state', () => {
     const workspace = fresh();
     const store = open(workspace);
     await admin().query('UPDATE leases SET epoch = epoch + 1 WHERE workspace = $1', [workspace]);
-    await expect(store.recordSuccessAsync(list, { kvKeys: [['a', 'h']], hash: '' }, at)).rejects.toThrow(/another holder took the lock over/);
+    await expect(store.recordSuccessAsync(list, { kvKeys: [['a', h('h')]], hash: '' }, at)).rejects.toThrow(/another holder took the lock over/);
     const { rows } = await admin().query('SELECT (SELECT count(*)::int FROM resources WHERE workspace = $1) AS resources', [workspace]);
     expect(rows).toEqual([{ resources: 0 }]);
     store.close();
@@ -195,14 +196,14 @@ describe('the PostgreSQL state', () => {
     const other = identity('other', 'KvPairs');
     // Keys beyond ASCII and across pages of 100, some with an expiry; a second workspace with the same resource.
     const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-    const keys = Array.from({ length: 250 }, (_, i) => [`k/${String(i).padStart(3, '0')}${i % 7 ? '' : 'é'}`, `hash-${i}`, i % 5 ? null : 1_000 + i] as const);
+    const keys = Array.from({ length: 250 }, (_, i) => [`k/${String(i).padStart(3, '0')}${i % 7 ? '' : 'é'}`, base64Hash(`hash-${i}`), i % 5 ? null : 1_000 + i] as const);
     const c = new pg.Client({ connectionString: older });
     await c.connect();
     try {
       for (const m of PG_MIGRATIONS.filter((m) => m.version <= 3)) await c.query(m.sql);
       await c.query('CREATE TABLE edgesync_schema (version integer NOT NULL); INSERT INTO edgesync_schema VALUES (1), (2), (3)');
       await c.query("INSERT INTO meta (workspace, lineage, serial) VALUES ('a', 'lineage-a', 7), ('b', 'lineage-b', 2)");
-      const rows = [...keys.map(([k, h, e]) => ['a', kv.key, k, h, e]), ['a', other.key, 'x', 'hx', null], ['b', kv.key, 'k/000é', 'hash-b', 5]];
+      const rows = [...keys.map(([k, hash, e]) => ['a', kv.key, k, hash, e]), ['a', other.key, 'x', base64Hash('hx'), null], ['b', kv.key, 'k/000é', base64Hash('hash-b'), 5]];
       await c.query('INSERT INTO kv_keys SELECT * FROM json_populate_recordset(NULL::kv_keys, $1)', [
         JSON.stringify(rows.map(([workspace, resource, key, hash, expires]) => ({ workspace, resource, key, hash, expires }))),
       ]);
@@ -213,20 +214,20 @@ describe('the PostgreSQL state', () => {
     try {
       const snapshot = store.snapshot();
       expect(snapshot.revision).toEqual({ lineage: 'lineage-a', serial: 7 });
-      expect([...snapshot.kvKeys(kv.key)]).toEqual(keys.map(([k, h]) => [k, h]).sort(([a], [b]) => byBytes(a, b)));
+      expect([...snapshot.kvKeys(kv.key)]).toEqual(keys.map(([k], i) => [k, h(`hash-${i}`)]).sort(([a], [b]) => byBytes(a, b)));
       expect(snapshot.kvKeyCount(kv.key)).toBe(250);
       expect(snapshot.kvExpired(kv.key, 1_100)).toEqual(keys.filter(([, , e]) => e !== null && e <= 1_100).map(([k]) => k).sort(byBytes));
-      expect([...snapshot.kvKeys(other.key)]).toEqual([['x', 'hx']]);
+      expect([...snapshot.kvKeys(other.key)]).toEqual([['x', h('hx')]]);
       // Written after the move: a new resource's keys, a key of an old one rewritten.
-      store.recordSuccess(identity('new', 'KvPairs'), { kvKeys: [['n', 'hn']], hash: '' }, at);
-      store.recordSuccess(kv, { kvKeys: [['k/001', 'rewritten']], hash: '' }, at);
-      expect(store.snapshot().kvKeys(kv.key).get('k/001')).toBe('rewritten');
+      store.recordSuccess(identity('new', 'KvPairs'), { kvKeys: [['n', h('hn')]], hash: '' }, at);
+      store.recordSuccess(kv, { kvKeys: [['k/001', h('rewritten')]], hash: '' }, at);
+      expect(store.snapshot().kvKeys(kv.key).get('k/001')).toBe(h('rewritten'));
       expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 250], [other.key, 1], [identity('new', 'KvPairs').key, 1]]));
     } finally {
       store.close();
     }
     const b = openPgStateStore({ url: older, workspace: 'b', readOnly: true });
-    expect([...b.snapshot().kvKeys(kv.key)]).toEqual([['k/000é', 'hash-b']]);
+    expect([...b.snapshot().kvKeys(kv.key)]).toEqual([['k/000é', h('hash-b')]]);
     b.close();
     const check = new pg.Client({ connectionString: older });
     await check.connect();
@@ -241,10 +242,10 @@ describe('the PostgreSQL state', () => {
     const kv = identity('flags', 'KvPairs');
     const other = identity('other', 'KvPairs');
     const store = open(workspace);
-    const chunk = (from: number, n: number, hash = 'h') => Array.from({ length: n }, (_, i) => [`key-${String(from + i).padStart(4, '0')}`, `${hash}${from + i}`] as const);
+    const chunk = (from: number, n: number, hash = 'h') => Array.from({ length: n }, (_, i) => [`key-${String(from + i).padStart(4, '0')}`, h(`${hash}${from + i}`)] as const);
     store.recordSuccess(kv, { kvKeys: chunk(0, 100), hash: '' }, at);
     // Rewritten keys beside new ones, one of them twice in the chunk.
-    store.recordSuccess(kv, { kvKeys: [...chunk(50, 100, 'g'), ['key-0120', 'again']], hash: '' }, at);
+    store.recordSuccess(kv, { kvKeys: [...chunk(50, 100, 'g'), ['key-0120', h('again')]], hash: '' }, at);
     store.recordSuccess(other, { kvKeys: chunk(0, 10), hash: '' }, at);
     expect(await keyCounts(workspace)).toEqual([
       { resource: kv.key, stored: 150, keys: 150 },

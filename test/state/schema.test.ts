@@ -6,9 +6,10 @@ import { Database } from '../../src/state/driver.js';
 import { describe, expect, it } from 'vitest';
 import { openStateStore, SCHEMA_VERSION } from '../../src/state/index.js';
 import { MIGRATIONS } from '../../src/state/schema.js';
+import { base64Hash, h } from '../helpers/kv-hash.js';
 import { identity, tempStateFile, withStore } from './helpers.js';
 
-/** A state file as the first release wrote it, with one applied list, KV keys and a crashed create. */
+/** A state file as the first release wrote it, with one applied list, KV keys (their hashes in base64) and a crashed create. */
 function writeVersion1Fixture(file: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
@@ -22,7 +23,7 @@ function writeVersion1Fixture(file: string): void {
       'uuid-1', '{"name":"Blocked"}', 'h1', '2026-01-01T00:00:00.000Z', 'applied', NULL);
     INSERT INTO resources VALUES ('KvPairs[account=acc1]/flags', 'KvPairs', 'flags', '{"account":"acc1"}',
       NULL, '{"pairs":1}', 'kv-h', '2026-01-01T00:00:00.000Z', 'applied', NULL);
-    INSERT INTO kv_keys VALUES ('KvPairs[account=acc1]/flags', 'beta', 'hb');
+    INSERT INTO kv_keys VALUES ('KvPairs[account=acc1]/flags', 'beta', '${base64Hash('hb')}');
     INSERT INTO resources VALUES ('GatewayList[account=acc1]/allowed', 'GatewayList', 'allowed', '{"account":"acc1"}',
       NULL, NULL, NULL, NULL, 'uncertain', NULL);
     INSERT INTO intents (resource, operation, started_at) VALUES ('GatewayList[account=acc1]/allowed', 'createList', '2026-01-01T00:00:00.000Z');
@@ -55,7 +56,7 @@ describe('the state schema', () => {
     writeVersion1Fixture(file);
     withStore({ file }, (store) => {
       expect(store.get(identity('blocked-domains').key)).toMatchObject({ remoteId: 'uuid-1', request: { name: 'Blocked' }, status: 'applied' });
-      expect([...store.snapshot().kvKeys(identity('flags', 'KvPairs').key)]).toEqual([['beta', 'hb']]);
+      expect([...store.snapshot().kvKeys(identity('flags', 'KvPairs').key)]).toEqual([['beta', h('hb')]]);
       // Version 3: a KV hash written before it may not mean "every chunk acknowledged".
       expect(store.get(identity('flags', 'KvPairs').key)?.hash).toBeUndefined();
       // Version 4: keys written before have no recorded expiry, so none counts as expired.
@@ -132,7 +133,7 @@ describe('the state schema', () => {
     for (const m of MIGRATIONS.filter((m) => m.version > 1 && m.version < 9)) db.exec(m.sql);
     db.pragma('user_version = 8');
     const insert = db.prepare('INSERT INTO kv_keys (resource, key, hash, expires) VALUES (?, ?, ?, ?)');
-    for (let i = 0; i < 300; i++) insert.run('KvPairs[account=acc1]/big', `k${String(i).padStart(3, '0')}`, `h${i}`, i % 2 ? 2_000_000_000 + i : null);
+    for (let i = 0; i < 300; i++) insert.run('KvPairs[account=acc1]/big', `k${String(i).padStart(3, '0')}`, base64Hash(`h${i}`), i % 2 ? 2_000_000_000 + i : null);
     db.close();
     const flags = identity('flags', 'KvPairs');
     const big = { ...flags, key: 'KvPairs[account=acc1]/big', name: 'big' };
@@ -140,17 +141,54 @@ describe('the state schema', () => {
       expect(store.kvKeyCounts()).toEqual(new Map([[flags.key, 1], [big.key, 300]]));
       const keys = store.snapshot().kvKeys(big.key);
       expect(keys.size).toBe(300);
-      expect(keys.get('k007')).toBe('h7');
+      expect(keys.get('k007')).toBe(h('h7'));
       expect(store.snapshot().kvExpired(big.key, 2_000_000_010)).toEqual(['k001', 'k003', 'k005', 'k007', 'k009']);
       // New keys count once; a key written again does not count again; dropped keys are taken off.
-      store.recordSuccess(big, { kvKeys: [['k000', 'again'], ['new', 'h'], ['new', 'h2']] }, new Date());
+      store.recordSuccess(big, { kvKeys: [['k000', h('again')], ['new', h('h')], ['new', h('h2')]] }, new Date());
       expect(store.kvKeyCount(big.key)).toBe(301);
-      expect(store.snapshot().kvKeys(big.key).get('new')).toBe('h2');
+      expect(store.snapshot().kvKeys(big.key).get('new')).toBe(h('h2'));
       store.forgetKvKeys(big.key, ['k000', 'k001']);
       expect(store.kvKeyCount(big.key)).toBe(299);
       store.forget(flags.key);
       expect(store.kvKeyCounts()).toEqual(new Map([[big.key, 299]]));
     });
+    expect(userVersion(file)).toBe(SCHEMA_VERSION);
+  });
+
+  it('keeps each KV key\'s hash as its 16 bytes (version 10), converted from the base64 text of earlier versions', () => {
+    const file = tempStateFile();
+    writeVersion1Fixture(file);
+    const db = new Database(file);
+    for (const m of MIGRATIONS.filter((m) => m.version > 1 && m.version <= 9)) db.exec(m.sql);
+    db.pragma('user_version = 9');
+    // Version 9 kept the base64 text of the whole SHA-256 and counted keys by triggers.
+    const big = 'KvPairs[account=acc1]/big';
+    db.prepare('INSERT INTO kv_resources (resource, key_count) VALUES (?, 0)').run(big);
+    const insert = db.prepare('INSERT INTO kv_keys (rid, key, hash, expires) VALUES ((SELECT id FROM kv_resources WHERE resource = ?), ?, ?, ?)');
+    const old = Array.from({ length: 200 }, (_, i) => [`k${String(i).padStart(3, '0')}`, base64Hash(`h${i}`), i % 2 ? 2_000_000_000 + i : null] as const);
+    for (const row of old) insert.run(big, ...row);
+    db.close();
+    const flags = identity('flags', 'KvPairs');
+    const resource = { ...flags, key: big, name: 'big' };
+    const firstBytes = (b64: string) => Buffer.from(b64, 'base64').subarray(0, 16).toString('hex');
+    withStore({ file }, (store) => {
+      const keys = store.snapshot().kvKeys(big);
+      expect(keys).toEqual(new Map(old.map(([key, hash]) => [key, firstBytes(hash)])));
+      expect(keys.get('k007')).toMatch(/^[0-9a-f]{32}$/);
+      expect(store.snapshot().kvKeys(flags.key)).toEqual(new Map([['beta', firstBytes(base64Hash('hb'))]]));
+      expect(store.snapshot().kvExpired(big, 2_000_000_005)).toEqual(['k001', 'k003', 'k005']);
+      expect(store.kvKeyCounts()).toEqual(new Map([[flags.key, 1], [big, 200]]));
+      // The counts move with each write, now that no trigger keeps them.
+      store.recordSuccess(resource, { kvKeys: [['k000', h('again')], ['new', h('n1')], ['new', h('n2')]] }, new Date());
+      expect(store.kvKeyCount(big)).toBe(201);
+      expect(store.snapshot().kvKeys(big).get('k000')).toBe(h('again'));
+      store.forgetKvKeys(big, ['k001', 'k002', 'absent']);
+      expect(store.kvKeyCounts()).toEqual(new Map([[flags.key, 1], [big, 199]]));
+      expect(store.snapshot().kvKeys(big).size).toBe(199);
+    });
+    const check = new Database(file, { readonly: true });
+    expect(check.prepare('SELECT DISTINCT typeof(hash), length(hash) FROM kv_keys').raw().all()).toEqual([['blob', 16]]);
+    check.close();
     expect(userVersion(file)).toBe(SCHEMA_VERSION);
   });
 });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/index.js';
 import { contentHash } from '../../src/util/json.js';
+import { h } from '../helpers/kv-hash.js';
 import { identity, tempStateFile, withStore } from './helpers.js';
 
 const at = new Date('2026-11-21T10:00:00.000Z');
@@ -84,7 +85,7 @@ describe('the state store', () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
     withStore({ file }, (store) => {
-      store.recordSuccess(kv, { request: { namespace: 'ns' }, hash: 'h', kvKeys: [['a', 'ha'], ['b', 'hb']] }, at);
+      store.recordSuccess(kv, { request: { namespace: 'ns' }, hash: 'h', kvKeys: [['a', h('ha')], ['b', h('hb')]] }, at);
       const dropped = store.forget(kv.key);
       expect(dropped).toMatchObject({ resource: { key: kv.key }, kvKeys: 2 });
       expect(store.get(kv.key)).toBeUndefined();
@@ -97,10 +98,10 @@ describe('the state store', () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
     withStore({ file }, (store) => {
-      store.recordSuccess(kv, { kvKeys: [['a', 'ha'], ['b', 'hb'], ['c', 'hc']] }, at);
+      store.recordSuccess(kv, { kvKeys: [['a', h('ha')], ['b', h('hb')], ['c', h('hc')]] }, at);
       expect(store.missingKvKeys(kv.key, ['a', 'zz'])).toEqual(['zz']);
       expect(store.forgetKvKeys(kv.key, ['a', 'zz'])).toEqual(['a']);
-      expect([...store.snapshot().kvKeys(kv.key)]).toEqual([['b', 'hb'], ['c', 'hc']]);
+      expect([...store.snapshot().kvKeys(kv.key)]).toEqual([['b', h('hb')], ['c', h('hc')]]);
       expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 2]]));
     });
   });
@@ -129,12 +130,12 @@ describe('the state store', () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
     withStore({ file }, (store) => {
-      store.recordSuccess(kv, { kvKeys: [['a', 'h1']] }, at);
+      store.recordSuccess(kv, { kvKeys: [['a', h('h1')]] }, at);
       const before = store.snapshot();
-      expect([...before.kvKeys(kv.key)]).toEqual([['a', 'h1']]);
-      store.recordSuccess(kv, { kvKeys: [['a', 'h2'], ['b', 'h3']] }, at);
+      expect([...before.kvKeys(kv.key)]).toEqual([['a', h('h1')]]);
+      store.recordSuccess(kv, { kvKeys: [['a', h('h2')], ['b', h('h3')]] }, at);
       store.recordSuccess(list, { request, hash: 'h' }, at);
-      expect([...before.kvKeys(kv.key)]).toEqual([['a', 'h1']]);
+      expect([...before.kvKeys(kv.key)]).toEqual([['a', h('h1')]]);
       expect(before.kvKeyCount(kv.key)).toBe(1);
       expect(before.resources.has(list.key)).toBe(false);
       expect(store.snapshot().kvKeys(kv.key).size).toBe(2);
@@ -146,7 +147,7 @@ describe('the state store', () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
     withStore({ file }, (store) => {
-      store.recordSuccess(kv, { request, hash: 'sealed', kvKeys: [['a', 'h1'], ['b', 'h2']] }, at);
+      store.recordSuccess(kv, { request, hash: 'sealed', kvKeys: [['a', h('h1')], ['b', h('h2')]] }, at);
       expect(store.snapshot().kvKeyCount(kv.key)).toBe(2);
       expect(store.snapshot().kvKeyCount('KvPairs/none')).toBe(0);
       expect(store.get(kv.key)?.hash).toBe('sealed');

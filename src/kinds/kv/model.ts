@@ -29,9 +29,9 @@ export class SeqColumn {
   }
 }
 
-/** The first 4 bytes of a base64 hash as an integer: a pair read again that gives another one changed. */
+/** The first 4 bytes of a pair's hash (hex) as an integer: a pair read again that gives another one changed. */
 export function hashTag(hash: string): number {
-  return Buffer.from(hash.slice(0, 8), 'base64').readUInt32BE(0);
+  return parseInt(hash.slice(0, 8), 16) >>> 0;
 }
 
 /** An origin and the first seq of its items. */
@@ -136,7 +136,7 @@ function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: readonl
     previous = { key: e.key, seq: e.seq };
     // Hashes have one fixed length, so joining them is unambiguous; batches save a call per pair.
     batch += e.hash;
-    if (batch.length >= 4096 * 44) {
+    if (batch.length >= 4096 * 32) {
       digest.update(batch);
       batch = '';
     }

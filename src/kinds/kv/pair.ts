@@ -36,11 +36,17 @@ export type ProblemSink = (field: string, message: string) => void;
 /** A validated pair with what the plan compares and the chunker adds. */
 export interface PreparedPair {
   readonly pair: WirePair;
-  /** sha256 (base64) of the pair's canonical JSON: key, value, base64, expiration fields, metadata. */
+  /** kvHash of the pair's canonical JSON: key, value, base64, expiration fields, metadata. */
   readonly hash: string;
   /** pairSize(pair): bytes of JSON.stringify(pair). */
   readonly size: number;
 }
+
+/** Bytes of a pair's hash: the first half of a SHA-256, kept as bytes in the state. */
+export const KV_HASH_BYTES = 16;
+
+/** A pair's hash: the first 16 bytes of the SHA-256 of its canonical JSON, as 32 lowercase hex digits. */
+export const kvHash = (canonical: string): string => hash('sha256', canonical, 'hex').slice(0, KV_HASH_BYTES * 2);
 
 export function typeName(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
@@ -157,5 +163,5 @@ export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes:
   if (size + 2 > maxRequestBytes) {
     return problem('', `the serialized pair is ${size.toLocaleString('en-US')} bytes: more than one bulk request may carry (${maxRequestBytes.toLocaleString('en-US')})`), undefined;
   }
-  return { pair, hash: hash('sha256', s, 'base64'), size };
+  return { pair, hash: kvHash(s), size };
 }

@@ -5,8 +5,10 @@ import fs from 'node:fs';
 import type { KeyEntry } from './sorted.js';
 
 export const IO_BYTES = 1 << 20;
-/** A record after its key: hash (32 bytes), size (u32 LE), seq (u32 LE). */
-export const TAIL = 40;
+/** Bytes of a pair's hash (src/kinds/kv/pair.ts KV_HASH_BYTES). */
+export const HASH_BYTES = 16;
+/** A record after its key: hash (16 bytes), size (u32 LE), seq (u32 LE). */
+export const TAIL = HASH_BYTES + 8;
 
 /** Buffered sequential writes of records to a new file. */
 export class RecordWriter {
@@ -35,9 +37,9 @@ export class RecordWriter {
     }
     off += n;
     // A loop beats Buffer#copy's call for so few bytes.
-    for (let k = 0; k < 32; k++) buf[off + k] = hashes[hashAt + k];
-    buf.writeUInt32LE(size, off + 32);
-    buf.writeUInt32LE(seq, off + 36);
+    for (let k = 0; k < HASH_BYTES; k++) buf[off + k] = hashes[hashAt + k];
+    buf.writeUInt32LE(size, off + HASH_BYTES);
+    buf.writeUInt32LE(seq, off + HASH_BYTES + 4);
     this.off = off + TAIL;
   }
 
@@ -95,14 +97,14 @@ export class RecordReader {
     this.stop = this.pos + total;
     this.keyEnd = this.stop - TAIL;
     this.key = this.buf.toString('utf8', this.keyEnd - n, this.keyEnd);
-    this.seq = this.buf.readUInt32LE(this.keyEnd + 36);
+    this.seq = this.buf.readUInt32LE(this.keyEnd + HASH_BYTES + 4);
     this.pos = this.stop;
     return true;
   }
 
   entry(): KeyEntry {
     const at = this.keyEnd;
-    return { key: this.key, hash: this.buf.toString('base64', at, at + 32), size: this.buf.readUInt32LE(at + 32), seq: this.seq };
+    return { key: this.key, hash: this.buf.toString('hex', at, at + HASH_BYTES), size: this.buf.readUInt32LE(at + HASH_BYTES), seq: this.seq };
   }
 
   get bytes(): Buffer {

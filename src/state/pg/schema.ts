@@ -22,6 +22,17 @@ const KV_PAGES = `
     AS $$ SELECT coalesce(json_agg(json_build_array(key, hash, expires) ORDER BY key), '[]')::text
       FROM (SELECT key, hash, expires FROM kv_keys WHERE rid = p_rid AND key >= p_from COLLATE "C" ORDER BY key LIMIT p_limit) page $$;`;
 
+/** As KV_PAGES, reading each hash (16 bytes since version 6) as the 32 hex digits the plan compares. */
+const KV_PAGES_HEX = `
+  CREATE OR REPLACE FUNCTION kv_page(p_rid bigint, p_from text, p_limit integer) RETURNS TABLE (keys text, hashes text, last text, n integer)
+    LANGUAGE sql STABLE SET enable_bitmapscan = off SET enable_sort = off SET work_mem = '64MB'
+    AS $$ SELECT coalesce(json_agg(key ORDER BY key), '[]')::text, coalesce(json_agg(encode(hash, 'hex') ORDER BY key), '[]')::text, max(key), count(*)::int
+      FROM (SELECT key, hash FROM kv_keys WHERE rid = p_rid AND key >= p_from COLLATE "C" ORDER BY key LIMIT p_limit) page $$;
+  CREATE OR REPLACE FUNCTION kv_records(p_rid bigint, p_from text, p_limit integer) RETURNS text
+    LANGUAGE sql STABLE SET enable_bitmapscan = off SET enable_sort = off SET work_mem = '64MB'
+    AS $$ SELECT coalesce(json_agg(json_build_array(key, encode(hash, 'hex'), expires) ORDER BY key), '[]')::text
+      FROM (SELECT key, hash, expires FROM kv_keys WHERE rid = p_rid AND key >= p_from COLLATE "C" ORDER BY key LIMIT p_limit) page $$;`;
+
 /**
  * The tables of the SQLite state at its version 7, each row under a workspace, plus the lease that
  * names the lock holder and its fencing epoch. No column holds a KV value, nor a secret in plaintext.
@@ -99,6 +110,14 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
         reason text NOT NULL, result text NOT NULL, revision text, actions integer NOT NULL, succeeded integer NOT NULL,
         failed integer NOT NULL, uncertain integer NOT NULL, skipped integer NOT NULL, requests integer NOT NULL, errors text NOT NULL,
         PRIMARY KEY (workspace, id));`,
+  },
+  {
+    // A key's hash as its 16 bytes (the first half of the SHA-256) instead of the base64 text of all
+    // 32, as SQLite's version 10.
+    version: 6,
+    sql: `
+      ALTER TABLE kv_keys ALTER COLUMN hash TYPE bytea USING substring(decode(hash, 'base64') from 1 for 16);
+      ${KV_PAGES_HEX}`,
   },
 ];
 

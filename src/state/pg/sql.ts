@@ -41,7 +41,7 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
     // then skips the update and its scan (a tenth of the CPU). The resource's id is made with its
     // first chunk, and its key count moves by the keys inserted.
     putKvJson: p(`WITH e AS MATERIALIZED (
-        SELECT DISTINCT ON ((r.value ->> 0) COLLATE "C") (r.value ->> 0) COLLATE "C" AS key, r.value ->> 1 AS hash,
+        SELECT DISTINCT ON ((r.value ->> 0) COLLATE "C") (r.value ->> 0) COLLATE "C" AS key, decode(r.value ->> 1, 'hex') AS hash,
           CASE WHEN r.value ->> 3 IS NOT NULL THEN @at::bigint + (r.value ->> 3)::bigint ELSE (r.value ->> 2)::bigint END AS expires
         FROM jsonb_array_elements(@keys::jsonb) WITH ORDINALITY AS r(value, n)
         ORDER BY (r.value ->> 0) COLLATE "C", r.n DESC
@@ -75,7 +75,7 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
     kvRecordsNext: kvRecords(db, true),
     // Token secrets kept encrypted (EDGESYNC_SECRETS_KEY): counted, never read, by the state's export and migrate.
     keptSecrets: p('SELECT count(*)::int FROM secrets WHERE workspace = :ws').pluck(true),
-    kvHash: p(`SELECT hash FROM kv_keys WHERE rid = ${RID} AND key = ?`),
+    kvHash: p(`SELECT encode(hash, 'hex') FROM kv_keys WHERE rid = ${RID} AND key = ?`),
     // The stored counts: as SQLite's count(*), a resource whose keys were all dropped is not listed.
     kvCount: p('SELECT coalesce((SELECT key_count FROM kv_resources WHERE workspace = :ws AND resource = ?), 0)::int').pluck(true),
     kvCounts: p('SELECT resource, key_count::int FROM kv_resources WHERE workspace = :ws AND key_count > 0').raw(true),

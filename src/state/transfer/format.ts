@@ -177,12 +177,26 @@ function checkIntent(f: Fields): void {
   if (f.prior_status !== undefined) status('prior_status', f.prior_status);
 }
 
+const HEX_HASH = /^[0-9a-f]{32}$/;
+const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/;
+
+/**
+ * A key's hash as the state keeps it: 32 hex digits (16 bytes). An export made before the state kept
+ * bytes carries the base64 text of the whole SHA-256, whose first 16 bytes are the same hash.
+ */
+function kvHashOf(hash: string): string | undefined {
+  if (HEX_HASH.test(hash)) return hash;
+  return BASE64_SHA256.test(hash) ? Buffer.from(hash, 'base64').toString('hex', 0, 16) : undefined;
+}
+
 function checkKvKeys(f: Fields): void {
   checkString('resource', f.resource);
   if (!Array.isArray(f.keys)) fail('keys', 'an array of [key, hash, expires]', f.keys);
   for (const k of f.keys as unknown[]) {
-    const ok = Array.isArray(k) && k.length === 3 && typeof k[0] === 'string' && k[0] !== '' && typeof k[1] === 'string' && (k[2] === null || Number.isInteger(k[2]));
-    if (!ok) fail('keys', 'an array of [key, hash, expires] (a non-empty key, a hash, an integer or null)', k);
+    const hash = Array.isArray(k) && typeof k[1] === 'string' ? kvHashOf(k[1]) : undefined;
+    const ok = Array.isArray(k) && k.length === 3 && typeof k[0] === 'string' && k[0] !== '' && hash !== undefined && (k[2] === null || Number.isInteger(k[2]));
+    if (!ok) fail('keys', 'an array of [key, hash, expires] (a non-empty key, a hash of 32 hex digits, an integer or null)', k);
+    (k as unknown[])[1] = hash;
   }
 }
 

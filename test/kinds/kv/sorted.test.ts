@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,8 +6,7 @@ import fc from 'fast-check';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compareUtf8, SortedKeys, type KeyEntry } from '../../../src/kinds/kv/sorted.js';
-
-const hashOf = (text: string) => createHash('sha256').update(text).digest('base64');
+import { base64Hash, h } from '../../helpers/kv-hash.js';
 
 let tmp: string;
 beforeEach(() => {
@@ -38,7 +36,7 @@ const entryList = fc
     fc.array(fc.string({ unit: keyUnit, maxLength: 8 }), { minLength: 1, maxLength: 30 }),
     fc.uniqueArray(fc.tuple(fc.nat(), fc.nat({ max: 2 ** 32 - 1 }), fc.nat({ max: 2 ** 32 - 1 })), { selector: (t) => t[2], maxLength: 120 }),
   )
-  .map(([pool, picks]) => picks.map(([pick, size, seq]): KeyEntry => ({ key: pool[pick % pool.length], hash: hashOf(`${seq}`), size, seq })));
+  .map(([pool, picks]) => picks.map(([pick, size, seq]): KeyEntry => ({ key: pool[pick % pool.length], hash: h(`${seq}`), size, seq })));
 
 describe('compareUtf8', () => {
   it('orders any two strings as their UTF-8 bytes order', () => {
@@ -79,14 +77,14 @@ describe('SortedKeys', () => {
   });
 
   it('keeps long keys (multi-byte lengths) and keys of 4-byte characters intact through the disk', () => {
-    const entries: KeyEntry[] = ['k'.repeat(200), '😀'.repeat(3000), 'é'.repeat(70_000), '', 'k'].map((key, seq) => ({ key, hash: hashOf(key), size: 2 ** 32 - 1 - seq, seq }));
+    const entries: KeyEntry[] = ['k'.repeat(200), '😀'.repeat(3000), 'é'.repeat(70_000), '', 'k'].map((key, seq) => ({ key, hash: h(key), size: 2 ** 32 - 1 - seq, seq }));
     const { keys, got } = sortedOf(entries, 2);
     expect(got).toEqual(expected(entries));
     keys.close();
   });
 
   it('touches no disk while the entries fit in one run', () => {
-    const { keys, got } = sortedOf([{ key: 'b', hash: hashOf('b'), size: 1, seq: 0 }, { key: 'a', hash: hashOf('a'), size: 2, seq: 1 }], 2);
+    const { keys, got } = sortedOf([{ key: 'b', hash: h('b'), size: 1, seq: 0 }, { key: 'a', hash: h('a'), size: 2, seq: 1 }], 2);
     expect(got.map((e) => e.key)).toEqual(['a', 'b']);
     expect(folders()).toEqual([]);
     keys.close();
@@ -94,7 +92,7 @@ describe('SortedKeys', () => {
 
   it('deletes its folder on close, takes a second close, and refuses to be iterated after it', () => {
     const keys = new SortedKeys({ runEntries: 2, tmpDir: tmp });
-    for (let seq = 0; seq < 7; seq++) keys.add(`key-${6 - seq}`, hashOf(`${seq}`), seq, seq);
+    for (let seq = 0; seq < 7; seq++) keys.add(`key-${6 - seq}`, h(`${seq}`), seq, seq);
     keys.finish();
     expect(keys.count).toBe(7);
     const [folder] = folders();
@@ -112,18 +110,19 @@ describe('SortedKeys', () => {
   it('refuses adds after finish, entries before finish, and hashes or numbers it cannot store', () => {
     const keys = new SortedKeys({ tmpDir: tmp });
     expect(() => keys.entries()).toThrow('SortedKeys.entries before finish()');
-    expect(() => keys.add('k', 'not base64', 1, 0)).toThrow('Expected the hash of "k" to be base64 of 32 bytes, got "not base64"');
-    const good = hashOf('k');
-    for (const bad of [`${good.slice(0, 10)}!${good.slice(11)}`, `${good.slice(0, 10)}-${good.slice(11)}`, `${good.slice(0, 42)}B=`, `${good.slice(0, 43)}A`]) {
-      expect(() => keys.add('k', bad, 1, 0)).toThrow('to be base64 of 32 bytes');
+    expect(() => keys.add('k', 'not hex', 1, 0)).toThrow('Expected the hash of "k" to be 32 hex digits (16 bytes), got "not hex"');
+    const good = h('k');
+    // A character that is not a hex digit, one digit short or over, and the base64 text of earlier versions.
+    for (const bad of [`${good.slice(0, 10)}g${good.slice(11)}`, `${good.slice(0, 10)}-${good.slice(11)}`, good.slice(0, 31), `${good}0`, base64Hash('k')]) {
+      expect(() => keys.add('k', bad, 1, 0)).toThrow('to be 32 hex digits (16 bytes)');
     }
-    expect(() => keys.add('k', hashOf('k'), -1, 0)).toThrow('integers from 0 below 2^32, got -1 and 0');
-    expect(() => keys.add('k', hashOf('k'), 1, 2 ** 32)).toThrow('integers from 0 below 2^32');
-    expect(() => keys.add('a\ud800b', hashOf('k'), 1, 0)).toThrow('it has a lone surrogate');
+    expect(() => keys.add('k', h('k'), -1, 0)).toThrow('integers from 0 below 2^32, got -1 and 0');
+    expect(() => keys.add('k', h('k'), 1, 2 ** 32)).toThrow('integers from 0 below 2^32');
+    expect(() => keys.add('a\ud800b', h('k'), 1, 0)).toThrow('it has a lone surrogate');
     keys.finish();
     expect(keys.count).toBe(0);
     expect([...keys.entries()]).toEqual([]);
-    expect(() => keys.add('k', hashOf('k'), 1, 0)).toThrow('SortedKeys.add after finish()');
+    expect(() => keys.add('k', h('k'), 1, 0)).toThrow('SortedKeys.add after finish()');
     expect(() => new SortedKeys({ runEntries: 0 })).toThrow('Expected `runEntries` to be a number from 1 to 67108864, got `0` (number)');
   });
 
@@ -132,16 +131,16 @@ describe('SortedKeys', () => {
     fs.writeFileSync(file, '');
     for (const tmpDir of [path.join(tmp, 'missing'), file]) {
       const keys = new SortedKeys({ runEntries: 1, tmpDir });
-      keys.add('a', hashOf('a'), 1, 0);
-      expect(() => keys.add('b', hashOf('b'), 1, 1)).toThrow(`Cannot keep the sorted keys in the folder ${tmpDir}: `);
-      expect(() => keys.add('c', hashOf('c'), 1, 2)).toThrow('SortedKeys.add after close()');
+      keys.add('a', h('a'), 1, 0);
+      expect(() => keys.add('b', h('b'), 1, 1)).toThrow(`Cannot keep the sorted keys in the folder ${tmpDir}: `);
+      expect(() => keys.add('c', h('c'), 1, 2)).toThrow('SortedKeys.add after close()');
     }
     expect(fs.readdirSync(tmp)).toEqual(['a-file']);
   });
 
   it('deletes the runs already written when a later write fails', () => {
     const keys = new SortedKeys({ runEntries: 1, tmpDir: tmp });
-    for (let seq = 0; seq < 3; seq++) keys.add(`k${seq}`, hashOf(`${seq}`), 1, seq);
+    for (let seq = 0; seq < 3; seq++) keys.add(`k${seq}`, h(`${seq}`), 1, seq);
     const [folder] = folders();
     expect(fs.readdirSync(path.join(tmp, folder)).sort()).toEqual(['run-0', 'run-1']);
     // A folder where the merged file goes: the merge cannot write it.
@@ -167,7 +166,7 @@ describe('SortedKeys left open', () => {
   const spilled = `
     import fs from 'node:fs';
     import { SortedKeys } from './kinds/kv/sorted.js';
-    const hash = 'x'.repeat(42) + 'A=';
+    const hash = '0f'.repeat(16);
     function spill() {
       const keys = new SortedKeys({ runEntries: 1, tmpDir: process.env.SORTED_TMP });
       keys.add('a', hash, 1, 0);

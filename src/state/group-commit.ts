@@ -1,0 +1,182 @@
+// Group commit: the journal and result writes of calls sent or answered at about the same moment
+// share one transaction (one sync to disk); each caller's promise settles once it committed.
+
+import type { StoreStatements } from './sql.js';
+import { jsonText, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
+import type { GroupAnswer, GroupWrite, ResourceIdentity, StateStore, SuccessRecord } from './types.js';
+import type { Json } from '../util/json.js';
+
+/** A write its single method would refuse before writing anything (a create already open): refused alone, the group goes on. */
+export class WriteRefused extends Error {
+  override name = 'WriteRefused';
+}
+
+/** What a write needs of the store. */
+export interface WriteParts {
+  readonly sql: StoreStatements;
+  row(key: string): ResourceRow | undefined;
+  putSuccess(current: ResourceRow | undefined, id: ResourceIdentity, record: SuccessRecord, at: Date): void;
+  dropRow(key: string): void;
+}
+
+/** A write whose reads and checks are done: `apply` only writes (it may run in a batch that refuses reads). */
+export interface Prepared {
+  /** The resource it writes; undefined when it writes nothing. */
+  readonly key: string | undefined;
+  /** Returns the new intent's id for beginIntent. */
+  apply(): number | undefined;
+}
+
+const NOTHING: Prepared = { key: undefined, apply: () => undefined };
+
+/**
+ * Reads what `w` needs and checks it; throws WriteRefused where its single method would refuse.
+ * `begun`: resources given an intent earlier in the same group (read before it was written).
+ */
+export function prepareWrite(parts: WriteParts, w: GroupWrite, begun?: Set<string>): Prepared {
+  const { sql } = parts;
+  switch (w.write) {
+    case 'beginIntent': {
+      const { id } = w;
+      const open = sql.intentByResource.get(id.key) as IntentRow | undefined;
+      if (open) throw new WriteRefused(`${id.key} already has an open create (${open.operation} since ${open.started_at}); resolve it with \`edgesync state resolve\` first`);
+      if (begun?.has(id.key)) throw new WriteRefused(`${id.key} already has an open create (${w.operation}); resolve it with \`edgesync state resolve\` first`);
+      begun?.add(id.key);
+      const row = parts.row(id.key);
+      return {
+        key: id.key,
+        apply: () => {
+          sql.putRow.run(withIdentity(row, id, 'uncertain'));
+          const info = sql.addIntent.run({
+            resource: id.key,
+            operation: w.operation,
+            request: jsonText(w.request),
+            request_hash: w.requestHash,
+            started_at: w.at.toISOString(),
+            prior_status: row?.status ?? null,
+          });
+          return Number(info.lastInsertRowid);
+        },
+      };
+    }
+    case 'recordSuccess': {
+      const row = parts.row(w.id.key);
+      return { key: w.id.key, apply: () => void parts.putSuccess(row, w.id, w.record, w.at) };
+    }
+    case 'recordStatus': {
+      const row = parts.row(w.id.key);
+      return { key: w.id.key, apply: () => void sql.putRow.run({ ...withIdentity(row, w.id, w.status), status: w.status, last_error: w.note ?? null }) };
+    }
+    case 'markUncertain': {
+      const intent = sql.intentById.get(w.intentId) as IntentRow | undefined;
+      if (!intent) throw new WriteRefused(`no open intent ${w.intentId} to mark uncertain`);
+      return {
+        key: intent.resource,
+        apply: () => {
+          sql.failIntent.run(w.error, w.intentId);
+          sql.setStatus.run('uncertain', w.error, intent.resource);
+          return undefined;
+        },
+      };
+    }
+    case 'abandonIntent': {
+      const intent = sql.intentById.get(w.intentId) as IntentRow | undefined;
+      if (!intent) return NOTHING;
+      const row = parts.row(intent.resource);
+      // A create that never reached the server leaves no trace of a resource that was new.
+      const drop = row !== undefined && intent.prior_status === null && row.request === null && row.status === 'uncertain';
+      return {
+        key: intent.resource,
+        apply: () => {
+          sql.deleteIntent.run(w.intentId);
+          if (drop) parts.dropRow(row.key);
+          return undefined;
+        },
+      };
+    }
+  }
+}
+
+/** The writes of one action's calls, as apply makes them: each resolves once its transaction committed. */
+export interface StateWriter {
+  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): Promise<number>;
+  recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void>;
+  recordFailure(id: ResourceIdentity, error: string, at: Date): Promise<void>;
+  markUncertain(intentId: number, error: string): Promise<void>;
+  abandonIntent(intentId: number): Promise<void>;
+}
+
+/**
+ * Writes for `store`: grouped when it can write a group (the writes asked in one turn of the event
+ * loop go in one transaction, at the end of that turn), else each by its own method, at once.
+ */
+export function stateWriter(store: StateStore): StateWriter {
+  if (!store.writeGroup) return directWriter(store);
+  const group = new GroupCommit((writes) => store.writeGroup!(writes));
+  return {
+    beginIntent: (id, operation, request, requestHash, at) =>
+      group.add({ write: 'beginIntent', id, operation, request, requestHash, at }).then((answer) => answer.intentId!),
+    recordSuccess: (id, record, at) => group.add({ write: 'recordSuccess', id, record, at }).then(() => undefined),
+    recordFailure: (id, error) => group.add({ write: 'recordStatus', id, status: 'failed', note: error }).then(() => undefined),
+    markUncertain: (intentId, error) => group.add({ write: 'markUncertain', intentId, error }).then(() => undefined),
+    abandonIntent: (intentId) => group.add({ write: 'abandonIntent', intentId }).then(() => undefined),
+  };
+}
+
+function directWriter(store: StateStore): StateWriter {
+  const now = <T>(write: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(write());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+  return {
+    beginIntent: (id, operation, request, requestHash, at) => now(() => store.beginIntent(id, operation, request, requestHash, at)),
+    recordSuccess: (id, record, at) => (store.recordSuccessAsync ? store.recordSuccessAsync(id, record, at) : now(() => store.recordSuccess(id, record, at))),
+    recordFailure: (id, error, at) => now(() => store.recordFailure(id, error, at)),
+    markUncertain: (intentId, error) => now(() => store.markUncertain(intentId, error)),
+    abandonIntent: (intentId) => now(() => store.abandonIntent(intentId)),
+  };
+}
+
+type Waiter = { readonly resolve: (answer: GroupAnswer & { ok: true }) => void; readonly reject: (err: unknown) => void };
+
+/** Collects writes during a turn of the event loop and hands them over as one group when it ends. */
+export class GroupCommit {
+  private queued: { write: GroupWrite; waiter: Waiter }[] = [];
+  private scheduled = false;
+
+  constructor(private readonly commit: (writes: readonly GroupWrite[]) => Promise<readonly GroupAnswer[]>) {}
+
+  /** Resolves once the group holding `write` committed; rejects with its own refusal, or with the group's failure. */
+  add(write: GroupWrite): Promise<GroupAnswer & { ok: true }> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ write, waiter: { resolve, reject } });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      // After this turn's I/O callbacks: answers that came together, and the creates the queue let go, are one group.
+      setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const group = this.queued;
+    this.queued = [];
+    let committed: Promise<readonly GroupAnswer[]>;
+    try {
+      committed = this.commit(group.map((q) => q.write));
+    } catch (err) {
+      committed = Promise.reject(err);
+    }
+    committed.then(
+      (answers) => group.forEach(({ waiter }, k) => {
+        const answer = answers[k];
+        if (answer?.ok) waiter.resolve(answer);
+        else waiter.reject(answer ? answer.error : new Error('the state gave no answer for this write'));
+      }),
+      (err: unknown) => group.forEach(({ waiter }) => waiter.reject(err)),
+    );
+  }
+}
