@@ -39,18 +39,22 @@ export function rowQuery(query: unknown): RowQuery {
   return { ...(kind && { kind }), ...(status && { status }), ...(search && { q: search }), ...(Number.isInteger(page) && page > 1 && { page }) };
 }
 
-/** Rows are derived again when the version changes (every few seconds at most while a run is in flight). */
+/**
+ * Rows are derived again when the version changes; while a run is in flight, no more often than ten
+ * times what the last derivation took (reading 50,000 records takes ~0.6 s: the run goes first).
+ */
 function rowCache(src: UiSources) {
-  let kept: { version: string; rows: ResourceRow[] } | undefined;
+  let kept: { version: string; rows: ResourceRow[]; at: number; tookMs: number } | undefined;
   return (version: string): ResourceRow[] => {
-    if (kept?.version === version) return kept.rows;
     const s = src.status();
+    const started = Date.now();
+    if (kept && (kept.version === version || (s.running && started - kept.at < 10 * kept.tookMs))) return kept.rows;
     const rows = resourceRows({
       resources: src.resources(), running: s.running,
       ...(s.plan && { plan: s.plan }),
       ...(s.lastRun && { lastRun: { result: s.lastRun.result, startedAt: s.lastRun.startedAt, errors: s.lastRun.errors } }),
     });
-    kept = { version, rows };
+    kept = { version, rows, at: started, tookMs: Date.now() - started };
     return rows;
   };
 }
