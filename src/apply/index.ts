@@ -5,7 +5,9 @@ import type { Action, Plan } from '../plan/types.js';
 import type { ApplyResult, ExecutorOptions, Failed, Succeeded } from './options.js';
 import { resolveOptions } from './options.js';
 import { runAction, safeHook, type ActionReport, type RunContext } from './run-action.js';
+import { Schedule } from './schedule.js';
 import { clearSettled, recordUnsettled } from './statuses.js';
+import { stateWriter } from '../state/group-commit.js';
 
 export { classifyError, backoffDelay, type ErrorClass } from './classify.js';
 export { secretFileName } from './files.js';
@@ -21,35 +23,6 @@ export interface Executor {
   settle(plan: Plan): void;
 }
 
-type Verdict = { readonly go: true } | { readonly go: false; readonly wait: true } | { readonly go: false; readonly wait: false; readonly because: string };
-
-const GO: Verdict = { go: true };
-const WAIT: Verdict = { go: false, wait: true };
-
-function resourceOf(actionId: string): string {
-  const hash = actionId.lastIndexOf('#');
-  return hash < 0 ? actionId : actionId.slice(0, hash);
-}
-
-/** Whether `action` may start now, must wait, or can never start (and why). */
-function verdict(action: Action, plan: Plan, ids: ReadonlySet<string>, settled: ReadonlyMap<string, ActionReport>): Verdict {
-  for (const need of action.needs) {
-    if (!ids.has(need)) {
-      // Not an action of this plan: fine when unchanged, never when blocked or uncertain.
-      const blocked = plan.blocked.find((b) => b.resource === resourceOf(need));
-      if (blocked) return { go: false, wait: false, because: `needs ${need}, which is blocked: ${blocked.reason}` };
-      if (plan.uncertain.some((u) => u.resource === resourceOf(need))) return { go: false, wait: false, because: `needs ${need}, whose create is uncertain` };
-      continue;
-    }
-    const report = settled.get(need);
-    if (!report) return WAIT;
-    if (report.status === 'failed') return { go: false, wait: false, because: `needs ${need}, which failed` };
-    if (report.status === 'uncertain') return { go: false, wait: false, because: `needs ${need}, whose create is uncertain` };
-    if (report.status === 'skipped') return { go: false, wait: false, because: report.because === 'stopped' ? 'stopped' : `needs ${need}, which was skipped` };
-  }
-  return GO;
-}
-
 export function createExecutor(options: ExecutorOptions): Executor {
   const resolved = resolveOptions(options);
   // The queue and the limiter are made (or given) once, so they hold across the daemon's successive runs.
@@ -62,10 +35,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
     },
     execute(plan) {
       clearSettled(plan, resolved.state, resolved.logger);
-      const ids = new Set(plan.actions.map((a) => a.id));
-      const settled = new Map<string, ActionReport>();
+      const schedule = new Schedule(plan);
+      const settled = schedule.reports;
       const startedAt = new Map<string, number>();
-      const pending = new Set(plan.actions);
       const tally = { requests: 0, warnings: [] as string[] };
       const sent = { pairs: 0, bytes: 0 };
       let running = 0;
@@ -74,6 +46,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         limiterFor,
         queue,
         tally,
+        writer: stateWriter(resolved.state),
         started: (action) => {
           if (startedAt.has(action.id)) return;
           startedAt.set(action.id, clock.now());
@@ -82,8 +55,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
       };
 
       return new Promise<ApplyResult>((resolve) => {
-        const finish = (action: Action, report: ActionReport) => {
-          settled.set(action.id, report);
+        const finish = (i: number, report: ActionReport) => {
+          const action = schedule.action(i);
+          schedule.settle(i, report);
           const start = startedAt.get(action.id);
           if (start !== undefined) safeHook(ctx, () => hooks.onActionEnd?.(action, report.status, clock.now() - start));
           if (report.status === 'succeeded' && action.size) {
@@ -93,33 +67,28 @@ export function createExecutor(options: ExecutorOptions): Executor {
           safeHook(ctx, () => hooks.onProgress?.({ done: settled.size, total: plan.actions.length, ...sent }));
         };
 
+        // Looks only at the actions a settle may have freed (and, after a stop, skips all left).
         const pump = () => {
-          let changed = true;
-          while (changed) {
-            changed = false;
-            for (const action of pending) {
-              const v: Verdict = signal?.aborted ? { go: false, wait: false, because: 'stopped' } : verdict(action, plan, ids, settled);
-              if (!v.go && v.wait) continue;
-              pending.delete(action);
-              changed = true;
-              if (!v.go) {
-                finish(action, { status: 'skipped', because: v.because });
-                continue;
-              }
-              running++;
-              runAction(action, ctx)
-                .catch((err: unknown): ActionReport => ({ status: 'failed', attempts: 0, error: `internal error: ${String(err)}`, terminal: true }))
-                .then((report) => {
-                  running--;
-                  finish(action, report);
-                  pump();
-                });
+          if (signal?.aborted) for (const i of [...schedule.pending]) finish(i, { status: 'skipped', because: 'stopped' });
+          for (let next = schedule.take(); next; next = schedule.take()) {
+            const { i, verdict } = next;
+            if (!verdict.go) {
+              finish(i, { status: 'skipped', because: verdict.because });
+              continue;
             }
+            schedule.pending.delete(i);
+            running++;
+            runAction(schedule.action(i), ctx)
+              .catch((err: unknown): ActionReport => ({ status: 'failed', attempts: 0, error: `internal error: ${String(err)}`, terminal: true }))
+              .then((report) => {
+                running--;
+                finish(i, report);
+                pump();
+              });
           }
           if (running > 0) return;
           // Nothing runs and nothing can start: what is left waits on itself.
-          for (const action of pending) finish(action, { status: 'skipped', because: 'its needs form a cycle' });
-          pending.clear();
+          for (const i of [...schedule.pending]) finish(i, { status: 'skipped', because: 'its needs form a cycle' });
           recordUnsettled(plan, resolved.state, resolved.logger);
           resolve(collect(plan, settled, tally, signal?.aborted === true));
         };

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { isDeferred, type DeferredBody, type Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
+import type { StateWriter } from '../state/group-commit.js';
 import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
 import { backoffDelay, classifyError, describeError, retryAfterMs } from './classify.js';
 import { formatBytes, someKeys } from '../util/format.js';
@@ -26,6 +27,8 @@ export interface RunContext {
   readonly started: (action: Action) => void;
   /** This run's counters. */
   readonly tally: { requests: number; readonly warnings: string[] };
+  /** The state writes of calls (intents, results): grouped into shared transactions where the store can. */
+  readonly writer: StateWriter;
 }
 
 const STOPPED = Symbol('stopped');
@@ -38,28 +41,14 @@ export function identityOf(action: Action): ResourceIdentity {
 const nowDate = (ctx: RunContext) => new Date(ctx.options.clock.now());
 
 /** A failed state write must not hide what happened to the call; it is logged and the report says it. */
-function tryState(ctx: RunContext, action: Action, what: string, write: () => void): string | undefined {
+async function tryState(ctx: RunContext, action: Action, what: string, write: (writer: StateWriter) => Promise<void>): Promise<string | undefined> {
   try {
-    write();
+    await write(ctx.writer);
     return undefined;
   } catch (err) {
     const message = `state could not be written (${what}): ${describeError(err)}`;
     ctx.options.logger.error({ action: action.id, err: describeError(err) }, message);
     return message;
-  }
-}
-
-/** Records a success: where the store can, the thread goes on sending and receiving while the database commits it. */
-async function recordSuccess(ctx: RunContext, action: Action, what: string, record: SuccessRecord): Promise<string | undefined> {
-  const { state } = ctx.options;
-  if (!state.recordSuccessAsync) return tryState(ctx, action, what, () => state.recordSuccess(identityOf(action), record, nowDate(ctx)));
-  try {
-    await state.recordSuccessAsync(identityOf(action), record, nowDate(ctx));
-    return undefined;
-  } catch (err) {
-    return tryState(ctx, action, what, () => {
-      throw err;
-    });
   }
 }
 
@@ -71,14 +60,14 @@ function refusedCredential(err: unknown, action: Action): string {
   return `; signed by ${who}: check that its secret is current and that it may call ${action.operation ?? 'this operation'}`;
 }
 
-function failed(ctx: RunContext, action: Action, error: string, attempts: number, terminal: boolean): ActionReport {
-  tryState(ctx, action, 'failure', () => ctx.options.state.recordFailure(identityOf(action), error, nowDate(ctx)));
+async function failed(ctx: RunContext, action: Action, error: string, attempts: number, terminal: boolean): Promise<ActionReport> {
+  await tryState(ctx, action, 'failure', (w) => w.recordFailure(identityOf(action), error, nowDate(ctx)));
   ctx.options.logger.error({ action: action.id, operation: action.operation, attempts, error }, 'action failed');
   return { status: 'failed', attempts, error, terminal };
 }
 
-function uncertain(ctx: RunContext, action: Action, intentId: number, error: string, attempts: number): ActionReport {
-  const stateError = tryState(ctx, action, 'uncertain create', () => ctx.options.state.markUncertain(intentId, error));
+async function uncertain(ctx: RunContext, action: Action, intentId: number, error: string, attempts: number): Promise<ActionReport> {
+  const stateError = await tryState(ctx, action, 'uncertain create', (w) => w.markUncertain(intentId, error));
   ctx.options.logger.error({ action: action.id, operation: action.operation, error }, 'create outcome unknown: not retried');
   return { status: 'uncertain', attempts, error: stateError ? `${error}; ${stateError}` : error };
 }
@@ -111,13 +100,20 @@ async function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOP
       permit.cancel();
       throw err;
     }
-    permit.sent();
     ctx.started(action);
     const operation = action.operation!;
-    // The journal entry comes first: a crash during the call leaves an open intent, i.e. uncertain.
-    const intentId = action.change === 'create'
-      ? options.state.beginIntent(identityOf(action), operation, action.record.request ?? null, action.record.hash ?? '', nowDate(ctx))
-      : undefined;
+    // The journal entry comes first, committed (with those of creates let go at the same moment):
+    // a crash during the call leaves an open intent, i.e. uncertain. A refused one sends nothing.
+    let intentId: number | undefined;
+    if (action.change === 'create') {
+      try {
+        intentId = await ctx.writer.beginIntent(identityOf(action), operation, action.record.request ?? null, action.record.hash ?? '', nowDate(ctx));
+      } catch (err) {
+        permit.cancel();
+        throw err;
+      }
+    }
+    permit.sent();
     ctx.tally.requests++;
     options.logger.debug({ action: action.id, operation }, 'request');
     // What the answer's headers say of the server's count paces this credential's next calls.
@@ -163,7 +159,7 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
     lastError = describeError(sent.error) + refusedCredential(sent.error, action);
     if (kind === 'uncertain') return uncertain(ctx, action, sent.intentId!, lastError, attempt);
     const intentId = sent.intentId;
-    if (intentId !== undefined) tryState(ctx, action, 'abandon intent', () => options.state.abandonIntent(intentId));
+    if (intentId !== undefined) await tryState(ctx, action, 'abandon intent', (w) => w.abandonIntent(intentId));
     if (kind === 'terminal') return failed(ctx, action, lastError, attempt, true);
     if (attempt >= options.retry.maxAttempts) return failed(ctx, action, lastError, attempt, false);
 
@@ -216,7 +212,7 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
     outcome = options.interpret(action, result);
   } catch (err) {
     const message = `the response could not be read: ${describeError(err)}`;
-    return intentId !== undefined ? uncertain(ctx, action, intentId, message, attempts) : failed(ctx, action, message, attempts, true);
+    return intentId !== undefined ? await uncertain(ctx, action, intentId, message, attempts) : await failed(ctx, action, message, attempts, true);
   }
   if (outcome.refused?.keys.length) return partly(action, ctx, outcome.refused, attempts, resends);
   const { problems, secretFile, outputFile } = await writeFiles(action, ctx, outcome);
@@ -225,12 +221,12 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
   if (secretLost) ctx.options.logger.error({ action: action.id, error: secretLost }, 'a token secret was received but could not be kept: roll the token');
   const lost = (report: ActionReport): ActionReport => (secretLost && (report.status === 'failed' || report.status === 'uncertain') ? { ...report, secretLost } : report);
   // A non-create is simply sent again next run; a create is done and must be remembered regardless.
-  if (problems.length && intentId === undefined) return lost(failed(ctx, action, problems.join('; '), attempts, true));
+  if (problems.length && intentId === undefined) return lost(await failed(ctx, action, problems.join('; '), attempts, true));
   if (problems.length && action.change === 'create' && outcome.secret !== undefined) problems.push('raise `rotate` to roll a new secret');
 
-  const stateError = await recordSuccess(ctx, action, 'success', successRecord(action, outcome, intentId));
+  const stateError = await tryState(ctx, action, 'success', (w) => w.recordSuccess(identityOf(action), successRecord(action, outcome, intentId), nowDate(ctx)));
   if (stateError) {
-    if (intentId !== undefined) return lost(uncertain(ctx, action, intentId, `created, but ${stateError}`, attempts));
+    if (intentId !== undefined) return lost(await uncertain(ctx, action, intentId, `created, but ${stateError}`, attempts));
     return lost({ status: 'failed', attempts, error: `applied, but ${stateError}`, terminal: true });
   }
   if (outcome.warning) ctx.tally.warnings.push(`${action.resource}: ${outcome.warning}`);
@@ -259,7 +255,7 @@ async function partly(
   const again = new Set(refused.keys);
   const kvKeys = action.record.kvKeys ?? [];
   const accepted = kvKeys.filter(([key]) => !again.has(key));
-  const stateError = await recordSuccess(ctx, action, 'accepted keys', { kvKeys: accepted, hash: '' });
+  const stateError = await tryState(ctx, action, 'accepted keys', (w) => w.recordSuccess(identityOf(action), { kvKeys: accepted, hash: '' }, nowDate(ctx)));
   if (stateError) return { status: 'failed', attempts, error: `partly applied, but ${stateError}`, terminal: true };
   const shown = someKeys(refused.keys);
   if (resends >= REFUSED_RESENDS) {
