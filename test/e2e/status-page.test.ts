@@ -49,6 +49,9 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, 'status-page', `${name}.png`), fullPage: true });
 }
 
+/** Waits for what the page shows, with room for a slow machine (the default is one second). */
+const poll = <T>(read: () => Promise<T> | T, timeout = 10_000) => expect.poll(read, { timeout });
+
 const rowsShown = (page: Page) => page.locator('table.resources tbody tr').count();
 
 describe.skipIf(!chromium)('the status page in a browser', () => {
@@ -62,14 +65,14 @@ describe.skipIf(!chromium)('the status page in a browser', () => {
     await page.goto(`${url}/`);
 
     // The header: an uncertain create needs a person.
-    await expect.poll(() => page.locator('h1 .overall').textContent()).toBe('Needs attention');
+    await poll(() => page.locator('h1 .overall').textContent()).toBe('Needs attention');
     expect(await page.title()).toBe('edgesync: needs attention');
     expect(await page.locator('.facts').textContent()).toMatch(/Last run.*start/s);
 
     // The rows: every resource, those needing a person first.
     expect(await rowsShown(page)).toBe(8);
     expect(await page.locator('table.resources tbody tr').first().textContent()).toContain('list-2');
-    await expect.poll(() => page.locator('tr:has(.name:text-is("list-1")) .status').textContent()).toBe('applied');
+    await poll(() => page.locator('tr:has(.name:text-is("list-1")) .status').textContent()).toBe('applied');
 
     // The uncertain create, with the commands that settle it.
     const attention = (await page.locator('#attention').textContent())!;
@@ -85,20 +88,20 @@ describe.skipIf(!chromium)('the status page in a browser', () => {
     // Filters, answered by the server without a reload.
     await page.evaluate(() => ((window as unknown as { __same?: number }).__same = 1));
     await page.selectOption('#f-status', 'uncertain');
-    await expect.poll(() => rowsShown(page)).toBe(1);
+    await poll(() => rowsShown(page)).toBe(1);
     expect(await page.locator('table.resources tbody').textContent()).toContain('list-2');
     await page.selectOption('#f-status', '');
     await page.fill('#f-q', 'list-3');
-    await expect.poll(() => rowsShown(page)).toBe(1);
+    await poll(() => rowsShown(page)).toBe(1);
     expect(page.url()).toContain('q=list-3');
     await page.fill('#f-q', '');
-    await expect.poll(() => rowsShown(page)).toBe(8);
+    await poll(() => rowsShown(page)).toBe(8);
 
     // A file edit: the next run shows up in the header and the runs without reloading the page.
     const file = path.join(root, 'gateway.yaml');
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('name: List 3', 'name: List three'));
-    await expect.poll(() => page.locator('.facts').textContent(), { timeout: 20_000 }).toMatch(/\(change, /);
-    await expect.poll(() => page.locator('table.history tbody tr').count()).toBe(2);
+    await poll(() => page.locator('.facts').textContent(), 20_000).toMatch(/\(change, /);
+    await poll(() => page.locator('table.history tbody tr').count()).toBe(2);
     expect(await page.evaluate(() => (window as unknown as { __same?: number }).__same)).toBe(1);
     expect(problems).toEqual([]);
   });
@@ -108,7 +111,7 @@ describe.skipIf(!chromium)('the status page in a browser', () => {
     const b = await browser();
     const phone = await b.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
     await phone.goto(`${url}/`);
-    await expect.poll(() => phone.locator('h1 .overall').textContent()).toBe('Needs attention');
+    await poll(() => phone.locator('h1 .overall').textContent()).toBe('Needs attention');
     // Each cell says which column it is when the table is stacked.
     expect(await phone.locator('table.resources td[data-label="Status"]').first().evaluate((td) => getComputedStyle(td, '::before').content)).toBe('"Status"');
     await shot(phone, 'phone');

@@ -47,6 +47,7 @@ export function renderAttention(page: RowPage): Html {
   if (!page.attentionCount) return html`<h2 id="attention-title">Needs a person</h2><p class="none">Nothing needs a person.</p>`;
   const more = page.attentionCount - page.attention.length;
   return html`<h2 id="attention-title">Needs a person <span class="count">(${formatCount(page.attentionCount)})</span></h2>
+${page.attention.some((r) => r.todo?.commands.some((c) => c.startsWith('edgesync state '))) ? html`<p class="note">The <code>edgesync state</code> commands write the state: run them with this daemon's <code>--state</code> (and <code>--workspace</code>) once it is stopped, as it holds the state's lock.</p>` : ''}
 <ul class="attention">${page.attention.map((r) => html`<li><span class="status status-${r.status}">${r.status}</span> <strong class="key">${r.key}</strong>${todoOf(r)}</li>`)}</ul>
 ${more > 0 ? html`<p>… and ${formatCount(more)} more: filter the table below by status.</p>` : ''}`;
 }

@@ -85,6 +85,7 @@ describe('the status page, rendered without a browser', () => {
     expect(attention).toContain(`uncertain ${key}`);
     expect(attention).toContain(`edgesync state resolve '${key}' --id ID`);
     expect(attention).toContain(`edgesync state resolve '${key}' --recreate`);
+    expect(attention).toContain("run them with this daemon's --state (and --workspace) once it is stopped, as it holds the state's lock");
     // In the table too, before the applied resource.
     expect(doc.indexOf('>allowed</span>')).toBeLessThan(doc.indexOf('>blocked-domains</span>'));
   });
