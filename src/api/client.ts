@@ -1,10 +1,10 @@
 // createClient: one got instance that sends each of the 17 operations once and reports the outcome.
 // It never retries: whether a call may be repeated (a POST may not, blindly) is the executor's decision.
 
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import got from 'got';
 import { checkClientOptions, type CallInfo, type CheckedClientOptions, type ClientOptions } from './options.js';
+import { postAgents } from './connections.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
 import { OPERATIONS, operationPath, type OperationName } from './operations.js';
 import { parseRetryAfter } from './errors.js';
@@ -83,9 +83,10 @@ export function createClient(options: ClientOptions): ApiClient {
   const opts = checkClientOptions(options);
   const send = makeHttp(opts);
   const { clock } = opts;
-  // A POST goes on a fresh connection: a reused keep-alive socket the server has just closed
-  // fails as a reset, which would make a create that never arrived look uncertain.
-  const fresh = { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) };
+  // A POST goes on a kept-alive connection retired well before the server's keep-alive limit. A
+  // reset still possible there (a server closing early) is what it always was: a create that may
+  // have arrived, uncertain, never resent (docs/apply-connections.md).
+  const posts = postAgents();
   // A token this short is a test value that any word may contain; hiding it would garble every message.
   const redact = (text: string) =>
     [opts.token ?? '', ...opts.secrets()].reduce((t, secret) => (secret.length < MIN_REDACTED_LENGTH ? t : t.split(secret).join('[redacted]')), text);
@@ -136,7 +137,7 @@ export function createClient(options: ClientOptions): ApiClient {
     let oversized = false;
     try {
       const request = send(opts.baseUrl + path, {
-        method, body: encoded.body, headers: { ...encoded.headers, ...auth }, ...(signal ? { signal } : {}), ...(method === 'POST' ? { agent: fresh } : {}),
+        method, body: encoded.body, headers: { ...encoded.headers, ...auth }, ...(signal ? { signal } : {}), ...(method === 'POST' ? { agent: posts } : {}),
       });
       // Stop reading past the bound, whether the length was announced or not: a huge answer must not fill memory.
       const cut = () => {
