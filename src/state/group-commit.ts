@@ -115,7 +115,7 @@ export function stateWriter(store: StateStore): StateWriter {
   const group = new GroupCommit((writes) => store.writeGroup!(writes));
   return {
     beginIntent: (id, operation, request, requestHash, at) =>
-      group.add({ write: 'beginIntent', id, operation, request, requestHash, at }).then((answer) => answer.intentId!),
+      group.add({ write: 'beginIntent', id, operation, request, requestHash, at }, true).then((answer) => answer.intentId!),
     recordSuccess: (id, record, at) => group.add({ write: 'recordSuccess', id, record, at }).then(() => undefined),
     recordFailure: (id, error) => group.add({ write: 'recordStatus', id, status: 'failed', note: error }).then(() => undefined),
     markUncertain: (intentId, error) => group.add({ write: 'markUncertain', intentId, error }).then(() => undefined),
@@ -142,27 +142,42 @@ function directWriter(store: StateStore): StateWriter {
 
 type Waiter = { readonly resolve: (answer: GroupAnswer & { ok: true }) => void; readonly reject: (err: unknown) => void };
 
-/** Collects writes during a turn of the event loop and hands them over as one group when it ends. */
+/**
+ * How long a result may wait for a group: a create waiting for its intent ends the wait sooner.
+ * A result holds up only what depends on its action; each sync to disk held up every call.
+ */
+export const RESULT_WAIT_MS = 10;
+
+/**
+ * Collects writes and hands them over as one group: at the end of the turn of the event loop in
+ * which a create's intent was asked (it holds up a call), else RESULT_WAIT_MS after the first result.
+ */
 export class GroupCommit {
   private queued: { write: GroupWrite; waiter: Waiter }[] = [];
-  private scheduled = false;
+  private soon: NodeJS.Immediate | undefined;
+  private later: NodeJS.Timeout | undefined;
 
-  constructor(private readonly commit: (writes: readonly GroupWrite[]) => Promise<readonly GroupAnswer[]>) {}
+  constructor(private readonly commit: (writes: readonly GroupWrite[]) => Promise<readonly GroupAnswer[]>, private readonly waitMs = RESULT_WAIT_MS) {}
 
-  /** Resolves once the group holding `write` committed; rejects with its own refusal, or with the group's failure. */
-  add(write: GroupWrite): Promise<GroupAnswer & { ok: true }> {
+  /**
+   * Resolves once the group holding `write` committed; rejects with its own refusal, or with the
+   * group's failure. `urgent`: a call waits for it, the group goes at the end of this turn.
+   */
+  add(write: GroupWrite, urgent = false): Promise<GroupAnswer & { ok: true }> {
     return new Promise((resolve, reject) => {
       this.queued.push({ write, waiter: { resolve, reject } });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      // After this turn's I/O callbacks: answers that came together, and the creates the queue let go, are one group.
-      setImmediate(() => this.flush());
+      // After this turn's I/O callbacks: the creates the queue let go, and the answers that came with them, are one group.
+      if (urgent) this.soon ??= setImmediate(() => this.flush());
+      else this.later ??= setTimeout(() => this.flush(), this.waitMs);
     });
   }
 
   private flush(): void {
-    this.scheduled = false;
+    if (this.soon) clearImmediate(this.soon);
+    if (this.later) clearTimeout(this.later);
+    this.soon = this.later = undefined;
     const group = this.queued;
+    if (group.length === 0) return;
     this.queued = [];
     let committed: Promise<readonly GroupAnswer[]>;
     try {

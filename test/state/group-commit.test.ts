@@ -2,7 +2,7 @@
 // once), each is answered as its single method would be, and a group that fails writes nothing.
 
 import { describe, expect, it } from 'vitest';
-import { stateWriter } from '../../src/state/group-commit.js';
+import { GroupCommit, stateWriter } from '../../src/state/group-commit.js';
 import type { SqlStateStore } from '../../src/state/store.js';
 import type { StateStore } from '../../src/state/types.js';
 import { BACKENDS, using, type OpenOptions, type StateTarget } from './backends.js';
@@ -118,5 +118,30 @@ describe('the state writer of a store that cannot group writes', () => {
     await writer.recordSuccess(lists[0], { intentId: 7 }, at);
     await writer.markUncertain(7, 'reset');
     expect(calls).toEqual(['beginIntent', 'recordSuccess', 'markUncertain']);
+  });
+});
+
+describe('when a group is written', () => {
+  const result = { write: 'recordStatus', id: lists[0], status: 'failed', note: '400' } as const;
+  const intent = { write: 'beginIntent', id: lists[1], operation: 'createList', request, requestHash: 'h', at } as const;
+  const turn = () => new Promise((r) => setImmediate(r));
+
+  it('at the end of the turn a create asked its intent in, with the results waiting then', async () => {
+    const groups: string[][] = [];
+    const group = new GroupCommit(async (writes) => (groups.push(writes.map((w) => w.write)), writes.map(() => ({ ok: true, intentId: 1 }))), 60_000);
+    const done = Promise.all([group.add(result), group.add(intent, true)]);
+    await turn();
+    expect(groups).toEqual([['recordStatus', 'beginIntent']]);
+    await done;
+  });
+
+  it('for results alone, once they waited a little', async () => {
+    const groups: string[][] = [];
+    const group = new GroupCommit(async (writes) => (groups.push(writes.map((w) => w.write)), writes.map(() => ({ ok: true }))), 20);
+    const done = Promise.all([group.add(result), group.add({ ...result, id: lists[2] })]);
+    await turn();
+    expect(groups).toEqual([]);
+    await done;
+    expect(groups).toEqual([['recordStatus', 'recordStatus']]);
   });
 });
