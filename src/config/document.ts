@@ -87,16 +87,20 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     source,
   };
   const writes = (def.targets?.(resource) ?? []).map((target) => ({ target, at: errorAt(target.at ?? ['metadata', 'name'], '') }));
-  const at = def.kind === 'Credentials' ? (path: FieldPath, message: string) => errorAt(path, message) : pinnedAt(errorAt, resource.source);
+  const at = def.kind === 'Credentials'
+    ? (path: FieldPath, message: string) => errorAt(path, message)
+    : pinnedAt(new Map(PINNED.map((p) => [fieldPath(p), errorAt(p, '')])), resource.source);
   return { errors: [], resource, identity, dependsOn, writes, at };
 }
 
 /** The fields credentials.ts names in a document that is not a Credentials one. */
 const PINNED: readonly FieldPath[] = [['metadata', 'name'], ['metadata', 'credentials']];
 
-/** `at` over the PINNED fields' places, found now; any other field is placed at the document's start. */
-function pinnedAt(errorAt: ErrorAt, start: SourceLocation): (path: FieldPath, message: string) => ConfigError {
-  const places = new Map(PINNED.map((p) => [fieldPath(p), errorAt(p, '')]));
+/**
+ * `at` over the PINNED fields' places; any other field is placed at the document's start. The places
+ * come in found: a closure here sharing a scope with `errorAt` would keep the document's locator.
+ */
+function pinnedAt(places: ReadonlyMap<string, ConfigError>, start: SourceLocation): (path: FieldPath, message: string) => ConfigError {
   return (path, message) => {
     const shown = fieldPath(path);
     return { ...(places.get(shown) ?? { file: start.file, line: start.line, col: start.col, path: shown }), message };
