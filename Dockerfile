@@ -12,6 +12,9 @@
 # To follow a git remote instead of /config (EDGESYNC_GIT_TOKEN in the env file):
 #   docker run … -v edgesync-state:/state edgesync watch --git https://git.example/org/config.git \
 #     --ref main --state /state/state.db --listen 0.0.0.0:9300
+# On 0.0.0.0 the endpoint serves only /healthz and /readyz (the healthcheck below) unless given a
+# UI token: add `--ui-token-file /run/secrets/ui-token` (a mounted file, 16 characters or more) for
+# the status page, /status and /metrics (Prometheus then sends it as a bearer token).
 #
 # The build and runtime stages share one base image, so any native binary built in the first
 # runs against the same Node ABI and glibc in the second. On Node 24 the state uses better-sqlite3
