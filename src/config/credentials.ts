@@ -52,6 +52,20 @@ function secretProblems(name: string, spec: CredentialSpec, env: Env, secretsDir
   return out;
 }
 
+/**
+ * Each resource's signed copy: a load that keeps outcomes signs the same resources again, and gets
+ * the same copies (no new object per resource per load) while their credential stays the same.
+ */
+const signedCopies = new WeakMap<DesiredResource, DesiredResource>();
+
+function signed(r: DesiredResource, credential: string): DesiredResource {
+  const kept = signedCopies.get(r);
+  if (kept?.credential === credential) return kept;
+  const copy = { ...r, credential };
+  signedCopies.set(r, copy);
+  return copy;
+}
+
 /** `stored`: whether a secret file names a token secret the state keeps (read from there, not from disk). */
 export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env, secretsDir: string | undefined, stored?: (file: string) => boolean): CredentialsCheck {
   const errors: ConfigError[] = [];
@@ -91,7 +105,7 @@ export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env,
         errors.push(o.at!(at, `is signed by credentials ${credential}, a user service key, which the interface takes only for putScriptContent and runAi; ${r.kind} calls ${others.join(', ')}`));
       }
     }
-    return [credential === undefined ? r : { ...r, credential }];
+    return [credential === undefined ? r : signed(r, credential)];
   });
   return { errors, resources };
 }
