@@ -240,9 +240,12 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
 
   const inForce = () => revisionText(lastGood?.revision, lastGood?.digest);
 
-  /** Whether a full re-read found the config in force again (or the same errors), so no run follows. */
+  /**
+   * Whether a full re-read found the config in force again (or the same errors), so no run follows.
+   * With a retry due, it runs: its request took the retry's timer.
+   */
   const unchangedBy = (reread: boolean, before: { valid: boolean; digest?: string; errors: readonly ConfigError[] }, loaded: boolean): boolean => {
-    if (!reread) return false;
+    if (!reread || retryPending) return false;
     if (loaded) return before.valid && lastGood?.digest === before.digest;
     return !before.valid && JSON.stringify(status.configErrors) === JSON.stringify(before.errors);
   };

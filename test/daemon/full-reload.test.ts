@@ -99,6 +99,21 @@ describe('reading the config again', () => {
     expect(engine.loads).toBe(2);
   });
 
+  it('keeps retrying failed actions when a full re-read comes before the retry is due', async () => {
+    const { clock, engine, loop, runs } = setup();
+    let failing = true;
+    engine.outcome = () => (failing ? 'failed' : 'succeeded');
+    loop.start();
+    await flush();
+    expect(runs).toEqual(['start:failed']);
+    await clock.advance(10 * MINUTE - 500);
+    expect(runs.length).toBeGreaterThan(1);
+    failing = false;
+    await clock.advance(10 * MINUTE);
+    expect(runs.at(-1)).toBe('change:ok');
+    expect(loop.status().lastRun).toMatchObject({ result: 'ok' });
+  });
+
   it('stops reading again once stopped', async () => {
     const { clock, engine, loop } = setup();
     loop.start();
