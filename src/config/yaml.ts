@@ -15,12 +15,14 @@ export interface LocatedProblem extends Position {
   readonly message: string;
 }
 
-/** Where each field of one document is written: its value, and its key for map members. */
+/**
+ * Where each field of one document is written: its value, and its key for map members. Found in the
+ * document's nodes when asked (a few times a document), not recorded for every field as it is walked.
+ */
 export class Locator {
   constructor(
     private readonly lines: LineCounter,
-    private readonly values: ReadonlyMap<string, number>,
-    private readonly keys: ReadonlyMap<string, number>,
+    private readonly root: YamlNode,
     private readonly startOffset: number,
   ) {}
 
@@ -40,12 +42,40 @@ export class Locator {
 
   private find(path: FieldPath, preferKey: boolean): Position {
     for (let n = path.length; n >= 0; n--) {
-      const id = pathId(path.slice(0, n));
-      const at = (preferKey ? this.keys.get(id) : undefined) ?? this.values.get(id) ?? this.keys.get(id);
+      const at = (preferKey ? placed(this.root, path, n, true) : undefined) ?? placed(this.root, path, n, false) ?? placed(this.root, path, n, true);
       if (at !== undefined) return this.lines.linePos(at);
     }
     return this.start;
   }
+}
+
+/**
+ * The offset of the value (or, with `key`, of the member's key) at the first `n` steps of `path`, as
+ * the walk places fields: nothing inside an expanded alias (it is placed at the alias), nothing under
+ * a key that is not plain text; a key and an index written alike are one step, and of members whose
+ * keys read alike, the last one in the document that has the field is the one placed.
+ */
+function placed(node: unknown, path: FieldPath, n: number, key: boolean, i = 0): number | undefined {
+  if (node === null || node === undefined) return undefined;
+  if (i === n) return key ? undefined : (node as YamlNode).range?.[0];
+  if (isAlias(node)) return undefined;
+  const step = String(path[i]);
+  if (isSeq(node)) {
+    const index = Number(step);
+    if (!/^(0|[1-9]\d*)$/.test(step) || index >= node.items.length) return undefined;
+    return i + 1 === n && key ? undefined : placed(node.items[index], path, n, key, i + 1);
+  }
+  if (!isMap(node)) return undefined;
+  const offset = node.range?.[0] ?? 0;
+  const pairs = node.items as readonly { key: unknown; value: unknown }[];
+  for (let p = pairs.length - 1; p >= 0; p--) {
+    const keyNode = pairs[p]!.key as YamlNode | null;
+    if (keyNode !== null && !isScalar(keyNode)) continue;
+    if ((keyNode === null || keyNode.value === null ? '' : String(keyNode.value)) !== step) continue;
+    const at = i + 1 === n && key ? (keyNode?.range?.[0] ?? offset) : placed(pairs[p]!.value, path, n, key, i + 1);
+    if (at !== undefined) return at;
+  }
+  return undefined;
 }
 
 export interface ParsedDocument {
@@ -71,10 +101,6 @@ export interface ParseLimits {
 /** Tags the YAML core schema resolves (!!str, !!int, !!binary, !!timestamp…) are read; any other is an error. */
 const UNKNOWN_TAG = 'TAG_RESOLVE_FAILED';
 
-export function pathId(path: FieldPath): string {
-  return path.map(String).join('\u0000');
-}
-
 /** Parses every document of a YAML stream; empty documents (a trailing `---`) are skipped. */
 export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFile {
   const lines = new LineCounter();
@@ -96,14 +122,14 @@ export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFi
     try {
       let value: unknown;
       try {
-        value = walker.walk(doc.contents, []);
+        value = walker.walk(doc.contents);
       } catch (err) {
         if (!(err instanceof TooDeep)) throw err;
         const deep = walker.problems.at(-1)!;
         errors.push({ ...lines.linePos(deep.offset), path: deep.path, message: deep.message });
         continue;
       }
-      const locator = new Locator(lines, walker.values, walker.keys, doc.contents.range?.[0] ?? 0);
+      const locator = new Locator(lines, doc.contents, doc.contents.range?.[0] ?? 0);
       const problems = walker.problems.map((p) => ({ ...lines.linePos(p.offset), path: p.path, message: p.message }));
       documents.push({ value, locator, problems });
     } catch (err) {
@@ -144,75 +170,87 @@ class AliasBudgetExceeded extends Error {
   }
 }
 
+/**
+ * The walk keeps one path, a step pushed on the way down and popped on the way up; a problem takes a
+ * copy of it. Fields are not placed here: Locator finds the few it is asked for.
+ */
 class Walker {
-  readonly values = new Map<string, number>();
-  readonly keys = new Map<string, number>();
   readonly problems: { offset: number; path: FieldPath; message: string }[] = [];
   private aliasNodes = 0;
   private outerAlias: { offset: number; path: FieldPath } | undefined;
   private readonly expanding = new Set<YamlNode>();
   private readonly resolved = new Map<Alias, YamlNode | null>();
+  private readonly path: (string | number)[] = [];
 
   constructor(private readonly doc: Document, private readonly env: Env, private readonly limits: ParseLimits) {}
 
-  walk(node: unknown, path: FieldPath): unknown {
+  walk(node: unknown): unknown {
     if (node === null || node === undefined) return null;
     const offset = (node as YamlNode).range?.[0];
+    const path = this.path;
     if (path.length > this.limits.maxDepth) {
-      this.problems.push({ offset: offset ?? 0, path, message: depthMessage(this.limits.maxDepth) });
+      this.problems.push({ offset: offset ?? 0, path: [...path], message: depthMessage(this.limits.maxDepth) });
       throw new TooDeep();
     }
-    if (this.outerAlias) {
-      if (++this.aliasNodes > this.limits.maxAliasNodes) throw new AliasBudgetExceeded(this.outerAlias.offset, this.outerAlias.path, this.limits.maxAliasNodes);
-      // Fields inside an expanded alias are located at the alias: recording each copy costs more than it tells.
-    } else if (offset !== undefined) {
-      this.values.set(pathId(path), offset);
+    if (this.outerAlias && ++this.aliasNodes > this.limits.maxAliasNodes) {
+      throw new AliasBudgetExceeded(this.outerAlias.offset, this.outerAlias.path, this.limits.maxAliasNodes);
     }
-    if (isAlias(node)) return this.expand(node, path, offset ?? 0);
+    if (isAlias(node)) return this.expand(node, offset ?? 0);
     if (isScalar(node)) {
       if (typeof node.value !== 'string') return plainScalar(node.value);
       const { value, problems } = interpolate(node.value, this.env);
-      for (const message of problems) this.problems.push({ offset: offset ?? 0, path, message });
+      for (const message of problems) this.problems.push({ offset: offset ?? 0, path: [...path], message });
       return value;
     }
-    if (isSeq(node)) return node.items.map((item, i) => this.walk(item, [...path, i]));
-    if (isMap(node)) return this.walkMap(node.items, path, offset ?? 0);
+    if (isSeq(node)) {
+      const items = node.items;
+      const out: unknown[] = [];
+      for (let i = 0; i < items.length; i++) {
+        path.push(i);
+        out.push(this.walk(items[i]));
+        path.pop();
+      }
+      return out;
+    }
+    if (isMap(node)) return this.walkMap(node.items, offset ?? 0);
     return null;
   }
 
-  private walkMap(items: readonly { key: unknown; value: unknown }[], path: FieldPath, offset: number): Record<string, unknown> {
+  private walkMap(items: readonly { key: unknown; value: unknown }[], offset: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
+    const path = this.path;
     for (const pair of items) {
       const keyNode = pair.key as YamlNode | null;
-      const keyAt = keyNode?.range?.[0] ?? offset;
       if (keyNode !== null && !isScalar(keyNode)) {
-        this.problems.push({ offset: keyAt, path, message: 'keys must be plain text, not a list, map or alias' });
+        this.problems.push({ offset: keyNode.range?.[0] ?? offset, path: [...path], message: 'keys must be plain text, not a list, map or alias' });
         continue;
       }
       const key = keyNode === null || keyNode.value === null ? '' : String(keyNode.value);
-      const child = [...path, key];
-      if (!this.outerAlias) this.keys.set(pathId(child), keyAt);
-      const value = this.walk(pair.value, child);
+      path.push(key);
+      const value = this.walk(pair.value);
+      path.pop();
       // `__proto__` as a plain assignment would replace the prototype instead of adding a field.
-      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      else out[key] = value;
     }
     return out;
   }
 
-  private expand(alias: Alias, path: FieldPath, offset: number): unknown {
+  private expand(alias: Alias, offset: number): unknown {
+    const path = this.path;
     // Alias.resolve walks the whole document each time: resolve each alias node once.
     let target = this.resolved.get(alias);
     if (target === undefined) this.resolved.set(alias, (target = alias.resolve(this.doc) ?? null));
     if (!target) {
-      this.problems.push({ offset, path, message: `alias *${alias.source} refers to no anchor before it` });
+      this.problems.push({ offset, path: [...path], message: `alias *${alias.source} refers to no anchor before it` });
       return null;
     }
-    if (this.expanding.has(target)) throw new AliasBudgetExceeded(offset, path, this.limits.maxAliasNodes);
+    if (this.expanding.has(target)) throw new AliasBudgetExceeded(offset, [...path], this.limits.maxAliasNodes);
     const outermost = this.outerAlias === undefined;
-    if (outermost) this.outerAlias = { offset, path };
+    if (outermost) this.outerAlias = { offset, path: [...path] };
     this.expanding.add(target);
     try {
-      return this.walk(target, path);
+      return this.walk(target);
     } finally {
       this.expanding.delete(target);
       if (outermost) this.outerAlias = undefined;

@@ -13,6 +13,18 @@ test('every field keeps the line and column of its key and of its value', () => 
   expect(doc.locator.key(['spec', 'items', 0, 'missing'])).toEqual({ line: 3, col: 7 });
 });
 
+test('a field inside an alias is placed at the alias, and a field nowhere at its nearest written ancestor', () => {
+  const text = 'base: &b {x: {y: 1}}\nuse:\n  - *b\n"": 2\n';
+  const [doc] = parseYaml(text, {}, limits).documents;
+  expect(doc.locator.value(['use', 0, 'x', 'y'])).toEqual({ line: 3, col: 5 });
+  expect(doc.locator.key(['use', 0, 'x'])).toEqual({ line: 3, col: 5 });
+  expect(doc.locator.key(['base', 'x', 'y'])).toEqual({ line: 1, col: 15 });
+  expect(doc.locator.value(['use', 1])).toEqual({ line: 3, col: 3 });
+  // An empty key is a field like any other: a path under no field is placed at the document's start.
+  expect(doc.locator.value([''])).toEqual({ line: 4, col: 5 });
+  expect(doc.locator.value(['nowhere', 'at', 'all'])).toEqual({ line: 1, col: 1 });
+});
+
 test('interpolation problems are located at their scalar', () => {
   const [doc] = parseYaml('a: 1\nb:\n  c: "x ${NOPE}"\n', {}, limits).documents;
   expect(doc.problems).toEqual([{ line: 3, col: 6, path: ['b', 'c'], message: expect.stringContaining('NOPE is not set') }]);
