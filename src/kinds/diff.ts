@@ -14,6 +14,35 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
+/**
+ * True when `a` and `b` are the same plain JSON (any key order), without writing either out: then
+ * sameJson holds too. False also when in doubt (an undefined member, NaN, a non-plain object), for
+ * sameJson or diffJson to settle.
+ */
+function plainlyEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return a !== undefined;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!plainlyEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) {
+    if (!Object.prototype.hasOwnProperty.call(b, key)) return false;
+    const x = (a as Record<string, unknown>)[key];
+    if (x === undefined || !plainlyEqual(x, (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 /** Copies an object without its undefined members, so it is valid Json. */
 export function compact(value: Record<string, unknown>): JsonObject {
   const out: JsonObject = {};
@@ -45,6 +74,8 @@ export function diffJson(
   isSensitive: (path: string) => boolean = () => false,
   prefix = '',
 ): FieldChange[] {
+  // An unchanged request, the common case, is told without walking it field by field.
+  if (plainlyEqual(before, after)) return [];
   const both = (isObject(before) && isObject(after)) || (Array.isArray(before) && Array.isArray(after));
   if (both) {
     const a = before as Record<string, Json>;

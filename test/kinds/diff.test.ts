@@ -16,6 +16,18 @@ describe('field-level diffs', () => {
     );
   });
 
+  it('are empty for the same request written in another key order, and name a changed leaf of it', () => {
+    const reversed = (v: Json): Json =>
+      Array.isArray(v) ? v.map(reversed) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversed(x)])) : v;
+    fc.assert(
+      fc.property(object, (a) => {
+        expect(diffJson(a, reversed(a))).toEqual([]);
+        const changed = { ...reversed(a), changed_field: 'changed' } as Json;
+        expect(diffJson(a, changed).map((c) => c.path)).toEqual(['changed_field']);
+      }),
+    );
+  });
+
   it('never name a field twice and never show equal values as a change', () => {
     fc.assert(
       fc.property(object, object, (a, b) => {
