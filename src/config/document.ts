@@ -42,12 +42,10 @@ type Identity = NonNullable<DocumentOutcome['identity']>;
 
 export function processDocument(parsed: ParsedDocument, file: string, display: string, ctx: DocumentContext): DocumentOutcome {
   const { locator } = parsed;
-  const errorAt: ErrorAt = (path, message, at = 'value') => ({
-    file: display,
-    ...(at === 'key' ? locator.key(path) : locator.value(path)),
-    path: fieldPath(path),
-    message,
-  });
+  const errorAt: ErrorAt = (path, message, at = 'value') => {
+    const { line, col } = at === 'key' ? locator.key(path) : locator.value(path);
+    return { file: display, line, col, path: fieldPath(path), message };
+  };
   const errors: ConfigError[] = parsed.problems.map((p) => ({ file: display, line: p.line, col: p.col, path: fieldPath(p.path), message: p.message }));
   const doc = parsed.value;
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
@@ -86,24 +84,30 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     hash: contentHash(built.request),
     source,
   };
-  const writes = (def.targets?.(resource) ?? []).map((target) => ({ target, at: errorAt(target.at ?? ['metadata', 'name'], '') }));
+  // metadata.name is placed once, for the identity, the writes named at it and `at`: each is spread, never changed.
+  const nameAt = identity.at;
+  const writes = (def.targets?.(resource) ?? []).map((target) => ({ target, at: target.at === undefined ? nameAt : errorAt(target.at, '') }));
   const at = def.kind === 'Credentials'
     ? (path: FieldPath, message: string) => errorAt(path, message)
-    : pinnedAt(new Map(PINNED.map((p) => [fieldPath(p), errorAt(p, '')])), resource.source);
+    : pinnedAt(nameAt, errorAt(CREDENTIALS_FIELD, ''), resource.source);
   return { errors: [], resource, identity, dependsOn, writes, at };
 }
 
-/** The fields credentials.ts names in a document that is not a Credentials one. */
-const PINNED: readonly FieldPath[] = [['metadata', 'name'], ['metadata', 'credentials']];
+/** The fields credentials.ts names in a document that is not a Credentials one: metadata.name and this. */
+const CREDENTIALS_FIELD: FieldPath = ['metadata', 'credentials'];
+const NAME_SHOWN = 'metadata.name';
+const CREDENTIALS_SHOWN = fieldPath(CREDENTIALS_FIELD);
 
 /**
- * `at` over the PINNED fields' places; any other field is placed at the document's start. The places
- * come in found: a closure here sharing a scope with `errorAt` would keep the document's locator.
+ * `at` over the places of metadata.name and metadata.credentials; any other field is placed at the
+ * document's start. The places come in found: a closure here sharing a scope with `errorAt` would
+ * keep the document's locator.
  */
-function pinnedAt(places: ReadonlyMap<string, ConfigError>, start: SourceLocation): (path: FieldPath, message: string) => ConfigError {
+function pinnedAt(name: ConfigError, credentials: ConfigError, start: SourceLocation): (path: FieldPath, message: string) => ConfigError {
   return (path, message) => {
     const shown = fieldPath(path);
-    return { ...(places.get(shown) ?? { file: start.file, line: start.line, col: start.col, path: shown }), message };
+    const place = shown === NAME_SHOWN ? name : shown === CREDENTIALS_SHOWN ? credentials : { file: start.file, line: start.line, col: start.col, path: shown };
+    return { ...place, message };
   };
 }
 
