@@ -89,9 +89,16 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 
 /** One load's pass over the files, in order; `end` keeps the entries of the files it saw. */
 export interface LoadPass {
+  /**
+   * Starts reading a file `file` will be asked for soon, unless what was kept of it is likely still good: its
+   * reads then wait on the disk while earlier files are parsed. `file` reads anew whatever it was not given.
+   */
+  prefetch(file: string, stamp: FileStamp | undefined): void;
   file(file: string, stamp: FileStamp | undefined): Promise<{ readonly errors: readonly ConfigError[]; readonly outcomes: readonly DocumentOutcome[] }>;
   end(): void;
 }
+
+type Read = { readonly text: string } | { readonly problem: { readonly line: number; readonly col: number; readonly message: string } };
 
 /**
  * Starts a load over `cache` (a fresh one when none): what was kept is dropped when the settings
@@ -125,19 +132,29 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
     return { stamp, loadedAt, hash, errors, outcomes, inputs: inputs.inputs, volatile: inputs.volatile };
   };
   const reusable = (entry: FileEntry): boolean => !entry.volatile && inputsUnchanged(entry.inputs, entry.loadedAt, changed);
+  const trusted = (file: string, stamp: FileStamp | undefined, was: FileEntry | undefined): was is FileEntry =>
+    was !== undefined && stamp !== undefined && !changed.has(file) && sameStamp(was.stamp, stamp) && !isRacy(was.stamp, was.loadedAt);
+  const readText = (file: string): Promise<Read> =>
+    readTextBounded(file, settings.maxFileBytes).catch((err: NodeJS.ErrnoException) => ({
+      problem: { line: 1, col: 1, message: `cannot be read (${err.code ?? err.message})` },
+    }));
+  // Reads begun ahead (they never reject), each taken once by `file`.
+  const ahead = new Map<string, Promise<Read>>();
 
   return {
+    prefetch(file, stamp) {
+      if (!ahead.has(file) && !trusted(file, stamp, kept.get(file))) ahead.set(file, readText(file));
+    },
     async file(file, stamp) {
       const was = kept.get(file);
-      const trusted = was !== undefined && stamp !== undefined && !changed.has(file) && sameStamp(was.stamp, stamp) && !isRacy(was.stamp, was.loadedAt);
-      if (trusted && reusable(was)) {
+      const early = ahead.get(file);
+      ahead.delete(file);
+      if (trusted(file, stamp, was) && reusable(was)) {
         next.set(file, was);
         return was;
       }
       read++;
-      const got = await readTextBounded(file, settings.maxFileBytes).catch((err: NodeJS.ErrnoException) => ({
-        problem: { line: 1, col: 1, message: `cannot be read (${err.code ?? err.message})` },
-      }));
+      const got = await (early ?? readText(file));
       // Unreadable now: said at this load, and read again at the next.
       if ('problem' in got) return { errors: [{ file: displayFile(file), ...got.problem, path: '' }], outcomes: [] };
       const hash = sha256(got.text);

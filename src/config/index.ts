@@ -97,6 +97,9 @@ function checkOptions(options: LoadOptions) {
 
 let defaultValidator: SchemaValidator | undefined;
 
+/** Files read ahead of the one being parsed: a few, so the reads' waits overlap and memory stays bounded. */
+const READ_AHEAD = 4;
+
 /** Loads every YAML file under `options.root`; one invalid document makes the whole config invalid. */
 export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const opts = checkOptions(options);
@@ -116,7 +119,12 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const key = JSON.stringify([bounds.root, bounds.realRoot, bounds.ignore, bounds.maxReferencedBytes, bounds.outputs, opts.maxFileBytes, limits, process.cwd()]);
   const pass = beginLoad(opts.cache, { env: opts.env, maxFileBytes: opts.maxFileBytes, limits, document: { validator, bounds } }, key);
   const outcomes: DocumentOutcome[] = [];
-  for (const file of found.files) {
+  const files = found.files;
+  for (let i = 0; i < Math.min(READ_AHEAD, files.length); i++) pass.prefetch(files[i]!, found.stamps.get(files[i]!));
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i]!;
+    // While this file is parsed, the next ones are read: the disk's waits overlap the parse's work.
+    if (i + READ_AHEAD < files.length) pass.prefetch(files[i + READ_AHEAD]!, found.stamps.get(files[i + READ_AHEAD]!));
     const done = await pass.file(file, found.stamps.get(file));
     errors.push(...done.errors);
     for (const o of done.outcomes) outcomes.push(o);
