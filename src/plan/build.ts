@@ -109,8 +109,9 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
       trouble.set(i, 'waiting');
       continue;
     }
-    let decision = decide(defs[i]!, self, state, now);
-    const resent = resendActions(defs[i]!, self, state.resources.get(self.key), decision, drift, refused);
+    const applied = state.resources.get(self.key);
+    let decision = decide(defs[i]!, self, applied, state, now);
+    const resent = resendActions(defs[i]!, self, applied, decision, drift, refused);
     // Sent again as applied: nothing changes, so no share of a change threshold.
     if (resent) decision = { ...decision, actions: resent, share: undefined };
     const needsFromDeps = deps[i]!.flatMap((j) => actionIds.get(j) ?? []);
@@ -125,7 +126,7 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     plan.blocked.push(...decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields, source: self.source })));
     if (decision.blocked.length) trouble.set(i, 'blocked');
     plan.notes.push(...decision.notes.map((message) => ({ ...ref, message })));
-    const signedBefore = state.resources.get(self.key)?.credential;
+    const signedBefore = applied?.credential;
     if (!actions.length && signedBefore !== undefined && signedBefore !== (self.credential ?? '')) {
       const name = (c: string) => (c === '' ? 'the API token' : `credentials ${c}`);
       plan.notes.push({ ...ref, message: `signed by ${name(self.credential ?? '')} now, by ${name(signedBefore)} when last applied: nothing is sent for that alone` });
@@ -143,7 +144,7 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
       if (was === 'blocked' || was === 'orphaned') plan.settling.push(self.key);
     }
     if (decision.share && actions.length) plan.shares.push({ ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) });
-    if (!resent && state.resources.has(self.key) && actions.some((a) => UPDATES.has(a.change))) plan.updatedResources++;
+    if (!resent && applied !== undefined && actions.some((a) => UPDATES.has(a.change))) plan.updatedResources++;
   }
   if (refused.length) throw new PlanError(refused);
   addUndescribed(plan, desired, state, inTargets);
@@ -178,8 +179,7 @@ function definitions(desired: readonly DesiredResource[], lookup: (kind: string)
   return defs;
 }
 
-function decide(def: KindDefinition, desired: DesiredResource, state: StateSnapshot, now: number): KindDecision {
-  const applied = state.resources.get(desired.key);
+function decide(def: KindDefinition, desired: DesiredResource, applied: AppliedResource | undefined, state: StateSnapshot, now: number): KindDecision {
   const ctx: PlanContext = { desired, ...(applied && { applied }) };
   if (def.keyState) {
     // The count now; the keys only if the kind reads them (a trusted hash needs none). A getter,

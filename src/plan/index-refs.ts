@@ -38,13 +38,15 @@ export class ResourceIndex {
       const i = this.byKey.get(ref.key);
       return i === undefined ? NONE : [i];
     }
-    const names = Object.keys(ref.scope).sort();
+    const names = Object.keys(ref.scope);
+    if (names.length > 1) names.sort();
     const values = valuesKey(names.map((k) => ref.scope[k]));
     return this.shape(ref.kind, names).get(values) ?? NONE;
   }
 
   private shape(kind: string, names: readonly string[]): Map<string, number[]> {
-    const id = JSON.stringify([kind, ...names]);
+    // Kind names and scope keys are plain names (no NUL): joined with NUL, distinct shapes stay distinct.
+    const id = names.length ? `${kind}\u0000${names.join('\u0000')}` : kind;
     let index = this.byShape.get(id);
     if (index) return index;
     index = new Map();

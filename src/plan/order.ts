@@ -36,6 +36,9 @@ export function dependencyGraph(
     else byKindName.set(ref, [i]);
   });
   return desired.map((self, i) => {
+    const named = defs[i]!.dependencies?.(self);
+    // Most resources name one dependency or none: no set and no sort for those.
+    if (self.dependsOn.length === 0 && (named === undefined || named.length === 0)) return [];
     const deps = new Set<number>();
     for (const ref of self.dependsOn) {
       const exact = index.key(ref);
@@ -46,10 +49,10 @@ export function dependencyGraph(
       others.forEach((j) => deps.add(j));
     }
     // Refs a kind names that match nothing in the desired model are the kind's optional links: ignored.
-    for (const ref of defs[i]!.dependencies?.(self) ?? []) {
+    for (const ref of named ?? []) {
       for (const j of index.resolve(ref)) if (j !== i) deps.add(j);
     }
-    return [...deps].sort((a, b) => a - b);
+    return deps.size < 2 ? [...deps] : [...deps].sort((a, b) => a - b);
   });
 }
 

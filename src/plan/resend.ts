@@ -45,6 +45,7 @@ export function resendActions(
  * closest keys, if any are close.
  */
 export function checkReplaceKeys(replace: readonly string[], desired: readonly DesiredResource[]): void {
+  if (replace.length === 0) return;
   const keys = desired.map((d) => d.key);
   const known = new Set(keys);
   const problems = replace.filter((k) => !known.has(k)).map((k) => {
