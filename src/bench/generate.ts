@@ -27,7 +27,7 @@ export const BENCH_NAMESPACE = '1'.repeat(32);
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_';
 
 /** xorshift32: small, fast and repeatable; the values need no better randomness. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let s = seed >>> 0 || 0x9e3779b9;
   return () => {
     s ^= s << 13;

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkInteger } from '../util/options.js';
+import { random } from './generate.js';
 
 /** What to write into a config root. */
 export interface ResourcesDataOptions {
@@ -51,16 +52,6 @@ const CYCLE = [
   'WorkerScript', 'GatewayProxyEndpoint', 'GatewayList', 'GatewayLocation', 'WorkerRoute',
 ] as const;
 
-/** xorshift32: repeatable and fast; the contents need no better randomness. */
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
 
 const hex = (next: () => number, digits: number): string => Array.from({ length: digits }, () => Math.floor(next() * 16).toString(16)).join('');
 const word = (next: () => number): string => Array.from({ length: 8 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(next() * 26)]).join('');
