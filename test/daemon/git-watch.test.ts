@@ -78,7 +78,10 @@ describe('watch --git', () => {
     await waitFor('the fix applied', () => creates(emu).includes('three'), 15_000);
     await waitFor('the fix in force', async () => (await status()).revision.commit === fix, 15_000);
     expect((await status()).invalidRevision).toBeUndefined();
-    expect(child.log.filter((l) => l.msg?.toString().startsWith('reconciled')).map((l) => l.revision)).toEqual([first, second, fix]);
+    // The run's log line comes through the child's stdout, which may trail its /status.
+    const reconciled = () => child.log.filter((l) => l.msg?.toString().startsWith('reconciled')).map((l) => l.revision);
+    await waitFor('the fix\'s run logged', () => reconciled().includes(fix), 15_000);
+    expect(reconciled()).toEqual([first, second, fix]);
     // Each list was created once, whatever came between.
     expect(creates(emu).sort()).toEqual(['one', 'three', 'two']);
     const unsigned = await fetch(`${url}/hooks/git`, { method: 'POST', body: '{"ref":"refs/heads/main"}', headers: { 'content-type': 'application/json' } });
