@@ -22,22 +22,29 @@ const answer = (permit: Permit, seen?: ServerCount): void => {
   permit.answered!(seen);
 };
 
+/** A limiter at `requests` calls a second on a fake clock, and the moment it started. */
+function limiterAt(requests: number, options?: Parameters<typeof createRateLimiter>[2]) {
+  const clock = new FakeClock();
+  return { clock, limiter: createRateLimiter({ requests, intervalMs: 1000 }, clock, options), start: clock.now() };
+}
+
+/** One call sent and answered with what the server said of its count (nothing, when `seen` is absent). */
+async function sendOne(limiter: ReturnType<typeof createRateLimiter>, seen?: ServerCount): Promise<void> {
+  const permit = await limiter.acquire();
+  permit.sent();
+  answer(permit, seen);
+}
+
 describe('pacing by the server\'s count', () => {
   it('stops at the remaining count and resumes once the reset has passed', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock);
-    const start = clock.now();
-    const first = await limiter.acquire();
-    first.sent();
-    answer(first, { remaining: 3, resetMs: 5000 });
+    const { clock, limiter, start } = limiterAt(1000);
+    await sendOne(limiter, { remaining: 3, resetMs: 5000 });
     expect(await sendMany(limiter, clock, 5, start)).toEqual([0, 0, 0, 5000, 5000]);
     expect(clock.sleeps).toEqual([5000]);
   });
 
   it('takes the calls still in flight from the remaining count: the server may not have counted them yet', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock);
-    const start = clock.now();
+    const { clock, limiter, start } = limiterAt(1000);
     const [a, b] = [await limiter.acquire(), await limiter.acquire()];
     a.sent();
     b.sent();
@@ -47,9 +54,7 @@ describe('pacing by the server\'s count', () => {
   });
 
   it('gives a place back when a call that was out comes back counted already (as many or more left)', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock);
-    const start = clock.now();
+    const { clock, limiter, start } = limiterAt(1000);
     const [a, b] = [await limiter.acquire(), await limiter.acquire()];
     a.sent();
     b.sent();
@@ -60,9 +65,7 @@ describe('pacing by the server\'s count', () => {
   });
 
   it('takes a later window\'s count as soon as an answer tells it', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock);
-    const start = clock.now();
+    const { clock, limiter, start } = limiterAt(1000);
     const [a, b] = [await limiter.acquire(), await limiter.acquire()];
     a.sent();
     answer(a, { remaining: 1, resetMs: 5000 });
@@ -75,22 +78,14 @@ describe('pacing by the server\'s count', () => {
   });
 
   it('still keeps the configured ceiling when the server allows more', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 2, intervalMs: 1000 }, clock);
-    const start = clock.now();
-    const first = await limiter.acquire();
-    first.sent();
-    answer(first, { remaining: 500, resetMs: 60_000 });
+    const { clock, limiter, start } = limiterAt(2);
+    await sendOne(limiter, { remaining: 500, resetMs: 60_000 });
     expect(await sendMany(limiter, clock, 3, start)).toEqual([0, 1000, 1000]);
   });
 
   it('falls back to the ceiling alone once what the server said is stale, or when it said nothing', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 2, intervalMs: 1000 }, clock);
-    const start = clock.now();
-    const first = await limiter.acquire();
-    first.sent();
-    answer(first, { remaining: 0, resetMs: 3000 });
+    const { clock, limiter, start } = limiterAt(2);
+    await sendOne(limiter, { remaining: 0, resetMs: 3000 });
     // The reset has passed: the count said nothing of the window after it.
     clock.t += 3000;
     expect(await sendMany(limiter, clock, 4, start)).toEqual([3000, 3000, 4000, 4000]);
@@ -99,9 +94,7 @@ describe('pacing by the server\'s count', () => {
   });
 
   it('lets an answer to an earlier call not undo what a later call\'s answer said', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock);
-    const start = clock.now();
+    const { clock, limiter, start } = limiterAt(1000);
     const older = await limiter.acquire();
     older.sent();
     clock.t += 10;
@@ -113,8 +106,7 @@ describe('pacing by the server\'s count', () => {
   });
 
   it('while the count is unknown lets only `ahead` calls out, until an answer tells it or shows the server does not', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock, { ahead: 2 });
+    const { clock, limiter } = limiterAt(1000, { ahead: 2 });
     const [a, b] = [await limiter.acquire(), await limiter.acquire()];
     let third: Permit | undefined;
     void limiter.acquire().then((p) => (third = p));
@@ -141,30 +133,21 @@ describe('pacing by the server\'s count', () => {
   });
 
   it('lets a server that tells no count be paced by the ceiling alone after its first answer', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock, { ahead: 1 });
-    const first = await limiter.acquire();
-    first.sent();
-    answer(first);
+    const { clock, limiter } = limiterAt(1000, { ahead: 1 });
+    await sendOne(limiter);
     const many = await Promise.all(Array.from({ length: 5 }, () => limiter.acquire()));
     expect(many).toHaveLength(5);
     expect(clock.sleeps).toEqual([]);
   });
 
   it('holds every sender until a 429\'s Retry-After has passed', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock);
-    const start = clock.now();
-    const first = await limiter.acquire();
-    first.sent();
-    answer(first, { remaining: 0, resetMs: 1000, retryAfterMs: 8000 });
+    const { clock, limiter, start } = limiterAt(1000);
+    await sendOne(limiter, { remaining: 0, resetMs: 1000, retryAfterMs: 8000 });
     expect(await sendMany(limiter, clock, 2, start)).toEqual([8000, 8000]);
   });
 
   it('counts a permit\'s answer once, and none for a permit given back', async () => {
-    const clock = new FakeClock();
-    const limiter = createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock);
-    const start = clock.now();
+    const { clock, limiter, start } = limiterAt(1000);
     const unsent = await limiter.acquire();
     unsent.cancel();
     answer(unsent, { remaining: 0, resetMs: 9000 });

@@ -3,18 +3,9 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Action } from '../../src/plan/types.js';
+import { seeded } from '../helpers/seeded.js';
 import { action, harness, httpError, plan } from './helpers.js';
 
-/** mulberry32: a seeded graph, the same on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const fast = { rateLimit: { requests: 1_000_000, intervalMs: 1_000 } } as const;
 
 /** A harness whose client checks, at each call, that every need of the action had already succeeded. */

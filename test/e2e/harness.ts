@@ -132,16 +132,8 @@ export async function waitFor(what: string, ready: () => boolean, timeoutMs = 15
   }
 }
 
-/** mulberry32: seeded delays, so a failing kill run can be replayed. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded delays, so a failing kill run can be replayed. */
+export { seeded } from '../helpers/seeded.js';
 
 /** A workspace of the fixture root with only its API token: one create, never resent. */
 export function tokenOnly(): Workspace {
