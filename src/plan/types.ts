@@ -78,7 +78,8 @@ export interface Plan {
   readonly unchanged: readonly string[];
   /**
    * Of `unchanged`, those the state last said were blocked or orphaned: marked applied again before
-   * any call, without reading the state once per unchanged resource. @default every unchanged key
+   * any call, without reading the state once per unchanged resource. buildPlan always sets it.
+   * @default every unchanged key, each looked up
    */
   readonly settling?: readonly string[];
   /** How many resources the state held when the plan was made. @default 0 */
