@@ -10,6 +10,7 @@ import { describeStateError } from './file.js';
 import type { KvPage, StoreStatements } from './sql.js';
 import { BatchCheckError, type SqlDatabase } from './sql-db.js';
 import { prepareWrite, WriteRefused, type Prepared, type WriteParts } from './group-commit.js';
+import { ResourceCache } from './resource-cache.js';
 import type {
   AppliedResource,
   GroupAnswer,
@@ -67,6 +68,8 @@ export class SqlStateStore implements StateStore {
   private readonly verifyFile: () => void;
   private closed = false;
   private readonly sql: StoreStatements;
+  /** The rows as the last snapshot read them: the daemon's next snapshot reads only what was written since. */
+  private readonly cache = new ResourceCache();
 
   constructor(parts: StoreParts) {
     ({ db: this.db, sql: this.sql, clock: this.clock, readOnly: this.readOnly, onClose: this.onClose, kvPageSize: this.kvPageSize, shown: this.shown, verify: this.verifyFile } = parts);
@@ -81,8 +84,14 @@ export class SqlStateStore implements StateStore {
     this.verifyFile();
     return this.db.transaction(() => {
       const intents = this.openIntents();
-      const resources = new Map<string, AppliedResource>();
-      for (const row of this.sql.allRows.all() as ResourceRow[]) resources.set(row.key, toResource(row, intents.has(row.key)));
+      const [lineage, serial] = this.sql.revision.get() as [string, number];
+      const rows = this.cache.read(this.cacheReads, lineage, Number(serial));
+      // A copy: this snapshot stays as it was while later writes update the cache.
+      const resources = new Map(rows);
+      for (const key of intents.keys()) {
+        const r = resources.get(key);
+        if (r) resources.set(key, { ...r, status: 'uncertain' });
+      }
       const counts = this.kvKeyCounts();
       // Keys load on first read: a plan that can trust a KV resource's hash never needs them.
       // They are read later than the rest; only the lock holder writes, so they still agree.
@@ -94,7 +103,6 @@ export class SqlStateStore implements StateStore {
         return keys;
       };
       const kvExpired = (resource: string, at: number): readonly string[] => (counts.get(resource) ? (this.sql.kvExpired.all(resource, Math.floor(at)) as string[]) : []);
-      const [lineage, serial] = this.sql.revision.get() as [string, number];
       const kvKeyPages = (resource: string): Iterable<KvKeyPage> => (counts.get(resource) ? this.kvPages(resource) : []);
       return {
         resources, intents, kvKeys, kvKeyPages, kvKeyCount: (resource: string) => counts.get(resource) ?? 0, kvExpired, revision: { lineage, serial: Number(serial) },
@@ -144,6 +152,7 @@ export class SqlStateStore implements StateStore {
         let prepared: Prepared;
         try {
           prepared = prepareWrite(this.parts, w, begun);
+          this.cache.wrote(prepared.key);
         } catch (err) {
           if (err instanceof WriteRefused) return { ok: false, error: err };
           throw err;
@@ -164,6 +173,7 @@ export class SqlStateStore implements StateStore {
       for (const w of writes) {
         try {
           const prepared = prepareWrite(this.parts, w);
+          this.cache.wrote(prepared.key);
           if (prepared.key !== undefined) {
             // Each write read its row before the batch: a second write of one resource would not see the first's.
             if (keys.has(prepared.key)) return undefined;
@@ -180,16 +190,28 @@ export class SqlStateStore implements StateStore {
       return Promise.reject(describeStateError(err, this.shown, 'write'));
     }
     if (ready.length === 0) return Promise.resolve(answers);
-    return this.db.batch!(() => {
+    const sent = this.db.batch!(() => {
       for (const p of ready) p.apply();
       this.sql.bumpSerial.run();
-    }, 1).then(
+    }, 1);
+    // Counted once sent: a later read waits for the batch; if it fails the serial falls short and the read is whole.
+    this.cache.counted();
+    return sent.then(
       () => answers,
       (err: unknown) => {
         throw err instanceof BatchCheckError ? this.fenced() : describeStateError(err, this.shown, 'write');
       },
     );
   }
+
+  /** How the cache reads rows: as they are, an open intent marked by the snapshot. */
+  private readonly cacheReads = {
+    all: () => (this.sql.allRows.all() as ResourceRow[]).map((row) => toResource(row, false)),
+    one: (key: string) => {
+      const row = this.row(key);
+      return row && toResource(row, false);
+    },
+  };
 
   /** What a write of a group needs of this store. */
   private get parts(): WriteParts {
@@ -198,7 +220,11 @@ export class SqlStateStore implements StateStore {
 
   /** One write as its own transaction: a refusal is thrown. */
   private writeOne(w: GroupWrite): number | undefined {
-    return this.write(() => prepareWrite(this.parts, w).apply());
+    return this.write(() => {
+      const prepared = prepareWrite(this.parts, w);
+      this.cache.wrote(prepared.key);
+      return prepared.apply();
+    });
   }
 
   private putSuccess(current: ResourceRow | undefined, id: ResourceIdentity, record: SuccessRecord, at: Date): void {
@@ -246,6 +272,7 @@ export class SqlStateStore implements StateStore {
   }
 
   resolve(key: string, resolution: { id: string } | { recreate: true }): void {
+    this.cache.wrote(key);
     this.write(() => {
       const row = this.row(key);
       if (!row) throw new Error(`${key} is not in state`);
@@ -275,6 +302,7 @@ export class SqlStateStore implements StateStore {
   }
 
   forget(key: string): Forgotten {
+    this.cache.wrote(key);
     return this.write(() => {
       const row = this.row(key);
       if (!row) throw new Error(`${key} is not in state`);
@@ -287,6 +315,7 @@ export class SqlStateStore implements StateStore {
 
   /** Returns the keys that were there and are now dropped. */
   forgetKvKeys(resource: string, keys: readonly string[]): string[] {
+    this.cache.wrote(resource);
     return this.write(() => {
       const dropped = keys.filter((k) => this.sql.deleteKv.run(resource, k).changes > 0);
       if (dropped.length) this.sql.clearHash.run(resource);
@@ -300,6 +329,7 @@ export class SqlStateStore implements StateStore {
    * still running), once, on opening. Not a write of a run: the serial stays.
    */
   recoverCrashedIntents(): void {
+    this.cache.wroteAll();
     this.db
       .transaction(() => {
         this.sql.failOpenIntents.run();
@@ -358,7 +388,10 @@ export class SqlStateStore implements StateStore {
    * (src/state/transfer/): a read sees one consistent state; a write is fenced and counted as one.
    */
   withStatements<T>(mode: 'read' | 'write', fn: (sql: StoreStatements) => T): T {
-    if (mode === 'write') return this.write(() => fn(this.sql));
+    if (mode === 'write') {
+      this.cache.wroteAll();
+      return this.write(() => fn(this.sql));
+    }
     this.verifyFile();
     return this.db.transaction(() => fn(this.sql))();
   }
@@ -383,7 +416,7 @@ export class SqlStateStore implements StateStore {
   private write<T>(fn: () => T, counted = true): T {
     this.checkWritable();
     try {
-      return this.db
+      const result = this.db
         .transaction(() => {
           const out = fn();
           // On PostgreSQL the serial moves only while this holder's epoch is current: a holder that
@@ -392,6 +425,8 @@ export class SqlStateStore implements StateStore {
           return out;
         })
         .immediate();
+      if (counted) this.cache.counted();
+      return result;
     } catch (err) {
       throw describeStateError(err, this.shown, 'write');
     }
