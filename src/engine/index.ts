@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { LoadResult } from '../config/index.js';
 import type { ConfigSource } from '../config/source.js';
-import { buildPlan, type PlanOptions } from '../plan/index.js';
+import { buildPlan, PlanMemo, type PlanOptions } from '../plan/index.js';
 import { createExecutor, type ApplyResult, type ExecutorOptions } from '../apply/index.js';
 import { getKind } from '../kinds/registry.js';
 import '../kinds/index.js';
@@ -60,6 +60,8 @@ export function createEngine(options: EngineOptions): Engine {
   const outputsDir = options.outputsDir ?? source.root;
   // The executor is built once so its rate cap holds across the daemon's successive runs.
   let current = new Map<string, DesiredResource>();
+  // The daemon plans again at each edit: what the edit did not touch is not planned again.
+  const memo = new PlanMemo();
   const interpret = (action: Action, result: unknown): Outcome => {
     const desired = current.get(action.resource);
     const kind = getKind(action.kind);
@@ -87,7 +89,7 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     load: () =>
       source.load({ env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: outputsDir, now: () => clock.now() }),
-    plan: (resources, targets, drift) => buildPlan(resources, store.snapshot(), { now: clock.now(), ...(targets && { targets }), ...drift }),
+    plan: (resources, targets, drift) => buildPlan(resources, store.snapshot(), { now: clock.now(), ...(targets && { targets }), ...drift, memo }),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));
       return executor.execute(plan);

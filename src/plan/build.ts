@@ -7,6 +7,7 @@ import type { AppliedResource, StateSnapshot } from '../state/types.js';
 import { fail } from '../util/options.js';
 import { checkReplaceKeys, resendActions, type Drift } from './resend.js';
 import { orphanKeysMessage, orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
+import { PlanMemo, type Step, type Structure } from './memo.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
 import { selectTargets, targetMatcher } from './targets.js';
 import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, Share, UncertainCreate, WaitingResource } from './types.js';
@@ -42,6 +43,13 @@ export interface PlanOptions {
    * @default []
    */
   readonly replace?: readonly string[];
+  /**
+   * Kept between plans by a caller that plans again and again (the daemon's engine): parts whose
+   * inputs are the same objects as last time are reused, so a plan costs what changed. The plan is
+   * the one made without it. Not used under resync or replace.
+   * @default none: everything planned
+   */
+  readonly memo?: PlanMemo;
 }
 
 interface Draft {
@@ -65,20 +73,41 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
   if (typeof lookup !== 'function') fail('kinds', 'a function from kind name to definition', lookup);
   const now = options.now ?? Date.now();
   if (typeof now !== 'number' || !Number.isFinite(now)) fail('now', 'milliseconds since the epoch', now);
-  const defs = definitions(desired, lookup);
+  if (options.memo !== undefined && !(options.memo instanceof PlanMemo)) fail('memo', 'a PlanMemo', options.memo);
   const drift = driftOf(options, desired);
-  const problems: string[] = [];
-  const deps = dependencyGraph(desired, defs, problems);
-  if (problems.length) throw new PlanError(problems);
-  let order = topologicalOrder(desired, deps);
+  // A drift run re-sends what is unchanged: its steps are not the ones kept.
+  const memo = drift.resync || drift.replace.size ? undefined : options.memo;
+  try {
+    const plan = planWith(desired, state, { lookup, now, drift, memo, targets: options.targets });
+    memo?.endPlan();
+    return plan;
+  } catch (err) {
+    memo?.abandonPlan();
+    throw err;
+  }
+}
+
+interface Checked {
+  readonly lookup: (kind: string) => KindDefinition | undefined;
+  readonly now: number;
+  readonly drift: Drift;
+  readonly memo: PlanMemo | undefined;
+  readonly targets: readonly string[] | undefined;
+}
+
+function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { lookup, now, drift, memo, targets }: Checked): Plan {
+  const structure = memo?.structureFor(desired, lookup) ?? structureOf(desired, lookup);
+  memo?.keepStructure(structure);
+  const { defs, deps } = structure;
+  let order = structure.order;
   const excluded: string[] = [];
   let inTargets: (ref: { key: string; kind: string; name: string }) => boolean = () => true;
-  if (options.targets?.length) {
-    const { selected, unmatched } = selectTargets(desired, deps, options.targets);
+  if (targets?.length) {
+    const { selected, unmatched } = selectTargets(desired, deps, targets);
     if (unmatched.length) throw new PlanError(unmatched.map((p) => `--target ${p} names no resource of the config (a key such as GatewayList[account=…]/name, or a glob such as GatewayList/*)`));
     for (const i of order) if (!selected.has(i)) excluded.push(desired[i]!.key);
     order = order.filter((i) => selected.has(i));
-    const matchers = options.targets.map(targetMatcher);
+    const matchers = targets.map(targetMatcher);
     inTargets = (ref) => matchers.some((m) => m(ref));
   }
 
@@ -90,13 +119,12 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
   for (const key of excluded) if (drift.replace.has(key)) refused.push(`--replace ${key}: it is left out by --target`);
   for (const i of order) {
     const self = desired[i]!;
-    const ref = refOf(self);
     const intent = state.intents.get(self.key);
     if (drift.replace.has(self.key) && (intent || deps[i]!.some((j) => trouble.has(j)))) {
       refused.push(`--replace ${self.key}: ${intent ? 'its create is uncertain' : 'it waits on a dependency in trouble'}; nothing can be sent until that is resolved`);
     }
     if (intent) {
-      plan.uncertain.push({ ...ref, operation: intent.operation, since: intent.startedAt, message: uncertainMessage(self.key) });
+      plan.uncertain.push({ ...refOf(self), operation: intent.operation, since: intent.startedAt, message: uncertainMessage(self.key) });
       trouble.set(i, 'uncertain');
       continue;
     }
@@ -105,52 +133,106 @@ export function buildPlan(desired: readonly DesiredResource[], state: StateSnaps
     if (held !== undefined) {
       const because = trouble.get(held)!;
       const on = desired[held]!.key;
-      plan.waiting.push({ ...ref, on, because, message: waitingMessage(on, because), source: self.source });
+      plan.waiting.push({ ...refOf(self), on, because, message: waitingMessage(on, because), source: self.source });
       trouble.set(i, 'waiting');
       continue;
     }
     const applied = state.resources.get(self.key);
-    let decision = decide(defs[i]!, self, applied, state, now);
-    const resent = resendActions(defs[i]!, self, applied, decision, drift, refused);
-    // Sent again as applied: nothing changes, so no share of a change threshold.
-    if (resent) decision = { ...decision, actions: resent, share: undefined };
-    const needsFromDeps = deps[i]!.flatMap((j) => actionIds.get(j) ?? []);
-    const placed = placeActions(self, decision.actions, needsFromDeps);
-    const actions = resent ? placed.map((a) => ({ ...a, resync: true as const })) : placed;
-    for (const action of actions) {
+    const needsFromDeps = deps[i]!.length ? deps[i]!.flatMap((j) => actionIds.get(j) ?? []) : NO_NEEDS;
+    // A KV resource's step reads its stored keys and the time: made again every plan.
+    const kept = memo && !defs[i]!.keyState;
+    let step = kept ? memo.step(self, applied, needsFromDeps) : undefined;
+    if (!step) {
+      step = stepOf(defs[i]!, self, applied, { state, now, drift, refused, needsFromDeps });
+      if (kept) memo.keepStep(self, applied, needsFromDeps, step);
+    }
+    for (const action of step.actions) {
       if (seenIds.has(action.id)) throw new PlanError([`two actions share the id ${action.id}: the ${self.kind} kind must give them distinct suffixes`]);
       seenIds.add(action.id);
     }
-    plan.actions.push(...actions);
-    actionIds.set(i, actions.map((a) => a.id));
-    plan.blocked.push(...decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields, source: self.source })));
-    if (decision.blocked.length) trouble.set(i, 'blocked');
-    plan.notes.push(...decision.notes.map((message) => ({ ...ref, message })));
-    const signedBefore = applied?.credential;
-    if (!actions.length && signedBefore !== undefined && signedBefore !== (self.credential ?? '')) {
-      const name = (c: string) => (c === '' ? 'the API token' : `credentials ${c}`);
-      plan.notes.push({ ...ref, message: `signed by ${name(self.credential ?? '')} now, by ${name(signedBefore)} when last applied: nothing is sent for that alone` });
+    if (step.actions.length) {
+      plan.actions.push(...step.actions);
+      actionIds.set(i, step.actions.map((a) => a.id));
     }
-    if (decision.orphanedKeys?.length) {
-      const keyCount = decision.orphanedKeyCount ?? decision.orphanedKeys.length;
-      plan.orphaned.push({
-        ...ref, keys: decision.orphanedKeys, ...(keyCount > decision.orphanedKeys.length && { keyCount }),
-        message: orphanKeysMessage(self.key, decision.orphanedKeys, keyCount), source: self.source,
-      });
+    if (step.blocked.length) {
+      plan.blocked.push(...step.blocked);
+      trouble.set(i, 'blocked');
     }
-    if (!actions.length && !decision.blocked.length) {
-      plan.unchanged.push(self.key);
-      const was = state.resources.get(self.key)?.status;
-      if (was === 'blocked' || was === 'orphaned') plan.settling.push(self.key);
-    }
-    if (decision.share && actions.length) plan.shares.push({ ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) });
-    if (!resent && applied !== undefined && actions.some((a) => UPDATES.has(a.change))) plan.updatedResources++;
+    if (step.notes.length) plan.notes.push(...step.notes);
+    if (step.orphaned) plan.orphaned.push(step.orphaned);
+    if (step.unchanged) plan.unchanged.push(self.key);
+    if (step.settling) plan.settling.push(self.key);
+    if (step.share) plan.shares.push(step.share);
+    if (step.updated) plan.updatedResources++;
   }
   if (refused.length) throw new PlanError(refused);
-  addUndescribed(plan, desired, state, inTargets);
+  addUndescribed(plan, structure.keys, state, inTargets);
   return {
-    ...plan, stateResources: state.resources.size, ...(options.targets?.length && { excluded: excluded.sort(), targets: options.targets }),
+    ...plan, stateResources: state.resources.size, ...(targets?.length && { excluded: excluded.sort(), targets }),
     ...(state.revision && { stateRevision: state.revision }),
+  };
+}
+
+const NO_NEEDS: readonly string[] = [];
+const UNCHANGED: Step = Object.freeze({ actions: [], blocked: [], notes: [], unchanged: true, settling: false, updated: false });
+const SETTLING: Step = Object.freeze({ ...UNCHANGED, settling: true });
+
+/** Definitions, the dependency graph and the order of a model: what depends on the files alone. */
+function structureOf(desired: readonly DesiredResource[], lookup: Structure['lookup']): Structure {
+  const defs = definitions(desired, lookup);
+  const problems: string[] = [];
+  const deps = dependencyGraph(desired, defs, problems);
+  if (problems.length) throw new PlanError(problems);
+  const order = topologicalOrder(desired, deps);
+  return { desired, lookup, defs, deps, order, keys: new Set(desired.map((d) => d.key)) };
+}
+
+interface StepInputs {
+  readonly state: StateSnapshot;
+  readonly now: number;
+  readonly drift: Drift;
+  /** --replace refusals found on the way. */
+  readonly refused: string[];
+  readonly needsFromDeps: readonly string[];
+}
+
+/** One resource's part of the plan: what its kind decides, re-sent under drift, placed after its dependencies. */
+function stepOf(def: KindDefinition, self: DesiredResource, applied: AppliedResource | undefined, { state, now, drift, refused, needsFromDeps }: StepInputs): Step {
+  const ref = refOf(self);
+  let decision = decide(def, self, applied, state, now);
+  const resent = resendActions(def, self, applied, decision, drift, refused);
+  // Sent again as applied: nothing changes, so no share of a change threshold.
+  if (resent) decision = { ...decision, actions: resent, share: undefined };
+  const placed = placeActions(self, decision.actions, needsFromDeps);
+  const actions = resent ? placed.map((a) => ({ ...a, resync: true as const })) : placed;
+  const notes: PlanNote[] = decision.notes.map((message) => ({ ...ref, message }));
+  const signedBefore = applied?.credential;
+  if (!actions.length && signedBefore !== undefined && signedBefore !== (self.credential ?? '')) {
+    const name = (c: string) => (c === '' ? 'the API token' : `credentials ${c}`);
+    notes.push({ ...ref, message: `signed by ${name(self.credential ?? '')} now, by ${name(signedBefore)} when last applied: nothing is sent for that alone` });
+  }
+  let orphaned: Orphan | undefined;
+  if (decision.orphanedKeys?.length) {
+    const keyCount = decision.orphanedKeyCount ?? decision.orphanedKeys.length;
+    orphaned = {
+      ...ref, keys: decision.orphanedKeys, ...(keyCount > decision.orphanedKeys.length && { keyCount }),
+      message: orphanKeysMessage(self.key, decision.orphanedKeys, keyCount), source: self.source,
+    };
+  }
+  const unchanged = !actions.length && !decision.blocked.length;
+  const was = applied?.status;
+  const settling = unchanged && (was === 'blocked' || was === 'orphaned');
+  // Most resources of a big config: one shared step, not five objects each, kept for the next plan.
+  if (unchanged && !notes.length && !orphaned) return settling ? SETTLING : UNCHANGED;
+  return {
+    actions,
+    blocked: decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields, source: self.source })),
+    notes,
+    ...(orphaned && { orphaned }),
+    unchanged,
+    settling,
+    ...(decision.share && actions.length && { share: { ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) } }),
+    updated: !resent && applied !== undefined && actions.some((a) => UPDATES.has(a.change)),
   };
 }
 
@@ -212,10 +294,8 @@ function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], nee
   });
 }
 
-/** State that no document describes: orphaned resources, and creates whose document went away. */
 /** Orphans and uncertain creates no document describes; with targets, only those a target names. */
-function addUndescribed(plan: Draft, desired: readonly DesiredResource[], state: StateSnapshot, inTargets: (ref: { key: string; kind: string; name: string }) => boolean): void {
-  const described = new Set(desired.map((d) => d.key));
+function addUndescribed(plan: Draft, described: ReadonlySet<string>, state: StateSnapshot, inTargets: (ref: { key: string; kind: string; name: string }) => boolean): void {
   const named = (key: string) => {
     const ref = refOfKey(key, state.resources.get(key));
     return inTargets({ key, kind: ref.kind, name: ref.name });

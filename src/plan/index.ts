@@ -2,6 +2,7 @@
 // Everything here is pure; the executor and the command line are the only callers with effects.
 
 export { buildPlan, type PlanOptions } from './build.js';
+export { PlanMemo } from './memo.js';
 export { PlanError } from './order.js';
 export { renderText, summaryLine, type TextOptions } from './text.js';
 export { renderJson, planToJson, type MadeFrom, type PlanJson } from './json.js';
