@@ -144,7 +144,21 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
  * object keys to sort), so it is hashed as is: the same digest, without copying every pair again.
  */
 export function digestOf(resources: readonly DesiredResource[]): string {
-  return sha256(JSON.stringify(resources.map((r) => [r.key, r.hash]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1))));
+  const order = keyOrder(resources);
+  return sha256(JSON.stringify(Array.from(order, (i) => [resources[i]!.key, resources[i]!.hash])));
+}
+
+/** The last list of keys digested and its key order: the daemon's next load has the same keys, mostly. */
+let lastOrder: { readonly keys: readonly string[]; readonly order: Uint32Array } | undefined;
+
+/** Indices of `resources` in key order; the last order again when the keys are the same, in the same places. */
+function keyOrder(resources: readonly DesiredResource[]): Uint32Array {
+  const last = lastOrder;
+  if (last && last.keys.length === resources.length && resources.every((r, i) => r.key === last.keys[i])) return last.order;
+  const keys = resources.map((r) => r.key);
+  const order = Uint32Array.from(keys.keys()).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+  lastOrder = { keys, order };
+  return order;
 }
 
 const SECRETS_INSIDE =
