@@ -1,6 +1,7 @@
 // The executor: runs a Plan's actions in dependency order through one concurrency queue and rate cap.
 // An action starts when all it needs succeeded; one failure stops only what depends on it.
 
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import type { Action, Plan } from '../plan/types.js';
 import type { ApplyResult, ExecutorOptions, Failed, Succeeded } from './options.js';
 import { resolveOptions } from './options.js';
@@ -27,6 +28,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const resolved = resolveOptions(options);
   // The queue and the limiter are made (or given) once, so they hold across the daemon's successive runs.
   const { clock, hooks, signal, queue, limiterFor } = resolved;
+  if (signal) allowListeners(signal, queue);
 
   return {
     settle(plan) {
@@ -115,4 +117,18 @@ function collect(plan: Plan, settled: ReadonlyMap<string, ActionReport>, tally: 
 
 function without<T extends { status: unknown }>({ status: _, ...rest }: T): Omit<T, 'status'> {
   return rest;
+}
+
+/** Listeners an action in flight may hold on the stop signal: its call, a retry's sleep, the pace, a KV body's read. */
+const LISTENERS_PER_ACTION = 4;
+
+/**
+ * Every action in flight listens to the one stop signal: more than Node's default of 10 at once is
+ * the design, not a leak, and the warning would be printed to the person running apply.
+ */
+function allowListeners(signal: AbortSignal, queue: unknown): void {
+  const width = (queue as { concurrency?: unknown }).concurrency;
+  const concurrency = typeof width === 'number' && Number.isFinite(width) ? width : 64;
+  const wanted = LISTENERS_PER_ACTION * concurrency + 10;
+  if (getMaxListeners(signal) < wanted) setMaxListeners(wanted, signal);
 }

@@ -40,3 +40,33 @@ describe('stopping', () => {
     expect(result.skipped[0].because).toBe('stopped');
   });
 });
+
+describe('the stop signal', () => {
+  it('is listened to by every call in flight without a listener-leak warning, however wide the concurrency', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const stop = new AbortController();
+      let listening = 0;
+      let most = 0;
+      // Each call holds a listener on the signal while it is out, as the HTTP client does.
+      const h = harness(async (_call, _n) => {
+        const onAbort = () => undefined;
+        stop.signal.addEventListener('abort', onAbort);
+        most = Math.max(most, ++listening);
+        await new Promise((r) => setTimeout(r, 5));
+        stop.signal.removeEventListener('abort', onAbort);
+        listening--;
+        return { id: 'x' };
+      }, { concurrency: 16, signal: stop.signal });
+      const result = await h.execute(plan(Array.from({ length: 40 }, (_, i) => action(`r${i}`))));
+      expect(result.succeeded).toHaveLength(40);
+      expect(most).toBeGreaterThan(10);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
