@@ -26,11 +26,13 @@ export function register(program: Command): void {
         import('../plan/index.js'), import('./exit.js'),
       ]);
       const plan = root.planOffline(config.resources, opts.target, driftOf(opts));
-      const made = madeFrom(plan, config);
-      process.stdout.write(opts.json ? renderJson(plan, made) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
+      // What the plan was made from lists every resource's hash: made only for the JSON and a saved plan.
+      let madeOnce: ReturnType<typeof madeFrom> | undefined;
+      const made = () => (madeOnce ??= madeFrom(plan, config));
+      process.stdout.write(opts.json ? renderJson(plan, made()) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
       if (opts.out !== undefined) {
         const { writeFileSync } = await import('node:fs');
-        writeFileSync(opts.out, savedPlanText(plan, made));
+        writeFileSync(opts.out, savedPlanText(plan, made()));
         process.stderr.write(`Plan saved to ${opts.out}: \`edgesync apply ${opts.out}\` applies exactly it, while the config and the state stay as they are.\n`);
       }
       const dropping = massOrphaning(plan, opts.config);
