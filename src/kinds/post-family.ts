@@ -49,6 +49,15 @@ export interface PostKindSpec extends KindBase {
   readonly outcome?: (action: ActionDraft, result: unknown, base: Outcome) => Outcome;
 }
 
+/** A decision with what the kind's `extra` adds after it. */
+function withExtra(actions: readonly ActionDraft[], blocked: readonly BlockedDraft[], more: Partial<KindDecision> = {}): KindDecision {
+  return {
+    actions: [...actions, ...(more.actions ?? [])],
+    blocked: [...blocked, ...(more.blocked ?? [])],
+    notes: [...(more.notes ?? [])],
+  };
+}
+
 export function postKind(spec: PostKindSpec): KindDefinition {
   const tracked = (request: Json): JsonObject => omit(request, spec.untracked ?? []);
 
@@ -87,6 +96,8 @@ export function postKind(spec: PostKindSpec): KindDefinition {
     if (applied?.request === undefined || (desired.id !== undefined && desired.id !== applied.remoteId)) {
       return firstTime(ctx, id);
     }
+    // The same hash as the request applied (no field left untracked): the same content, nothing to diff.
+    if (!spec.untracked && applied.hash === desired.hash) return withExtra([], [], spec.extra?.(ctx, id));
     const before = tracked(applied.request);
     const after = tracked(desired.request);
     const changes = diffJson(before, after);
@@ -110,12 +121,7 @@ export function postKind(spec: PostKindSpec): KindDefinition {
         record: { request, hash: contentHash(request) },
       });
     }
-    const more = spec.extra?.(ctx, id) ?? {};
-    return {
-      actions: [...actions, ...(more.actions ?? [])],
-      blocked: [...blocked, ...(more.blocked ?? [])],
-      notes: [...(more.notes ?? [])],
-    };
+    return withExtra(actions, blocked, spec.extra?.(ctx, id));
   };
 
   const outcome = (action: ActionDraft, result: unknown, ctx: PlanContext): Outcome => {
