@@ -4,9 +4,12 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { DeferredBody } from '../kind.js';
 import type { KvKeyRecord } from '../../state/types.js';
-import { hashTag, type KvPayload } from './model.js';
-import type { SourceItem } from './origins.js';
-import { preparePair, type WirePair } from './pair.js';
+import { KvChunkBytes } from './chunk-bytes.js';
+import type { KvPayload, OriginSpan } from './model.js';
+import type { WirePair } from './pair.js';
+import { threadPieces, workerPieces, type PieceSource } from './piece-source.js';
+import { lowerBound, PieceProblem, type Piece } from './pieces.js';
+import { checkInteger } from '../../util/options.js';
 
 /** A chunk: the changed pairs at seqs[start..end), and its bytes as sent. */
 export interface ChunkSpan {
@@ -15,13 +18,22 @@ export interface ChunkSpan {
   readonly bytes: number;
 }
 
+export interface FeedOptions {
+  /**
+   * A JSON or JSON Lines file with at least this many changed pairs is read again in a thread of its own,
+   * which makes the bodies' bytes while this one sends and records; fewer are read here (a thread costs a start).
+   * @default 50_000
+   */
+  readonly threadPairs?: number;
+}
+
 /** Chunks read but not yet settled, at most: the reading stays this far ahead of the sends. @default 8 */
 const READ_AHEAD = 8;
-/** Items read between turns of the event loop, so that sends go on while a file is read. */
-const ITEMS_PER_TURN = 2000;
+/** Pieces a reader thread makes ahead of those taken. */
+const THREAD_AHEAD = 3;
 
 interface Made {
-  readonly body: WirePair[];
+  readonly body: KvChunkBytes;
   readonly kvKeys: KvKeyRecord[];
 }
 
@@ -31,62 +43,52 @@ export function recordOf(pair: WirePair, hash: string): KvKeyRecord {
   return pair.expiration !== undefined ? [pair.key, hash, pair.expiration] : [pair.key, hash];
 }
 
-/** The first index of sorted `a` whose value is at least `v`. */
-function lowerBound(a: Uint32Array, v: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid] < v) lo = mid + 1;
-    else hi = mid;
+/** The records of a piece's pairs, in order. */
+function recordsOf(piece: Piece, out: KvKeyRecord[]): void {
+  const keys = piece.keys.split('\n');
+  const base = out.length;
+  for (let i = 0; i < keys.length; i++) out.push([keys[i], piece.hashes.slice(i * 32, i * 32 + 32)]);
+  const { expiring } = piece;
+  for (let e = 0; e < expiring.length; e += 3) {
+    const [i, expiration, ttl] = [expiring[e], expiring[e + 1], expiring[e + 2]];
+    out[base + i] = ttl >= 0 ? [keys[i], out[base + i][1], null, ttl] : [keys[i], out[base + i][1], expiration];
   }
-  return lo;
 }
 
-/** Reads the payload's items in seq order, one at a time; items not in `seqs` are passed over unparsed. */
-class ItemCursor {
-  private span = 0;
-  private items: Generator<SourceItem> | undefined;
-  /** The seq of the next item the cursor gives. */
-  seq = 0;
+/** A source with changed pairs: seqs[lo..hi) are its, read as pieces cut at the chunks' ends. */
+interface SpanPart {
+  readonly span: OriginSpan;
+  readonly lo: number;
+  readonly hi: number;
+}
 
-  constructor(private readonly payload: KvPayload, private readonly seqs: Uint32Array) {}
+function partsOf(payload: KvPayload, seqs: Uint32Array): SpanPart[] {
+  return payload.spans
+    .map((span) => ({ span, lo: lowerBound(seqs, span.first), hi: lowerBound(seqs, span.first + span.count) }))
+    .filter((p) => p.hi > p.lo);
+}
 
-  /** Whether the reader may pass over item `index` of `span` (asked in index order, ahead of the cursor). */
-  private skipper(first: number): (index: number) => boolean {
-    const { seqs } = this;
-    let q = lowerBound(seqs, first);
-    return (index) => {
-      const seq = first + index;
-      while (q < seqs.length && seqs[q] < seq) q++;
-      return seqs[q] !== seq;
-    };
-  }
+/** The pieces of `part`, read in a thread of its own when it is a large enough file. */
+function sourceOf(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[], part: SpanPart, threadPairs: number): PieceSource {
+  const mine = seqs.subarray(part.lo, part.hi);
+  const tags = new Uint32Array(mine.length);
+  for (let i = 0; i < mine.length; i++) tags[i] = payload.tags.get(mine[i]);
+  const cuts: number[] = [];
+  for (const c of chunks) if (c.end > part.lo && c.end < part.hi) cuts.push(c.end - part.lo);
+  cuts.push(part.hi - part.lo);
+  const spec = { first: part.span.first, seqs: mine, tags, cuts: Uint32Array.from(cuts) };
+  const { stream } = part.span.origin;
+  return stream && mine.length >= threadPairs ? workerPieces(stream, spec, THREAD_AHEAD) : threadPieces(part.span.origin, spec);
+}
 
-  /** Closes the file being read, if any. */
-  close(): void {
-    this.items?.return(undefined);
-    this.items = undefined;
-  }
-
-  /** The item at `seq` (not before the cursor), reading past the ones before it. */
-  at(seq: number): { item: SourceItem; label: string } {
-    const { spans } = this.payload;
-    for (;;) {
-      const span = spans[this.span];
-      if (!span) throw new Error(`the sources have fewer pairs than the plan read (no pair ${seq})`);
-      if (seq >= span.first + span.count) {
-        this.span++;
-        this.close();
-        continue;
-      }
-      this.items ??= span.origin.items(this.skipper(span.first));
-      const next = this.items.next();
-      if (next.done) throw new Error(`${span.origin.name} has fewer pairs than when the plan read it`);
-      this.seq = span.first + next.value.index + 1;
-      if (this.seq - 1 === seq) return { item: next.value, label: span.origin.label(next.value) };
-    }
-  }
+/** The message of a piece's problem, as a person finds the pair. */
+function problemError(err: unknown, part: SpanPart): Error {
+  if (!(err instanceof PieceProblem)) return err instanceof Error ? err : new Error(String(err));
+  const { origin } = part.span;
+  if (!err.at) return new Error(`${origin.name} has fewer pairs than when the plan read it`);
+  const label = origin.label(err.at);
+  if (err.why !== undefined) return new Error(`${label} is no longer a valid pair (${err.why}): the source changed since the plan`);
+  return new Error(`${label} is not the pair the plan read: the source changed since the plan`);
 }
 
 /**
@@ -94,7 +96,8 @@ class ItemCursor {
  * since the plan (its size, time or inode), or a pair whose hash is not the plan's, stops the
  * reading: that chunk and every later one are not sent.
  */
-export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[]): DeferredBody[] {
+export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[], options: FeedOptions = {}): DeferredBody[] {
+  const threadPairs = checkInteger('threadPairs', options.threadPairs ?? 50_000, 0);
   const made = new Map<number, Made>();
   const waiting = new Map<number, { resolve: (m: Made) => void; reject: (e: Error) => void }>();
   let failure: Error | undefined;
@@ -103,36 +106,42 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
   // Chunks read and not settled yet: the read-ahead.
   const unsettled = new Set<number>();
   let reading = false;
-  const cursor = new ItemCursor(payload, seqs);
-  let ptr = 0;
+  const parts = partsOf(payload, seqs);
+  // The part being read and its source; parts are read in order, each once.
+  let p = 0;
+  let source: PieceSource | undefined;
+
+  const close = () => {
+    source?.close();
+    source = undefined;
+  };
 
   const fail = (err: Error) => {
     failure = err;
-    cursor.close();
+    close();
     for (const [, w] of waiting) w.reject(err);
     waiting.clear();
   };
 
   const produce = async (n: number): Promise<Made> => {
-    const body: WirePair[] = [];
-    const kvKeys: KvKeyRecord[] = [];
-    let read = 0;
-    for (; ptr < chunks[n].end; ptr++) {
-      const seq = seqs[ptr];
-      read += seq - cursor.seq + 1;
-      const { item, label } = cursor.at(seq);
-      let why: string | undefined;
-      const prepared = preparePair(item.value, (field, message) => void (why ??= `${field ? `${field}: ` : ''}${message}`));
-      if (!prepared) throw new Error(`${label} is no longer a valid pair (${why}): the source changed since the plan`);
-      if (hashTag(prepared.hash) !== payload.tags.get(seq)) throw new Error(`${label} is not the pair the plan read: the source changed since the plan`);
-      body.push(prepared.pair);
-      kvKeys.push(recordOf(prepared.pair, prepared.hash));
-      if (read >= ITEMS_PER_TURN) {
-        read = 0;
-        await turn();
+    const { start, end } = chunks[n];
+    const pieces: Piece[] = [];
+    // Every part with pairs in this chunk gives one piece of it.
+    for (; p < parts.length && parts[p].lo < end; ) {
+      const part = parts[p];
+      source ??= sourceOf(payload, seqs, chunks, part, threadPairs);
+      try {
+        if (part.hi > start) pieces.push(await source.next());
+      } catch (err) {
+        throw problemError(err, part);
       }
+      if (part.hi > end) break;
+      close();
+      p++;
     }
-    return { body, kvKeys };
+    const kvKeys: KvKeyRecord[] = [];
+    for (const piece of pieces) recordsOf(piece, kvKeys);
+    return { body: new KvChunkBytes(pieces), kvKeys };
   };
 
   const pump = async () => {
@@ -147,7 +156,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
         waiting.delete(n);
         if (w) w.resolve(m);
         else made.set(n, m);
-        if (next === chunks.length) cursor.close();
+        if (next === chunks.length) close();
         await turn();
       }
     } catch (err) {

@@ -2,11 +2,14 @@
 // and size are kept (keys sorted off the heap past a bound), never its value; duplicates refused.
 
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import type { BuildContext, Built } from '../kind.js';
 import { SourceReadError, type ItemPosition } from './stream.js';
 import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
 import { KV_RULES, preparePair } from './pair.js';
 import { SortedKeys } from './sorted.js';
+import { planBatches, type PlanBatch } from './plan-batches.js';
+import { checkInteger } from '../../util/options.js';
 
 /** Problems reported per source before the rest are only counted: a million bad pairs help no one. */
 export const MAX_PROBLEMS_PER_SOURCE = 100;
@@ -62,6 +65,15 @@ export interface KvRequest {
   readonly digest: string;
 }
 
+export interface BuildKvOptions {
+  /**
+   * A JSON or JSON Lines file of at least this many bytes is read in a thread of its own, a second core
+   * parsing and hashing while this one sorts the keys; a smaller one is read here (a thread costs a start).
+   * @default 4 MiB
+   */
+  readonly threadBytes?: number;
+}
+
 export interface KvSpec {
   readonly pairs?: readonly unknown[];
   readonly sources?: readonly KvSourceSpec[];
@@ -79,8 +91,29 @@ export function spanOf(spans: readonly OriginSpan[], seq: number): { span: Origi
   return { span: spans[lo], item: seq - spans[lo].first };
 }
 
+/** A batch's items in reading order: every item's size and tag, each valid pair's key. */
+function addBatch(batch: PlanBatch, keys: SortedKeys, sizes: SeqColumn, tags: SeqColumn): void {
+  const names = batch.count ? batch.keys.split('\n') : [];
+  for (let i = 0, v = 0; i < batch.count; i++) {
+    const seq = sizes.length;
+    const size = batch.sizes[i];
+    sizes.push(size);
+    tags.push(batch.tags[i]);
+    // A valid pair is never 0 bytes; an invalid one is measured 0.
+    if (size !== 0) keys.add(names[v], batch.hashes.slice(v * 32, ++v * 32), size, seq);
+  }
+}
+
+function fileBytes(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** Reads every origin once: each item validated, hashed and measured; only key, hash and size kept. */
-function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: SortedKeys, sizes: SeqColumn, tags: SeqColumn): OriginSpan[] {
+function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: SortedKeys, sizes: SeqColumn, tags: SeqColumn, threadBytes: number): OriginSpan[] {
   const minExpiration = Math.floor(ctx.now() / 1000) + KV_RULES.minTtl;
   const spans: OriginSpan[] = [];
   for (const origin of origins) {
@@ -92,18 +125,29 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
       const inline = origin.fieldPath(at.index, field);
       ctx.issue(inline, inline === origin.path ? `${origin.label(at)}${field ? `.${field}` : ''}: ${message}` : message);
     };
-    try {
-      for (const item of origin.items()) {
-        at = item;
-        const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, minExpiration);
-        const seq = sizes.length;
-        sizes.push(prepared?.size ?? 0);
-        tags.push(prepared ? hashTag(prepared.hash) : 0);
-        if (prepared) keys.add(prepared.pair.key, prepared.hash, prepared.size, seq);
+    if (origin.stream && fileBytes(origin.stream.file) >= threadBytes) {
+      // Read in a thread of its own: the same pairs, problems and read error, a batch at a time.
+      for (const batch of planBatches(origin.stream, minExpiration, MAX_PROBLEMS_PER_SOURCE + 1)) {
+        for (const p of batch.problems) (at = p.at), problem(p.field, p.message);
+        addBatch(batch, keys, sizes, tags);
+        if (batch.end?.thrown !== undefined) throw new Error(batch.end.thrown);
+        if (batch.end?.readError !== undefined) ctx.issue(origin.path, batch.end.readError);
+        if (batch.end) problems = Math.max(problems, batch.end.problems);
       }
-    } catch (err) {
-      if (!(err instanceof SourceReadError)) throw err;
-      ctx.issue(origin.path, err.message);
+    } else {
+      try {
+        for (const item of origin.items()) {
+          at = item;
+          const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, minExpiration);
+          const seq = sizes.length;
+          sizes.push(prepared?.size ?? 0);
+          tags.push(prepared ? hashTag(prepared.hash) : 0);
+          if (prepared) keys.add(prepared.pair.key, prepared.hash, prepared.size, seq);
+        }
+      } catch (err) {
+        if (!(err instanceof SourceReadError)) throw err;
+        ctx.issue(origin.path, err.message);
+      }
     }
     if (problems > MAX_PROBLEMS_PER_SOURCE) {
       ctx.issue(origin.path, `… and ${(problems - MAX_PROBLEMS_PER_SOURCE).toLocaleString('en-US')} more problems in ${origin.name}`);
@@ -147,11 +191,12 @@ function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: readonl
 }
 
 /** Builds the KV model of a document's spec: inline pairs first, then the sources in order. */
-export function buildKv(spec: KvSpec | undefined, ctx: BuildContext): Built {
+export function buildKv(spec: KvSpec | undefined, ctx: BuildContext, options: BuildKvOptions = {}): Built {
+  const threadBytes = checkInteger('threadBytes', options.threadBytes ?? 4 * 1024 * 1024, 0);
   const keys = new SortedKeys();
   const sizes = new SeqColumn();
   const tags = new SeqColumn();
-  const spans = readOrigins(ctx, originsOf(ctx, spec), keys, sizes, tags);
+  const spans = readOrigins(ctx, originsOf(ctx, spec), keys, sizes, tags, threadBytes);
   keys.finish();
   const digest = digestAndDuplicates(ctx, keys, spans);
   const request: KvRequest = { pairs: keys.count, digest };

@@ -39,6 +39,8 @@ export interface PairOrigin {
   locate(index: number): ItemPosition;
   /** Why a file read to plan is not the one there now, or undefined. */
   changed(): string | undefined;
+  /** A JSON or JSON Lines file, which a reader thread can read on its own: its path, format and name in messages. */
+  readonly stream?: { readonly file: string; readonly format: 'json' | 'jsonl'; readonly name: string };
 }
 
 function stampOf(file: string, shown: string): Stamp {
@@ -91,6 +93,7 @@ function fileOrigin(ctx: BuildContext, s: number, ref: string, format: 'json' | 
       return { index, line: 0 };
     },
     changed: () => stampChanged([stamp]),
+    stream: { file: found.path, format, name: ref },
   };
 }
 

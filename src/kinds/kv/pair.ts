@@ -40,6 +40,11 @@ export interface PreparedPair {
   readonly hash: string;
   /** pairSize(pair): bytes of JSON.stringify(pair). */
   readonly size: number;
+  /**
+   * The pair's JSON as hashed, fields in wire order, when it has no metadata: the same pair as JSON.stringify
+   * gives (whose field order follows the file), ready to send. With metadata, whose keys the hash sorts, absent.
+   */
+  readonly json?: string;
 }
 
 /** Bytes of a pair's hash: the first half of a SHA-256, kept as bytes in the state. */
@@ -163,5 +168,5 @@ export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes:
   if (size + 2 > maxRequestBytes) {
     return problem('', `the serialized pair is ${size.toLocaleString('en-US')} bytes: more than one bulk request may carry (${maxRequestBytes.toLocaleString('en-US')})`), undefined;
   }
-  return { pair, hash: kvHash(s), size };
+  return { pair, hash: kvHash(s), size, ...(pair.metadata === undefined && { json: s }) };
 }

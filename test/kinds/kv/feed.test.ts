@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DeferredBody } from '../../../src/kinds/kind.js';
 import { buildKv } from '../../../src/kinds/kv/model.js';
 import { planKv } from '../../../src/kinds/kv/plan.js';
-import type { WirePair } from '../../../src/kinds/kv/pair.js';
+import { KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
 import { desiredKv, fakeContext, planContext, tempRoot } from './helpers.js';
 
 let cleanup = (): void => undefined;
@@ -36,7 +36,7 @@ describe('KV chunk bodies read at apply', () => {
     expect(bodies).toHaveLength(3);
     const made = await Promise.all([bodies[2].take(), bodies[0].take(), bodies[1].take()]);
     bodies.forEach((b) => b.done());
-    expect([made[1], made[2], made[0]].flatMap((m) => m.body as WirePair[])).toEqual(pairs);
+    expect([made[1], made[2], made[0]].flatMap((m) => (m.body as KvChunkBytes).pairs())).toEqual(pairs);
     expect(made[1].kvKeys?.map(([k]) => k)).toEqual(pairs.slice(0, 10).map((p) => p.key));
     await expect(bodies[0].take()).rejects.toThrow('chunk 1 of this plan was taken already: plan again');
   });
@@ -56,7 +56,7 @@ describe('KV chunk bodies read at apply', () => {
     fs.utimesSync(file, at, at);
     const first = await bodies[0].take();
     bodies[0].done();
-    expect((first.body as WirePair[]).map((p) => p.key)).toEqual(pairs.slice(0, 10).map((p) => p.key));
+    expect((first.body as KvChunkBytes).pairs().map((p) => p.key)).toEqual(pairs.slice(0, 10).map((p) => p.key));
     await expect(bodies[1].take()).rejects.toThrow('pairs.json[12] is not the pair the plan read: the source changed since the plan');
     await expect(bodies[2].take()).rejects.toThrow('pairs.json[12] is not the pair the plan read');
   });

@@ -1,0 +1,132 @@
+// The serialized pieces of a KV sync's chunk bodies, made from one source's items read again: each changed
+// pair checked against the plan's hash and written as the bytes sent. Runs in a reader thread or in the main one.
+
+import { hashTag } from './model.js';
+import type { SourceItem } from './origins.js';
+import { preparePair } from './pair.js';
+import type { ItemPosition } from './stream-shared.js';
+
+/** What one source must give: its changed pairs, cut where chunks (or the source) end. */
+export interface PieceSpec {
+  /** The seq of the source's item 0. */
+  readonly first: number;
+  /** The changed seqs of this source, ascending. */
+  readonly seqs: Uint32Array;
+  /** By position in `seqs`: the hashTag the plan read. */
+  readonly tags: Uint32Array;
+  /** Where each piece ends, as positions in `seqs`, ascending; the last is seqs.length. */
+  readonly cuts: Uint32Array;
+}
+
+/** Changed pairs in a row: their JSON joined by commas, and what state records of them. */
+export interface Piece {
+  /** The pairs as sent, `{…},{…}`, without brackets. */
+  readonly bytes: Uint8Array;
+  readonly count: number;
+  /** The keys joined by "\n" (a key holds no whitespace). */
+  readonly keys: string;
+  /** The hashes, 32 hex digits each, one after the other. */
+  readonly hashes: string;
+  /** [position, expiration or -1, expiration_ttl or -1] for each pair with an expiry. */
+  readonly expiring: readonly number[];
+}
+
+/** An item the plan read is no longer there as it was: `why` when it is not a valid pair now, `short` when it is gone. */
+export class PieceProblem extends Error {
+  override name = 'PieceProblem';
+  constructor(readonly at: ItemPosition | undefined, readonly why?: string) {
+    super(why ?? (at ? 'another pair' : 'fewer pairs'));
+  }
+}
+
+/** The first index of sorted `a` whose value is at least `v`. */
+export function lowerBound(a: Uint32Array, v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether the reader may pass over item `index` (asked in index order): it is not one of the changed ones. */
+export function skipperOf(spec: Pick<PieceSpec, 'first' | 'seqs'>): (index: number) => boolean {
+  const { first, seqs } = spec;
+  let q = 0;
+  return (index) => {
+    const seq = first + index;
+    while (q < seqs.length && seqs[q] < seq) q++;
+    return seqs[q] !== seq;
+  };
+}
+
+/** Makes the pieces of `spec` from `items` (read with skipperOf(spec)), one after the other. */
+export class PieceMaker {
+  private at = 0;
+  private cut = 0;
+  /** The piece's bytes so far, in a buffer grown by doubling. */
+  private bytes = Buffer.allocUnsafe(0);
+  private length = 0;
+  private keys: string[] = [];
+  private hashes: string[] = [];
+  private expiring: number[] = [];
+
+  constructor(private readonly spec: PieceSpec, private readonly items: Iterator<SourceItem>) {}
+
+  /** Whether every piece was made. */
+  get done(): boolean {
+    return this.cut >= this.spec.cuts.length;
+  }
+
+  /** Reads about `budget` items for the current piece; the piece once it is whole. Throws a PieceProblem. */
+  step(budget = Infinity): Piece | undefined {
+    const { first, seqs, tags, cuts } = this.spec;
+    const end = cuts[this.cut];
+    // Items passed over count too: a few changed pairs in a large file are a long scan.
+    for (let n = 0; this.at < end && n < budget; this.at++) {
+      const seq = seqs[this.at];
+      let item: SourceItem;
+      do {
+        const next = this.items.next();
+        if (next.done) throw new PieceProblem(undefined);
+        item = next.value;
+        n++;
+      } while (first + item.index < seq);
+      let why: string | undefined;
+      const prepared = preparePair(item.value, (field, message) => void (why ??= `${field ? `${field}: ` : ''}${message}`));
+      if (!prepared) throw new PieceProblem(item, why);
+      if (hashTag(prepared.hash) !== tags[this.at]) throw new PieceProblem(item);
+      const { pair } = prepared;
+      if (pair.expiration_ttl !== undefined || pair.expiration !== undefined) this.expiring.push(this.keys.length, pair.expiration ?? -1, pair.expiration_ttl ?? -1);
+      this.write(prepared.json ?? JSON.stringify(pair), prepared.size);
+      this.keys.push(pair.key);
+      this.hashes.push(prepared.hash);
+    }
+    if (this.at < end) return undefined;
+    this.cut++;
+    // Its own memory, not a slice of a pool: it is handed to the main thread as it is.
+    const bytes = Buffer.allocUnsafeSlow(this.length);
+    this.bytes.copy(bytes, 0, 0, this.length);
+    const piece: Piece = { bytes, count: this.keys.length, keys: this.keys.join('\n'), hashes: this.hashes.join(''), expiring: this.expiring };
+    this.length = 0;
+    this.keys = [];
+    this.hashes = [];
+    this.expiring = [];
+    return piece;
+  }
+
+  /** Adds a pair's JSON of `size` bytes (UTF-8), after a comma unless it is the piece's first. */
+  private write(json: string, size: number): void {
+    const need = this.length + 1 + size;
+    if (need > this.bytes.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(need, this.bytes.length * 2, 1 << 16));
+      this.bytes.copy(bigger, 0, 0, this.length);
+      this.bytes = bigger;
+    }
+    if (this.length > 0) this.bytes[this.length++] = 0x2c;
+    // As many bytes as characters: ASCII, copied as it is.
+    this.length += this.bytes.write(json, this.length, size, size === json.length ? 'latin1' : 'utf8');
+  }
+}

@@ -1,0 +1,112 @@
+// A reader thread of a KV source file: for the plan it validates, hashes and measures every pair; at apply
+// it reads the file again and makes the chunk bodies' bytes, a few ahead of the sends.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { hashTag } from './model.js';
+import { KV_RULES, preparePair } from './pair.js';
+import { PLAN_AHEAD, PLAN_BATCH, type PlanBatch, type PlanProblem, type PlanStart } from './plan-batches.js';
+import { PieceMaker, PieceProblem, skipperOf, type Piece, type PieceSpec } from './pieces.js';
+import { SourceReadError, type ItemPosition } from './stream-shared.js';
+import { pairItems } from './stream.js';
+
+/** What the main thread hands over at start; then it posts credits (how many more pieces it wants). */
+export interface FeedStart {
+  readonly job: 'feed';
+  readonly file: string;
+  readonly format: 'json' | 'jsonl';
+  readonly name: string;
+  readonly spec: PieceSpec;
+}
+
+/** What the thread posts: a piece, or why it stopped (then nothing more). */
+export type FeedMessage =
+  | { readonly piece: Piece }
+  | { readonly problem: { readonly at?: ItemPosition; readonly why?: string } }
+  | { readonly error: string };
+
+function feed(port: NonNullable<typeof parentPort>, start: FeedStart): void {
+  const items = pairItems(start.file, start.format, start.name, { skip: skipperOf(start.spec) });
+  const maker = new PieceMaker(start.spec, items);
+  let credit = 0;
+  const stop = () => {
+    items.return(undefined);
+    port.close();
+  };
+  port.on('message', (more: number) => {
+    credit += more;
+    try {
+      for (; credit > 0 && !maker.done; credit--) {
+        const piece = maker.step()!;
+        port.postMessage({ piece } satisfies FeedMessage, [piece.bytes.buffer as ArrayBuffer]);
+      }
+    } catch (err) {
+      const message: FeedMessage = err instanceof PieceProblem ? { problem: { at: err.at && { index: err.at.index, line: err.at.line, ...(err.at.col !== undefined && { col: err.at.col }) }, why: err.why } } : { error: err instanceof Error ? err.message : String(err) };
+      port.postMessage(message);
+      return stop();
+    }
+    if (maker.done) stop();
+  });
+}
+
+const position = (at: ItemPosition): ItemPosition => ({ index: at.index, line: at.line, ...(at.col !== undefined && { col: at.col }) });
+
+/** Columns of up to PLAN_BATCH items. */
+class Batch {
+  count = 0;
+  readonly sizes = new Uint32Array(PLAN_BATCH);
+  readonly tags = new Uint32Array(PLAN_BATCH);
+  readonly keys: string[] = [];
+  readonly hashes: string[] = [];
+  readonly problems: PlanProblem[] = [];
+
+  message(end?: PlanBatch['end']): PlanBatch {
+    const { count } = this;
+    return { count, sizes: this.sizes.subarray(0, count), tags: this.tags.subarray(0, count), keys: this.keys.join('\n'), hashes: this.hashes.join(''), problems: this.problems, ...(end && { end }) };
+  }
+}
+
+function plan(start: PlanStart): void {
+  const slots = new Int32Array(start.flags);
+  const { port } = start;
+  let batch = new Batch();
+  let posted = 0;
+  let problems = 0;
+  let at: ItemPosition = { index: 0, line: 0 };
+  const problem = (field: string, message: string): void => {
+    if (++problems <= start.maxProblems) batch.problems.push({ at: position(at), field, message });
+  };
+  const post = (end?: PlanBatch['end']) => {
+    port.postMessage(batch.message(end), [batch.sizes.buffer, batch.tags.buffer]);
+    Atomics.store(slots, 0, ++posted);
+    Atomics.notify(slots, 0);
+    batch = new Batch();
+    // The plan takes batches more slowly than they come: wait, rather than hold the file in messages.
+    for (let taken = Atomics.load(slots, 1); posted - taken >= PLAN_AHEAD; taken = Atomics.load(slots, 1)) Atomics.wait(slots, 1, taken);
+  };
+  let end: PlanBatch['end'];
+  try {
+    for (const item of pairItems(start.file, start.format, start.name)) {
+      // A sign of life every few items, which a stalled read stops.
+      if ((item.index & 63) === 0) Atomics.store(slots, 2, item.index);
+      at = item;
+      const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, start.minExpiration);
+      const i = batch.count++;
+      if (prepared) {
+        batch.sizes[i] = prepared.size;
+        batch.tags[i] = hashTag(prepared.hash);
+        batch.keys.push(prepared.pair.key);
+        batch.hashes.push(prepared.hash);
+      }
+      if (batch.count === PLAN_BATCH) post();
+    }
+    end = { problems };
+  } catch (err) {
+    end = err instanceof SourceReadError ? { problems, readError: err.message } : { problems, thrown: err instanceof Error ? err.message : String(err) };
+  }
+  post(end);
+  port.close();
+}
+
+const start = workerData as FeedStart | PlanStart;
+if (start.job === 'plan') plan(start);
+else if (parentPort) feed(parentPort, start);

@@ -1,0 +1,120 @@
+// A large KV source read in a thread of its own, for the plan and again at apply, behaves as one read in the
+// main thread: the same pairs, digest and bytes sent, the same problems at the same places, the same refusals.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bulkOutcome } from '../../../src/kinds/kv/answer.js';
+import { KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
+import { deferredChunks, type ChunkSpan } from '../../../src/kinds/kv/feed.js';
+import { buildKv, MAX_PROBLEMS_PER_SOURCE, type KvPayload, type KvSpec } from '../../../src/kinds/kv/model.js';
+import { fakeContext, tempRoot } from './helpers.js';
+
+let cleanup = (): void => undefined;
+afterEach(() => cleanup());
+
+const pairs = Array.from({ length: 2_500 }, (_, i) => ({ key: `k/${String(i).padStart(5, '0')}`, value: `value ${i} ü`, ...(i % 7 === 0 && { expiration_ttl: 3600 }), ...(i % 11 === 0 && { metadata: { z: 1, a: [i] } }) }));
+const jsonl = (items: readonly unknown[]) => items.map((p) => JSON.stringify(p)).join('\n');
+
+/** The document built twice: in the main thread and in a reader thread; both contexts' issues. */
+function bothWays(files: Record<string, string | Buffer>, spec: KvSpec, before: (root: string) => void = () => undefined) {
+  const temp = tempRoot(files);
+  cleanup = temp.cleanup;
+  before(temp.root);
+  const here = fakeContext(temp.root);
+  const there = fakeContext(temp.root);
+  return { root: temp.root, here: { ctx: here, built: buildKv(spec, here) }, there: { ctx: there, built: buildKv(spec, there, { threadBytes: 0 }) } };
+}
+
+/** Every pair of the payload in chunks of 1,000: the bodies' bytes and records, or the first refusal. */
+async function sendAll(payload: KvPayload, threadPairs: number): Promise<{ bytes: string[]; records: unknown[] } | string> {
+  const seqs = Uint32Array.from({ length: payload.sizes.length }, (_, i) => i);
+  const chunks: ChunkSpan[] = [];
+  for (let start = 0; start < seqs.length; start += 1_000) chunks.push({ start, end: Math.min(start + 1_000, seqs.length), bytes: 0 });
+  const bodies = deferredChunks(payload, seqs, chunks, { threadPairs });
+  const bytes: string[] = [];
+  const records: unknown[] = [];
+  try {
+    for (const body of bodies) {
+      const made = await body.take();
+      body.done();
+      bytes.push(Buffer.from(made.body as KvChunkBytes).toString('utf8'));
+      records.push(...(made.kvKeys ?? []));
+    }
+  } catch (err) {
+    bodies.forEach((b) => b.done());
+    return (err as Error).message;
+  }
+  return { bytes, records };
+}
+
+describe('a KV source read in a reader thread', () => {
+  it('plans the same keys, hashes, sizes and digest as one read in the main thread, in both formats', () => {
+    for (const [name, content, spec] of [['pairs.jsonl', jsonl(pairs), { sources: [{ jsonl: 'pairs.jsonl' }] }], ['pairs.json', JSON.stringify(pairs), { sources: [{ file: 'pairs.json' }] }]] as const) {
+      const { here, there } = bothWays({ [name]: content }, spec);
+      expect(there.ctx.issues).toEqual([]);
+      expect(there.built.request).toEqual(here.built.request);
+      const a = there.built.payload as KvPayload;
+      const b = here.built.payload as KvPayload;
+      expect([...a.keys.entries()]).toEqual([...b.keys.entries()]);
+      for (let seq = 0; seq < pairs.length; seq++) expect([a.sizes.get(seq), a.tags.get(seq)]).toEqual([b.sizes.get(seq), b.tags.get(seq)]);
+    }
+  });
+
+  it('reports the same problems at the same lines and items, counts the rest, and stops at a broken line as the main thread does', () => {
+    const lines = pairs.slice(0, 300).map((p) => JSON.stringify(p));
+    for (let i = 5; i < 300; i += 2) lines[i] = JSON.stringify({ key: `bad key ${i}`, value: 1 });
+    lines.push('{"key": "k/last", "value": }', JSON.stringify({ key: 'after', value: 'never read' }));
+    const { here, there } = bothWays({ 'pairs.jsonl': lines.join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    expect(there.ctx.issues).toEqual(here.ctx.issues);
+    expect(there.ctx.issues[0]).toEqual({ path: 'spec.sources[0].jsonl', message: 'pairs.jsonl:6.key: must be printable without whitespace or control characters; U+0020 at position 3' });
+    expect(there.ctx.issues.map((i) => i.message)).toContain(`… and ${2 * 148 - MAX_PROBLEMS_PER_SOURCE} more problems in pairs.jsonl`);
+    expect(there.ctx.issues.some((i) => /^pairs\.jsonl:301(:\d+)?: not valid JSON: /.test(i.message))).toBe(true);
+  });
+
+  it('names a key defined twice at both places, as the main thread does', () => {
+    const items = [...pairs.slice(0, 50), { key: 'k/00003', value: 'again' }];
+    const { here, there } = bothWays({ 'pairs.json': JSON.stringify(items) }, { sources: [{ file: 'pairs.json' }] });
+    expect(there.ctx.issues).toEqual([{ path: 'spec.sources[0].file', message: 'key "k/00003" is defined twice: pairs.json[3] and pairs.json[50]' }]);
+    expect(there.ctx.issues).toEqual(here.ctx.issues);
+  });
+
+  it('sends the same bytes and records the same keys, hashes and expiries at apply as the main thread', async () => {
+    const { there } = bothWays({ 'pairs.jsonl': jsonl(pairs) }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const payload = there.built.payload as KvPayload;
+    const inThread = await sendAll(payload, 0);
+    const inMain = await sendAll(payload, Number.MAX_SAFE_INTEGER);
+    expect(inThread).toEqual(inMain);
+    if (typeof inThread === 'string') throw new Error(inThread);
+    expect(inThread.bytes.flatMap((b) => JSON.parse(b))).toEqual(pairs);
+    expect(inThread.records[7]).toEqual(['k/00007', expect.stringMatching(/^[0-9a-f]{32}$/), null, 3600]);
+  });
+
+  it('refuses a pair changed since the plan, or a file cut short, at the same place as the main thread', async () => {
+    // Whole seconds, set again exactly after each rewrite of the same length: only the pairs tell.
+    const at = 1_800_000_000;
+    const { root, there } = bothWays({ 'pairs.jsonl': jsonl(pairs) }, { sources: [{ jsonl: 'pairs.jsonl' }] }, (r) => fs.utimesSync(path.join(r, 'pairs.jsonl'), at, at));
+    const payload = there.built.payload as KvPayload;
+    const file = path.join(root, 'pairs.jsonl');
+    const rewrite = (text: string) => (fs.writeFileSync(file, text), fs.utimesSync(file, at, at));
+    rewrite(jsonl(pairs).replace('"value 1234 ü"', '"value 1234 ä"'));
+    expect(await sendAll(payload, 0)).toBe('pairs.jsonl:1235 is not the pair the plan read: the source changed since the plan');
+    expect(await sendAll(payload, Number.MAX_SAFE_INTEGER)).toBe('pairs.jsonl:1235 is not the pair the plan read: the source changed since the plan');
+    rewrite(jsonl(pairs).replace('"value 1234 ü"', '123456789012345'));
+    expect(await sendAll(payload, 0)).toBe('pairs.jsonl:1235 is no longer a valid pair (value: expected a string, got number 123456789012345): the source changed since the plan');
+    const head = jsonl(pairs.slice(0, 2_000));
+    rewrite(`${head}\n${' '.repeat(Buffer.byteLength(jsonl(pairs)) - Buffer.byteLength(head) - 1)}`);
+    expect(await sendAll(payload, 0)).toBe('pairs.jsonl has fewer pairs than when the plan read it');
+  });
+});
+
+describe('a chunk sent as its bytes', () => {
+  it('counts its pairs for the answer and gives back those refused, parsed from the bytes', () => {
+    const piece = (items: readonly object[]) => ({ bytes: Buffer.from(items.map((p) => JSON.stringify(p)).join(',')), count: items.length, keys: '', hashes: '', expiring: [] });
+    const body = new KvChunkBytes([piece(pairs.slice(0, 2)), piece(pairs.slice(2, 3))]);
+    expect(JSON.parse(Buffer.from(body).toString())).toEqual(pairs.slice(0, 3));
+    expect(bulkOutcome(body, { successful_key_count: 3, unsuccessful_keys: [] })).toEqual({});
+    expect(bulkOutcome(body, { successful_key_count: 2, unsuccessful_keys: ['k/00001'] })).toEqual({ refused: { keys: ['k/00001'], body: [pairs[1]] } });
+    expect(() => bulkOutcome(body, { successful_key_count: 3, unsuccessful_keys: ['k/00001'] })).toThrow('the bulk write says 3 keys written and 1 not, of 3 sent');
+  });
+});
