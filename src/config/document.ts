@@ -78,7 +78,7 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     ...(typeof metadata.maxChangeShare === 'number' ? { maxChangeShare: metadata.maxChangeShare } : {}),
     ...(metadata.resync === true ? { resync: true } : {}),
     ...(typeof metadata.credentials === 'string' ? { credentials: metadata.credentials } : {}),
-    dependsOn: dependsOn.map((d) => d.ref),
+    dependsOn: dependsOn.length ? dependsOn.map((d) => d.ref) : NONE,
     request: built.request as Json,
     ...(built.payload !== undefined ? { payload: built.payload } : {}),
     hash: contentHash(built.request),
@@ -90,8 +90,11 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
   const at = def.kind === 'Credentials'
     ? (path: FieldPath, message: string) => errorAt(path, message)
     : pinnedAt(nameAt, errorAt(CREDENTIALS_FIELD, ''), resource.source);
-  return { errors: [], resource, identity, dependsOn, writes, at };
+  return { errors: NONE, resource, identity, dependsOn, writes: writes.length ? writes : NONE, at };
 }
+
+/** One empty list for every document with no errors, dependsOn or writes: a loader keeping 50,000 outcomes keeps one. */
+const NONE: readonly never[] = Object.freeze([]);
 
 /** The fields credentials.ts names in a document that is not a Credentials one: metadata.name and this. */
 const CREDENTIALS_FIELD: FieldPath = ['metadata', 'credentials'];
@@ -145,8 +148,10 @@ function readIdentity(def: KindDefinition, metadata: Raw, errorAt: ErrorAt, erro
   const identity: Identity | undefined = readable
     ? { key: identityKey(def.kind, scope, name, keys), kind: def.kind, name, at: errorAt(['metadata', 'name'], '') }
     : undefined;
-  const dependsOn = (Array.isArray(metadata.dependsOn) ? metadata.dependsOn : [])
-    .map((ref, i) => ({ ref, at: errorAt(['metadata', 'dependsOn', i], '') }))
-    .filter((d): d is { ref: string; at: ConfigError } => typeof d.ref === 'string');
+  const dependsOn = Array.isArray(metadata.dependsOn) && metadata.dependsOn.length
+    ? metadata.dependsOn
+      .map((ref, i) => ({ ref, at: errorAt(['metadata', 'dependsOn', i], '') }))
+      .filter((d): d is { ref: string; at: ConfigError } => typeof d.ref === 'string')
+    : NONE;
   return { scope, identity, dependsOn };
 }

@@ -2,10 +2,10 @@
 // digest. Files are found, read within bounds, parsed with positions, validated, then built; with a
 // cache (./cache.ts), only files that changed since the last load are read and built again.
 
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { DesiredResource } from '../kinds/kind.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
-import { sha256 } from '../util/json.js';
 import type { DocumentOutcome } from './document.js';
 import { displayFile, sortErrors, type ConfigError } from './errors.js';
 import { beginLoad, isConfigCache, type ConfigCache } from './cache.js';
@@ -145,7 +145,13 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
  */
 export function digestOf(resources: readonly DesiredResource[]): string {
   const order = keyOrder(resources);
-  return sha256(JSON.stringify(Array.from(order, (i) => [resources[i]!.key, resources[i]!.hash])));
+  // Hashed a pair at a time: the same bytes as the whole list's JSON, without holding that text.
+  const hash = createHash('sha256').update('[');
+  for (let n = 0; n < order.length; n++) {
+    const r = resources[order[n]!]!;
+    hash.update(`${n ? ',' : ''}[${JSON.stringify(r.key)},${JSON.stringify(r.hash)}]`);
+  }
+  return hash.update(']').digest('hex');
 }
 
 /** The last list of keys digested and its key order: the daemon's next load has the same keys, mostly. */

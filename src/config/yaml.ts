@@ -203,14 +203,13 @@ class Walker {
       return value;
     }
     if (isSeq(node)) {
-      const items = node.items;
-      const out: unknown[] = [];
-      for (let i = 0; i < items.length; i++) {
+      // Mapped, not pushed: the list is made at its length, without the room a growing array keeps.
+      return node.items.map((item, i) => {
         path.push(i);
-        out.push(this.walk(items[i]));
+        const value = this.walk(item);
         path.pop();
-      }
-      return out;
+        return value;
+      });
     }
     if (isMap(node)) return this.walkMap(node.items, offset ?? 0);
     return null;

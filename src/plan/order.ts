@@ -26,7 +26,7 @@ export function dependencyGraph(
   desired: readonly DesiredResource[],
   defs: readonly KindDefinition[],
   problems: string[],
-): number[][] {
+): (readonly number[])[] {
   const index = new ResourceIndex(desired);
   const byKindName = new Map<string, number[]>();
   desired.forEach((d, i) => {
@@ -38,7 +38,7 @@ export function dependencyGraph(
   return desired.map((self, i) => {
     const named = defs[i]!.dependencies?.(self);
     // Most resources name one dependency or none: no set and no sort for those.
-    if (self.dependsOn.length === 0 && (named === undefined || named.length === 0)) return [];
+    if (self.dependsOn.length === 0 && (named === undefined || named.length === 0)) return NO_DEPS;
     const deps = new Set<number>();
     for (const ref of self.dependsOn) {
       const exact = index.key(ref);
@@ -52,9 +52,12 @@ export function dependencyGraph(
     for (const ref of named ?? []) {
       for (const j of index.resolve(ref)) if (j !== i) deps.add(j);
     }
-    return deps.size < 2 ? [...deps] : [...deps].sort((a, b) => a - b);
+    return deps.size === 0 ? NO_DEPS : deps.size === 1 ? [...deps] : [...deps].sort((a, b) => a - b);
   });
 }
+
+/** Shared by every resource that depends on nothing: a graph of 50,000 holds one. */
+const NO_DEPS: readonly number[] = Object.freeze([]);
 
 /** Indices in dependency order; among resources free to go, the earliest in the files goes first. */
 export function topologicalOrder(desired: readonly DesiredResource[], deps: readonly (readonly number[])[]): number[] {
