@@ -8,7 +8,7 @@ import { SourceReadError, type ItemPosition } from './stream.js';
 import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
 import { KV_RULES, preparePair } from './pair.js';
 import { SortedKeys } from './sorted.js';
-import { planBatches, type PlanBatch } from './plan-batches.js';
+import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batches.js';
 import { checkInteger } from '../../util/options.js';
 
 /** Problems reported per source before the rest are only counted: a million bad pairs help no one. */
@@ -72,6 +72,8 @@ export interface BuildKvOptions {
    * @default 4 MiB
    */
   readonly threadBytes?: number;
+  /** How such a JSON Lines file is cut between threads (src/kinds/kv/plan-batches.ts). */
+  readonly reading?: PlanBatchOptions;
 }
 
 export interface KvSpec {
@@ -113,7 +115,7 @@ function fileBytes(file: string): number {
 }
 
 /** Reads every origin once: each item validated, hashed and measured; only key, hash and size kept. */
-function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: SortedKeys, sizes: SeqColumn, tags: SeqColumn, threadBytes: number): OriginSpan[] {
+function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: SortedKeys, sizes: SeqColumn, tags: SeqColumn, threadBytes: number, reading?: PlanBatchOptions): OriginSpan[] {
   const minExpiration = Math.floor(ctx.now() / 1000) + KV_RULES.minTtl;
   const spans: OriginSpan[] = [];
   for (const origin of origins) {
@@ -127,7 +129,7 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
     };
     if (origin.stream && fileBytes(origin.stream.file) >= threadBytes) {
       // Read in a thread of its own: the same pairs, problems and read error, a batch at a time.
-      for (const batch of planBatches(origin.stream, minExpiration, MAX_PROBLEMS_PER_SOURCE + 1)) {
+      for (const batch of planBatches(origin.stream, minExpiration, MAX_PROBLEMS_PER_SOURCE + 1, reading)) {
         for (const p of batch.problems) (at = p.at), problem(p.field, p.message);
         addBatch(batch, keys, sizes, tags);
         if (batch.end?.thrown !== undefined) throw new Error(batch.end.thrown);
@@ -196,7 +198,7 @@ export function buildKv(spec: KvSpec | undefined, ctx: BuildContext, options: Bu
   const keys = new SortedKeys();
   const sizes = new SeqColumn();
   const tags = new SeqColumn();
-  const spans = readOrigins(ctx, originsOf(ctx, spec), keys, sizes, tags, threadBytes);
+  const spans = readOrigins(ctx, originsOf(ctx, spec), keys, sizes, tags, threadBytes, options.reading);
   keys.finish();
   const digest = digestAndDuplicates(ctx, keys, spans);
   const request: KvRequest = { pairs: keys.count, digest };

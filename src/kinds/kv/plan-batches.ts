@@ -4,6 +4,9 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { checkInteger } from '../../util/options.js';
+import { SourceReadError } from './stream-shared.js';
+import { pairItems } from './stream.js';
 import type { ItemPosition } from './stream-shared.js';
 
 /** Items per batch: a batch is one message, its columns handed over, not copied. */
@@ -18,8 +21,10 @@ export interface PlanStart {
   readonly format: 'json' | 'jsonl';
   readonly name: string;
   readonly minExpiration: number;
-  /** Problems reported in detail, at most; the rest only counted. */
+  /** Problems reported in detail per range, at most; the rest only counted. */
   readonly maxProblems: number;
+  /** JSON Lines: the byte ranges this thread reads, [start, end, start, end, …], in order. @default the whole file */
+  readonly segments?: readonly number[];
   /** Int32 slot 0: batches posted; slot 1: batches taken; slot 2: the index of an item read lately, which shows the thread is alive. */
   readonly flags: SharedArrayBuffer;
   readonly port: MessagePort;
@@ -42,7 +47,9 @@ export interface PlanBatch {
   /** The valid pairs' hashes, 32 hex digits each. */
   readonly hashes: string;
   readonly problems: readonly PlanProblem[];
-  /** The last batch: how many problems there were in all, and why the reading stopped early, if it did. */
+  /** The last batch of a range: its items, line ends and problems (its positions count from the range's start). */
+  readonly segment?: { readonly items: number; readonly lines: number; readonly problems: number };
+  /** The thread's last batch: the problems of its last range, and why the reading stopped early, if it did. */
   readonly end?: { readonly problems: number; readonly readError?: string; readonly thrown?: string };
 }
 
@@ -56,34 +63,137 @@ export function readerFile(): string {
   return fileURLToPath(new URL('../../../dist/kinds/kv/read-worker.js', import.meta.url));
 }
 
-/** The batches of `stream` read in a reader thread, taken synchronously as they come; the thread ends with the last. */
-export function* planBatches(stream: { readonly file: string; readonly format: 'json' | 'jsonl'; readonly name: string }, minExpiration: number, maxProblems: number): Generator<PlanBatch> {
-  const flags = new SharedArrayBuffer(12);
-  const slots = new Int32Array(flags);
-  const { port1, port2 } = new MessageChannel();
-  const start: PlanStart = { job: 'plan', ...stream, minExpiration, maxProblems, flags, port: port2 };
-  const worker = new Worker(readerFile(), { workerData: start, transferList: [port2] });
-  worker.unref();
+interface Stream {
+  readonly file: string;
+  readonly format: 'json' | 'jsonl';
+  readonly name: string;
+}
+
+/** One reader thread, its batches taken synchronously: the plan is synchronous, and waits on a shared counter. */
+class ReaderThread {
+  private readonly slots: Int32Array;
+  private readonly port: MessagePort;
+  private readonly worker: Worker;
+  private taken = 0;
+
+  constructor(private readonly name: string, start: Omit<PlanStart, 'flags' | 'port'>) {
+    const flags = new SharedArrayBuffer(12);
+    this.slots = new Int32Array(flags);
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(readerFile(), { workerData: { ...start, flags, port: port2 } satisfies PlanStart, transferList: [port2] });
+    this.worker.unref();
+  }
+
+  next(): PlanBatch {
+    const { slots, taken } = this;
+    // Waits in slices: a thread that died reads no more items.
+    for (let read = Atomics.load(slots, 2), still = 0; Atomics.load(slots, 0) === taken; ) {
+      if (Atomics.wait(slots, 0, taken, 1000) !== 'timed-out') continue;
+      const now = Atomics.load(slots, 2);
+      if (now !== read) (read = now), (still = 0);
+      else if ((still += 1000) >= STALL_MS) throw new Error(`${this.name}: the thread reading it stopped`);
+    }
+    const got = receiveMessageOnPort(this.port);
+    if (!got) throw new Error(`${this.name}: the thread reading it posted nothing`);
+    Atomics.store(slots, 1, ++this.taken);
+    Atomics.notify(slots, 1);
+    return got.message as PlanBatch;
+  }
+
+  close(): void {
+    this.port.close();
+    void this.worker.terminate();
+  }
+}
+
+/** JSON Lines ranges of about `bytes` each, [start, end, …], each starting at a line's first byte. */
+export function segmentsOf(file: string, bytes: number): number[] {
+  const size = fs.statSync(file).size;
+  const cuts = [0];
+  const fd = fs.openSync(file, 'r');
   try {
-    for (let taken = 0; ; ) {
-      // Waits in slices: a thread that died reads no more items.
-      for (let read = Atomics.load(slots, 2), still = 0; Atomics.load(slots, 0) === taken; ) {
-        if (Atomics.wait(slots, 0, taken, 1000) !== 'timed-out') continue;
-        const now = Atomics.load(slots, 2);
-        if (now !== read) (read = now), (still = 0);
-        else if ((still += 1000) >= STALL_MS) throw new Error(`${stream.name}: the thread reading it stopped`);
-      }
-      const got = receiveMessageOnPort(port1);
-      if (!got) throw new Error(`${stream.name}: the thread reading it posted nothing`);
-      taken++;
-      Atomics.store(slots, 1, taken);
-      Atomics.notify(slots, 1);
-      const batch = got.message as PlanBatch;
-      yield batch;
-      if (batch.end) return;
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    for (let from = bytes; from < size; ) {
+      const n = fs.readSync(fd, buf, 0, buf.length, from);
+      const nl = buf.subarray(0, n).indexOf(10);
+      if (nl !== -1) cuts.push(from + nl + 1);
+      // A long line: no cut inside it, the next one looked for past it.
+      from = nl !== -1 ? from + nl + 1 + bytes : from + n;
+      if (n === 0) break;
     }
   } finally {
-    port1.close();
-    void worker.terminate();
+    fs.closeSync(fd);
+  }
+  const out: number[] = [];
+  for (let i = 0; i < cuts.length; i++) if ((cuts[i + 1] ?? size) > cuts[i] || i === 0) out.push(cuts[i], cuts[i + 1] ?? size);
+  return out;
+}
+
+/** Where reading a JSON Lines file stops, said as a read of the whole file says it: its items before `index` are not parsed again. */
+function wholeFileError(stream: Stream, index: number): string | undefined {
+  try {
+    for (const _ of pairItems(stream.file, stream.format, stream.name, { skip: (i) => i < index }));
+  } catch (err) {
+    if (err instanceof SourceReadError) return err.message;
+  }
+  return undefined;
+}
+
+const shifted = (batch: PlanBatch, index: number, line: number): PlanBatch => ({
+  ...batch,
+  problems: index || line ? batch.problems.map((p) => ({ ...p, at: { ...p.at, index: p.at.index + index, line: p.at.line + line } })) : batch.problems,
+  segment: undefined,
+  end: undefined,
+});
+
+export interface PlanBatchOptions {
+  /** A JSON Lines file is read in ranges of about this many bytes, by `threads` threads in turn. @default 2 MiB */
+  readonly segmentBytes?: number;
+  /** Threads reading a JSON Lines file of more than one range. @default 2 */
+  readonly threads?: number;
+}
+
+/**
+ * The batches of `stream` in reading order, positions counted from the file's start, read in reader threads
+ * and taken synchronously as they come; the last has `end` (every problem counted, why the reading stopped).
+ */
+export function* planBatches(stream: Stream, minExpiration: number, maxProblems: number, options: PlanBatchOptions = {}): Generator<PlanBatch> {
+  const segmentBytes = checkInteger('segmentBytes', options.segmentBytes ?? 2 * 1024 * 1024, 1);
+  const segments = stream.format === 'jsonl' ? segmentsOf(stream.file, segmentBytes) : [0, Infinity];
+  const count = segments.length / 2;
+  const threads: ReaderThread[] = [];
+  const width = count > 1 ? checkInteger('threads', options.threads ?? 2, 1) : 1;
+  try {
+    for (let t = 0; t < width; t++) {
+      const mine = count > 1 ? segments.filter((_, i) => Math.floor(i / 2) % width === t) : undefined;
+      threads.push(new ReaderThread(stream.name, { job: 'plan', ...stream, minExpiration, maxProblems, ...(mine && { segments: mine }) }));
+    }
+    let index = 0;
+    let line = 0;
+    let problems = 0;
+    for (let k = 0; k < count; k++) {
+      for (;;) {
+        const batch = threads[k % width].next();
+        const { end, segment } = batch;
+        if (end && (end.thrown !== undefined || end.readError !== undefined)) {
+          const readError = end.readError === undefined || k === 0 ? end.readError : (wholeFileError(stream, index) ?? end.readError);
+          yield { ...shifted(batch, index, line), end: { problems: problems + end.problems, ...(readError !== undefined && { readError }), ...(end.thrown !== undefined && { thrown: end.thrown }) } };
+          return;
+        }
+        const out = shifted(batch, index, line);
+        if (!segment) {
+          yield out;
+          continue;
+        }
+        problems += segment.problems;
+        index += segment.items;
+        line += segment.lines;
+        yield k === count - 1 ? { ...out, end: { problems } } : out;
+        break;
+      }
+    }
+  } finally {
+    for (const t of threads) t.close();
   }
 }

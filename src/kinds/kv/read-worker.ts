@@ -1,6 +1,7 @@
 // A reader thread of a KV source file: for the plan it validates, hashes and measures every pair; at apply
 // it reads the file again and makes the chunk bodies' bytes, a few ahead of the sends.
 
+import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { hashTag } from './model.js';
 import { KV_RULES, preparePair } from './pair.js';
@@ -59,9 +60,9 @@ class Batch {
   readonly hashes: string[] = [];
   readonly problems: PlanProblem[] = [];
 
-  message(end?: PlanBatch['end']): PlanBatch {
+  message(end?: PlanBatch['end'], segment?: PlanBatch['segment']): PlanBatch {
     const { count } = this;
-    return { count, sizes: this.sizes.subarray(0, count), tags: this.tags.subarray(0, count), keys: this.keys.join('\n'), hashes: this.hashes.join(''), problems: this.problems, ...(end && { end }) };
+    return { count, sizes: this.sizes.subarray(0, count), tags: this.tags.subarray(0, count), keys: this.keys.join('\n'), hashes: this.hashes.join(''), problems: this.problems, ...(end && { end }), ...(segment && { segment }) };
   }
 }
 
@@ -70,41 +71,66 @@ function plan(start: PlanStart): void {
   const { port } = start;
   let batch = new Batch();
   let posted = 0;
+  // Problems of the range being read: each range's first ones are told in full, whatever the others had.
   let problems = 0;
   let at: ItemPosition = { index: 0, line: 0 };
   const problem = (field: string, message: string): void => {
     if (++problems <= start.maxProblems) batch.problems.push({ at: position(at), field, message });
   };
-  const post = (end?: PlanBatch['end']) => {
-    port.postMessage(batch.message(end), [batch.sizes.buffer, batch.tags.buffer]);
+  const post = (end?: PlanBatch['end'], segment?: PlanBatch['segment']) => {
+    port.postMessage(batch.message(end, segment), [batch.sizes.buffer, batch.tags.buffer]);
     Atomics.store(slots, 0, ++posted);
     Atomics.notify(slots, 0);
     batch = new Batch();
     // The plan takes batches more slowly than they come: wait, rather than hold the file in messages.
     for (let taken = Atomics.load(slots, 1); posted - taken >= PLAN_AHEAD; taken = Atomics.load(slots, 1)) Atomics.wait(slots, 1, taken);
   };
-  let end: PlanBatch['end'];
+  const ranges = start.segments ?? [0, Infinity];
   try {
-    for (const item of pairItems(start.file, start.format, start.name)) {
-      // A sign of life every few items, which a stalled read stops.
-      if ((item.index & 63) === 0) Atomics.store(slots, 2, item.index);
-      at = item;
-      const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, start.minExpiration);
-      const i = batch.count++;
-      if (prepared) {
-        batch.sizes[i] = prepared.size;
-        batch.tags[i] = hashTag(prepared.hash);
-        batch.keys.push(prepared.pair.key);
-        batch.hashes.push(prepared.hash);
+    for (let r = 0; r < ranges.length; r += 2) {
+      const range = start.segments && { start: ranges[r], end: ranges[r + 1] };
+      let items = 0;
+      problems = 0;
+      for (const item of pairItems(start.file, start.format, start.name, range ? { range } : {})) {
+        // A sign of life every few items, which a stalled read stops.
+        if ((++items & 63) === 0) Atomics.add(slots, 2, 1);
+        at = item;
+        const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, start.minExpiration);
+        const i = batch.count++;
+        if (prepared) {
+          batch.sizes[i] = prepared.size;
+          batch.tags[i] = hashTag(prepared.hash);
+          batch.keys.push(prepared.pair.key);
+          batch.hashes.push(prepared.hash);
+        }
+        if (batch.count === PLAN_BATCH) post();
       }
-      if (batch.count === PLAN_BATCH) post();
+      const segment = { items, lines: range ? newlines(start.file, range.start, range.end) : 0, problems };
+      if (r + 2 < ranges.length) post(undefined, segment);
+      else post({ problems }, segment);
     }
-    end = { problems };
   } catch (err) {
-    end = err instanceof SourceReadError ? { problems, readError: err.message } : { problems, thrown: err instanceof Error ? err.message : String(err) };
+    post(err instanceof SourceReadError ? { problems, readError: err.message } : { problems, thrown: err instanceof Error ? err.message : String(err) });
   }
-  post(end);
   port.close();
+}
+
+/** Line ends in bytes [start, end) of `file`: how far the next range's line numbers start. */
+function newlines(file: string, start: number, end: number): number {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let count = 0;
+    for (let at = start; at < end; ) {
+      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, end - at), at);
+      if (n === 0) break;
+      for (let i = buf.indexOf(10); i !== -1 && i < n; i = buf.indexOf(10, i + 1)) count++;
+      at += n;
+    }
+    return count;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 const start = workerData as FeedStart | PlanStart;

@@ -26,6 +26,12 @@ export interface ReadPairOptions {
    * @default every item parsed
    */
   readonly skip?: (index: number) => boolean;
+  /**
+   * JSON Lines only: bytes [start, end) of the file, read as a file of their own (lines and items counted from
+   * there, no BOM looked for); `start` is a line's first byte. Several threads read one file's ranges at once.
+   * @default the whole file
+   */
+  readonly range?: { readonly start: number; readonly end: number };
 }
 
 const MIB = 1024 * 1024;
@@ -57,17 +63,27 @@ export function pairItems(file: string, format: PairFormat, name?: string, optio
   const chunkBytes = checkInteger('chunkBytes', options.chunkBytes ?? MIB, 1, 1024 * MIB);
   const maxItemBytes = checkInteger('maxItemBytes', options.maxItemBytes ?? 128 * MIB, 1);
   const skip = options.skip ?? (() => false);
-  return read(file, chunkBytes, (out, bom) => (format === 'json' ? new JsonItems(shown, maxItemBytes, out, bom, skip) : new LineItems(shown, maxItemBytes, out, bom, skip)));
+  const { range } = options;
+  if (range !== undefined && format !== 'jsonl') fail('range', 'left out for a JSON array (only JSON Lines is read in ranges)', range);
+  const start = range ? checkInteger('range.start', range.start, 0) : 0;
+  const end = range ? checkInteger('range.end', range.end, start) : Infinity;
+  return read(file, chunkBytes, (out, bom) => (format === 'json' ? new JsonItems(shown, maxItemBytes, out, bom, skip) : new LineItems(shown, maxItemBytes, out, bom, skip)), start, end);
 }
 
-function* read(file: string, chunkBytes: number, reader: (out: SourceItem[], bom: number) => ItemReader): Generator<SourceItem, void, undefined> {
+function* read(file: string, chunkBytes: number, reader: (out: SourceItem[], bom: number) => ItemReader, start: number, end: number): Generator<SourceItem, void, undefined> {
   const fd = fs.openSync(file, 'r');
+  let at = start;
+  const readAt = (buf: Buffer, offset: number, length: number): number => {
+    const n = fs.readSync(fd, buf, offset, Math.max(0, Math.min(length, end - at)), at);
+    at += n;
+    return n;
+  };
   try {
-    // The first three bytes on their own, whatever the chunk size: a BOM is dropped, anything else read.
+    // The first three bytes on their own, whatever the chunk size: a BOM is dropped (at the file's start), anything else read.
     const head = Buffer.alloc(3);
     let got = 0;
-    for (let n = 1; got < 3 && n > 0; got += n) n = fs.readSync(fd, head, got, 3 - got, null);
-    const bom = got === 3 && head.equals(BOM) ? 3 : 0;
+    for (let n = 1; got < 3 && n > 0; got += n) n = readAt(head, got, 3 - got);
+    const bom = start === 0 && got === 3 && head.equals(BOM) ? 3 : 0;
     const out: SourceItem[] = [];
     const items = reader(out, bom);
     const buf = Buffer.allocUnsafe(chunkBytes);
@@ -84,7 +100,7 @@ function* read(file: string, chunkBytes: number, reader: (out: SourceItem[], bom
       yield* out;
       out.length = 0;
       if (!more) return;
-      chunk = buf.subarray(0, fs.readSync(fd, buf, 0, chunkBytes, null));
+      chunk = buf.subarray(0, readAt(buf, 0, chunkBytes));
       more = chunk.length > 0;
     }
   } finally {

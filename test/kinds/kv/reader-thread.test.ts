@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bulkOutcome } from '../../../src/kinds/kv/answer.js';
 import { KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
 import { deferredChunks, type ChunkSpan } from '../../../src/kinds/kv/feed.js';
-import { buildKv, MAX_PROBLEMS_PER_SOURCE, type KvPayload, type KvSpec } from '../../../src/kinds/kv/model.js';
+import { buildKv, MAX_PROBLEMS_PER_SOURCE, type BuildKvOptions, type KvPayload, type KvSpec } from '../../../src/kinds/kv/model.js';
 import { fakeContext, tempRoot } from './helpers.js';
 
 let cleanup = (): void => undefined;
@@ -17,13 +17,13 @@ const pairs = Array.from({ length: 2_500 }, (_, i) => ({ key: `k/${String(i).pad
 const jsonl = (items: readonly unknown[]) => items.map((p) => JSON.stringify(p)).join('\n');
 
 /** The document built twice: in the main thread and in a reader thread; both contexts' issues. */
-function bothWays(files: Record<string, string | Buffer>, spec: KvSpec, before: (root: string) => void = () => undefined) {
+function bothWays(files: Record<string, string | Buffer>, spec: KvSpec, before: (root: string) => void = () => undefined, reading: BuildKvOptions['reading'] = {}) {
   const temp = tempRoot(files);
   cleanup = temp.cleanup;
   before(temp.root);
   const here = fakeContext(temp.root);
   const there = fakeContext(temp.root);
-  return { root: temp.root, here: { ctx: here, built: buildKv(spec, here) }, there: { ctx: there, built: buildKv(spec, there, { threadBytes: 0 }) } };
+  return { root: temp.root, here: { ctx: here, built: buildKv(spec, here) }, there: { ctx: there, built: buildKv(spec, there, { threadBytes: 0, reading }) } };
 }
 
 /** Every pair of the payload in chunks of 1,000: the bodies' bytes and records, or the first refusal. */
@@ -70,6 +70,26 @@ describe('a KV source read in a reader thread', () => {
     expect(there.ctx.issues[0]).toEqual({ path: 'spec.sources[0].jsonl', message: 'pairs.jsonl:6.key: must be printable without whitespace or control characters; U+0020 at position 3' });
     expect(there.ctx.issues.map((i) => i.message)).toContain(`… and ${2 * 148 - MAX_PROBLEMS_PER_SOURCE} more problems in pairs.jsonl`);
     expect(there.ctx.issues.some((i) => /^pairs\.jsonl:301(:\d+)?: not valid JSON: /.test(i.message))).toBe(true);
+  });
+
+  it('cut into ranges read by two threads in turn, gives the same pairs, problems, lines and refusal as one read', () => {
+    // Ranges of about 2 KB: dozens of them, problems in several, a broken line far into the file.
+    const lines = pairs.slice(0, 1_500).map((p) => JSON.stringify(p));
+    for (let i = 3; i < 1_500; i += 9) lines[i] = JSON.stringify({ key: `bad key ${i}`, value: 'v' });
+    lines.splice(700, 0, '', '   ');
+    const reading = { segmentBytes: 2_000, threads: 2 };
+    const clean = bothWays({ 'pairs.jsonl': `\ufeff${lines.join('\r\n')}\r\n` }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, reading);
+    expect(clean.there.ctx.issues).toEqual(clean.here.ctx.issues);
+    expect(clean.there.ctx.issues).toHaveLength(MAX_PROBLEMS_PER_SOURCE + 1);
+    expect(clean.there.built.request).toEqual(clean.here.built.request);
+    const a = clean.there.built.payload as KvPayload;
+    const b = clean.here.built.payload as KvPayload;
+    expect([...a.keys.entries()]).toEqual([...b.keys.entries()]);
+    lines[1_203] = '{"key": "k/broken", "value": "v"';
+    const broken = bothWays({ 'pairs.jsonl': lines.join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, reading);
+    expect(broken.there.ctx.issues).toEqual(broken.here.ctx.issues);
+    expect(broken.there.ctx.issues.some((i) => /^pairs\.jsonl:1204(:\d+)?: not valid JSON: /.test(i.message))).toBe(true);
+    expect((broken.there.built.payload as KvPayload).sizes.length).toBe((broken.here.built.payload as KvPayload).sizes.length);
   });
 
   it('names a key defined twice at both places, as the main thread does', () => {
