@@ -86,8 +86,11 @@ export interface ResourcesGroup {
   readonly applyFloor: FloorRun & { readonly emulatorCpuMs: number };
   readonly apply: CliRun & { readonly emulatorCpuMs: number; readonly created: number };
   readonly noopPlan: CliRun;
-  /** `edgesync watch` on the applied config: start to its first (no-op) reconcile, the edits, and its peak RSS then. */
-  readonly watch: { readonly startMs: number; readonly maxRssBytes: number; readonly edits: readonly EditTiming[] };
+  /**
+   * `edgesync watch` on the applied config: start to its first (no-op) reconcile, the edits, a file
+   * broken (written → its error logged with file and line) and mended, and its peak RSS then.
+   */
+  readonly watch: { readonly startMs: number; readonly maxRssBytes: number; readonly edits: readonly EditTiming[]; readonly brokenMs: number };
 }
 
 const BIN = fileURLToPath(new URL('../../bin/edgesync', import.meta.url));
@@ -164,6 +167,30 @@ async function timeEdits(daemon: WatchProcess, emulator: EmulatorProcess, config
   return out;
 }
 
+/**
+ * Breaks one file in the middle of the config (a list's description left unclosed) and times the
+ * daemon's error naming that file and line; then mends it and waits for the run that finds the
+ * config as it was (nothing to change): a broken file applies nothing.
+ */
+async function timeBrokenFile(daemon: WatchProcess, config: GeneratedConfig, say: (line: string) => void): Promise<number> {
+  const list = config.lists[Math.floor(config.lists.length / 2)];
+  const text = fs.readFileSync(list.file, 'utf8');
+  const line = text.slice(0, text.indexOf(list.descriptionLine)).split('\n').length;
+  const from = daemon.seen();
+  const t0 = Date.now();
+  fs.writeFileSync(list.file, text.replace(list.descriptionLine, '  description: "unclosed'));
+  const error = await daemon.line('the error of the broken file', from, (l) => l.file !== undefined && path.basename(String(l.file)) === path.basename(list.file), 300_000);
+  const ms = error.time - t0;
+  if (Number(error.line) < line) throw new Error(`the broken file's error is at line ${String(error.line)}, before the break at line ${line}`);
+  await daemon.line('the config invalid line', from, (l) => String(l.msg).startsWith('config invalid'), 300_000);
+  const mended = daemon.seen();
+  fs.writeFileSync(list.file, text);
+  const back = await daemon.line('the run after the file was mended', mended, isReconciled, 300_000);
+  if (back.msg !== 'reconciled: nothing to change') throw new Error(`the run after the broken file was mended changed something: ${back.msg}`);
+  say(`  broken file (${path.basename(list.file)}): its error logged ${ms} ms after the write; mended, nothing to change`);
+  return ms;
+}
+
 /** One resource count: its config, every step and floor, the daemon; its folder removed after. */
 async function runGroup(dir: string, resources: number, opts: ReturnType<typeof checkResourcesBenchOptions>, held: { emulator?: EmulatorProcess; daemon?: WatchProcess }): Promise<ResourcesGroup> {
   const { accounts, seed, edits, progress: say } = opts;
@@ -220,10 +247,11 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
       const startMs = first.time - started;
       say(`  first reconcile (nothing to change) ${(startMs / 1000).toFixed(2)} s after the start`);
       const timings = await timeEdits(daemon, emulator, config, edits, say);
+      const brokenMs = await timeBrokenFile(daemon, config, say);
       const maxRssBytes = processPeakRssBytes(daemon.child.pid!);
       await daemon.stop();
       held.daemon = undefined;
-      return { resources, accounts, files: config.files.length, counts: config.counts, parseFloor, validate, firstPlan, applyFloor, apply, noopPlan, watch: { startMs, maxRssBytes, edits: timings } };
+      return { resources, accounts, files: config.files.length, counts: config.counts, parseFloor, validate, firstPlan, applyFloor, apply, noopPlan, watch: { startMs, maxRssBytes, edits: timings, brokenMs } };
     } finally {
       await held.daemon?.stop();
       held.daemon = undefined;

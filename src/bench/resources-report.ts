@@ -35,6 +35,7 @@ export function renderResourcesTable(groups: readonly ResourcesGroup[]): string 
     lines.push(`| ${[n, 'watch: start → first reconcile (no-op)', seconds(w.startMs), '–', '–', '–', '–', '–', '–'].join(' | ')} |`);
     lines.push(`| ${[n, `watch: file written → emulator gets the call (${w.edits.length} edits: median, max)`, `${seconds(call.median)}, ${seconds(call.max)}`, mib(w.maxRssBytes), '–', '–', '–', '–', '–'].join(' | ')} |`);
     lines.push(`| ${[n, 'watch: file written → reconcile done (median, max)', `${seconds(done.median)}, ${seconds(done.max)}`, '–', '–', '–', '–', '–', '–'].join(' | ')} |`);
+    lines.push(`| ${[n, 'watch: a file broken → its error logged (file and line)', seconds(w.brokenMs), '–', '–', '–', '–', '–', '–'].join(' | ')} |`);
   }
   return lines.join('\n');
 }

@@ -16,7 +16,7 @@ const group: ResourcesGroup = {
   applyFloor: { ...floor(1000, 700), emulatorCpuMs: 400 },
   apply: { ...run(8000, 150), emulatorCpuMs: 900, created: 980 },
   noopPlan: run(2600, 121),
-  watch: { startMs: 3000, maxRssBytes: 140 * 2 ** 20, edits: [{ callMs: 400, appliedMs: 410 }, { callMs: 600, appliedMs: 620 }, { callMs: 500, appliedMs: 505 }] },
+  watch: { startMs: 3000, maxRssBytes: 140 * 2 ** 20, edits: [{ callMs: 400, appliedMs: 410 }, { callMs: 600, appliedMs: 620 }, { callMs: 500, appliedMs: 505 }], brokenMs: 320 },
 };
 
 describe('the resources benchmark', () => {
@@ -35,13 +35,14 @@ describe('the resources benchmark', () => {
     expect(() => checkResourcesBenchOptions({ accounts: 0 })).toThrow('Expected `accounts`');
   });
 
-  it('prints each step beside its floor, with the ratio of their wall times, and the daemon edit timings', () => {
+  it('prints each step beside its floor, with the ratio of their wall times, the daemon edit timings and the time to a broken file error', () => {
     const table = renderResourcesTable([group]).split('\n');
-    expect(table).toHaveLength(2 + 7);
+    expect(table).toHaveLength(2 + 8);
     expect(table[2]).toBe('| 1,000 | validate (10 files) | 2.00 s | 110 MiB | 1.00 s | YAML parse of every file | 0.50 s (work 0.20 s) | 70 MiB | 4.0× |');
     expect(table[4]).toContain('| 1,000 | apply: 980 creates (emulator CPU 0.90 s) | 8.00 s | 150 MiB |');
     expect(table[4]).toContain('| 1.00 s (work 0.70 s) | 70 MiB | 8.0× |');
     expect(table[7]).toContain('(3 edits: median, max) | 0.50 s, 0.60 s | 140 MiB |');
+    expect(table[9]).toBe('| 1,000 | watch: a file broken → its error logged (file and line) | 0.32 s | – | – | – | – | – | – |');
     expect(renderResourcesNotes([group])[0]).toBe('- Mix at 1,000: Credentials 20, GatewayAccount 20, GatewayList 960; 20 accounts, each signed by its own credential; 100 documents a file.');
   });
 });
