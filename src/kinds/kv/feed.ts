@@ -4,9 +4,9 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { DeferredBody } from '../kind.js';
 import type { KvKeyRecord } from '../../state/types.js';
-import { KvChunkBytes } from './chunk-bytes.js';
+import { chunkBody, release, type KvChunkBytes } from './chunk-bytes.js';
 import type { KvPayload, OriginSpan } from './model.js';
-import type { WirePair } from './pair.js';
+import { KV_HASH_BYTES } from './pair.js';
 import { threadPieces, workerPieces, type PieceSource } from './piece-source.js';
 import { lowerBound, PieceProblem, type Piece } from './pieces.js';
 import { checkInteger } from '../../util/options.js';
@@ -27,6 +27,8 @@ export interface FeedOptions {
   readonly threadPairs?: number;
 }
 
+/** Hex digits of a pair's hash. */
+const HEX = KV_HASH_BYTES * 2;
 /** Chunks read but not yet settled, at most: the reading stays this far ahead of the sends. @default 8 */
 const READ_AHEAD = 8;
 /** Pieces a reader thread makes ahead of those taken. */
@@ -37,17 +39,11 @@ interface Made {
   readonly kvKeys: KvKeyRecord[];
 }
 
-/** What state keeps of a pair: its hash, and its expiry as sent (the ttl counts from the write). */
-export function recordOf(pair: WirePair, hash: string): KvKeyRecord {
-  if (pair.expiration_ttl !== undefined) return [pair.key, hash, null, pair.expiration_ttl];
-  return pair.expiration !== undefined ? [pair.key, hash, pair.expiration] : [pair.key, hash];
-}
-
-/** The records of a piece's pairs, in order. */
+/** The records of a piece's pairs, in order: what state keeps of each, its hash and its expiry as sent (a ttl counts from the write). */
 function recordsOf(piece: Piece, out: KvKeyRecord[]): void {
   const keys = piece.keys.split('\n');
   const base = out.length;
-  for (let i = 0; i < keys.length; i++) out.push([keys[i], piece.hashes.slice(i * 32, i * 32 + 32)]);
+  for (let i = 0; i < keys.length; i++) out.push([keys[i], piece.hashes.slice(i * HEX, (i + 1) * HEX)]);
   const { expiring } = piece;
   for (let e = 0; e < expiring.length; e += 3) {
     const [i, expiration, ttl] = [expiring[e], expiring[e + 1], expiring[e + 2]];
@@ -141,7 +137,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
     }
     const kvKeys: KvKeyRecord[] = [];
     for (const piece of pieces) recordsOf(piece, kvKeys);
-    return { body: new KvChunkBytes(pieces), kvKeys };
+    return { body: chunkBody(pieces), kvKeys };
   };
 
   const pump = async () => {
@@ -154,7 +150,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
         unsettled.add(n);
         const w = waiting.get(n);
         waiting.delete(n);
-        if (w) w.resolve(m);
+        if (w) handed.set(n, m.body), w.resolve(m);
         else made.set(n, m);
         if (next === chunks.length) close();
         await turn();
@@ -174,6 +170,8 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
   };
 
   const taken = new Set<number>();
+  // Bodies taken and not yet done: let go of at once when done.
+  const handed = new Map<number, KvChunkBytes>();
   return chunks.map((_, n): DeferredBody => ({
     deferred: true,
     take(signal) {
@@ -185,6 +183,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
       const ready = made.get(n);
       if (ready) {
         made.delete(n);
+        handed.set(n, ready.body);
         return Promise.resolve(ready);
       }
       const promise = new Promise<Made>((resolve, reject) => {
@@ -204,7 +203,10 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
     },
     done() {
       unsettled.delete(n);
+      const body = handed.get(n) ?? made.get(n)?.body;
+      handed.delete(n);
       made.delete(n);
+      if (body) release(body);
       void pump();
     },
   }));

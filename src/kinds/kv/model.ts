@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { BuildContext, Built } from '../kind.js';
 import { SourceReadError, type ItemPosition } from './stream.js';
 import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
-import { KV_RULES, preparePair } from './pair.js';
+import { KV_HASH_BYTES, KV_RULES, preparePair } from './pair.js';
 import { SortedKeys } from './sorted.js';
 import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batches.js';
 import { checkInteger } from '../../util/options.js';
@@ -93,6 +93,8 @@ export function spanOf(spans: readonly OriginSpan[], seq: number): { span: Origi
   return { span: spans[lo], item: seq - spans[lo].first };
 }
 
+const HEX = KV_HASH_BYTES * 2;
+
 /** A batch's items in reading order: every item's size and tag, each valid pair's key. */
 function addBatch(batch: PlanBatch, keys: SortedKeys, sizes: SeqColumn, tags: SeqColumn): void {
   const names = batch.count ? batch.keys.split('\n') : [];
@@ -102,7 +104,7 @@ function addBatch(batch: PlanBatch, keys: SortedKeys, sizes: SeqColumn, tags: Se
     sizes.push(size);
     tags.push(batch.tags[i]);
     // A valid pair is never 0 bytes; an invalid one is measured 0.
-    if (size !== 0) keys.add(names[v], batch.hashes.slice(v * 32, ++v * 32), size, seq);
+    if (size !== 0) keys.add(names[v], batch.hashes.slice(v * HEX, ++v * HEX), size, seq);
   }
 }
 

@@ -20,7 +20,7 @@ export interface PieceSpec {
 
 /** Changed pairs in a row: their JSON joined by commas, and what state records of them. */
 export interface Piece {
-  /** The pairs as sent, `{…},{…}`, without brackets. */
+  /** The pairs as sent, in brackets: `[{…},{…}]`. */
   readonly bytes: Uint8Array;
   readonly count: number;
   /** The keys joined by "\n" (a key holds no whitespace). */
@@ -106,9 +106,11 @@ export class PieceMaker {
     }
     if (this.at < end) return undefined;
     this.cut++;
-    // Its own memory, not a slice of a pool: it is handed to the main thread as it is.
-    const bytes = Buffer.allocUnsafeSlow(this.length);
-    this.bytes.copy(bytes, 0, 0, this.length);
+    // Its own memory, not a slice of a pool: it is handed to the main thread as it is, framed as a body.
+    const bytes = Buffer.allocUnsafeSlow(this.length + 2);
+    bytes[0] = 0x5b;
+    this.bytes.copy(bytes, 1, 0, this.length);
+    bytes[this.length + 1] = 0x5d;
     const piece: Piece = { bytes, count: this.keys.length, keys: this.keys.join('\n'), hashes: this.hashes.join(''), expiring: this.expiring };
     this.length = 0;
     this.keys = [];

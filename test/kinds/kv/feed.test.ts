@@ -35,8 +35,10 @@ describe('KV chunk bodies read at apply', () => {
     const { bodies } = planOf({ 'pairs.jsonl': lines }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     expect(bodies).toHaveLength(3);
     const made = await Promise.all([bodies[2].take(), bodies[0].take(), bodies[1].take()]);
-    bodies.forEach((b) => b.done());
     expect([made[1], made[2], made[0]].flatMap((m) => (m.body as KvChunkBytes).pairs())).toEqual(pairs);
+    bodies.forEach((b) => b.done());
+    // Done, a body's bytes are let go of.
+    expect((made[0].body as KvChunkBytes).length).toBe(0);
     expect(made[1].kvKeys?.map(([k]) => k)).toEqual(pairs.slice(0, 10).map((p) => p.key));
     await expect(bodies[0].take()).rejects.toThrow('chunk 1 of this plan was taken already: plan again');
   });
@@ -55,8 +57,8 @@ describe('KV chunk bodies read at apply', () => {
     fs.writeFileSync(file, JSON.stringify(pairs).replace('"v12"', '"w12"'));
     fs.utimesSync(file, at, at);
     const first = await bodies[0].take();
-    bodies[0].done();
     expect((first.body as KvChunkBytes).pairs().map((p) => p.key)).toEqual(pairs.slice(0, 10).map((p) => p.key));
+    bodies[0].done();
     await expect(bodies[1].take()).rejects.toThrow('pairs.json[12] is not the pair the plan read: the source changed since the plan');
     await expect(bodies[2].take()).rejects.toThrow('pairs.json[12] is not the pair the plan read');
   });

@@ -116,9 +116,9 @@ export async function madeActions<T extends ActionDraft>(actions: readonly T[]):
       continue;
     }
     const made = await a.body.take();
-    a.body.done();
-    // The body's bytes as the pairs they carry, which tests compare.
+    // The body's bytes as the pairs they carry, which tests compare (done() lets go of the bytes).
     const body = isChunkBytes(made.body) ? made.body.pairs() : made.body;
+    a.body.done();
     out.push({ ...a, body, record: { ...a.record, ...(made.kvKeys && { kvKeys: made.kvKeys }) } });
   }
   return out;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bulkOutcome } from '../../../src/kinds/kv/answer.js';
-import { KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
+import { chunkBody, type KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
 import { deferredChunks, type ChunkSpan } from '../../../src/kinds/kv/feed.js';
 import { buildKv, MAX_PROBLEMS_PER_SOURCE, type BuildKvOptions, type KvPayload, type KvSpec } from '../../../src/kinds/kv/model.js';
 import { fakeContext, tempRoot } from './helpers.js';
@@ -37,9 +37,9 @@ async function sendAll(payload: KvPayload, threadPairs: number): Promise<{ bytes
   try {
     for (const body of bodies) {
       const made = await body.take();
-      body.done();
       bytes.push(Buffer.from(made.body as KvChunkBytes).toString('utf8'));
       records.push(...(made.kvKeys ?? []));
+      body.done();
     }
   } catch (err) {
     bodies.forEach((b) => b.done());
@@ -130,8 +130,8 @@ describe('a KV source read in a reader thread', () => {
 
 describe('a chunk sent as its bytes', () => {
   it('counts its pairs for the answer and gives back those refused, parsed from the bytes', () => {
-    const piece = (items: readonly object[]) => ({ bytes: Buffer.from(items.map((p) => JSON.stringify(p)).join(',')), count: items.length, keys: '', hashes: '', expiring: [] });
-    const body = new KvChunkBytes([piece(pairs.slice(0, 2)), piece(pairs.slice(2, 3))]);
+    const piece = (items: readonly object[]) => ({ bytes: Buffer.from(JSON.stringify(items)), count: items.length, keys: '', hashes: '', expiring: [] });
+    const body = chunkBody([piece(pairs.slice(0, 2)), piece(pairs.slice(2, 3))]);
     expect(JSON.parse(Buffer.from(body).toString())).toEqual(pairs.slice(0, 3));
     expect(bulkOutcome(body, { successful_key_count: 3, unsuccessful_keys: [] })).toEqual({});
     expect(bulkOutcome(body, { successful_key_count: 2, unsuccessful_keys: ['k/00001'] })).toEqual({ refused: { keys: ['k/00001'], body: [pairs[1]] } });
