@@ -1,13 +1,14 @@
 // The planner: desired model + state snapshot + the time → Plan. Pure: no I/O, no state writes.
 // Kinds decide what each resource needs; this file adds ids, order, needs and the whole-plan view.
 
-import type { ActionDraft, DesiredResource, KindDecision, KindDefinition, PlanContext } from '../kinds/kind.js';
+import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
 import { getKind } from '../kinds/registry.js';
 import type { AppliedResource, StateSnapshot } from '../state/types.js';
 import { fail } from '../util/options.js';
-import { checkReplaceKeys, resendActions, type Drift } from './resend.js';
-import { orphanKeysMessage, orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
-import { PlanMemo, type Step, type Structure } from './memo.js';
+import { checkReplaceKeys, type Drift } from './resend.js';
+import { orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
+import { refOf, stepOf } from './step.js';
+import { PlanMemo, type Structure } from './memo.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
 import { selectTargets, targetMatcher } from './targets.js';
 import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, Share, UncertainCreate, WaitingResource } from './types.js';
@@ -64,9 +65,6 @@ interface Draft {
   shares: Share[];
   updatedResources: number;
 }
-
-/** Changes that rewrite what a resource already is remotely. */
-const UPDATES = new Set(['update', 'write', 'roll']);
 
 export function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Plan {
   const lookup = options.kinds ?? getKind;
@@ -174,9 +172,6 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
 }
 
 const NO_NEEDS: readonly string[] = [];
-const UNCHANGED: Step = Object.freeze({ actions: [], blocked: [], notes: [], unchanged: true, settling: false, updated: false });
-const SETTLING: Step = Object.freeze({ ...UNCHANGED, settling: true });
-
 /** Definitions, the dependency graph and the order of a model: what depends on the files alone. */
 function structureOf(desired: readonly DesiredResource[], lookup: Structure['lookup']): Structure {
   const defs = definitions(desired, lookup);
@@ -185,55 +180,6 @@ function structureOf(desired: readonly DesiredResource[], lookup: Structure['loo
   if (problems.length) throw new PlanError(problems);
   const order = topologicalOrder(desired, deps);
   return { desired, lookup, defs, deps, order, keys: new Set(desired.map((d) => d.key)) };
-}
-
-interface StepInputs {
-  readonly state: StateSnapshot;
-  readonly now: number;
-  readonly drift: Drift;
-  /** --replace refusals found on the way. */
-  readonly refused: string[];
-  readonly needsFromDeps: readonly string[];
-}
-
-/** One resource's part of the plan: what its kind decides, re-sent under drift, placed after its dependencies. */
-function stepOf(def: KindDefinition, self: DesiredResource, applied: AppliedResource | undefined, { state, now, drift, refused, needsFromDeps }: StepInputs): Step {
-  const ref = refOf(self);
-  let decision = decide(def, self, applied, state, now);
-  const resent = resendActions(def, self, applied, decision, drift, refused);
-  // Sent again as applied: nothing changes, so no share of a change threshold.
-  if (resent) decision = { ...decision, actions: resent, share: undefined };
-  const placed = placeActions(self, decision.actions, needsFromDeps);
-  const actions = resent ? placed.map((a) => ({ ...a, resync: true as const })) : placed;
-  const notes: PlanNote[] = decision.notes.map((message) => ({ ...ref, message }));
-  const signedBefore = applied?.credential;
-  if (!actions.length && signedBefore !== undefined && signedBefore !== (self.credential ?? '')) {
-    const name = (c: string) => (c === '' ? 'the API token' : `credentials ${c}`);
-    notes.push({ ...ref, message: `signed by ${name(self.credential ?? '')} now, by ${name(signedBefore)} when last applied: nothing is sent for that alone` });
-  }
-  let orphaned: Orphan | undefined;
-  if (decision.orphanedKeys?.length) {
-    const keyCount = decision.orphanedKeyCount ?? decision.orphanedKeys.length;
-    orphaned = {
-      ...ref, keys: decision.orphanedKeys, ...(keyCount > decision.orphanedKeys.length && { keyCount }),
-      message: orphanKeysMessage(self.key, decision.orphanedKeys, keyCount), source: self.source,
-    };
-  }
-  const unchanged = !actions.length && !decision.blocked.length;
-  const was = applied?.status;
-  const settling = unchanged && (was === 'blocked' || was === 'orphaned');
-  // Most resources of a big config: one shared step, not five objects each, kept for the next plan.
-  if (unchanged && !notes.length && !orphaned) return settling ? SETTLING : UNCHANGED;
-  return {
-    actions,
-    blocked: decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields, source: self.source })),
-    notes,
-    ...(orphaned && { orphaned }),
-    unchanged,
-    settling,
-    ...(decision.share && actions.length && { share: { ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) } }),
-    updated: !resent && applied !== undefined && actions.some((a) => UPDATES.has(a.change)),
-  };
 }
 
 /** The drift options, checked; --replace keys must name resources of the config. */
@@ -261,39 +207,6 @@ function definitions(desired: readonly DesiredResource[], lookup: (kind: string)
   return defs;
 }
 
-function decide(def: KindDefinition, desired: DesiredResource, applied: AppliedResource | undefined, state: StateSnapshot, now: number): KindDecision {
-  const ctx: PlanContext = { desired, ...(applied && { applied }) };
-  if (def.keyState) {
-    // The count now; the keys only if the kind reads them (a trusted hash needs none). A getter,
-    // not a spread: spreading would read them.
-    Object.defineProperties(ctx, {
-      kvKeyCount: { value: state.kvKeyCount(desired.key), enumerable: true },
-      kvKeys: { get: () => state.kvKeys(desired.key), enumerable: true },
-      kvKeyPages: { value: () => state.kvKeyPages?.(desired.key) ?? [{ keys: [...state.kvKeys(desired.key).keys()], hashes: [...state.kvKeys(desired.key).values()] }], enumerable: true },
-      kvExpired: { value: state.kvExpired(desired.key, now / 1000), enumerable: true },
-    });
-  }
-  return def.plan(ctx);
-}
-
-/**
- * Every action needs the actions of the resources its resource depends on; a non-KV action also
- * needs the previous non-KV action of its own resource (create before roll, adopt before update).
- * KV chunks are independent of each other, so an interrupted sync resumes chunk by chunk.
- */
-function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], needsFromDeps: readonly string[]): Action[] {
-  let previous: string | undefined;
-  const earlier: string[] = [];
-  return drafts.map((draft) => {
-    const id = `${self.key}#${draft.change}${draft.suffix ? `:${draft.suffix}` : ''}`;
-    const own = draft.afterSiblings ? [...earlier] : previous ? [previous] : [];
-    const needs = [...needsFromDeps, ...own];
-    earlier.push(id);
-    if (draft.change !== 'kv') previous = id;
-    return { ...draft, id, resource: self.key, kind: self.kind, name: self.name, scope: self.scope, needs, source: self.source, ...(self.credential && { credential: self.credential }) };
-  });
-}
-
 /** Orphans and uncertain creates no document describes; with targets, only those a target names. */
 function addUndescribed(plan: Draft, described: ReadonlySet<string>, state: StateSnapshot, inTargets: (ref: { key: string; kind: string; name: string }) => boolean): void {
   const named = (key: string) => {
@@ -308,10 +221,6 @@ function addUndescribed(plan: Draft, described: ReadonlySet<string>, state: Stat
     const applied = state.resources.get(key);
     plan.orphaned.push({ ...refOfKey(key, applied), message: orphanMessage(key), ...(applied?.source && { source: applied.source }) });
   }
-}
-
-function refOf(d: DesiredResource): ResourceRef {
-  return { resource: d.key, kind: d.kind, name: d.name };
 }
 
 /** Names never hold '/', so the name is what follows the last one. */
