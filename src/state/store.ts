@@ -7,16 +7,16 @@ import type { Json } from '../util/json.js';
 import type { ResourceView } from './render.js';
 import { jsonText, toIntent, toResource, toRun, toRunRow, withIdentity, type IntentRow, type ResourceRow, type RunRow } from './rows.js';
 import { describeStateError } from './file.js';
-import type { KvPage, StoreStatements } from './sql.js';
+import type { StoreStatements } from './sql.js';
 import { BatchCheckError, type SqlDatabase } from './sql-db.js';
 import { prepareWrite, WriteRefused, type Prepared, type WriteParts } from './group-commit.js';
 import { ResourceCache } from './resource-cache.js';
+import { snapshotOf } from './snapshot.js';
 import type {
   AppliedResource,
   GroupAnswer,
   GroupWrite,
   Intent,
-  KvKeyPage,
   ResourceIdentity,
   ResourceStatus,
   StateSnapshot,
@@ -25,7 +25,6 @@ import type {
   SuccessRecord,
 } from './types.js';
 
-const EMPTY_KV: ReadonlyMap<string, string> = new Map();
 /** Runs kept in the state: the status page's history shows the last 50. */
 export const KEPT_RUNS = 100;
 
@@ -86,27 +85,7 @@ export class SqlStateStore implements StateStore {
       const intents = this.openIntents();
       const [lineage, serial] = this.sql.revision.get() as [string, number];
       const rows = this.cache.read(this.cacheReads, lineage, Number(serial));
-      // A copy: this snapshot stays as it was while later writes update the cache.
-      const resources = new Map(rows);
-      for (const key of intents.keys()) {
-        const r = resources.get(key);
-        if (r) resources.set(key, { ...r, status: 'uncertain' });
-      }
-      const counts = this.kvKeyCounts();
-      // Keys load on first read: a plan that can trust a KV resource's hash never needs them.
-      // They are read later than the rest; only the lock holder writes, so they still agree.
-      const kv = new Map<string, ReadonlyMap<string, string>>();
-      const kvKeys = (resource: string): ReadonlyMap<string, string> => {
-        if (!counts.get(resource)) return EMPTY_KV;
-        let keys = kv.get(resource);
-        if (!keys) kv.set(resource, (keys = this.kvKeyMap(resource)));
-        return keys;
-      };
-      const kvExpired = (resource: string, at: number): readonly string[] => (counts.get(resource) ? (this.sql.kvExpired.all(resource, Math.floor(at)) as string[]) : []);
-      const kvKeyPages = (resource: string): Iterable<KvKeyPage> => (counts.get(resource) ? this.kvPages(resource) : []);
-      return {
-        resources, intents, kvKeys, kvKeyPages, kvKeyCount: (resource: string) => counts.get(resource) ?? 0, kvExpired, revision: { lineage, serial: Number(serial) },
-      };
+      return snapshotOf(rows, intents, this.kvKeyCounts(), { sql: this.sql, pageSize: this.kvPageSize }, { lineage, serial: Number(serial) });
     })();
   }
 
@@ -452,28 +431,6 @@ export class SqlStateStore implements StateStore {
     return out;
   }
 
-  /**
-   * Pages of `kvPageSize` keys, each page one JSON text built by SQLite and parsed by V8: per row this
-   * allocates only the two strings, where iterating rows (even raw) costs an array and a native
-   * call per row (about 45% more CPU for 1M keys).
-   */
-  private kvKeyMap(resource: string): Map<string, string> {
-    const map = new Map<string, string>();
-    for (const { keys, hashes } of this.kvPages(resource)) for (let i = 0; i < keys.length; i++) map.set(keys[i], hashes[i]);
-    return map;
-  }
-
-  /** The resource's keys in byte order, a page at a time: only the page is held. */
-  private *kvPages(resource: string): Generator<KvKeyPage> {
-    let page = this.sql.kvFirstPage.get(resource, this.kvPageSize) as KvPage;
-    for (;;) {
-      const [keys, hashes, last, count] = page;
-      if (count === 0) return;
-      yield { keys: JSON.parse(keys) as string[], hashes: JSON.parse(hashes) as string[] };
-      if (count < this.kvPageSize) return;
-      page = this.sql.kvNextPage.get(resource, last, this.kvPageSize) as KvPage;
-    }
-  }
 }
 
 function viewOf(resource: AppliedResource, kvKeys: number | undefined, intent: Intent | undefined): ResourceView {
