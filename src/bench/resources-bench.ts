@@ -86,6 +86,8 @@ export interface ResourcesGroup {
   readonly applyFloor: FloorRun & { readonly emulatorCpuMs: number };
   readonly apply: CliRun & { readonly emulatorCpuMs: number; readonly created: number };
   readonly noopPlan: CliRun;
+  /** `plan` of an empty config on an empty state: the start-up every command pays before its first file. */
+  readonly emptyPlan: CliRun;
   /**
    * `edgesync watch` on the applied config: start to its first (no-op) reconcile, the edits, a file
    * broken (written → its error logged with file and line) and mended, and its peak RSS then.
@@ -196,8 +198,11 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
   const { accounts, seed, edits, progress: say } = opts;
   const root = path.join(dir, `config-${resources}`);
   const state = path.join(dir, `state-${resources}`, 'state.db');
+  // Its own folder: beside the bench's state, the secrets folder of its applies would refuse a new state.
+  const empty = path.join(dir, `empty-${resources}`, 'config');
   fs.mkdirSync(root);
   fs.mkdirSync(path.dirname(state));
+  fs.mkdirSync(empty, { recursive: true });
   try {
     const count = resources.toLocaleString('en-US');
     say(`resources: generating ${count} resources over ${accounts} accounts…`);
@@ -239,6 +244,7 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
       if (created !== expected) throw new Error(`after edgesync apply the emulator holds ${created} objects, not ${expected}`);
       const apply = { ...run, emulatorCpuMs, created };
       const noopPlan = await step('edgesync plan (after the apply: nothing to do)', () => runCli(['plan', ...local, '--detailed-exitcode'], env), rss);
+      const emptyPlan = await step('edgesync plan of an empty config (start-up)', () => runCli(['plan', '--config', empty, '--state', path.join(empty, '..', 'state.db')], env), rss);
       say(`resources (${count}): edgesync watch, then ${edits} edits…`);
       const started = Date.now();
       const daemon = (held.daemon = startWatchProcess([...local, '--rate-limit', BENCH_RATE_LIMIT], { ...env, EDGESYNC_BASE_URL: emulator.url, LOG_LEVEL: 'info' }));
@@ -251,7 +257,7 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
       const maxRssBytes = processPeakRssBytes(daemon.child.pid!);
       await daemon.stop();
       held.daemon = undefined;
-      return { resources, accounts, files: config.files.length, counts: config.counts, parseFloor, validate, firstPlan, applyFloor, apply, noopPlan, watch: { startMs, maxRssBytes, edits: timings, brokenMs } };
+      return { resources, accounts, files: config.files.length, counts: config.counts, parseFloor, validate, firstPlan, applyFloor, apply, noopPlan, emptyPlan, watch: { startMs, maxRssBytes, edits: timings, brokenMs } };
     } finally {
       await held.daemon?.stop();
       held.daemon = undefined;
@@ -261,6 +267,7 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
     fs.rmSync(path.dirname(state), { recursive: true, force: true });
+    fs.rmSync(path.dirname(empty), { recursive: true, force: true });
   }
 }
 

@@ -48,5 +48,13 @@ export function renderResourcesNotes(groups: readonly ResourcesGroup[]): string[
     `- Mix at ${groups[0].resources.toLocaleString('en-US')}: ${mix}; ${groups[0].accounts} accounts, each signed by its own credential; 100 documents a file.`,
     '- Wall times are from spawn to exit of a fresh process (Node start-up included), edgesync\'s and the floor\'s alike; "work" is the floor\'s time after start-up.',
     '- edgesync runs with `--rate-limit 1000000/1` (its default, the provider\'s 1,200 per 5 minutes, would make the large applies a wait) and `--concurrency 4`, as the floor; `watch` with `--debounce 0`. The watch\'s peak RSS is its VmHWM after the edits.',
+    `- No-op plan per resource: ${groups.map(perResource).join('; ')}.`,
   ];
+}
+
+/** The no-op plan's time per resource, whole and beyond the start-up (an empty config's plan in the same group). */
+function perResource(g: ResourcesGroup): string {
+  const whole = g.noopPlan.ms / g.resources;
+  const beyond = (g.noopPlan.ms - g.emptyPlan.ms) / g.resources;
+  return `${g.resources.toLocaleString('en-US')}: ${whole.toFixed(3)} ms (${beyond.toFixed(3)} ms beyond a start-up of ${seconds(g.emptyPlan.ms)})`;
 }

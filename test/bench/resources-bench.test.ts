@@ -16,6 +16,7 @@ const group: ResourcesGroup = {
   applyFloor: { ...floor(1000, 700), emulatorCpuMs: 400 },
   apply: { ...run(8000, 150), emulatorCpuMs: 900, created: 980 },
   noopPlan: run(2600, 121),
+  emptyPlan: run(600, 60),
   watch: { startMs: 3000, maxRssBytes: 140 * 2 ** 20, edits: [{ callMs: 400, appliedMs: 410 }, { callMs: 600, appliedMs: 620 }, { callMs: 500, appliedMs: 505 }], brokenMs: 320 },
 };
 
@@ -44,5 +45,6 @@ describe('the resources benchmark', () => {
     expect(table[7]).toContain('(3 edits: median, max) | 0.50 s, 0.60 s | 140 MiB |');
     expect(table[9]).toBe('| 1,000 | watch: a file broken → its error logged (file and line) | 0.32 s | – | – | – | – | – | – |');
     expect(renderResourcesNotes([group])[0]).toBe('- Mix at 1,000: Credentials 20, GatewayAccount 20, GatewayList 960; 20 accounts, each signed by its own credential; 100 documents a file.');
+    expect(renderResourcesNotes([group]).at(-1)).toBe('- No-op plan per resource: 1,000: 2.600 ms (2.000 ms beyond a start-up of 0.60 s).');
   });
 });
