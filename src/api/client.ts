@@ -2,7 +2,7 @@
 // It never retries: whether a call may be repeated (a POST may not, blindly) is the executor's decision.
 
 import type http from 'node:http';
-import got from 'got';
+import type { Got } from 'got';
 import { checkClientOptions, type CallInfo, type CheckedClientOptions, type ClientOptions } from './options.js';
 import { postAgents } from './connections.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
@@ -67,7 +67,7 @@ function encode(op: OperationName, body: unknown): Encoded {
   return { body: JSON.stringify(body ?? {}), headers: JSON_HEADERS };
 }
 
-function makeHttp(opts: CheckedClientOptions) {
+function makeHttp(got: Got, opts: CheckedClientOptions): Got {
   return got.extend({
     retry: { limit: 0 },
     throwHttpErrors: false,
@@ -81,7 +81,9 @@ function makeHttp(opts: CheckedClientOptions) {
 
 export function createClient(options: ClientOptions): ApiClient {
   const opts = checkClientOptions(options);
-  const send = makeHttp(opts);
+  // The HTTP library loads at the first call: `plan` and `validate` never send, and start without it.
+  let sending: Promise<Got> | undefined;
+  const transport = (): Promise<Got> => (sending ??= import('got').then(({ default: got }) => makeHttp(got, opts)));
   const { clock } = opts;
   // A POST goes on a kept-alive connection retired well before the server's keep-alive limit. A
   // reset still possible there (a server closing early) is what it always was: a create that may
@@ -123,6 +125,7 @@ export function createClient(options: ClientOptions): ApiClient {
 
   async function call(op: OperationName, params: Readonly<Record<string, string>>, body: unknown, callOptions: CallOptions = {}): Promise<unknown> {
     if (!Object.hasOwn(OPERATIONS, op)) throw new TypeError(`Unknown operation \`${String(op)}\``);
+    const send = await transport();
     const { method } = OPERATIONS[op];
     const path = operationPath(op, params ?? {});
     const ctx: CallContext = { operation: op, method, path, redact };
