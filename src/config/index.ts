@@ -145,13 +145,18 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
  */
 export function digestOf(resources: readonly DesiredResource[]): string {
   const order = keyOrder(resources);
-  // Hashed a pair at a time: the same bytes as the whole list's JSON, without holding that text.
-  const hash = createHash('sha256').update('[');
+  // Hashed 64 KiB at a time: the same bytes as the whole list's JSON, without holding that text.
+  const hash = createHash('sha256');
+  let text = '[';
   for (let n = 0; n < order.length; n++) {
     const r = resources[order[n]!]!;
-    hash.update(`${n ? ',' : ''}[${JSON.stringify(r.key)},${JSON.stringify(r.hash)}]`);
+    text += `${n ? ',' : ''}[${JSON.stringify(r.key)},${JSON.stringify(r.hash)}]`;
+    if (text.length >= 65_536) {
+      hash.update(text);
+      text = '';
+    }
   }
-  return hash.update(']').digest('hex');
+  return hash.update(`${text}]`).digest('hex');
 }
 
 /** The last list of keys digested and its key order: the daemon's next load has the same keys, mostly. */

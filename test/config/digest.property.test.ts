@@ -27,4 +27,9 @@ describe('the config digest (properties)', () => {
       { numRuns: 200 },
     );
   });
+
+  it('is the same over many chunks of hashed text as over one', () => {
+    const rs = Array.from({ length: 5000 }, (_, i) => resource(`GatewayList[account=${'é'.repeat(40)}"\\]/list-${(i * 7919) % 5000}`, `${i}`.padStart(64, 'f')));
+    expect(digestOf(rs)).toBe(expected(rs));
+  });
 });
