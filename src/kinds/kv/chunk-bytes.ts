@@ -1,7 +1,6 @@
 // A KV chunk's body as the bytes sent (`[{…},{…}]`), made at apply from the pieces the sources gave:
 // the client sends them as they are, and the pairs are parsed back only when an answer refuses some.
 
-import { MessageChannel } from 'node:worker_threads';
 import type { WirePair } from './pair.js';
 import type { Piece } from './pieces.js';
 
@@ -46,20 +45,3 @@ export function chunkBody(pieces: readonly Piece[]): KvChunkBytes {
 }
 
 export const isChunkBytes = (body: unknown): body is KvChunkBytes => body instanceof KvChunkBytes;
-
-let sink: MessageChannel | undefined;
-
-/**
- * Lets go of a sent body's memory now: its buffer is handed over (and so detached here) to a port that drops
- * it. Left to the collector, a chunk's megabyte outside the heap waits for a full collection, which a
- * small heap rarely needs: a first sync of a million pairs grew by 300 MiB. The body is empty afterwards.
- */
-export function release(body: KvChunkBytes): void {
-  if (!sink) {
-    sink = new MessageChannel();
-    sink.port2.on('message', () => undefined);
-    sink.port2.unref();
-  }
-  // Only a buffer of its own: one shared with other bytes (a pool's) is left to the collector.
-  if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.byteLength > 0) sink.port1.postMessage(null, [body.buffer as ArrayBuffer]);
-}

@@ -4,12 +4,11 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { DeferredBody } from '../kind.js';
 import type { KvKeyRecord } from '../../state/types.js';
-import { chunkBody, release, type KvChunkBytes } from './chunk-bytes.js';
+import { chunkBody, type KvChunkBytes } from './chunk-bytes.js';
 import type { KvPayload, OriginSpan } from './model.js';
 import { KV_HASH_BYTES } from './pair.js';
-import { threadPieces, workerPieces, type PieceSource } from './piece-source.js';
+import { piecesOf, type PieceSource } from './piece-source.js';
 import { lowerBound, PieceProblem, type Piece } from './pieces.js';
-import { checkInteger } from '../../util/options.js';
 
 /** A chunk: the changed pairs at seqs[start..end), and its bytes as sent. */
 export interface ChunkSpan {
@@ -18,21 +17,10 @@ export interface ChunkSpan {
   readonly bytes: number;
 }
 
-export interface FeedOptions {
-  /**
-   * A JSON or JSON Lines file with at least this many changed pairs is read again in a thread of its own,
-   * which makes the bodies' bytes while this one sends and records; fewer are read here (a thread costs a start).
-   * @default 50_000
-   */
-  readonly threadPairs?: number;
-}
-
 /** Hex digits of a pair's hash. */
 const HEX = KV_HASH_BYTES * 2;
 /** Chunks read but not yet settled, at most: the reading stays this far ahead of the sends. @default 8 */
 const READ_AHEAD = 8;
-/** Pieces a reader thread makes ahead of those taken. */
-const THREAD_AHEAD = 3;
 
 interface Made {
   readonly body: KvChunkBytes;
@@ -64,8 +52,8 @@ function partsOf(payload: KvPayload, seqs: Uint32Array): SpanPart[] {
     .filter((p) => p.hi > p.lo);
 }
 
-/** The pieces of `part`, read in a thread of its own when it is a large enough file. */
-function sourceOf(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[], part: SpanPart, threadPairs: number): PieceSource {
+/** The pieces of `part`, cut where chunks end. */
+function sourceOf(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[], part: SpanPart): PieceSource {
   const mine = seqs.subarray(part.lo, part.hi);
   const tags = new Uint32Array(mine.length);
   for (let i = 0; i < mine.length; i++) tags[i] = payload.tags.get(mine[i]);
@@ -73,8 +61,7 @@ function sourceOf(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkS
   for (const c of chunks) if (c.end > part.lo && c.end < part.hi) cuts.push(c.end - part.lo);
   cuts.push(part.hi - part.lo);
   const spec = { first: part.span.first, seqs: mine, tags, cuts: Uint32Array.from(cuts) };
-  const { stream } = part.span.origin;
-  return stream && mine.length >= threadPairs ? workerPieces(stream, spec, THREAD_AHEAD) : threadPieces(part.span.origin, spec);
+  return piecesOf(part.span.origin, spec);
 }
 
 /** The message of a piece's problem, as a person finds the pair. */
@@ -92,8 +79,7 @@ function problemError(err: unknown, part: SpanPart): Error {
  * since the plan (its size, time or inode), or a pair whose hash is not the plan's, stops the
  * reading: that chunk and every later one are not sent.
  */
-export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[], options: FeedOptions = {}): DeferredBody[] {
-  const threadPairs = checkInteger('threadPairs', options.threadPairs ?? 50_000, 0);
+export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[]): DeferredBody[] {
   const made = new Map<number, Made>();
   const waiting = new Map<number, { resolve: (m: Made) => void; reject: (e: Error) => void }>();
   let failure: Error | undefined;
@@ -125,7 +111,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
     // Every part with pairs in this chunk gives one piece of it.
     for (; p < parts.length && parts[p].lo < end; ) {
       const part = parts[p];
-      source ??= sourceOf(payload, seqs, chunks, part, threadPairs);
+      source ??= sourceOf(payload, seqs, chunks, part);
       try {
         if (part.hi > start) pieces.push(await source.next());
       } catch (err) {
@@ -150,7 +136,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
         unsettled.add(n);
         const w = waiting.get(n);
         waiting.delete(n);
-        if (w) handed.set(n, m.body), w.resolve(m);
+        if (w) w.resolve(m);
         else made.set(n, m);
         if (next === chunks.length) close();
         await turn();
@@ -170,8 +156,6 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
   };
 
   const taken = new Set<number>();
-  // Bodies taken and not yet done: let go of at once when done.
-  const handed = new Map<number, KvChunkBytes>();
   return chunks.map((_, n): DeferredBody => ({
     deferred: true,
     take(signal) {
@@ -183,7 +167,6 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
       const ready = made.get(n);
       if (ready) {
         made.delete(n);
-        handed.set(n, ready.body);
         return Promise.resolve(ready);
       }
       const promise = new Promise<Made>((resolve, reject) => {
@@ -203,10 +186,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
     },
     done() {
       unsettled.delete(n);
-      const body = handed.get(n) ?? made.get(n)?.body;
-      handed.delete(n);
       made.delete(n);
-      if (body) release(body);
       void pump();
     },
   }));

@@ -1,5 +1,5 @@
 // The serialized pieces of a KV sync's chunk bodies, made from one source's items read again: each changed
-// pair checked against the plan's hash and written as the bytes sent. Runs in a reader thread or in the main one.
+// pair checked against the plan's hash and written as the bytes sent, with what state records of it.
 
 import { hashTag } from './model.js';
 import type { SourceItem } from './origins.js';
@@ -106,7 +106,7 @@ export class PieceMaker {
     }
     if (this.at < end) return undefined;
     this.cut++;
-    // Its own memory, not a slice of a pool: it is handed to the main thread as it is, framed as a body.
+    // Its own memory, not a slice of a pool, framed as a body: a chunk of one source sends it as it is.
     const bytes = Buffer.allocUnsafeSlow(this.length + 2);
     bytes[0] = 0x5b;
     this.bytes.copy(bytes, 1, 0, this.length);

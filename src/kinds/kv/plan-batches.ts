@@ -16,7 +16,6 @@ export const PLAN_AHEAD = 4;
 
 /** What the main thread hands over at start. */
 export interface PlanStart {
-  readonly job: 'plan';
   readonly file: string;
   readonly format: 'json' | 'jsonl';
   readonly name: string;
@@ -167,7 +166,7 @@ export function* planBatches(stream: Stream, minExpiration: number, maxProblems:
   try {
     for (let t = 0; t < width; t++) {
       const mine = count > 1 ? segments.filter((_, i) => Math.floor(i / 2) % width === t) : undefined;
-      threads.push(new ReaderThread(stream.name, { job: 'plan', ...stream, minExpiration, maxProblems, ...(mine && { segments: mine }) }));
+      threads.push(new ReaderThread(stream.name, { ...stream, minExpiration, maxProblems, ...(mine && { segments: mine }) }));
     }
     let index = 0;
     let line = 0;

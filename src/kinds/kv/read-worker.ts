@@ -1,53 +1,13 @@
-// A reader thread of a KV source file: for the plan it validates, hashes and measures every pair; at apply
-// it reads the file again and makes the chunk bodies' bytes, a few ahead of the sends.
+// A reader thread of a KV source file for the plan: it validates, hashes and measures every pair of its
+// ranges and posts them in batches, waiting when the plan is that far behind.
 
 import fs from 'node:fs';
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { hashTag } from './model.js';
 import { KV_RULES, preparePair } from './pair.js';
 import { PLAN_AHEAD, PLAN_BATCH, type PlanBatch, type PlanProblem, type PlanStart } from './plan-batches.js';
-import { PieceMaker, PieceProblem, skipperOf, type Piece, type PieceSpec } from './pieces.js';
 import { SourceReadError, type ItemPosition } from './stream-shared.js';
 import { pairItems } from './stream.js';
-
-/** What the main thread hands over at start; then it posts credits (how many more pieces it wants). */
-export interface FeedStart {
-  readonly job: 'feed';
-  readonly file: string;
-  readonly format: 'json' | 'jsonl';
-  readonly name: string;
-  readonly spec: PieceSpec;
-}
-
-/** What the thread posts: a piece, or why it stopped (then nothing more). */
-export type FeedMessage =
-  | { readonly piece: Piece }
-  | { readonly problem: { readonly at?: ItemPosition; readonly why?: string } }
-  | { readonly error: string };
-
-function feed(port: NonNullable<typeof parentPort>, start: FeedStart): void {
-  const items = pairItems(start.file, start.format, start.name, { skip: skipperOf(start.spec) });
-  const maker = new PieceMaker(start.spec, items);
-  let credit = 0;
-  const stop = () => {
-    items.return(undefined);
-    port.close();
-  };
-  port.on('message', (more: number) => {
-    credit += more;
-    try {
-      for (; credit > 0 && !maker.done; credit--) {
-        const piece = maker.step()!;
-        port.postMessage({ piece } satisfies FeedMessage, [piece.bytes.buffer as ArrayBuffer]);
-      }
-    } catch (err) {
-      const message: FeedMessage = err instanceof PieceProblem ? { problem: { at: err.at && { index: err.at.index, line: err.at.line, ...(err.at.col !== undefined && { col: err.at.col }) }, why: err.why } } : { error: err instanceof Error ? err.message : String(err) };
-      port.postMessage(message);
-      return stop();
-    }
-    if (maker.done) stop();
-  });
-}
 
 const position = (at: ItemPosition): ItemPosition => ({ index: at.index, line: at.line, ...(at.col !== undefined && { col: at.col }) });
 
@@ -133,6 +93,4 @@ function newlines(file: string, start: number, end: number): number {
   }
 }
 
-const start = workerData as FeedStart | PlanStart;
-if (start.job === 'plan') plan(start);
-else if (parentPort) feed(parentPort, start);
+plan(workerData as PlanStart);

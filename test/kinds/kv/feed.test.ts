@@ -37,8 +37,6 @@ describe('KV chunk bodies read at apply', () => {
     const made = await Promise.all([bodies[2].take(), bodies[0].take(), bodies[1].take()]);
     expect([made[1], made[2], made[0]].flatMap((m) => (m.body as KvChunkBytes).pairs())).toEqual(pairs);
     bodies.forEach((b) => b.done());
-    // Done, a body's bytes are let go of.
-    expect((made[0].body as KvChunkBytes).length).toBe(0);
     expect(made[1].kvKeys?.map(([k]) => k)).toEqual(pairs.slice(0, 10).map((p) => p.key));
     await expect(bodies[0].take()).rejects.toThrow('chunk 1 of this plan was taken already: plan again');
   });
