@@ -190,8 +190,10 @@ function secretsInside(root: string, realRoot: string, secrets: string): boolean
 function crossChecks(outcomes: readonly DocumentOutcome[]): ConfigError[] {
   const errors: ConfigError[] = [];
   const first = new Map<string, NonNullable<DocumentOutcome['identity']>>();
-  const byKindName = new Set<string>();
-  for (const { identity } of outcomes) {
+  const dependents: DocumentOutcome[] = [];
+  for (const outcome of outcomes) {
+    const { identity } = outcome;
+    if (outcome.dependsOn.length) dependents.push(outcome);
     if (!identity) continue;
     const earlier = first.get(identity.key);
     if (earlier) {
@@ -200,11 +202,15 @@ function crossChecks(outcomes: readonly DocumentOutcome[]): ConfigError[] {
     } else {
       first.set(identity.key, identity);
     }
-    byKindName.add(`${identity.kind}/${identity.name}`);
   }
-  for (const { dependsOn } of outcomes) {
-    for (const { ref, at } of dependsOn) {
-      if (!first.has(ref) && !byKindName.has(ref)) errors.push({ ...at, message: `depends on "${ref}", which no document defines` });
+  // Kind/name refs are indexed only when a document has a dependsOn: most configs have few or none.
+  if (dependents.length) {
+    const byKindName = new Set<string>();
+    for (const { identity } of outcomes) if (identity) byKindName.add(`${identity.kind}/${identity.name}`);
+    for (const { dependsOn } of dependents) {
+      for (const { ref, at } of dependsOn) {
+        if (!first.has(ref) && !byKindName.has(ref)) errors.push({ ...at, message: `depends on "${ref}", which no document defines` });
+      }
     }
   }
   errors.push(...sharedTargets(outcomes));

@@ -217,7 +217,9 @@ function addUndescribed(plan: Draft, described: ReadonlySet<string>, state: Stat
     const intent = state.intents.get(key)!;
     plan.uncertain.push({ ...refOfKey(key, state.resources.get(key)), operation: intent.operation, since: intent.startedAt, message: uncertainMessage(key) });
   }
-  for (const key of [...state.resources.keys()].filter((k) => !described.has(k) && named(k)).sort()) {
+  const undescribed: string[] = [];
+  for (const key of state.resources.keys()) if (!described.has(key) && named(key)) undescribed.push(key);
+  for (const key of undescribed.sort()) {
     const applied = state.resources.get(key);
     plan.orphaned.push({ ...refOfKey(key, applied), message: orphanMessage(key), ...(applied?.source && { source: applied.source }) });
   }
