@@ -67,8 +67,8 @@ export interface KvRequest {
 
 export interface BuildKvOptions {
   /**
-   * A JSON or JSON Lines file of at least this many bytes is read in a thread of its own, a second core
-   * parsing and hashing while this one sorts the keys; a smaller one is read here (a thread costs a start).
+   * A JSON or JSON Lines file of at least this many bytes is read in reader threads (a JSON array by one, JSON
+   * Lines by two in turn), which parse and hash while this one sorts the keys; a smaller one is read here.
    * @default 4 MiB
    */
   readonly threadBytes?: number;
@@ -130,7 +130,7 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
       ctx.issue(inline, inline === origin.path ? `${origin.label(at)}${field ? `.${field}` : ''}: ${message}` : message);
     };
     if (origin.stream && fileBytes(origin.stream.file) >= threadBytes) {
-      // Read in a thread of its own: the same pairs, problems and read error, a batch at a time.
+      // Read in reader threads: the same pairs, problems and read error, a batch at a time.
       for (const batch of planBatches(origin.stream, minExpiration, MAX_PROBLEMS_PER_SOURCE + 1, reading)) {
         for (const p of batch.problems) (at = p.at), problem(p.field, p.message);
         addBatch(batch, keys, sizes, tags);
