@@ -35,7 +35,7 @@ function pairsList(text: string, name = 'pairs', example = '1000000,5000000'): n
   return parts.map(Number);
 }
 
-/** `--pairs N[,N…] --formats json,jsonl --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10 --kills 5 --pushes 10 --resources 1000,10000 --accounts 20 --edits 5 --only kv|pacing|takeover|gitops|resources` */
+/** `--pairs N[,N…] --formats json,jsonl --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10 --kills 5 --pushes 10 --resources 1000,10000 --accounts 20 --edits 5 --repeats 3 --only kv|pacing|takeover|gitops|resources` */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const kv: { -readonly [K in keyof KvBenchOptions]: KvBenchOptions[K] } = {};
   const pacing: Record<string, number | string> = {};
@@ -57,8 +57,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (flag === '--resources') resources.resources = checkResourceCounts(pairsList(value, 'resources', '1000,10000,50000'));
     else if (flag === '--accounts') resources.accounts = Number(value);
     else if (flag === '--edits') resources.edits = Number(value);
+    else if (flag === '--repeats') resources.repeats = Number(value);
     else if (flag === '--only') only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover', 'gitops' or 'resources'", value);
-    else fail('arguments', `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--only'].join(', ')}`, flag);
+    else fail('arguments', `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--repeats', '--only'].join(', ')}`, flag);
   }
   return { kv, pacing, takeover, gitops, resources, ...(only && { only }) };
 }

@@ -21,6 +21,11 @@ export interface ResourcesBenchOptions {
   readonly accounts?: number;
   /** Edits timed through `edgesync watch`, each of one document in one file. @default 5 */
   readonly edits?: number;
+  /**
+   * Runs of each step that changes nothing (the parse floor, validate, the no-op plan, the empty plan); the
+   * run of median wall time is the one shown, since one run on a shared machine varies by a fifth. @default 3
+   */
+  readonly repeats?: number;
   /** Seed of the generated config. @default 1 */
   readonly seed?: number;
   /** @default os.tmpdir() */
@@ -52,6 +57,7 @@ export function checkResourcesBenchOptions(options: ResourcesBenchOptions) {
   return {
     resources, accounts,
     edits: checkInteger('edits', options.edits ?? 5, 1, 1000),
+    repeats: checkInteger('repeats', options.repeats ?? 3, 1, 99),
     seed: checkInteger('seed', options.seed ?? 1, 0),
     tmpDir: checkString('tmpDir', options.tmpDir ?? os.tmpdir()),
     progress: checkFunction('progress', options.progress ?? ((line: string) => void process.stderr.write(`${line}\n`))),
@@ -101,6 +107,13 @@ const PROBE = ((): string => {
   const beside = fileURLToPath(new URL('./resources-probe.js', import.meta.url));
   return pathToFileURL(fs.existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/bench/resources-probe.js', import.meta.url))).href;
 })();
+
+/** `run` done `times` times in turn; the run of median wall time. */
+export async function medianRun<T extends { readonly ms: number }>(times: number, run: () => Promise<T>): Promise<T> {
+  const runs: T[] = [];
+  for (let i = 0; i < times; i++) runs.push(await run());
+  return runs.sort((a, b) => a.ms - b.ms)[Math.floor((runs.length - 1) / 2)]!;
+}
 
 /** Runs `edgesync ARGS` with the probe loaded; an exit code not in `codes` throws with the end of its stderr. */
 function runCli(args: readonly string[], env: NodeJS.ProcessEnv, codes: readonly number[] = [0]): Promise<CliRun> {
@@ -195,7 +208,10 @@ async function timeBrokenFile(daemon: WatchProcess, config: GeneratedConfig, say
 
 /** One resource count: its config, every step and floor, the daemon; its folder removed after. */
 async function runGroup(dir: string, resources: number, opts: ReturnType<typeof checkResourcesBenchOptions>, held: { emulator?: EmulatorProcess; daemon?: WatchProcess }): Promise<ResourcesGroup> {
-  const { accounts, seed, edits, progress: say } = opts;
+  const { accounts, seed, edits, repeats, progress: say } = opts;
+  function pure<T extends { ms: number }>(run: () => Promise<T>): () => Promise<T> {
+    return () => medianRun(repeats, run);
+  }
   const root = path.join(dir, `config-${resources}`);
   const state = path.join(dir, `state-${resources}`, 'state.db');
   // Its own folder: beside the bench's state, the secrets folder of its applies would refuse a new state.
@@ -218,8 +234,8 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
       return r;
     };
     const rss = (r: { maxRssBytes: number }) => `, peak RSS ${Math.round(r.maxRssBytes / 2 ** 20)} MiB`;
-    const parseFloor = await step('floor: YAML parse of every file', () => runFloor({ mode: 'parse', root }, env), (r) => rss(r.report));
-    const validate = await step('edgesync validate', () => runCli(['validate', ...local], env), rss);
+    const parseFloor = await step('floor: YAML parse of every file', pure<FloorRun>(() => runFloor({ mode: 'parse', root }, env)), (r) => rss(r.report));
+    const validate = await step('edgesync validate', pure<CliRun>(() => runCli(['validate', ...local], env)), rss);
     const firstPlan = await step('edgesync plan (empty state)', () => runCli(['plan', ...local, '--detailed-exitcode'], env, [2]), rss);
     const expected = creates(config);
     const floorEmulator = (held.emulator = await startEmulator(token, tokens));
@@ -243,8 +259,8 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
       const created = await emulatorObjects(emulator);
       if (created !== expected) throw new Error(`after edgesync apply the emulator holds ${created} objects, not ${expected}`);
       const apply = { ...run, emulatorCpuMs, created };
-      const noopPlan = await step('edgesync plan (after the apply: nothing to do)', () => runCli(['plan', ...local, '--detailed-exitcode'], env), rss);
-      const emptyPlan = await step('edgesync plan of an empty config (start-up)', () => runCli(['plan', '--config', empty, '--state', path.join(empty, '..', 'state.db')], env), rss);
+      const noopPlan = await step('edgesync plan (after the apply: nothing to do)', pure<CliRun>(() => runCli(['plan', ...local, '--detailed-exitcode'], env)), rss);
+      const emptyPlan = await step('edgesync plan of an empty config (start-up)', pure<CliRun>(() => runCli(['plan', '--config', empty, '--state', path.join(empty, '..', 'state.db')], env)), rss);
       say(`resources (${count}): edgesync watch, then ${edits} edits…`);
       const started = Date.now();
       const daemon = (held.daemon = startWatchProcess([...local, '--rate-limit', BENCH_RATE_LIMIT], { ...env, EDGESYNC_BASE_URL: emulator.url, LOG_LEVEL: 'info' }));

@@ -46,7 +46,7 @@ export function renderResourcesNotes(groups: readonly ResourcesGroup[]): string[
   const mix = Object.entries(groups[0].counts).map(([kind, c]) => `${kind} ${c}`).join(', ');
   return [
     `- Mix at ${groups[0].resources.toLocaleString('en-US')}: ${mix}; ${groups[0].accounts} accounts, each signed by its own credential; 100 documents a file.`,
-    '- Wall times are from spawn to exit of a fresh process (Node start-up included), edgesync\'s and the floor\'s alike; "work" is the floor\'s time after start-up.',
+    '- Wall times are from spawn to exit of a fresh process (Node start-up included), edgesync\'s and the floor\'s alike; "work" is the floor\'s time after start-up. The parse floor, validate and the plans are each the run of median wall time of several (`--repeats`, 3 by default); the apply and its floor run once.',
     '- edgesync runs with `--rate-limit 1000000/1` (its default, the provider\'s 1,200 per 5 minutes, would make the large applies a wait) and `--concurrency 4`, as the floor; `watch` with `--debounce 0`. The watch\'s peak RSS is its VmHWM after the edits.',
     `- No-op plan per resource: ${groups.map(perResource).join('; ')}.`,
   ];

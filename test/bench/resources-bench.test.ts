@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '../../src/bench/main.js';
-import { checkResourcesBenchOptions, type ResourcesGroup } from '../../src/bench/resources-bench.js';
+import { checkResourcesBenchOptions, medianRun, type ResourcesGroup } from '../../src/bench/resources-bench.js';
 import { renderResourcesNotes, renderResourcesTable } from '../../src/bench/resources-report.js';
 
 const run = (ms: number, mib: number) => ({ ms, maxRssBytes: mib * 2 ** 20, cpuMs: ms / 2 });
@@ -22,8 +22,8 @@ const group: ResourcesGroup = {
 
 describe('the resources benchmark', () => {
   it('reads its resource counts, accounts and edits, and refuses a list that is not whole numbers', () => {
-    expect(parseBenchArgs(['--resources', '1000,10000,50000', '--accounts', '10', '--edits', '3', '--only', 'resources'])).toEqual({
-      kv: {}, pacing: {}, takeover: {}, gitops: {}, resources: { resources: [1000, 10_000, 50_000], accounts: 10, edits: 3 }, only: 'resources',
+    expect(parseBenchArgs(['--resources', '1000,10000,50000', '--accounts', '10', '--edits', '3', '--repeats', '5', '--only', 'resources'])).toEqual({
+      kv: {}, pacing: {}, takeover: {}, gitops: {}, resources: { resources: [1000, 10_000, 50_000], accounts: 10, edits: 3, repeats: 5 }, only: 'resources',
     });
     expect(() => parseBenchArgs(['--resources', '1000,1e4'])).toThrow('Expected `resources` to be whole numbers separated by commas, as 1000,10000,50000');
     expect(() => parseBenchArgs(['--resources', '1000,1000'])).toThrow('each once');
@@ -31,7 +31,8 @@ describe('the resources benchmark', () => {
 
   it('checks its options eagerly: 1,000 and 10,000 over 20 accounts unless told, at least two resources an account', () => {
     const checked = checkResourcesBenchOptions({});
-    expect([checked.resources, checked.accounts, checked.edits]).toEqual([[1000, 10_000], 20, 5]);
+    expect([checked.resources, checked.accounts, checked.edits, checked.repeats]).toEqual([[1000, 10_000], 20, 5, 3]);
+    expect(() => checkResourcesBenchOptions({ repeats: 0 })).toThrow('Expected `repeats`');
     expect(() => checkResourcesBenchOptions({ resources: 30 })).toThrow('Expected `resources` to be at least 2 per account (40 for 20 accounts), got `30`');
     expect(() => checkResourcesBenchOptions({ accounts: 0 })).toThrow('Expected `accounts`');
   });
@@ -46,5 +47,17 @@ describe('the resources benchmark', () => {
     expect(table[9]).toBe('| 1,000 | watch: a file broken → its error logged (file and line) | 0.32 s | – | – | – | – | – | – |');
     expect(renderResourcesNotes([group])[0]).toBe('- Mix at 1,000: Credentials 20, GatewayAccount 20, GatewayList 960; 20 accounts, each signed by its own credential; 100 documents a file.');
     expect(renderResourcesNotes([group]).at(-1)).toBe('- No-op plan per resource: 1,000: 2.600 ms (2.000 ms beyond a start-up of 0.60 s).');
+  });
+
+  it('shows the run of median wall time among repeated runs of a step that changes nothing', async () => {
+    const times = [900, 300, 500, 1200, 400];
+    let n = 0;
+    const picked = await medianRun(5, async () => ({ ms: times[n++]!, n }));
+    expect(n).toBe(5);
+    expect(picked).toEqual({ ms: 500, n: 3 });
+    expect(await medianRun(1, async () => ({ ms: 7 }))).toEqual({ ms: 7 });
+    // An even count takes the lower middle: never a run that did not happen.
+    let m = 0;
+    expect((await medianRun(2, async () => ({ ms: [40, 20][m++]! }))).ms).toBe(20);
   });
 });
