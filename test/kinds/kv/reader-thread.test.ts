@@ -49,6 +49,15 @@ async function sendAll(payload: KvPayload): Promise<{ bytes: string[]; records: 
 }
 
 describe('a KV source read in a reader thread', () => {
+  it('reads pairs of the largest value a pair may hold (25 MiB) within its bounded heap, as the main thread does', () => {
+    const big = 'x'.repeat(26_214_400);
+    const items = [{ key: 'big/1', value: big }, { key: 'small', value: 's' }, { key: 'big/2', value: `${big.slice(2)}é` }];
+    const { here, there } = bothWays({ 'pairs.jsonl': jsonl(items) }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    expect(there.ctx.issues).toEqual([]);
+    expect(there.built.request).toEqual(here.built.request);
+    expect([...(there.built.payload as KvPayload).keys.entries()]).toEqual([...(here.built.payload as KvPayload).keys.entries()]);
+  });
+
   it('plans the same keys, hashes, sizes and digest as one read in the main thread', () => {
     for (const reading of [{}, { segmentBytes: 5_000 }]) {
       const { here, there } = bothWays({ 'pairs.jsonl': jsonl(pairs) }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, reading);
