@@ -13,7 +13,7 @@ export interface CacheReads {
 
 /** Which state and how many counted writes it had seen: the serial moves by one per counted write. */
 interface Seen {
-  readonly lineage: string | null;
+  readonly lineage: string;
   readonly serial: number;
 }
 
@@ -30,10 +30,9 @@ export class ResourceCache {
   /** Counted writes this store made since the last read. */
   private ownWrites = 0;
 
-  /** A write of these keys was made (or tried: an extra read is harmless). */
+  /** A write of this resource was made (or tried: an extra read is harmless); undefined: the write writes nothing. */
   wrote(key: string | undefined): void {
-    if (key === undefined) this.dirtyAll = true;
-    else this.dirty.add(key);
+    if (key !== undefined) this.dirty.add(key);
   }
 
   /** A counted write (one that moves the serial by one) was committed, or sent as a batch. */
@@ -47,7 +46,7 @@ export class ResourceCache {
   }
 
   /** The rows as they are now, read in the caller's transaction: only what changed is read again. */
-  read(reads: CacheReads, lineage: string | null, serial: number): Map<string, AppliedResource> {
+  read(reads: CacheReads, lineage: string, serial: number): Map<string, AppliedResource> {
     const seen = this.seen;
     const trusted = this.rows !== undefined && !this.dirtyAll && seen !== undefined && seen.lineage === lineage && seen.serial + this.ownWrites === serial;
     if (!trusted) {

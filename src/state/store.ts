@@ -83,9 +83,10 @@ export class SqlStateStore implements StateStore {
     this.verifyFile();
     return this.db.transaction(() => {
       const intents = this.openIntents();
-      const [lineage, serial] = this.sql.revision.get() as [string, number];
-      const rows = this.cache.read(this.cacheReads, lineage, Number(serial));
-      return snapshotOf(rows, intents, this.kvKeyCounts(), { sql: this.sql, pageSize: this.kvPageSize }, { lineage, serial: Number(serial) });
+      const [lineage, counted] = this.sql.revision.get() as [string, number];
+      const revision = { lineage, serial: Number(counted) };
+      const rows = this.cache.read(this.cacheReads, revision.lineage, revision.serial);
+      return snapshotOf(rows, intents, this.kvKeyCounts(), { sql: this.sql, pageSize: this.kvPageSize }, revision);
     })();
   }
 
