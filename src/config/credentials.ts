@@ -61,7 +61,9 @@ const signedCopies = new WeakMap<DesiredResource, DesiredResource>();
 function signed(r: DesiredResource, credential: string): DesiredResource {
   const kept = signedCopies.get(r);
   if (kept?.credential === credential) return kept;
-  const copy = { ...r, credential };
+  // Not `{ ...r, credential }`: a spread of objects of many shapes gives each copy a hidden class of
+  // its own (about 200 bytes per resource kept by the daemon); Object.assign shares them.
+  const copy: DesiredResource = Object.assign({}, r, { credential });
   signedCopies.set(r, copy);
   return copy;
 }
@@ -93,7 +95,7 @@ export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env,
     if (r.kind === 'Credentials') return [r];
     const named = r.credentials;
     if (named !== undefined && !byName.has(named)) {
-      errors.push(o.at!(['metadata', 'credentials'], `names credentials ${named}, which no Credentials document defines`));
+      errors.push({ ...o.credentialsAt!, message: `names credentials ${named}, which no Credentials document defines` });
       return [r];
     }
     const account = r.scope.account;
@@ -101,8 +103,8 @@ export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env,
     if (credential !== undefined && byName.get(credential)!.type === 'userServiceKey') {
       const others = (getKind(r.kind)?.operations ?? []).filter((op) => !SERVICE_KEY_OPERATIONS.has(op));
       if (others.length) {
-        const at = named !== undefined ? ['metadata', 'credentials'] : ['metadata', 'name'];
-        errors.push(o.at!(at, `is signed by credentials ${credential}, a user service key, which the interface takes only for putScriptContent and runAi; ${r.kind} calls ${others.join(', ')}`));
+        const at = named !== undefined ? o.credentialsAt! : o.identity!.at;
+        errors.push({ ...at, message: `is signed by credentials ${credential}, a user service key, which the interface takes only for putScriptContent and runAi; ${r.kind} calls ${others.join(', ')}` });
       }
     }
     return [credential === undefined ? r : signed(r, credential)];

@@ -3,7 +3,7 @@
 
 import { allKinds, getKind } from '../kinds/registry.js';
 import { identityKey, type Built, type DesiredResource, type FieldPath, type KindDefinition, type ResourceDocument, type SourceLocation, type WriteTarget } from '../kinds/kind.js';
-import { contentHash, type Json } from '../util/json.js';
+import { contentHash, detached, type Json } from '../util/json.js';
 import { fieldPath, type ConfigError } from './errors.js';
 import { describeErrors, type Finding } from './messages.js';
 import { createBuildContext, type ReferenceBounds } from './references.js';
@@ -22,11 +22,12 @@ export interface DocumentOutcome {
   /** What the built resource writes that another document could write too, each with where it is named. */
   readonly writes?: readonly { readonly target: WriteTarget; readonly at: ConfigError }[];
   /**
-   * Where a field of the document is, for errors found across documents (credentials): any field of
-   * a Credentials document; of another, metadata.name and metadata.credentials (what credentials.ts
-   * names), so that a loader keeping outcomes between loads does not keep every document's locator.
+   * Where a field of a Credentials document is, for errors found across documents. Only those few
+   * keep their locator; a loader keeps 50,000 other outcomes between loads.
    */
   readonly at?: (path: FieldPath, message: string) => ConfigError;
+  /** Where metadata.credentials is written, when the document names one (its name's place is identity.at). */
+  readonly credentialsAt?: ConfigError;
 }
 
 export interface DocumentContext {
@@ -84,35 +85,17 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     hash: contentHash(built.request),
     source,
   };
-  // metadata.name is placed once, for the identity, the writes named at it and `at`: each is spread, never changed.
+  // metadata.name is placed once, for the identity and the writes named at it: each is spread, never changed.
   const nameAt = identity.at;
-  const writes = (def.targets?.(resource) ?? []).map((target) => ({ target, at: target.at === undefined ? nameAt : errorAt(target.at, '') }));
-  const at = def.kind === 'Credentials'
-    ? (path: FieldPath, message: string) => errorAt(path, message)
-    : pinnedAt(nameAt, errorAt(CREDENTIALS_FIELD, ''), resource.source);
-  return { errors: NONE, resource, identity, dependsOn, writes: writes.length ? writes : NONE, at };
+  const found = def.targets?.(resource) ?? NONE;
+  const writes = found.length ? found.map((target) => ({ target, at: target.at === undefined ? nameAt : errorAt(target.at, '') })) : NONE;
+  if (def.kind === 'Credentials') return { errors: NONE, resource, identity, dependsOn, writes, at: (path: FieldPath, message: string) => errorAt(path, message) };
+  if (resource.credentials === undefined) return { errors: NONE, resource, identity, dependsOn, writes };
+  return { errors: NONE, resource, identity, dependsOn, writes, credentialsAt: errorAt(['metadata', 'credentials'], '') };
 }
 
 /** One empty list for every document with no errors, dependsOn or writes: a loader keeping 50,000 outcomes keeps one. */
 const NONE: readonly never[] = Object.freeze([]);
-
-/** The fields credentials.ts names in a document that is not a Credentials one: metadata.name and this. */
-const CREDENTIALS_FIELD: FieldPath = ['metadata', 'credentials'];
-const NAME_SHOWN = 'metadata.name';
-const CREDENTIALS_SHOWN = fieldPath(CREDENTIALS_FIELD);
-
-/**
- * `at` over the places of metadata.name and metadata.credentials; any other field is placed at the
- * document's start. The places come in found: a closure here sharing a scope with `errorAt` would
- * keep the document's locator.
- */
-function pinnedAt(name: ConfigError, credentials: ConfigError, start: SourceLocation): (path: FieldPath, message: string) => ConfigError {
-  return (path, message) => {
-    const shown = fieldPath(path);
-    const place = shown === NAME_SHOWN ? name : shown === CREDENTIALS_SHOWN ? credentials : { file: start.file, line: start.line, col: start.col, path: shown };
-    return { ...place, message };
-  };
-}
 
 /** The envelope, then the kind's own schema; the kind when it is a registered one. */
 function checkSchemas(raw: Raw, validator: SchemaValidator, errorAt: ErrorAt, errors: ConfigError[]): KindDefinition | undefined {
@@ -146,7 +129,7 @@ function readIdentity(def: KindDefinition, metadata: Raw, errorAt: ErrorAt, erro
   if (userCredential !== undefined) scope.credentials = userCredential;
   const keys = userCredential !== undefined ? [...def.scopeKeys, 'credentials'] : def.scopeKeys;
   const identity: Identity | undefined = readable
-    ? { key: identityKey(def.kind, scope, name, keys), kind: def.kind, name, at: errorAt(['metadata', 'name'], '') }
+    ? { key: detached(identityKey(def.kind, scope, name, keys)), kind: def.kind, name, at: errorAt(['metadata', 'name'], '') }
     : undefined;
   const dependsOn = Array.isArray(metadata.dependsOn) && metadata.dependsOn.length
     ? metadata.dependsOn

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { FieldPath } from '../kinds/kind.js';
 import { compareStrings } from '../util/compare.js';
+import { detached } from '../util/json.js';
 
 export interface ConfigError {
   /** Relative to the working directory. */
@@ -29,13 +30,31 @@ const IDENTIFIER = /^[A-Za-z_$][\w$-]*$/;
 
 /** ['spec', 'items', 2, 'value'] → `spec.items[2].value`; odd keys are quoted: `condition["request.ip"]`. */
 export function fieldPath(segments: FieldPath): string {
+  if (segments.length === 0) return '';
   let out = '';
   for (const s of segments) {
     if (typeof s === 'number') out += `[${s}]`;
     else if (IDENTIFIER.test(s)) out += out ? `.${s}` : s;
     else out += `[${JSON.stringify(s)}]`;
   }
-  return out;
+  return shownOnce(out);
+}
+
+/**
+ * One copy of each path shown, up to SHOWN_LIMIT of them: the config loader keeps a place (with
+ * its path) for each document's name and credentials, and built by `+=` each was a chain of pieces,
+ * about 100 bytes per document. Past the limit a path is returned as built.
+ */
+const SHOWN_LIMIT = 10_000;
+const shownPaths = new Map<string, string>();
+
+function shownOnce(path: string): string {
+  const kept = shownPaths.get(path);
+  if (kept !== undefined) return kept;
+  if (shownPaths.size >= SHOWN_LIMIT) return path;
+  const flat = detached(path);
+  shownPaths.set(flat, flat);
+  return flat;
 }
 
 /** Shown file name: relative to the working directory. */

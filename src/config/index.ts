@@ -141,22 +141,56 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
 
 /**
  * contentHash of the [key, hash] pairs in key order. Their canonical JSON is their plain JSON (no
- * object keys to sort), so it is hashed as is: the same digest, without copying every pair again.
+ * object keys to sort), so it is hashed as is: the same digest, written into one 64 KiB buffer
+ * piece by piece. The daemon digests at every load; the text built by `+` was 26 MiB of garbage per
+ * load at 50,000 resources.
  */
 export function digestOf(resources: readonly DesiredResource[]): string {
   const order = keyOrder(resources);
-  // Hashed 64 KiB at a time: the same bytes as the whole list's JSON, without holding that text.
-  const hash = createHash('sha256');
-  let text = '[';
+  const out = new DigestWriter();
+  out.raw('[');
   for (let n = 0; n < order.length; n++) {
     const r = resources[order[n]!]!;
-    text += `${n ? ',' : ''}[${JSON.stringify(r.key)},${JSON.stringify(r.hash)}]`;
-    if (text.length >= 65_536) {
-      hash.update(text);
-      text = '';
-    }
+    out.raw(n ? ',["' : '["');
+    out.text(r.key);
+    out.raw('","');
+    out.text(r.hash);
+    out.raw('"]');
   }
-  return hash.update(`${text}]`).digest('hex');
+  out.raw(']');
+  return out.digest();
+}
+
+/** What JSON.stringify writes other than the characters themselves: quotes, backslashes, controls, lone surrogates. */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** sha256 of text written in pieces, buffered: each piece is encoded in place, not joined to the others first. */
+class DigestWriter {
+  private readonly hash = createHash('sha256');
+  private readonly buffer = Buffer.allocUnsafe(65_536);
+  private used = 0;
+
+  /** A string's JSON body (between its quotes). */
+  text(value: string): void {
+    this.raw(ESCAPED.test(value) ? JSON.stringify(value).slice(1, -1) : value);
+  }
+
+  raw(text: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    if (this.used + text.length * 3 > this.buffer.length) this.flush();
+    if (text.length * 3 > this.buffer.length) this.hash.update(text);
+    else this.used += this.buffer.write(text, this.used);
+  }
+
+  digest(): string {
+    this.flush();
+    return this.hash.digest('hex');
+  }
+
+  private flush(): void {
+    if (this.used) this.hash.update(this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
 }
 
 /** The last list of keys digested and its key order: the daemon's next load has the same keys, mostly. */

@@ -3,6 +3,7 @@
 
 import { Alias, LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node as YamlNode } from 'yaml';
 import type { FieldPath } from '../kinds/kind.js';
+import { detached } from '../util/json.js';
 import { interpolate, type Env } from './interpolate.js';
 
 export interface Position {
@@ -200,7 +201,7 @@ class Walker {
       if (typeof node.value !== 'string') return plainScalar(node.value);
       const { value, problems } = interpolate(node.value, this.env);
       for (const message of problems) this.problems.push({ offset: offset ?? 0, path: [...path], message });
-      return value;
+      return detached(value);
     }
     if (isSeq(node)) {
       // Mapped, not pushed: the list is made at its length, without the room a growing array keeps.

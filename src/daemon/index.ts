@@ -101,8 +101,14 @@ export interface Daemon {
 
 /** What runs write (outputs, as each kind says): those writes are not config changes. */
 function writtenFiles(loaded: LoadResult, outputsDir: string): string[] {
-  if (!loaded.ok) return [];
-  return loaded.resources.flatMap((r) => (getKind(r.kind)?.writes?.(r) ?? []).map((rel) => path.resolve(outputsDir, rel)));
+  const out: string[] = [];
+  if (!loaded.ok) return out;
+  // A loop, not flatMap: two lists per resource at every load, for the few kinds that write.
+  for (const r of loaded.resources) {
+    const writes = getKind(r.kind)?.writes;
+    if (writes) for (const rel of writes(r)) out.push(path.resolve(outputsDir, rel));
+  }
+  return out;
 }
 
 function urlOf(host: string, port: number): string {

@@ -43,14 +43,45 @@ function parsed(text: string | null): Json | undefined {
   return text === null ? undefined : (JSON.parse(text) as Json);
 }
 
+/**
+ * Values many rows repeat (kinds, statuses, credentials, scopes, file names), one copy of each, up to
+ * SHARED_LIMIT: the daemon keeps every row between runs, and each row read gets its own strings.
+ */
+const SHARED_LIMIT = 10_000;
+const sharedTexts = new Map<string, string>();
+const sharedScopes = new Map<string, Readonly<Record<string, string>>>();
+
+function shared<T extends string | null>(text: T): T {
+  if (text === null) return text;
+  const kept = sharedTexts.get(text);
+  if (kept !== undefined) return kept as T;
+  if (sharedTexts.size < SHARED_LIMIT) sharedTexts.set(text, text);
+  return text;
+}
+
+function scopeOf(text: string): Readonly<Record<string, string>> {
+  const kept = sharedScopes.get(text);
+  if (kept !== undefined) return kept;
+  const scope = Object.freeze(JSON.parse(text) as Record<string, string>);
+  if (sharedScopes.size < SHARED_LIMIT) sharedScopes.set(text, scope);
+  return scope;
+}
+
+/** A row's source place, its file name shared. */
+function sourceOf(text: string | null): Json | undefined {
+  const source = parsed(text);
+  if (source !== null && typeof source === 'object' && !Array.isArray(source) && typeof source.file === 'string') source.file = shared(source.file);
+  return source;
+}
+
 /** Optional fields are left out rather than set to undefined, so records compare cleanly. */
 export function toResource(row: ResourceRow, uncertain: boolean): AppliedResource {
   const out: Record<string, unknown> = {
     key: row.key,
-    kind: row.kind,
+    kind: shared(row.kind),
     name: row.name,
-    scope: JSON.parse(row.scope) as Record<string, string>,
-    status: uncertain ? 'uncertain' : row.status,
+    scope: scopeOf(row.scope),
+    status: uncertain ? 'uncertain' : shared(row.status),
   };
   const optional: [string, unknown][] = [
     ['remoteId', row.remote_id],
@@ -60,8 +91,8 @@ export function toResource(row: ResourceRow, uncertain: boolean): AppliedResourc
     ['etag', row.etag],
     ['memo', parsed(row.memo)],
     ['lastError', row.last_error],
-    ['source', parsed(row.source)],
-    ['credential', row.credential],
+    ['source', sourceOf(row.source)],
+    ['credential', shared(row.credential)],
   ];
   for (const [name, value] of optional) if (value !== null && value !== undefined) out[name] = value;
   return out as unknown as AppliedResource;
