@@ -28,6 +28,12 @@ describe('the config digest (properties)', () => {
     );
   });
 
+  it('writes what JSON escapes as JSON does: quotes, backslashes, controls and lone surrogates', () => {
+    const keys = ['a"b', 'a\\b', 'tab\there', '\u0000\u001f', 'lone \ud800 high', 'lone \udc00 low', 'pair \ud83d\ude00', 'plain é'];
+    const rs = keys.map((k, i) => resource(`GatewayList[account=${k}]/n`, `${i}`));
+    expect(digestOf(rs)).toBe(expected(rs));
+  });
+
   it('is the same over many chunks of hashed text as over one', () => {
     const rs = Array.from({ length: 5000 }, (_, i) => resource(`GatewayList[account=${'é'.repeat(40)}"\\]/list-${(i * 7919) % 5000}`, `${i}`.padStart(64, 'f')));
     expect(digestOf(rs)).toBe(expected(rs));
