@@ -102,8 +102,12 @@ export interface ParseLimits {
 /** Tags the YAML core schema resolves (!!str, !!int, !!binary, !!timestamp…) are read; any other is an error. */
 const UNKNOWN_TAG = 'TAG_RESOLVE_FAILED';
 
-/** Parses every document of a YAML stream; empty documents (a trailing `---`) are skipped. */
-export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFile {
+/**
+ * Parses every document of a YAML stream; empty documents (a trailing `---`) are skipped. `kept`:
+ * the values outlive the text (a loader that keeps them between loads), so each string is copied
+ * out of it (see detached); a command's values go with it.
+ */
+export function parseYaml(text: string, env: Env, limits: ParseLimits, kept = false): ParsedFile {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const documents: ParsedDocument[] = [];
@@ -119,7 +123,7 @@ export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFi
       errors.push({ ...lines.linePos(w.pos[0]), path: [], message: `unknown tag ${tag}: edgesync reads plain YAML values; remove the tag` });
     }
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null && !doc.contents.source)) continue;
-    const walker = new Walker(doc, env, limits);
+    const walker = new Walker(doc, env, limits, kept);
     try {
       let value: unknown;
       try {
@@ -183,7 +187,7 @@ class Walker {
   private readonly resolved = new Map<Alias, YamlNode | null>();
   private readonly path: (string | number)[] = [];
 
-  constructor(private readonly doc: Document, private readonly env: Env, private readonly limits: ParseLimits) {}
+  constructor(private readonly doc: Document, private readonly env: Env, private readonly limits: ParseLimits, private readonly kept: boolean) {}
 
   walk(node: unknown): unknown {
     if (node === null || node === undefined) return null;
@@ -201,7 +205,7 @@ class Walker {
       if (typeof node.value !== 'string') return plainScalar(node.value);
       const { value, problems } = interpolate(node.value, this.env);
       for (const message of problems) this.problems.push({ offset: offset ?? 0, path: [...path], message });
-      return detached(value);
+      return this.kept ? detached(value) : value;
     }
     if (isSeq(node)) {
       // Mapped, not pushed: the list is made at its length, without the room a growing array keeps.
