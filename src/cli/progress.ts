@@ -2,6 +2,7 @@
 // Fed by the executor's hooks; knows nothing of KV beyond the counts it is given.
 
 import type { Clock } from '../util/clock.js';
+import { formatCount } from '../util/format.js';
 
 export interface ProgressOptions {
   readonly total: { readonly pairs: number; readonly bytes: number };
@@ -19,7 +20,6 @@ export interface Progress {
   finish(): void;
 }
 
-const fmt = new Intl.NumberFormat('en-US');
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
 function eta(seconds: number): string {
@@ -41,7 +41,7 @@ export function createProgress(options: ProgressOptions): Progress {
     const rate = pairs / elapsed;
     const share = total.pairs ? pairs / total.pairs : 1;
     const left = rate > 0 ? (total.pairs - pairs) / rate : Number.POSITIVE_INFINITY;
-    const counts = `${fmt.format(pairs)}/${fmt.format(total.pairs)} pairs  ${mb(bytes)}/${mb(total.bytes)} MB  ${fmt.format(Math.round(rate))} pairs/s  ETA ${eta(left)}`;
+    const counts = `${formatCount(pairs)}/${formatCount(total.pairs)} pairs  ${mb(bytes)}/${mb(total.bytes)} MB  ${formatCount(Math.round(rate))} pairs/s  ETA ${eta(left)}`;
     if (!tty) return `KV progress: ${counts} (${Math.floor(share * 100)}%)`;
     const width = 24;
     const filled = Math.round(share * width);

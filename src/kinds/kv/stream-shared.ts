@@ -2,6 +2,7 @@
 // runs a chunk at a time ahead of any parsing.
 
 import { isUtf8 } from 'node:buffer';
+import { formatCount } from '../../util/format.js';
 
 /** Where an item starts in its file. */
 export interface ItemPosition {
@@ -40,7 +41,7 @@ export function located(name: string, at: Place | undefined, message: string): S
   return new SourceReadError(`${name}${at ? `:${at.line}${at.col ? `:${at.col}` : ''}` : ''}: ${message}`);
 }
 
-export const count = (n: number): string => n.toLocaleString('en-US');
+export const count = formatCount;
 
 /**
  * V8's JSON.parse message without its excerpt of the text (it may hold values), and the UTF-16 index it names:
