@@ -159,8 +159,10 @@ const startEmulator = (token: string, tokens: ReadonlyMap<string, string>): Prom
 const isReconciled = (l: LogLine): boolean => String(l.msg).startsWith('reconciled');
 
 /** Edits one list's description per turn, each in the file it is in, and times the daemon's update of it. */
-async function timeEdits(daemon: WatchProcess, emulator: EmulatorProcess, config: GeneratedConfig, edits: number, say: (line: string) => void): Promise<EditTiming[]> {
-  const lines = new Map(config.lists.map((l) => [l, l.descriptionLine]));
+/** Each list's description line as its file now has it: an edit changes it, and a later step breaks or edits it from there. */
+type DescriptionLines = Map<GeneratedConfig['lists'][number], string>;
+
+async function timeEdits(daemon: WatchProcess, emulator: EmulatorProcess, config: GeneratedConfig, lines: DescriptionLines, edits: number, say: (line: string) => void): Promise<EditTiming[]> {
   const out: EditTiming[] = [];
   for (let k = 1; k <= edits; k++) {
     // Lists spread over the files, so each edit is in a different place.
@@ -187,13 +189,15 @@ async function timeEdits(daemon: WatchProcess, emulator: EmulatorProcess, config
  * daemon's error naming that file and line; then mends it and waits for the run that finds the
  * config as it was (nothing to change): a broken file applies nothing.
  */
-async function timeBrokenFile(daemon: WatchProcess, config: GeneratedConfig, say: (line: string) => void): Promise<number> {
+async function timeBrokenFile(daemon: WatchProcess, config: GeneratedConfig, lines: DescriptionLines, say: (line: string) => void): Promise<number> {
   const list = config.lists[Math.floor(config.lists.length / 2)];
+  // The list an edit may have changed (20 edits reach the middle one): broken where its line is now.
+  const description = lines.get(list)!;
   const text = fs.readFileSync(list.file, 'utf8');
-  const line = text.slice(0, text.indexOf(list.descriptionLine)).split('\n').length;
+  const line = text.slice(0, text.indexOf(description)).split('\n').length;
   const from = daemon.seen();
   const t0 = Date.now();
-  fs.writeFileSync(list.file, text.replace(list.descriptionLine, '  description: "unclosed'));
+  fs.writeFileSync(list.file, text.replace(description, '  description: "unclosed'));
   const error = await daemon.line('the error of the broken file', from, (l) => l.file !== undefined && path.basename(String(l.file)) === path.basename(list.file), 300_000);
   const ms = error.time - t0;
   if (Number(error.line) < line) throw new Error(`the broken file's error is at line ${String(error.line)}, before the break at line ${line}`);
@@ -268,8 +272,9 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
       if (first.msg !== 'reconciled: nothing to change') throw new Error(`watch's first reconcile of the applied config was not empty: ${first.msg}`);
       const startMs = first.time - started;
       say(`  first reconcile (nothing to change) ${(startMs / 1000).toFixed(2)} s after the start`);
-      const timings = await timeEdits(daemon, emulator, config, edits, say);
-      const brokenMs = await timeBrokenFile(daemon, config, say);
+      const lines: DescriptionLines = new Map(config.lists.map((l) => [l, l.descriptionLine]));
+      const timings = await timeEdits(daemon, emulator, config, lines, edits, say);
+      const brokenMs = await timeBrokenFile(daemon, config, lines, say);
       const maxRssBytes = processPeakRssBytes(daemon.child.pid!);
       await daemon.stop();
       held.daemon = undefined;

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '../../src/bench/main.js';
-import { checkResourcesBenchOptions, medianRun, type ResourcesGroup } from '../../src/bench/resources-bench.js';
+import { checkResourcesBenchOptions, medianRun, runResourcesBench, type ResourcesGroup } from '../../src/bench/resources-bench.js';
 import { renderResourcesNotes, renderResourcesTable } from '../../src/bench/resources-report.js';
 
 const run = (ms: number, mib: number) => ({ ms, maxRssBytes: mib * 2 ** 20, cpuMs: ms / 2 });
@@ -60,4 +60,13 @@ describe('the resources benchmark', () => {
     let m = 0;
     expect((await medianRun(2, async () => ({ ms: [40, 20][m++]! }))).ms).toBe(20);
   });
+});
+
+describe('the resources benchmark, run small', () => {
+  it('breaks its file for the error timing even when an edit changed that list before (edits reaching the middle list)', async () => {
+    // With 20 edits, edit 11 changes the middle list, which the broken-file step then breaks.
+    const [group] = await runResourcesBench({ resources: 100, accounts: 2, edits: 20, repeats: 1, progress: () => {} });
+    expect(group!.watch.edits).toHaveLength(20);
+    expect(group!.watch.brokenMs).toBeGreaterThan(0);
+  }, 240_000);
 });
