@@ -125,7 +125,7 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
   const build = (file: string, text: string, stamp: FileStamp, hash: string): FileEntry => {
     built++;
     const display = displayFile(file);
-    const parsed = parseYaml(text, settings.env, settings.limits, cache !== undefined);
+    const parsed = parseYaml(text, settings.env, settings.limits);
     const errors: ConfigError[] = parsed.errors.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message }));
     const inputs = new RecordedInputs();
     const outcomes = parsed.documents.map((doc) => processDocument(doc, file, display, { ...settings.document, inputs }));

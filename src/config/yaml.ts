@@ -103,11 +103,11 @@ export interface ParseLimits {
 const UNKNOWN_TAG = 'TAG_RESOLVE_FAILED';
 
 /**
- * Parses every document of a YAML stream; empty documents (a trailing `---`) are skipped. `kept`:
- * the values outlive the text (a loader that keeps them between loads), so each string is copied
- * out of it (see detached); a command's values go with it.
+ * Parses every document of a YAML stream; empty documents (a trailing `---`) are skipped. Each
+ * string is copied out of the text (see detached): a loaded config outlives its files' texts (the
+ * daemon keeps the last good one, with or without a loader's cache).
  */
-export function parseYaml(text: string, env: Env, limits: ParseLimits, kept = false): ParsedFile {
+export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFile {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const documents: ParsedDocument[] = [];
@@ -123,7 +123,7 @@ export function parseYaml(text: string, env: Env, limits: ParseLimits, kept = fa
       errors.push({ ...lines.linePos(w.pos[0]), path: [], message: `unknown tag ${tag}: edgesync reads plain YAML values; remove the tag` });
     }
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null && !doc.contents.source)) continue;
-    const walker = new Walker(doc, env, limits, kept);
+    const walker = new Walker(doc, env, limits);
     try {
       let value: unknown;
       try {
@@ -187,7 +187,7 @@ class Walker {
   private readonly resolved = new Map<Alias, YamlNode | null>();
   private readonly path: (string | number)[] = [];
 
-  constructor(private readonly doc: Document, private readonly env: Env, private readonly limits: ParseLimits, private readonly kept: boolean) {}
+  constructor(private readonly doc: Document, private readonly env: Env, private readonly limits: ParseLimits) {}
 
   walk(node: unknown): unknown {
     if (node === null || node === undefined) return null;
@@ -205,7 +205,7 @@ class Walker {
       if (typeof node.value !== 'string') return plainScalar(node.value);
       const { value, problems } = interpolate(node.value, this.env);
       for (const message of problems) this.problems.push({ offset: offset ?? 0, path: [...path], message });
-      return this.kept ? detached(value) : value;
+      return detached(value);
     }
     if (isSeq(node)) {
       // Mapped, not pushed: the list is made at its length, without the room a growing array keeps.
