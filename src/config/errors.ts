@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { FieldPath } from '../kinds/kind.js';
 import { compareStrings } from '../util/compare.js';
+import { internTable } from '../util/intern.js';
 import { detached } from '../util/json.js';
 
 export interface ConfigError {
@@ -43,18 +44,13 @@ export function fieldPath(segments: FieldPath): string {
 /**
  * One copy of each path shown, up to SHOWN_LIMIT of them: the config loader keeps a place (with
  * its path) for each document's name and credentials, and built by `+=` each was a chain of pieces,
- * about 100 bytes per document. Past the limit a path is returned as built.
+ * about 100 bytes per document. Past the limit a path is returned in one piece, not kept.
  */
 const SHOWN_LIMIT = 10_000;
-const shownPaths = new Map<string, string>();
+const shownPaths = internTable<string>(SHOWN_LIMIT);
 
 function shownOnce(path: string): string {
-  const kept = shownPaths.get(path);
-  if (kept !== undefined) return kept;
-  if (shownPaths.size >= SHOWN_LIMIT) return path;
-  const flat = detached(path);
-  shownPaths.set(flat, flat);
-  return flat;
+  return shownPaths(path, detached);
 }
 
 /** Shown file name: relative to the working directory. */

@@ -1,6 +1,7 @@
 // Rows of the state file and their conversion to the contract's values.
 // JSON columns hold canonical JSON, so equal values are equal text.
 
+import { internTable } from '../util/intern.js';
 import { canonicalJson, type Json } from '../util/json.js';
 import type { AppliedResource, Intent, ResourceIdentity, ResourceStatus, RunRecord } from './types.js';
 
@@ -48,23 +49,18 @@ function parsed(text: string | null): Json | undefined {
  * SHARED_LIMIT: the daemon keeps every row between runs, and each row read gets its own strings.
  */
 const SHARED_LIMIT = 10_000;
-const sharedTexts = new Map<string, string>();
-const sharedScopes = new Map<string, Readonly<Record<string, string>>>();
+const sharedTexts = internTable<string>(SHARED_LIMIT);
+const sharedScopes = internTable<Readonly<Record<string, string>>>(SHARED_LIMIT);
+
+const itself = (text: string): string => text;
+const frozenScope = (text: string): Readonly<Record<string, string>> => Object.freeze(JSON.parse(text) as Record<string, string>);
 
 function shared<T extends string | null>(text: T): T {
-  if (text === null) return text;
-  const kept = sharedTexts.get(text);
-  if (kept !== undefined) return kept as T;
-  if (sharedTexts.size < SHARED_LIMIT) sharedTexts.set(text, text);
-  return text;
+  return text === null ? text : (sharedTexts(text, itself) as T);
 }
 
 function scopeOf(text: string): Readonly<Record<string, string>> {
-  const kept = sharedScopes.get(text);
-  if (kept !== undefined) return kept;
-  const scope = Object.freeze(JSON.parse(text) as Record<string, string>);
-  if (sharedScopes.size < SHARED_LIMIT) sharedScopes.set(text, scope);
-  return scope;
+  return sharedScopes(text, frozenScope);
 }
 
 /** A row's source place, its file name shared. */
