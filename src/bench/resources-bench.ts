@@ -158,10 +158,10 @@ const startEmulator = (token: string, tokens: ReadonlyMap<string, string>): Prom
 
 const isReconciled = (l: LogLine): boolean => String(l.msg).startsWith('reconciled');
 
-/** Edits one list's description per turn, each in the file it is in, and times the daemon's update of it. */
 /** Each list's description line as its file now has it: an edit changes it, and a later step breaks or edits it from there. */
 type DescriptionLines = Map<GeneratedConfig['lists'][number], string>;
 
+/** Edits one list's description per turn, each in the file it is in, and times the daemon's update of it. */
 async function timeEdits(daemon: WatchProcess, emulator: EmulatorProcess, config: GeneratedConfig, lines: DescriptionLines, edits: number, say: (line: string) => void): Promise<EditTiming[]> {
   const out: EditTiming[] = [];
   for (let k = 1; k <= edits; k++) {
