@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { checkInteger, checkString, fail } from '../util/options.js';
+import { withPlainEnv } from '../util/plain-env.js';
 import { runReportProcess } from './processes.js';
 
 export type FloorMode = 'parse' | 'apply';
@@ -123,7 +124,9 @@ export async function runResourcesFloor(args: ResourcesFloorArgs, env: NodeJS.Pr
   const docs: Doc[] = [];
   let documents = 0;
   for (const file of yamlFiles(checkString('root', args.root))) {
-    for (const doc of parseAllDocuments(fs.readFileSync(file, 'utf8'))) {
+    // Parsed as edgesync parses (../config/yaml.ts): the floor is the parse's own work, not the library's env reads.
+    const text = fs.readFileSync(file, 'utf8');
+    for (const doc of withPlainEnv(() => parseAllDocuments(text))) {
       if (doc.errors.length) throw new Error(`floor: ${file}: ${doc.errors[0].message}`);
       documents++;
       if (args.mode === 'apply') docs.push(doc.toJS() as Doc);

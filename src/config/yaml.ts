@@ -4,6 +4,7 @@
 import { Alias, LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node as YamlNode } from 'yaml';
 import type { FieldPath } from '../kinds/kind.js';
 import { detached } from '../util/json.js';
+import { withPlainEnv } from '../util/plain-env.js';
 import { interpolate, type Env } from './interpolate.js';
 
 export interface Position {
@@ -109,7 +110,7 @@ const UNKNOWN_TAG = 'TAG_RESOLVE_FAILED';
  */
 export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFile {
   const lines = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const docs = withPlainEnv(() => parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true }));
   const documents: ParsedDocument[] = [];
   const errors: LocatedProblem[] = [];
   for (const doc of Array.isArray(docs) ? docs : []) {
