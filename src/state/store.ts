@@ -7,7 +7,7 @@ import type { Json } from '../util/json.js';
 import type { ResourceView } from './render.js';
 import { jsonText, toIntent, toResource, toRun, toRunRow, withIdentity, type IntentRow, type ResourceRow, type RunRow } from './rows.js';
 import { describeStateError } from './file.js';
-import type { StoreStatements } from './sql.js';
+import type { KvKeysParams, StoreStatements } from './sql.js';
 import { BatchCheckError, type SqlDatabase } from './sql-db.js';
 import { prepareWrite, WriteRefused, type Prepared, type WriteParts } from './group-commit.js';
 import { ResourceCache } from './resource-cache.js';
@@ -225,7 +225,7 @@ export class SqlStateStore implements StateStore {
     this.sql.putRow.run(merged);
     if (record.kvKeys?.length) {
       this.sql.addKvResource.run(id.key);
-      this.sql.putKvJson.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), keys: JSON.stringify(record.kvKeys) });
+      this.sql.putKvKeys.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), records: record.kvKeys } satisfies KvKeysParams);
     }
     if (record.intentId !== undefined) this.sql.closeIntent.run(record.intentId, id.key);
   }

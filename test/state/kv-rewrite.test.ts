@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BACKENDS, using } from './backends.js';
 import { h } from '../helpers/kv-hash.js';
 import { checkLastHashWins, identity } from './helpers.js';
+import type { KvKeyRecord } from '../../src/state/types.js';
 
 const kv = identity('flags', 'KvPairs');
 const at = new Date('2026-11-21T10:00:00.000Z');
@@ -29,6 +30,43 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
     using(backend.fresh(), (store) => {
       const chunk = fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), fc.stringMatching(/^[0-9a-f]{1,4}$/).map(h)), { maxLength: 8 });
       checkLastHashWins(store, kv, chunk, 4, 25);
+    });
+  });
+
+  it('keep the last hash and expiry of each key, whether a chunk carries expiries or not', () => {
+    using(backend.fresh(), (store) => {
+      const expiry = fc.oneof(fc.constant([] as const), fc.constant([null] as const), fc.integer({ min: 1, max: 900 }).map((s) => [written + s] as const), fc.integer({ min: 1, max: 900 }).map((s) => [null, s] as const));
+      const record = fc.tuple(fc.constantFrom('a', 'b', 'c', 'é', 'q"uote', 'back\\slash'), fc.stringMatching(/^[0-9a-f]{1,4}$/).map(h), expiry).map(([key, hash, rest]): KvKeyRecord => [key, hash, ...rest]);
+      fc.assert(
+        fc.property(fc.array(fc.array(record, { maxLength: 6 }), { maxLength: 4 }), (chunks) => {
+          if (store.get(kv.key)) store.forget(kv.key);
+          const expected = new Map<string, { hash: string; expires: number | undefined }>();
+          for (const records of chunks) {
+            store.recordSuccess(kv, { kvKeys: records }, at);
+            for (const [key, hash, expiration, ttl] of records) expected.set(key, { hash, expires: ttl != null ? written + ttl : (expiration ?? undefined) });
+          }
+          const snap = store.snapshot();
+          expect(new Map(snap.kvKeys(kv.key))).toEqual(new Map([...expected].map(([key, { hash }]) => [key, hash])));
+          // Expired by a time just past each expiry, and not by one just before it.
+          for (const [key, { expires }] of expected) {
+            if (expires === undefined) expect(snap.kvExpired(kv.key, written + 10_000)).not.toContain(key);
+            else {
+              expect(snap.kvExpired(kv.key, expires)).toContain(key);
+              expect(snap.kvExpired(kv.key, expires - 1)).not.toContain(key);
+            }
+          }
+          expect(store.kvKeyCount(kv.key)).toBe(expected.size);
+        }),
+        { numRuns: 40 },
+      );
+    });
+  });
+
+  it('refuse a hash that is not hex, as a whole chunk, beside keys whose hashes are', () => {
+    using(backend.fresh(), (store) => {
+      store.recordSuccess(kv, { kvKeys: [['kept', h('k')]] }, at);
+      expect(() => store.recordSuccess(kv, { kvKeys: [['a', h('a')], ['b', 'z'.repeat(32)]] }, at)).toThrow();
+      expect(Object.fromEntries(store.snapshot().kvKeys(kv.key))).toEqual({ kept: h('k') });
     });
   });
 });

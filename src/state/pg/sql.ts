@@ -1,7 +1,7 @@
 // The store's statements in PostgreSQL's dialect, by the same names as src/state/sql.ts. Every row
 // belongs to a workspace (`:ws`); every write transaction is fenced by the holder's epoch (`:epoch`).
 
-import { RUN_COLUMNS, type StoreStatements } from '../sql.js';
+import { RUN_COLUMNS, composite, type KvKeysParams, type StoreStatements } from '../sql.js';
 import type { SqlDatabase, SqlStatement } from '../sql-db.js';
 
 /** The id its KV keys are stored under (./schema.ts, version 4): NULL, matching no key, when it has none. */
@@ -22,6 +22,14 @@ function kvRecords(db: SqlDatabase, next: boolean): SqlStatement {
   return db.prepare(`SELECT kv_records(${RID}, ${from(next)}, ?)`).pluck(true);
 }
 
+/** `putKvKeys` with its records as the one JSON array (`@keys`) the statement reads. */
+function json(statement: SqlStatement): SqlStatement {
+  return composite((params) => {
+    const { resource, at, records } = params as KvKeysParams;
+    return statement.run({ resource, at, keys: JSON.stringify(records) });
+  });
+}
+
 export function pgStatements(db: SqlDatabase): StoreStatements {
   const p = (sql: string) => db.prepare(sql);
   return {
@@ -40,7 +48,7 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
     // Chunks come in key order, so a chunk of a first sync spans no stored key: one index probe
     // then skips the update and its scan (a tenth of the CPU). The resource's id is made with its
     // first chunk, and its key count moves by the keys inserted.
-    putKvJson: p(`WITH e AS MATERIALIZED (
+    putKvKeys: json(p(`WITH e AS MATERIALIZED (
         SELECT DISTINCT ON ((r.value ->> 0) COLLATE "C") (r.value ->> 0) COLLATE "C" AS key, decode(r.value ->> 1, 'hex') AS hash,
           CASE WHEN r.value ->> 3 IS NOT NULL THEN @at::bigint + (r.value ->> 3)::bigint ELSE (r.value ->> 2)::bigint END AS expires
         FROM jsonb_array_elements(@keys::jsonb) WITH ORDINALITY AS r(value, n)
@@ -62,8 +70,8 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
       )
       INSERT INTO kv_keys (rid, key, hash, expires)
       SELECT coalesce((SELECT id FROM found), (SELECT id FROM made)), e.key, e.hash, e.expires FROM e
-      WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.key = e.key)`),
-    // putKvJson makes the resource's id with its first chunk.
+      WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.key = e.key)`)),
+    // putKvKeys makes the resource's id with its first chunk.
     addKvResource: p('SELECT 1 WHERE ?::text IS NULL'),
     kvExpired: p(`SELECT key FROM kv_keys WHERE rid = ${RID} AND expires IS NOT NULL AND expires <= ? ORDER BY key`).pluck(true),
     // The fence: a write commits only while this holder's epoch is the workspace's current one.

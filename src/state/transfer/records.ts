@@ -3,7 +3,7 @@
 
 import { formatCount, plural } from '../../util/format.js';
 import type { IntentRow, ResourceRow } from '../rows.js';
-import type { StoreStatements } from '../sql.js';
+import type { KvKeysParams, StoreStatements } from '../sql.js';
 import { intentRecord, intentRow, resourceRecord, resourceRow, type KvKey, type StateRecord } from './format.js';
 
 /** What a state holds, as the transfer counts it. */
@@ -111,7 +111,7 @@ export function writeRecord(sql: StoreStatements, record: StateRecord): void {
   } else if (record.type === 'kv_keys' && record.keys.length) {
     // Recorded expiries are absolute: no ttl, so the write's time (`at`) plays no part.
     sql.addKvResource.run(record.resource);
-    sql.putKvJson.run({ resource: record.resource, at: 0, keys: JSON.stringify(record.keys) });
+    sql.putKvKeys.run({ resource: record.resource, at: 0, records: record.keys } satisfies KvKeysParams);
   }
 }
 
