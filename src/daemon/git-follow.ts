@@ -2,7 +2,8 @@
 // a new commit handed on for a reconcile, failures backed off with the last good checkout kept.
 
 import type { Clock } from '../util/clock.js';
-import { retryDelay, type LoopLogger } from './loop.js';
+import { retryDelay } from './loop.js';
+import type { LoopLogger } from './loop-types.js';
 
 /** What is followed: GitCheckout satisfies it. */
 export interface Followed {

@@ -6,7 +6,7 @@ import { GitError } from '../config/git/run.js';
 import type { GitCheckout } from '../config/git/checkout.js';
 import type { Clock } from '../util/clock.js';
 import { followGit, type FollowOptions, type Follower, type FollowStatus } from './git-follow.js';
-import type { LoopLogger } from './loop.js';
+import type { LoopLogger } from './loop-types.js';
 import { registerGitHook } from './webhook.js';
 
 export interface GitSourceOptions {

@@ -4,7 +4,7 @@
 import type { LockHolder } from '../state/lock.js';
 import type { StateStore } from '../state/types.js';
 import type { Clock } from '../util/clock.js';
-import type { LoopEngine, LoopLogger } from './loop.js';
+import type { LoopEngine, LoopLogger } from './loop-types.js';
 
 /** What the daemon runs on while it writes the state: the composition root's Session. */
 export interface Term {

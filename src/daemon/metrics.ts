@@ -2,11 +2,10 @@
 // the loop's observer, the executor's progress hook and the client's onResponse.
 
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { degradedReason } from './loop.js';
 import type { ApplyResult, ExecutorHooks } from '../apply/index.js';
 import type { CallInfo } from '../api/index.js';
 import type { LoadResult } from '../config/index.js';
-import type { LoopObserver, RunReport } from './loop.js';
+import { degradedReason, type LoopObserver, type RunReport } from './loop-types.js';
 import { STATUSES } from '../state/rows.js';
 import type { ResourceStatus } from '../state/types.js';
 

@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { formatError } from '../config/index.js';
 import type { AppliedResource, RunRecord } from '../state/types.js';
-import { degradedReason, type LoopStatus } from './loop.js';
+import { degradedReason, type LoopStatus } from './loop-types.js';
 import type { Role } from './leadership.js';
 import { revisionOf } from '../config/revision.js';
 import type { Access } from './ui/access.js';

@@ -1,7 +1,7 @@
 // Delivery to one URL in the background: a bounded queue sent in order, a timeout per POST and a
 // few retries with backoff; given-up events are reported, and a failing URL is logged once until it works.
 
-import type { LoopLogger } from '../daemon/loop.js';
+import type { LoopLogger } from '../daemon/loop-types.js';
 import type { Clock } from '../util/clock.js';
 import type { NotifyEvent } from './events.js';
 import { slackMessage } from './slack.js';

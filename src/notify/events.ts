@@ -3,7 +3,7 @@
 
 import type { ApplyResult } from '../apply/index.js';
 import { formatError, type LoadResult } from '../config/index.js';
-import type { RunReport } from '../daemon/loop.js';
+import type { RunReport } from '../daemon/loop-types.js';
 import type { Plan } from '../plan/types.js';
 
 export const EVENT_TYPES = [

@@ -6,7 +6,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { ApplyResult } from '../apply/index.js';
 import type { LoadResult } from '../config/index.js';
 import { redactUrls } from '../config/git/run.js';
-import type { LoopLogger, LoopObserver, RunReport } from '../daemon/loop.js';
+import type { LoopLogger, LoopObserver, RunReport } from '../daemon/loop-types.js';
 import { revisionText } from '../config/revision.js';
 import type { Plan } from '../plan/types.js';
 import { systemClock, type Clock } from '../util/clock.js';

@@ -4,7 +4,7 @@
 import type { ApplyResult } from '../../src/apply/index.js';
 import type { ConfigError, LoadResult } from '../../src/config/index.js';
 import type { DesiredResource } from '../../src/kinds/kind.js';
-import type { LoopEngine, LoopLogger } from '../../src/daemon/loop.js';
+import type { LoopEngine, LoopLogger } from '../../src/daemon/loop-types.js';
 import type { Action, Plan } from '../../src/plan/types.js';
 import type { Clock } from '../../src/util/clock.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunReport } from '../../src/daemon/loop.js';
+import type { RunReport } from '../../src/daemon/loop-types.js';
 import { appliedEvents, configEvents, NO_RUNS, planEvents, roleEvents, runEvents } from '../../src/notify/events.js';
 import type { Plan } from '../../src/plan/types.js';
 import { action, applyResult, invalid, valid } from '../daemon/fakes.js';

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReconcileLoop, type RunReport } from '../../src/daemon/loop.js';
+import { createReconcileLoop } from '../../src/daemon/loop.js';
+import type { RunReport } from '../../src/daemon/loop-types.js';
 import { checkTiming } from '../../src/daemon/options.js';
 import type { FetchLike } from '../../src/notify/deliver.js';
 import { createNotifier, type NotifyEvent } from '../../src/notify/index.js';

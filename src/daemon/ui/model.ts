@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { ConfigError } from '../../config/index.js';
 import type { RunRecord } from '../../state/types.js';
 import type { Role } from '../leadership.js';
-import { degradedReason, type LoopStatus } from '../loop.js';
+import { degradedReason, type LoopStatus } from '../loop-types.js';
 import { planText } from './plan.js';
 
 export type Overall = 'starting' | 'in step' | 'applying' | 'needs attention' | 'config invalid' | 'standby';

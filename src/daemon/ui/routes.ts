@@ -2,7 +2,7 @@
 // poll and the login; read-only (other methods 405), behind the UI token when one is asked.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LoopStatus } from '../loop.js';
+import type { LoopStatus } from '../loop-types.js';
 import { authorized, loginCookie, tokenMatches, type Access } from './access.js';
 import { ICON_SVG, PAGE_CSS, PAGE_JS } from './assets.js';
 import { pageModel, pageVersion, type ModelSources } from './model.js';

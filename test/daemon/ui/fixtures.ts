@@ -2,7 +2,7 @@
 // a test sets, over the endpoint's real routes.
 
 import { Registry } from 'prom-client';
-import type { LoopStatus, RunReport } from '../../../src/daemon/loop.js';
+import type { LoopStatus, RunReport } from '../../../src/daemon/loop-types.js';
 import type { Role } from '../../../src/daemon/leadership.js';
 import { buildServer, type EndpointSources } from '../../../src/daemon/server.js';
 import type { Access } from '../../../src/daemon/ui/access.js';
