@@ -2,21 +2,15 @@
 // share one transaction (one sync to disk); each caller's promise settles once it committed.
 
 import type { StoreStatements } from './sql.js';
-import { jsonText, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
+import { jsonText, withIdentity, type IntentRow } from './rows.js';
+import { dropResource, putSuccess, rowOf } from './row-writes.js';
+import type { ResourceCache } from './resource-cache.js';
 import type { GroupAnswer, GroupWrite, ResourceIdentity, StateStore, SuccessRecord } from './types.js';
 import type { Json } from '../util/json.js';
 
 /** A write its single method would refuse before writing anything (a create already open): refused alone, the group goes on. */
 export class WriteRefused extends Error {
   override name = 'WriteRefused';
-}
-
-/** What a write needs of the store. */
-export interface WriteParts {
-  readonly sql: StoreStatements;
-  row(key: string): ResourceRow | undefined;
-  putSuccess(current: ResourceRow | undefined, id: ResourceIdentity, record: SuccessRecord, at: Date): void;
-  dropRow(key: string): void;
 }
 
 /** A write whose reads and checks are done: `apply` only writes (it may run in a batch that refuses reads). */
@@ -33,8 +27,7 @@ const NOTHING: Prepared = { key: undefined, apply: () => undefined };
  * Reads what `w` needs and checks it; throws WriteRefused where its single method would refuse.
  * `begun`: resources given an intent earlier in the same group (read before it was written).
  */
-export function prepareWrite(parts: WriteParts, w: GroupWrite, begun?: Set<string>): Prepared {
-  const { sql } = parts;
+export function prepareWrite(sql: StoreStatements, w: GroupWrite, begun?: Set<string>): Prepared {
   switch (w.write) {
     case 'beginIntent': {
       const { id } = w;
@@ -42,7 +35,7 @@ export function prepareWrite(parts: WriteParts, w: GroupWrite, begun?: Set<strin
       if (open) throw new WriteRefused(`${id.key} already has an open create (${open.operation} since ${open.started_at}); resolve it with \`edgesync state resolve\` first`);
       if (begun?.has(id.key)) throw new WriteRefused(`${id.key} already has an open create (${w.operation}); resolve it with \`edgesync state resolve\` first`);
       begun?.add(id.key);
-      const row = parts.row(id.key);
+      const row = rowOf(sql, id.key);
       return {
         key: id.key,
         apply: () => {
@@ -60,11 +53,11 @@ export function prepareWrite(parts: WriteParts, w: GroupWrite, begun?: Set<strin
       };
     }
     case 'recordSuccess': {
-      const row = parts.row(w.id.key);
-      return { key: w.id.key, apply: () => void parts.putSuccess(row, w.id, w.record, w.at) };
+      const row = rowOf(sql, w.id.key);
+      return { key: w.id.key, apply: () => void putSuccess(sql, row, w.id, w.record, w.at) };
     }
     case 'recordStatus': {
-      const row = parts.row(w.id.key);
+      const row = rowOf(sql, w.id.key);
       return { key: w.id.key, apply: () => void sql.putRow.run({ ...withIdentity(row, w.id, w.status), status: w.status, last_error: w.note ?? null }) };
     }
     case 'markUncertain': {
@@ -82,19 +75,91 @@ export function prepareWrite(parts: WriteParts, w: GroupWrite, begun?: Set<strin
     case 'abandonIntent': {
       const intent = sql.intentById.get(w.intentId) as IntentRow | undefined;
       if (!intent) return NOTHING;
-      const row = parts.row(intent.resource);
+      const row = rowOf(sql, intent.resource);
       // A create that never reached the server leaves no trace of a resource that was new.
       const drop = row !== undefined && intent.prior_status === null && row.request === null && row.status === 'uncertain';
       return {
         key: intent.resource,
         apply: () => {
           sql.deleteIntent.run(w.intentId);
-          if (drop) parts.dropRow(row.key);
+          if (drop) dropResource(sql, row.key);
           return undefined;
         },
       };
     }
   }
+}
+
+/** The group's writes in the caller's transaction, each read and checked in turn; refused ones answered alone. */
+export function writeInOrder(sql: StoreStatements, cache: Pick<ResourceCache, 'wrote'>, writes: readonly GroupWrite[]): GroupAnswer[] {
+  const begun = new Set<string>();
+  return writes.map((w): GroupAnswer => {
+    let prepared: Prepared;
+    try {
+      prepared = prepareWrite(sql, w, begun);
+      cache.wrote(prepared.key);
+    } catch (err) {
+      if (err instanceof WriteRefused) return { ok: false, error: err };
+      throw err;
+    }
+    const intentId = prepared.apply();
+    return intentId === undefined ? { ok: true } : { ok: true, intentId };
+  });
+}
+
+/** What a group sent as one batch needs of its store. */
+export interface BatchParts {
+  readonly sql: StoreStatements;
+  /** The database's batch (PostgreSQL): its statements sent at once, the last asked to change `lastChanges` rows. */
+  readonly batch: (fn: () => void, lastChanges?: number) => Promise<void>;
+  /** Told each resource a write reads and, once the batch is sent, that the serial moves by one. */
+  readonly cache: Pick<ResourceCache, 'wrote' | 'counted'>;
+  /** What a failed read or batch rejects with. */
+  failed(err: unknown): Error;
+}
+
+/**
+ * The group as one batch the thread does not wait for, when each write is of another resource;
+ * undefined when it cannot be. Every write is read and checked first, refused ones answered alone.
+ */
+export function batchGroup(parts: BatchParts, writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[]> | undefined {
+  const { sql, cache } = parts;
+  const answers: GroupAnswer[] = [];
+  const ready: Prepared[] = [];
+  const keys = new Set<string>();
+  try {
+    for (const w of writes) {
+      try {
+        const prepared = prepareWrite(sql, w);
+        cache.wrote(prepared.key);
+        if (prepared.key !== undefined) {
+          // Each write read its row before the batch: a second write of one resource would not see the first's.
+          if (keys.has(prepared.key)) return undefined;
+          keys.add(prepared.key);
+        }
+        ready.push(prepared);
+        answers.push({ ok: true });
+      } catch (err) {
+        if (!(err instanceof WriteRefused)) throw err;
+        answers.push({ ok: false, error: err });
+      }
+    }
+  } catch (err) {
+    return Promise.reject(parts.failed(err));
+  }
+  if (ready.length === 0) return Promise.resolve(answers);
+  const sent = parts.batch(() => {
+    for (const p of ready) p.apply();
+    sql.bumpSerial.run();
+  }, 1);
+  // Counted once sent: a later read waits for the batch; if it fails the serial falls short and the read is whole.
+  cache.counted();
+  return sent.then(
+    () => answers,
+    (err: unknown) => {
+      throw parts.failed(err);
+    },
+  );
 }
 
 /** The writes of one action's calls, as apply makes them: each resolves once its transaction committed. */

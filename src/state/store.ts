@@ -5,11 +5,12 @@
 import type { Clock } from '../util/clock.js';
 import type { Json } from '../util/json.js';
 import type { ResourceView } from './render.js';
-import { jsonText, toIntent, toResource, toRun, toRunRow, withIdentity, type IntentRow, type ResourceRow, type RunRow } from './rows.js';
+import { toIntent, toResource, toRun, toRunRow, type IntentRow, type ResourceRow, type RunRow } from './rows.js';
+import { dropResource, resolveResource, rowOf } from './row-writes.js';
 import { describeStateError } from './file.js';
-import type { KvKeysParams, StoreStatements } from './sql.js';
+import type { StoreStatements } from './sql.js';
 import { BatchCheckError, type SqlDatabase } from './sql-db.js';
-import { prepareWrite, WriteRefused, type Prepared, type WriteParts } from './group-commit.js';
+import { batchGroup, prepareWrite, writeInOrder } from './group-commit.js';
 import { ResourceCache } from './resource-cache.js';
 import { snapshotOf } from './snapshot.js';
 import type {
@@ -91,7 +92,7 @@ export class SqlStateStore implements StateStore {
   }
 
   get(key: string): AppliedResource | undefined {
-    const row = this.row(key);
+    const row = rowOf(this.sql, key);
     return row && toResource(row, this.intent(key) !== undefined);
   }
 
@@ -126,108 +127,32 @@ export class SqlStateStore implements StateStore {
       const batched = this.batchGroup(writes);
       if (batched) return batched;
     }
-    return this.write(() => {
-      const begun = new Set<string>();
-      return writes.map((w): GroupAnswer => {
-        let prepared: Prepared;
-        try {
-          prepared = prepareWrite(this.parts, w, begun);
-          this.cache.wrote(prepared.key);
-        } catch (err) {
-          if (err instanceof WriteRefused) return { ok: false, error: err };
-          throw err;
-        }
-        const intentId = prepared.apply();
-        return intentId === undefined ? { ok: true } : { ok: true, intentId };
-      });
-    });
+    return this.write(() => writeInOrder(this.sql, this.cache, writes));
   }
 
-  /** The group as one batch, when each write is of another resource; undefined when it cannot be. */
+  /** The group as one batch (./group-commit.ts batchGroup), when the database batches. */
   private batchGroup(writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[]> | undefined {
     this.checkWritable();
-    const answers: GroupAnswer[] = [];
-    const ready: Prepared[] = [];
-    const keys = new Set<string>();
-    try {
-      for (const w of writes) {
-        try {
-          const prepared = prepareWrite(this.parts, w);
-          this.cache.wrote(prepared.key);
-          if (prepared.key !== undefined) {
-            // Each write read its row before the batch: a second write of one resource would not see the first's.
-            if (keys.has(prepared.key)) return undefined;
-            keys.add(prepared.key);
-          }
-          ready.push(prepared);
-          answers.push({ ok: true });
-        } catch (err) {
-          if (!(err instanceof WriteRefused)) throw err;
-          answers.push({ ok: false, error: err });
-        }
-      }
-    } catch (err) {
-      return Promise.reject(describeStateError(err, this.shown, 'write'));
-    }
-    if (ready.length === 0) return Promise.resolve(answers);
-    const sent = this.db.batch!(() => {
-      for (const p of ready) p.apply();
-      this.sql.bumpSerial.run();
-    }, 1);
-    // Counted once sent: a later read waits for the batch; if it fails the serial falls short and the read is whole.
-    this.cache.counted();
-    return sent.then(
-      () => answers,
-      (err: unknown) => {
-        throw err instanceof BatchCheckError ? this.fenced() : describeStateError(err, this.shown, 'write');
-      },
-    );
+    const failed = (err: unknown): Error => (err instanceof BatchCheckError ? this.fenced() : describeStateError(err, this.shown, 'write'));
+    return batchGroup({ sql: this.sql, batch: this.db.batch!.bind(this.db), cache: this.cache, failed }, writes);
   }
 
   /** How the cache reads rows: as they are, an open intent marked by the snapshot. */
   private readonly cacheReads = {
     all: () => (this.sql.allRows.all() as ResourceRow[]).map((row) => toResource(row, false)),
     one: (key: string) => {
-      const row = this.row(key);
+      const row = rowOf(this.sql, key);
       return row && toResource(row, false);
     },
   };
 
-  /** What a write of a group needs of this store. */
-  private get parts(): WriteParts {
-    return { sql: this.sql, row: (key) => this.row(key), putSuccess: (current, id, record, at) => this.putSuccess(current, id, record, at), dropRow: (key) => this.dropRow(key) };
-  }
-
   /** One write as its own transaction: a refusal is thrown. */
   private writeOne(w: GroupWrite): number | undefined {
     return this.write(() => {
-      const prepared = prepareWrite(this.parts, w);
+      const prepared = prepareWrite(this.sql, w);
       this.cache.wrote(prepared.key);
       return prepared.apply();
     });
-  }
-
-  private putSuccess(current: ResourceRow | undefined, id: ResourceIdentity, record: SuccessRecord, at: Date): void {
-    const row = withIdentity(current, id, 'applied');
-    const merged: ResourceRow = {
-      ...row,
-      remote_id: record.remoteId ?? row.remote_id,
-      request: record.request === undefined ? row.request : jsonText(record.request),
-      hash: record.hash ?? row.hash,
-      etag: record.etag ?? row.etag,
-      memo: record.memo === undefined ? row.memo : jsonText(record.memo),
-      source: record.source === undefined ? row.source : jsonText(record.source as unknown as Json),
-      credential: record.credential === undefined ? row.credential : record.credential,
-      applied_at: at.toISOString(),
-      status: 'applied',
-      last_error: null,
-    };
-    this.sql.putRow.run(merged);
-    if (record.kvKeys?.length) {
-      this.sql.addKvResource.run(id.key);
-      this.sql.putKvKeys.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), records: record.kvKeys } satisfies KvKeysParams);
-    }
-    if (record.intentId !== undefined) this.sql.closeIntent.run(record.intentId, id.key);
   }
 
   recordFailure(id: ResourceIdentity, error: string, _at: Date): void {
@@ -253,42 +178,17 @@ export class SqlStateStore implements StateStore {
 
   resolve(key: string, resolution: { id: string } | { recreate: true }): void {
     this.cache.wrote(key);
-    this.write(() => {
-      const row = this.row(key);
-      if (!row) throw new Error(`${key} is not in state`);
-      const intent = this.sql.intentByResource.get(key) as IntentRow | undefined;
-      if (!intent && row.status !== 'uncertain') {
-        throw new Error(`${key} is not uncertain (its status is ${row.status}); only an uncertain create can be resolved`);
-      }
-      this.sql.deleteIntents.run(key);
-      if ('id' in resolution) {
-        if (typeof resolution.id !== 'string' || resolution.id === '') throw new Error(`resolving ${key} needs a non-empty id`);
-        this.sql.putRow.run({
-          ...row,
-          remote_id: resolution.id,
-          request: intent ? intent.request : row.request,
-          hash: intent ? intent.request_hash : row.hash,
-          applied_at: new Date(this.clock.now()).toISOString(),
-          status: 'applied',
-          last_error: null,
-        });
-      } else if (row.request === null) {
-        this.dropRow(key);
-      } else {
-        const prior = intent?.prior_status;
-        this.sql.putRow.run({ ...row, status: prior && prior !== 'uncertain' ? prior : 'applied', last_error: null });
-      }
-    });
+    this.write(() => resolveResource(this.sql, key, resolution, new Date(this.clock.now())));
   }
 
   forget(key: string): Forgotten {
     this.cache.wrote(key);
     return this.write(() => {
-      const row = this.row(key);
+      const row = rowOf(this.sql, key);
       if (!row) throw new Error(`${key} is not in state`);
       const intent = this.intent(key);
       const forgotten: Forgotten = { resource: toResource(row, intent !== undefined), kvKeys: this.kvKeyCount(key), ...(intent && { intent }) };
-      this.dropRow(key);
+      dropResource(this.sql, key);
       return forgotten;
     });
   }
@@ -414,16 +314,6 @@ export class SqlStateStore implements StateStore {
 
   private fenced(): StateFencedError {
     return new StateFencedError(`state ${this.shown}: another holder took the lock over; this one writes and sends nothing more`);
-  }
-
-  private row(key: string): ResourceRow | undefined {
-    return this.sql.rowByKey.get(key) as ResourceRow | undefined;
-  }
-
-  private dropRow(key: string): void {
-    this.sql.deleteRow.run(key);
-    this.sql.deleteAllKv.run(key);
-    this.sql.deleteIntents.run(key);
   }
 
   private openIntents(): Map<string, Intent> {

@@ -1,0 +1,74 @@
+// Writes of one resource's rows, in the caller's transaction: an answer recorded (its KV keys put,
+// its intent closed), an uncertain create resolved, and a resource dropped with its keys and intents.
+
+import type { Json } from '../util/json.js';
+import { jsonText, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
+import type { KvKeysParams, StoreStatements } from './sql.js';
+import type { ResourceIdentity, SuccessRecord } from './types.js';
+
+/** The resource's row; undefined when it has none. */
+export function rowOf(sql: StoreStatements, key: string): ResourceRow | undefined {
+  return sql.rowByKey.get(key) as ResourceRow | undefined;
+}
+
+/** The answer to a call recorded over `current` (undefined: no row yet); what the record leaves out stays. */
+export function putSuccess(sql: StoreStatements, current: ResourceRow | undefined, id: ResourceIdentity, record: SuccessRecord, at: Date): void {
+  const row = withIdentity(current, id, 'applied');
+  const merged: ResourceRow = {
+    ...row,
+    remote_id: record.remoteId ?? row.remote_id,
+    request: record.request === undefined ? row.request : jsonText(record.request),
+    hash: record.hash ?? row.hash,
+    etag: record.etag ?? row.etag,
+    memo: record.memo === undefined ? row.memo : jsonText(record.memo),
+    source: record.source === undefined ? row.source : jsonText(record.source as unknown as Json),
+    credential: record.credential === undefined ? row.credential : record.credential,
+    applied_at: at.toISOString(),
+    status: 'applied',
+    last_error: null,
+  };
+  sql.putRow.run(merged);
+  if (record.kvKeys?.length) {
+    sql.addKvResource.run(id.key);
+    sql.putKvKeys.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), records: record.kvKeys } satisfies KvKeysParams);
+  }
+  if (record.intentId !== undefined) sql.closeIntent.run(record.intentId, id.key);
+}
+
+/** The resource, its KV keys and its intents, gone. */
+export function dropResource(sql: StoreStatements, key: string): void {
+  sql.deleteRow.run(key);
+  sql.deleteAllKv.run(key);
+  sql.deleteIntents.run(key);
+}
+
+/**
+ * An uncertain create settled by a person: with the id it was given (the intent's request becomes
+ * the applied one), or to be created again (the row goes back to what it was, or goes when it was new).
+ */
+export function resolveResource(sql: StoreStatements, key: string, resolution: { id: string } | { recreate: true }, now: Date): void {
+  const row = rowOf(sql, key);
+  if (!row) throw new Error(`${key} is not in state`);
+  const intent = sql.intentByResource.get(key) as IntentRow | undefined;
+  if (!intent && row.status !== 'uncertain') {
+    throw new Error(`${key} is not uncertain (its status is ${row.status}); only an uncertain create can be resolved`);
+  }
+  sql.deleteIntents.run(key);
+  if ('id' in resolution) {
+    if (typeof resolution.id !== 'string' || resolution.id === '') throw new Error(`resolving ${key} needs a non-empty id`);
+    sql.putRow.run({
+      ...row,
+      remote_id: resolution.id,
+      request: intent ? intent.request : row.request,
+      hash: intent ? intent.request_hash : row.hash,
+      applied_at: now.toISOString(),
+      status: 'applied',
+      last_error: null,
+    });
+  } else if (row.request === null) {
+    dropResource(sql, key);
+  } else {
+    const prior = intent?.prior_status;
+    sql.putRow.run({ ...row, status: prior && prior !== 'uncertain' ? prior : 'applied', last_error: null });
+  }
+}
