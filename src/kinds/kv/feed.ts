@@ -75,13 +75,50 @@ function problemError(err: unknown, part: SpanPart): Error {
 }
 
 /**
+ * One listener on each stop signal while any take waits on it, not one a take: every chunk of a
+ * resource is taken when its action starts, before its turn to be made, so a sync of 1,000 chunks
+ * had 1,000 listeners on the run's signal (and Node printed a listener-leak warning). Removed when
+ * the last take waiting on it settles: a listener left on the run's signal would keep the feed alive.
+ */
+class StopListeners {
+  private readonly counts = new Map<AbortSignal, { waiting: number; onAbort: () => void }>();
+  constructor(private readonly stopped: (signal: AbortSignal) => void) {}
+
+  listen(signal: AbortSignal | undefined): void {
+    if (!signal) return;
+    const held = this.counts.get(signal);
+    if (held) {
+      held.waiting++;
+      return;
+    }
+    const onAbort = () => this.stopped(signal);
+    this.counts.set(signal, { waiting: 1, onAbort });
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
+
+  unlisten(signal: AbortSignal | undefined): void {
+    const held = signal && this.counts.get(signal);
+    if (!held || --held.waiting > 0) return;
+    this.counts.delete(signal);
+    signal.removeEventListener('abort', held.onAbort);
+  }
+}
+
+/**
  * The deferred bodies of `chunks`, in order: the first taken starts the reading. A file changed
  * since the plan (its size, time or inode), or a pair whose hash is not the plan's, stops the
  * reading: that chunk and every later one are not sent.
  */
 export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[]): DeferredBody[] {
   const made = new Map<number, Made>();
-  const waiting = new Map<number, { resolve: (m: Made) => void; reject: (e: Error) => void }>();
+  const waiting = new Map<number, { resolve: (m: Made) => void; reject: (e: Error) => void; signal?: AbortSignal }>();
+  // A stop rejects the takes waiting on it.
+  const stops = new StopListeners((signal) => {
+    for (const [n, w] of waiting) if (w.signal === signal) {
+      waiting.delete(n);
+      w.reject(new Error('stopped'));
+    }
+  });
   let failure: Error | undefined;
   let started = false;
   let next = 0;
@@ -169,16 +206,14 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
         made.delete(n);
         return Promise.resolve(ready);
       }
+      if (signal?.aborted) return Promise.reject(new Error('stopped'));
       const promise = new Promise<Made>((resolve, reject) => {
-        // Removed once settled: a listener left on the run's signal would keep the chunk's pairs alive.
-        const onAbort = () => {
-          if (waiting.delete(n)) reject(new Error('stopped'));
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        const settle = () => signal?.removeEventListener('abort', onAbort);
+        stops.listen(signal);
+        const settle = () => stops.unlisten(signal);
         waiting.set(n, {
           resolve: (m) => (settle(), resolve(m)),
           reject: (e) => (settle(), reject(e)),
+          signal,
         });
       });
       void pump();

@@ -81,4 +81,38 @@ describe('KV chunk bodies read at apply', () => {
     await Promise.all(bodies.map((b) => b.take(stop.signal)));
     expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
   });
+
+  it('holds one listener on the stop signal however many chunks wait to be made, as every action takes its chunk at once', async () => {
+    const many = Array.from({ length: 400 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, value: `v${i}` }));
+    const { bodies } = planOf({ 'pairs.jsonl': many.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    expect(bodies).toHaveLength(40);
+    const stop = new AbortController();
+    const takes = bodies.map((b) => b.take(stop.signal));
+    // Node warns of a leak past 10 listeners; an apply of 1,000 chunks had 1,000.
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
+    let made = 0;
+    for (const [n, take] of takes.entries()) {
+      made += (await take).kvKeys?.length ?? 0;
+      bodies[n].done();
+    }
+    expect(made).toBe(400);
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('rejects every take still waiting when the run stops, and lets go of the signal', async () => {
+    const { bodies } = planOf({ 'pairs.jsonl': pairs.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const stop = new AbortController();
+    const takes = bodies.map((b) => b.take(stop.signal));
+    stop.abort(new Error('SIGTERM'));
+    for (const take of takes) await expect(take).rejects.toThrow('stopped');
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('makes no chunk for a take whose run was stopped already', async () => {
+    const { bodies } = planOf({ 'pairs.jsonl': pairs.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const stop = new AbortController();
+    stop.abort();
+    await expect(bodies[0].take(stop.signal)).rejects.toThrow('stopped');
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
 });
