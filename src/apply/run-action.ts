@@ -5,6 +5,7 @@ import path from 'node:path';
 import { isDeferred, type DeferredBody, type Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
 import type { StateWriter } from '../state/group-commit.js';
+import { kvKeyRecords } from '../state/kv-keys.js';
 import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
 import { backoffDelay, classifyError, describeError, retryAfterMs } from './classify.js';
 import { formatBytes, someKeys } from '../util/format.js';
@@ -253,7 +254,7 @@ async function partly(
 ): Promise<ActionReport> {
   const { options } = ctx;
   const again = new Set(refused.keys);
-  const kvKeys = action.record.kvKeys ?? [];
+  const kvKeys = kvKeyRecords(action.record.kvKeys ?? []);
   const accepted = kvKeys.filter(([key]) => !again.has(key));
   const stateError = await tryState(ctx, action, 'accepted keys', (w) => w.recordSuccess(identityOf(action), { kvKeys: accepted, hash: '' }, nowDate(ctx)));
   if (stateError) return { status: 'failed', attempts, error: `partly applied, but ${stateError}`, terminal: true };

@@ -3,7 +3,7 @@
 
 import type { OperationName } from '../api/operations.js';
 import type { Json } from '../util/json.js';
-import type { AppliedResource, KvKeyPage, KvKeyRecord } from '../state/types.js';
+import type { AppliedResource, KvKeyPage, KvKeys } from '../state/types.js';
 
 export type { Json };
 /** A path into a document, e.g. ['spec', 'items', 2, 'value']. */
@@ -140,7 +140,7 @@ export type ChangeType =
 export interface DeferredBody {
   readonly deferred: true;
   /** The body to send and what to record of it; rejects with why it cannot be sent (a source changed since the plan). */
-  take(signal?: AbortSignal): Promise<{ readonly body: unknown; readonly kvKeys?: readonly KvKeyRecord[] }>;
+  take(signal?: AbortSignal): Promise<{ readonly body: unknown; readonly kvKeys?: KvKeys }>;
   /** The action is settled, sent or not: its body is let go (and the next one may be read). */
   done(): void;
 }
@@ -179,7 +179,7 @@ export interface ActionDraft {
     /** Kind-specific memory (e.g. the token's applied rotate count). */
     readonly memo?: Json;
     /** KV: each key of this chunk with the hash of (value, expiration fields, metadata) and its expiry. */
-    readonly kvKeys?: readonly KvKeyRecord[];
+    readonly kvKeys?: KvKeys;
   };
 }
 

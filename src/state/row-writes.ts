@@ -4,6 +4,7 @@
 import type { Json } from '../util/json.js';
 import { jsonText, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
 import type { KvKeysParams, StoreStatements } from './sql.js';
+import { kvKeyCount } from './kv-keys.js';
 import type { ResourceIdentity, SuccessRecord } from './types.js';
 
 /** The resource's row; undefined when it has none. */
@@ -28,7 +29,7 @@ export function putSuccess(sql: StoreStatements, current: ResourceRow | undefine
     last_error: null,
   };
   sql.putRow.run(merged);
-  if (record.kvKeys?.length) {
+  if (record.kvKeys && kvKeyCount(record.kvKeys)) {
     sql.addKvResource.run(id.key);
     sql.putKvKeys.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), records: record.kvKeys } satisfies KvKeysParams);
   }

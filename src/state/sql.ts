@@ -2,7 +2,8 @@
 // Statements are prepared once per connection; raw/pluck modes are fixed here, not at call sites.
 
 import type { SqlDatabase, SqlStatement } from './sql-db.js';
-import type { KvKeyRecord } from './types.js';
+import { kvKeyCount, kvKeyRecords } from './kv-keys.js';
+import type { KvKeyColumns, KvKeyRecord, KvKeys } from './types.js';
 
 /** JSON array of keys, JSON array of their hashes, the page's last key, the page's size. */
 export type KvPage = [string, string, string, number];
@@ -77,11 +78,25 @@ export function composite(run: SqlStatement['run']): SqlStatement {
   return { run, get: only, all: only, raw: only, pluck: only };
 }
 
-/** What `putKvKeys` is run with: a chunk's records, a ttl counting from `at` (seconds). */
+/** What `putKvKeys` is run with: a chunk's keys, a ttl counting from `at` (seconds). */
 export interface KvKeysParams {
   readonly resource: string;
   readonly at: number;
-  readonly records: readonly KvKeyRecord[];
+  readonly records: KvKeys;
+}
+
+/** Hashes as their bytes, 16 each; undefined when some hash is not 32 hex digits. */
+function hashBlob(hex: string, count: number): Buffer | undefined {
+  if (hex.length !== count * 32) return undefined;
+  // Buffer.from stops at the first digit that is not hex: a short blob means some hash was not.
+  const hashes = Buffer.from(hex, 'hex');
+  return hashes.length === count * 16 ? hashes : undefined;
+}
+
+/** Columns as a chunk's bytes made them: the keys' JSON array, the hashes' blob. */
+function columnsOf(keys: KvKeyColumns): { keys: string; hashes: Buffer } | undefined {
+  const hashes = hashBlob(keys.hashes, keys.count);
+  return hashes && { keys: JSON.stringify(keys.count ? keys.keys.split('\n') : []), hashes };
 }
 
 /**
@@ -99,9 +114,8 @@ export function kvColumns(records: readonly KvKeyRecord[]): { keys: string; hash
     keys[i] = key;
     hex += hash;
   }
-  // Buffer.from stops at the first digit that is not hex: a short blob means some hash was not.
-  const hashes = Buffer.from(hex, 'hex');
-  return hashes.length === records.length * 16 ? { keys: JSON.stringify(keys), hashes } : undefined;
+  const hashes = hashBlob(hex, records.length);
+  return hashes && { keys: JSON.stringify(keys), hashes };
 }
 
 /**
@@ -129,11 +143,11 @@ function kvWrites(db: SqlDatabase): Pick<StoreStatements, 'putKvKeys' | 'deleteK
   return {
     putKvKeys: composite((params) => {
       const { resource, at, records: chunk } = params as KvKeysParams;
-      const asColumns = kvColumns(chunk);
-      const [statements, bound] = asColumns ? [columns, { resource, ...asColumns }] : [records, { resource, at, keys: JSON.stringify(chunk) }];
+      const asColumns = 'columns' in chunk ? columnsOf(chunk) : kvColumns(chunk);
+      const [statements, bound] = asColumns ? [columns, { resource, ...asColumns }] : [records, { resource, at, keys: JSON.stringify(kvKeyRecords(chunk)) }];
       const added = statements.insertNew.run(bound).changes;
       if (added) count.run(added, resource);
-      return added < chunk.length ? statements.rewrite.run(bound) : { changes: added, lastInsertRowid: 0 };
+      return added < kvKeyCount(chunk) ? statements.rewrite.run(bound) : { changes: added, lastInsertRowid: 0 };
     }),
     deleteKv: composite((resource, key) => {
       const done = deleteOne.run(resource, key);

@@ -108,6 +108,21 @@ export interface KvKeyPage {
  */
 export type KvKeyRecord = readonly [key: string, hash: string, expiration?: number | null, ttl?: number];
 
+/**
+ * A chunk's KV keys as its bytes were made, none with an expiry: the keys joined by "\n" (a key
+ * holds no whitespace) and their hashes, 32 hex digits each, one after the other. A chunk of
+ * 10,000 recorded so makes no 10,000 records, each of which lived until the call's answer.
+ */
+export interface KvKeyColumns {
+  readonly columns: true;
+  readonly count: number;
+  readonly keys: string;
+  readonly hashes: string;
+}
+
+/** A call's KV keys: records, or columns (./kv-keys.ts reads either). */
+export type KvKeys = readonly KvKeyRecord[] | KvKeyColumns;
+
 /** Identity fields recorded with every write. */
 export interface ResourceIdentity {
   readonly key: string;
@@ -123,7 +138,7 @@ export interface SuccessRecord {
   readonly etag?: string;
   readonly memo?: Json;
   /** KV keys acknowledged by this call. */
-  readonly kvKeys?: readonly KvKeyRecord[];
+  readonly kvKeys?: KvKeys;
   /** Where the resource is defined now. */
   readonly source?: DefinedAt;
   /** The credential that signed the call ('' for the environment's token). */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { kvKeyRecords } from '../../src/state/kv-keys.js';
 import { getKind } from '../../src/kinds/registry.js';
 import '../../src/kinds/kv-pairs.js';
 import { createSchemaValidator } from '../../src/config/schema.js';
@@ -15,7 +16,7 @@ const EXAMPLE = path.resolve('examples/kv');
 
 /** What state holds after every action of `actions` was acknowledged. */
 async function acknowledge(actions: readonly ActionDraft[], stored = new Map<string, string>()): Promise<Map<string, string>> {
-  for (const a of await madeActions(actions)) for (const [k, h] of a.record.kvKeys ?? []) stored.set(k, h);
+  for (const a of await madeActions(actions)) for (const [k, h] of kvKeyRecords(a.record.kvKeys ?? [])) stored.set(k, h);
   return stored;
 }
 
@@ -56,7 +57,7 @@ describe('KvPairs kind', () => {
     expect(body).toEqual(base);
     expect(action.summary).toBe(`3 pairs, ${Buffer.byteLength(JSON.stringify(body))} B`);
     expect(action.size).toEqual({ pairs: 3, bytes: Buffer.byteLength(JSON.stringify(body)) });
-    expect(made.record.kvKeys?.map(([k]) => k)).toEqual(['a', 'b', 'c']);
+    expect(kvKeyRecords(made.record.kvKeys ?? []).map(([k]) => k)).toEqual(['a', 'b', 'c']);
     expect(decision.orphanedKeys).toBeUndefined();
   });
 
@@ -145,7 +146,7 @@ describe('KvPairs kind', () => {
     const made = await madeActions(decision.actions);
     expect(made.flatMap((a) => (a.body as WirePair[]).map((p) => p.key))).toEqual(['b']);
     expect(decision.notes).toEqual(['1 key expired remotely since written ("b"): sent again, as the config still has them']);
-    expect(made[0]!.record.kvKeys).toEqual([['b', expect.any(String), 1_900_000_000]]);
+    expect(kvKeyRecords(made[0]!.record.kvKeys ?? [])).toEqual([['b', expect.any(String), 1_900_000_000]]);
   });
 
   it('does not call an expired key the config dropped orphaned: it is gone remotely already', async () => {

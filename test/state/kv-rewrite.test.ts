@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BACKENDS, using } from './backends.js';
 import { h } from '../helpers/kv-hash.js';
 import { checkLastHashWins, identity } from './helpers.js';
-import type { KvKeyRecord } from '../../src/state/types.js';
+import type { KvKeyColumns, KvKeyRecord } from '../../src/state/types.js';
 
 const kv = identity('flags', 'KvPairs');
 const at = new Date('2026-11-21T10:00:00.000Z');
@@ -59,6 +59,35 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
         }),
         { numRuns: 40 },
       );
+    });
+  });
+
+  it('keep the same keys and hashes written as a chunk\'s columns as written as records, the last of a repeated key winning', () => {
+    using(backend.fresh(), (store) => {
+      const record = fc.tuple(fc.constantFrom('a', 'b', 'c', 'é', 'q"uote', 'back\\slash', '\u{1f511}'), fc.stringMatching(/^[0-9a-f]{1,4}$/).map(h));
+      fc.assert(
+        fc.property(fc.array(fc.array(record, { maxLength: 6 }), { maxLength: 4 }), (chunks) => {
+          if (store.get(kv.key)) store.forget(kv.key);
+          const expected = new Map<string, string>();
+          for (const records of chunks) {
+            const columns: KvKeyColumns = { columns: true, count: records.length, keys: records.map(([k]) => k).join('\n'), hashes: records.map(([, hash]) => hash).join('') };
+            store.recordSuccess(kv, { kvKeys: columns }, at);
+            for (const [key, hash] of records) expected.set(key, hash);
+          }
+          expect(new Map(store.snapshot().kvKeys(kv.key))).toEqual(expected);
+          expect(store.kvKeyCount(kv.key)).toBe(expected.size);
+        }),
+        { numRuns: 40 },
+      );
+    });
+  });
+
+  it('refuse columns whose hashes are not hex, as a whole chunk', () => {
+    using(backend.fresh(), (store) => {
+      store.recordSuccess(kv, { kvKeys: [['kept', h('k')]] }, at);
+      const columns: KvKeyColumns = { columns: true, count: 2, keys: 'a\nb', hashes: `${h('a')}${'z'.repeat(32)}` };
+      expect(() => store.recordSuccess(kv, { kvKeys: columns }, at)).toThrow();
+      expect(Object.fromEntries(store.snapshot().kvKeys(kv.key))).toEqual({ kept: h('k') });
     });
   });
 

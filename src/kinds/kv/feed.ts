@@ -3,7 +3,7 @@
 
 import { setImmediate as turn } from 'node:timers/promises';
 import type { DeferredBody } from '../kind.js';
-import type { KvKeyRecord } from '../../state/types.js';
+import type { KvKeyRecord, KvKeys } from '../../state/types.js';
 import { chunkBody, type KvChunkBytes } from './chunk-bytes.js';
 import type { KvPayload, OriginSpan } from './model.js';
 import { KV_HASH_BYTES } from './pair.js';
@@ -24,7 +24,19 @@ const READ_AHEAD = 8;
 
 interface Made {
   readonly body: KvChunkBytes;
-  readonly kvKeys: KvKeyRecord[];
+  readonly kvKeys: KvKeys;
+}
+
+/** What state records of a chunk's pieces: columns as they were made, records when some pair has an expiry. */
+function keysOf(pieces: readonly Piece[]): KvKeys {
+  const made = pieces.filter((p) => p.count > 0);
+  if (made.some((p) => p.expiring.length > 0)) {
+    const records: KvKeyRecord[] = [];
+    for (const piece of made) recordsOf(piece, records);
+    return records;
+  }
+  const count = made.reduce((n, p) => n + p.count, 0);
+  return { columns: true, count, keys: made.map((p) => p.keys).join('\n'), hashes: made.map((p) => p.hashes).join('') };
 }
 
 /** The records of a piece's pairs, in order: what state keeps of each, its hash and its expiry as sent (a ttl counts from the write). */
@@ -55,12 +67,10 @@ function partsOf(payload: KvPayload, seqs: Uint32Array): SpanPart[] {
 /** The pieces of `part`, cut where chunks end. */
 function sourceOf(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[], part: SpanPart): PieceSource {
   const mine = seqs.subarray(part.lo, part.hi);
-  const tags = new Uint32Array(mine.length);
-  for (let i = 0; i < mine.length; i++) tags[i] = payload.tags.get(mine[i]);
   const cuts: number[] = [];
   for (const c of chunks) if (c.end > part.lo && c.end < part.hi) cuts.push(c.end - part.lo);
   cuts.push(part.hi - part.lo);
-  const spec = { first: part.span.first, seqs: mine, tags, cuts: Uint32Array.from(cuts) };
+  const spec = { first: part.span.first, seqs: mine, tags: payload.tags, cuts: Uint32Array.from(cuts) };
   return piecesOf(part.span.origin, spec);
 }
 
@@ -158,9 +168,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
       close();
       p++;
     }
-    const kvKeys: KvKeyRecord[] = [];
-    for (const piece of pieces) recordsOf(piece, kvKeys);
-    return { body: chunkBody(pieces), kvKeys };
+    return { body: chunkBody(pieces), kvKeys: keysOf(pieces) };
   };
 
   const pump = async () => {

@@ -20,23 +20,28 @@ function payloadOf(ctx: PlanContext): KvPayload {
   return payload;
 }
 
-/** Seqs in a typed array that grows by doubling. */
-class SeqList {
-  private items = new Uint32Array(1024);
+const SEQ_BLOCK = 65_536;
+
+/** Seqs in blocks (no copy while it grows), made one array of their exact length when sorted. */
+export class SeqList {
+  private readonly blocks: Uint32Array[] = [];
   length = 0;
 
   push(seq: number): void {
-    if (this.length === this.items.length) {
-      const bigger = new Uint32Array(this.items.length * 2);
-      bigger.set(this.items);
-      this.items = bigger;
-    }
-    this.items[this.length++] = seq;
+    const at = this.length % SEQ_BLOCK;
+    if (at === 0) this.blocks.push(new Uint32Array(SEQ_BLOCK));
+    this.blocks[this.blocks.length - 1][at] = seq;
+    this.length++;
   }
 
-  /** In reading order, which is the order the sources are read again in. */
+  /**
+   * In reading order, which is the order the sources are read again in. The apply holds it to the
+   * end: doubling left up to twice the room (64 MiB for 10M changed pairs, and 96 while it grew).
+   */
   sorted(): Uint32Array {
-    return this.items.subarray(0, this.length).sort();
+    const all = new Uint32Array(this.length);
+    for (let b = 0; b < this.blocks.length; b++) all.set(b === this.blocks.length - 1 ? this.blocks[b].subarray(0, this.length - b * SEQ_BLOCK) : this.blocks[b], b * SEQ_BLOCK);
+    return all.sort();
   }
 }
 

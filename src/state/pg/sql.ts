@@ -2,6 +2,7 @@
 // belongs to a workspace (`:ws`); every write transaction is fenced by the holder's epoch (`:epoch`).
 
 import { RUN_COLUMNS, composite, type KvKeysParams, type StoreStatements } from '../sql.js';
+import { kvKeyRecords } from '../kv-keys.js';
 import type { SqlDatabase, SqlStatement } from '../sql-db.js';
 
 /** The id its KV keys are stored under (./schema.ts, version 4): NULL, matching no key, when it has none. */
@@ -26,7 +27,7 @@ function kvRecords(db: SqlDatabase, next: boolean): SqlStatement {
 function json(statement: SqlStatement): SqlStatement {
   return composite((params) => {
     const { resource, at, records } = params as KvKeysParams;
-    return statement.run({ resource, at, keys: JSON.stringify(records) });
+    return statement.run({ resource, at, keys: JSON.stringify(kvKeyRecords(records)) });
   });
 }
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { kvKeyRecords } from '../../../src/state/kv-keys.js';
 import { chunkPairs, KV_LIMITS, pairSize, requestBytes } from '../../../src/kinds/kv/chunk.js';
 import { preparePair, type WirePair } from '../../../src/kinds/kv/pair.js';
 import { planKv } from '../../../src/kinds/kv/plan.js';
@@ -104,7 +105,7 @@ describe('KV chunking', () => {
         const sent = made.flatMap((a) => a.body as WirePair[]);
         const expected = prepared.filter(({ pair, hash }, i) => fate[i] === 3 || stored.get(pair.key) !== hash);
         expect(sent).toEqual(expected.map((p) => p.pair));
-        const recorded = made.flatMap((a) => a.record.kvKeys ?? []);
+        const recorded = made.flatMap((a) => kvKeyRecords(a.record.kvKeys ?? []));
         expect(recorded.map(([k]) => k)).toEqual(sent.map((p) => p.key));
         recorded.forEach(([k, h, expiration, ttl], n) => {
           const { pair, hash } = expected[n];

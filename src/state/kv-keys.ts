@@ -1,0 +1,16 @@
+// A call's KV keys read either way they come: as records, or as the columns a chunk's bytes were made with.
+
+import type { KvKeyRecord, KvKeys } from './types.js';
+
+const HEX = 32;
+
+export function kvKeyCount(keys: KvKeys): number {
+  return 'columns' in keys ? keys.count : keys.length;
+}
+
+/** The keys as records (a part refused, PostgreSQL's JSON): made only when asked. */
+export function kvKeyRecords(keys: KvKeys): readonly KvKeyRecord[] {
+  if (!('columns' in keys)) return keys;
+  if (keys.count === 0) return [];
+  return keys.keys.split('\n').map((key, i): KvKeyRecord => [key, keys.hashes.slice(i * HEX, (i + 1) * HEX)]);
+}
