@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import { Composer, Parser } from 'yaml';
 import { checkInteger, checkString, fail } from '../util/options.js';
 import { withPlainEnv } from '../util/plain-env.js';
 import { runReportProcess } from './processes.js';
@@ -124,13 +124,16 @@ export async function runResourcesFloor(args: ResourcesFloorArgs, env: NodeJS.Pr
   const docs: Doc[] = [];
   let documents = 0;
   for (const file of yamlFiles(checkString('root', args.root))) {
-    // Parsed as edgesync parses (../config/yaml.ts): the floor is the parse's own work, not the library's env reads.
+    // Parsed as edgesync parses (../config/yaml.ts parseYamlEach), a document at a time with a plain copy of
+    // process.env: the floor is the parse's own work, not the library's env reads or a file's nodes kept at once.
     const text = fs.readFileSync(file, 'utf8');
-    for (const doc of withPlainEnv(() => parseAllDocuments(text))) {
-      if (doc.errors.length) throw new Error(`floor: ${file}: ${doc.errors[0].message}`);
-      documents++;
-      if (args.mode === 'apply') docs.push(doc.toJS() as Doc);
-    }
+    withPlainEnv(() => {
+      for (const doc of new Composer().compose(new Parser().parse(text))) {
+        if (doc.errors.length) throw new Error(`floor: ${file}: ${doc.errors[0].message}`);
+        documents++;
+        if (args.mode === 'apply') docs.push(doc.toJS() as Doc);
+      }
+    });
   }
   let requests = 0;
   if (args.mode === 'apply') {

@@ -8,7 +8,7 @@ import { processDocument, type DocumentContext, type DocumentOutcome } from './d
 import { readTextBounded } from './files.js';
 import type { Env } from './interpolate.js';
 import { inputsUnchanged, isRacy, RecordedInputs, sameStamp, type FileStamp, type InputStamp } from './stamps.js';
-import { parseYaml, type ParseLimits } from './yaml.js';
+import { parseYamlEach, type ParseLimits } from './yaml.js';
 
 /** A load's work on one file, reused by the next load while nothing it read has changed. */
 interface FileEntry {
@@ -125,10 +125,11 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
   const build = (file: string, text: string, stamp: FileStamp, hash: string): FileEntry => {
     built++;
     const display = displayFile(file);
-    const parsed = parseYaml(text, settings.env, settings.limits);
-    const errors: ConfigError[] = parsed.errors.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message }));
     const inputs = new RecordedInputs();
-    const outcomes = parsed.documents.map((doc) => processDocument(doc, file, display, { ...settings.document, inputs }));
+    const context = { ...settings.document, inputs };
+    const outcomes: DocumentOutcome[] = [];
+    const problems = parseYamlEach(text, settings.env, settings.limits, (doc) => void outcomes.push(processDocument(doc, file, display, context)));
+    const errors: ConfigError[] = problems.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message }));
     return { stamp, loadedAt, hash, errors, outcomes, inputs: inputs.inputs, volatile: inputs.volatile };
   };
   const reusable = (entry: FileEntry): boolean => !entry.volatile && inputsUnchanged(entry.inputs, entry.loadedAt, changed);

