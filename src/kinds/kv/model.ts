@@ -30,6 +30,13 @@ export class SeqColumn {
   get(seq: number): number {
     return this.blocks[Math.floor(seq / BLOCK)][seq % BLOCK];
   }
+
+  /** Every value in order, as one array of their exact length (a list of changed seqs outlives the plan). */
+  toArray(): Uint32Array {
+    const all = new Uint32Array(this.length);
+    this.blocks.forEach((block, b) => all.set(block.subarray(0, Math.min(BLOCK, this.length - b * BLOCK)), b * BLOCK));
+    return all;
+  }
 }
 
 /** The first 4 bytes of a pair's hash (hex) as an integer: a pair read again that gives another one changed. */

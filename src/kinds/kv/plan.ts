@@ -6,7 +6,7 @@ import type { KvKeyPage } from '../../state/types.js';
 import { formatBytes, plural, someKeys } from '../../util/format.js';
 import { KV_LIMITS, type KvLimits } from './chunk.js';
 import { deferredChunks, type ChunkSpan } from './feed.js';
-import type { KvPayload } from './model.js';
+import { SeqColumn, type KvPayload } from './model.js';
 import { compareUtf8 } from './sorted.js';
 
 /** The hash a KvPairs resource has while a sync is under way: equal to no desired hash. */
@@ -18,31 +18,6 @@ function payloadOf(ctx: PlanContext): KvPayload {
   const payload = ctx.desired.payload as KvPayload | undefined;
   if (!payload?.keys) throw new TypeError(`${ctx.desired.key}: KvPairs resource without its keys (payload)`);
   return payload;
-}
-
-const SEQ_BLOCK = 65_536;
-
-/** Seqs in blocks (no copy while it grows), made one array of their exact length when sorted. */
-export class SeqList {
-  private readonly blocks: Uint32Array[] = [];
-  length = 0;
-
-  push(seq: number): void {
-    const at = this.length % SEQ_BLOCK;
-    if (at === 0) this.blocks.push(new Uint32Array(SEQ_BLOCK));
-    this.blocks[this.blocks.length - 1][at] = seq;
-    this.length++;
-  }
-
-  /**
-   * In reading order, which is the order the sources are read again in. The apply holds it to the
-   * end: doubling left up to twice the room (64 MiB for 10M changed pairs, and 96 while it grew).
-   */
-  sorted(): Uint32Array {
-    const all = new Uint32Array(this.length);
-    for (let b = 0; b < this.blocks.length; b++) all.set(b === this.blocks.length - 1 ? this.blocks[b].subarray(0, this.length - b * SEQ_BLOCK) : this.blocks[b], b * SEQ_BLOCK);
-    return all.sort();
-  }
 }
 
 /** Keys kept up to NAMED_KEYS, and how many there were. */
@@ -148,7 +123,7 @@ export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDeci
   const payload = payloadOf(ctx);
   const expired = new Set(ctx.kvExpired ?? []);
   if (!expired.size && inStep(ctx, payload.count)) return { actions: [], blocked: [], notes: [] };
-  const changed = new SeqList();
+  const changed = new SeqColumn();
   const resent = new KeyTally();
   const orphans = new KeyTally();
   const gone = new KeyTally();
@@ -183,7 +158,8 @@ export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDeci
     storedCount++;
     drop(s.value[0]);
   }
-  const actions = changed.length ? chunkActions(ctx, changed.sorted(), limits) : [];
+  // Sorted into reading order, the order the sources are read again in; the apply holds the array to its end.
+  const actions = changed.length ? chunkActions(ctx, changed.toArray().sort(), limits) : [];
   return {
     actions, blocked: [], notes: expiryNotes(resent, gone), ...(actions.length && { share: { changed: rewritten, of: storedCount } }),
     ...(orphans.count ? { orphanedKeys: orphans.keys, ...(orphans.count > orphans.keys.length && { orphanedKeyCount: orphans.count }) } : {}),
