@@ -2,7 +2,9 @@
 
 import type { KvKeyRecord, KvKeys } from './types.js';
 
-const HEX = 32;
+/** A key's hash as the state keeps it (./schema.ts, version 10): 16 bytes, given as 32 hex digits. */
+export const KV_KEY_HASH_BYTES = 16;
+const HEX = KV_KEY_HASH_BYTES * 2;
 
 export function kvKeyCount(keys: KvKeys): number {
   return 'columns' in keys ? keys.count : keys.length;
