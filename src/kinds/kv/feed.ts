@@ -3,10 +3,10 @@
 
 import { setImmediate as turn } from 'node:timers/promises';
 import type { DeferredBody } from '../kind.js';
-import type { KvKeyRecord, KvKeys } from '../../state/types.js';
+import { kvKeyRecords } from '../../state/kv-keys.js';
+import type { KvKeyColumns, KvKeyRecord, KvKeys } from '../../state/types.js';
 import { chunkBody, type KvChunkBytes } from './chunk-bytes.js';
 import type { KvPayload, OriginSpan } from './model.js';
-import { KV_HASH_BYTES } from './pair.js';
 import { piecesOf, type PieceSource } from './piece-source.js';
 import { lowerBound, PieceProblem, type Piece } from './pieces.js';
 
@@ -17,8 +17,6 @@ export interface ChunkSpan {
   readonly bytes: number;
 }
 
-/** Hex digits of a pair's hash. */
-const HEX = KV_HASH_BYTES * 2;
 /** Chunks read but not yet settled, at most: the reading stays this far ahead of the sends. @default 8 */
 const READ_AHEAD = 8;
 
@@ -35,19 +33,24 @@ function keysOf(pieces: readonly Piece[]): KvKeys {
     for (const piece of made) recordsOf(piece, records);
     return records;
   }
-  const count = made.reduce((n, p) => n + p.count, 0);
-  return { columns: true, count, keys: made.map((p) => p.keys).join('\n'), hashes: made.map((p) => p.hashes).join('') };
+  return columnsOf(made);
+}
+
+/** The pieces' keys as columns: their keys joined, their hashes one after the other. */
+function columnsOf(pieces: readonly Piece[]): KvKeyColumns {
+  const count = pieces.reduce((n, p) => n + p.count, 0);
+  return { columns: true, count, keys: pieces.map((p) => p.keys).join('\n'), hashes: pieces.map((p) => p.hashes).join('') };
 }
 
 /** The records of a piece's pairs, in order: what state keeps of each, its hash and its expiry as sent (a ttl counts from the write). */
 function recordsOf(piece: Piece, out: KvKeyRecord[]): void {
-  const keys = piece.keys.split('\n');
   const base = out.length;
-  for (let i = 0; i < keys.length; i++) out.push([keys[i], piece.hashes.slice(i * HEX, (i + 1) * HEX)]);
+  for (const record of kvKeyRecords(columnsOf([piece]))) out.push(record);
   const { expiring } = piece;
   for (let e = 0; e < expiring.length; e += 3) {
     const [i, expiration, ttl] = [expiring[e], expiring[e + 1], expiring[e + 2]];
-    out[base + i] = ttl >= 0 ? [keys[i], out[base + i][1], null, ttl] : [keys[i], out[base + i][1], expiration];
+    const [key, hash] = out[base + i];
+    out[base + i] = ttl >= 0 ? [key, hash, null, ttl] : [key, hash, expiration];
   }
 }
 
