@@ -6,49 +6,26 @@ import fs from 'node:fs';
 import type { BuildContext, Built } from '../kind.js';
 import { SourceReadError, type ItemPosition } from './stream.js';
 import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
-import { KV_HASH_BYTES, KV_RULES, preparePair } from './pair.js';
+import { hashTag, KV_HASH_BYTES, KV_RULES, preparePair } from './pair.js';
+
+export { hashTag } from './pair.js';
 import { SortedKeys } from './sorted.js';
 import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batches.js';
 import { checkInteger } from '../../util/options.js';
+import { SeqColumn } from './seq-column.js';
+import { ElementBounds } from './element-bounds.js';
+
+export { SeqColumn } from './seq-column.js';
 
 /** Problems reported per source before the rest are only counted: a million bad pairs help no one. */
 export const MAX_PROBLEMS_PER_SOURCE = 100;
-const BLOCK = 65_536;
-
-/** An integer per pair in reading order, grown a block at a time (no copy of what is there). */
-export class SeqColumn {
-  private readonly blocks: Uint32Array[] = [];
-  length = 0;
-
-  push(value: number): void {
-    const at = this.length % BLOCK;
-    if (at === 0) this.blocks.push(new Uint32Array(BLOCK));
-    this.blocks[this.blocks.length - 1][at] = value;
-    this.length++;
-  }
-
-  get(seq: number): number {
-    return this.blocks[Math.floor(seq / BLOCK)][seq % BLOCK];
-  }
-
-  /** Every value in order, as one array of their exact length (a list of changed seqs outlives the plan). */
-  toArray(): Uint32Array {
-    const all = new Uint32Array(this.length);
-    this.blocks.forEach((block, b) => all.set(block.subarray(0, Math.min(BLOCK, this.length - b * BLOCK)), b * BLOCK));
-    return all;
-  }
-}
-
-/** The first 4 bytes of a pair's hash (hex) as an integer: a pair read again that gives another one changed. */
-export function hashTag(hash: string): number {
-  return parseInt(hash.slice(0, 8), 16) >>> 0;
-}
-
 /** An origin and the first seq of its items. */
 export interface OriginSpan {
   readonly origin: PairOrigin;
   readonly first: number;
   readonly count: number;
+  /** A JSON array file: where each of its elements lies, so that apply reads the changed ones without tokenizing the file again. */
+  readonly bounds?: ElementBounds;
 }
 
 /** Built.payload of KvPairs. */
@@ -132,6 +109,7 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
     const first = sizes.length;
     let problems = 0;
     let at: ItemPosition = { index: 0, line: 0 };
+    let bounds: ElementBounds | undefined;
     const problem = (field: string, message: string): void => {
       if (++problems > MAX_PROBLEMS_PER_SOURCE) return;
       const inline = origin.fieldPath(at.index, field);
@@ -147,9 +125,11 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
         if (batch.end) problems = Math.max(problems, batch.end.problems);
       }
     } else {
+      bounds = origin.stream?.format === 'json' ? new ElementBounds() : undefined;
       try {
         for (const item of origin.items()) {
           at = item;
+          bounds?.push(item.from!, item.end!);
           const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, minExpiration);
           const seq = sizes.length;
           sizes.push(prepared?.size ?? 0);
@@ -164,7 +144,7 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
     if (problems > MAX_PROBLEMS_PER_SOURCE) {
       ctx.issue(origin.path, `… and ${(problems - MAX_PROBLEMS_PER_SOURCE).toLocaleString('en-US')} more problems in ${origin.name}`);
     }
-    spans.push({ origin, first, count: sizes.length - first });
+    spans.push({ origin, first, count: sizes.length - first, ...(bounds && { bounds }) });
   }
   return spans;
 }

@@ -53,6 +53,11 @@ export const KV_HASH_BYTES = 16;
 /** A pair's hash: the first 16 bytes of the SHA-256 of its canonical JSON, as 32 lowercase hex digits. */
 export const kvHash = (canonical: string): string => hash('sha256', canonical, 'hex').slice(0, KV_HASH_BYTES * 2);
 
+/** The first 4 bytes of a pair's hash (hex) as an integer: a pair read again that gives another one changed. */
+export function hashTag(hash: string): number {
+  return parseInt(hash.slice(0, 8), 16) >>> 0;
+}
+
 export function typeName(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
 }

@@ -2,7 +2,8 @@
 // few thousand items read), in order, stopping at the first problem.
 
 import { setImmediate as turn } from 'node:timers/promises';
-import type { PairOrigin } from './origins.js';
+import { elementsAt } from './element-bounds.js';
+import type { OriginSpan } from './model.js';
 import { PieceMaker, skipperOf, type Piece, type PieceSpec } from './pieces.js';
 
 export interface PieceSource {
@@ -15,9 +16,11 @@ export interface PieceSource {
 /** Items read in the main thread between turns of the event loop, so that sends go on while a file is read. */
 const ITEMS_PER_TURN = 2000;
 
-/** The pieces of `spec`, read from any origin. */
-export function piecesOf(origin: PairOrigin, spec: PieceSpec): PieceSource {
-  const items = origin.items(skipperOf(spec));
+/** The pieces of `spec`, read from the span's origin: a JSON array at the bounds the plan found, any other from its start. */
+export function piecesOf(span: OriginSpan, spec: PieceSpec): PieceSource {
+  const { origin, bounds } = span;
+  const skip = skipperOf(spec);
+  const items = bounds && origin.stream ? elementsAt(origin.stream.file, bounds, skip) : origin.items(skip);
   const maker = new PieceMaker(spec, items);
   const close = () => void items.return(undefined);
   return {

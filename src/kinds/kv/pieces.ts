@@ -1,9 +1,8 @@
 // The serialized pieces of a KV sync's chunk bodies, made from one source's items read again: each changed
 // pair checked against the plan's hash and written as the bytes sent, with what state records of it.
 
-import { hashTag } from './model.js';
 import type { SourceItem } from './origins.js';
-import { preparePair } from './pair.js';
+import { hashTag, preparePair } from './pair.js';
 import type { ItemPosition } from './stream-shared.js';
 
 /** What one source must give: its changed pairs, cut where chunks (or the source) end. */

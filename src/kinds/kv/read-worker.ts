@@ -3,8 +3,7 @@
 
 import fs from 'node:fs';
 import { workerData } from 'node:worker_threads';
-import { hashTag } from './model.js';
-import { KV_RULES, preparePair } from './pair.js';
+import { hashTag, KV_RULES, preparePair } from './pair.js';
 import { PLAN_AHEAD, PLAN_BATCH, type PlanBatch, type PlanProblem, type PlanStart } from './plan-batches.js';
 import { SourceReadError, type ItemPosition } from './stream-shared.js';
 import { pairItems } from './stream.js';

@@ -225,7 +225,7 @@ export class JsonItems implements ItemReader {
     if (this.skip(this.index)) {
       this.kept = [];
       this.keptBytes = 0;
-      return void this.out.push({ value: undefined, index: this.index++, line: this.at!.line, col: this.at!.col });
+      return void this.out.push({ value: undefined, index: this.index++, line: this.at!.line, col: this.at!.col, from: this.from + this.bom, end: end + this.bom });
     }
     let text: string;
     if (this.kept.length === 0) text = this.chunk.toString('utf8', this.from - this.start, to);
@@ -242,7 +242,7 @@ export class JsonItems implements ItemReader {
       const { message, index } = jsonProblem((e as Error).message, text);
       throw located(this.name, index === undefined ? this.at : placeIn(text, index, this.fromAt), `not valid JSON: ${message}`);
     }
-    this.out.push({ value, index: this.index++, line: this.at!.line, col: this.at!.col });
+    this.out.push({ value, index: this.index++, line: this.at!.line, col: this.at!.col, from: this.from + this.bom, end: end + this.bom });
   }
 
   /** Keeps the open element's bytes of this chunk, refusing it once it passes maxItemBytes. */

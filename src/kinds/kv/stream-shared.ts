@@ -19,6 +19,9 @@ export interface ItemPosition {
 
 export interface SourceItem extends ItemPosition {
   readonly value: unknown;
+  /** A JSON array's element: its text is bytes [from, end) of the file, between the ',' (or '[') before it and the ',' (or ']') after it. */
+  readonly from?: number;
+  readonly end?: number;
 }
 
 /** A source that cannot be read to its end; the message starts with the file's name and where: "pairs.json:12:7: …". */

@@ -62,6 +62,26 @@ describe('KV chunk bodies read at apply', () => {
     await expect(bodies[2].take()).rejects.toThrow('pairs.json[12] is not the pair the plan read');
   });
 
+  it('reads a JSON array\'s elements where the plan found them: a BOM, spaces and line breaks between them', async () => {
+    const text = `\ufeff[\n  ${pairs.map((p) => JSON.stringify(p, null, 1)).join(' ,\n\t')}\r\n]\n`;
+    const { bodies } = planOf({ 'pairs.json': text }, { sources: [{ file: 'pairs.json' }] });
+    const made = [];
+    for (const body of bodies) made.push(await body.take()), body.done();
+    expect(made.flatMap((m) => (m.body as KvChunkBytes).pairs())).toEqual(pairs);
+  });
+
+  it('stops at an element of a JSON array whose bytes moved, in a file of the same length and times', async () => {
+    const at = 1_800_000_000;
+    const { root, bodies } = planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] }, (r) => fs.utimesSync(path.join(r, 'pairs.json'), at, at));
+    const file = path.join(root, 'pairs.json');
+    // One byte longer at pair 3, one shorter at pair 12: pairs 3 to 12 are not where the plan found them.
+    fs.writeFileSync(file, JSON.stringify(pairs).replace('"v3"', '"v3x"').replace('"v12"', '"v1"'));
+    fs.utimesSync(file, at, at);
+    expect(fs.statSync(file).size).toBe(JSON.stringify(pairs).length);
+    await expect(bodies[0].take()).rejects.toThrow('pairs.json[3] is no longer a valid pair (its bytes are no longer one JSON value): the source changed since the plan');
+    await expect(bodies[1].take()).rejects.toThrow('pairs.json[3] is no longer a valid pair');
+  });
+
   it('closes each file once its pairs are read, and the last one with the last chunk', async () => {
     const { bodies } = planOf(
       { 'a.jsonl': pairs.slice(0, 12).map((p) => JSON.stringify(p)).join('\n'), 'b.jsonl': pairs.slice(12).map((p) => JSON.stringify(p)).join('\n') },

@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SeqColumn } from '../../../src/kinds/kv/model.js';
+import { SeqColumn } from '../../../src/kinds/kv/seq-column.js';
 
 const sortedCopy = (seqs: readonly number[]) => Uint32Array.from(seqs).sort();
 

@@ -185,7 +185,7 @@ describe('Reading a JSON array of pairs a chunk at a time', () => {
   it('drops a leading BOM: columns on the first line do not count it', () => {
     const file = write('pairs.json', '\ufeff [{"key": "a", "value": "1"}]');
     for (const chunkBytes of CHUNKS) {
-      expect(readAll(file, 'json', chunkBytes).items).toEqual([{ value: { key: 'a', value: '1' }, index: 0, line: 1, col: 3 }]);
+      expect(readAll(file, 'json', chunkBytes).items).toEqual([{ value: { key: 'a', value: '1' }, index: 0, line: 1, col: 3, from: 5, end: 31 }]);
     }
   });
 

@@ -1,0 +1,89 @@
+// Where each element of a JSON array source lies in its file, as the plan's reading found it, and the reading
+// at apply that takes the changed elements from there: no tokenizing of the file a second time.
+
+import fs from 'node:fs';
+import { SeqColumn } from './seq-column.js';
+import type { SourceItem } from './stream-shared.js';
+import { PieceProblem } from './pieces.js';
+
+/** Items between two kept ends: a lookup adds at most this many lengths. */
+const STEP = 1024;
+
+/** Bytes read from the file at a time at apply, unless one element is longer. */
+const WINDOW = 1024 * 1024;
+
+/**
+ * The byte span of each element: its text runs from just after the ',' (or '[') before it to the ',' (or ']')
+ * after it, whitespace included, which is what JSON.parse read at plan. Kept as each element's length, 4 bytes
+ * (an element is shorter than the reader's bound, 128 MiB), and every STEP-th end as a full number.
+ */
+export class ElementBounds {
+  private readonly lengths = new SeqColumn();
+  private readonly ends: number[] = [];
+  private last = -1;
+
+  get length(): number {
+    return this.lengths.length;
+  }
+
+  /** The next element: its text is [from, end) in the file; `from` is the byte after the one that ended the element before. */
+  push(from: number, end: number): void {
+    if (this.length === 0) this.last = from - 1;
+    if (from !== this.last + 1 || end < from) throw new Error(`element ${this.length} at [${from}, ${end}) does not follow the one before (ended at ${this.last})`);
+    if (this.length % STEP === 0) this.ends.push(this.last);
+    this.lengths.push(end - this.last);
+    this.last = end;
+  }
+
+  /** A reader of spans, quickest by ascending index: a few additions each, from the last one asked or a kept end. */
+  cursor(): (index: number) => readonly [from: number, end: number] {
+    // `end` is where element `at` ends.
+    let at = -1;
+    let end = this.ends[0];
+    return (index) => {
+      if (!(index >= 0 && index < this.length)) throw new RangeError(`element ${index} of ${this.length}`);
+      const block = Math.floor(index / STEP);
+      if (index < at || at < block * STEP - 1) {
+        at = block * STEP - 1;
+        end = this.ends[block];
+      }
+      while (at < index) end += this.lengths.get(++at);
+      return [end - this.lengths.get(index) + 1, end];
+    };
+  }
+}
+
+/**
+ * The elements of `file` at `bounds` that `skip` does not pass over, parsed, in order (those skipped are not
+ * handed out). A span that is not JSON now, or beyond the file's end, is a PieceProblem: the file changed.
+ * `windowBytes`: bytes read at a time, unless one element is longer (@default 1 MiB).
+ */
+export function* elementsAt(file: string, bounds: ElementBounds, skip: (index: number) => boolean, windowBytes = WINDOW): Generator<SourceItem> {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const spanOf = bounds.cursor();
+    let buf = Buffer.allocUnsafe(windowBytes);
+    let start = 0;
+    let got = 0;
+    for (let index = 0; index < bounds.length; index++) {
+      if (skip(index)) continue;
+      const [from, end] = spanOf(index);
+      if (from < start || end > start + got) {
+        if (end - from > buf.length) buf = Buffer.allocUnsafe(end - from);
+        start = from;
+        got = 0;
+        for (let n = 1; n > 0 && got < buf.length; got += n) n = fs.readSync(fd, buf, got, buf.length - got, start + got);
+        if (end > start + got) throw new PieceProblem({ index, line: 0 }, 'the file ends before it');
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(buf.toString('utf8', from - start, end - start));
+      } catch {
+        throw new PieceProblem({ index, line: 0 }, 'its bytes are no longer one JSON value');
+      }
+      yield { value, index, line: 0 };
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
