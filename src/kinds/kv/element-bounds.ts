@@ -55,10 +55,11 @@ export class ElementBounds {
 
 /**
  * The elements of `file` at `bounds` that `skip` does not pass over, parsed, in order (those skipped are not
- * handed out). A span that is not JSON now, or beyond the file's end, is a PieceProblem: the file changed.
+ * handed out); those `raw` names (asked after skip) come as their bytes, unparsed, valid until the next is taken.
+ * A span that is not JSON now, or beyond the file's end, is a PieceProblem: the file changed.
  * `windowBytes`: bytes read at a time, unless one element is longer (@default 1 MiB).
  */
-export function* elementsAt(file: string, bounds: ElementBounds, skip: (index: number) => boolean, windowBytes = WINDOW): Generator<SourceItem> {
+export function* elementsAt(file: string, bounds: ElementBounds, skip: (index: number) => boolean, raw: (index: number) => boolean = () => false, windowBytes = WINDOW): Generator<SourceItem> {
   const fd = fs.openSync(file, 'r');
   try {
     const spanOf = bounds.cursor();
@@ -74,6 +75,10 @@ export function* elementsAt(file: string, bounds: ElementBounds, skip: (index: n
         got = 0;
         for (let n = 1; n > 0 && got < buf.length; got += n) n = fs.readSync(fd, buf, got, buf.length - got, start + got);
         if (end > start + got) throw new PieceProblem({ index, line: 0 }, 'the file ends before it');
+      }
+      if (raw(index)) {
+        yield { value: undefined, index, line: 0, bytes: buf.subarray(from - start, end - start) };
+        continue;
       }
       let value: unknown;
       try {

@@ -12,7 +12,7 @@ export { hashTag } from './pair.js';
 import { SortedKeys } from './sorted.js';
 import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batches.js';
 import { checkInteger } from '../../util/options.js';
-import { SeqColumn } from './seq-column.js';
+import { FlagColumn, SeqColumn } from './seq-column.js';
 import { ElementBounds } from './element-bounds.js';
 
 export { SeqColumn } from './seq-column.js';
@@ -40,7 +40,12 @@ export interface KvPayload {
   readonly sizes: SeqColumn;
   /** By seq: hashTag of the pair's hash. */
   readonly tags: SeqColumn;
+  /** By seq: the item's text is the pair's JSON as sent, and the pair is bare (PreparedPair.bare): apply sends it as read. */
+  readonly wire: FlagColumn;
 }
+
+/** What the plan keeps by seq. */
+type Columns = Pick<KvPayload, 'sizes' | 'tags' | 'wire'>;
 
 export interface KvRequest {
   readonly [field: string]: number | string;
@@ -81,13 +86,14 @@ export function spanOf(spans: readonly OriginSpan[], seq: number): { span: Origi
 const HEX = KV_HASH_BYTES * 2;
 
 /** A batch's items in reading order: every item's size and tag, each valid pair's key. */
-function addBatch(batch: PlanBatch, keys: SortedKeys, sizes: SeqColumn, tags: SeqColumn): void {
+function addBatch(batch: PlanBatch, keys: SortedKeys, { sizes, tags, wire }: Columns): void {
   const names = batch.count ? batch.keys.split('\n') : [];
   for (let i = 0, v = 0; i < batch.count; i++) {
     const seq = sizes.length;
     const size = batch.sizes[i];
     sizes.push(size);
     tags.push(batch.tags[i]);
+    wire.push(batch.wire[i] === 1);
     // A valid pair is never 0 bytes; an invalid one is measured 0.
     if (size !== 0) keys.add(names[v], batch.hashes.slice(v * HEX, ++v * HEX), size, seq);
   }
@@ -102,7 +108,8 @@ function fileBytes(file: string): number {
 }
 
 /** Reads every origin once: each item validated, hashed and measured; only key, hash and size kept. */
-function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: SortedKeys, sizes: SeqColumn, tags: SeqColumn, threadBytes: number, reading?: PlanBatchOptions): OriginSpan[] {
+function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: SortedKeys, columns: Columns, threadBytes: number, reading?: PlanBatchOptions): OriginSpan[] {
+  const { sizes, tags, wire } = columns;
   const minExpiration = Math.floor(ctx.now() / 1000) + KV_RULES.minTtl;
   const spans: OriginSpan[] = [];
   for (const origin of origins) {
@@ -119,7 +126,7 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
       // Read in reader threads: the same pairs, problems and read error, a batch at a time.
       for (const batch of planBatches(origin.stream, minExpiration, MAX_PROBLEMS_PER_SOURCE + 1, reading)) {
         for (const p of batch.problems) (at = p.at), problem(p.field, p.message);
-        addBatch(batch, keys, sizes, tags);
+        addBatch(batch, keys, columns);
         if (batch.end?.thrown !== undefined) throw new Error(batch.end.thrown);
         if (batch.end?.readError !== undefined) ctx.issue(origin.path, batch.end.readError);
         if (batch.end) problems = Math.max(problems, batch.end.problems);
@@ -134,6 +141,7 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
           const seq = sizes.length;
           sizes.push(prepared?.size ?? 0);
           tags.push(prepared ? hashTag(prepared.hash) : 0);
+          wire.push(prepared !== undefined && prepared.bare && prepared.json === item.text);
           if (prepared) keys.add(prepared.pair.key, prepared.hash, prepared.size, seq);
         }
       } catch (err) {
@@ -186,12 +194,11 @@ function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: readonl
 export function buildKv(spec: KvSpec | undefined, ctx: BuildContext, options: BuildKvOptions = {}): Built {
   const threadBytes = checkInteger('threadBytes', options.threadBytes ?? 4 * 1024 * 1024, 0);
   const keys = new SortedKeys();
-  const sizes = new SeqColumn();
-  const tags = new SeqColumn();
-  const spans = readOrigins(ctx, originsOf(ctx, spec), keys, sizes, tags, threadBytes, options.reading);
+  const columns: Columns = { sizes: new SeqColumn(), tags: new SeqColumn(), wire: new FlagColumn() };
+  const spans = readOrigins(ctx, originsOf(ctx, spec), keys, columns, threadBytes, options.reading);
   keys.finish();
   const digest = digestAndDuplicates(ctx, keys, spans);
   const request: KvRequest = { pairs: keys.count, digest };
-  const payload: KvPayload = { count: keys.count, keys, spans, sizes, tags };
+  const payload: KvPayload = { count: keys.count, keys, spans, ...columns };
   return { request, payload };
 }

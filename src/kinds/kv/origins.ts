@@ -33,8 +33,11 @@ export interface PairOrigin {
   label(item: ItemPosition): string;
   /** Where a problem of one item's field is reported: its own field inline, the source's field otherwise. */
   fieldPath(item: number, field: string): FieldPath;
-  /** The items in order, read as they are iterated (a file a chunk at a time); those `skip` names come unread (value undefined). */
-  items(skip?: (index: number) => boolean): Generator<SourceItem>;
+  /**
+   * The items in order, read as they are iterated (a file a chunk at a time); those `skip` names come unread (value
+   * undefined); a JSON Lines file hands those `raw` names as their bytes, unparsed (SourceItem.bytes).
+   */
+  items(skip?: (index: number) => boolean, raw?: (index: number) => boolean): Generator<SourceItem>;
   /** Where item `index` stands, for a message: a JSON Lines file is read up to it for its line. */
   locate(index: number): ItemPosition;
   /** Why a file read to plan is not the one there now, or undefined. */
@@ -86,7 +89,7 @@ function fileOrigin(ctx: BuildContext, s: number, ref: string, format: 'json' | 
     path,
     label: (at) => (format === 'json' ? `${ref}[${at.index}]` : `${ref}:${at.line}`),
     fieldPath: () => path,
-    items: (skip) => pairItems(found.path, format, ref, skip ? { skip } : {}),
+    items: (skip, raw) => pairItems(found.path, format, ref, { ...(skip && { skip }), ...(raw && { raw }) }),
     locate(index) {
       if (format === 'json') return { index, line: 0 };
       for (const item of pairItems(found.path, format, ref)) if (item.index === index) return item;

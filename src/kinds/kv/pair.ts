@@ -45,13 +45,18 @@ export interface PreparedPair {
    * gives (whose field order follows the file), ready to send. With metadata, whose keys the hash sorts, absent.
    */
   readonly json?: string;
+  /**
+   * The pair is its key and value (base64 maybe), both printable ASCII without '"' or '\\', and no expiry: its
+   * JSON is `json` byte for byte, and a text that equals it holds the key as it is, from its 9th character.
+   */
+  readonly bare: boolean;
 }
 
 /** Bytes of a pair's hash: the first half of a SHA-256, kept as bytes in the state. */
 export const KV_HASH_BYTES = 16;
 
-/** A pair's hash: the first 16 bytes of the SHA-256 of its canonical JSON, as 32 lowercase hex digits. */
-export const kvHash = (canonical: string): string => hash('sha256', canonical, 'hex').slice(0, KV_HASH_BYTES * 2);
+/** A pair's hash: the first 16 bytes of the SHA-256 of its canonical JSON (text or UTF-8 bytes), as 32 lowercase hex digits. */
+export const kvHash = (canonical: string | Buffer): string => hash('sha256', canonical, 'hex').slice(0, KV_HASH_BYTES * 2);
 
 /** The first 4 bytes of a pair's hash (hex) as an integer: a pair read again that gives another one changed. */
 export function hashTag(hash: string): number {
@@ -174,5 +179,6 @@ export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes:
     return problem('', `the serialized pair is ${size.toLocaleString('en-US')} bytes: more than one bulk request may carry (${maxRequestBytes.toLocaleString('en-US')})`), undefined;
   }
   // One object of one shape for every pair (no spread): a million pairs are prepared per plan.
-  return { pair, hash: kvHash(s), size, json: pair.metadata === undefined ? s : undefined };
+  const bare = plain && pair.expiration === undefined && pair.expiration_ttl === undefined;
+  return { pair, hash: kvHash(s), size, json: pair.metadata === undefined ? s : undefined, bare };
 }

@@ -20,7 +20,8 @@ const ITEMS_PER_TURN = 2000;
 export function piecesOf(span: OriginSpan, spec: PieceSpec): PieceSource {
   const { origin, bounds } = span;
   const skip = skipperOf(spec);
-  const items = bounds && origin.stream ? elementsAt(origin.stream.file, bounds, skip) : origin.items(skip);
+  const raw = (index: number): boolean => spec.wire.get(spec.first + index);
+  const items = bounds && origin.stream ? elementsAt(origin.stream.file, bounds, skip, raw) : origin.items(skip, raw);
   const maker = new PieceMaker(spec, items);
   const close = () => void items.return(undefined);
   return {

@@ -2,7 +2,7 @@
 // pair checked against the plan's hash and written as the bytes sent, with what state records of it.
 
 import type { SourceItem } from './origins.js';
-import { hashTag, preparePair } from './pair.js';
+import { hashTag, kvHash, preparePair } from './pair.js';
 import type { ItemPosition } from './stream-shared.js';
 
 /** What one source must give: its changed pairs, cut where chunks (or the source) end. */
@@ -13,9 +13,15 @@ export interface PieceSpec {
   readonly seqs: Uint32Array;
   /** By seq: the hashTag the plan read (the payload's own column, not a copy: 40 MB at 10M pairs). */
   readonly tags: { get(seq: number): number };
+  /** By seq: the plan read the pair's JSON as sent, bare (KvPayload.wire): its bytes are checked and sent as read, not parsed. */
+  readonly wire: { get(seq: number): boolean };
   /** Where each piece ends, as positions in `seqs`, ascending; the last is seqs.length. */
   readonly cuts: Uint32Array;
 }
+
+/** How a bare pair's JSON starts: its key follows. */
+const KEY_OPEN = Buffer.from('{"key":"');
+const KEY_AT = KEY_OPEN.length;
 
 /** Changed pairs in a row: their JSON joined by commas, and what state records of them. */
 export interface Piece {
@@ -93,6 +99,10 @@ export class PieceMaker {
         item = next.value;
         n++;
       } while (first + item.index < seq);
+      if (item.bytes) {
+        this.addBare(item, seq);
+        continue;
+      }
       let why: string | undefined;
       const prepared = preparePair(item.value, (field, message) => void (why ??= `${field ? `${field}: ` : ''}${message}`));
       if (!prepared) throw new PieceProblem(item, why);
@@ -118,8 +128,22 @@ export class PieceMaker {
     return piece;
   }
 
-  /** Adds a pair's JSON of `size` bytes (UTF-8), after a comma unless it is the piece's first. */
-  private write(json: string, size: number): void {
+  /**
+   * A bare pair's text as the plan read it: its hash is the plan's when the bytes are the same, and they are then
+   * its JSON as sent (PreparedPair.bare), with the key as it is after '{"key":"'. Sent without a parse.
+   */
+  private addBare(item: SourceItem, seq: number): void {
+    const bytes = item.bytes!;
+    const hash = kvHash(bytes);
+    if (hashTag(hash) !== this.spec.tags.get(seq) || KEY_OPEN.compare(bytes, 0, KEY_AT) !== 0) throw new PieceProblem(item);
+    this.grow(bytes.length);
+    this.length += bytes.copy(this.bytes, this.length);
+    this.keys.push(bytes.toString('latin1', KEY_AT, bytes.indexOf(0x22, KEY_AT)));
+    this.hashes.push(hash);
+  }
+
+  /** Room for `size` more bytes, and the comma before them unless they are the piece's first. */
+  private grow(size: number): void {
     const need = this.length + 1 + size;
     if (need > this.bytes.length) {
       const bigger = Buffer.allocUnsafe(Math.max(need, this.bytes.length * 2, 1 << 16));
@@ -127,6 +151,11 @@ export class PieceMaker {
       this.bytes = bigger;
     }
     if (this.length > 0) this.bytes[this.length++] = 0x2c;
+  }
+
+  /** Adds a pair's JSON of `size` bytes (UTF-8), after a comma unless it is the piece's first. */
+  private write(json: string, size: number): void {
+    this.grow(size);
     // As many bytes as characters: ASCII, copied as it is.
     this.length += this.bytes.write(json, this.length, size, size === json.length ? 'latin1' : 'utf8');
   }

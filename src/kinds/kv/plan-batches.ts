@@ -41,6 +41,8 @@ export interface PlanBatch {
   readonly count: number;
   readonly sizes: Uint32Array;
   readonly tags: Uint32Array;
+  /** By item, 1 when its text is the pair's JSON as sent and the pair is bare (PreparedPair.bare): sent as read. */
+  readonly wire: Uint8Array;
   /** The valid pairs' keys joined by "\n" (a key holds no whitespace). */
   readonly keys: string;
   /** The valid pairs' hashes, 32 hex digits each. */

@@ -15,13 +15,14 @@ class Batch {
   count = 0;
   readonly sizes = new Uint32Array(PLAN_BATCH);
   readonly tags = new Uint32Array(PLAN_BATCH);
+  readonly wire = new Uint8Array(PLAN_BATCH);
   readonly keys: string[] = [];
   readonly hashes: string[] = [];
   readonly problems: PlanProblem[] = [];
 
   message(end?: PlanBatch['end'], segment?: PlanBatch['segment']): PlanBatch {
     const { count } = this;
-    return { count, sizes: this.sizes.subarray(0, count), tags: this.tags.subarray(0, count), keys: this.keys.join('\n'), hashes: this.hashes.join(''), problems: this.problems, ...(end && { end }), ...(segment && { segment }) };
+    return { count, sizes: this.sizes.subarray(0, count), tags: this.tags.subarray(0, count), wire: this.wire.subarray(0, count), keys: this.keys.join('\n'), hashes: this.hashes.join(''), problems: this.problems, ...(end && { end }), ...(segment && { segment }) };
   }
 }
 
@@ -37,7 +38,7 @@ function plan(start: PlanStart): void {
     if (++problems <= start.maxProblems) batch.problems.push({ at: position(at), field, message });
   };
   const post = (end?: PlanBatch['end'], segment?: PlanBatch['segment']) => {
-    port.postMessage(batch.message(end, segment), [batch.sizes.buffer, batch.tags.buffer]);
+    port.postMessage(batch.message(end, segment), [batch.sizes.buffer, batch.tags.buffer, batch.wire.buffer]);
     Atomics.store(slots, 0, ++posted);
     Atomics.notify(slots, 0);
     batch = new Batch();
@@ -59,6 +60,7 @@ function plan(start: PlanStart): void {
         if (prepared) {
           batch.sizes[i] = prepared.size;
           batch.tags[i] = hashTag(prepared.hash);
+          batch.wire[i] = prepared.bare && prepared.json === item.text ? 1 : 0;
           batch.keys.push(prepared.pair.key);
           batch.hashes.push(prepared.hash);
         }

@@ -1,5 +1,5 @@
 // A column of 32-bit integers, one per pair in reading order, grown a block at a time: what a KV plan keeps
-// by seq (sizes, hash tags, element lengths) at a few bytes a pair.
+// by seq (sizes, hash tags, element lengths) at a few bytes a pair, and a column of flags at a bit a pair.
 
 const BLOCK = 65_536;
 
@@ -27,3 +27,20 @@ export class SeqColumn {
   }
 }
 
+
+/** A flag per pair in reading order, a bit each, grown a block at a time. */
+export class FlagColumn {
+  private readonly blocks: Uint8Array[] = [];
+  length = 0;
+
+  push(on: boolean): void {
+    const at = this.length % BLOCK;
+    if (at === 0) this.blocks.push(new Uint8Array(BLOCK / 8));
+    if (on) this.blocks[this.blocks.length - 1][at >> 3] |= 1 << (at & 7);
+    this.length++;
+  }
+
+  get(seq: number): boolean {
+    return ((this.blocks[Math.floor(seq / BLOCK)][(seq % BLOCK) >> 3] >> (seq & 7)) & 1) === 1;
+  }
+}

@@ -242,7 +242,7 @@ export class JsonItems implements ItemReader {
       const { message, index } = jsonProblem((e as Error).message, text);
       throw located(this.name, index === undefined ? this.at : placeIn(text, index, this.fromAt), `not valid JSON: ${message}`);
     }
-    this.out.push({ value, index: this.index++, line: this.at!.line, col: this.at!.col, from: this.from + this.bom, end: end + this.bom });
+    this.out.push({ value, index: this.index++, line: this.at!.line, col: this.at!.col, from: this.from + this.bom, end: end + this.bom, text });
   }
 
   /** Keeps the open element's bytes of this chunk, refusing it once it passes maxItemBytes. */

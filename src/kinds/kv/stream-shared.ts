@@ -22,6 +22,10 @@ export interface SourceItem extends ItemPosition {
   /** A JSON array's element: its text is bytes [from, end) of the file, between the ',' (or '[') before it and the ',' (or ']') after it. */
   readonly from?: number;
   readonly end?: number;
+  /** The item's text as parsed (a JSON Lines line without its CR, a JSON array element's span). */
+  readonly text?: string;
+  /** An item the reader was told to hand as it is: its bytes, not parsed, valid until the next item is taken. */
+  readonly bytes?: Buffer;
 }
 
 /** A source that cannot be read to its end; the message starts with the file's name and where: "pairs.json:12:7: …". */

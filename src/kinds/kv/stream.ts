@@ -27,6 +27,11 @@ export interface ReadPairOptions {
    */
   readonly skip?: (index: number) => boolean;
   /**
+   * JSON Lines only: items handed as their bytes (`bytes`, value undefined), not parsed (asked in index order,
+   * after skip). @default none
+   */
+  readonly raw?: (index: number) => boolean;
+  /**
    * JSON Lines only: bytes [start, end) of the file, read as a file of their own (lines and items counted from
    * there, no BOM looked for); `start` is a line's first byte. Several threads read one file's ranges at once.
    * @default the whole file
@@ -63,11 +68,12 @@ export function pairItems(file: string, format: PairFormat, name?: string, optio
   const chunkBytes = checkInteger('chunkBytes', options.chunkBytes ?? MIB, 1, 1024 * MIB);
   const maxItemBytes = checkInteger('maxItemBytes', options.maxItemBytes ?? 128 * MIB, 1);
   const skip = options.skip ?? (() => false);
+  const raw = options.raw ?? (() => false);
   const { range } = options;
   if (range !== undefined && format !== 'jsonl') fail('range', 'left out for a JSON array (only JSON Lines is read in ranges)', range);
   const start = range ? checkInteger('range.start', range.start, 0) : 0;
   const end = range ? checkInteger('range.end', range.end, start) : Infinity;
-  return read(file, chunkBytes, (out, bom) => (format === 'json' ? new JsonItems(shown, maxItemBytes, out, bom, skip) : new LineItems(shown, maxItemBytes, out, bom, skip)), start, end);
+  return read(file, chunkBytes, (out, bom) => (format === 'json' ? new JsonItems(shown, maxItemBytes, out, bom, skip) : new LineItems(shown, maxItemBytes, out, bom, skip, raw)), start, end);
 }
 
 function* read(file: string, chunkBytes: number, reader: (out: SourceItem[], bom: number) => ItemReader, start: number, end: number): Generator<SourceItem, void, undefined> {
@@ -124,6 +130,7 @@ class LineItems implements ItemReader {
     private readonly out: SourceItem[],
     private readonly bom: number,
     private readonly skip: (index: number) => boolean,
+    private readonly raw: (index: number) => boolean,
   ) {}
 
   push(chunk: Buffer): void {
@@ -170,7 +177,9 @@ class LineItems implements ItemReader {
   private take(b: Buffer, from: number, to: number): void {
     if (blank(b, from, to)) return;
     if (this.skip(this.index)) return void this.out.push({ value: undefined, index: this.index++, line: this.line });
-    const text = b.toString('utf8', from, to > from && b[to - 1] === 13 ? to - 1 : to);
+    const end = to > from && b[to - 1] === 13 ? to - 1 : to;
+    if (this.raw(this.index)) return void this.out.push({ value: undefined, index: this.index++, line: this.line, bytes: b.subarray(from, end) });
+    const text = b.toString('utf8', from, end);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -178,7 +187,7 @@ class LineItems implements ItemReader {
       const { message, index } = jsonProblem((e as Error).message, text);
       throw located(this.name, index === undefined ? { line: this.line } : placeIn(text, index, { line: this.line, col: 1 }), `not valid JSON: ${message}`);
     }
-    this.out.push({ value, index: this.index++, line: this.line });
+    this.out.push({ value, index: this.index++, line: this.line, text });
   }
 }
 

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ElementBounds, elementsAt } from '../../../src/kinds/kv/element-bounds.js';
 import { PieceProblem } from '../../../src/kinds/kv/pieces.js';
-import { pairItems } from '../../../src/kinds/kv/stream.js';
+import { pairItems, type SourceItem } from '../../../src/kinds/kv/stream.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-bounds-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -28,7 +28,7 @@ const pair = fc.record(
 );
 
 describe('JSON array elements read at the plan\'s bounds', () => {
-  it('are the values the tokenizer reads, whatever the spacing, a BOM, the sizes read at a time or the elements skipped', () => {
+  it('are the values the tokenizer reads, or their bytes when asked raw, whatever the spacing, a BOM, the sizes read at a time or the elements skipped', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(pair, gap, gap, fc.boolean()), { maxLength: 40 }), gap, fc.boolean(), fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: 256 }), (elements, end, bom, chunkBytes, windowBytes) => {
         const text = `${bom ? '\ufeff' : ''}[${elements.map(([p, before, after]) => `${before}${JSON.stringify(p, null, before.includes('\n') ? 1 : undefined)}${after}`).join(',')}${end}]`;
@@ -37,9 +37,14 @@ describe('JSON array elements read at the plan\'s bounds', () => {
         const bounds = boundsOf(file, chunkBytes);
         expect(bounds.length).toBe(elements.length);
         const wanted = elements.map(([, , , keep], i) => (keep ? i : -1)).filter((i) => i >= 0);
-        const read = [...elementsAt(file, bounds, (i) => !elements[i][3], windowBytes)];
+        const read = [...elementsAt(file, bounds, (i) => !elements[i][3], undefined, windowBytes)];
         expect(read.map((item) => item.index)).toEqual(wanted);
         expect(read.map((item) => item.value)).toEqual(wanted.map((i) => elements[i][0]));
+        // Those asked raw come as the bytes of their span, unparsed, valid until the next is taken: copied at once.
+        const raw: SourceItem[] = [];
+        for (const item of elementsAt(file, bounds, (i) => !elements[i][3], (i) => i % 2 === 0, windowBytes)) raw.push(item.bytes ? { ...item, bytes: Buffer.from(item.bytes) } : item);
+        expect(raw.map((item) => (item.bytes ? JSON.parse(item.bytes.toString('utf8')) : item.value))).toEqual(wanted.map((i) => elements[i][0]));
+        expect(raw.map((item) => item.bytes !== undefined)).toEqual(wanted.map((i) => i % 2 === 0));
       }),
       { numRuns: 200 },
     );

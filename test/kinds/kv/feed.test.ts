@@ -78,8 +78,8 @@ describe('KV chunk bodies read at apply', () => {
     fs.writeFileSync(file, JSON.stringify(pairs).replace('"v3"', '"v3x"').replace('"v12"', '"v1"'));
     fs.utimesSync(file, at, at);
     expect(fs.statSync(file).size).toBe(JSON.stringify(pairs).length);
-    await expect(bodies[0].take()).rejects.toThrow('pairs.json[3] is no longer a valid pair (its bytes are no longer one JSON value): the source changed since the plan');
-    await expect(bodies[1].take()).rejects.toThrow('pairs.json[3] is no longer a valid pair');
+    await expect(bodies[0].take()).rejects.toThrow('pairs.json[3] is not the pair the plan read: the source changed since the plan');
+    await expect(bodies[1].take()).rejects.toThrow('pairs.json[3] is not the pair the plan read');
   });
 
   it('closes each file once its pairs are read, and the last one with the last chunk', async () => {

@@ -24,10 +24,13 @@ function write(name: string, content: string | Buffer): string {
 }
 
 /** The items read before the end or an error, and the error's message. */
+/** An item without the text it was parsed from (the skip and raw property below checks that text). */
+const untexted = ({ text: _, ...item }: SourceItem): SourceItem => item;
+
 function readAll(file: string, format: 'json' | 'jsonl', chunkBytes: number, maxItemBytes?: number): { items: SourceItem[]; error?: string } {
   const items: SourceItem[] = [];
   try {
-    for (const item of pairItems(file, format, path.basename(file), { chunkBytes, maxItemBytes })) items.push(item);
+    for (const item of pairItems(file, format, path.basename(file), { chunkBytes, maxItemBytes })) items.push(untexted(item));
   } catch (e) {
     if (!(e instanceof SourceReadError)) throw e;
     return { items, error: e.message };
@@ -263,16 +266,24 @@ describe('Reading JSON Lines a chunk at a time', () => {
 });
 
 describe('Reading again for a few items', () => {
-  it('passes over the items it is told to skip, unparsed, and hands the others as a full read does, in both formats', () => {
+  it('passes over the items it is told to skip, hands JSON Lines asked raw as their text\'s bytes, and the others as a full read does', () => {
+    const flags = fc.array(fc.boolean(), { minLength: 30, maxLength: 30 });
     fc.assert(
-      fc.property(fc.array(pair, { minLength: 1, maxLength: 30 }), fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }), fc.constantFrom(...CHUNKS), (pairs, skipped, chunkBytes) => {
+      fc.property(fc.array(pair, { minLength: 1, maxLength: 30 }), flags, flags, fc.constantFrom(...CHUNKS), (pairs, skipped, raw, chunkBytes) => {
         for (const [format, content] of [['json', JSON.stringify(pairs, null, 1)], ['jsonl', pairs.map((p) => JSON.stringify(p)).join('\n\n')]] as const) {
           const file = write(`pairs.${format}`, content);
           const full = [...pairItems(file, format, undefined, { chunkBytes })];
+          for (const f of full) expect(JSON.parse(f.text!)).toEqual(f.value);
           const asked: number[] = [];
-          const some = [...pairItems(file, format, undefined, { chunkBytes, skip: (i) => (asked.push(i), skipped[i]) })];
+          // Bytes handed raw are valid until the next item is taken: copied at once.
+          const some: SourceItem[] = [];
+          for (const item of pairItems(file, format, undefined, { chunkBytes, skip: (i) => (asked.push(i), skipped[i]), raw: (i) => raw[i] })) some.push(item.bytes ? { ...item, bytes: Buffer.from(item.bytes) } : item);
           expect(asked).toEqual(full.map((f) => f.index));
-          expect(some).toEqual(full.map((f, i) => (skipped[i] ? { ...f, value: undefined } : f)));
+          const expected = (f: SourceItem, i: number): SourceItem => {
+            if (skipped[i]) return { ...untexted(f), value: undefined };
+            return format === 'jsonl' && raw[i] ? { ...untexted(f), value: undefined, bytes: Buffer.from(f.text!) } : f;
+          };
+          expect(some).toEqual(full.map(expected));
         }
       }),
       { numRuns: 60 },
