@@ -181,17 +181,25 @@ export class SortedKeys {
     this.seqs = seqs;
   }
 
+  /**
+   * The run's entries in order. Sorted as an Array, whose sort (a Timsort) takes runs already in order as they
+   * are: a source listed in key order, as an export of a namespace is, costs one pass (a typed array's sort
+   * compared every pair as for random keys: 4 to 5 times the time on a run of 262,144 keys, measured).
+   */
   private sortRun(): Uint32Array {
     const { keys, seqs } = this;
-    const order = new Uint32Array(this.n);
+    const order: number[] = new Array<number>(this.n);
     for (let i = 0; i < order.length; i++) order[i] = i;
-    if (this.astral) return order.sort((i, j) => compareUtf8(keys[i], keys[j]) || seqs[i] - seqs[j]);
-    // No surrogates anywhere: UTF-16 order is code point order, and native `<` is the fastest compare.
-    return order.sort((i, j) => {
-      const a = keys[i];
-      const b = keys[j];
-      return a < b ? -1 : a !== b ? 1 : seqs[i] - seqs[j];
-    });
+    if (this.astral) order.sort((i, j) => compareUtf8(keys[i], keys[j]) || seqs[i] - seqs[j]);
+    else {
+      // No surrogates anywhere: UTF-16 order is code point order, and native `<` is the fastest compare.
+      order.sort((i, j) => {
+        const a = keys[i];
+        const b = keys[j];
+        return a < b ? -1 : a !== b ? 1 : seqs[i] - seqs[j];
+      });
+    }
+    return Uint32Array.from(order);
   }
 
   /** Writes the run in memory, sorted, to a new file. */
