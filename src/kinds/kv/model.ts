@@ -83,11 +83,9 @@ export function spanOf(spans: readonly OriginSpan[], seq: number): { span: Origi
   return { span: spans[lo], item: seq - spans[lo].first };
 }
 
-const HEX = KV_HASH_BYTES * 2;
-
 /** A batch's items in reading order: every item's size and tag, each valid pair's key. */
 function addBatch(batch: PlanBatch, keys: SortedKeys, { sizes, tags, wire }: Columns): void {
-  const names = batch.count ? batch.keys.split('\n') : [];
+  const names = Buffer.from(batch.keys.buffer, batch.keys.byteOffset, batch.keys.length).toString('utf8').split('\n');
   for (let i = 0, v = 0; i < batch.count; i++) {
     const seq = sizes.length;
     const size = batch.sizes[i];
@@ -95,7 +93,7 @@ function addBatch(batch: PlanBatch, keys: SortedKeys, { sizes, tags, wire }: Col
     tags.push(batch.tags[i]);
     wire.push(batch.wire[i] === 1);
     // A valid pair is never 0 bytes; an invalid one is measured 0.
-    if (size !== 0) keys.add(names[v], batch.hashes.slice(v * HEX, ++v * HEX), size, seq);
+    if (size !== 0) keys.add(names[v], batch.hashes, size, seq, v++ * KV_HASH_BYTES);
   }
 }
 

@@ -43,10 +43,10 @@ export interface PlanBatch {
   readonly tags: Uint32Array;
   /** By item, 1 when its text is the pair's JSON as sent and the pair is bare (PreparedPair.bare): sent as read. */
   readonly wire: Uint8Array;
-  /** The valid pairs' keys joined by "\n" (a key holds no whitespace). */
-  readonly keys: string;
-  /** The valid pairs' hashes, 32 hex digits each. */
-  readonly hashes: string;
+  /** The valid pairs' keys as UTF-8, each followed by "\n" (a key holds no whitespace). */
+  readonly keys: Uint8Array;
+  /** The valid pairs' hashes, 16 bytes each. */
+  readonly hashes: Uint8Array;
   readonly problems: readonly PlanProblem[];
   /** The last batch of a range: its items, line ends and problems (its positions count from the range's start). */
   readonly segment?: { readonly items: number; readonly lines: number; readonly problems: number };

@@ -97,10 +97,12 @@ export class SortedKeys {
     return this.total;
   }
 
-  add(key: string, hash: string, size: number, seq: number): void {
+  /** A pair; its hash as 32 hex digits, or as the 16 bytes of `hash` from `at`. */
+  add(key: string, hash: string | Uint8Array, size: number, seq: number, at = 0): void {
     if (this.state !== 'adding') throw new Error(`SortedKeys.add after ${this.state === 'closed' ? 'close()' : 'finish()'}`);
     if (typeof key !== 'string') throw new TypeError(`Expected a key string, got ${typeof key}`);
-    if (typeof hash !== 'string' || hash.length !== HASH_BYTES * 2) throw hashError(key, hash);
+    const hex = typeof hash === 'string';
+    if (hex ? hash.length !== HASH_BYTES * 2 : !(hash instanceof Uint8Array && at >= 0 && at + HASH_BYTES <= hash.length)) throw hashError(key, hash);
     if (size >>> 0 !== size || seq >>> 0 !== seq) throw new TypeError(`Expected the size and seq of ${JSON.stringify(key)} to be integers from 0 below 2^32, got ${size} and ${seq}`);
     if (SURROGATE.test(key)) {
       if (!(key as unknown as { isWellFormed(): boolean }).isWellFormed()) throw new TypeError(`Expected the key ${JSON.stringify(key)} to be well-formed: it has a lone surrogate`);
@@ -110,7 +112,8 @@ export class SortedKeys {
     if (this.n === this.seqs.length) this.grow();
     const i = this.n;
     // The decoder stops at the first character that is not a hex digit (then fewer bytes). A regex costs 0.3 µs a hash.
-    if (this.hashes.write(hash, i * HASH_BYTES, HASH_BYTES, 'hex') !== HASH_BYTES) throw hashError(key, hash);
+    if (hex && this.hashes.write(hash, i * HASH_BYTES, HASH_BYTES, 'hex') !== HASH_BYTES) throw hashError(key, hash);
+    if (!hex) for (let k = 0; k < HASH_BYTES; k++) this.hashes[i * HASH_BYTES + k] = hash[at + k];
     this.n++;
     this.chars += key.length;
     this.keys[i] = key;

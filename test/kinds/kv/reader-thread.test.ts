@@ -13,7 +13,7 @@ import { fakeContext, tempRoot } from './helpers.js';
 let cleanup = (): void => undefined;
 afterEach(() => cleanup());
 
-const pairs = Array.from({ length: 2_500 }, (_, i) => ({ key: `k/${String(i).padStart(5, '0')}`, value: i % 3 === 0 ? `v${i}` : `value ${i} ü`, ...(i % 7 === 0 && { expiration_ttl: 3600 }), ...(i % 11 === 0 && { metadata: { z: 1, a: [i] } }) }));
+const pairs = Array.from({ length: 2_500 }, (_, i) => ({ key: `k/${i % 5 === 0 ? 'é' : ''}${String(i).padStart(5, '0')}`, value: i % 3 === 0 ? `v${i}` : `value ${i} ü`, ...(i % 7 === 0 && { expiration_ttl: 3600 }), ...(i % 11 === 0 && { metadata: { z: 1, a: [i] } }) }));
 const jsonl = (items: readonly unknown[]) => items.map((p) => JSON.stringify(p)).join('\n');
 
 /** The document built twice: in the main thread and in a reader thread; both contexts' issues. */
@@ -67,8 +67,8 @@ describe('a KV source read in a reader thread', () => {
       const b = here.built.payload as KvPayload;
       expect([...a.keys.entries()]).toEqual([...b.keys.entries()]);
       for (let seq = 0; seq < pairs.length; seq++) expect([a.sizes.get(seq), a.tags.get(seq), a.wire.get(seq)]).toEqual([b.sizes.get(seq), b.tags.get(seq), b.wire.get(seq)]);
-      // Bare pairs, written as sent, are sent as read: a third of them, less those with an expiry or metadata.
-      expect(pairs.filter((_, seq) => a.wire.get(seq))).toEqual(pairs.filter((p, i) => i % 3 === 0 && !('expiration_ttl' in p) && !('metadata' in p)));
+      // Bare pairs, written as sent, are sent as read: a third of them, less those with an expiry, metadata or a non-ASCII key.
+      expect(pairs.filter((_, seq) => a.wire.get(seq))).toEqual(pairs.filter((p, i) => i % 3 === 0 && !p.key.includes('é') && !('expiration_ttl' in p) && !('metadata' in p)));
     }
   });
 

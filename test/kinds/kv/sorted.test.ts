@@ -121,6 +121,20 @@ describe('SortedKeys', () => {
     expect(() => started.next()).toThrow('iterated after close()');
   });
 
+  it('takes a hash as 16 bytes from an offset, as a reader thread\'s batch holds them, and gives it back as hex', () => {
+    const keys = new SortedKeys({ tmpDir: tmp });
+    const batch = Buffer.concat([Buffer.from(h('b'), 'hex'), Buffer.from(h('a'), 'hex')]);
+    keys.add('b', batch, 1, 0, 0);
+    keys.add('a', new Uint8Array(batch), 2, 1, 16);
+    for (const at of [-1, 17, 32]) expect(() => keys.add('c', batch, 1, 2, at)).toThrow('Expected the hash of "c" to be 32 hex digits (16 bytes)');
+    keys.finish();
+    expect([...keys.entries()]).toEqual([
+      { key: 'a', hash: h('a'), size: 2, seq: 1 },
+      { key: 'b', hash: h('b'), size: 1, seq: 0 },
+    ]);
+    keys.close();
+  });
+
   it('refuses adds after finish, entries before finish, and hashes or numbers it cannot store', () => {
     const keys = new SortedKeys({ tmpDir: tmp });
     expect(() => keys.entries()).toThrow('SortedKeys.entries before finish()');
