@@ -53,6 +53,29 @@ export class ElementBounds {
   }
 }
 
+/** Byte spans of one file read in ascending order, through a window read a chunk at a time. */
+export class SpanReader {
+  private buf: Buffer;
+  private start = 0;
+  private got = 0;
+
+  constructor(private readonly fd: number, windowBytes = WINDOW) {
+    this.buf = Buffer.allocUnsafe(windowBytes);
+  }
+
+  /** Bytes [from, end) of the file, valid until the next call; undefined when the file ends before `end`. */
+  bytes(from: number, end: number): Buffer | undefined {
+    if (from < this.start || end > this.start + this.got) {
+      if (end - from > this.buf.length) this.buf = Buffer.allocUnsafe(end - from);
+      this.start = from;
+      this.got = 0;
+      for (let n = 1; n > 0 && this.got < this.buf.length; this.got += n) n = fs.readSync(this.fd, this.buf, this.got, this.buf.length - this.got, from + this.got);
+      if (end > from + this.got) return undefined;
+    }
+    return this.buf.subarray(from - this.start, end - this.start);
+  }
+}
+
 /**
  * The elements of `file` at `bounds` that `skip` does not pass over, parsed, in order (those skipped are not
  * handed out); those `raw` names (asked after skip) come as their bytes, unparsed, valid until the next is taken.
@@ -63,26 +86,18 @@ export function* elementsAt(file: string, bounds: ElementBounds, skip: (index: n
   const fd = fs.openSync(file, 'r');
   try {
     const spanOf = bounds.cursor();
-    let buf = Buffer.allocUnsafe(windowBytes);
-    let start = 0;
-    let got = 0;
+    const reader = new SpanReader(fd, windowBytes);
     for (let index = 0; index < bounds.length; index++) {
       if (skip(index)) continue;
-      const [from, end] = spanOf(index);
-      if (from < start || end > start + got) {
-        if (end - from > buf.length) buf = Buffer.allocUnsafe(end - from);
-        start = from;
-        got = 0;
-        for (let n = 1; n > 0 && got < buf.length; got += n) n = fs.readSync(fd, buf, got, buf.length - got, start + got);
-        if (end > start + got) throw new PieceProblem({ index, line: 0 }, 'the file ends before it');
-      }
+      const bytes = reader.bytes(...spanOf(index));
+      if (!bytes) throw new PieceProblem({ index, line: 0 }, 'the file ends before it');
       if (raw(index)) {
-        yield { value: undefined, index, line: 0, bytes: buf.subarray(from - start, end - start) };
+        yield { value: undefined, index, line: 0, bytes };
         continue;
       }
       let value: unknown;
       try {
-        value = JSON.parse(buf.toString('utf8', from - start, end - start));
+        value = JSON.parse(bytes.toString('utf8'));
       } catch {
         throw new PieceProblem({ index, line: 0 }, 'its bytes are no longer one JSON value');
       }

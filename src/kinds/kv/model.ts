@@ -14,6 +14,7 @@ import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batch
 import { checkInteger } from '../../util/options.js';
 import { FlagColumn, SeqColumn } from './seq-column.js';
 import { ElementBounds } from './element-bounds.js';
+import { threadedJsonItems } from './json-array-thread.js';
 
 export { SeqColumn } from './seq-column.js';
 
@@ -56,9 +57,10 @@ export interface KvRequest {
 
 export interface BuildKvOptions {
   /**
-   * A JSON Lines file of at least this many bytes is read by two reader threads in turn, which parse and hash
-   * while this one sorts the keys; a smaller one is read here. A JSON array is read here (in one thread of its
-   * own, as one stream, it was read no faster, measured).
+   * A source file of at least this many bytes is read with reader threads; a smaller one is read here. A JSON
+   * Lines file is cut between two threads, which parse and hash while this one sorts the keys. A JSON array is
+   * cut into elements by one thread, and parsed here (a thread that also parsed them read no faster, measured:
+   * the tokenizer alone takes most of a core).
    * @default 4 MiB
    */
   readonly threadBytes?: number;
@@ -120,7 +122,8 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
       const inline = origin.fieldPath(at.index, field);
       ctx.issue(inline, inline === origin.path ? `${origin.label(at)}${field ? `.${field}` : ''}: ${message}` : message);
     };
-    if (origin.stream?.format === 'jsonl' && fileBytes(origin.stream.file) >= threadBytes) {
+    const threaded = origin.stream !== undefined && fileBytes(origin.stream.file) >= threadBytes;
+    if (threaded && origin.stream?.format === 'jsonl') {
       // Read in reader threads: the same pairs, problems and read error, a batch at a time.
       for (const batch of planBatches(origin.stream, minExpiration, MAX_PROBLEMS_PER_SOURCE + 1, reading)) {
         for (const p of batch.problems) (at = p.at), problem(p.field, p.message);
@@ -132,7 +135,7 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
     } else {
       bounds = origin.stream?.format === 'json' ? new ElementBounds() : undefined;
       try {
-        for (const item of origin.items()) {
+        for (const item of threaded ? threadedJsonItems(origin.stream!, reading) : origin.items()) {
           at = item;
           bounds?.push(item.from!, item.end!);
           const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, minExpiration);

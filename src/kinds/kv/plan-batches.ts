@@ -43,6 +43,8 @@ export interface PlanBatch {
   readonly tags: Uint32Array;
   /** By item, 1 when its text is the pair's JSON as sent and the pair is bare (PreparedPair.bare): sent as read. */
   readonly wire: Uint8Array;
+  /** A JSON array, cut only: [from, end) of each element in the file, one after the other; no other column is filled. */
+  readonly bounds: Float64Array;
   /** The valid pairs' keys as UTF-8, each followed by "\n" (a key holds no whitespace). */
   readonly keys: Uint8Array;
   /** The valid pairs' hashes, 16 bytes each. */
@@ -67,7 +69,7 @@ export function readerFile(): string {
   return fileURLToPath(new URL('../../../dist/kinds/kv/read-worker.js', import.meta.url));
 }
 
-interface Stream {
+export interface Stream {
   readonly file: string;
   readonly format: 'json' | 'jsonl';
   readonly name: string;
@@ -136,8 +138,8 @@ export function segmentsOf(file: string, bytes: number): number[] {
   return out;
 }
 
-/** Where reading a JSON Lines file stops, said as a read of the whole file says it: its items before `index` are not parsed again. */
-function wholeFileError(stream: Stream, index: number): string | undefined {
+/** Where reading a file stops, said as a read of the whole file says it: its items before `index` are not parsed again. */
+export function wholeFileError(stream: Stream, index: number): string | undefined {
   try {
     for (const _ of pairItems(stream.file, stream.format, stream.name, { skip: (i) => i < index }));
   } catch (err) {

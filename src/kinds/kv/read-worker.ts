@@ -1,5 +1,5 @@
 // A reader thread of a KV source file for the plan: it validates, hashes and measures every pair of its
-// ranges and posts them in batches, waiting when the plan is that far behind.
+// ranges (a JSON array: only cuts it into elements) and posts them in batches, waiting when the plan is that far behind.
 
 import fs from 'node:fs';
 import { workerData } from 'node:worker_threads';
@@ -20,6 +20,8 @@ class Batch {
   readonly sizes = new Uint32Array(PLAN_BATCH);
   readonly tags = new Uint32Array(PLAN_BATCH);
   readonly wire = new Uint8Array(PLAN_BATCH);
+  /** A JSON array's items: [from, end) of each in the file (SourceItem.from, .end). */
+  readonly bounds = new Float64Array(2 * PLAN_BATCH);
   /** The valid pairs' keys as UTF-8, each followed by a line break; grown when a long key needs it. */
   keys = Buffer.allocUnsafeSlow(PLAN_BATCH * 32);
   keyBytes = 0;
@@ -43,7 +45,7 @@ class Batch {
     const { count } = this;
     const keys = new Uint8Array(this.keys.buffer, 0, this.keyBytes);
     const hashes = new Uint8Array(this.hashes.buffer, 0, this.valid * KV_HASH_BYTES);
-    return { count, sizes: this.sizes.subarray(0, count), tags: this.tags.subarray(0, count), wire: this.wire.subarray(0, count), keys, hashes, problems: this.problems, ...(end && { end }), ...(segment && { segment }) };
+    return { count, sizes: this.sizes.subarray(0, count), tags: this.tags.subarray(0, count), wire: this.wire.subarray(0, count), bounds: this.bounds.subarray(0, 2 * count), keys, hashes, problems: this.problems, ...(end && { end }), ...(segment && { segment }) };
   }
 }
 
@@ -59,7 +61,7 @@ function plan(start: PlanStart): void {
     if (++problems <= start.maxProblems) batch.problems.push({ at: position(at), field, message });
   };
   const post = (end?: PlanBatch['end'], segment?: PlanBatch['segment']) => {
-    port.postMessage(batch.message(end, segment), [batch.sizes.buffer, batch.tags.buffer, batch.wire.buffer, batch.keys.buffer, batch.hashes.buffer]);
+    port.postMessage(batch.message(end, segment), [batch.sizes.buffer, batch.tags.buffer, batch.wire.buffer, batch.bounds.buffer, batch.keys.buffer, batch.hashes.buffer]);
     Atomics.store(slots, 0, ++posted);
     Atomics.notify(slots, 0);
     batch = new Batch();
@@ -67,15 +69,24 @@ function plan(start: PlanStart): void {
     for (let taken = Atomics.load(slots, 1); posted - taken >= PLAN_AHEAD; taken = Atomics.load(slots, 1)) Atomics.wait(slots, 1, taken);
   };
   const ranges = start.segments ?? [0, Infinity];
+  // A JSON array's elements are only found here, not parsed: the tokenizer takes one core, the plan parses.
+  const cutOnly = start.format === 'json';
   try {
     for (let r = 0; r < ranges.length; r += 2) {
       const range = start.segments && { start: ranges[r], end: ranges[r + 1] };
       let items = 0;
       problems = 0;
-      for (const item of pairItems(start.file, start.format, start.name, range ? { range } : {})) {
+      for (const item of pairItems(start.file, start.format, start.name, { ...(range && { range }), ...(cutOnly && { skip: () => true }) })) {
         // A sign of life every few items, which a stalled read stops.
         if ((++items & 63) === 0) Atomics.add(slots, 2, 1);
         at = item;
+        if (cutOnly) {
+          const i = batch.count++;
+          batch.bounds[2 * i] = item.from!;
+          batch.bounds[2 * i + 1] = item.end!;
+          if (batch.count === PLAN_BATCH) post();
+          continue;
+        }
         const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, start.minExpiration);
         const i = batch.count++;
         if (prepared) {

@@ -103,6 +103,34 @@ describe('a KV source read in a reader thread', () => {
     expect((broken.there.built.payload as KvPayload).sizes.length).toBe((broken.here.built.payload as KvPayload).sizes.length);
   });
 
+  it('cuts a JSON array in a thread and plans it as a read in the main thread does: pairs, problems, where each element lies, refusals, the chunks sent', async () => {
+    const items: unknown[] = pairs.slice(0, 1_200);
+    for (let i = 4; i < 1_200; i += 13) items[i] = { key: `bad key ${i}`, value: 'v' };
+    const textOf = (list: readonly unknown[]) => `\ufeff[\n${list.map((p, i) => (typeof p === 'string' ? p : JSON.stringify(p, null, i % 2 ? 1 : undefined))).join(',\n ')}\n]`;
+    const { here, there } = bothWays({ 'pairs.json': textOf(items) }, { sources: [{ file: 'pairs.json' }] });
+    expect(there.ctx.issues).toEqual(here.ctx.issues);
+    expect(there.ctx.issues[0]).toEqual({ path: 'spec.sources[0].file', message: 'pairs.json[4].key: must be printable without whitespace or control characters; U+0020 at position 3' });
+    expect(there.built.request).toEqual(here.built.request);
+    const a = there.built.payload as KvPayload;
+    const b = here.built.payload as KvPayload;
+    expect([...a.keys.entries()]).toEqual([...b.keys.entries()]);
+    const [spanA, spanB] = [a.spans[0].bounds!.cursor(), b.spans[0].bounds!.cursor()];
+    for (let i = 0; i < items.length; i++) expect([spanA(i), a.wire.get(i), a.sizes.get(i), a.tags.get(i)]).toEqual([spanB(i), b.wire.get(i), b.sizes.get(i), b.tags.get(i)]);
+    // An element the tokenizer passes but JSON.parse does not, and a file cut short: the same message at the same place.
+    const broken = [...items];
+    broken[900] = '{"key": "k/900"\n  "value": "v"}';
+    for (const text of [textOf(broken), textOf(items).slice(0, 40_000)]) {
+      const both = bothWays({ 'pairs.json': text }, { sources: [{ file: 'pairs.json' }] });
+      expect(both.there.ctx.issues).toEqual(both.here.ctx.issues);
+      expect(both.there.ctx.issues.at(-1)?.message).toMatch(/^pairs\.json(:\d+:\d+: not valid JSON: |: the file ends before the array is closed)/);
+    }
+    const valid = pairs.slice(0, 1_200);
+    const clean = bothWays({ 'pairs.json': JSON.stringify(valid, null, 1) }, { sources: [{ file: 'pairs.json' }] });
+    const sent = await sendAll(clean.there.built.payload as KvPayload);
+    if (typeof sent === 'string') throw new Error(sent);
+    expect(sent.bytes.flatMap((body) => JSON.parse(body))).toEqual(valid);
+  });
+
   it('names a key defined twice at both places, as the main thread does', () => {
     const items = [...pairs.slice(0, 50), { key: 'k/00003', value: 'again' }];
     const { here, there } = bothWays({ 'pairs.jsonl': jsonl(items) }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, { segmentBytes: 1_000 });

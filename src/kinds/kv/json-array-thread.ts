@@ -1,0 +1,38 @@
+// A large JSON array source read for the plan with a reader thread that only cuts it into elements (the
+// library's tokenizer, a byte at a time, on a core of its own), while this thread parses them at those bytes.
+
+import fs from 'node:fs';
+import { SpanReader } from './element-bounds.js';
+import { planBatches, wholeFileError, type PlanBatchOptions, type Stream } from './plan-batches.js';
+import { SourceReadError, type SourceItem } from './stream-shared.js';
+
+/**
+ * The array's elements in order, parsed, each with its bytes [from, end) and text, as a read in this thread
+ * gives them but for line and column (0 and none). A problem of the file is the SourceReadError a whole read
+ * throws, at the same element: where an element is not JSON, the file is read again up to it for that message.
+ */
+export function* threadedJsonItems(stream: Stream, reading?: PlanBatchOptions): Generator<SourceItem> {
+  const fd = fs.openSync(stream.file, 'r');
+  try {
+    const spans = new SpanReader(fd);
+    let index = 0;
+    for (const batch of planBatches(stream, 0, 0, reading)) {
+      for (let i = 0; i < batch.count; i++, index++) {
+        const from = batch.bounds[2 * i];
+        const end = batch.bounds[2 * i + 1];
+        const text = spans.bytes(from, end)?.toString('utf8');
+        let value: unknown;
+        try {
+          value = JSON.parse(text ?? '');
+        } catch {
+          throw new SourceReadError(wholeFileError(stream, index) ?? `${stream.name}[${index}]: not valid JSON`);
+        }
+        yield { value, index, line: 0, from, end, text };
+      }
+      if (batch.end?.thrown !== undefined) throw new Error(batch.end.thrown);
+      if (batch.end?.readError !== undefined) throw new SourceReadError(batch.end.readError);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
