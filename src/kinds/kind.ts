@@ -141,7 +141,7 @@ export interface DeferredBody {
   readonly deferred: true;
   /** The body to send and what to record of it; rejects with why it cannot be sent (a source changed since the plan). */
   take(signal?: AbortSignal): Promise<{ readonly body: unknown; readonly kvKeys?: KvKeys }>;
-  /** The action is settled, sent or not: its body is let go (and the next one may be read). */
+  /** The action is settled, sent or not: its body is let go (and the next one may be read); its bytes may be reused for a later body. */
   done(): void;
 }
 

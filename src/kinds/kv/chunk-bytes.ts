@@ -3,6 +3,7 @@
 
 import type { WirePair } from './pair.js';
 import type { Piece } from './pieces.js';
+import type { BodyPool } from './body-pool.js';
 
 export class KvChunkBytes extends Uint8Array {
   // What slice() and subarray() make: plain bytes, which have no count.
@@ -26,13 +27,17 @@ export class KvChunkBytes extends Uint8Array {
   }
 }
 
-/** The body of `pieces` (each framed in brackets, as made): a lone piece is the body as it is, several are joined. */
-export function chunkBody(pieces: readonly Piece[]): KvChunkBytes {
+/**
+ * The body of `pieces` (each framed in brackets, as made): a lone piece is the body as it is, several are
+ * joined into a buffer from `pool` (@default a new one), and their own buffers given back to it.
+ */
+export function chunkBody(pieces: readonly Piece[], pool?: BodyPool): KvChunkBytes {
   const count = pieces.reduce((n, p) => n + p.count, 0);
   if (pieces.length === 1) return new KvChunkBytes(pieces[0].bytes.buffer as ArrayBuffer, pieces[0].bytes.byteOffset, pieces[0].bytes.length, count);
   let length = 2 + Math.max(0, pieces.length - 1);
   for (const p of pieces) length += p.bytes.length - 2;
-  const body = new KvChunkBytes(new ArrayBuffer(length), 0, length, count);
+  const into = pool?.take(length);
+  const body = new KvChunkBytes((into?.buffer as ArrayBuffer | undefined) ?? new ArrayBuffer(length), into?.byteOffset ?? 0, length, count);
   let at = 0;
   body[at++] = 0x5b;
   pieces.forEach((p, i) => {
@@ -41,6 +46,7 @@ export function chunkBody(pieces: readonly Piece[]): KvChunkBytes {
     at += p.bytes.length - 2;
   });
   body[at] = 0x5d;
+  for (const p of pieces) pool?.give(p.bytes.buffer as ArrayBuffer);
   return body;
 }
 

@@ -5,6 +5,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import type { DeferredBody } from '../kind.js';
 import { kvKeyRecords } from '../../state/kv-keys.js';
 import type { KvKeyColumns, KvKeyRecord, KvKeys } from '../../state/types.js';
+import { BodyPool } from './body-pool.js';
 import { chunkBody, type KvChunkBytes } from './chunk-bytes.js';
 import type { KvPayload, OriginSpan } from './model.js';
 import { piecesOf, type PieceSource } from './piece-source.js';
@@ -68,13 +69,13 @@ function partsOf(payload: KvPayload, seqs: Uint32Array): SpanPart[] {
 }
 
 /** The pieces of `part`, cut where chunks end. */
-function sourceOf(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[], part: SpanPart): PieceSource {
+function sourceOf(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkSpan[], part: SpanPart, pool: BodyPool): PieceSource {
   const mine = seqs.subarray(part.lo, part.hi);
   const cuts: number[] = [];
   for (const c of chunks) if (c.end > part.lo && c.end < part.hi) cuts.push(c.end - part.lo);
   cuts.push(part.hi - part.lo);
   const spec = { first: part.span.first, seqs: mine, tags: payload.tags, wire: payload.wire, cuts: Uint32Array.from(cuts) };
-  return piecesOf(part.span, spec);
+  return piecesOf(part.span, spec, pool);
 }
 
 /** The message of a piece's problem, as a person finds the pair. */
@@ -139,6 +140,9 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
   const unsettled = new Set<number>();
   let reading = false;
   const parts = partsOf(payload, seqs);
+  // Each made chunk's buffer, given back to the pool once its action settled (done): it is sent by then.
+  const pool = new BodyPool(READ_AHEAD * 2);
+  const buffers = new Map<number, ArrayBuffer>();
   // The part being read and its source; parts are read in order, each once.
   let p = 0;
   let source: PieceSource | undefined;
@@ -161,7 +165,7 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
     // Every part with pairs in this chunk gives one piece of it.
     for (; p < parts.length && parts[p].lo < end; ) {
       const part = parts[p];
-      source ??= sourceOf(payload, seqs, chunks, part);
+      source ??= sourceOf(payload, seqs, chunks, part, pool);
       try {
         if (part.hi > start) pieces.push(await source.next());
       } catch (err) {
@@ -171,7 +175,9 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
       close();
       p++;
     }
-    return { body: chunkBody(pieces), kvKeys: keysOf(pieces) };
+    const body = chunkBody(pieces, pool);
+    buffers.set(n, body.buffer as ArrayBuffer);
+    return { body, kvKeys: keysOf(pieces) };
   };
 
   const pump = async () => {
@@ -233,6 +239,9 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
     done() {
       unsettled.delete(n);
       made.delete(n);
+      const buffer = buffers.get(n);
+      buffers.delete(n);
+      if (buffer) pool.give(buffer);
       void pump();
     },
   }));

@@ -4,6 +4,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { elementsAt } from './element-bounds.js';
 import type { OriginSpan } from './model.js';
+import type { BodyPool } from './body-pool.js';
 import { PieceMaker, skipperOf, type Piece, type PieceSpec } from './pieces.js';
 
 export interface PieceSource {
@@ -17,12 +18,12 @@ export interface PieceSource {
 const ITEMS_PER_TURN = 2000;
 
 /** The pieces of `spec`, read from the span's origin: a JSON array at the bounds the plan found, any other from its start. */
-export function piecesOf(span: OriginSpan, spec: PieceSpec): PieceSource {
+export function piecesOf(span: OriginSpan, spec: PieceSpec, pool?: BodyPool): PieceSource {
   const { origin, bounds } = span;
   const skip = skipperOf(spec);
   const raw = (index: number): boolean => spec.wire.get(spec.first + index);
   const items = bounds && origin.stream ? elementsAt(origin.stream.file, bounds, skip, raw) : origin.items(skip, raw);
-  const maker = new PieceMaker(spec, items);
+  const maker = new PieceMaker(spec, items, pool);
   const close = () => void items.return(undefined);
   return {
     async next() {

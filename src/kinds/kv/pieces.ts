@@ -4,6 +4,7 @@
 import type { SourceItem } from './origins.js';
 import { hashTag, kvHash, preparePair } from './pair.js';
 import type { ItemPosition } from './stream-shared.js';
+import type { BodyPool } from './body-pool.js';
 
 /** What one source must give: its changed pairs, cut where chunks (or the source) end. */
 export interface PieceSpec {
@@ -78,7 +79,8 @@ export class PieceMaker {
   private hashes: string[] = [];
   private expiring: number[] = [];
 
-  constructor(private readonly spec: PieceSpec, private readonly items: Iterator<SourceItem>) {}
+  /** `pool`: where each piece's bytes are taken from (@default new buffers). */
+  constructor(private readonly spec: PieceSpec, private readonly items: Iterator<SourceItem>, private readonly pool?: BodyPool) {}
 
   /** Whether every piece was made. */
   get done(): boolean {
@@ -115,8 +117,8 @@ export class PieceMaker {
     }
     if (this.at < end) return undefined;
     this.cut++;
-    // Its own memory, not a slice of a pool, framed as a body: a chunk of one source sends it as it is.
-    const bytes = Buffer.allocUnsafeSlow(this.length + 2);
+    // Its own memory (not a slice of Node's shared pool), framed as a body: a chunk of one source sends it as it is.
+    const bytes = this.pool ? this.pool.take(this.length + 2) : Buffer.allocUnsafeSlow(this.length + 2);
     bytes[0] = 0x5b;
     this.bytes.copy(bytes, 1, 0, this.length);
     bytes[this.length + 1] = 0x5d;

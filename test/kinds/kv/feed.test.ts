@@ -65,9 +65,23 @@ describe('KV chunk bodies read at apply', () => {
   it('reads a JSON array\'s elements where the plan found them: a BOM, spaces and line breaks between them', async () => {
     const text = `\ufeff[\n  ${pairs.map((p) => JSON.stringify(p, null, 1)).join(' ,\n\t')}\r\n]\n`;
     const { bodies } = planOf({ 'pairs.json': text }, { sources: [{ file: 'pairs.json' }] });
-    const made = [];
-    for (const body of bodies) made.push(await body.take()), body.done();
-    expect(made.flatMap((m) => (m.body as KvChunkBytes).pairs())).toEqual(pairs);
+    const sent = [];
+    // A body's bytes are read before done(): they may be reused after it.
+    for (const body of bodies) sent.push(...((await body.take()).body as KvChunkBytes).pairs()), body.done();
+    expect(sent).toEqual(pairs);
+  });
+
+  it('makes a later chunk in the buffer of one whose action settled, never in one still being sent', async () => {
+    const { bodies } = planOf({ 'pairs.jsonl': pairs.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const [first, second] = [await bodies[0].take(), await bodies[1].take()];
+    const [a, b] = [first.body as KvChunkBytes, second.body as KvChunkBytes];
+    expect(b.buffer).not.toBe(a.buffer);
+    const secondPairs = b.pairs();
+    bodies[0].done();
+    const c = (await bodies[2].take()).body as KvChunkBytes;
+    expect(c.buffer).toBe(a.buffer);
+    expect(c.pairs()).toEqual(pairs.slice(20));
+    expect(b.pairs()).toEqual(secondPairs);
   });
 
   it('stops at an element of a JSON array whose bytes moved, in a file of the same length and times', async () => {
