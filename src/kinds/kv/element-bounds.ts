@@ -2,7 +2,7 @@
 // at apply that takes the changed elements from there: no tokenizing of the file a second time.
 
 import fs from 'node:fs';
-import { SeqColumn } from './seq-column.js';
+import { LengthColumn } from './seq-column.js';
 import type { SourceItem } from './stream-shared.js';
 import { PieceProblem } from './pieces.js';
 
@@ -14,11 +14,11 @@ const WINDOW = 1024 * 1024;
 
 /**
  * The byte span of each element: its text runs from just after the ',' (or '[') before it to the ',' (or ']')
- * after it, whitespace included, which is what JSON.parse read at plan. Kept as each element's length, 4 bytes
- * (an element is shorter than the reader's bound, 128 MiB), and every STEP-th end as a full number.
+ * after it, whitespace included, which is what JSON.parse read at plan. Kept as each element's length, 2 bytes
+ * (a longer one aside), and every STEP-th end as a full number.
  */
 export class ElementBounds {
-  private readonly lengths = new SeqColumn();
+  private readonly lengths = new LengthColumn();
   private readonly ends: number[] = [];
   private last = -1;
 

@@ -1,5 +1,5 @@
-// A column of 32-bit integers, one per pair in reading order, grown a block at a time: what a KV plan keeps
-// by seq (sizes, hash tags, element lengths) at a few bytes a pair, and a column of flags at a bit a pair.
+// Columns of integers, one per pair in reading order, grown a block at a time: what a KV plan keeps by seq
+// (sizes and hash tags at 4 bytes a pair, JSON array element lengths at 2, flags at a bit).
 
 const BLOCK = 65_536;
 
@@ -42,5 +42,25 @@ export class FlagColumn {
 
   get(seq: number): boolean {
     return ((this.blocks[Math.floor(seq / BLOCK)][(seq % BLOCK) >> 3] >> (seq & 7)) & 1) === 1;
+  }
+}
+
+/** A length per pair in reading order, 2 bytes each; the rare one of 65,535 or more kept aside. */
+export class LengthColumn {
+  private readonly blocks: Uint16Array[] = [];
+  private readonly long = new Map<number, number>();
+  length = 0;
+
+  push(value: number): void {
+    const at = this.length % BLOCK;
+    if (at === 0) this.blocks.push(new Uint16Array(BLOCK));
+    if (value >= 0xffff) this.long.set(this.length, value);
+    this.blocks[this.blocks.length - 1][at] = Math.min(value, 0xffff);
+    this.length++;
+  }
+
+  get(seq: number): number {
+    const v = this.blocks[Math.floor(seq / BLOCK)][seq % BLOCK];
+    return v === 0xffff ? this.long.get(seq)! : v;
   }
 }

@@ -67,6 +67,14 @@ describe('JSON array elements read at the plan\'s bounds', () => {
     );
   });
 
+  it('finds the span of an element of 65,535 bytes or more among short ones', () => {
+    const values = [{ key: 'a', value: '1' }, { key: 'long', value: 'x'.repeat(70_000) }, { key: 'b', value: 'y'.repeat(65_520) }, { key: 'c', value: '3' }];
+    const file = path.join(dir, 'long.json');
+    fs.writeFileSync(file, JSON.stringify(values));
+    const bounds = boundsOf(file, 4096);
+    expect([...elementsAt(file, bounds, () => false)].map((item) => item.value)).toEqual(values);
+  });
+
   it('refuses an element whose bytes are no longer one JSON value, or lie past the end of the file', () => {
     const file = path.join(dir, 'moved.json');
     fs.writeFileSync(file, '[{"key":"a","value":"1"},{"key":"b","value":"2"}]');
