@@ -55,8 +55,11 @@ export interface PreparedPair {
 /** Bytes of a pair's hash: the first half of a SHA-256, kept as bytes in the state. */
 export const KV_HASH_BYTES = 16;
 
-/** A pair's hash: the first 16 bytes of the SHA-256 of its canonical JSON (text or UTF-8 bytes), as 32 lowercase hex digits. */
-export const kvHash = (canonical: string | Buffer): string => hash('sha256', canonical, 'hex').slice(0, KV_HASH_BYTES * 2);
+/** A pair's hash: the first 16 bytes of the SHA-256 of its canonical JSON, as 32 lowercase hex digits. */
+export const kvHash = (canonical: string): string => hash('sha256', canonical, 'hex').slice(0, KV_HASH_BYTES * 2);
+
+/** kvHash as bytes: the SHA-256 of the canonical JSON, whose first KV_HASH_BYTES are the hash. */
+export const kvDigest = (canonical: string | Buffer): Buffer => hash('sha256', canonical, 'buffer') as unknown as Buffer;
 
 /** The first 4 bytes of a pair's hash (hex) as an integer: a pair read again that gives another one changed. */
 export function hashTag(hash: string): number {

@@ -2,7 +2,8 @@
 // pair checked against the plan's hash and written as the bytes sent, with what state records of it.
 
 import type { SourceItem } from './origins.js';
-import { hashTag, kvHash, preparePair } from './pair.js';
+import { hashTag, kvDigest, preparePair } from './pair.js';
+import { PieceKeys } from './piece-keys.js';
 import type { ItemPosition } from './stream-shared.js';
 import type { BodyPool } from './body-pool.js';
 
@@ -75,8 +76,7 @@ export class PieceMaker {
   /** The piece's bytes so far, in a buffer grown by doubling. */
   private bytes = Buffer.allocUnsafe(0);
   private length = 0;
-  private keys: string[] = [];
-  private hashes: string[] = [];
+  private readonly keys = new PieceKeys();
   private expiring: number[] = [];
 
   /** `pool`: where each piece's bytes are taken from (@default new buffers). */
@@ -110,10 +110,10 @@ export class PieceMaker {
       if (!prepared) throw new PieceProblem(item, why);
       if (hashTag(prepared.hash) !== tags.get(seq)) throw new PieceProblem(item);
       const { pair } = prepared;
-      if (pair.expiration_ttl !== undefined || pair.expiration !== undefined) this.expiring.push(this.keys.length, pair.expiration ?? -1, pair.expiration_ttl ?? -1);
+      if (pair.expiration_ttl !== undefined || pair.expiration !== undefined) this.expiring.push(this.keys.count, pair.expiration ?? -1, pair.expiration_ttl ?? -1);
       this.write(prepared.json ?? JSON.stringify(pair), prepared.size);
-      this.keys.push(pair.key);
-      this.hashes.push(prepared.hash);
+      this.keys.addKey(pair.key);
+      this.keys.addHash(prepared.hash);
     }
     if (this.at < end) return undefined;
     this.cut++;
@@ -122,10 +122,8 @@ export class PieceMaker {
     bytes[0] = 0x5b;
     this.bytes.copy(bytes, 1, 0, this.length);
     bytes[this.length + 1] = 0x5d;
-    const piece: Piece = { bytes, count: this.keys.length, keys: this.keys.join('\n'), hashes: this.hashes.join(''), expiring: this.expiring };
+    const piece: Piece = { bytes, ...this.keys.take(), expiring: this.expiring };
     this.length = 0;
-    this.keys = [];
-    this.hashes = [];
     this.expiring = [];
     return piece;
   }
@@ -136,12 +134,13 @@ export class PieceMaker {
    */
   private addBare(item: SourceItem, seq: number): void {
     const bytes = item.bytes!;
-    const hash = kvHash(bytes);
-    if (hashTag(hash) !== this.spec.tags.get(seq) || KEY_OPEN.compare(bytes, 0, KEY_AT) !== 0) throw new PieceProblem(item);
+    // The hash's first 16 bytes; its tag is the first 4 read as one number (hashTag of its hex).
+    const digest = kvDigest(bytes);
+    if (digest.readUInt32BE(0) !== this.spec.tags.get(seq) || KEY_OPEN.compare(bytes, 0, KEY_AT) !== 0) throw new PieceProblem(item);
     this.grow(bytes.length);
     this.length += bytes.copy(this.bytes, this.length);
-    this.keys.push(bytes.toString('latin1', KEY_AT, bytes.indexOf(0x22, KEY_AT)));
-    this.hashes.push(hash);
+    this.keys.addKeyBytes(bytes, KEY_AT, bytes.indexOf(0x22, KEY_AT));
+    this.keys.addHash(digest);
   }
 
   /** Room for `size` more bytes, and the comma before them unless they are the piece's first. */

@@ -1,0 +1,52 @@
+// What state records of a piece's pairs, gathered as bytes: keys as UTF-8 lines and hashes at 16 bytes each,
+// no string per pair, which would outlive young collections while the chunk waits to be sent and fill the heap.
+
+import { KV_HASH_BYTES } from './pair.js';
+
+export class PieceKeys {
+  private keys: Buffer = Buffer.allocUnsafe(1 << 16);
+  private keyBytes = 0;
+  private hashes: Buffer = Buffer.allocUnsafe(1 << 14);
+  count = 0;
+
+  /** A key given as a string. */
+  addKey(key: string): void {
+    this.keyRoom(key.length * 3 + 1);
+    this.keyBytes += this.keys.write(key, this.keyBytes);
+    this.keys[this.keyBytes++] = 10;
+  }
+
+  /** A key given as its UTF-8 bytes [from, to) of `source`. */
+  addKeyBytes(source: Buffer, from: number, to: number): void {
+    this.keyRoom(to - from + 1);
+    this.keyBytes += source.copy(this.keys, this.keyBytes, from, to);
+    this.keys[this.keyBytes++] = 10;
+  }
+
+  /** The hash of the pair added last: 32 hex digits, or the first 16 bytes of `digest` from `at`. */
+  addHash(hash: string | Buffer): void {
+    const at = this.count++ * KV_HASH_BYTES;
+    if (at + KV_HASH_BYTES > this.hashes.length) this.hashes = grown(this.hashes, at, at + KV_HASH_BYTES);
+    if (typeof hash === 'string') this.hashes.write(hash, at, KV_HASH_BYTES, 'hex');
+    else hash.copy(this.hashes, at, 0, KV_HASH_BYTES);
+  }
+
+  /** The keys joined by "\n" and the hashes as hex, one string each; empty again after. */
+  take(): { count: number; keys: string; hashes: string } {
+    const out = { count: this.count, keys: this.keys.toString('utf8', 0, Math.max(0, this.keyBytes - 1)), hashes: this.hashes.toString('hex', 0, this.count * KV_HASH_BYTES) };
+    this.keyBytes = 0;
+    this.count = 0;
+    return out;
+  }
+
+  private keyRoom(bytes: number): void {
+    if (this.keyBytes + bytes > this.keys.length) this.keys = grown(this.keys, this.keyBytes, this.keyBytes + bytes);
+  }
+}
+
+/** A buffer of at least `need` bytes, twice as large when that is more, holding `used` bytes of `buf`. */
+function grown(buf: Buffer, used: number, need: number): Buffer {
+  const bigger = Buffer.allocUnsafe(Math.max(need, buf.length * 2));
+  buf.copy(bigger, 0, 0, used);
+  return bigger;
+}
