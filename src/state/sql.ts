@@ -2,7 +2,7 @@
 // Statements are prepared once per connection; raw/pluck modes are fixed here, not at call sites.
 
 import type { SqlDatabase, SqlStatement } from './sql-db.js';
-import { KV_KEY_HASH_BYTES, kvKeyCount, kvKeyRecords } from './kv-keys.js';
+import { KV_KEY_HASH_BYTES, kvKeyCount, kvKeyRecords, kvKeysJson } from './kv-keys.js';
 import type { KvKeyColumns, KvKeyRecord, KvKeys } from './types.js';
 
 /** JSON array of keys, JSON array of their hashes, the page's last key, the page's size. */
@@ -96,7 +96,7 @@ function hashBlob(hex: string, count: number): Buffer | undefined {
 /** Columns as a chunk's bytes made them: the keys' JSON array, the hashes' blob. */
 function columnsOf(keys: KvKeyColumns): { keys: string; hashes: Buffer } | undefined {
   const hashes = hashBlob(keys.hashes, keys.count);
-  return hashes && { keys: JSON.stringify(keys.count ? keys.keys.split('\n') : []), hashes };
+  return hashes && { keys: kvKeysJson(keys), hashes };
 }
 
 /**
