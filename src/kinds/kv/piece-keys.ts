@@ -1,13 +1,19 @@
-// What state records of a piece's pairs, gathered as bytes: keys as UTF-8 lines and hashes at 16 bytes each,
-// no string per pair, which would outlive young collections while the chunk waits to be sent and fill the heap.
+// Keys and hashes of many pairs gathered as bytes: keys as UTF-8 lines and hashes at 16 bytes each, no string
+// per pair, which would outlive young collections while a chunk waits to be sent (or a reader's batch to be taken).
 
 import { KV_HASH_BYTES } from './pair.js';
 
 export class PieceKeys {
-  private keys: Buffer = Buffer.allocUnsafe(1 << 16);
+  private keys: Buffer;
   private keyBytes = 0;
-  private hashes: Buffer = Buffer.allocUnsafe(1 << 14);
+  private hashes: Buffer;
   count = 0;
+
+  /** Room at first for `keyBytes` bytes of keys and `hashes` hashes; both grow as needed. */
+  constructor(keyBytes = 1 << 16, hashes = 1 << 10) {
+    this.keys = Buffer.allocUnsafeSlow(keyBytes);
+    this.hashes = Buffer.allocUnsafeSlow(hashes * KV_HASH_BYTES);
+  }
 
   /** A key given as a string. */
   addKey(key: string): void {
@@ -31,6 +37,11 @@ export class PieceKeys {
     else hash.copy(this.hashes, at, 0, KV_HASH_BYTES);
   }
 
+  /** The keys' UTF-8 lines (each ending in "\n") and the hashes' bytes, as views of buffers of their own, which a message may transfer. */
+  views(): { keys: Uint8Array; hashes: Uint8Array } {
+    return { keys: new Uint8Array(this.keys.buffer, this.keys.byteOffset, this.keyBytes), hashes: new Uint8Array(this.hashes.buffer, this.hashes.byteOffset, this.count * KV_HASH_BYTES) };
+  }
+
   /** The keys joined by "\n" and the hashes as hex, one string each; empty again after. */
   take(): { count: number; keys: string; hashes: string } {
     const out = { count: this.count, keys: this.keys.toString('utf8', 0, Math.max(0, this.keyBytes - 1)), hashes: this.hashes.toString('hex', 0, this.count * KV_HASH_BYTES) };
@@ -44,9 +55,9 @@ export class PieceKeys {
   }
 }
 
-/** A buffer of at least `need` bytes, twice as large when that is more, holding `used` bytes of `buf`. */
-function grown(buf: Buffer, used: number, need: number): Buffer {
-  const bigger = Buffer.allocUnsafe(Math.max(need, buf.length * 2));
+/** A buffer of its own of at least `need` bytes, twice as large when that is more, holding `used` bytes of `buf`. */
+export function grown(buf: Buffer, used: number, need: number): Buffer<ArrayBuffer> {
+  const bigger = Buffer.allocUnsafeSlow(Math.max(need, buf.length * 2));
   buf.copy(bigger, 0, 0, used);
   return bigger;
 }

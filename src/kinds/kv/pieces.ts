@@ -3,7 +3,7 @@
 
 import type { SourceItem } from './origins.js';
 import { hashTag, kvDigest, preparePair } from './pair.js';
-import { PieceKeys } from './piece-keys.js';
+import { grown, PieceKeys } from './piece-keys.js';
 import type { ItemPosition } from './stream-shared.js';
 import type { BodyPool } from './body-pool.js';
 
@@ -146,11 +146,7 @@ export class PieceMaker {
   /** Room for `size` more bytes, and the comma before them unless they are the piece's first. */
   private grow(size: number): void {
     const need = this.length + 1 + size;
-    if (need > this.bytes.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(need, this.bytes.length * 2, 1 << 16));
-      this.bytes.copy(bigger, 0, 0, this.length);
-      this.bytes = bigger;
-    }
+    if (need > this.bytes.length) this.bytes = grown(this.bytes, this.length, Math.max(need, 1 << 16));
     if (this.length > 0) this.bytes[this.length++] = 0x2c;
   }
 

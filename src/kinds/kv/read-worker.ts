@@ -3,7 +3,8 @@
 
 import fs from 'node:fs';
 import { workerData } from 'node:worker_threads';
-import { hashTag, KV_HASH_BYTES, KV_RULES, preparePair } from './pair.js';
+import { hashTag, KV_RULES, preparePair, sentAsRead } from './pair.js';
+import { PieceKeys } from './piece-keys.js';
 import { PLAN_AHEAD, PLAN_BATCH, type PlanBatch, type PlanProblem, type PlanStart } from './plan-batches.js';
 import { SourceReadError, type ItemPosition } from './stream-shared.js';
 import { pairItems } from './stream.js';
@@ -13,46 +14,44 @@ const position = (at: ItemPosition): ItemPosition => ({ index: at.index, line: a
 /**
  * Columns of up to PLAN_BATCH items, all bytes: a batch holds no string or object per pair, so a collection
  * of the small young generation finds nothing of it to copy (with the keys and hashes kept as strings, the
- * collector took 30% of a reader's time on 1,000,000 pairs, measured).
+ * collector took 30% of a reader's time on 1,000,000 pairs, measured). Only the columns of its mode have room:
+ * a JSON array cut only fills `bounds`, a read of pairs every other one.
  */
 class Batch {
   count = 0;
-  readonly sizes = new Uint32Array(PLAN_BATCH);
-  readonly tags = new Uint32Array(PLAN_BATCH);
-  readonly wire = new Uint8Array(PLAN_BATCH);
+  readonly sizes: Uint32Array<ArrayBuffer>;
+  readonly tags: Uint32Array<ArrayBuffer>;
+  readonly wire: Uint8Array<ArrayBuffer>;
   /** A JSON array's items: [from, end) of each in the file (SourceItem.from, .end). */
-  readonly bounds = new Float64Array(2 * PLAN_BATCH);
-  /** The valid pairs' keys as UTF-8, each followed by a line break; grown when a long key needs it. */
-  keys = Buffer.allocUnsafeSlow(PLAN_BATCH * 32);
-  keyBytes = 0;
-  readonly hashes = Buffer.allocUnsafeSlow(PLAN_BATCH * KV_HASH_BYTES);
-  valid = 0;
+  readonly bounds: Float64Array<ArrayBuffer>;
+  /** The valid pairs' keys and hashes. */
+  readonly pairs: PieceKeys;
   readonly problems: PlanProblem[] = [];
 
-  add(key: string, hash: string): void {
-    // A UTF-16 unit is at most 3 bytes of UTF-8.
-    if (this.keyBytes + key.length * 3 + 1 > this.keys.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.max(this.keys.length * 2, this.keyBytes + key.length * 3 + 1));
-      this.keys.copy(bigger, 0, 0, this.keyBytes);
-      this.keys = bigger;
-    }
-    this.keyBytes += this.keys.write(key, this.keyBytes);
-    this.keys[this.keyBytes++] = 10;
-    this.hashes.write(hash, this.valid++ * KV_HASH_BYTES, KV_HASH_BYTES, 'hex');
+  constructor(cutOnly: boolean) {
+    const items = cutOnly ? 0 : PLAN_BATCH;
+    this.sizes = new Uint32Array(items);
+    this.tags = new Uint32Array(items);
+    this.wire = new Uint8Array(items);
+    this.bounds = new Float64Array(cutOnly ? 2 * PLAN_BATCH : 0);
+    this.pairs = new PieceKeys(items * 32, items);
   }
 
-  message(end?: PlanBatch['end'], segment?: PlanBatch['segment']): PlanBatch {
+  /** The message and the buffers it hands over. */
+  message(end?: PlanBatch['end'], segment?: PlanBatch['segment']): [PlanBatch, ArrayBuffer[]] {
     const { count } = this;
-    const keys = new Uint8Array(this.keys.buffer, 0, this.keyBytes);
-    const hashes = new Uint8Array(this.hashes.buffer, 0, this.valid * KV_HASH_BYTES);
-    return { count, sizes: this.sizes.subarray(0, count), tags: this.tags.subarray(0, count), wire: this.wire.subarray(0, count), bounds: this.bounds.subarray(0, 2 * count), keys, hashes, problems: this.problems, ...(end && { end }), ...(segment && { segment }) };
+    const { keys, hashes } = this.pairs.views();
+    const batch: PlanBatch = { count, sizes: this.sizes.subarray(0, count), tags: this.tags.subarray(0, count), wire: this.wire.subarray(0, count), bounds: this.bounds.subarray(0, 2 * count), keys, hashes, problems: this.problems, ...(end && { end }), ...(segment && { segment }) };
+    return [batch, [this.sizes.buffer, this.tags.buffer, this.wire.buffer, this.bounds.buffer, keys.buffer as ArrayBuffer, hashes.buffer as ArrayBuffer]];
   }
 }
 
 function plan(start: PlanStart): void {
   const slots = new Int32Array(start.flags);
   const { port } = start;
-  let batch = new Batch();
+  // A JSON array's elements are only found here, not parsed: the tokenizer takes one core, the plan parses.
+  const cutOnly = start.format === 'json';
+  let batch = new Batch(cutOnly);
   let posted = 0;
   // Problems of the range being read: each range's first ones are told in full, whatever the others had.
   let problems = 0;
@@ -61,16 +60,14 @@ function plan(start: PlanStart): void {
     if (++problems <= start.maxProblems) batch.problems.push({ at: position(at), field, message });
   };
   const post = (end?: PlanBatch['end'], segment?: PlanBatch['segment']) => {
-    port.postMessage(batch.message(end, segment), [batch.sizes.buffer, batch.tags.buffer, batch.wire.buffer, batch.bounds.buffer, batch.keys.buffer, batch.hashes.buffer]);
+    port.postMessage(...batch.message(end, segment));
     Atomics.store(slots, 0, ++posted);
     Atomics.notify(slots, 0);
-    batch = new Batch();
+    batch = new Batch(cutOnly);
     // The plan takes batches more slowly than they come: wait, rather than hold the file in messages.
     for (let taken = Atomics.load(slots, 1); posted - taken >= PLAN_AHEAD; taken = Atomics.load(slots, 1)) Atomics.wait(slots, 1, taken);
   };
   const ranges = start.segments ?? [0, Infinity];
-  // A JSON array's elements are only found here, not parsed: the tokenizer takes one core, the plan parses.
-  const cutOnly = start.format === 'json';
   try {
     for (let r = 0; r < ranges.length; r += 2) {
       const range = start.segments && { start: ranges[r], end: ranges[r + 1] };
@@ -92,8 +89,9 @@ function plan(start: PlanStart): void {
         if (prepared) {
           batch.sizes[i] = prepared.size;
           batch.tags[i] = hashTag(prepared.hash);
-          batch.wire[i] = prepared.bare && prepared.json === item.text ? 1 : 0;
-          batch.add(prepared.pair.key, prepared.hash);
+          batch.wire[i] = sentAsRead(prepared, item.text) ? 1 : 0;
+          batch.pairs.addKey(prepared.pair.key);
+          batch.pairs.addHash(prepared.hash);
         }
         if (batch.count === PLAN_BATCH) post();
       }
