@@ -6,17 +6,13 @@ import fs from 'node:fs';
 import type { BuildContext, Built } from '../kind.js';
 import { SourceReadError, type ItemPosition } from './stream.js';
 import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
-import { hashTag, KV_HASH_BYTES, KV_RULES, preparePair } from './pair.js';
-
-export { hashTag } from './pair.js';
+import { hashTag, KV_HASH_BYTES, KV_RULES, preparePair, sentAsRead } from './pair.js';
 import { SortedKeys } from './sorted.js';
 import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batches.js';
 import { checkInteger } from '../../util/options.js';
 import { FlagColumn, SeqColumn } from './seq-column.js';
 import { ElementBounds } from './element-bounds.js';
 import { threadedJsonItems } from './json-array-thread.js';
-
-export { SeqColumn } from './seq-column.js';
 
 /** Problems reported per source before the rest are only counted: a million bad pairs help no one. */
 export const MAX_PROBLEMS_PER_SOURCE = 100;
@@ -142,7 +138,7 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
           const seq = sizes.length;
           sizes.push(prepared?.size ?? 0);
           tags.push(prepared ? hashTag(prepared.hash) : 0);
-          wire.push(prepared !== undefined && prepared.bare && prepared.json === item.text);
+          wire.push(prepared !== undefined && sentAsRead(prepared, item.text));
           if (prepared) keys.add(prepared.pair.key, prepared.hash, prepared.size, seq);
         }
       } catch (err) {

@@ -52,6 +52,9 @@ export interface PreparedPair {
   readonly bare: boolean;
 }
 
+/** Whether apply may send the pair as its text was read (KvPayload.wire): the pair is bare and the text is its JSON as sent. */
+export const sentAsRead = (prepared: PreparedPair, text: string | undefined): boolean => prepared.bare && prepared.json === text;
+
 /** Bytes of a pair's hash: the first half of a SHA-256, kept as bytes in the state. */
 export const KV_HASH_BYTES = 16;
 

@@ -6,7 +6,8 @@ import type { KvKeyPage } from '../../state/types.js';
 import { formatBytes, plural, someKeys } from '../../util/format.js';
 import { KV_LIMITS, type KvLimits } from './chunk.js';
 import { deferredChunks, type ChunkSpan } from './feed.js';
-import { SeqColumn, type KvPayload } from './model.js';
+import type { KvPayload } from './model.js';
+import { SeqColumn } from './seq-column.js';
 import { compareUtf8 } from './sorted.js';
 
 /** The hash a KvPairs resource has while a sync is under way: equal to no desired hash. */
