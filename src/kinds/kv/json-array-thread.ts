@@ -3,12 +3,14 @@
 
 import fs from 'node:fs';
 import { SpanReader } from './element-bounds.js';
+import { bareKeyEnd } from './pair.js';
 import { planBatches, wholeFileError, type PlanBatchOptions, type Stream } from './plan-batches.js';
 import { SourceReadError, type SourceItem } from './stream-shared.js';
 
 /**
  * The array's elements in order, parsed, each with its bytes [from, end) and text, as a read in this thread
- * gives them but for line and column (0 and none). A problem of the file is the SourceReadError a whole read
+ * gives them but for line and column (0 and none); an element that is a bare pair's JSON as sent (bareKeyEnd)
+ * comes unparsed, as its `bytes`, valid until the next is taken. A problem of the file is the SourceReadError a whole read
  * throws, at the same element: where an element is not JSON, the file is read again up to it for that message.
  */
 export function* threadedJsonItems(stream: Stream, reading?: PlanBatchOptions): Generator<SourceItem> {
@@ -20,7 +22,13 @@ export function* threadedJsonItems(stream: Stream, reading?: PlanBatchOptions): 
       for (let i = 0; i < batch.count; i++, index++) {
         const from = batch.bounds[2 * i];
         const end = batch.bounds[2 * i + 1];
-        const text = spans.bytes(from, end)?.toString('utf8');
+        const bytes = spans.bytes(from, end);
+        // A bare pair's element is taken as its bytes: checked, hashed and measured without a string or a parse.
+        if (bytes && bareKeyEnd(bytes, 0, bytes.length) >= 0) {
+          yield { value: undefined, index, line: 0, from, end, bytes };
+          continue;
+        }
+        const text = bytes?.toString('utf8');
         let value: unknown;
         try {
           value = JSON.parse(text ?? '');

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { BuildContext, Built } from '../kind.js';
 import { SourceReadError, type ItemPosition } from './stream.js';
 import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
-import { hashTag, KV_HASH_BYTES, KV_RULES, preparePair, sentAsRead } from './pair.js';
+import { BARE_KEY_AT, hashTag, KV_HASH_BYTES, KV_RULES, kvHash, preparePair, sentAsRead } from './pair.js';
 import { SortedKeys } from './sorted.js';
 import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batches.js';
 import { checkInteger } from '../../util/options.js';
@@ -95,6 +95,16 @@ function addBatch(batch: PlanBatch, keys: SortedKeys, { sizes, tags, wire }: Col
   }
 }
 
+/** A bare pair's text, as sent (bareKeyEnd): its key after `{"key":"`, hashed as its bytes. */
+function addBare(bytes: Buffer, keys: SortedKeys, { sizes, tags, wire }: Columns): void {
+  const hash = kvHash(bytes);
+  const seq = sizes.length;
+  sizes.push(bytes.length);
+  tags.push(hashTag(hash));
+  wire.push(true);
+  keys.add(bytes.toString('latin1', BARE_KEY_AT, bytes.indexOf(0x22, BARE_KEY_AT)), hash, bytes.length, seq);
+}
+
 function fileBytes(file: string): number {
   try {
     return fs.statSync(file).size;
@@ -134,6 +144,10 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
         for (const item of threaded ? threadedJsonItems(origin.stream!, reading) : origin.items()) {
           at = item;
           bounds?.push(item.from!, item.end!);
+          if (item.bytes) {
+            addBare(item.bytes, keys, columns);
+            continue;
+          }
           const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, minExpiration);
           const seq = sizes.length;
           sizes.push(prepared?.size ?? 0);

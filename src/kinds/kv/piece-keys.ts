@@ -29,12 +29,11 @@ export class PieceKeys {
     this.keys[this.keyBytes++] = 10;
   }
 
-  /** The hash of the pair added last: 32 hex digits, or the first 16 bytes of `digest` from `at`. */
-  addHash(hash: string | Buffer): void {
+  /** The hash of the pair added last: 32 hex digits, or a digest's bytes as one-byte characters ('latin1', kvDigest), of which the first 16. */
+  addHash(hash: string, encoding: 'hex' | 'latin1' = 'hex'): void {
     const at = this.count++ * KV_HASH_BYTES;
     if (at + KV_HASH_BYTES > this.hashes.length) this.hashes = grown(this.hashes, at, at + KV_HASH_BYTES);
-    if (typeof hash === 'string') this.hashes.write(hash, at, KV_HASH_BYTES, 'hex');
-    else hash.copy(this.hashes, at, 0, KV_HASH_BYTES);
+    this.hashes.write(hash, at, KV_HASH_BYTES, encoding);
   }
 
   /** The keys' UTF-8 lines (each ending in "\n") and the hashes' bytes, as views of buffers of their own, which a message may transfer. */

@@ -2,7 +2,7 @@
 // pair checked against the plan's hash and written as the bytes sent, with what state records of it.
 
 import type { SourceItem } from './origins.js';
-import { hashTag, kvDigest, preparePair } from './pair.js';
+import { BARE_KEY_AT, BARE_OPEN, digestTag, hashTag, kvDigest, preparePair } from './pair.js';
 import { grown, PieceKeys } from './piece-keys.js';
 import type { ItemPosition } from './stream-shared.js';
 import type { BodyPool } from './body-pool.js';
@@ -21,9 +21,6 @@ export interface PieceSpec {
   readonly cuts: Uint32Array;
 }
 
-/** How a bare pair's JSON starts: its key follows. */
-const KEY_OPEN = Buffer.from('{"key":"');
-const KEY_AT = KEY_OPEN.length;
 
 /** Changed pairs in a row: their JSON joined by commas, and what state records of them. */
 export interface Piece {
@@ -136,11 +133,11 @@ export class PieceMaker {
     const bytes = item.bytes!;
     // The hash's first 16 bytes; its tag is the first 4 read as one number (hashTag of its hex).
     const digest = kvDigest(bytes);
-    if (digest.readUInt32BE(0) !== this.spec.tags.get(seq) || KEY_OPEN.compare(bytes, 0, KEY_AT) !== 0) throw new PieceProblem(item);
+    if (digestTag(digest) !== this.spec.tags.get(seq) || BARE_OPEN.compare(bytes, 0, BARE_KEY_AT) !== 0) throw new PieceProblem(item);
     this.grow(bytes.length);
     this.length += bytes.copy(this.bytes, this.length);
-    this.keys.addKeyBytes(bytes, KEY_AT, bytes.indexOf(0x22, KEY_AT));
-    this.keys.addHash(digest);
+    this.keys.addKeyBytes(bytes, BARE_KEY_AT, bytes.indexOf(0x22, BARE_KEY_AT));
+    this.keys.addHash(digest, 'latin1');
   }
 
   /** Room for `size` more bytes, and the comma before them unless they are the piece's first. */

@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import { workerData } from 'node:worker_threads';
-import { hashTag, KV_RULES, preparePair, sentAsRead } from './pair.js';
+import { BARE_KEY_AT, bareKeyEnd, digestTag, hashTag, kvDigest, KV_RULES, preparePair, sentAsRead } from './pair.js';
 import { PieceKeys } from './piece-keys.js';
 import { PLAN_AHEAD, PLAN_BATCH, type PlanBatch, type PlanProblem, type PlanStart } from './plan-batches.js';
 import { SourceReadError, type ItemPosition } from './stream-shared.js';
@@ -46,6 +46,9 @@ class Batch {
   }
 }
 
+/** Bytes read at a time: the items of one read die young, in the small young generation. */
+const CHUNK_BYTES = 64 * 1024;
+
 function plan(start: PlanStart): void {
   const slots = new Int32Array(start.flags);
   const { port } = start;
@@ -68,12 +71,15 @@ function plan(start: PlanStart): void {
     for (let taken = Atomics.load(slots, 1); posted - taken >= PLAN_AHEAD; taken = Atomics.load(slots, 1)) Atomics.wait(slots, 1, taken);
   };
   const ranges = start.segments ?? [0, Infinity];
+  // A bare pair's line is checked, hashed and measured as bytes: no string, no parse (JSON Lines only).
+  const bare = (_: number, b: Buffer, from: number, to: number): boolean => bareKeyEnd(b, from, to) >= 0;
+  const reading = cutOnly ? { skip: () => true } : { raw: bare, chunkBytes: CHUNK_BYTES };
   try {
     for (let r = 0; r < ranges.length; r += 2) {
       const range = start.segments && { start: ranges[r], end: ranges[r + 1] };
       let items = 0;
       problems = 0;
-      for (const item of pairItems(start.file, start.format, start.name, { ...(range && { range }), ...(cutOnly && { skip: () => true }) })) {
+      for (const item of pairItems(start.file, start.format, start.name, { ...(range && { range }), ...reading })) {
         // A sign of life every few items, which a stalled read stops.
         if ((++items & 63) === 0) Atomics.add(slots, 2, 1);
         at = item;
@@ -84,8 +90,19 @@ function plan(start: PlanStart): void {
           if (batch.count === PLAN_BATCH) post();
           continue;
         }
-        const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, start.minExpiration);
         const i = batch.count++;
+        if (item.bytes) {
+          const { bytes } = item;
+          const digest = kvDigest(bytes);
+          batch.sizes[i] = bytes.length;
+          batch.tags[i] = digestTag(digest);
+          batch.wire[i] = 1;
+          batch.pairs.addKeyBytes(bytes, BARE_KEY_AT, bytes.indexOf(0x22, BARE_KEY_AT));
+          batch.pairs.addHash(digest, 'latin1');
+          if (batch.count === PLAN_BATCH) post();
+          continue;
+        }
+        const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, start.minExpiration);
         if (prepared) {
           batch.sizes[i] = prepared.size;
           batch.tags[i] = hashTag(prepared.hash);

@@ -28,9 +28,9 @@ export interface ReadPairOptions {
   readonly skip?: (index: number) => boolean;
   /**
    * JSON Lines only: items handed as their bytes (`bytes`, value undefined), not parsed (asked in index order,
-   * after skip). @default none
+   * after skip, with the line's bytes [from, to) of `b`, its CR left out). @default none
    */
-  readonly raw?: (index: number) => boolean;
+  readonly raw?: (index: number, b: Buffer, from: number, to: number) => boolean;
   /**
    * JSON Lines only: bytes [start, end) of the file, read as a file of their own (lines and items counted from
    * there, no BOM looked for); `start` is a line's first byte. Several threads read one file's ranges at once.
@@ -130,7 +130,7 @@ class LineItems implements ItemReader {
     private readonly out: SourceItem[],
     private readonly bom: number,
     private readonly skip: (index: number) => boolean,
-    private readonly raw: (index: number) => boolean,
+    private readonly raw: NonNullable<ReadPairOptions['raw']>,
   ) {}
 
   push(chunk: Buffer): void {
@@ -178,7 +178,7 @@ class LineItems implements ItemReader {
     if (blank(b, from, to)) return;
     if (this.skip(this.index)) return void this.out.push({ value: undefined, index: this.index++, line: this.line });
     const end = to > from && b[to - 1] === 13 ? to - 1 : to;
-    if (this.raw(this.index)) return void this.out.push({ value: undefined, index: this.index++, line: this.line, bytes: b.subarray(from, end) });
+    if (this.raw(this.index, b, from, end)) return void this.out.push({ value: undefined, index: this.index++, line: this.line, bytes: b.subarray(from, end) });
     const text = b.toString('utf8', from, end);
     let value: unknown;
     try {

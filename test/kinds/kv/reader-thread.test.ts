@@ -106,7 +106,9 @@ describe('a KV source read in a reader thread', () => {
   it('cuts a JSON array in a thread and plans it as a read in the main thread does: pairs, problems, where each element lies, refusals, the chunks sent', async () => {
     const items: unknown[] = pairs.slice(0, 1_200);
     for (let i = 4; i < 1_200; i += 13) items[i] = { key: `bad key ${i}`, value: 'v' };
-    const textOf = (list: readonly unknown[]) => `\ufeff[\n${list.map((p, i) => (typeof p === 'string' ? p : JSON.stringify(p, null, i % 2 ? 1 : undefined))).join(',\n ')}\n]`;
+    // Spaced and compact elements; a compact one with no space around it is a bare pair's text, read as bytes.
+    const textOf = (list: readonly unknown[]) =>
+      `\ufeff[\n${list.map((p, i) => (i === 0 ? '' : i % 4 ? ',' : ',\n ') + (typeof p === 'string' ? p : JSON.stringify(p, null, i % 2 ? 1 : undefined))).join('')}\n]`;
     const { here, there } = bothWays({ 'pairs.json': textOf(items) }, { sources: [{ file: 'pairs.json' }] });
     expect(there.ctx.issues).toEqual(here.ctx.issues);
     expect(there.ctx.issues[0]).toEqual({ path: 'spec.sources[0].file', message: 'pairs.json[4].key: must be printable without whitespace or control characters; U+0020 at position 3' });
@@ -116,6 +118,7 @@ describe('a KV source read in a reader thread', () => {
     expect([...a.keys.entries()]).toEqual([...b.keys.entries()]);
     const [spanA, spanB] = [a.spans[0].bounds!.cursor(), b.spans[0].bounds!.cursor()];
     for (let i = 0; i < items.length; i++) expect([spanA(i), a.wire.get(i), a.sizes.get(i), a.tags.get(i)]).toEqual([spanB(i), b.wire.get(i), b.sizes.get(i), b.tags.get(i)]);
+    expect(items.filter((_, i) => a.wire.get(i)).length).toBeGreaterThan(40);
     // An element the tokenizer passes but JSON.parse does not, and a file cut short: the same message at the same place.
     const broken = [...items];
     broken[900] = '{"key": "k/900"\n  "value": "v"}';
