@@ -2,30 +2,46 @@
 
 import type { KvKeyColumns, KvKeyRecord, KvKeys } from './types.js';
 
-/** A key's hash as the state keeps it (./schema.ts, version 10): 16 bytes, given as 32 hex digits. */
+/** A key's hash as the state keeps it (./schema.ts, version 10): 16 bytes, given as 32 hex digits (or as bytes in columns). */
 export const KV_KEY_HASH_BYTES = 16;
-const HEX = KV_KEY_HASH_BYTES * 2;
 
 export function kvKeyCount(keys: KvKeys): number {
   return 'columns' in keys ? keys.count : keys.length;
 }
 
-/** What JSON.stringify escapes, but the line breaks between keys: quotes, backslashes, other control characters, lone surrogates (any surrogate here). */
-const ESCAPED = /["\\\u0000-\u0009\u000b-\u001f\ud800-\udfff]/;
-
 /**
- * The columns' keys as one JSON array, as JSON.stringify of their list writes it. When none needs an
- * escape, each line break becomes '","' in one native replace: no list of 10,000 strings.
+ * The columns' keys as one JSON array, as JSON.stringify of their list writes it, in UTF-8. When no byte needs
+ * an escape (a quote, a backslash, a control character), each line break becomes '","' as the bytes are
+ * copied: no list of 10,000 strings, no string at all.
  */
-export function kvKeysJson(keys: KvKeyColumns): string {
-  if (keys.count === 0) return '[]';
-  if (ESCAPED.test(keys.keys)) return JSON.stringify(keys.keys.split('\n'));
-  return `["${keys.keys.replaceAll('\n', '","')}"]`;
+export function kvKeysJson(keys: KvKeyColumns): Buffer {
+  const k = keys.keys;
+  if (keys.count === 0) return Buffer.from('[]');
+  const out = Buffer.allocUnsafe(k.length + 2 * (keys.count - 1) + 4);
+  out[0] = 0x5b;
+  out[1] = 0x22;
+  let at = 2;
+  for (let i = 0; i < k.length; i++) {
+    const c = k[i];
+    if (c === 10) {
+      out[at++] = 0x22;
+      out[at++] = 0x2c;
+      out[at++] = 0x22;
+    } else if (c < 0x20 || c === 0x22 || c === 0x5c) return Buffer.from(JSON.stringify(keyList(keys)));
+    else out[at++] = c;
+  }
+  out[at++] = 0x22;
+  out[at++] = 0x5d;
+  return out.subarray(0, at);
 }
+
+const keyList = (keys: KvKeyColumns): string[] => Buffer.from(keys.keys.buffer, keys.keys.byteOffset, keys.keys.length).toString('utf8').split('\n');
 
 /** The keys as records (a part refused, PostgreSQL's JSON): made only when asked. */
 export function kvKeyRecords(keys: KvKeys): readonly KvKeyRecord[] {
   if (!('columns' in keys)) return keys;
   if (keys.count === 0) return [];
-  return keys.keys.split('\n').map((key, i): KvKeyRecord => [key, keys.hashes.slice(i * HEX, (i + 1) * HEX)]);
+  const hashes = Buffer.from(keys.hashes.buffer, keys.hashes.byteOffset, keys.hashes.length);
+  if (hashes.length !== keys.count * KV_KEY_HASH_BYTES) throw new TypeError(`Expected ${KV_KEY_HASH_BYTES} bytes of hash for each of ${keys.count} keys, got ${hashes.length}`);
+  return keyList(keys).map((key, i): KvKeyRecord => [key, hashes.toString('hex', i * KV_KEY_HASH_BYTES, (i + 1) * KV_KEY_HASH_BYTES)]);
 }

@@ -109,15 +109,16 @@ export interface KvKeyPage {
 export type KvKeyRecord = readonly [key: string, hash: string, expiration?: number | null, ttl?: number];
 
 /**
- * A chunk's KV keys as its bytes were made, none with an expiry: the keys joined by "\n" (a key
- * holds no whitespace) and their hashes, 32 hex digits each, one after the other. A chunk of
- * 10,000 recorded so makes no 10,000 records, each of which lived until the call's answer.
+ * A chunk's KV keys as its bytes were made, none with an expiry: the keys' UTF-8 joined by "\n" (a key
+ * holds no whitespace) and their hashes, 16 bytes each, one after the other. A chunk of 10,000 recorded
+ * so makes no record, nor string, per key: bytes that live until the call's answer are not the
+ * collector's to copy, and free with their young buffer.
  */
 export interface KvKeyColumns {
   readonly columns: true;
   readonly count: number;
-  readonly keys: string;
-  readonly hashes: string;
+  readonly keys: Uint8Array;
+  readonly hashes: Uint8Array;
 }
 
 /** A call's KV keys: records, or columns (./kv-keys.ts reads either). */

@@ -70,7 +70,7 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
           if (store.get(kv.key)) store.forget(kv.key);
           const expected = new Map<string, string>();
           for (const records of chunks) {
-            const columns: KvKeyColumns = { columns: true, count: records.length, keys: records.map(([k]) => k).join('\n'), hashes: records.map(([, hash]) => hash).join('') };
+            const columns: KvKeyColumns = { columns: true, count: records.length, keys: Buffer.from(records.map(([k]) => k).join('\n')), hashes: Buffer.from(records.map(([, hash]) => hash).join(''), 'hex') };
             store.recordSuccess(kv, { kvKeys: columns }, at);
             for (const [key, hash] of records) expected.set(key, hash);
           }
@@ -82,11 +82,11 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
     });
   });
 
-  it('refuse columns whose hashes are not hex, as a whole chunk', () => {
+  it('refuse columns without 16 bytes of hash for each key, as a whole chunk', () => {
     using(backend.fresh(), (store) => {
       store.recordSuccess(kv, { kvKeys: [['kept', h('k')]] }, at);
-      const columns: KvKeyColumns = { columns: true, count: 2, keys: 'a\nb', hashes: `${h('a')}${'z'.repeat(32)}` };
-      expect(() => store.recordSuccess(kv, { kvKeys: columns }, at)).toThrow();
+      const columns: KvKeyColumns = { columns: true, count: 2, keys: Buffer.from('a\nb'), hashes: Buffer.from(`${h('a')}${'0'.repeat(30)}`, 'hex') };
+      expect(() => store.recordSuccess(kv, { kvKeys: columns }, at)).toThrow('Expected 16 bytes of hash for each of 2 keys, got 31');
       expect(Object.fromEntries(store.snapshot().kvKeys(kv.key))).toEqual({ kept: h('k') });
     });
   });

@@ -37,10 +37,13 @@ function keysOf(pieces: readonly Piece[]): KvKeys {
   return columnsOf(made);
 }
 
-/** The pieces' keys as columns: their keys joined, their hashes one after the other. */
+/** The pieces' keys as columns: their keys joined, their hashes one after the other (a chunk of one piece: its own). */
 function columnsOf(pieces: readonly Piece[]): KvKeyColumns {
   const count = pieces.reduce((n, p) => n + p.count, 0);
-  return { columns: true, count, keys: pieces.map((p) => p.keys).join('\n'), hashes: pieces.map((p) => p.hashes).join('') };
+  if (pieces.length === 1) return { columns: true, count, keys: pieces[0].keys, hashes: pieces[0].hashes };
+  const newline = Buffer.from('\n');
+  const keys = Buffer.concat(pieces.flatMap((p, i) => (i ? [newline, p.keys] : [p.keys])));
+  return { columns: true, count, keys, hashes: Buffer.concat(pieces.map((p) => p.hashes)) };
 }
 
 /** The records of a piece's pairs, in order: what state keeps of each, its hash and its expiry as sent (a ttl counts from the write). */

@@ -41,9 +41,9 @@ export class PieceKeys {
     return { keys: new Uint8Array(this.keys.buffer, this.keys.byteOffset, this.keyBytes), hashes: new Uint8Array(this.hashes.buffer, this.hashes.byteOffset, this.count * KV_HASH_BYTES) };
   }
 
-  /** The keys joined by "\n" and the hashes as hex, one string each; empty again after. */
-  take(): { count: number; keys: string; hashes: string } {
-    const out = { count: this.count, keys: this.keys.toString('utf8', 0, Math.max(0, this.keyBytes - 1)), hashes: this.hashes.toString('hex', 0, this.count * KV_HASH_BYTES) };
+  /** The keys' UTF-8 joined by "\n" and the hashes' bytes, in buffers of their own; empty again after. */
+  take(): { count: number; keys: Buffer; hashes: Buffer } {
+    const out = { count: this.count, keys: copyOf(this.keys, Math.max(0, this.keyBytes - 1)), hashes: copyOf(this.hashes, this.count * KV_HASH_BYTES) };
     this.keyBytes = 0;
     this.count = 0;
     return out;
@@ -52,6 +52,13 @@ export class PieceKeys {
   private keyRoom(bytes: number): void {
     if (this.keyBytes + bytes > this.keys.length) this.keys = grown(this.keys, this.keyBytes, this.keyBytes + bytes);
   }
+}
+
+/** The first `length` bytes of `buf`, in a buffer of their own (not a slice of Node's shared pool, which a small one would hold). */
+function copyOf(buf: Buffer, length: number): Buffer {
+  const out = Buffer.allocUnsafeSlow(length);
+  buf.copy(out, 0, 0, length);
+  return out;
 }
 
 /** A buffer of its own of at least `need` bytes, twice as large when that is more, holding `used` bytes of `buf`. */

@@ -27,10 +27,10 @@ export interface Piece {
   /** The pairs as sent, in brackets: `[{…},{…}]`. */
   readonly bytes: Uint8Array;
   readonly count: number;
-  /** The keys joined by "\n" (a key holds no whitespace). */
-  readonly keys: string;
-  /** The hashes, 32 hex digits each, one after the other. */
-  readonly hashes: string;
+  /** The keys' UTF-8 joined by "\n" (a key holds no whitespace). */
+  readonly keys: Uint8Array;
+  /** The hashes, 16 bytes each, one after the other. */
+  readonly hashes: Uint8Array;
   /** [position, expiration or -1, expiration_ttl or -1] for each pair with an expiry. */
   readonly expiring: readonly number[];
 }

@@ -46,8 +46,6 @@ class Batch {
   }
 }
 
-/** Bytes read at a time: the items of one read die young, in the small young generation. */
-const CHUNK_BYTES = 64 * 1024;
 
 function plan(start: PlanStart): void {
   const slots = new Int32Array(start.flags);
@@ -73,7 +71,7 @@ function plan(start: PlanStart): void {
   const ranges = start.segments ?? [0, Infinity];
   // A bare pair's line is checked, hashed and measured as bytes: no string, no parse (JSON Lines only).
   const bare = (_: number, b: Buffer, from: number, to: number): boolean => bareKeyEnd(b, from, to) >= 0;
-  const reading = cutOnly ? { skip: () => true } : { raw: bare, chunkBytes: CHUNK_BYTES };
+  const reading = cutOnly ? { skip: () => true } : { raw: bare };
   try {
     for (let r = 0; r < ranges.length; r += 2) {
       const range = start.segments && { start: ranges[r], end: ranges[r + 1] };

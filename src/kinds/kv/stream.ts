@@ -12,7 +12,10 @@ export { SourceReadError, type ItemPosition, type SourceItem } from './stream-sh
 export type PairFormat = 'json' | 'jsonl';
 
 export interface ReadPairOptions {
-  /** Bytes read from the file at a time. @default 1 MiB */
+  /**
+   * Bytes read from the file at a time. @default 64 KiB: the items of one read are handed out before the next, so
+   * a young collection finds them dead; 1 MiB of items outlived it and filled the old generation with garbage.
+   */
   readonly chunkBytes?: number;
   /**
    * An array element or line longer than this is refused at the chunk where it passes the bound, unread beyond.
@@ -65,7 +68,7 @@ export function pairItems(file: string, format: PairFormat, name?: string, optio
   checkString('file', file);
   if (format !== 'json' && format !== 'jsonl') fail('format', '"json" or "jsonl"', format);
   const shown = name === undefined ? path.basename(file) : checkString('name', name);
-  const chunkBytes = checkInteger('chunkBytes', options.chunkBytes ?? MIB, 1, 1024 * MIB);
+  const chunkBytes = checkInteger('chunkBytes', options.chunkBytes ?? 64 * 1024, 1, 1024 * MIB);
   const maxItemBytes = checkInteger('maxItemBytes', options.maxItemBytes ?? 128 * MIB, 1);
   const skip = options.skip ?? (() => false);
   const raw = options.raw ?? (() => false);
