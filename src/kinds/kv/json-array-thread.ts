@@ -9,9 +9,10 @@ import { SourceReadError, type SourceItem } from './stream-shared.js';
 
 /**
  * The array's elements in order, parsed, each with its bytes [from, end) and text, as a read in this thread
- * gives them but for line and column (0 and none); an element that is a bare pair's JSON as sent (bareKeyEnd)
- * comes unparsed, as its `bytes`, valid until the next is taken. A problem of the file is the SourceReadError a whole read
- * throws, at the same element: where an element is not JSON, the file is read again up to it for that message.
+ * gives them but for line and column (0 and none); an element that is a bare pair's JSON as sent
+ * (bareKeyEnd) comes unparsed, as its `bytes`, valid until the next is taken. A problem of the file is the
+ * SourceReadError a whole read throws, at the same element: where an element is not JSON, the file is read
+ * again up to it for that message.
  */
 export function* threadedJsonItems(stream: Stream, reading?: PlanBatchOptions): Generator<SourceItem> {
   const fd = fs.openSync(stream.file, 'r');

@@ -99,7 +99,8 @@ export const kvHash = (canonical: string | Buffer): string => hash('sha256', can
 
 /**
  * kvHash as bytes: the SHA-256 of the canonical JSON, whose first KV_HASH_BYTES are the hash, as a string of one-byte
- * characters ('latin1'). A string answer costs a third of a Buffer's, which is a memory of its own (measured).
+ * characters ('binary', Node's name for 'latin1'). A string answer costs a third of a Buffer's, which is a
+ * memory of its own (measured).
  */
 export const kvDigest = (canonical: string | Buffer): string => hash('sha256', canonical, 'binary');
 

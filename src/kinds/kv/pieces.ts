@@ -21,7 +21,6 @@ export interface PieceSpec {
   readonly cuts: Uint32Array;
 }
 
-
 /** Changed pairs in a row: their JSON joined by commas, and what state records of them. */
 export interface Piece {
   /** The pairs as sent, in brackets: `[{…},{…}]`. */

@@ -46,7 +46,6 @@ class Batch {
   }
 }
 
-
 function plan(start: PlanStart): void {
   const slots = new Int32Array(start.flags);
   const { port } = start;
