@@ -35,13 +35,19 @@ export function kvKeysJson(keys: KvKeyColumns): Buffer {
   return out.subarray(0, at);
 }
 
+/** The columns' hashes as a Buffer, once checked to hold 16 bytes for each key. */
+export function columnHashes(keys: KvKeyColumns): Buffer {
+  const hashes = Buffer.from(keys.hashes.buffer, keys.hashes.byteOffset, keys.hashes.length);
+  if (hashes.length !== keys.count * KV_KEY_HASH_BYTES) throw new TypeError(`Expected ${KV_KEY_HASH_BYTES} bytes of hash for each of ${keys.count} keys, got ${hashes.length}`);
+  return hashes;
+}
+
 const keyList = (keys: KvKeyColumns): string[] => Buffer.from(keys.keys.buffer, keys.keys.byteOffset, keys.keys.length).toString('utf8').split('\n');
 
 /** The keys as records (a part refused, PostgreSQL's JSON): made only when asked. */
 export function kvKeyRecords(keys: KvKeys): readonly KvKeyRecord[] {
   if (!('columns' in keys)) return keys;
   if (keys.count === 0) return [];
-  const hashes = Buffer.from(keys.hashes.buffer, keys.hashes.byteOffset, keys.hashes.length);
-  if (hashes.length !== keys.count * KV_KEY_HASH_BYTES) throw new TypeError(`Expected ${KV_KEY_HASH_BYTES} bytes of hash for each of ${keys.count} keys, got ${hashes.length}`);
+  const hashes = columnHashes(keys);
   return keyList(keys).map((key, i): KvKeyRecord => [key, hashes.toString('hex', i * KV_KEY_HASH_BYTES, (i + 1) * KV_KEY_HASH_BYTES)]);
 }

@@ -2,7 +2,7 @@
 // Statements are prepared once per connection; raw/pluck modes are fixed here, not at call sites.
 
 import type { SqlDatabase, SqlStatement } from './sql-db.js';
-import { KV_KEY_HASH_BYTES, kvKeyCount, kvKeyRecords, kvKeysJson } from './kv-keys.js';
+import { columnHashes, KV_KEY_HASH_BYTES, kvKeyCount, kvKeyRecords, kvKeysJson } from './kv-keys.js';
 import type { KvKeyColumns, KvKeyRecord, KvKeys } from './types.js';
 
 /** JSON array of keys, JSON array of their hashes, the page's last key, the page's size. */
@@ -95,9 +95,7 @@ function hashBlob(hex: string, count: number): Buffer | undefined {
 
 /** Columns as a chunk's bytes made them: the keys' JSON array (UTF-8 bytes), the hashes' blob. */
 function columnsOf(keys: KvKeyColumns): { keys: Buffer; hashes: Uint8Array } {
-  const { hashes, count } = keys;
-  if (hashes.length !== count * KV_KEY_HASH_BYTES) throw new TypeError(`Expected ${KV_KEY_HASH_BYTES} bytes of hash for each of ${count} keys, got ${hashes.length}`);
-  return { keys: kvKeysJson(keys), hashes };
+  return { keys: kvKeysJson(keys), hashes: columnHashes(keys) };
 }
 
 /**

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { BuildContext, Built } from '../kind.js';
 import { SourceReadError, type ItemPosition } from './stream.js';
 import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
-import { BARE_KEY_AT, hashTag, KV_HASH_BYTES, KV_RULES, kvHash, preparePair, sentAsRead } from './pair.js';
+import { BARE_KEY_AT, bareKeyClose, hashTag, KV_HASH_BYTES, KV_RULES, kvHash, preparePair, sentAsRead } from './pair.js';
 import { SortedKeys } from './sorted.js';
 import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batches.js';
 import { checkInteger } from '../../util/options.js';
@@ -102,7 +102,7 @@ function addBare(bytes: Buffer, keys: SortedKeys, { sizes, tags, wire }: Columns
   sizes.push(bytes.length);
   tags.push(hashTag(hash));
   wire.push(true);
-  keys.add(bytes.toString('latin1', BARE_KEY_AT, bytes.indexOf(0x22, BARE_KEY_AT)), hash, bytes.length, seq);
+  keys.add(bytes.toString('latin1', BARE_KEY_AT, bareKeyClose(bytes)), hash, bytes.length, seq);
 }
 
 function fileBytes(file: string): number {

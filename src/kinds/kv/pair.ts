@@ -59,6 +59,8 @@ const Q = 0x22;
 /** How a bare pair's text starts: its key follows, from BARE_KEY_AT. */
 export const BARE_OPEN = Buffer.from('{"key":"');
 export const BARE_KEY_AT = BARE_OPEN.length;
+/** Where the key of a bare pair's text (bareKeyEnd, or read again with the plan's hash) ends: its first quote. */
+export const bareKeyClose = (text: Buffer): number => text.indexOf(0x22, BARE_KEY_AT);
 const BARE_MIDDLE = Buffer.from('","value":"');
 
 /** Printable ASCII other than '"' and '\\' from `at`: where it stops (the first other byte, or `to`). */

@@ -2,7 +2,7 @@
 // pair checked against the plan's hash and written as the bytes sent, with what state records of it.
 
 import type { SourceItem } from './origins.js';
-import { BARE_KEY_AT, BARE_OPEN, digestTag, hashTag, kvDigest, preparePair } from './pair.js';
+import { BARE_KEY_AT, bareKeyClose, BARE_OPEN, digestTag, hashTag, kvDigest, preparePair } from './pair.js';
 import { grown, PieceKeys } from './piece-keys.js';
 import type { ItemPosition } from './stream-shared.js';
 import type { BodyPool } from './body-pool.js';
@@ -135,7 +135,7 @@ export class PieceMaker {
     if (digestTag(digest) !== this.spec.tags.get(seq) || BARE_OPEN.compare(bytes, 0, BARE_KEY_AT) !== 0) throw new PieceProblem(item);
     this.grow(bytes.length);
     this.length += bytes.copy(this.bytes, this.length);
-    this.keys.addKeyBytes(bytes, BARE_KEY_AT, bytes.indexOf(0x22, BARE_KEY_AT));
+    this.keys.addKeyBytes(bytes, BARE_KEY_AT, bareKeyClose(bytes));
     this.keys.addHash(digest, 'latin1');
   }
 

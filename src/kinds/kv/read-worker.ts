@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import { workerData } from 'node:worker_threads';
-import { BARE_KEY_AT, bareKeyEnd, digestTag, hashTag, kvDigest, KV_RULES, preparePair, sentAsRead } from './pair.js';
+import { BARE_KEY_AT, bareKeyClose, bareKeyEnd, digestTag, hashTag, kvDigest, KV_RULES, preparePair, sentAsRead } from './pair.js';
 import { PieceKeys } from './piece-keys.js';
 import { PLAN_AHEAD, PLAN_BATCH, type PlanBatch, type PlanProblem, type PlanStart } from './plan-batches.js';
 import { SourceReadError, type ItemPosition } from './stream-shared.js';
@@ -94,7 +94,7 @@ function plan(start: PlanStart): void {
           batch.sizes[i] = bytes.length;
           batch.tags[i] = digestTag(digest);
           batch.wire[i] = 1;
-          batch.pairs.addKeyBytes(bytes, BARE_KEY_AT, bytes.indexOf(0x22, BARE_KEY_AT));
+          batch.pairs.addKeyBytes(bytes, BARE_KEY_AT, bareKeyClose(bytes));
           batch.pairs.addHash(digest, 'latin1');
           if (batch.count === PLAN_BATCH) post();
           continue;
