@@ -30,12 +30,16 @@ export function errorCount(errors: readonly ConfigError[]): string {
   return `${plural(errors.length, 'error')} in ${plural(new Set(errors.map((e) => e.file)).size, 'file')}`;
 }
 
-/** The desired model and its digest, or every error said (by `report`, else on stderr) and a ConfigRefused thrown. */
+/**
+ * The desired model and its digest, or every error said (by `report`, else on stderr) and a ConfigRefused thrown.
+ * `how`: as Root.load takes it.
+ */
 export async function loadOrRefuse(
   root: Pick<Root, 'load'>,
   report?: (error: ConfigError) => void,
+  how?: Parameters<Root['load']>[0],
 ): Promise<{ readonly resources: readonly DesiredResource[]; readonly digest: string; readonly revision?: SourceRevision }> {
-  const result = await root.load();
+  const result = await root.load(how);
   if (result.ok) return result;
   for (const e of result.errors) (report ?? ((x: ConfigError) => process.stderr.write(formatError(x) + '\n')))(e);
   throw new ConfigRefused(`${errorCount(result.errors)}: nothing was planned or applied.`);

@@ -21,7 +21,8 @@ export function register(program: Command): void {
     .action(async (opts: PlanCliOptions) => {
       const thresholds = thresholdsOf(opts);
       const root = await localRoot(opts);
-      const config = await loadOrRefuse(root);
+      // The state is read while the files are built: planOffline below then reads only what changed since.
+      const config = await loadOrRefuse(root, undefined, { readStateAhead: true });
       const [{ madeFrom, massOrphaning, renderJson, renderText, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
         import('../plan/index.js'), import('./exit.js'),
       ]);

@@ -1,27 +1,23 @@
 // The loader's memory between loads: per YAML file its stamp, content hash, errors and what its
 // documents became, so a load reads again only files that changed and builds only what they hold.
 
-import { createHash } from 'node:crypto';
+import { sha256 } from '../util/json.js';
 import type { ConfigError } from './errors.js';
-import { displayFile, fieldPath } from './errors.js';
-import { processDocument, type DocumentContext, type DocumentOutcome } from './document.js';
+import { displayFile } from './errors.js';
+import type { DocumentOutcome } from './document.js';
+import { buildFile, type FileBuild, type FileSettings } from './file-build.js';
 import { readTextBounded } from './files.js';
-import type { Env } from './interpolate.js';
-import { inputsUnchanged, isRacy, RecordedInputs, sameStamp, type FileStamp, type InputStamp } from './stamps.js';
-import { parseYamlEach, type ParseLimits } from './yaml.js';
+import { inputsUnchanged, isRacy, sameStamp, type FileStamp } from './stamps.js';
+
+export type { FileSettings } from './file-build.js';
 
 /** A load's work on one file, reused by the next load while nothing it read has changed. */
-interface FileEntry {
+interface FileEntry extends FileBuild {
   readonly stamp: FileStamp;
   /** When the load that took the stamp began (see RACY_MS). */
   readonly loadedAt: number;
   /** sha256 of the text: a file written again with the same bytes is not parsed again. */
   readonly hash: string;
-  readonly errors: readonly ConfigError[];
-  readonly outcomes: readonly DocumentOutcome[];
-  readonly inputs: readonly InputStamp[];
-  /** A document asked for the time or an output path: built again at every load. */
-  readonly volatile: boolean;
 }
 
 /** What the last load did, for a log line and for tests. */
@@ -43,14 +39,6 @@ export interface ConfigCache {
   invalidate(paths?: Iterable<string>): void;
   /** What the last load read. */
   readonly counts: LoadCounts;
-}
-
-/** The settings a file's outcome depends on besides its bytes: another value, and nothing kept is used. */
-export interface FileSettings {
-  readonly env: Env;
-  readonly maxFileBytes: number;
-  readonly limits: ParseLimits;
-  readonly document: Omit<DocumentContext, 'inputs'>;
 }
 
 class Cache implements ConfigCache {
@@ -85,18 +73,29 @@ function sameEnv(a: readonly [string, string | undefined][], b: readonly [string
   return b.every(([k, v]) => before.has(k) && before.get(k) === v);
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** One load's pass over the files, in order; `end` keeps the entries of the files it saw. */
+/** One load's pass over the files; `end` keeps the entries of the files it saw. */
 export interface LoadPass {
+  /** Nothing was kept from a load before: every file is read and built. */
+  readonly cold: boolean;
   /**
    * Starts reading a file `file` will be asked for soon, unless what was kept of it is likely still good: its
    * reads then wait on the disk while earlier files are parsed. `file` reads anew whatever it was not given.
    */
   prefetch(file: string, stamp: FileStamp | undefined): void;
-  file(file: string, stamp: FileStamp | undefined): Promise<{ readonly errors: readonly ConfigError[]; readonly outcomes: readonly DocumentOutcome[] }>;
+  file(file: string, stamp: FileStamp | undefined): Promise<FileDone>;
+  /** Keeps what another thread built of `file` from text whose sha256 is `hash`; only in a cold pass, where nothing kept could serve. */
+  adopt(file: string, stamp: FileStamp | undefined, hash: string, built: FileBuild): FileDone;
   end(): void;
 }
+
+export interface FileDone {
+  readonly errors: readonly ConfigError[];
+  readonly outcomes: readonly DocumentOutcome[];
+}
+
+/** A file found between discovery's stamp and now has none: kept with one that never matches. */
+const NO_STAMP: FileStamp = { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, dev: 0 };
 
 type Read = { readonly text: string } | { readonly problem: { readonly line: number; readonly col: number; readonly message: string } };
 
@@ -124,13 +123,7 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
 
   const build = (file: string, text: string, stamp: FileStamp, hash: string): FileEntry => {
     built++;
-    const display = displayFile(file);
-    const inputs = new RecordedInputs();
-    const context = { ...settings.document, inputs };
-    const outcomes: DocumentOutcome[] = [];
-    const problems = parseYamlEach(text, settings.env, settings.limits, (doc) => void outcomes.push(processDocument(doc, file, display, context)));
-    const errors: ConfigError[] = problems.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message }));
-    return { stamp, loadedAt, hash, errors, outcomes, inputs: inputs.inputs, volatile: inputs.volatile };
+    return { stamp, loadedAt, hash, ...buildFile(file, text, settings) };
   };
   const reusable = (entry: FileEntry): boolean => !entry.volatile && inputsUnchanged(entry.inputs, entry.loadedAt, changed);
   const trusted = (file: string, stamp: FileStamp | undefined, was: FileEntry | undefined): was is FileEntry =>
@@ -143,6 +136,7 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
   const ahead = new Map<string, Promise<Read>>();
 
   return {
+    cold: kept.size === 0,
     prefetch(file, stamp) {
       if (!ahead.has(file) && !trusted(file, stamp, kept.get(file))) ahead.set(file, readText(file));
     },
@@ -159,9 +153,16 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
       // Unreadable now: said at this load, and read again at the next.
       if ('problem' in got) return { errors: [{ file: displayFile(file), ...got.problem, path: '' }], outcomes: [] };
       const hash = sha256(got.text);
-      // A file found between discovery's stamp and now has none: kept with one that never matches.
-      const taken = stamp ?? { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, dev: 0 };
+      const taken = stamp ?? NO_STAMP;
       const entry = was !== undefined && was.hash === hash && reusable(was) ? { ...was, stamp: taken, loadedAt } : build(file, got.text, taken, hash);
+      next.set(file, entry);
+      return entry;
+    },
+    adopt(file, stamp, hash, made) {
+      if (kept.size) throw new Error('adopt: only a cold pass takes what another thread built');
+      read++;
+      built++;
+      const entry: FileEntry = { stamp: stamp ?? NO_STAMP, loadedAt, hash, ...made };
       next.set(file, entry);
       return entry;
     },

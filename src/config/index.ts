@@ -5,16 +5,18 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { DesiredResource } from '../kinds/kind.js';
-import { checkInteger, checkString, fail } from '../util/options.js';
+import { checkBoolean, checkFunction, checkInteger, checkString, fail } from '../util/options.js';
 import type { DocumentOutcome } from './document.js';
 import { displayFile, sortErrors, type ConfigError } from './errors.js';
-import { beginLoad, isConfigCache, type ConfigCache } from './cache.js';
+import { beginLoad, isConfigCache, type ConfigCache, type FileDone, type LoadPass } from './cache.js';
+import { helperPays, LoadHelper, type HelperStart } from './load-helper.js';
+import type { ReferenceBounds } from './references.js';
 import { discover } from './files.js';
 import { isHiddenBelow, isInside, realpathNearest } from './paths.js';
 import { sharedTargets } from './targets.js';
 import { checkCredentials } from './credentials.js';
 import type { Env } from './interpolate.js';
-import { createSchemaValidator, type SchemaValidator } from './schema.js';
+import { createSchemaValidator, DEFAULT_SCHEMAS_DIR, type SchemaValidator } from './schema.js';
 import type { SourceRevision } from './revision.js';
 
 export { formatError, type ConfigError } from './errors.js';
@@ -58,6 +60,19 @@ export interface LoadOptions {
   /** The time rules relative to now are checked against (a KV expiration at least 60 s ahead). @default Date.now */
   readonly now?: () => number;
   /**
+   * Whether a load that reads every file (no cache, or nothing kept) builds them in two threads:
+   * a helper thread takes files as the main thread does (./load-helper.ts). A document whose
+   * build asks for the time or an output path, or holds KV pairs, is built by the main thread.
+   * @default true for 40 files or more, with the package's schemas, on a machine of 2 cores or more
+   */
+  readonly helperThread?: boolean;
+  /**
+   * Other work for this thread, called once while the files are built: once a helper thread has
+   * started, so the two overlap (a plan reads the state meanwhile); else before the first file.
+   * @default none
+   */
+  readonly meanwhile?: () => void;
+  /**
    * What the last load of this root kept (createConfigCache): only files whose stamp or content
    * changed, or that `cache.invalidate` names, are read and built again; cross-document checks
    * run over all. The result is the one a load without it gives. @default none: every file read
@@ -92,6 +107,8 @@ function checkOptions(options: LoadOptions) {
     validator: options.schemas,
     now: options.now ?? Date.now,
     cache: options.cache,
+    helperThread: options.helperThread === undefined ? undefined : checkBoolean('helperThread', options.helperThread),
+    meanwhile: options.meanwhile === undefined ? undefined : checkFunction('meanwhile', options.meanwhile),
   };
 }
 
@@ -118,18 +135,15 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   // Everything a file's outcome depends on besides its bytes and references (`now` aside: see RecordedInputs).
   const key = JSON.stringify([bounds.root, bounds.realRoot, bounds.ignore, bounds.maxReferencedBytes, bounds.outputs, opts.maxFileBytes, limits, process.cwd()]);
   const pass = beginLoad(opts.cache, { env: opts.env, maxFileBytes: opts.maxFileBytes, limits, document: { validator, bounds } }, key);
-  const outcomes: DocumentOutcome[] = [];
   const files = found.files;
-  for (let i = 0; i < Math.min(READ_AHEAD, files.length); i++) pass.prefetch(files[i]!, found.stamps.get(files[i]!));
-  for (let i = 0; i < files.length; i++) {
-    const file = files[i]!;
-    // While this file is parsed, the next ones are read: the disk's waits overlap the parse's work.
-    if (i + READ_AHEAD < files.length) pass.prefetch(files[i + READ_AHEAD]!, found.stamps.get(files[i + READ_AHEAD]!));
-    const done = await pass.file(file, found.stamps.get(file));
-    errors.push(...done.errors);
-    for (const o of done.outcomes) outcomes.push(o);
-  }
+  const helped = pass.cold && (opts.helperThread ?? (validator.dir === DEFAULT_SCHEMAS_DIR && helperPays(files.length)));
+  const done = helped ? await buildTwoThreads(pass, found, { ...opts, bounds, limits, schemas: validator.dir }) : await buildInOrder(pass, found, opts.meanwhile);
   pass.end();
+  const outcomes: DocumentOutcome[] = [];
+  for (const d of done) {
+    errors.push(...d.errors);
+    for (const o of d.outcomes) outcomes.push(o);
+  }
   for (const o of outcomes) errors.push(...o.errors);
   errors.push(...crossChecks(outcomes));
   const signed = checkCredentials(outcomes, opts.env, opts.secrets, opts.storedSecret);
@@ -146,6 +160,58 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
       return (digest ??= digestOf(resources));
     },
   };
+}
+
+type Found = Awaited<ReturnType<typeof discover>>;
+
+/** Each file in turn, the next few read while one is parsed: the disk's waits overlap the parse's work. */
+async function buildInOrder(pass: LoadPass, found: Found, meanwhile: (() => void) | undefined): Promise<FileDone[]> {
+  const { files, stamps } = found;
+  const done: FileDone[] = [];
+  meanwhile?.();
+  for (let i = 0; i < Math.min(READ_AHEAD, files.length); i++) pass.prefetch(files[i]!, stamps.get(files[i]!));
+  for (let i = 0; i < files.length; i++) {
+    if (i + READ_AHEAD < files.length) pass.prefetch(files[i + READ_AHEAD]!, stamps.get(files[i + READ_AHEAD]!));
+    done.push(await pass.file(files[i]!, stamps.get(files[i]!)));
+  }
+  return done;
+}
+
+/**
+ * The files shared with a helper thread, each taken by whichever thread is free; what each file
+ * became, in file order, as one thread would have made it. Files the thread took and did not
+ * build (it failed, or left them to this thread) are built here after.
+ */
+async function buildTwoThreads(
+  pass: LoadPass,
+  found: Found,
+  start: { env: Env; maxFileBytes: number; limits: HelperStart['limits']; bounds: ReferenceBounds; schemas: string; meanwhile: (() => void) | undefined },
+): Promise<FileDone[]> {
+  const { files, stamps } = found;
+  const { now: _now, ...bounds } = start.bounds;
+  let helper: LoadHelper;
+  try {
+    helper = new LoadHelper(files, { env: { ...start.env }, maxFileBytes: start.maxFileBytes, limits: start.limits, bounds, schemas: start.schemas });
+  } catch {
+    return buildInOrder(pass, found, start.meanwhile);
+  }
+  try {
+    start.meanwhile?.();
+    const done: (FileDone | undefined)[] = new Array(files.length);
+    let mine = 0;
+    // One file taken ahead and its read begun, so this thread does not wait on the disk.
+    for (let i = helper.claim(), next = i; i < files.length; i = next, mine++) {
+      next = helper.claim();
+      if (next < files.length) pass.prefetch(files[next]!, stamps.get(files[next]!));
+      done[i] = await pass.file(files[i]!, stamps.get(files[i]!));
+    }
+    const theirs = await helper.finish(files.length - mine);
+    for (const [i, made] of theirs) if (made) done[i] = pass.adopt(files[i]!, stamps.get(files[i]!), made.hash, made.build);
+    for (let i = 0; i < files.length; i++) done[i] ??= await pass.file(files[i]!, stamps.get(files[i]!));
+    return done as FileDone[];
+  } finally {
+    await helper.stop();
+  }
 }
 
 /**

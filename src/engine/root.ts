@@ -83,8 +83,11 @@ export interface Root {
   readonly outputsDir: string;
   /** Edgesync's own paths (state files, secrets): never config, never an output; the watcher ignores them. */
   readonly ignore: readonly string[];
-  /** The desired model, as a run loads it. */
-  load(): Promise<LoadResult>;
+  /**
+   * The desired model, as a run loads it. `readStateAhead`: the state's rows are read while the
+   * files are built, for the `planOffline` that follows.
+   */
+  load(options?: { readonly readStateAhead?: boolean }): Promise<LoadResult>;
   /** A plan against a snapshot read without the lock, as `plan` makes it: nothing is opened for writing. */
   planOffline(resources: readonly DesiredResource[], targets?: readonly string[], drift?: Pick<PlanOptions, 'resync' | 'replace'>): Plan;
   /** Opens the state (taking its lock) and the client, and builds the engine over them. */
@@ -210,7 +213,16 @@ export function composeRoot(options: RootOptions): Root {
     secretsDir,
     outputsDir,
     ignore,
-    load: () => signing.load({ env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now() }),
+    async load(how) {
+      let ahead: { close(): void } | undefined;
+      const meanwhile = how?.readStateAhead && state.readAhead ? () => void (ahead = state.readAhead!()) : undefined;
+      const loaded = await signing.load({ env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now(), ...(meanwhile && { meanwhile }) }).catch((err: unknown) => {
+        ahead?.close();
+        throw err;
+      });
+      if (!loaded.ok) ahead?.close();
+      return loaded;
+    },
     planOffline: (resources, targets, drift) =>
       state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now(), ...(targets && { targets }), ...drift }), secretsDir, credentialFiles),
     session() {

@@ -39,6 +39,13 @@ export interface StateBackend {
   }): SqlStateStore;
   /** `use` on one consistent snapshot, without a lock; the empty state before any apply (unless lost, as above). */
   read<T>(use: (snapshot: StateSnapshot) => T, secretsDir?: string, notSecrets?: readonly string[]): T;
+  /**
+   * Reads the resources now into a store kept for the next `read`, which then reads again only
+   * what changed since: a plan reads the state so while its config is built. `close` lets the kept
+   * store go when no read follows (a refused config). Never throws: a state that cannot be read is
+   * reported by that `read`. @default none: `read` reads every row
+   */
+  readAhead?(): { close(): void };
   /** The store read-only, for `state list` and `state show`. */
   openReadOnly(): SqlStateStore;
   /**
@@ -77,6 +84,7 @@ export function withReadOnly<T>(backend: Pick<StateBackend, 'openReadOnly'>, use
 /** The state in one SQLite file (WAL mode), with its lock file beside it. */
 export function sqliteBackend(file: string): StateBackend {
   const absolute = path.resolve(checkString('state', file));
+  let ahead: SqlStateStore | undefined;
   return {
     shown: `state ${shownPath(absolute)}`,
     ownPaths: ['', '-wal', '-shm', '-journal', '.lock', '.approve'].map((suffix) => absolute + suffix),
@@ -85,16 +93,40 @@ export function sqliteBackend(file: string): StateBackend {
     open: ({ owner, secretsDir, notSecrets, clock }) =>
       openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(notSecrets && { notSecrets }), ...(clock && { clock }) }),
     read(use, secretsDir, notSecrets) {
+      const kept = ahead;
+      ahead = undefined;
       if (!fs.existsSync(absolute)) {
+        kept?.close();
         checkMissingState(absolute, shownPath(absolute), secretsDir, notSecrets);
         return use(EMPTY_SNAPSHOT);
       }
-      const store = openStateStore({ file: absolute, readOnly: true, lock: false });
+      // The kept store's rows are trusted only while the state's serial has not moved (resource-cache.ts).
+      const store = kept ?? openStateStore({ file: absolute, readOnly: true, lock: false });
       try {
         return use(store.snapshot());
       } finally {
         store.close();
       }
+    },
+    readAhead() {
+      let store: SqlStateStore | undefined;
+      try {
+        if (fs.existsSync(absolute)) (store = ahead ??= openStateStore({ file: absolute, readOnly: true, lock: false })).snapshot();
+      } catch {
+        ahead = undefined;
+        store?.close();
+        store = undefined;
+      }
+      return {
+        // Closed here only while no read took it.
+        close() {
+          if (store !== undefined && ahead === store) {
+            ahead = undefined;
+            store.close();
+          }
+          store = undefined;
+        },
+      };
     },
     openReadOnly: () => openStateStore({ file: absolute, readOnly: true }),
   };

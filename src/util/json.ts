@@ -39,5 +39,15 @@ export function sha256(data: string | Uint8Array): string {
  * of its pieces. A copy through JSON is neither.
  */
 export function detached(text: string): string {
-  return text.length < 13 ? text : (JSON.parse(JSON.stringify(text)) as string);
+  return !detaching || text.length < 13 ? text : (JSON.parse(JSON.stringify(text)) as string);
+}
+
+let detaching = true;
+
+/**
+ * For a thread that posts what it builds to another (a load's helper thread): posting copies every
+ * string in one piece, so `detached` returns strings as they are there.
+ */
+export function postedStringsOnly(): void {
+  detaching = false;
 }

@@ -1,0 +1,42 @@
+// One YAML file's text → what its documents became: parsed a document at a time, each checked and
+// built at once. The main thread and a load's helper thread (./load-helper.ts) both build so.
+
+import type { ConfigError } from './errors.js';
+import { displayFile, fieldPath } from './errors.js';
+import { processDocument, type DocumentContext, type DocumentOutcome } from './document.js';
+import type { Env } from './interpolate.js';
+import { RecordedInputs, type InputStamp } from './stamps.js';
+import { parseYamlEach, type ParsedDocument, type ParseLimits } from './yaml.js';
+
+/** The settings a file's outcome depends on besides its bytes: another value, and nothing kept is used. */
+export interface FileSettings {
+  readonly env: Env;
+  readonly maxFileBytes: number;
+  readonly limits: ParseLimits;
+  readonly document: Omit<DocumentContext, 'inputs'>;
+}
+
+/** What one file's documents became, and what their builds read besides the file. */
+export interface FileBuild<O = DocumentOutcome> {
+  readonly errors: readonly ConfigError[];
+  readonly outcomes: readonly O[];
+  readonly inputs: readonly InputStamp[];
+  /** A document asked for the time or an output path: built again at every load. */
+  readonly volatile: boolean;
+}
+
+/** `keep` sees each outcome beside its parsed document, and says what is kept of it. */
+export function buildFile<O = DocumentOutcome>(
+  file: string,
+  text: string,
+  settings: FileSettings,
+  keep: (outcome: DocumentOutcome, doc: ParsedDocument) => O = (outcome) => outcome as O,
+): FileBuild<O> {
+  const display = displayFile(file);
+  const inputs = new RecordedInputs();
+  const context = { ...settings.document, inputs };
+  const outcomes: O[] = [];
+  const problems = parseYamlEach(text, settings.env, settings.limits, (doc) => void outcomes.push(keep(processDocument(doc, file, display, context), doc)));
+  const errors: ConfigError[] = problems.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message }));
+  return { errors, outcomes, inputs: inputs.inputs, volatile: inputs.volatile };
+}

@@ -1,0 +1,104 @@
+// A second thread for a load that reads every file: it takes files from a counter it shares with
+// the main thread, builds them as the main thread would (./load-thread.ts), and posts back plain data.
+
+import fs from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { fromSent, type SentOutcome } from './crossing.js';
+import { displayFile } from './errors.js';
+import type { FileBuild, FileSettings } from './file-build.js';
+import type { ReferenceBounds } from './references.js';
+
+/** A load with fewer files is done by the main thread alone: the thread's start would outlast it. */
+export const HELPER_MIN_FILES = 40;
+
+/** What the thread is started with. */
+export interface HelperStart {
+  readonly files: readonly string[];
+  /** One Int32: the index of the next file to take, for both threads. */
+  readonly counter: SharedArrayBuffer;
+  readonly env: Record<string, string | undefined>;
+  readonly maxFileBytes: number;
+  readonly limits: FileSettings['limits'];
+  /** The bounds but `now`: a document that asks for the time is left to the main thread. */
+  readonly bounds: Omit<ReferenceBounds, 'now'>;
+  /** The schemas folder the thread's own validator reads. */
+  readonly schemas: string;
+}
+
+/** One file the thread took: what it built, or nothing when the main thread is to build it (see load-thread.ts). */
+export interface HelperMessage {
+  readonly index: number;
+  readonly made?: { readonly hash: string; readonly build: FileBuild<SentOutcome> };
+}
+
+/** What the thread built of one file, as the main thread would have built it. */
+export interface HelperBuilt {
+  readonly hash: string;
+  readonly build: FileBuild;
+}
+
+/** Whether a load of `files` from scratch takes a helper thread, unless told. */
+export function helperPays(files: number): boolean {
+  return files >= HELPER_MIN_FILES && availableParallelism() > 1;
+}
+
+/** The compiled thread beside this file, else (running from the sources, as tests do) the one under dist/. */
+function threadFile(): string {
+  const beside = fileURLToPath(new URL('./load-thread.js', import.meta.url));
+  if (fs.existsSync(beside)) return beside;
+  return fileURLToPath(new URL('../../dist/config/load-thread.js', import.meta.url));
+}
+
+export class LoadHelper {
+  private readonly counter: Int32Array;
+  private readonly worker: Worker;
+  private readonly got = new Map<number, HelperBuilt | undefined>();
+  private ended = false;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly files: readonly string[], start: Omit<HelperStart, 'files' | 'counter'>) {
+    const counter = new SharedArrayBuffer(4);
+    this.counter = new Int32Array(counter);
+    this.worker = new Worker(threadFile(), { workerData: { ...start, files, counter } satisfies HelperStart });
+    this.worker.unref();
+    this.worker.on('message', (m: HelperMessage) => {
+      this.got.set(m.index, m.made && { hash: m.made.hash, build: this.received(m.index, m.made.build) });
+      this.wake?.();
+    });
+    // A thread that fails leaves its files to the main thread; nothing it posted is lost.
+    const end = () => {
+      this.ended = true;
+      this.wake?.();
+    };
+    this.worker.on('error', end);
+    this.worker.on('exit', end);
+  }
+
+  /** The index of the next file for the main thread to build; past the last, none is left. */
+  claim(): number {
+    return Atomics.add(this.counter, 0, 1);
+  }
+
+  /**
+   * Waits until the thread has posted every file it took (`taken`: all the main thread did not
+   * build) or has ended, then stops it. A file it took and did not build is the main thread's.
+   */
+  async finish(taken: number): Promise<ReadonlyMap<number, HelperBuilt | undefined>> {
+    while (this.got.size < taken && !this.ended) await new Promise<void>((resolve) => (this.wake = resolve));
+    this.wake = undefined;
+    await this.stop();
+    return this.got;
+  }
+
+  async stop(): Promise<void> {
+    this.ended = true;
+    await this.worker.terminate();
+  }
+
+  private received(index: number, build: FileBuild<SentOutcome>): FileBuild {
+    const display = displayFile(this.files[index]!);
+    return { ...build, outcomes: build.outcomes.map((o) => fromSent(o, display)) };
+  }
+}
