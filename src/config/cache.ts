@@ -28,6 +28,8 @@ export interface LoadCounts {
   readonly read: number;
   /** Of those, files whose documents were parsed and built again. */
   readonly built: number;
+  /** Of those, files a helper thread built (see LoadOptions.helperThread). */
+  readonly helped: number;
 }
 
 /** Kept between loads of one config root (folderSource holds one); a load without one reads everything. */
@@ -51,7 +53,7 @@ class Cache implements ConfigCache {
   /** The variables `${NAME}` was read from, as they were. */
   env: [string, string | undefined][] = [];
   key = '';
-  counts: LoadCounts = { files: 0, read: 0, built: 0 };
+  counts: LoadCounts = { files: 0, read: 0, built: 0, helped: 0 };
 
   invalidate(paths?: Iterable<string>): void {
     if (paths === undefined) this.fullAsked = true;
@@ -120,6 +122,7 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
   const next = new Map<string, FileEntry>();
   let read = 0;
   let built = 0;
+  let helped = 0;
 
   const build = (file: string, text: string, stamp: FileStamp, hash: string): FileEntry => {
     built++;
@@ -162,6 +165,7 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
       if (kept.size) throw new Error('adopt: only a cold pass takes what another thread built');
       read++;
       built++;
+      helped++;
       const entry: FileEntry = { stamp: stamp ?? NO_STAMP, loadedAt, hash, ...made };
       next.set(file, entry);
       return entry;
@@ -169,7 +173,7 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
     end() {
       c.files = next;
       c.unfinished = false;
-      c.counts = { files: next.size, read, built };
+      c.counts = { files: next.size, read, built, helped };
     },
   };
 }

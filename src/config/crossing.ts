@@ -51,7 +51,7 @@ export type Places = readonly (readonly [string, number, number])[];
 const stepsKey = (path: readonly (string | number)[], n: number): string => path.slice(0, n).map(String).join('\u0000');
 
 /** Every field of `value` placed as `locator.value` places it. */
-function placesOf(value: unknown, locator: Locator): Places {
+export function placesOf(value: unknown, locator: Locator): Places {
   const out: [string, number, number][] = [];
   const path: (string | number)[] = [];
   const walk = (v: unknown): void => {

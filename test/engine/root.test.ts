@@ -76,6 +76,34 @@ describe('the composition root', () => {
     expect(root.planOffline((await root.load() as { resources: never[] }).resources).actions).toEqual([]);
   });
 
+  it('plans from a state read ahead while the files were built, seeing what was applied after that read', async () => {
+    emu = await startEmulator({ tokens: [TOKEN], port: 0 });
+    const ws = workspace();
+    const root = composeRoot({ source: folderSource(ws.config), state: sqliteBackend(ws.state), remote: { baseUrl: emu.url, token: TOKEN }, owner: 'root test' });
+    const applyAll = async () => {
+      const session = root.session();
+      try {
+        const loaded = await session.engine.load();
+        if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+        await session.engine.apply(session.engine.plan(loaded.resources), loaded.resources);
+      } finally {
+        session.close();
+      }
+    };
+    await applyAll();
+    fs.writeFileSync(path.join(ws.config, 'more.yaml'), LIST('allowed'));
+    const ahead = await root.load({ readStateAhead: true });
+    if (!ahead.ok) throw new Error(JSON.stringify(ahead.errors));
+    // Read ahead, the state knew only `blocked`: had the plan trusted that read, `allowed` would be created again.
+    await applyAll();
+    expect(root.planOffline(ahead.resources).actions).toEqual([]);
+    // A read ahead that no plan takes (a refused config) lets its store go: the next plan reads anew.
+    fs.writeFileSync(path.join(ws.config, 'broken.yaml'), 'kind: [\n');
+    expect((await root.load({ readStateAhead: true })).ok).toBe(false);
+    fs.rmSync(path.join(ws.config, 'broken.yaml'));
+    expect(root.planOffline(ahead.resources).actions).toEqual([]);
+  });
+
   it.each([
     [{ source: '/srv' }, 'Expected `source` to be a ConfigSource (folderSource)'],
     [{ state: {} }, 'Expected `state` to be a StateBackend (sqliteBackend or pgBackend)'],
