@@ -2,6 +2,7 @@
 // and CPU time as one JSON line on file descriptor 3, the bench's pipe, so the command itself runs unchanged.
 
 import fs from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 
 /** What the probe writes. */
 export interface ProbeReport {
@@ -11,7 +12,8 @@ export interface ProbeReport {
   readonly cpuMs: number;
 }
 
-process.on('exit', () => {
+// `--import` loads it into every thread too (a load's helper): the process's figures are the main thread's to write.
+if (isMainThread) process.on('exit', () => {
   const u = process.resourceUsage();
   const report: ProbeReport = { maxRssBytes: u.maxRSS * 1024, cpuMs: Math.round((u.userCPUTime + u.systemCPUTime) / 1000) };
   try {
