@@ -8,6 +8,7 @@ import { register as plan } from './cli/plan.js';
 import { register as apply } from './cli/apply.js';
 import { register as state } from './cli/state.js';
 import { register as watch } from './cli/watch.js';
+import { prestartLoadHelper } from './config/load-helper.js';
 import { VERSION } from './util/version.js';
 
 export function buildProgram(): Command {
@@ -20,7 +21,11 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** Commands that load a config first: a load's helper thread is started with them (see prestartLoadHelper). */
+const LOADING = new Set(['validate', 'plan', 'apply', 'watch']);
+
 export async function main(argv: string[]): Promise<void> {
+  if (LOADING.has(argv[2] ?? '')) prestartLoadHelper();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

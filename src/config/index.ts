@@ -9,7 +9,7 @@ import { checkBoolean, checkFunction, checkInteger, checkString, fail } from '..
 import type { DocumentOutcome } from './document.js';
 import { displayFile, sortErrors, type ConfigError } from './errors.js';
 import { beginLoad, isConfigCache, type ConfigCache, type FileDone, type LoadPass } from './cache.js';
-import { helperPays, LoadHelper, type HelperStart } from './load-helper.js';
+import { dropSpareLoadHelper, helperPays, LoadHelper, type HelperStart } from './load-helper.js';
 import type { ReferenceBounds } from './references.js';
 import { discover } from './files.js';
 import { isHiddenBelow, isInside, realpathNearest } from './paths.js';
@@ -63,7 +63,7 @@ export interface LoadOptions {
    * Whether a load that reads every file (no cache, or nothing kept) builds them in two threads:
    * a helper thread takes files as the main thread does (./load-helper.ts). A document whose
    * build asks for the time or an output path, or holds KV pairs, is built by the main thread.
-   * @default true for 40 files or more, with the package's schemas, on a machine of 2 cores or more
+   * @default true for 4 MiB of YAML or more, with the package's schemas, on a machine of 2 cores or more
    */
   readonly helperThread?: boolean;
   /**
@@ -136,7 +136,8 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const key = JSON.stringify([bounds.root, bounds.realRoot, bounds.ignore, bounds.maxReferencedBytes, bounds.outputs, opts.maxFileBytes, limits, process.cwd()]);
   const pass = beginLoad(opts.cache, { env: opts.env, maxFileBytes: opts.maxFileBytes, limits, document: { validator, bounds } }, key);
   const files = found.files;
-  const helped = pass.cold && (opts.helperThread ?? (validator.dir === DEFAULT_SCHEMAS_DIR && helperPays(files.length)));
+  const helped = pass.cold && (opts.helperThread ?? (validator.dir === DEFAULT_SCHEMAS_DIR && helperPays(Array.from(found.stamps.values(), (stamp) => stamp.size))));
+  if (!helped) dropSpareLoadHelper();
   const done = helped ? await buildTwoThreads(pass, found, { ...opts, bounds, limits, schemas: validator.dir }) : await buildInOrder(pass, found, opts.meanwhile);
   pass.end();
   const outcomes: DocumentOutcome[] = [];

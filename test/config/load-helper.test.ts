@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createConfigCache, loadConfig, type LoadOptions, type LoadResult } from '../../src/config/index.js';
+import { prestartLoadHelper } from '../../src/config/load-helper.js';
 import type { DesiredResource } from '../../src/kinds/kind.js';
 import { LIST, tempRoot, WORKER } from './helpers.js';
 
@@ -78,6 +79,15 @@ describe('a load in two threads', () => {
     // The KV document reads the time: it is built again at every load.
     expect(cache.counts).toEqual({ files: 43, read: 2, built: 2, helped: 0 });
     expect(comparable(next)).toEqual(comparable(await loadConfig({ root, env, helperThread: false })));
+  });
+
+  it('takes a helper started ahead of the load, which builds files as one started by the load does', async () => {
+    const root = config();
+    prestartLoadHelper();
+    const cache = createConfigCache();
+    const helped = await loadConfig({ root, env, cache, helperThread: true, meanwhile: busy });
+    expect(cache.counts.helped).toBeGreaterThan(0);
+    expect(comparable(helped)).toEqual(comparable(await loadConfig({ root, env, helperThread: false })));
   });
 
   it('calls `meanwhile` once, with or without a helper', async () => {
