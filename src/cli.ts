@@ -21,8 +21,12 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Commands that load a config first: a load's helper thread is started with them (see prestartLoadHelper). */
-const LOADING = new Set(['validate', 'plan', 'apply', 'watch']);
+/**
+ * Commands whose first work is a load: a load's helper thread is started with them (see
+ * prestartLoadHelper). Not `apply`, whose calls take far longer than a thread's start: its load
+ * starts one when that pays, and a small config's apply boots none only to drop it.
+ */
+const LOADING = new Set(['validate', 'plan', 'watch']);
 
 export async function main(argv: string[]): Promise<void> {
   if (LOADING.has(argv[2] ?? '')) prestartLoadHelper();

@@ -8,9 +8,9 @@ import type { DesiredResource } from '../kinds/kind.js';
 import { checkBoolean, checkFunction, checkInteger, checkString, fail } from '../util/options.js';
 import type { DocumentOutcome } from './document.js';
 import { displayFile, sortErrors, type ConfigError } from './errors.js';
-import { beginLoad, isConfigCache, type ConfigCache, type FileDone, type LoadPass } from './cache.js';
-import { dropSpareLoadHelper, helperPays, LoadHelper, type HelperStart } from './load-helper.js';
-import type { ReferenceBounds } from './references.js';
+import { beginLoad, isConfigCache, type ConfigCache } from './cache.js';
+import { dropSpareLoadHelper, helperPays } from './load-helper.js';
+import { buildInOrder, buildTwoThreads } from './load-files.js';
 import { discover } from './files.js';
 import { isHiddenBelow, isInside, realpathNearest } from './paths.js';
 import { sharedTargets } from './targets.js';
@@ -114,9 +114,6 @@ function checkOptions(options: LoadOptions) {
 
 let defaultValidator: SchemaValidator | undefined;
 
-/** Files read ahead of the one being parsed: a few, so the reads' waits overlap and memory stays bounded. */
-const READ_AHEAD = 4;
-
 /** Loads every YAML file under `options.root`; one invalid document makes the whole config invalid. */
 export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const opts = checkOptions(options);
@@ -135,7 +132,6 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   // Everything a file's outcome depends on besides its bytes and references (`now` aside: see RecordedInputs).
   const key = JSON.stringify([bounds.root, bounds.realRoot, bounds.ignore, bounds.maxReferencedBytes, bounds.outputs, opts.maxFileBytes, limits, process.cwd()]);
   const pass = beginLoad(opts.cache, { env: opts.env, maxFileBytes: opts.maxFileBytes, limits, document: { validator, bounds } }, key);
-  const files = found.files;
   const helped = pass.cold && (opts.helperThread ?? (validator.dir === DEFAULT_SCHEMAS_DIR && helperPays(Array.from(found.stamps.values(), (stamp) => stamp.size))));
   if (!helped) dropSpareLoadHelper();
   const done = helped ? await buildTwoThreads(pass, found, { ...opts, bounds, limits, schemas: validator.dir }) : await buildInOrder(pass, found, opts.meanwhile);
@@ -161,58 +157,6 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
       return (digest ??= digestOf(resources));
     },
   };
-}
-
-type Found = Awaited<ReturnType<typeof discover>>;
-
-/** Each file in turn, the next few read while one is parsed: the disk's waits overlap the parse's work. */
-async function buildInOrder(pass: LoadPass, found: Found, meanwhile: (() => void) | undefined): Promise<FileDone[]> {
-  const { files, stamps } = found;
-  const done: FileDone[] = [];
-  meanwhile?.();
-  for (let i = 0; i < Math.min(READ_AHEAD, files.length); i++) pass.prefetch(files[i]!, stamps.get(files[i]!));
-  for (let i = 0; i < files.length; i++) {
-    if (i + READ_AHEAD < files.length) pass.prefetch(files[i + READ_AHEAD]!, stamps.get(files[i + READ_AHEAD]!));
-    done.push(await pass.file(files[i]!, stamps.get(files[i]!)));
-  }
-  return done;
-}
-
-/**
- * The files shared with a helper thread, each taken by whichever thread is free; what each file
- * became, in file order, as one thread would have made it. Files the thread took and did not
- * build (it failed, or left them to this thread) are built here after.
- */
-async function buildTwoThreads(
-  pass: LoadPass,
-  found: Found,
-  start: { env: Env; maxFileBytes: number; limits: HelperStart['limits']; bounds: ReferenceBounds; schemas: string; meanwhile: (() => void) | undefined },
-): Promise<FileDone[]> {
-  const { files, stamps } = found;
-  const { now: _now, ...bounds } = start.bounds;
-  let helper: LoadHelper;
-  try {
-    helper = new LoadHelper(files, { env: { ...start.env }, maxFileBytes: start.maxFileBytes, limits: start.limits, bounds, schemas: start.schemas });
-  } catch {
-    return buildInOrder(pass, found, start.meanwhile);
-  }
-  try {
-    start.meanwhile?.();
-    const done: (FileDone | undefined)[] = new Array(files.length);
-    let mine = 0;
-    // One file taken ahead and its read begun, so this thread does not wait on the disk.
-    for (let i = helper.claim(), next = i; i < files.length; i = next, mine++) {
-      next = helper.claim();
-      if (next < files.length) pass.prefetch(files[next]!, stamps.get(files[next]!));
-      done[i] = await pass.file(files[i]!, stamps.get(files[i]!));
-    }
-    const theirs = await helper.finish(files.length - mine);
-    for (const [i, made] of theirs) if (made) done[i] = pass.adopt(files[i]!, stamps.get(files[i]!), made.hash, made.build);
-    for (let i = 0; i < files.length; i++) done[i] ??= await pass.file(files[i]!, stamps.get(files[i]!));
-    return done as FileDone[];
-  } finally {
-    await helper.stop();
-  }
 }
 
 /**
