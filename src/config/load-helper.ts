@@ -12,9 +12,9 @@ import type { ReferenceBounds } from './references.js';
 import { DEFAULT_SCHEMAS_DIR } from './schema.js';
 
 /**
- * A load of less YAML is done by the main thread alone. The thread's start (its modules, its schemas
- * compiled, its parser warmed) costs about what 2 MiB of YAML does: here, 10,000 documents (2.8 MB)
- * loaded no faster with it, 20,000 (5.6 MB) 0.2 s faster, and 50,000 (14 MB) 1.3 s faster.
+ * A load of less YAML is done by the main thread alone: the thread's start (its modules, its schemas
+ * compiled, its parser warmed) costs about what it saves. Here, 10,000 documents (2.8 MB) loaded no
+ * faster with it, 20,000 (5.6 MB) 0.2 s faster, and 50,000 (14 MB) 1.3 s faster.
  */
 export const HELPER_MIN_BYTES = 4 * 1024 * 1024;
 
