@@ -3,10 +3,11 @@
 
 import { runReportProcess } from './processes.js';
 import fs from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { pairItems, type PairFormat } from '../kinds/kv/stream.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
 import { BENCH_ACCOUNT, BENCH_NAMESPACE } from './generate.js';
+import { compiledFile } from '../util/compiled.js';
 
 export interface FloorArgs {
   /** The pairs file, as the bench wrote it. */
@@ -89,11 +90,8 @@ export async function runFloor(args: FloorArgs, token: string): Promise<FloorRep
   return { ms: Math.round(performance.now() - started), pairs, requests, cpuMs: Math.round(cpuMs() - cpu), maxRssBytes: process.resourceUsage().maxRSS * 1024 };
 }
 
-/** The compiled floor beside this file, else (running from the sources, as tests do) the one under dist/. */
-const FLOOR = ((): string => {
-  const beside = fileURLToPath(new URL('./floor.js', import.meta.url));
-  return fs.existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/bench/floor.js', import.meta.url));
-})();
+/** The compiled floor (see compiledFile). */
+const FLOOR = compiledFile(new URL('./floor.js', import.meta.url), new URL('../../dist/bench/floor.js', import.meta.url));
 
 /** Runs the floor in a fresh process (the token in its environment, as edgesync's phases get it) and returns its report. */
 export function runFloorProcess(args: FloorArgs, token: string): Promise<FloorReport> {

@@ -5,13 +5,11 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { PhaseArgs, PhaseReport } from './phase.js';
+import { compiledFile } from '../util/compiled.js';
 
 const BIN = fileURLToPath(new URL('../../bin/edgesync', import.meta.url));
-/** The compiled phase runner beside this file, else (running from the sources, as tests do) the one under dist/. */
-const PHASE = ((): string => {
-  const beside = fileURLToPath(new URL('./phase.js', import.meta.url));
-  return fs.existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/bench/phase.js', import.meta.url));
-})();
+/** The compiled phase runner (see compiledFile). */
+const PHASE = compiledFile(new URL('./phase.js', import.meta.url), new URL('../../dist/bench/phase.js', import.meta.url));
 
 /** Clock ticks per second of /proc's CPU times; 100 on Linux unless told otherwise. */
 const CLK_TCK = ((): number => {

@@ -13,6 +13,7 @@ import { runResourcesFloorProcess, type ResourcesFloorArgs, type ResourcesFloorR
 import { credentialsEnv, writeResourcesConfig, type GeneratedConfig } from './resources-generate.js';
 import type { ProbeReport } from './resources-probe.js';
 import { processCpuMs, processPeakRssBytes, startEmulatorProcess, startWatchProcess, type EmulatorProcess, type LogLine, type WatchProcess } from './processes.js';
+import { compiledFile } from '../util/compiled.js';
 
 export interface ResourcesBenchOptions {
   /** Resource counts, each measured in turn (`--resources 1000,10000,50000`). @default [1000, 10000] */
@@ -102,11 +103,8 @@ export interface ResourcesGroup {
 }
 
 const BIN = fileURLToPath(new URL('../../bin/edgesync', import.meta.url));
-/** The compiled probe beside this file, else (running from the sources) the one under dist/. */
-const PROBE = ((): string => {
-  const beside = fileURLToPath(new URL('./resources-probe.js', import.meta.url));
-  return pathToFileURL(fs.existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/bench/resources-probe.js', import.meta.url))).href;
-})();
+/** The compiled probe (see compiledFile), as the URL `--import` takes. */
+const PROBE = pathToFileURL(compiledFile(new URL('./resources-probe.js', import.meta.url), new URL('../../dist/bench/resources-probe.js', import.meta.url))).href;
 
 /** `run` done `times` times in turn; the run of median wall time. */
 export async function medianRun<T extends { readonly ms: number }>(times: number, run: () => Promise<T>): Promise<T> {

@@ -4,11 +4,12 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Composer, Parser } from 'yaml';
 import { checkInteger, checkString, fail } from '../util/options.js';
 import { withPlainEnv } from '../util/plain-env.js';
 import { runReportProcess } from './processes.js';
+import { compiledFile } from '../util/compiled.js';
 
 export type FloorMode = 'parse' | 'apply';
 
@@ -150,11 +151,8 @@ export async function runResourcesFloor(args: ResourcesFloorArgs, env: NodeJS.Pr
   return { mode: args.mode, ms: Math.round(performance.now() - started), documents, requests, cpuMs: Math.round(cpuMs()), maxRssBytes: process.resourceUsage().maxRSS * 1024 };
 }
 
-/** The compiled floor beside this file, else (running from the sources, as tests do) the one under dist/. */
-const FLOOR = ((): string => {
-  const beside = fileURLToPath(new URL('./resources-floor.js', import.meta.url));
-  return fs.existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/bench/resources-floor.js', import.meta.url));
-})();
+/** The compiled floor (see compiledFile). */
+const FLOOR = compiledFile(new URL('./resources-floor.js', import.meta.url), new URL('../../dist/bench/resources-floor.js', import.meta.url));
 
 /** Runs a floor in a fresh process with `env` (the tokens the config's credentials read) and returns its report. */
 export function runResourcesFloorProcess(args: ResourcesFloorArgs, env: NodeJS.ProcessEnv): Promise<ResourcesFloorReport> {

@@ -1,15 +1,14 @@
 // A second thread for a load that reads every file: it takes files from a counter it shares with
 // the main thread, builds them as the main thread would (./load-thread.ts), and posts back plain data.
 
-import fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { fileURLToPath } from 'node:url';
 import { fromSent, type SentOutcome } from './crossing.js';
 import { displayFile } from './errors.js';
 import type { FileBuild, FileSettings } from './file-build.js';
 import type { ReferenceBounds } from './references.js';
 import { DEFAULT_SCHEMAS_DIR } from './schema.js';
+import { compiledFile } from '../util/compiled.js';
 
 /**
  * A load of less YAML is done by the main thread alone: the thread's start (its modules, its schemas
@@ -51,11 +50,9 @@ export function helperPays(sizes: Iterable<number>): boolean {
   return bytes >= HELPER_MIN_BYTES && availableParallelism() > 1;
 }
 
-/** The compiled thread beside this file, else (running from the sources, as tests do) the one under dist/. */
+/** The compiled thread (see compiledFile). */
 function threadFile(): string {
-  const beside = fileURLToPath(new URL('./load-thread.js', import.meta.url));
-  if (fs.existsSync(beside)) return beside;
-  return fileURLToPath(new URL('../../dist/config/load-thread.js', import.meta.url));
+  return compiledFile(new URL('./load-thread.js', import.meta.url), new URL('../../dist/config/load-thread.js', import.meta.url));
 }
 
 function startThread(schemas: string): Worker {

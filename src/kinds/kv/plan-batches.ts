@@ -2,12 +2,12 @@
 // handed to the (synchronous) plan in batches, so reading and parsing use a second core while the plan sorts keys.
 
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { checkInteger } from '../../util/options.js';
 import { SourceReadError } from './stream-shared.js';
 import { pairItems } from './stream.js';
 import type { ItemPosition } from './stream-shared.js';
+import { compiledFile } from '../../util/compiled.js';
 
 /** Items per batch: a batch is one message, its columns handed over, not copied. */
 export const PLAN_BATCH = 8192;
@@ -62,11 +62,9 @@ const READER_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 512
 /** A minute with no item read: the reader thread is gone (a pair, at most 128 MiB, is read in seconds). */
 const STALL_MS = 60_000;
 
-/** The compiled reader beside this file, else (running from the sources, as tests do) the one under dist/. */
+/** The compiled reader (see compiledFile). */
 export function readerFile(): string {
-  const beside = fileURLToPath(new URL('./read-worker.js', import.meta.url));
-  if (fs.existsSync(beside)) return beside;
-  return fileURLToPath(new URL('../../../dist/kinds/kv/read-worker.js', import.meta.url));
+  return compiledFile(new URL('./read-worker.js', import.meta.url), new URL('../../../dist/kinds/kv/read-worker.js', import.meta.url));
 }
 
 export interface Stream {

@@ -1,11 +1,10 @@
 // One dedicated PostgreSQL session, queried synchronously as the state store's contract asks: the
 // query runs in a worker thread (./worker.ts) while this thread waits on a shared flag.
 
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { BatchCheckError } from '../sql-db.js';
 import type { Answer, BatchMessage, QueryMessage, WorkerStart } from './worker.js';
+import { compiledFile } from '../../util/compiled.js';
 
 /** A query the database refused, with its SQLSTATE code. */
 export class PgQueryError extends Error {
@@ -20,11 +19,9 @@ export class PgSessionLostError extends Error {
   override name = 'PgSessionLostError';
 }
 
-/** The compiled worker beside this file, else (running from the sources, as tests do) the one under dist/. */
+/** The compiled worker (see compiledFile). */
 function workerFile(): string {
-  const beside = fileURLToPath(new URL('./worker.js', import.meta.url));
-  if (fs.existsSync(beside)) return beside;
-  return fileURLToPath(new URL('../../../dist/state/pg/worker.js', import.meta.url));
+  return compiledFile(new URL('./worker.js', import.meta.url), new URL('../../../dist/state/pg/worker.js', import.meta.url));
 }
 
 export interface Rows {
