@@ -75,7 +75,6 @@ function sameEnv(a: readonly [string, string | undefined][], b: readonly [string
   return b.every(([k, v]) => before.has(k) && before.get(k) === v);
 }
 
-
 /** One load's pass over the files; `end` keeps the entries of the files it saw. */
 export interface LoadPass {
   /** Nothing was kept from a load before: every file is read and built. */

@@ -39,7 +39,7 @@ export async function buildTwoThreads(
   const { now: _now, ...bounds } = start.bounds;
   let helper: LoadHelper;
   try {
-    helper = new LoadHelper(files, { env: { ...start.env }, maxFileBytes: start.maxFileBytes, limits: start.limits, bounds, schemas: start.schemas });
+    helper = new LoadHelper(files, start.schemas, { env: { ...start.env }, maxFileBytes: start.maxFileBytes, limits: start.limits, bounds });
   } catch {
     return buildInOrder(pass, found, start.meanwhile);
   }
@@ -58,6 +58,7 @@ export async function buildTwoThreads(
     for (let i = 0; i < files.length; i++) done[i] ??= await pass.file(files[i]!, stamps.get(files[i]!));
     return done as FileDone[];
   } finally {
+    // Its files all posted, or the thread ended: stopped either way, so it holds no memory past the load.
     await helper.stop();
   }
 }

@@ -17,7 +17,7 @@ import { compiledFile } from '../util/compiled.js';
  */
 export const HELPER_MIN_BYTES = 4 * 1024 * 1024;
 
-/** What the thread is started with. */
+/** What the thread is given once started (with its schemas folder only: see prestartLoadHelper). */
 export interface HelperStart {
   readonly files: readonly string[];
   /** One Int32: the index of the next file to take, for both threads. */
@@ -27,8 +27,6 @@ export interface HelperStart {
   readonly limits: FileSettings['limits'];
   /** The bounds but `now`: a document that asks for the time is left to the main thread. */
   readonly bounds: Omit<ReferenceBounds, 'now'>;
-  /** The schemas folder the thread's own validator reads. */
-  readonly schemas: string;
 }
 
 /** One file the thread took: what it built, or nothing when the main thread is to build it (see load-thread.ts). */
@@ -98,10 +96,11 @@ export class LoadHelper {
   private ended = false;
   private wake: (() => void) | undefined;
 
-  constructor(private readonly files: readonly string[], start: Omit<HelperStart, 'files' | 'counter'>) {
+  /** `schemas`: the folder the thread's own validator reads. */
+  constructor(private readonly files: readonly string[], schemas: string, start: Omit<HelperStart, 'files' | 'counter'>) {
     const counter = new SharedArrayBuffer(4);
     this.counter = new Int32Array(counter);
-    this.worker = takeSpare(start.schemas) ?? startThread(start.schemas);
+    this.worker = takeSpare(schemas) ?? startThread(schemas);
     this.worker.postMessage({ ...start, files, counter } satisfies HelperStart);
     this.worker.on('message', (m: HelperMessage) => {
       this.got.set(m.index, m.made && { hash: m.made.hash, build: this.received(m.index, m.made.build) });
@@ -123,12 +122,11 @@ export class LoadHelper {
 
   /**
    * Waits until the thread has posted every file it took (`taken`: all the main thread did not
-   * build) or has ended, then stops it. A file it took and did not build is the main thread's.
+   * build) or has ended. A file it took and did not build is the main thread's.
    */
   async finish(taken: number): Promise<ReadonlyMap<number, HelperBuilt | undefined>> {
     while (this.got.size < taken && !this.ended) await new Promise<void>((resolve) => (this.wake = resolve));
     this.wake = undefined;
-    await this.stop();
     return this.got;
   }
 

@@ -216,12 +216,13 @@ export function composeRoot(options: RootOptions): Root {
     async load(how) {
       let ahead: { close(): void } | undefined;
       const meanwhile = how?.readStateAhead && state.readAhead ? () => void (ahead = state.readAhead!()) : undefined;
-      const loaded = await signing.load({ env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now(), ...(meanwhile && { meanwhile }) }).catch((err: unknown) => {
-        ahead?.close();
-        throw err;
-      });
-      if (!loaded.ok) ahead?.close();
-      return loaded;
+      let loaded: LoadResult | undefined;
+      try {
+        return (loaded = await signing.load({ env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now(), ...(meanwhile && { meanwhile }) }));
+      } finally {
+        // No plan follows a refused config: the rows read ahead are let go.
+        if (!loaded?.ok) ahead?.close();
+      }
     },
     planOffline: (resources, targets, drift) =>
       state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now(), ...(targets && { targets }), ...drift }), secretsDir, credentialFiles),
