@@ -1,13 +1,13 @@
-// createClient: one got instance that sends each of the 17 operations once and reports the outcome.
+// createClient: sends each of the 17 operations once, over node:http (./transport.ts), and reports the outcome.
 // It never retries: whether a call may be repeated (a POST may not, blindly) is the executor's decision.
 
 import type http from 'node:http';
-import type { Got } from 'got';
 import { checkClientOptions, type CallInfo, type CheckedClientOptions, type ClientOptions } from './options.js';
 import { postAgents } from './connections.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
 import { OPERATIONS, operationPath, type OperationName } from './operations.js';
 import { parseRetryAfter } from './errors.js';
+import { AnswerTooLarge, exchange } from './transport.js';
 import { abortedBeforeSending, binaryAnswer, isJsonType, mapFailure, readAnswer, tooLarge, unknownCredential, type CallContext } from './response.js';
 import { readRateLimit, type ServerRateLimit } from './ratelimit.js';
 import { authHeaders } from './signing.js';
@@ -42,6 +42,8 @@ export interface ApiClient extends TypedOperations {
 const MIN_REDACTED_LENGTH = 8;
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+/** Every call asks for JSON, uncompressed (an answer is read whole, and most are small). */
+const BASE_HEADERS = { accept: 'application/json' };
 
 interface Encoded {
   readonly body: string | Uint8Array | FormData;
@@ -67,23 +69,8 @@ function encode(op: OperationName, body: unknown): Encoded {
   return { body: JSON.stringify(body ?? {}), headers: JSON_HEADERS };
 }
 
-function makeHttp(got: Got, opts: CheckedClientOptions): Got {
-  return got.extend({
-    retry: { limit: 0 },
-    throwHttpErrors: false,
-    followRedirect: false,
-    timeout: { request: opts.timeoutMs },
-    // Bytes: an AI model may answer an image; JSON answers are decoded from them as UTF-8.
-    responseType: 'buffer',
-    headers: { 'user-agent': opts.userAgent, accept: 'application/json' },
-  });
-}
-
 export function createClient(options: ClientOptions): ApiClient {
   const opts = checkClientOptions(options);
-  // The HTTP library loads at the first call: `plan` and `validate` never send, and start without it.
-  let sending: Promise<Got> | undefined;
-  const transport = (): Promise<Got> => (sending ??= import('got').then(({ default: got }) => makeHttp(got, opts)));
   const { clock } = opts;
   // A POST goes on a kept-alive connection retired well before the server's keep-alive limit. A
   // reset still possible there (a server closing early) is what it always was: a create that may
@@ -125,7 +112,6 @@ export function createClient(options: ClientOptions): ApiClient {
 
   async function call(op: OperationName, params: Readonly<Record<string, string>>, body: unknown, callOptions: CallOptions = {}): Promise<unknown> {
     if (!Object.hasOwn(OPERATIONS, op)) throw new TypeError(`Unknown operation \`${String(op)}\``);
-    const send = await transport();
     const { method } = OPERATIONS[op];
     const path = operationPath(op, params ?? {});
     const ctx: CallContext = { operation: op, method, path, redact };
@@ -137,38 +123,24 @@ export function createClient(options: ClientOptions): ApiClient {
     let status: number | undefined;
     let answered: number | undefined;
     let headers: http.IncomingHttpHeaders | undefined;
-    let oversized = false;
     try {
-      const request = send(opts.baseUrl + path, {
-        method, body: encoded.body, headers: { ...encoded.headers, ...auth }, ...(signal ? { signal } : {}), ...(method === 'POST' ? { agent: posts } : {}),
+      const response = await exchange(opts.baseUrl + path, {
+        method, body: encoded.body, headers: { ...BASE_HEADERS, 'user-agent': opts.userAgent, ...encoded.headers, ...auth },
+        ...(signal && { signal }), ...(method === 'POST' && { agents: posts }), timeoutMs: opts.timeoutMs, maxAnswerBytes: opts.maxAnswerBytes,
+        onHeaders: (code, seen) => {
+          answered = code;
+          headers = seen;
+        },
       });
-      // Stop reading past the bound, whether the length was announced or not: a huge answer must not fill memory.
-      const cut = () => {
-        if (oversized) return;
-        oversized = true;
-        request.cancel();
-      };
-      // The promise's own 'response' event waits for the whole body; the socket's comes with the headers.
-      request.on('request', (req: http.ClientRequest) => {
-        req.once('response', (res: http.IncomingMessage) => {
-          answered = res.statusCode;
-          headers = res.headers;
-          if (Number(res.headers['content-length']) > opts.maxAnswerBytes) cut();
-        });
-      });
-      request.on('downloadProgress', ({ transferred }: { transferred: number }) => {
-        if (transferred > opts.maxAnswerBytes) cut();
-      });
-      const response = await request;
-      status = response.statusCode;
+      status = response.status;
       const retryAfter = response.headers['retry-after'];
-      const body = response.body as unknown as Buffer;
+      const body = response.body;
       const type = response.headers['content-type'];
       // A model's answer that is not JSON (an image, audio) is the result itself, byte for byte.
       if ('binary' in OPERATIONS[op] && status >= 200 && status < 300 && !isJsonType(type)) return binaryAnswer(type, body);
       return readAnswer(ctx, { status, retryAfter, text: body.toString('utf8') }, clock.now());
     } catch (error) {
-      if (oversized) throw tooLarge(ctx, answered, opts.maxAnswerBytes);
+      if (error instanceof AnswerTooLarge) throw tooLarge(ctx, error.status, opts.maxAnswerBytes);
       if (status !== undefined) throw error;
       throw mapFailure(ctx, error, opts.timeoutMs);
     } finally {

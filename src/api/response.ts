@@ -101,23 +101,25 @@ const PLAIN_WORDS: Readonly<Record<string, string>> = {
   EPIPE: 'connection closed while sending',
 };
 
-interface GotLikeError {
+/** What a failed exchange says (./transport.ts TransportError), read without trusting its class. */
+interface FailureLike {
   readonly name?: string;
   readonly code?: string;
   readonly message?: string;
-  readonly timings?: { readonly upload?: number };
+  /** The request's last byte was handed to the connection. */
+  readonly sent?: boolean;
 }
 
 /** A request that got no answer: timeout, abort or a network failure. */
 export function mapFailure(ctx: CallContext, error: unknown, timeoutMs: number): ApiError {
-  const e = (error ?? {}) as GotLikeError;
+  const e = (error ?? {}) as FailureLike;
   const code = typeof e.code === 'string' ? e.code : undefined;
   if (e.name === 'TimeoutError') {
     return apiError(ctx, { kind: 'timeout', detail: `timed out after ${timeoutMs} ms`, reachedServer: true, networkCode: 'ETIMEDOUT' });
   }
   if (e.name === 'AbortError' || code === 'ERR_ABORTED') {
     // The request was whole on the wire once its upload finished; before that the server cannot have acted on it.
-    const sent = e.timings?.upload !== undefined;
+    const sent = e.sent === true;
     return apiError(ctx, { kind: 'network', detail: `was aborted${sent ? ' after sending' : ' before sending'}`, reachedServer: sent, networkCode: 'ERR_ABORTED' });
   }
   const words = (code && PLAIN_WORDS[code]) ?? e.message ?? String(error);

@@ -1,0 +1,104 @@
+// The client's own HTTP exchange: what goes on the wire (a whole body with its length, TLS for an
+// https URL) and how an answer that never ends, or ends early, is reported.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/api/index.js';
+import { failureOf, reply, startStub, type Stub } from './stub.js';
+
+let stub: Stub | undefined;
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await stub?.close();
+  stub = undefined;
+  for (const close of closers.splice(0)) await close();
+});
+
+const list = { name: 'Blocked', type: 'DOMAIN' } as const;
+
+describe('what goes on the wire', () => {
+  it('sends the body whole with its Content-Length, never chunked', async () => {
+    stub = await startStub(reply(200, { result: { id: 'l1', name: 'Blocked' } }));
+    const client = createClient({ baseUrl: stub.url, token: 'secret-token' });
+    await client.createList({ identifier: 'acc' }, { name: 'Blocké', type: 'DOMAIN' });
+    const [got] = stub.received;
+    expect(got!.headers['transfer-encoding']).toBeUndefined();
+    expect(Number(got!.headers['content-length'])).toBe(got!.body.length);
+    expect(JSON.parse(got!.body.toString('utf8'))).toEqual({ name: 'Blocké', type: 'DOMAIN' });
+    expect(got!.headers['accept']).toBe('application/json');
+    expect(got!.headers['accept-encoding']).toBeUndefined();
+  });
+
+  it('sends a Worker upload as multipart bytes whose boundary is in the Content-Type', async () => {
+    stub = await startStub(reply(200, { result: { id: 'w' } }));
+    const client = createClient({ baseUrl: stub.url, token: 'secret-token' });
+    const upload = { metadata: { main_module: 'w.js' }, modules: [{ name: 'w.js', content: 'export default {}', contentType: 'application/javascript+module' }] };
+    await client.putScriptContent({ account_identifier: 'a', service_name: 's', environment_name: 'production' }, upload);
+    const [got] = stub.received;
+    const boundary = /boundary=(.+)$/.exec(got!.headers['content-type'] ?? '')?.[1];
+    expect(boundary).toBeTruthy();
+    expect(Number(got!.headers['content-length'])).toBe(got!.body.length);
+    expect(got!.body.toString('utf8')).toContain(`--${boundary}--`);
+  });
+
+  it('speaks TLS to an https base URL, on the shared agent and on the agent of creates alike', async () => {
+    const { key, cert } = selfSigned();
+    const server = https.createServer({ key, cert }, (req, res) => {
+      req.resume();
+      req.on('end', () => reply(200, { result: { id: 'l1', name: 'Renamed' } })({} as never, res));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))));
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/client/v4`;
+    const client = createClient({ baseUrl: url, token: 'secret-token' });
+    // The shared agent is told to trust this certificate; the creates' own agent is not, and refuses it.
+    const before = https.globalAgent.options.ca;
+    https.globalAgent.options.ca = cert;
+    closers.push(async () => void (https.globalAgent.options.ca = before));
+    await expect(client.updateList({ identifier: 'acc', uuid: 'l1' }, list)).resolves.toMatchObject({ id: 'l1' });
+    const refused = await failureOf(client.createList({ identifier: 'acc' }, list));
+    expect(refused.networkCode).toMatch(/CERT|SELF_SIGNED/);
+  });
+});
+
+describe('answers that do not come whole', () => {
+  it('times out an answer whose body never ends, saying it may have reached the server', async () => {
+    stub = await startStub((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"result":');
+    });
+    const client = createClient({ baseUrl: stub.url, token: 'secret-token', timeoutMs: 150 });
+    const error = await failureOf(client.createList({ identifier: 'acc' }, list));
+    expect(error).toMatchObject({ kind: 'timeout', reachedServer: true, networkCode: 'ETIMEDOUT' });
+  });
+
+  it('says an answer shorter than its Content-Length was cut by a reset, and reports its status as answered', async () => {
+    const seen: (number | undefined)[] = [];
+    stub = await startStub((_req, res) => {
+      res.writeHead(201, { 'content-type': 'application/json', 'content-length': '100' });
+      res.end('{"result":{}}'.padEnd(20));
+      res.socket?.end();
+    });
+    const client = createClient({ baseUrl: stub.url, token: 'secret-token', onResponse: (i) => seen.push(i.status) });
+    const error = await failureOf(client.createList({ identifier: 'acc' }, list));
+    expect(error).toMatchObject({ kind: 'network', reachedServer: true, networkCode: 'ECONNRESET' });
+    expect(seen).toEqual([201]);
+  });
+});
+
+/** A key and certificate for 127.0.0.1, made for this test. */
+function selfSigned(): { key: string; cert: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-tls-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+    return { key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
