@@ -49,7 +49,26 @@ export function renderResourcesNotes(groups: readonly ResourcesGroup[]): string[
     '- Wall times are from spawn to exit of a fresh process (Node start-up included), edgesync\'s and the floor\'s alike; "work" is the floor\'s time after start-up. The parse floor, validate and the plans are each the run of median wall time of several (`--repeats`, 3 by default); the apply and its floor run once.',
     '- edgesync runs with `--rate-limit 1000000/1` (its default, the provider\'s 1,200 per 5 minutes, would make the large applies a wait) and `--concurrency 4`, as the floor; `watch` with `--debounce 0`. The watch\'s peak RSS is its VmHWM after the edits.',
     `- No-op plan per resource: ${groups.map(perResource).join('; ')}.`,
+    ...growth(groups),
   ];
+}
+
+/**
+ * The no-op plan's time per resource added from one size to the next, beside the parse floor's:
+ * what grows with the config, start-up and warm-up left out. The last step's over the first's
+ * says whether it grows faster than the config (over 1) or not.
+ */
+function growth(groups: readonly ResourcesGroup[]): string[] {
+  const sorted = [...groups].sort((a, b) => a.resources - b.resources);
+  if (sorted.length < 2) return [];
+  const steps = sorted.slice(1).map((g, i) => {
+    const before = sorted[i]!;
+    const added = g.resources - before.resources;
+    return { from: before.resources, to: g.resources, plan: (g.noopPlan.ms - before.noopPlan.ms) / added, floor: (g.parseFloor.ms - before.parseFloor.ms) / added };
+  });
+  const n = (x: number) => x.toLocaleString('en-US');
+  const each = steps.map((s) => `${n(s.from)} → ${n(s.to)}: ${s.plan.toFixed(3)} ms (parse floor ${s.floor.toFixed(3)} ms)`).join('; ');
+  return [`- No-op plan per resource added: ${each}; the last step's over the first's: ${(steps.at(-1)!.plan / steps[0]!.plan).toFixed(2)}.`];
 }
 
 /** The no-op plan's time per resource, whole and beyond the start-up (an empty config's plan in the same group). */

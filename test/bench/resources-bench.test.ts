@@ -49,6 +49,15 @@ describe('the resources benchmark', () => {
     expect(renderResourcesNotes([group]).at(-1)).toBe('- No-op plan per resource: 1,000: 2.600 ms (2.000 ms beyond a start-up of 0.60 s).');
   });
 
+  it('gives the no-op plan\'s time per resource added from one size to the next, beside the parse floor\'s', () => {
+    const sized = (resources: number, planMs: number, floorMs: number): ResourcesGroup => ({ ...group, resources, noopPlan: run(planMs, 121), parseFloor: floor(floorMs, floorMs - 300) });
+    const notes = renderResourcesNotes([sized(10_000, 4_400, 1_400), sized(1_000, 2_600, 500), sized(50_000, 9_200, 5_400)]);
+    expect(notes.at(-1)).toBe(
+      '- No-op plan per resource added: 1,000 → 10,000: 0.200 ms (parse floor 0.100 ms); 10,000 → 50,000: 0.120 ms (parse floor 0.100 ms); the last step\'s over the first\'s: 0.60.',
+    );
+    expect(renderResourcesNotes([group]).some((line) => line.includes('added'))).toBe(false);
+  });
+
   it('shows the run of median wall time among repeated runs of a step that changes nothing', async () => {
     const times = [900, 300, 500, 1200, 400];
     let n = 0;
