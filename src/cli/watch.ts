@@ -8,6 +8,7 @@ import type { Daemon } from '../daemon/index.js';
 import type { WatchOptions } from '../daemon/run.js';
 import { parseDuration, parseListen } from '../daemon/options.js';
 import { readUiToken } from '../daemon/ui/access.js';
+import { boundHeapGrowth, HEAP_GROWTH_PERCENT } from '../daemon/heap.js';
 import type { Logger } from '../log.js';
 import { remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
 import { parseLogFormat } from './notices.js';
@@ -33,6 +34,8 @@ export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions>, Part
   readonly fullReloadInterval?: string;
   /** The status page's token; absent: open on loopback, health checks only elsewhere. */
   readonly uiTokenFile?: string;
+  /** Percent the heap may grow past what a full collection left (src/daemon/heap.ts); 0: V8's own rule. */
+  readonly heapGrowth?: string;
 }
 
 const numeric = (text: string): number | string => (/^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text);
@@ -71,6 +74,7 @@ export function register(program: Command): void {
     .option('--notify-repeat <duration>', 'do not send the same event for the same cause again within this (e.g. 30m, 1h, 0 for every time)', '1h')
     .option('--resync-interval <duration>', 'also re-send every re-sendable applied resource this often (e.g. 6h; at least 1m), overwriting changes made by hand (default: never)')
     .option('--full-reload-interval <duration>', 'read every config file again from scratch this often (at least 1m; between, a change reads only the files that changed)', '10m')
+    .option('--heap-growth <percent>', 'collect garbage once the heap grew this much past what the last full collection left (0: V8\'s own rule, which lets a long-running heap reach several times its live size)', String(HEAP_GROWTH_PERCENT))
     .option('--allow-empty', 'apply even a config that has no document or would orphan most of the state (else the daemon holds)')
     .option('--log-level <level>', 'trace, debug, info, warn or error (else LOG_LEVEL, else info)')
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
@@ -93,7 +97,9 @@ export function register(program: Command): void {
       };
       process.on('SIGHUP', onHangup);
       try {
-        daemon = await startWatch(watchOptions(flags, logger));
+        const options = watchOptions(flags, logger);
+        boundHeapGrowth(numeric(flags.heapGrowth ?? String(HEAP_GROWTH_PERCENT)) as number);
+        daemon = await startWatch(options);
       } catch (err) {
         process.off('SIGHUP', onHangup);
         if (!(err instanceof StateLockedError || err instanceof OptionError || err instanceof TokenError || err instanceof GitError || isListenError(err))) throw err;
