@@ -81,37 +81,23 @@ export function withReadOnly<T>(backend: Pick<StateBackend, 'openReadOnly'>, use
   }
 }
 
-/** The state in one SQLite file (WAL mode), with its lock file beside it. */
-export function sqliteBackend(file: string): StateBackend {
-  const absolute = path.resolve(checkString('state', file));
+/**
+ * A read-only store opened and snapshotted ahead of a plan's read (StateBackend.readAhead), kept for
+ * that read. A failure to open or read it (no state yet, say) keeps nothing: the read reports it.
+ */
+export function readAheadKeeper(open: () => SqlStateStore): { take(): SqlStateStore | undefined; readAhead(): { close(): void } } {
   let ahead: SqlStateStore | undefined;
   return {
-    shown: `state ${shownPath(absolute)}`,
-    ownPaths: ['', '-wal', '-shm', '-journal', '.lock', '.approve'].map((suffix) => absolute + suffix),
-    approvals: fileApprovals(`${absolute}.approve`),
-    defaultSecretsDir: path.join(path.dirname(absolute), 'secrets'),
-    open: ({ owner, secretsDir, notSecrets, clock }) =>
-      openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(notSecrets && { notSecrets }), ...(clock && { clock }) }),
-    read(use, secretsDir, notSecrets) {
+    /** The store read ahead, if any, given once: the caller closes it. */
+    take() {
       const kept = ahead;
       ahead = undefined;
-      if (!fs.existsSync(absolute)) {
-        kept?.close();
-        checkMissingState(absolute, shownPath(absolute), secretsDir, notSecrets);
-        return use(EMPTY_SNAPSHOT);
-      }
-      // The kept store's rows are trusted only while the state's serial has not moved (resource-cache.ts).
-      const store = kept ?? openStateStore({ file: absolute, readOnly: true, lock: false });
-      try {
-        return use(store.snapshot());
-      } finally {
-        store.close();
-      }
+      return kept;
     },
     readAhead() {
       let store: SqlStateStore | undefined;
       try {
-        if (fs.existsSync(absolute)) (store = ahead ??= openStateStore({ file: absolute, readOnly: true, lock: false })).snapshot();
+        (store = ahead ??= open()).snapshot();
       } catch {
         ahead = undefined;
         store?.close();
@@ -128,6 +114,40 @@ export function sqliteBackend(file: string): StateBackend {
         },
       };
     },
+  };
+}
+
+/** `use` on a snapshot of `store`, closed after; its rows are trusted only while the serial has not moved (resource-cache.ts). */
+export function readKept<T>(store: SqlStateStore, use: (snapshot: StateSnapshot) => T): T {
+  try {
+    return use(store.snapshot());
+  } finally {
+    store.close();
+  }
+}
+
+/** The state in one SQLite file (WAL mode), with its lock file beside it. */
+export function sqliteBackend(file: string): StateBackend {
+  const absolute = path.resolve(checkString('state', file));
+  const readOnly = () => openStateStore({ file: absolute, readOnly: true, lock: false });
+  const ahead = readAheadKeeper(readOnly);
+  return {
+    shown: `state ${shownPath(absolute)}`,
+    ownPaths: ['', '-wal', '-shm', '-journal', '.lock', '.approve'].map((suffix) => absolute + suffix),
+    approvals: fileApprovals(`${absolute}.approve`),
+    defaultSecretsDir: path.join(path.dirname(absolute), 'secrets'),
+    open: ({ owner, secretsDir, notSecrets, clock }) =>
+      openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(notSecrets && { notSecrets }), ...(clock && { clock }) }),
+    read(use, secretsDir, notSecrets) {
+      const kept = ahead.take();
+      if (!fs.existsSync(absolute)) {
+        kept?.close();
+        checkMissingState(absolute, shownPath(absolute), secretsDir, notSecrets);
+        return use(EMPTY_SNAPSHOT);
+      }
+      return readKept(kept ?? readOnly(), use);
+    },
+    readAhead: ahead.readAhead,
     openReadOnly: () => openStateStore({ file: absolute, readOnly: true }),
   };
 }

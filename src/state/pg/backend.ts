@@ -2,7 +2,7 @@
 // own (approvals of held plans are rows too), and the same lost-state check against the secrets folder.
 
 import path from 'node:path';
-import { EMPTY_SNAPSHOT, withReadOnly, type StateBackend } from '../backend.js';
+import { EMPTY_SNAPSHOT, readAheadKeeper, readKept, withReadOnly, type StateBackend } from '../backend.js';
 import { checkLostSecrets } from '../file.js';
 import { checkWorkspace, claimPgState, openPgStateStore } from './open.js';
 import { pgApprovals } from './approvals.js';
@@ -15,6 +15,7 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
   // A workspace missing while the secrets folder holds an earlier apply's files was lost: refused.
   const ifMissing = (secretsDir?: string, notSecrets?: readonly string[]) => (shown: string) => checkLostSecrets(shown, secretsDir, notSecrets);
   const openReadOnly = () => openPgStateStore({ url, workspace: ws, readOnly: true });
+  const ahead = readAheadKeeper(openReadOnly);
   return {
     shown: `state ${label}`,
     ownPaths: [],
@@ -23,12 +24,16 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
     database: { url, workspace: ws },
     open: ({ owner, secretsDir, notSecrets, clock }) =>
       openPgStateStore({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: ifMissing(secretsDir, notSecrets) }),
-    read: (use, secretsDir, notSecrets) =>
-      withReadOnly({ openReadOnly }, (store) => {
+    read(use, secretsDir, notSecrets) {
+      const kept = ahead.take();
+      if (kept) return readKept(kept, use);
+      return withReadOnly({ openReadOnly }, (store) => {
         if (store) return use(store.snapshot());
         ifMissing(secretsDir, notSecrets)(label);
         return use(EMPTY_SNAPSHOT);
-      }),
+      });
+    },
+    readAhead: ahead.readAhead,
     openReadOnly,
     claim: ({ owner, secretsDir, notSecrets, clock }) =>
       claimPgState({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: ifMissing(secretsDir, notSecrets) }),
