@@ -1,6 +1,7 @@
 // Finding the YAML files of a config root and reading each one within its bounds: size checked
 // before reading, binary content refused with one error, symlinks leaving the root refused.
 
+import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isUtf8 } from 'node:buffer';
@@ -51,7 +52,8 @@ export async function discover(root: string, ignore: readonly string[], io: Disc
   const found = new Map<string, string>(); // realpath → path as found
   const stamps = new Map<string, FileStamp>();
   const visited = new Set<string>([realRoot]);
-  const walk = async (dir: string): Promise<void> => {
+  // `realDir`: where `dir` really is, so an entry that is no symlink needs no realpath of its own.
+  const walk = async (dir: string, realDir: string): Promise<void> => {
     let entries: import('node:fs').Dirent[];
     try {
       entries = await io.readdir(dir);
@@ -60,29 +62,21 @@ export async function discover(root: string, ignore: readonly string[], io: Disc
       problems.push({ file: dir, ...TOP, message: `folder cannot be read (${code}): its files are not checked; fix its permissions or remove it` });
       return;
     }
-    for (const entry of entries) {
-      if (isSkippedName(entry.name)) continue;
-      // A plain file that is not YAML needs no realpath or stat (KV folders can hold thousands).
-      if (entry.isFile() && !YAML_FILE.test(entry.name)) continue;
-      const full = path.join(dir, entry.name);
-      const real = await fs.realpath(full).catch(() => undefined);
-      if (real === undefined) {
-        if (YAML_FILE.test(entry.name)) problems.push({ file: full, ...TOP, message: 'symlink to a file that does not exist' });
+    // Every entry's realpath and stat asked at once (each is a round trip to a thread), then taken in order.
+    const looks = await Promise.all(entries.map((entry) => look(dir, realDir, entry)));
+    for (const seen of looks) {
+      if (seen === undefined) continue;
+      if ('problem' in seen) {
+        problems.push(seen.problem);
         continue;
       }
-      if (isIgnored(ignore, full, real)) continue;
-      const stat = await fs.stat(real).catch((err: NodeJS.ErrnoException) => {
-        problems.push({ file: full, ...TOP, message: `cannot be read (${err.code ?? 'error'})` });
-        return undefined;
-      });
-      if (!stat) continue;
-      if (!stat.isDirectory() && !(stat.isFile() && YAML_FILE.test(entry.name))) continue;
+      const { full, real, stat } = seen;
       if (!isInside(realRoot, real)) {
         problems.push({ file: full, ...TOP, message: `symlink leads outside the config root (to ${real}): refused` });
       } else if (stat.isDirectory()) {
         if (!visited.has(real)) {
           visited.add(real);
-          await walk(full);
+          await walk(full, real);
         }
       } else if (!found.has(real)) {
         found.set(real, full);
@@ -90,10 +84,34 @@ export async function discover(root: string, ignore: readonly string[], io: Disc
       }
     }
   };
-  await walk(root);
-  const files = [...found.values()].sort((a, b) => compareStrings(path.relative(root, a), path.relative(root, b)));
+  /** A folder or YAML file to take, a problem, or undefined for an entry discovery passes over. */
+  const look = async (dir: string, realDir: string, entry: import('node:fs').Dirent): Promise<Look | undefined> => {
+    if (isSkippedName(entry.name)) return undefined;
+    // A plain file that is not YAML needs no realpath or stat (KV folders can hold thousands).
+    if (entry.isFile() && !YAML_FILE.test(entry.name)) return undefined;
+    const full = path.join(dir, entry.name);
+    const real = entry.isSymbolicLink() ? await fs.realpath(full).catch(() => undefined) : path.join(realDir, entry.name);
+    if (real === undefined) return YAML_FILE.test(entry.name) ? { problem: { file: full, ...TOP, message: 'symlink to a file that does not exist' } } : undefined;
+    if (isIgnored(ignore, full, real)) return undefined;
+    let stat: Stats;
+    try {
+      stat = await fs.stat(real);
+    } catch (err) {
+      return { problem: { file: full, ...TOP, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` } };
+    }
+    if (!stat.isDirectory() && !(stat.isFile() && YAML_FILE.test(entry.name))) return undefined;
+    return { full, real, stat };
+  };
+  await walk(root, realRoot);
+  // Each file's relative path once, not twice per comparison.
+  const files = [...found.values()]
+    .map((file) => ({ file, rel: path.relative(root, file) }))
+    .sort((a, b) => compareStrings(a.rel, b.rel))
+    .map((f) => f.file);
   return { realRoot, files, stamps, problems };
 }
+
+type Look = { readonly full: string; readonly real: string; readonly stat: Stats } | { readonly problem: FileProblem };
 
 export type ReadResult = { readonly text: string } | { readonly problem: Omit<FileProblem, 'file'> };
 
