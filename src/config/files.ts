@@ -1,7 +1,7 @@
 // Finding the YAML files of a config root and reading each one within its bounds: size checked
 // before reading, binary content refused with one error, symlinks leaving the root refused.
 
-import type { Stats } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isUtf8 } from 'node:buffer';
@@ -31,7 +31,7 @@ const TOP: Position = { line: 1, col: 1 };
 
 /** The file-system calls discovery makes; a test hands in failing ones (root can read any folder). */
 export interface DiscoveryIo {
-  readonly readdir: (dir: string) => Promise<import('node:fs').Dirent[]>;
+  readonly readdir: (dir: string) => Promise<Dirent[]>;
 }
 
 const DEFAULT_IO: DiscoveryIo = { readdir: (dir) => fs.readdir(dir, { withFileTypes: true }) };
@@ -54,7 +54,7 @@ export async function discover(root: string, ignore: readonly string[], io: Disc
   const visited = new Set<string>([realRoot]);
   // `realDir`: where `dir` really is, so an entry that is no symlink needs no realpath of its own.
   const walk = async (dir: string, realDir: string): Promise<void> => {
-    let entries: import('node:fs').Dirent[];
+    let entries: Dirent[];
     try {
       entries = await io.readdir(dir);
     } catch (err) {
@@ -85,7 +85,7 @@ export async function discover(root: string, ignore: readonly string[], io: Disc
     }
   };
   /** A folder or YAML file to take, a problem, or undefined for an entry discovery passes over. */
-  const look = async (dir: string, realDir: string, entry: import('node:fs').Dirent): Promise<Look | undefined> => {
+  const look = async (dir: string, realDir: string, entry: Dirent): Promise<Look | undefined> => {
     if (isSkippedName(entry.name)) return undefined;
     // A plain file that is not YAML needs no realpath or stat (KV folders can hold thousands).
     if (entry.isFile() && !YAML_FILE.test(entry.name)) return undefined;

@@ -129,8 +129,9 @@ export function readKept<T>(store: SqlStateStore, use: (snapshot: StateSnapshot)
 /** The state in one SQLite file (WAL mode), with its lock file beside it. */
 export function sqliteBackend(file: string): StateBackend {
   const absolute = path.resolve(checkString('state', file));
-  const readOnly = () => openStateStore({ file: absolute, readOnly: true, lock: false });
-  const ahead = readAheadKeeper(readOnly);
+  // Read-only opens take no lock.
+  const openReadOnly = () => openStateStore({ file: absolute, readOnly: true });
+  const ahead = readAheadKeeper(openReadOnly);
   return {
     shown: `state ${shownPath(absolute)}`,
     ownPaths: ['', '-wal', '-shm', '-journal', '.lock', '.approve'].map((suffix) => absolute + suffix),
@@ -145,9 +146,9 @@ export function sqliteBackend(file: string): StateBackend {
         checkMissingState(absolute, shownPath(absolute), secretsDir, notSecrets);
         return use(EMPTY_SNAPSHOT);
       }
-      return readKept(kept ?? readOnly(), use);
+      return readKept(kept ?? openReadOnly(), use);
     },
     readAhead: ahead.readAhead,
-    openReadOnly: () => openStateStore({ file: absolute, readOnly: true }),
+    openReadOnly,
   };
 }

@@ -2,7 +2,6 @@
 // started (V8 reads it at each full collection), in a child process that holds data and churns garbage.
 
 import { execFileSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { boundHeapGrowth } from '../../src/daemon/heap.js';
 
@@ -10,7 +9,7 @@ const COMPILED = new URL('../../dist/daemon/heap.js', import.meta.url);
 
 /** The child: about 60 MiB held, then rounds of garbage that each live into the next round (so they reach the old generation). */
 const CHURN = `
-const { boundHeapGrowth } = await import(${JSON.stringify(pathToFileURL(COMPILED.pathname).href)});
+const { boundHeapGrowth } = await import(${JSON.stringify(COMPILED.href)});
 const percent = Number(process.argv[1]);
 if (percent) boundHeapGrowth(percent);
 const held = [];
