@@ -4,12 +4,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import type { EmulatorOptions } from '../emulator/index.js';
+import { checkAllowedHost } from '../util/host-check.js';
 import { checkInteger, checkNumber, checkString, fail, OptionError, parseRate } from '../util/options.js';
 
 /** The raw flag values as commander hands them over. */
 export interface EmulatorFlags {
   readonly port?: string;
   readonly host?: string;
+  readonly allowedHost?: readonly string[];
   readonly token?: readonly string[];
   readonly apiKey?: readonly string[];
   readonly serviceKey?: readonly string[];
@@ -72,6 +74,7 @@ export function optionsFromFlags(flags: EmulatorFlags, env: EmulatorIo['env']): 
     grants,
     port: flags.port === undefined ? 0 : checkInteger('port', numeric(flags.port), 0, 65_535),
     host: flags.host === undefined ? '127.0.0.1' : checkString('host', flags.host),
+    ...(flags.allowedHost?.length && { allowedHosts: flags.allowedHost.map((h, i) => checkAllowedHost(`allowed-host[${i}]`, h)) }),
     failRate: flags.failRate === undefined ? 0 : checkNumber('fail-rate', numeric(flags.failRate), 0, 1),
     rateLimit: flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit),
     latencyMs: flags.latency === undefined ? 0 : checkNumber('latency', numeric(flags.latency), 0, 600_000),
@@ -98,6 +101,7 @@ export function register(program: Command): void {
     .description('serve the local emulator of the interface and print its base URL')
     .option('--port <n>', 'port to listen on (0 = any free port)', '0')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--allowed-host <name>', 'also answer this Host name (NAME, or NAME:PORT), e.g. a reverse proxy\'s; on a loopback --host only localhost, 127.0.0.1 and [::1] are answered, 421 to any other (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
     .option('--token <token>', 'accepted bearer token, TOKEN[=ACCOUNT,…] to tie it to accounts (repeatable; default EDGESYNC_API_TOKEN, else generated)', (t: string, all: string[]) => [...all, t], [] as string[])
     .option('--api-key <email:key>', 'accepted API key with its account email, sent as X-Auth-Email and X-Auth-Key; EMAIL:KEY[=ACCOUNT,…] (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
     .option('--service-key <key>', 'accepted user service key, X-Auth-User-Service-Key, for operations 1 and 14; KEY[=ACCOUNT,…] (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])

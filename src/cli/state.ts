@@ -184,8 +184,26 @@ function resolve(key: string, opts: ResolveOptions): void {
   });
 }
 
+/** The options `state` itself takes, before its subcommand, for every subcommand. */
+const PARENT_OPTIONS = ['state', 'workspace'] as const;
+
+/**
+ * `state --state F export` and `state export --state F` both read F: each level parses what is
+ * written where it stands (positional options), and a value given before the subcommand is handed
+ * down unless the subcommand was given its own.
+ */
+function handDown(state: Command): void {
+  stateOptions(state).enablePositionalOptions();
+  state.hook('preAction', (parent, sub) => {
+    for (const key of PARENT_OPTIONS) {
+      if (parent.getOptionValueSource(key) === 'cli' && sub.getOptionValueSource(key) !== 'cli') sub.setOptionValueWithSource(key, parent.getOptionValue(key), 'cli');
+    }
+  });
+}
+
 export function register(program: Command): void {
   const state = program.command('state').description('read and repair the state file: what was applied, remote ids, uncertain creates');
+  handDown(state);
   shared(state.command('list'))
     .description('one line per resource: status, key, remote id, applied time, last error')
     .addOption(new Option('--status <status>', 'only resources with this status').choices(STATUSES))

@@ -4,6 +4,7 @@
 import { Option, type Command } from 'commander';
 import { createLogger } from '../log.js';
 import { checkInteger, OptionError } from '../util/options.js';
+import { checkAllowedHost } from '../util/host-check.js';
 import type { Daemon } from '../daemon/index.js';
 import type { WatchOptions } from '../daemon/run.js';
 import { parseDuration, parseListen } from '../daemon/options.js';
@@ -34,6 +35,8 @@ export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions>, Part
   readonly fullReloadInterval?: string;
   /** The status page's token; absent: open on loopback, health checks only elsewhere. */
   readonly uiTokenFile?: string;
+  /** Host names the endpoint answers besides this machine's own (repeatable). */
+  readonly allowedHost?: readonly string[];
   /** Percent the heap may grow past what a full collection left (src/daemon/heap.ts); 0: V8's own rule. */
   readonly heapGrowth?: string;
 }
@@ -50,6 +53,7 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
     ...(git && { git }),
     listen: parseListen(flags.listen),
     ...(flags.uiTokenFile !== undefined && { uiToken: readUiToken(flags.uiTokenFile) }),
+    ...(flags.allowedHost?.length && { allowedHosts: flags.allowedHost.map((h, i) => checkAllowedHost(`allowed-host[${i}]`, h)) }),
     timing: {
       debounceMs: checkInteger('debounce', numeric(flags.debounce), 0, 3_600_000),
       shutdownTimeoutMs: checkInteger('shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,
@@ -69,6 +73,7 @@ export function register(program: Command): void {
     .option('--debounce <ms>', 'quiet time after a change before reconciling', '500')
     .addOption(new Option('--listen <host:port>', 'address of the status page (/), /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))
     .option('--ui-token-file <file>', 'file holding a token that the status page, /status and /metrics ask for (a bearer token, or a cookie from /login?token=); needed to serve them on a non-loopback --listen')
+    .option('--allowed-host <name>', 'also answer this Host name (NAME, or NAME:PORT), e.g. a reverse proxy\'s; a loopback --listen without --ui-token-file answers only localhost, 127.0.0.1 and [::1], 421 to any other (repeatable)', (h: string, all: string[] = []) => [...all, h])
     .option('--shutdown-timeout <seconds>', 'how long calls in flight may finish after SIGTERM', '10')
     .option('--notify <url>', 'POST events (failures, recoveries, applied revisions…) as JSON to this http(s) URL, or to Slack with slack+https://hooks.slack.com/…; repeatable (else EDGESYNC_NOTIFY, comma-separated)', (url: string, all: string[] = []) => [...all, url])
     .option('--notify-repeat <duration>', 'do not send the same event for the same cause again within this (e.g. 30m, 1h, 0 for every time)', '1h')

@@ -10,6 +10,7 @@ import type { Approvals } from '../state/approvals.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
+import { checkAllowedHost } from '../util/host-check.js';
 import { createTerms, fixedLeadership, type Leadership, type Role } from './leadership.js';
 import { createReconcileLoop } from './loop.js';
 import type { LoopEngine, LoopObserver, LoopStatus, ReconcileLoop } from './loop-types.js';
@@ -77,6 +78,13 @@ export interface DaemonOptions {
    */
   readonly uiToken?: string;
   /**
+   * Host names (NAME for any port, or NAME:PORT) the endpoint also answers (`--allowed-host`), e.g.
+   * a reverse proxy's. A loopback address without a UI token answers only Host localhost, 127.x.y.z
+   * or [::1] (and these), 421 to any other: a web page cannot read it through DNS rebinding. An
+   * address that is not loopback, or one with a UI token, answers any Host. @default []
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
    * The config source's ConfigSource.invalidate: a change then reads only the files it names (and
    * any whose stamp changed), and every file is read at start, on reload and every
    * `timing.fullReloadIntervalMs`. @default none: every load reads every file
@@ -111,6 +119,9 @@ function writtenFiles(loaded: LoadResult, outputsDir: string): string[] {
   }
   return out;
 }
+
+/** How a loopback endpoint answers another Host name. */
+const HOST_HINT = 'to serve it under another name (a reverse proxy), start it with --allowed-host NAME, or with --ui-token-file';
 
 function urlOf(host: string, port: number): string {
   const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
@@ -205,6 +216,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const status = () => loop?.status() ?? NO_RUN;
 
   const access = accessOf(listen.host, options.uiToken === undefined ? undefined : checkString('uiToken', options.uiToken));
+  const allowedHosts = (options.allowedHosts ?? []).map((h, i) => checkAllowedHost(`allowedHosts[${i}]`, h));
   const app = buildServer({
     status,
     role: () => terms.role(),
@@ -214,6 +226,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     registry: metrics.registry,
     access,
     commitMessage: commitSubjects(root),
+    // What the open page serves needs no credential: only this machine, by its own name, may read it.
+    ...(access.mode === 'open' && { hostCheck: { allowed: allowedHosts, hint: HOST_HINT } }),
   });
   options.routes?.(app);
   try {

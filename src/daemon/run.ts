@@ -36,6 +36,8 @@ export interface WatchOptions {
   readonly git?: GitSourceOptions;
   /** See DaemonOptions.uiToken (`--ui-token-file`). @default none */
   readonly uiToken?: string;
+  /** See DaemonOptions.allowedHosts (`--allowed-host`). @default [] */
+  readonly allowedHosts?: readonly string[];
 }
 
 /** State (may throw StateLockedError), client, engine, then the daemon; the state is closed again if it cannot start. */
@@ -107,6 +109,7 @@ async function startWatchOn(options: WatchOptions, { metrics, notifier, git }: P
       stop,
       listen: options.listen,
       ...(options.uiToken !== undefined && { uiToken: options.uiToken }),
+      ...(options.allowedHosts?.length && { allowedHosts: options.allowedHosts }),
       ...(options.timing && { timing: options.timing }),
       ...(options.leaderPollMs !== undefined && { leaderPollMs: options.leaderPollMs }),
       logger: options.logger,

@@ -11,6 +11,7 @@ import { revisionOf } from '../config/revision.js';
 import type { Access } from './ui/access.js';
 import { registerUi } from './ui/routes.js';
 import { checkInteger } from '../util/options.js';
+import { addHostCheck, type HostCheck } from '../util/host-check.js';
 
 export interface EndpointSources {
   readonly status: () => LoopStatus;
@@ -30,6 +31,11 @@ export interface EndpointSources {
   readonly access?: Access;
   /** The subject of a commit of the config (the page's header). @default none shown */
   readonly commitMessage?: (commit: string) => Promise<string | undefined>;
+  /**
+   * Answer only a Host naming this machine (or allowed), and 421 to any other: a loopback listener
+   * without a UI token, which a DNS-rebinding page could otherwise read. @default any Host
+   */
+  readonly hostCheck?: HostCheck;
 }
 
 /** Runs of the state's history /status shows. */
@@ -120,6 +126,7 @@ function sliced(all: readonly AppliedResource[], slice: ResourceSlice) {
 
 export function buildServer(src: EndpointSources): FastifyInstance {
   const app = Fastify({ logger: false });
+  if (src.hostCheck) addHostCheck(app, src.hostCheck);
   app.get('/healthz', async () => ({ status: 'alive' }));
   app.get('/readyz', async (_req, reply) => {
     // A standby is ready: it is what a rolling update waits for, and it is waiting to take over.

@@ -3,6 +3,7 @@
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { ANY_HOST } from '../util/host-check.js';
 
 /** GitHub and GitLab send pushes well under this; a larger body is refused unread. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
@@ -84,7 +85,8 @@ export function registerGitHook(app: FastifyInstance, options: GitHookOptions): 
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_req, body, done) => done(null, body));
-    scope.post('/hooks/git', async (request, reply) => {
+    // Signed on every request, so any Host may reach it (a forge through a reverse proxy that keeps its own).
+    scope.post('/hooks/git', { config: ANY_HOST }, async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const answer = answerPush(request.headers, body, options, replayed);
       if (answer.fetch) options.onPush();

@@ -1,6 +1,7 @@
 // The local emulator of the 17 operations of docs/operations.md: startEmulator() and its options.
 // Written from that reference alone; it imports nothing of the client side (src/api, src/kinds, …).
 
+import { checkAllowedHost, isLoopbackHost } from '../util/host-check.js';
 import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
 import { TokenBook } from './auth.js';
 import { checkFaults, Faults, type FaultSettings, type RateLimit } from './faults.js';
@@ -20,6 +21,13 @@ export interface EmulatorOptions {
   readonly port?: number;
   /** Address to listen on. @default '127.0.0.1' */
   readonly host?: string;
+  /**
+   * Host names (NAME for any port, or NAME:PORT) answered besides this machine's own (`--allowed-host`),
+   * e.g. a reverse proxy's. On a loopback address every route (the inspection routes need no token)
+   * answers only Host localhost, 127.x.y.z or [::1] (and these), 421 to any other, so that a web page
+   * cannot read the emulator through DNS rebinding; another address answers any Host. @default []
+   */
+  readonly allowedHosts?: readonly string[];
   /** Bearer tokens accepted from the start (at least one). */
   readonly tokens: readonly string[];
   /** API keys accepted with their account email (X-Auth-Email + X-Auth-Key). @default [] */
@@ -75,6 +83,7 @@ function checkOptions(options: EmulatorOptions): Required<Omit<EmulatorOptions, 
   return {
     port: checkInteger('port', options.port ?? 0, 0, 65_535),
     host: checkString('host', options.host ?? '127.0.0.1'),
+    allowedHosts: (options.allowedHosts ?? []).map((h, i) => checkAllowedHost(`allowedHosts[${i}]`, h)),
     tokens,
     failRate: options.failRate ?? 0,
     rateLimit: options.rateLimit,
@@ -93,6 +102,9 @@ function checkOptions(options: EmulatorOptions): Required<Omit<EmulatorOptions, 
   };
 }
 
+/** How a loopback emulator answers another Host name. */
+const HOST_HINT = 'to serve it under another name (a reverse proxy, a container), start it with --allowed-host NAME (allowedHosts)';
+
 /** The host part of a URL for an address: wildcards read as loopback, IPv6 in brackets. */
 function urlHost(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
@@ -108,7 +120,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const store = new Store(tokens);
   const log = new RequestLog();
   const faults = new Faults({ failRate: o.failRate, rateLimit: o.rateLimit ?? null, latencyMs: o.latencyMs }, o.seed, o.now);
-  const app = await buildServer({ store, tokens, faults, log, now: o.now, tokenCreateResult: o.tokenCreateResult });
+  const hostCheck = isLoopbackHost(o.host) ? { hostCheck: { allowed: o.allowedHosts, hint: HOST_HINT } } : {};
+  const app = await buildServer({ store, tokens, faults, log, now: o.now, tokenCreateResult: o.tokenCreateResult, ...hostCheck });
   await app.listen({ port: o.port, host: o.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : o.port;

@@ -1,5 +1,6 @@
 // Inspection endpoints outside /client/v4, for tests, the benchmark and curious users: state, KV
-// contents, the request log and fault settings. No auth, no faults, loopback callers only.
+// contents, the request log and fault settings. No auth, no faults, loopback callers only (and, on a
+// loopback address, a Host naming this machine: src/util/host-check.ts).
 
 import type { FastifyInstance } from 'fastify';
 import { OptionError } from '../util/options.js';

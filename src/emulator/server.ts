@@ -4,6 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
+import { addHostCheck, type HostCheck } from '../util/host-check.js';
 import { signedBy, type TokenBook } from './auth.js';
 import { basePath, type Context, type RequestNotes } from './context.js';
 import { badRequest, EmulatorError, errorBody, notFound } from './errors.js';
@@ -28,6 +29,8 @@ export interface ServerParts {
   readonly log: RequestLog;
   readonly now: () => number;
   readonly tokenCreateResult: 'full' | 'value-only';
+  /** On a loopback address: answer only a Host naming this machine (or allowed), 421 to any other. @default any Host */
+  readonly hostCheck?: HostCheck;
 }
 
 const opOf = (request: FastifyRequest): number | undefined => (request.routeOptions.config as { op?: number } | undefined)?.op;
@@ -59,6 +62,8 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     // Path parameters are free strings in the interface; fastify's default cuts them at 100 characters.
     routerOptions: { maxParamLength: 2048 },
   });
+  // First of all: a request naming another host is answered before latency, faults or auth.
+  if (parts.hostCheck) addHostCheck(app, parts.hostCheck);
   const notes = new WeakMap<FastifyRequest, RequestNotes>();
   const ctx: Context = { store: parts.store, tokens: parts.tokens, now: parts.now, tokenCreateResult: parts.tokenCreateResult, notes, faults: parts.faults };
 

@@ -32,6 +32,11 @@ describe('edgesync emulator flags', () => {
     ]);
   });
 
+  it('takes --allowed-host names (repeatable) and refuses one that is no Host', () => {
+    expect(optionsFromFlags({ allowedHost: ['emulator.internal', 'proxy.example:8080'] }, {}).options.allowedHosts).toEqual(['emulator.internal', 'proxy.example:8080']);
+    expect(() => optionsFromFlags({ allowedHost: ['emulator.internal/x'] }, {})).toThrow(/^Expected `allowed-host\[0\]` to be a host name, or NAME:PORT/);
+  });
+
   it('takes EDGESYNC_API_TOKEN when no --token is given, else generates one', () => {
     expect(optionsFromFlags({}, { EDGESYNC_API_TOKEN: 'from-env' }).options.tokens).toEqual(['from-env']);
     const generated = optionsFromFlags({}, {});

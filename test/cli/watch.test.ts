@@ -34,6 +34,12 @@ describe('edgesync watch flags', () => {
     expect(() => watchOptions({ ...flags, ...bad }, silentLogger(), env)).toThrow(message);
   });
 
+  it('takes --allowed-host names for the endpoint, and refuses one that is no Host', () => {
+    expect(watchOptions(flags, silentLogger(), env).allowedHosts).toBeUndefined();
+    expect(watchOptions({ ...flags, allowedHost: ['Proxy.example', 'edge.example.com:8443'] }, silentLogger(), env).allowedHosts).toEqual(['proxy.example', 'edge.example.com:8443']);
+    expect(() => watchOptions({ ...flags, allowedHost: ['https://proxy.example/'] }, silentLogger(), env)).toThrow(/^Expected `allowed-host\[0\]` to be a host name, or NAME:PORT/);
+  });
+
   it('starts without a token (Credentials documents may sign every call), but not with a token file it cannot read', () => {
     expect(watchOptions(flags, silentLogger(), {}).root.remote).toEqual({ baseUrl: flags.baseUrl, timeoutMs: 30_000 });
     expect(() => watchOptions({ ...flags, tokenFile: '/nonexistent/token' }, silentLogger(), {})).toThrow('Cannot read the token file /nonexistent/token (ENOENT)');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createClient } from '../../src/api/index.js';
-import { chokidarWatcher, createMetrics, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import { chokidarWatcher, createMetrics, startDaemon, type Daemon, type DaemonOptions } from '../../src/daemon/index.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { folderSource, type ConfigSource } from '../../src/config/source.js';
 import { createEngine } from '../../src/engine/index.js';
@@ -53,7 +53,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { fixture?: string; debounceMs?: number; emulator?: Partial<EmulatorOptions> } = {}): Promise<Harness> {
+/** `daemon`: the endpoint's access options, as `--ui-token-file` and `--allowed-host` give them. */
+export async function startHarness(
+  options: { fixture?: string; debounceMs?: number; emulator?: Partial<EmulatorOptions>; daemon?: Pick<DaemonOptions, 'uiToken' | 'allowedHosts'> } = {},
+): Promise<Harness> {
   const emulator = await startEmulator({ port: 0, tokens: [TOKEN], ...options.emulator });
   const { dir, root } = copyFixture(options.fixture ?? 'small-root');
   const log: LogLine[] = [];
@@ -76,6 +79,7 @@ export async function startHarness(options: { fixture?: string; debounceMs?: num
       watch: chokidarWatcher({ stabilityMs: 40, pollMs: 10 }),
       rootPollMs: 50,
       invalidate: (paths) => source.invalidate!(paths),
+      ...options.daemon,
     });
   } catch (err) {
     store.close();

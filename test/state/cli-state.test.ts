@@ -175,3 +175,55 @@ describe('edgesync state', () => {
     }
   });
 });
+
+describe('edgesync state --state before or after the subcommand', () => {
+  it('exports the state named by `state --state F export` as by `state export --state F`', async () => {
+    const file = seededState();
+    const dir = path.dirname(file);
+    const before = await run('--state', file, 'export', '--out', path.join(dir, 'before.json'));
+    const after = await run('export', '--state', file, '--out', path.join(dir, 'after.json'));
+    expect([before.code, after.code]).toEqual([0, 0]);
+    expect(before.err).toMatch(/^Exported 3 resources, 1 intent and 3 KV keys \(in 1 KV resource\) of state .*state\.db to .*before\.json\./);
+    const records = (name: string) => fs.readFileSync(path.join(dir, name), 'utf8').replace(/"exported_at":"[^"]+"/, '');
+    expect(records('before.json')).toContain(list.key);
+    expect(records('before.json')).toBe(records('after.json'));
+  });
+
+  it.each([
+    ['list', () => ['list']],
+    ['show', () => ['show', list.key]],
+    ['runs', () => ['runs']],
+    ['forget', () => ['forget', flags.key]],
+    ['resolve', () => ['resolve', pending.key, '--id', 'uuid-77']],
+    ['secret', () => ['secret', 'ci-token']],
+    ['import', (dir: string) => ['import', path.join(dir, 'backup.json')]],
+    ['migrate', (dir: string) => ['migrate', '--to', path.join(dir, 'copy.db')]],
+  ])('`state %s` reads the same state whichever side of it --state is written', async (_name, args) => {
+    const answers: { out: string; err: string; code: number }[] = [];
+    for (const position of ['before', 'after'] as const) {
+      // A fresh state each time: forget, resolve, import and migrate write.
+      const file = seededState();
+      const dir = path.dirname(file);
+      if (_name === 'import') {
+        await run('export', '--state', file, '--out', path.join(dir, 'backup.json'));
+        fs.rmSync(file);
+      }
+      process.exitCode = undefined;
+      const sub = args(dir);
+      const answer = await run(...(position === 'before' ? ['--state', file, ...sub] : [...sub, '--state', file]));
+      answers.push({ ...answer, out: answer.out.replaceAll(dir, 'DIR'), err: answer.err.replaceAll(dir, 'DIR') });
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0].out + answers[0].err).not.toContain('.edgesync/state.db');
+  });
+
+  it('hands --workspace down too, and lets the subcommand\'s own --state win', async () => {
+    const file = seededState();
+    const refused = await run('--workspace', 'prod', 'export', '--state', file);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/^Expected `workspace` to be left out for a SQLite state/);
+    process.exitCode = undefined;
+    const inner = await run('--state', tempStateFile(), 'list', '--state', file);
+    expect(inner.out).toContain(list.key);
+  });
+});

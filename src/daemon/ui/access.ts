@@ -1,9 +1,10 @@
-// Who may see the status page: anyone on a loopback listen address; elsewhere only a holder of the
-// UI token (a bearer header, or a cookie set by /login?token=), and without one only health checks.
+// Who may see the status page: anyone on this machine on a loopback listen address (naming it in
+// Host: src/util/host-check.ts); elsewhere only a holder of the UI token (a bearer header, or a
+// cookie set by /login?token=), and without one only health checks.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../../util/host-check.js';
 import { OptionError } from '../../util/options.js';
 
 /** open: no token asked (loopback, none given); token: the UI token is asked; closed: health checks only. */
@@ -14,13 +15,7 @@ export const COOKIE = 'edgesync_ui';
 export const MIN_TOKEN = 16;
 
 /** 127.0.0.0/8, ::1 (and ::ffff:127.x), localhost: only this machine reaches it. */
-export function isLoopback(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) === 6) return h === '::1' || /^(0:){7}1$/.test(h) || /^::ffff:127\./.test(h);
-  return false;
-}
+export const isLoopback = isLoopbackHost;
 
 /** A token given always applies (even on loopback); without one, a loopback address is open. */
 export function accessOf(host: string, token: string | undefined): Access {
