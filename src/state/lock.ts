@@ -5,7 +5,7 @@
 
 import fs from 'node:fs';
 import os from 'node:os';
-import { inContainer, lookAt, pidExists, selfIdentity } from './process-identity.js';
+import { commandLineOf, inContainer, lookAt, pidExists, selfIdentity } from './process-identity.js';
 
 export interface LockHolder {
   readonly pid: number;
@@ -185,6 +185,37 @@ function isMe(holder: LockHolder): boolean {
   if (holder.pid !== process.pid || holder.host !== os.hostname()) return false;
   if (me === undefined) return holder.startTime === undefined;
   return holder.bootId === me.bootId && holder.startTime === me.startTime && (holder.pidNs === undefined || holder.pidNs === me.pidNs);
+}
+
+/**
+ * Whether `holder` is provably the process that took the lock and runs edgesync, so that it may be
+ * sent a signal: on this host, same boot, pid namespace and start time, and its command line names
+ * edgesync. Otherwise why not, as a clause ("pid 7 runs sleep, not edgesync").
+ */
+export function identifyHolder(holder: LockHolder): { readonly ok: true } | { readonly ok: false; readonly why: string } {
+  const no = (why: string) => ({ ok: false as const, why });
+  if (holder.pid <= 0) return no('its lock names no pid');
+  if (holder.host !== os.hostname()) return no(`it runs on another host (${holder.host})`);
+  if (holder.pid === process.pid) return no('its pid is this process');
+  const me = selfIdentity();
+  if (me === undefined) return no(`this system has no /proc to tell whether pid ${holder.pid} is still that process`);
+  if (holder.bootId === undefined || holder.startTime === undefined) {
+    return no(`its lock records no start time to tell pid ${holder.pid} from a later process given the same pid`);
+  }
+  if (holder.bootId !== me.bootId) return no('its lock was taken before this machine restarted');
+  if (holder.pidNs !== undefined && me.pidNs !== undefined && holder.pidNs !== me.pidNs) return no('it runs in another pid namespace (another container)');
+  const look = lookAt(holder.pid);
+  if (look === 'gone') return no(`pid ${holder.pid} is not running`);
+  if (look === undefined) return no(`the start time of pid ${holder.pid} cannot be read`);
+  if (look.startTime !== holder.startTime) return no(`pid ${holder.pid} is another process now (it started at another time)`);
+  const args = commandLineOf(holder.pid);
+  if (args === undefined) return no(`the command line of pid ${holder.pid} cannot be read`);
+  if (!args.some((arg) => /edgesync/i.test(arg))) return no(`pid ${holder.pid} runs ${programName(args[0]!)}, not edgesync`);
+  return { ok: true };
+}
+
+function programName(arg: string): string {
+  return arg.split('/').at(-1) || arg;
 }
 
 /** A word as a shell would take it back: quoted unless plain. */
