@@ -10,7 +10,7 @@ import type { Engine } from '../engine/index.js';
 import type { ApplyResult } from '../apply/index.js';
 import { applyErrors, applyOutcome } from '../apply/outcome.js';
 import type { Approvals } from '../state/approvals.js';
-import { StateLockedError } from '../state/lock.js';
+import { identifyHolder, StateLockedError } from '../state/lock.js';
 import '../kinds/index.js';
 import {
   madeFrom, massOrphaning, planHasChanges, planToJson, readSavedPlan, renderText, SavedPlanError, staleReasons, summarize, thresholdBreaches, type SavedPlan,
@@ -90,21 +90,38 @@ function savedPlanOf(opts: ApplyCliOptions): SavedPlan | undefined {
 
 /**
  * `apply --force` while `edgesync watch` holds the state: the daemon is the one to apply, so the
- * approval of this config (its digest) is left where it looks. On this host it is told to reload at
- * once; a leader on another machine finds the approval at its next look (within 5 s).
+ * approval of this config (its digest) is left where it looks, and it takes it within 5 s while it
+ * holds a plan. On this host it is also told to reload at once, but only when the lock's pid is
+ * verified to be that edgesync (same boot and start time, its command line naming edgesync): a pid
+ * alone may by now name any other process, which SIGHUP would kill.
  */
-function approveForDaemon(err: unknown, approvals: Approvals, digest: string, notices: Notices): boolean {
+export function approveForDaemon(err: unknown, approvals: Approvals, digest: string, notices: Pick<Notices, 'say'>): boolean {
   if (!(err instanceof StateLockedError) || err.holder.owner !== 'edgesync watch' || err.holder.pid <= 0) return false;
   approvals.give(digest);
+  const { pid, host } = err.holder;
   const approved = `approved for config ${digest.slice(0, 12)}…`;
-  if (err.holder.host === hostname()) {
-    process.kill(err.holder.pid, 'SIGHUP');
-    notices.say(`edgesync watch (pid ${err.holder.pid}) holds the state: it was told to apply this config over the change thresholds now (${approved}); see its /status.`, 'warn');
-  } else {
-    notices.say(`edgesync watch (pid ${err.holder.pid} on ${err.holder.host}) holds the state: it applies this config over the change thresholds when it next looks, within 5 s (${approved}); see its /status.`, 'warn');
+  const later = `it applies this config over the change thresholds when it next looks, within 5 s (${approved}); see its /status.`;
+  if (host !== hostname()) {
+    notices.say(`edgesync watch (pid ${pid} on ${host}) holds the state: ${later}`, 'warn');
+    return true;
   }
+  const identity = identifyHolder(err.holder);
+  if (!identity.ok) {
+    notices.say(`edgesync watch (pid ${pid}) holds the state, but it was not signalled: ${identity.why}. ${capitalized(later)}`, 'warn');
+    return true;
+  }
+  try {
+    process.kill(pid, 'SIGHUP');
+  } catch (signalError) {
+    const code = (signalError as NodeJS.ErrnoException).code ?? String(signalError);
+    notices.say(`edgesync watch (pid ${pid}) holds the state, but it could not be signalled (${code}). ${capitalized(later)}`, 'warn');
+    return true;
+  }
+  notices.say(`edgesync watch (pid ${pid}) holds the state: it was told to apply this config over the change thresholds now (${approved}); see its /status.`, 'warn');
   return true;
 }
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The apply kept in the state's history beside the daemon's runs; a history that cannot be written is only said. */
 function keepRun(engine: Engine, run: { startedAt: string; revision: string; actions: number; result: ApplyResult }, notices: Notices): void {

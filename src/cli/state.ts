@@ -1,11 +1,15 @@
-// `edgesync state list|show|forget|resolve`: read and repair the state file by hand.
-// Reads open read-only (no lock, safe during an apply); writes take the apply lock.
+// `edgesync state list|show|forget|resolve|unlock`: read and repair the state file by hand.
+// Reads open read-only (no lock, safe during an apply); writes take the apply lock; `unlock`
+// clears a stale lock file (docs/locks.md).
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { withReadOnly } from '../state/backend.js';
-import { DEFAULT_STATE_FILE, type SqlStateStore } from '../state/index.js';
+import { DEFAULT_STATE_FILE, shownPath, type SqlStateStore } from '../state/index.js';
+import { realStatePath } from '../state/file.js';
+import { clearLock, type LockHolder, type LockVerdict } from '../state/lock.js';
+import { isPgUrl } from '../state/pg/url.js';
 import { KEPT_RUNS } from '../state/store.js';
 import { checkInteger } from '../util/options.js';
 import { stateBackend } from '../state/select.js';
@@ -28,6 +32,10 @@ interface ForgetOptions extends StateCliOptions {
   readonly kvKeys?: string;
   readonly kvKeysFile?: string;
   readonly config: string;
+  readonly force?: boolean;
+}
+
+interface UnlockOptions extends StateCliOptions {
   readonly force?: boolean;
 }
 
@@ -160,6 +168,47 @@ async function forget(key: string, opts: ForgetOptions): Promise<void> {
   });
 }
 
+/** Why a lock was removed, as a clause. */
+function removedBecause(holder: LockHolder, verdict: LockVerdict): string {
+  switch (verdict.state) {
+    case 'stale':
+      return `it was stale: ${verdict.why}`;
+    case 'elsewhere':
+      return verdict.where === 'host'
+        ? `it could not be checked from here; make sure no edgesync still runs on ${holder.host}`
+        : 'it could not be checked from here (another pid namespace); make sure no edgesync still runs in that container';
+    case 'running':
+      return `pid ${holder.pid} was running, but ${verdict.why}; removed as --force asks`;
+    default:
+      return 'its lock file named no holder';
+  }
+}
+
+/**
+ * Removes the lock file of a SQLite state whose holder is gone or cannot be checked from here; a
+ * holder verified running on this host keeps it (stop it instead), and a running pid that cannot be
+ * told from a later process keeps it unless --force. A PostgreSQL lock goes with its session.
+ */
+function unlock(opts: UnlockOptions): void {
+  const backend = stateBackend(opts.state, opts.workspace);
+  if (isPgUrl(opts.state)) {
+    return print(`${backend.shown} is kept in PostgreSQL: its lock belongs to the holder's database session and goes with it. There is no lock file to clear.`);
+  }
+  const shown = shownPath(opts.state);
+  const cleared = clearLock(`${realStatePath(opts.state)}.lock`, opts.force);
+  if (cleared.done === 'absent') return print(`state ${shown} is not locked: there is no lock to clear.`);
+  if (cleared.done === 'changed') throw new Error(`the lock of state ${shown} changed while it was being removed: another process took it. Run this again to see who holds it.`);
+  const { holder, verdict } = cleared;
+  const who = holder.pid > 0 ? `pid ${holder.pid} (${holder.owner}) on ${holder.host} since ${holder.since}` : 'no one it names';
+  if (cleared.done === 'refused') {
+    if (verdict.state === 'running') {
+      throw new Error(`state ${shown} is locked by ${who}. Pid ${holder.pid} is running, but ${verdict.why}: if it is not edgesync, pass --force to remove the lock.`);
+    }
+    throw new Error(`state ${shown} is locked by ${who}, and that process is running: wait for it to finish or stop it. Its lock is not removed while it runs.`);
+  }
+  print(`Removed the lock of state ${shown}, held by ${who}: ${removedBecause(holder, verdict)}.`);
+}
+
 /** The daemon's runs the state keeps, newest first: when, what came of it, from which commit. */
 function runs(opts: StateCliOptions & { limit: string }): void {
   const limit = checkInteger('limit', Number(opts.limit), 1, KEPT_RUNS);
@@ -226,6 +275,10 @@ export function register(program: Command): void {
     .description(`the daemon's last runs, newest first: result, reason, revision (commit), actions, first error`)
     .option('--limit <n>', `how many (at most ${KEPT_RUNS})`, '20')
     .action(action((opts: StateCliOptions & { limit: string }) => runs(opts)));
+  stateOptions(state.command('unlock'))
+    .description('remove a stale lock: one whose holder is gone, or on a host that no longer runs edgesync')
+    .option('--force', 'remove it even though its pid runs, when that process cannot be verified as the holder')
+    .action(action((opts: UnlockOptions) => unlock(opts)));
   registerSecret(state);
   registerTransfer(state);
 }

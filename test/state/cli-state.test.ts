@@ -1,6 +1,8 @@
-// `edgesync state list|show|forget|resolve`, run through commander in-process.
+// `edgesync state list|show|forget|resolve|unlock`, run through commander in-process.
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -8,6 +10,7 @@ import { register } from '../../src/cli/state.js';
 import { openStateStore } from '../../src/state/index.js';
 import { h } from '../helpers/kv-hash.js';
 import { identity, tempStateFile, withStore } from './helpers.js';
+import { hasProc, sleeper } from './processes.js';
 
 const at = new Date('2026-11-21T10:00:00.000Z');
 const list = identity('blocked-domains');
@@ -225,5 +228,77 @@ describe('edgesync state --state before or after the subcommand', () => {
     process.exitCode = undefined;
     const inner = await run('--state', tempStateFile(), 'list', '--state', file);
     expect(inner.out).toContain(list.key);
+  });
+});
+
+describe('edgesync state unlock', () => {
+  /** A state whose lock an earlier process left, naming `holder`. */
+  function lockedBy(holder: Record<string, unknown>): string {
+    const file = tempStateFile();
+    openStateStore({ file }).close();
+    fs.writeFileSync(`${file}.lock`, JSON.stringify({ host: os.hostname(), owner: 'edgesync watch', since: '2026-01-01T00:00:00.000Z', ...holder }));
+    return file;
+  }
+  const deadPid = () => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+
+  it('removes a lock whose holder is gone, saying whose it was and why it was stale', async () => {
+    const pid = deadPid();
+    const file = lockedBy({ pid });
+    const { out, code } = await run('unlock', '--state', file);
+    expect(code).toBe(0);
+    expect(out).toMatch(new RegExp(`^Removed the lock of state \\S+state\\.db, held by pid ${pid} \\(edgesync watch\\) on ${os.hostname()} since 2026-01-01T00:00:00.000Z: it was stale: pid ${pid} is not running\\.\n$`));
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('removes a lock from another host, and says to make sure no edgesync still runs there', async () => {
+    const file = lockedBy({ pid: 7, host: 'web-2' });
+    const { out, code } = await run('unlock', '--state', file);
+    expect(code).toBe(0);
+    expect(out).toMatch(/held by pid 7 \(edgesync watch\) on web-2 .*: it could not be checked from here; make sure no edgesync still runs on web-2\./);
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+    withStore({ file }, () => {}); // the state opens again
+  });
+
+  it('refuses while the holder runs, and leaves its lock', async () => {
+    const file = seededState();
+    const holder = openStateStore({ file, owner: 'edgesync apply' });
+    try {
+      const { err, code } = await run('unlock', '--state', file);
+      expect(code).toBe(1);
+      expect(err).toMatch(new RegExp(`is locked by pid ${process.pid} \\(edgesync apply\\) .*, and that process is running: wait for it to finish or stop it`));
+      expect(fs.existsSync(`${file}.lock`)).toBe(true);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it.runIf(hasProc)('leaves an older lock naming a running pid unless --force, as that pid cannot be told from a later process', async () => {
+    const sleep = await sleeper();
+    try {
+      const file = lockedBy({ pid: sleep.pid });
+      const refused = await run('unlock', '--state', file);
+      expect(refused.code).toBe(1);
+      expect(refused.err).toMatch(/its lock records no start time .*: if it is not edgesync, pass --force to remove the lock\./);
+      expect(fs.existsSync(`${file}.lock`)).toBe(true);
+      process.exitCode = undefined;
+      const forced = await run('unlock', '--state', file, '--force');
+      expect(forced.code).toBe(0);
+      expect(forced.out).toMatch(`pid ${sleep.pid} was running, but its lock records no start time`);
+      expect(fs.existsSync(`${file}.lock`)).toBe(false);
+      expect(sleep.alive()).toBe(true);
+    } finally {
+      sleep.stop();
+    }
+  });
+
+  it('says there is nothing to clear when the state is not locked', async () => {
+    const file = seededState();
+    expect(await run('unlock', '--state', file)).toMatchObject({ code: 0, out: expect.stringMatching(/is not locked: there is no lock to clear\.\n$/) });
+  });
+
+  it('says a PostgreSQL state has no lock file: its lock goes with the holder\'s session', async () => {
+    const { out, code } = await run('unlock', '--state', 'postgres://edgesync@db.invalid/edgesync');
+    expect(code).toBe(0);
+    expect(out).toMatch(/its lock belongs to the holder's database session and goes with it/);
   });
 });

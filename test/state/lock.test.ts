@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStateStore, StateLockedError } from '../../src/state/index.js';
+import { lockRefusal, type LockHolder } from '../../src/state/lock.js';
 import { compiledStateEntry, identity, removeCompiled, tempStateFile, withStore } from './helpers.js';
+import { bootId, hasProc, sleeper, startTimeOf } from './processes.js';
 
 afterAll(removeCompiled);
 
@@ -14,6 +16,26 @@ function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
   return Number(child.stdout);
 }
+
+/** A state whose lock file names `holder`, written by hand as an earlier process left it. */
+function stateLockedBy(holder: Record<string, unknown>): string {
+  const file = tempStateFile();
+  openStateStore({ file }).close();
+  fs.writeFileSync(`${file}.lock`, JSON.stringify({ host: os.hostname(), owner: 'edgesync watch', since: '2026-01-01T00:00:00.000Z', ...holder }));
+  return file;
+}
+
+function refusal(open: () => void): string {
+  try {
+    open();
+  } catch (err) {
+    expect(err).toBeInstanceOf(StateLockedError);
+    return (err as Error).message;
+  }
+  throw new Error('the open was not refused');
+}
+
+const takenBy = (file: string) => JSON.parse(fs.readFileSync(`${file}.lock`, 'utf8')) as Record<string, unknown>;
 
 describe('the state lock', () => {
   it('refuses a second writer with the holder in the message', () => {
@@ -29,7 +51,7 @@ describe('the state lock', () => {
       const locked = error as StateLockedError;
       expect(locked.holder).toMatchObject({ pid: process.pid, owner: 'edgesync apply', host: os.hostname() });
       expect(locked.message).toMatch(
-        new RegExp(`^state .+state\\.db is locked by pid ${process.pid} \\(edgesync apply\\) on ${os.hostname()} since \\d{4}-.+; wait for it to finish or stop it$`),
+        new RegExp(`^state .+state\\.db is locked by pid ${process.pid} \\(edgesync apply\\) on ${os.hostname()} since \\d{4}-.+; wait for it to finish or stop it \\(once it is gone, the next run takes its lock over\\)`),
       );
     });
   });
@@ -63,6 +85,92 @@ describe('the state lock', () => {
     openStateStore({ file }).close();
     fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: deadPid(), host: 'build-server-7', owner: 'edgesync watch', since: '2026-01-01T00:00:00.000Z' }));
     expect(() => openStateStore({ file })).toThrow(/locked by pid \d+ \(edgesync watch\) on build-server-7/);
+  });
+
+  it.each([
+    ['an older edgesync', {}],
+    ['an earlier process that started at another time', { boot_id: 'an-earlier-boot', start_time: 1 }],
+  ])('takes over a lock naming its own pid left by %s, as a restarted container finds its pid 1 again', (_by, identity) => {
+    const file = stateLockedBy({ pid: process.pid, ...identity });
+    withStore({ file, owner: 'edgesync watch' }, () => {
+      expect(takenBy(file)).toMatchObject({ pid: process.pid, since: expect.not.stringMatching(/^2026-01-01/) });
+    });
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it.runIf(hasProc)('takes over a lock whose pid now belongs to another process, one that started at another time', async () => {
+    const sleep = await sleeper();
+    try {
+      const file = stateLockedBy({ pid: sleep.pid, boot_id: bootId(), start_time: startTimeOf(sleep.pid) - 1 });
+      withStore({ file, owner: 'edgesync apply' }, () => expect(takenBy(file)).toMatchObject({ pid: process.pid, owner: 'edgesync apply' }));
+      expect(sleep.alive()).toBe(true);
+    } finally {
+      sleep.stop();
+    }
+  });
+
+  it.runIf(hasProc)('takes over a lock taken before this machine restarted, even where its pid runs again', async () => {
+    const sleep = await sleeper();
+    try {
+      const file = stateLockedBy({ pid: sleep.pid, boot_id: 'a-boot-before-this-one', start_time: startTimeOf(sleep.pid) });
+      withStore({ file }, () => expect(takenBy(file)).toMatchObject({ pid: process.pid }));
+    } finally {
+      sleep.stop();
+    }
+  });
+
+  it.runIf(hasProc)('keeps a lock whose pid is still the process that took it: same boot and start time', async () => {
+    const sleep = await sleeper();
+    try {
+      const file = stateLockedBy({ pid: sleep.pid, boot_id: bootId(), start_time: startTimeOf(sleep.pid) });
+      expect(refusal(() => openStateStore({ file }))).toMatch(`is locked by pid ${sleep.pid} (edgesync watch)`);
+    } finally {
+      sleep.stop();
+    }
+  });
+
+  it('records who holds it beyond its pid: host, and on Linux the boot, pid namespace and start time', () => {
+    const file = tempStateFile();
+    withStore({ file }, () => {
+      const lock = takenBy(file);
+      expect(lock).toMatchObject({ pid: process.pid, host: os.hostname() });
+      if (hasProc) expect(lock).toMatchObject({ boot_id: bootId(), start_time: startTimeOf(process.pid), pid_ns: fs.readlinkSync('/proc/self/ns/pid') });
+    });
+  });
+
+  it('refuses a lock from another host, saying it cannot be checked from here and how to clear it', () => {
+    const file = stateLockedBy({ pid: 7, host: 'web-2' });
+    const message = refusal(() => openStateStore({ file }));
+    expect(message).toMatch(new RegExp(`is locked by pid 7 \\(edgesync watch\\) on web-2 since 2026-01-01T00:00:00.000Z, which cannot be checked from this host \\(${os.hostname()}\\)`));
+    expect(message).toMatch(/If no edgesync runs on web-2 any more, clear the lock with `edgesync state unlock --state \S+state\.db`/);
+  });
+
+  it.runIf(hasProc)('still refuses an older lock naming a running pid, and says how to clear it if that pid is not edgesync', async () => {
+    const sleep = await sleeper();
+    try {
+      const file = stateLockedBy({ pid: sleep.pid });
+      const message = refusal(() => openStateStore({ file }));
+      expect(message).toMatch(`is locked by pid ${sleep.pid} (edgesync watch)`);
+      expect(message).toMatch(/its lock records no start time .*: if pid \d+ is not edgesync, clear the lock with `edgesync state unlock --state \S+ --force`/);
+    } finally {
+      sleep.stop();
+    }
+  });
+
+  it('says how to clear a lock file that names no holder', () => {
+    const file = tempStateFile();
+    openStateStore({ file }).close();
+    fs.writeFileSync(`${file}.lock`, '');
+    expect(refusal(() => openStateStore({ file }))).toMatch(/its lock file \S+\.lock is unreadable; if no edgesync is running, clear it with `edgesync state unlock --state \S+`/);
+  });
+
+  it('tells a container which state to use, as a SQLite lock outlives a container stopped uncleanly', () => {
+    const holder: LockHolder = { pid: 7, host: 'edgesync-6d5f', owner: 'edgesync watch', since: '2026-01-01T00:00:00.000Z' };
+    const inContainer = lockRefusal(holder, { state: 'elsewhere', where: 'host' }, '/state/state.db', true);
+    expect(inContainer).toMatch(/In a container, keep the state in PostgreSQL .*, or in SQLite on a volume that one container uses at a time/);
+    expect(inContainer).toMatch('clear the lock with `edgesync state unlock --state /state/state.db`');
+    expect(lockRefusal(holder, { state: 'elsewhere', where: 'host' }, '/state/state.db', false)).not.toMatch(/container/);
+    expect(lockRefusal(holder, { state: 'unreadable' }, 'my state.db', false)).toMatch("`edgesync state unlock --state 'my state.db'`");
   });
 
   it('lets a read-only store read while a writer holds the lock', () => {
