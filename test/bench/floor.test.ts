@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runFloor } from '../../src/bench/floor.js';
-import { BENCH_ACCOUNT, BENCH_NAMESPACE, pairsFileName, writePairsFile } from '../../src/bench/generate.js';
+import { runFloor } from '../../bench/floor.js';
+import { BENCH_ACCOUNT, BENCH_NAMESPACE, pairsFileName, writePairsFile } from '../../bench/generate.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

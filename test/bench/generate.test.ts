@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { benchKey, isChanged, writeKvDocument, writePairsFile } from '../../src/bench/generate.js';
+import { benchKey, isChanged, writeKvDocument, writePairsFile } from '../../bench/generate.js';
 import { loadConfig } from '../../src/config/index.js';
 import '../../src/kinds/index.js';
 

@@ -2,7 +2,7 @@
 // median and p95, and options refused before anything starts. The timings themselves are bench-only.
 
 import { describe, expect, it } from 'vitest';
-import { checkGitopsBenchOptions, githubPushHeaders, summarize } from '../../src/bench/gitops-bench.js';
+import { checkGitopsBenchOptions, githubPushHeaders, summarize } from '../../bench/gitops-bench.js';
 import { answerPush } from '../../src/daemon/webhook.js';
 
 describe('the git bench', () => {

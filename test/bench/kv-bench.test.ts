@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runKvBench } from '../../src/bench/kv-bench.js';
+import { runKvBench } from '../../bench/kv-bench.js';
 
 describe('the KV bench', () => {
   it('runs the floor and its phases for each format on SQLite and on PostgreSQL, and leaves neither server data nor config behind', async () => {

@@ -2,7 +2,7 @@
 // beside the ideal time (calls ÷ rate), and goals that say met or MISSED from the figures alone.
 
 import { describe, expect, it } from 'vitest';
-import { renderPacingGoal, renderPacingTable, type PacingRow } from '../../src/bench/pacing-bench.js';
+import { renderPacingGoal, renderPacingTable, type PacingRow } from '../../bench/pacing-bench.js';
 
 const row = (label: string, applyMs: number, extra: Partial<PacingRow> = {}): PacingRow => ({
   label, calls: 600, perCredential: { a: 600 }, wallMs: applyMs + 1000, applyMs, limited: 0, ...extra,

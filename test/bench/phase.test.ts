@@ -5,13 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { writeKvDocument, writePairsFile } from '../../src/bench/generate.js';
-import { parsePhaseArgs, runPhase } from '../../src/bench/phase.js';
+import { writeKvDocument, writePairsFile } from '../../bench/generate.js';
+import { parsePhaseArgs, runPhase } from '../../bench/phase.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { spawnSync } from 'node:child_process';
-import { processCpuMs, processPeakRssBytes, processTreeCpuMs } from '../../src/bench/processes.js';
-import { parseBenchArgs } from '../../src/bench/main.js';
-import { checkKvBenchOptions } from '../../src/bench/kv-bench.js';
+import { processCpuMs, processPeakRssBytes, processTreeCpuMs } from '../../bench/processes.js';
+import { parseBenchArgs } from '../../bench/main.js';
+import { checkKvBenchOptions } from '../../bench/kv-bench.js';
 
 describe('the benchmark command lines', () => {
   it('reads a phase mode with its config, state, base URL and rate limit', () => {

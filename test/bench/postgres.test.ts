@@ -2,10 +2,10 @@
 // or a failed test run (vitest's global setup loads it) would exit 0.
 
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { benchScript } from '../../bench/paths.js';
 
-const BUILT = fileURLToPath(new URL('../../dist/bench/postgres.js', import.meta.url));
+const BUILT = benchScript('postgres.js');
 
 function exitOf(script: string): { status: number | null; stderr: string } {
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });

@@ -2,9 +2,9 @@
 // and goals that say met or MISSED from the figures alone (peak RSS, the floor, PostgreSQL against SQLite).
 
 import { describe, expect, it } from 'vitest';
-import type { FloorReport } from '../../src/bench/floor.js';
-import type { PhaseReport } from '../../src/bench/phase.js';
-import { renderComparison, renderFloor, renderGoals, renderKvGoals, renderStateSize, renderTable, type BackendRun, type KvGroup, type PhaseRow, type StateKind } from '../../src/bench/report.js';
+import type { FloorReport } from '../../bench/floor.js';
+import type { PhaseReport } from '../../bench/phase.js';
+import { renderComparison, renderFloor, renderGoals, renderKvGoals, renderStateSize, renderTable, type BackendRun, type KvGroup, type PhaseRow, type StateKind } from '../../bench/report.js';
 
 const MIB = 1024 * 1024;
 

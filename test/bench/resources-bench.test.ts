@@ -1,9 +1,9 @@
 // The resources benchmark's flags, options and table: what `npm run bench -- --only resources` takes and prints.
 
 import { describe, expect, it } from 'vitest';
-import { parseBenchArgs } from '../../src/bench/main.js';
-import { checkResourcesBenchOptions, medianRun, runResourcesBench, type ResourcesGroup } from '../../src/bench/resources-bench.js';
-import { renderResourcesNotes, renderResourcesTable } from '../../src/bench/resources-report.js';
+import { parseBenchArgs } from '../../bench/main.js';
+import { checkResourcesBenchOptions, medianRun, runResourcesBench, type ResourcesGroup } from '../../bench/resources-bench.js';
+import { renderResourcesNotes, renderResourcesTable } from '../../bench/resources-report.js';
 
 const run = (ms: number, mib: number) => ({ ms, maxRssBytes: mib * 2 ** 20, cpuMs: ms / 2 });
 const floor = (ms: number, work: number) => ({ ms, report: { mode: 'parse' as const, ms: work, documents: 1000, requests: 0, cpuMs: work, maxRssBytes: 70 * 2 ** 20 } });

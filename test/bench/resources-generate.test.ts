@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { credentialsEnv, writeResourcesConfig } from '../../src/bench/resources-generate.js';
+import { credentialsEnv, writeResourcesConfig } from '../../bench/resources-generate.js';
 import { loadConfig } from '../../src/config/index.js';
 import '../../src/kinds/index.js';
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BENCH_ACCOUNT, BENCH_NAMESPACE, writeKvDocument } from '../../src/bench/generate.js';
+import { BENCH_ACCOUNT, BENCH_NAMESPACE, writeKvDocument } from '../../bench/generate.js';
 import { cli, emulator, TOKEN } from './harness.js';
 
 function root(lines: readonly string[]): { dir: string; write: (lines: readonly string[]) => void; args: (url: string) => string[] } {

@@ -7,7 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BENCH_ACCOUNT, BENCH_NAMESPACE, benchKey, isChanged, writeKvDocument, writePairsFile } from '../../src/bench/generate.js';
+import { BENCH_ACCOUNT, BENCH_NAMESPACE, benchKey, isChanged, writeKvDocument, writePairsFile } from '../../bench/generate.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { openStateStore } from '../../src/state/index.js';
 import { cli, emulator, startCli } from './harness.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeKvDocument, writePairsFile } from '../../src/bench/generate.js';
+import { writeKvDocument, writePairsFile } from '../../bench/generate.js';
 import { apply, callsSince, cli, editDoc, emulator, workspace } from './harness.js';
 import { RESOURCES } from './fixture.js';
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startBenchPostgres } from '../../src/bench/postgres.js';
+import { startBenchPostgres } from '../../bench/postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,11 +1,11 @@
 // Benchmark of the state store's KV paths: 10,000-key chunk writes (synchronous FULL vs NORMAL)
-// and loading 1,000,000 keys into a snapshot. Run: `node dist/state/bench.js` after a build.
+// and loading 1,000,000 keys into a snapshot. Run: `node dist-bench/bench/state-bench.js` after `npm run build:bench`.
 
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Database } from './driver.js';
-import { openStateStore } from './index.js';
+import { Database } from '../src/state/driver.js';
+import { openStateStore } from '../src/state/index.js';
 
 const KEYS = 1_000_000;
 const CHUNK = 10_000;

@@ -6,14 +6,14 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { RecordedRequest } from '../emulator/types.js';
-import { checkFunction, checkInteger, checkString, fail } from '../util/options.js';
+import { pathToFileURL } from 'node:url';
+import type { RecordedRequest } from '../src/emulator/types.js';
+import { checkFunction, checkInteger, checkString, fail } from '../src/util/options.js';
 import { runResourcesFloorProcess, type ResourcesFloorArgs, type ResourcesFloorReport } from './resources-floor.js';
 import { credentialsEnv, writeResourcesConfig, type GeneratedConfig } from './resources-generate.js';
 import type { ProbeReport } from './resources-probe.js';
 import { processCpuMs, processPeakRssBytes, startEmulatorProcess, startWatchProcess, type EmulatorProcess, type LogLine, type WatchProcess } from './processes.js';
-import { compiledFile } from '../util/compiled.js';
+import { benchScript, BIN } from './paths.js';
 
 export interface ResourcesBenchOptions {
   /** Resource counts, each measured in turn (`--resources 1000,10000,50000`). @default [1000, 10000] */
@@ -102,9 +102,8 @@ export interface ResourcesGroup {
   readonly watch: { readonly startMs: number; readonly maxRssBytes: number; readonly edits: readonly EditTiming[]; readonly brokenMs: number };
 }
 
-const BIN = fileURLToPath(new URL('../../bin/edgesync', import.meta.url));
-/** The compiled probe (see compiledFile), as the URL `--import` takes. */
-const PROBE = pathToFileURL(compiledFile(new URL('./resources-probe.js', import.meta.url), new URL('../../dist/bench/resources-probe.js', import.meta.url))).href;
+/** The compiled probe, as the URL `--import` takes. */
+const PROBE = pathToFileURL(benchScript('resources-probe.js')).href;
 
 /** `run` done `times` times in turn; the run of median wall time. */
 export async function medianRun<T extends { readonly ms: number }>(times: number, run: () => Promise<T>): Promise<T> {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkInteger, checkString } from '../util/options.js';
+import { checkInteger, checkString } from '../src/util/options.js';
 import { startBenchPostgres, type BenchPostgres } from './postgres.js';
 import { startEmulatorProcess, startWatchProcess, type EmulatorProcess, type WatchProcess } from './processes.js';
 import { seconds, verdict } from './report.js';

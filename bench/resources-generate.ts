@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkInteger } from '../util/options.js';
+import { checkInteger } from '../src/util/options.js';
 import { random } from './generate.js';
 
 /** What to write into a config root. */

@@ -1,13 +1,13 @@
 // KV pair files read a chunk at a time against JSON.parse of the whole file: N pairs with 100-byte values, each way
-// read in a process of its own for its peak RSS. `node dist/bench/stream-bench.js [N]` (default 1,000,000).
+// read in a process of its own for its peak RSS. `node dist-bench/bench/stream-bench.js [N]` (default 1,000,000).
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { pairItems } from '../kinds/kv/stream.js';
-import { checkInteger } from '../util/options.js';
+import { pairItems } from '../src/kinds/kv/stream.js';
+import { checkInteger } from '../src/util/options.js';
 
 const WAYS = { 'JSON.parse, whole file': 'parse', 'JSON array, streamed': 'json', 'JSON Lines, streamed': 'jsonl' } as const;
 type Way = (typeof WAYS)[keyof typeof WAYS];

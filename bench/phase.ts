@@ -1,15 +1,15 @@
 // One benchmark phase in a process of its own, so its peak RSS and CPU time are edgesync's alone:
-// `node dist/bench/phase.js plan|apply --config DIR --state FILE|URL [--base-url URL]`, JSON on stdout.
+// `node dist-bench/bench/phase.js plan|apply --config DIR --state FILE|URL [--base-url URL]`, JSON on stdout.
 
 import { pathToFileURL } from 'node:url';
-import { optionalToken } from '../api/index.js';
-import { folderSource } from '../config/source.js';
-import { composeRoot, type Root } from '../engine/root.js';
-import '../kinds/index.js';
-import type { DesiredResource } from '../kinds/kind.js';
-import type { Plan } from '../plan/types.js';
-import { stateBackend } from '../state/select.js';
-import { fail, parseRateLimit } from '../util/options.js';
+import { optionalToken } from '../src/api/index.js';
+import { folderSource } from '../src/config/source.js';
+import { composeRoot, type Root } from '../src/engine/root.js';
+import '../src/kinds/index.js';
+import type { DesiredResource } from '../src/kinds/kind.js';
+import type { Plan } from '../src/plan/types.js';
+import { stateBackend } from '../src/state/select.js';
+import { fail, parseRateLimit } from '../src/util/options.js';
 
 export type PhaseMode = 'plan' | 'apply';
 

@@ -1,13 +1,13 @@
 // The floor a first sync is held against: a minimal client (not edgesync) that reads a pairs file and PUTs its pairs
-// in 10,000-pair bulk requests, 4 at a time, in a process of its own. `node dist/bench/floor.js FILE FORMAT URL`, JSON out.
+// in 10,000-pair bulk requests, 4 at a time, in a process of its own. `node dist-bench/bench/floor.js FILE FORMAT URL`, JSON out.
 
 import { runReportProcess } from './processes.js';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { pairItems, type PairFormat } from '../kinds/kv/stream.js';
-import { checkInteger, checkString, fail } from '../util/options.js';
+import { pairItems, type PairFormat } from '../src/kinds/kv/stream.js';
+import { checkInteger, checkString, fail } from '../src/util/options.js';
 import { BENCH_ACCOUNT, BENCH_NAMESPACE } from './generate.js';
-import { compiledFile } from '../util/compiled.js';
+import { benchScript } from './paths.js';
 
 export interface FloorArgs {
   /** The pairs file, as the bench wrote it. */
@@ -90,8 +90,8 @@ export async function runFloor(args: FloorArgs, token: string): Promise<FloorRep
   return { ms: Math.round(performance.now() - started), pairs, requests, cpuMs: Math.round(cpuMs() - cpu), maxRssBytes: process.resourceUsage().maxRSS * 1024 };
 }
 
-/** The compiled floor (see compiledFile). */
-const FLOOR = compiledFile(new URL('./floor.js', import.meta.url), new URL('../../dist/bench/floor.js', import.meta.url));
+/** The compiled floor. */
+const FLOOR = benchScript('floor.js');
 
 /** Runs the floor in a fresh process (the token in its environment, as edgesync's phases get it) and returns its report. */
 export function runFloorProcess(args: FloorArgs, token: string): Promise<FloorReport> {

@@ -6,10 +6,10 @@ import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Composer, Parser } from 'yaml';
-import { checkInteger, checkString, fail } from '../util/options.js';
-import { withPlainEnv } from '../util/plain-env.js';
+import { checkInteger, checkString, fail } from '../src/util/options.js';
+import { withPlainEnv } from '../src/util/plain-env.js';
 import { runReportProcess } from './processes.js';
-import { compiledFile } from '../util/compiled.js';
+import { benchScript } from './paths.js';
 
 export type FloorMode = 'parse' | 'apply';
 
@@ -151,8 +151,8 @@ export async function runResourcesFloor(args: ResourcesFloorArgs, env: NodeJS.Pr
   return { mode: args.mode, ms: Math.round(performance.now() - started), documents, requests, cpuMs: Math.round(cpuMs()), maxRssBytes: process.resourceUsage().maxRSS * 1024 };
 }
 
-/** The compiled floor (see compiledFile). */
-const FLOOR = compiledFile(new URL('./resources-floor.js', import.meta.url), new URL('../../dist/bench/resources-floor.js', import.meta.url));
+/** The compiled floor. */
+const FLOOR = benchScript('resources-floor.js');
 
 /** Runs a floor in a fresh process with `env` (the tokens the config's credentials read) and returns its report. */
 export function runResourcesFloorProcess(args: ResourcesFloorArgs, env: NodeJS.ProcessEnv): Promise<ResourcesFloorReport> {

@@ -3,9 +3,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PairFormat } from '../kinds/kv/stream.js';
+import type { PairFormat } from '../src/kinds/kv/stream.js';
 
-export type { PairFormat } from '../kinds/kv/stream.js';
+export type { PairFormat } from '../src/kinds/kv/stream.js';
 
 /** What to write into a bench config root. */
 export interface KvDataOptions {

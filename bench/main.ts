@@ -3,7 +3,7 @@
 // progress on stderr, then many resources of mixed kinds (its figures also as JSON on the last stdout line). `-- --only PART` runs one.
 
 import { pathToFileURL } from 'node:url';
-import { fail, OptionError } from '../util/options.js';
+import { fail, OptionError } from '../src/util/options.js';
 import { checkGitopsBenchOptions, renderGitopsGoal, renderGitopsTable, runGitopsBench, type GitopsBenchOptions } from './gitops-bench.js';
 import { checkBackends, checkFormats, checkKvBenchOptions, checkPairs, runKvBench, type KvBenchOptions } from './kv-bench.js';
 import { PACING_RATE, renderPacingGoal, renderPacingTable, runPacingBench, type PacingBenchOptions } from './pacing-bench.js';

@@ -6,8 +6,8 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { RecordedRequest } from '../emulator/types.js';
-import { checkFunction, checkInteger, checkString } from '../util/options.js';
+import type { RecordedRequest } from '../src/emulator/types.js';
+import { checkFunction, checkInteger, checkString } from '../src/util/options.js';
 import { startEmulatorProcess, startWatchProcess, type EmulatorProcess, type LogLine, type WatchProcess } from './processes.js';
 import { seconds, verdict } from './report.js';
 

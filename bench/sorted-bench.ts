@@ -1,10 +1,10 @@
 // SortedKeys at namespace scale: N entries (keys of 20–40 bytes in random order, real-looking hashes)
-// added, finished and iterated once; wall time per phase and peak RSS. `node dist/bench/sorted-bench.js [N]`.
+// added, finished and iterated once; wall time per phase and peak RSS. `node dist-bench/bench/sorted-bench.js [N]`.
 
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { compareUtf8, SortedKeys } from '../kinds/kv/sorted.js';
-import { checkInteger } from '../util/options.js';
+import { compareUtf8, SortedKeys } from '../src/kinds/kv/sorted.js';
+import { checkInteger } from '../src/util/options.js';
 
 export interface SortedBenchResult {
   readonly entries: number;

@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fingerprint } from '../emulator/auth.js';
-import { checkInteger, checkString, parseRate } from '../util/options.js';
+import { fingerprint } from '../src/emulator/auth.js';
+import { checkInteger, checkString, parseRate } from '../src/util/options.js';
 import { runPhaseProcess, startEmulatorProcess, type LoggedCall } from './processes.js';
 import { seconds, verdict } from './report.js';
 

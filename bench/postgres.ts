@@ -9,7 +9,7 @@ import path from 'node:path';
 export interface BenchPostgres {
   /** postgres://… of the server's `postgres` database (with the run's password: never print it). */
   readonly url: string;
-  /** The server's main process: its CPU time, with its sessions' (src/bench/processes.ts), is the database's. */
+  /** The server's main process: its CPU time, with its sessions' (bench/processes.ts), is the database's. */
   readonly pid: number;
   /** Stops the server and removes its data folder. */
   stop(): Promise<void>;

@@ -3,13 +3,11 @@
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { PhaseArgs, PhaseReport } from './phase.js';
-import { compiledFile } from '../util/compiled.js';
+import { benchScript, BIN } from './paths.js';
 
-const BIN = fileURLToPath(new URL('../../bin/edgesync', import.meta.url));
-/** The compiled phase runner (see compiledFile). */
-const PHASE = compiledFile(new URL('./phase.js', import.meta.url), new URL('../../dist/bench/phase.js', import.meta.url));
+/** The compiled phase runner. */
+const PHASE = benchScript('phase.js');
 
 /** Clock ticks per second of /proc's CPU times; 100 on Linux unless told otherwise. */
 const CLK_TCK = ((): number => {
