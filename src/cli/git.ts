@@ -35,11 +35,11 @@ export function withGit(cmd: Command): Command {
   return cmd
     .addOption(new Option('--git <url>', 'follow this git remote instead of --config (https, ssh or file URL); token from EDGESYNC_GIT_TOKEN').env('EDGESYNC_GIT'))
     .option('--ref <ref>', 'branch, tag or commit of --git (default: the remote\'s HEAD)')
-    .option('--path <dir>', 'folder of the config inside the repository (default: all of it)')
+    .option('--path <dir>', 'folder of the config inside the repository, the only part checked out (default: all of it)')
     .option('--interval <duration>', 'fetch --git this often (e.g. 30s, 1m, 5m)', '1m')
     .option('--git-ssh-key <file>', 'SSH private key for an ssh:// or git@ remote (with --git-known-hosts)')
     .option('--git-known-hosts <file>', 'known_hosts file that must name the SSH server')
-    .option('--git-max-bytes <n>', 'refuse a commit whose config files add up to more (default 268435456)')
+    .option('--git-max-bytes <n>', 'refuse a commit whose files under --path add up to more, before checking it out (default 268435456)')
     .option('--webhook-secret-file <file>', 'secret of push webhooks to POST /hooks/git (GitHub or GitLab); without it there is no such route');
 }
 

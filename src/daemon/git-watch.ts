@@ -10,7 +10,7 @@ import type { LoopLogger } from './loop-types.js';
 import { registerGitHook } from './webhook.js';
 
 export interface GitSourceOptions {
-  readonly checkout: GitCheckout;
+  readonly checkout: Pick<GitCheckout, 'shown' | 'sync' | 'current'>;
   readonly ref: string;
   readonly intervalMs: number;
   readonly webhookSecret?: string;
@@ -27,10 +27,10 @@ export interface GitSourceStatus extends FollowStatus {
 export interface GitWatching {
   /** Called at each new commit after the first: set once the daemon runs. */
   onCommit: () => void;
-  /** The endpoint's push webhook, when a secret is set. */
+  /** The endpoint's push webhook, when a secret is set: rate-limited, and never cutting a failure's backoff short. */
   readonly routes?: (app: FastifyInstance) => void;
   status(): GitSourceStatus;
-  /** Fetches now (SIGHUP), as a push webhook does. */
+  /** Fetches now (SIGHUP), even during a failure's backoff, which a push webhook never cuts short. */
   syncNow(): void;
   stop(): Promise<void>;
 }
@@ -48,7 +48,7 @@ export async function watchGit(options: GitSourceOptions, clock: Clock, logger: 
   }
   const secret = options.webhookSecret;
   return Object.assign(watching, {
-    ...(secret !== undefined && { routes: (app: FastifyInstance) => registerGitHook(app, { secret, ref: options.ref, onPush: () => follower.syncNow() }) }),
+    ...(secret !== undefined && { routes: (app: FastifyInstance) => registerGitHook(app, { secret, ref: options.ref, onPush: () => follower.pushed() }) }),
     status: (): GitSourceStatus => ({ git: options.checkout.shown, ref: options.ref, intervalMs: options.intervalMs, webhook: secret !== undefined, ...follower.status() }),
     syncNow: () => follower.syncNow(),
     stop: () => follower.stop(),

@@ -1,9 +1,12 @@
 // POST /hooks/git: a push webhook (GitHub's X-Hub-Signature-256 or GitLab's X-Gitlab-Token, checked
-// in constant time against the secret) that asks for a fetch now; other refs and replays are ignored.
+// in constant time against the secret) that asks for a fetch; other refs and a delivery id already
+// received are ignored. What the fetch asked for becomes (at once, or later under the follower's
+// rate) is the follower's answer: see git-follow.ts.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ANY_HOST } from '../util/host-check.js';
+import type { PushAnswer } from './git-follow.js';
 
 /** GitHub and GitLab send pushes well under this; a larger body is refused unread. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
@@ -13,8 +16,11 @@ export interface GitHookOptions {
   readonly secret: string;
   /** The ref followed (branch, tag or commit): a push to another branch or tag is ignored. */
   readonly ref: string;
-  /** A push to the followed ref: fetch now. */
-  readonly onPush: () => void;
+  /**
+   * A push to the followed ref: asks for a fetch, and says whether it starts now or later (the
+   * answer's body). @default answered as fetching
+   */
+  readonly onPush: () => PushAnswer | void;
 }
 
 export interface HookAnswer {
@@ -47,7 +53,12 @@ export function followsRef(pushed: string, followed: string): boolean {
   return pushed === followed || pushed === `refs/heads/${name}` || pushed === `refs/tags/${name}`;
 }
 
-/** Deliveries already acted on (GitHub's X-GitHub-Delivery, GitLab's X-Gitlab-Event-UUID), the newest kept. */
+/**
+ * Deliveries already received (GitHub's X-GitHub-Delivery, GitLab's X-Gitlab-Event-UUID), the
+ * newest `limit` kept: a provider's redelivery of one id is ignored while its id is remembered.
+ * This is no defence against a replay under a new id (the id is not signed); the follower's rate
+ * limit bounds what such replays cost.
+ */
 function recentIds(limit = 1000) {
   const seen = new Set<string>();
   return (id: string | undefined): boolean => {
@@ -89,7 +100,11 @@ export function registerGitHook(app: FastifyInstance, options: GitHookOptions): 
     scope.post('/hooks/git', { config: ANY_HOST }, async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const answer = answerPush(request.headers, body, options, replayed);
-      if (answer.fetch) options.onPush();
+      if (answer.fetch) {
+        // 202 either way: the push is taken, and a later fetch will read it when this one does not.
+        const asked = options.onPush();
+        if (asked) return reply.code(202).send(asked.reason === undefined ? { status: asked.status } : asked);
+      }
       return reply.code(answer.status).send(answer.body);
     });
   });

@@ -69,18 +69,33 @@ export function reasonOf(stderr: string): string | undefined {
   return NEEDS_CREDENTIALS.test(line) ? `${line} (the remote asked for credentials: the token in EDGESYNC_GIT_TOKEN is missing or was refused)` : line;
 }
 
+/** The git command of ARGS (`fetch` of `-c k=v fetch …`), for messages. */
+function commandOf(args: readonly string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '-c' || args[i] === '-C') i++;
+    else if (!args[i].startsWith('-')) return args[i];
+  }
+  return args[0] ?? '';
+}
+
 /** Runs `git ARGS` in `cwd`; resolves with stdout, rejects with a GitError naming what failed. */
-export function git(args: readonly string[], options: { readonly cwd: string; readonly auth?: GitAuth; readonly timeoutMs?: number; readonly secrets?: readonly string[] }): Promise<string> {
+export function git(
+  args: readonly string[],
+  options: { readonly cwd: string; readonly auth?: GitAuth; readonly timeoutMs?: number; readonly secrets?: readonly string[]; /** Written to git's standard input. */ readonly input?: string },
+): Promise<string> {
   const secrets = [...(options.secrets ?? []), ...(options.auth?.token ? [options.auth.token] : [])];
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd: options.cwd, env: gitEnv(options.auth), timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
+    const child = execFile('git', args, { cwd: options.cwd, env: gitEnv(options.auth), timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
       const timedOut = (err as { killed?: boolean }).killed === true;
       let reason = timedOut ? `no answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s` : (reasonOf(stderr) ?? err.message);
       for (const s of secrets) if (s) reason = reason.split(s).join('***');
       const shown = redactUrls(reason);
-      reject(new GitError(`git ${args[0]}: ${shown}`, shown));
+      reject(new GitError(`git ${commandOf(args)}: ${shown}`, shown));
     });
+    // A git that exits before reading all of it closes the pipe: its exit status says why, not EPIPE.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(options.input ?? '');
   });
 }
 

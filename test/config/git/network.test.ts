@@ -1,13 +1,14 @@
 // A git checkout over real network paths on loopback: git:// from git daemon, smart HTTP with a token,
 // and the SSH key path through a fake ssh; a failure names the remote, shows no secret and keeps the last good commit.
 
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GitCheckout, type GitCheckoutOptions } from '../../../src/config/git/checkout.js';
 import { GitError } from '../../../src/config/git/run.js';
-import { testRemote, type TestRemote } from './remote.js';
+import { filesUnder, holds, testRemote, type TestRemote } from './remote.js';
 import { fakeSsh, freePort, gitDaemon, smartHttp } from './servers.js';
 
 const cleanup: (() => unknown)[] = [];
@@ -61,6 +62,26 @@ describe('a git checkout over git:// from git daemon', () => {
     expect(await c.sync()).toEqual({ commit: first, changed: true });
     expect(fs.existsSync(path.join(c.root, 'b.yaml'))).toBe(false);
     expect(read(c, 'a.yaml')).toBe('a: 1\n');
+  });
+
+  it('fetches only --path from a git daemon serving partial clones: a file over --git-max-bytes beside it never reaches the disk', async () => {
+    const r = remote();
+    r.allowFilter();
+    const daemon = await gitDaemon(r.dir);
+    cleanup.push(() => daemon.close());
+    const first = r.commit({ 'config/a.yaml': 'a: 1\n', 'assets/big.bin': randomBytes(1024 * 1024) });
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-git-cache-'));
+    cleanup.push(() => fs.rmSync(cache, { recursive: true, force: true }));
+    const c = checkout({ url: daemon.url('remote.git'), ref: 'main', path: 'config', maxBytes: 64 * 1024 }, cache);
+    expect(await c.sync()).toEqual({ commit: first, changed: true });
+    expect(read(c, 'a.yaml')).toBe('a: 1\n');
+    expect(holds(c.workDir, r.oid('main:assets/big.bin'))).toBe(false);
+    expect(filesUnder(cache).filter((f) => f.size >= 512 * 1024 || f.file.endsWith('big.bin'))).toEqual([]);
+    // A new file under --path is fetched on its own, by id, and checked out.
+    const second = r.commit({ 'config/b.yaml': 'b: 1\n' });
+    expect(await c.sync()).toEqual({ commit: second, changed: true });
+    expect(read(c, 'b.yaml')).toBe('b: 1\n');
+    expect(holds(c.workDir, r.oid('main:assets/big.bin'))).toBe(false);
   });
 
   it('says the remote cannot be reached when nothing listens on its port, keeping the last good checkout', async () => {

@@ -11,13 +11,17 @@ export interface TestRemote {
   /** file:// URL of the bare repository. */
   readonly url: string;
   readonly dir: string;
-  /** Writes files (path → text; null removes), commits and pushes to `branch`; returns the commit id. */
-  commit(files: Record<string, string | null>, branch?: string, message?: string): string;
+  /** Writes files (path → text or bytes; null removes), commits and pushes to `branch`; returns the commit id. */
+  commit(files: Record<string, string | Buffer | null>, branch?: string, message?: string): string;
   /** Adds a symbolic link, commits and pushes. */
   link(file: string, target: string, branch?: string): string;
   /** Moves `branch` to `commit` on the remote (a force-push). */
   forcePush(commit: string, branch?: string): void;
   tag(name: string, commit: string): void;
+  /** Lets the remote serve partial clones (uploadpack.allowFilter), as GitHub and GitLab do; off by default, as in git. */
+  allowFilter(): void;
+  /** The id of the object `spec` (e.g. `main:big.bin`) in the remote. */
+  oid(spec: string): string;
   close(): void;
 }
 
@@ -70,6 +74,24 @@ export function testRemote(): TestRemote {
     tag(name, commit) {
       run(work, 'push', '-q', 'origin', `${commit}:refs/tags/${name}`);
     },
+    allowFilter() {
+      run(bare, 'config', 'uploadpack.allowFilter', 'true');
+    },
+    oid: (spec) => run(bare, 'rev-parse', spec),
     close: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** Every file under `dir` (a clone's objects included), relative, with its size. */
+export function filesUnder(dir: string): { file: string; size: number }[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .map((file) => ({ file, stat: fs.lstatSync(path.join(dir, file)) }))
+    .filter(({ stat }) => stat.isFile())
+    .map(({ file, stat }) => ({ file, size: stat.size }));
+}
+
+/** Whether the clone in `workDir` holds object `oid`, asked without letting git fetch it. */
+export function holds(workDir: string, oid: string): boolean {
+  const lines = execFileSync('git', ['rev-list', '--objects', '--no-object-names', '--missing=print', '--all'], { cwd: workDir, env: ENV, encoding: 'utf8' }).split('\n');
+  return lines.includes(oid) && !lines.includes(`?${oid}`);
 }
