@@ -1,5 +1,5 @@
 // Options shared by the commands that read a config root and a state file, and how their flags
-// become the composition root's options. Defaults are the README's (Commands); all checked first.
+// become the composition root's options. Defaults are docs/review-and-safety.md's; all checked first.
 
 import { Option, type Command } from 'commander';
 import { optionalToken } from '../api/token.js';

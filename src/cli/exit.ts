@@ -1,5 +1,5 @@
 // The exit codes of `plan --detailed-exitcode` and `apply`, in one place: CI reads them to know
-// whether the config is in force. README (Exit codes) documents the same table.
+// whether the config is in force. docs/review-and-safety.md (Exit codes) documents the same table.
 
 import type { ApplyResult } from '../apply/index.js';
 import { needsAttention, planHasChanges } from '../plan/summary.js';

@@ -1,0 +1,73 @@
+// Every relative link of the README and the guides leads to a file that exists, and every
+// `#anchor` to a heading of its target (as GitHub makes a heading's anchor), so that moving a
+// section from one document to another cannot leave a link behind.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { docFiles } from './console.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The lines of a Markdown text outside fenced blocks. */
+function prose(text: string): string[] {
+  const out: string[] = [];
+  let fence: string | undefined;
+  for (const line of text.split('\n')) {
+    const m = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (m && (fence === undefined || m[1].startsWith(fence))) {
+      fence = fence === undefined ? m[1] : undefined;
+      continue;
+    }
+    if (fence === undefined) out.push(line);
+  }
+  return out;
+}
+
+/** GitHub's anchors for the headings of a Markdown text (a repeated one gets -1, -2, …). */
+export function anchors(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const line of prose(text)) {
+    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!m) continue;
+    const words = m[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[`*]/g, '');
+    const slug = words.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    out.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return out;
+}
+
+describe('links of the README and the guides', () => {
+  it('make GitHub anchors as GitHub does', () => {
+    expect([...anchors('## Token secrets in the database: `EDGESYNC_SECRETS_KEY`\n## A\n## A\n')]).toEqual([
+      'token-secrets-in-the-database-edgesync_secrets_key', 'a', 'a-1',
+    ]);
+  });
+
+  for (const file of docFiles(repo)) {
+    it(`${file}: every relative link and anchor leads somewhere`, () => {
+      const text = fs.readFileSync(path.join(repo, file), 'utf8');
+      const broken: string[] = [];
+      for (const line of prose(text)) {
+        for (const m of line.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)\)/g)) {
+          const target = m[1];
+          if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+          const [rel, anchor] = target.split('#') as [string, string | undefined];
+          const at = rel === '' ? path.join(repo, file) : path.resolve(path.dirname(path.join(repo, file)), rel);
+          if (!fs.existsSync(at)) {
+            broken.push(`${target}: no such file`);
+            continue;
+          }
+          if (anchor !== undefined && at.endsWith('.md') && !anchors(fs.readFileSync(at, 'utf8')).has(anchor)) {
+            broken.push(`${target}: no heading makes #${anchor}`);
+          }
+        }
+      }
+      expect(broken).toEqual([]);
+    });
+  }
+});
