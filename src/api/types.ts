@@ -80,11 +80,15 @@ export interface AccessOrganization extends AccessOrganizationRequest {
 }
 
 // 3, 8, 16 — API tokens
+/**
+ * A policy as the provider requires it (docs/operations.md, operations 8 and 3): effect, permission
+ * groups and resources; a resource maps to a string or, one level deep, to a map of scopes.
+ */
 export interface TokenPolicy {
-  readonly effect?: string;
+  readonly effect: string;
   readonly id?: string;
-  readonly permission_groups?: readonly { readonly id: string; readonly name: string }[];
-  readonly resources?: Readonly<Record<string, string>>;
+  readonly permission_groups: readonly { readonly id?: string; readonly name?: string }[];
+  readonly resources: Readonly<Record<string, string | Readonly<Record<string, string>>>>;
 }
 export type TokenStatus = 'active' | 'disabled' | 'expired';
 export interface TokenCondition {
@@ -167,7 +171,8 @@ export interface CreateLocationRequest {
   readonly name: string;
   readonly client_default?: boolean;
   readonly ecs_support?: boolean;
-  readonly networks?: readonly string[];
+  /** On the wire as `{network}` objects, the form the provider takes (a document may write bare CIDRs). */
+  readonly networks?: readonly { readonly network: string }[];
 }
 export interface GatewayLocation extends Partial<CreateLocationRequest> {
   readonly id?: string;
@@ -179,8 +184,8 @@ export interface GatewayLocation extends Partial<CreateLocationRequest> {
 
 // 10 — bulk KV write
 export interface KvPair {
-  readonly key?: string;
-  readonly value?: string;
+  readonly key: string;
+  readonly value: string;
   readonly base64?: boolean;
   readonly expiration?: number;
   readonly expiration_ttl?: number;

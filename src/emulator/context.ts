@@ -7,7 +7,7 @@ import type { Faults } from './faults.js';
 import { badRequest, successBody } from './errors.js';
 import type { Store } from './store.js';
 import type { JsonObject, StoredObject } from './types.js';
-import { problemsOf, type Shape } from './validate.js';
+import { problemText, type BodySchemas } from './validate.js';
 
 export const basePath = '/client/v4';
 
@@ -20,6 +20,8 @@ export interface Context {
   readonly faults: Pick<Faults, 'refusesKey'>;
   /** Per request: body bytes and multipart part names, for the request log. */
   readonly notes: WeakMap<FastifyRequest, RequestNotes>;
+  /** The request body schemas of the JSON operations, compiled at start. */
+  readonly bodies: BodySchemas;
 }
 
 export interface RequestNotes {
@@ -52,10 +54,17 @@ export function operation(app: FastifyInstance, op: number, method: HTTPMethods,
   });
 }
 
-/** The body checked against `shape`; a 400 with every problem otherwise. */
-export function validBody(request: FastifyRequest, shape: Shape): JsonObject {
-  const problems = problemsOf(request.body, shape);
-  if (problems.length > 0) throw badRequest(problems);
+/** The operation a route was registered as (`operation()` sets it). */
+export function opOf(request: FastifyRequest): number | undefined {
+  return (request.routeOptions.config as { op?: number } | undefined)?.op;
+}
+
+/** The body checked against its operation's schema; a 400 with every problem otherwise. */
+export function validBody(ctx: Context, request: FastifyRequest): JsonObject {
+  const op = opOf(request);
+  if (op === undefined) throw new Error(`no operation at ${request.url}`);
+  const problems = ctx.bodies.problems(op, request.body);
+  if (problems.length > 0) throw badRequest(problems.map(problemText));
   return request.body as JsonObject;
 }
 

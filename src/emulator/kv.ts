@@ -4,9 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import { operation, type Context } from './context.js';
 import { badRequest } from './errors.js';
-import { kvPair } from './shapes.js';
 import type { JsonObject, StoredKvPair } from './types.js';
-import { check, joinPath, typeName } from './validate.js';
+import { loadBodySchemas, pathText, problemText, type BodySchemas, type Problem } from './validate.js';
 
 export const kvLimits = {
   pairs: 10_000,
@@ -32,15 +31,27 @@ export function isStrictBase64(text: string): boolean {
 }
 
 /** Every problem of a bulk write body; `bytes` is the request body size. */
-export function kvProblems(body: unknown, bytes: number, nowMs: number): string[] {
+export function kvProblems(body: unknown, bytes: number, nowMs: number, bodies: BodySchemas = loadBodySchemas()): string[] {
   const problems: string[] = [];
   if (bytes > kvLimits.requestBytes) problems.push(`body: ${fmt(bytes)} bytes, at most ${fmt(kvLimits.requestBytes)} bytes per request`);
-  if (!Array.isArray(body)) {
-    problems.push(`body: expected array of key-value pairs, got ${typeName(body)}`);
-    return problems;
+  // The schema's problems, by the pair they are in; one at the root means the body is not a list.
+  const byPair = new Map<number, Problem[]>();
+  for (const p of bodies.problems(10, body)) {
+    if (p.path.length === 0) {
+      problems.push(problemText(p));
+      return problems;
+    }
+    const i = p.path[0] as number;
+    byPair.set(i, [...(byPair.get(i) ?? []), p]);
   }
-  if (body.length > kvLimits.pairs) problems.push(`body: ${fmt(body.length)} pairs, at most ${fmt(kvLimits.pairs)} per request`);
-  for (let i = 0; i < body.length && problems.length <= maxReported; i++) pairProblems(body[i], joinPath('', i), problems, nowMs);
+  const pairs = body as unknown[];
+  if (pairs.length > kvLimits.pairs) problems.push(`body: ${fmt(pairs.length)} pairs, at most ${fmt(kvLimits.pairs)} per request`);
+  for (let i = 0; i < pairs.length && problems.length <= maxReported; i++) {
+    const shape = byPair.get(i);
+    // The limits are checked on pairs of the right shape only.
+    if (shape) problems.push(...shape.map(problemText));
+    else limitProblems(pairs[i] as JsonObject, pathText([i]), problems, nowMs);
+  }
   if (problems.length > maxReported) {
     problems.length = maxReported;
     problems.push('body: further problems not listed');
@@ -48,11 +59,8 @@ export function kvProblems(body: unknown, bytes: number, nowMs: number): string[
   return problems;
 }
 
-function pairProblems(pair: unknown, path: string, problems: string[], nowMs: number): void {
-  const before = problems.length;
-  check(pair, kvPair, path, problems);
-  if (problems.length > before) return;
-  const { key, value, base64, expiration, expiration_ttl, metadata } = pair as JsonObject;
+function limitProblems(pair: JsonObject, path: string, problems: string[], nowMs: number): void {
+  const { key, value, base64, expiration, expiration_ttl, metadata } = pair;
   const k = key as string;
   if (k === '') problems.push(`${path}.key: must not be empty`);
   if (k === '.' || k === '..') problems.push(`${path}.key: must not be "${k}"`);
@@ -88,7 +96,7 @@ export function toStored(pair: JsonObject, nowMs: number): StoredKvPair {
 
 export function registerKvOperation(app: FastifyInstance, ctx: Context): void {
   operation(app, 10, 'PUT', '/accounts/:account_identifier/storage/kv/namespaces/:namespace_identifier/bulk', (req, p) => {
-    const problems = kvProblems(req.body, ctx.notes.get(req)?.bytes ?? 0, ctx.now());
+    const problems = kvProblems(req.body, ctx.notes.get(req)?.bytes ?? 0, ctx.now(), ctx.bodies);
     if (problems.length > 0) throw badRequest(problems);
     const pairs = ctx.store.kv(p.account_identifier, p.namespace_identifier);
     const nowMs = ctx.now();

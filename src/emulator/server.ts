@@ -6,7 +6,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import multipart from '@fastify/multipart';
 import { addHostCheck, type HostCheck } from '../util/host-check.js';
 import { signedBy, type TokenBook } from './auth.js';
-import { basePath, type Context, type RequestNotes } from './context.js';
+import { basePath, opOf, type Context, type RequestNotes } from './context.js';
 import { badRequest, EmulatorError, errorBody, notFound } from './errors.js';
 import type { Faults } from './faults.js';
 import { inspectPath, registerInspection } from './inspect.js';
@@ -18,6 +18,7 @@ import { registerUserOperations } from './routes/user.js';
 import type { Store } from './store.js';
 import type { JsonValue, RecordedRequest } from './types.js';
 import { registerUploadOperation } from './upload.js';
+import { loadBodySchemas } from './validate.js';
 
 /** Above the KV request limit, so that limit is answered by the emulator's own 400 with its message. */
 const transportBodyLimit = 160_000_000;
@@ -33,7 +34,6 @@ export interface ServerParts {
   readonly hostCheck?: HostCheck;
 }
 
-const opOf = (request: FastifyRequest): number | undefined => (request.routeOptions.config as { op?: number } | undefined)?.op;
 const isInspection = (request: FastifyRequest): boolean => request.url.startsWith(`${inspectPath}/`);
 
 function malformedJson(err: unknown): EmulatorError {
@@ -65,7 +65,9 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
   // First of all: a request naming another host is answered before latency, faults or auth.
   if (parts.hostCheck) addHostCheck(app, parts.hostCheck);
   const notes = new WeakMap<FastifyRequest, RequestNotes>();
-  const ctx: Context = { store: parts.store, tokens: parts.tokens, now: parts.now, tokenCreateResult: parts.tokenCreateResult, notes, faults: parts.faults };
+  // Compiled here, before any request: a schema missing from the build fails the start, not a call.
+  const bodies = loadBodySchemas();
+  const ctx: Context = { store: parts.store, tokens: parts.tokens, now: parts.now, tokenCreateResult: parts.tokenCreateResult, notes, faults: parts.faults, bodies };
 
   await app.register(multipart, {
     limits: { fileSize: transportBodyLimit, fieldSize: transportBodyLimit, parts: 1000 },
@@ -101,7 +103,7 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     // Every answer under a rate limit, whatever its status, says what is left of the caller's window.
     reply.headers(parts.faults.rateHeaders(caller));
     if (fault) throw fault;
-    const op = (request.routeOptions.config as { op?: number } | undefined)?.op;
+    const op = opOf(request);
     const account = (request.params as { account_identifier?: string } | undefined)?.account_identifier;
     const denied = parts.tokens.authenticateRequest(request.headers, op, parts.now(), account);
     if (denied) throw denied;

@@ -1,34 +1,49 @@
-// A small checker for JSON request bodies: typed fields, required fields, enums, ISO 8601
-// datetimes and closed objects; it collects every problem with its field path, never only the first.
+// The request bodies of the JSON operations, checked against the emulator's own JSON Schema files
+// (schemas/ beside this module, written from docs/operations.md; never the config's schemas/, so a
+// shared mistake cannot make client and server agree). Each problem names its field path and what
+// was expected; every problem is collected, never only the first.
 
-export type Shape =
-  | { readonly kind: 'string' | 'boolean' | 'number' | 'datetime' | 'any' | 'null' }
-  | { readonly kind: 'enum'; readonly values: readonly string[] }
-  | { readonly kind: 'array'; readonly items: Shape }
-  | { readonly kind: 'map'; readonly values: Shape }
-  | { readonly kind: 'object'; readonly fields: Readonly<Record<string, Field>>; readonly open?: boolean }
-  | { readonly kind: 'either'; readonly what: string; readonly shapes: readonly Shape[] };
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 
-export interface Field {
-  readonly shape: Shape;
-  readonly required?: boolean;
+/** The schema file of each operation whose body is JSON (operation 1 is multipart: see upload.ts). */
+export const bodySchemaFiles: Readonly<Record<number, string>> = {
+  2: 'update-access-organization.schema.json',
+  3: 'update-token.schema.json',
+  4: 'attach-worker-domain.schema.json',
+  5: 'create-proxy-endpoint.schema.json',
+  6: 'create-list.schema.json',
+  7: 'create-location.schema.json',
+  8: 'create-token.schema.json',
+  9: 'update-list.schema.json',
+  10: 'write-kv-bulk.schema.json',
+  11: 'update-route.schema.json',
+  12: 'update-logging.schema.json',
+  13: 'create-gateway-account.schema.json',
+  14: 'run-ai.schema.json',
+  15: 'edit-user.schema.json',
+  16: 'roll-token.schema.json',
+  17: 'update-connectivity-settings.schema.json',
+};
+
+/**
+ * The emulator's schemas: src/emulator/schemas/ when running from the sources, dist/emulator/schemas/
+ * when compiled (tsconfig.build.json emits them beside the modules).
+ */
+export const BODY_SCHEMAS_DIR = fileURLToPath(new URL('./schemas/', import.meta.url));
+
+/** One problem of a body: where (keys and list indexes from the body's root) and what is wrong there. */
+export interface Problem {
+  readonly path: readonly (string | number)[];
+  readonly what: string;
 }
 
-export const str: Shape = { kind: 'string' };
-export const bool: Shape = { kind: 'boolean' };
-export const num: Shape = { kind: 'number' };
-export const datetime: Shape = { kind: 'datetime' };
-export const anything: Shape = { kind: 'any' };
-export const nothing: Shape = { kind: 'null' };
-export const anyObject: Shape = { kind: 'map', values: anything };
-export const listOf = (items: Shape): Shape => ({ kind: 'array', items });
-export const oneOf = (...values: string[]): Shape => ({ kind: 'enum', values });
-export const req = (shape: Shape): Field => ({ shape, required: true });
-export const opt = (shape: Shape): Field => ({ shape });
-/** Known keys typed; keys not listed pass (nested objects are open unless said otherwise). */
-/** One of several shapes (a network as a string or as `{network}`); `what` names them in a problem. */
-export const either = (what: string, ...shapes: Shape[]): Shape => ({ kind: 'either', what, shapes });
-export const object = (fields: Record<string, Field>, open = true): Shape => ({ kind: 'object', fields, open });
+export interface BodySchemas {
+  /** Every problem of `body` as the body of operation `op`; [] when it is valid. */
+  problems(op: number, body: unknown): Problem[];
+}
 
 export function typeName(value: unknown): string {
   if (value === null) return 'null';
@@ -53,84 +68,128 @@ export function isIsoDateTime(value: string): boolean {
     && Number(second) <= 59 && Number(zh) <= 23 && Number(zm) <= 59;
 }
 
-export function joinPath(base: string, key: string | number): string {
-  if (typeof key === 'number') return `${base}[${key}]`;
-  return base === '' ? key : `${base}.${key}`;
+/** `items[2].value`, `[1].key`, `condition.request.ip.in`; the root is `body`. */
+export function pathText(path: readonly (string | number)[]): string {
+  let text = '';
+  for (const key of path) text = typeof key === 'number' ? `${text}[${key}]` : text === '' ? key : `${text}.${key}`;
+  return text === '' ? 'body' : text;
 }
 
-function label(path: string): string {
-  return path === '' ? 'body' : path;
+/** `path: what`, the text of one `errors[]` entry. */
+export function problemText(p: Problem): string {
+  return `${pathText(p.path)}: ${p.what}`;
 }
 
-/** Checks `value` against `shape`, pushing `path: problem` messages onto `problems`. */
-export function check(value: unknown, shape: Shape, path: string, problems: string[]): void {
-  const expected = (what: string): void => {
-    problems.push(`${label(path)}: expected ${what}, got ${typeName(value)}`);
+/** What a format's failure says was expected. */
+const formatExpected: Record<string, string> = {
+  'date-time': 'an ISO 8601 datetime like 2030-01-31T12:00:00Z',
+};
+
+/**
+ * The body schemas of `dir`, compiled once per folder and process (every emulator of a process shares them).
+ * Throws, naming the folder, when a file is missing or a schema is invalid.
+ */
+export function loadBodySchemas(dir: string = BODY_SCHEMAS_DIR): BodySchemas {
+  let loaded = compiledByDir.get(dir);
+  if (!loaded) {
+    loaded = compile(dir);
+    compiledByDir.set(dir, loaded);
+  }
+  return loaded;
+}
+
+const compiledByDir = new Map<string, BodySchemas>();
+
+function compile(dir: string): BodySchemas {
+  // The files are checked against the 2020-12 meta-schema by the tests (test/emulator/validate.test.ts):
+  // compiling the meta-schema at every start would cost more than the schemas themselves.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true, validateSchema: false });
+  // What a problem says was expected where the JSON type alone would say too little (alternatives, a datetime).
+  ajv.addKeyword({ keyword: 'expected', schemaType: 'string' });
+  ajv.addFormat('date-time', { type: 'string', validate: isIsoDateTime });
+  let files: string[];
+  try {
+    files = fs.readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort();
+  } catch (err) {
+    throw new Error(`The emulator's request schemas are not in ${dir}: ${(err as Error).message}`);
+  }
+  // Registered by $id, so one file's relative $ref ("common.schema.json#/$defs/…") finds another.
+  const ids = new Map<string, string>();
+  for (const file of files) {
+    const schema = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { $id?: string };
+    ajv.addSchema(schema);
+    ids.set(file, schema.$id ?? file);
+  }
+  const byOp = new Map<number, ValidateFunction>();
+  for (const [op, file] of Object.entries(bodySchemaFiles)) {
+    const id = ids.get(file);
+    const fn = id === undefined ? undefined : ajv.getSchema(id);
+    if (!fn) throw new Error(`The emulator's request schema ${file} (operation ${op}) is not in ${dir}`);
+    byOp.set(Number(op), fn);
+  }
+  return {
+    problems(op, body) {
+      const fn = byOp.get(op);
+      if (!fn) throw new Error(`operation ${op} has no JSON body schema`);
+      return fn(body) ? [] : problemsOf(fn.errors ?? [], body);
+    },
   };
-  switch (shape.kind) {
-    case 'any':
-      return;
-    case 'null':
-      if (value !== null) expected('null');
-      return;
-    case 'string':
-    case 'boolean':
-      if (typeof value !== shape.kind) expected(shape.kind);
-      return;
-    case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value)) expected('number');
-      return;
-    case 'datetime':
-      if (typeof value !== 'string') expected('an ISO 8601 datetime string');
-      else if (!isIsoDateTime(value)) problems.push(`${label(path)}: expected an ISO 8601 datetime like 2030-01-31T12:00:00Z`);
-      return;
-    case 'enum':
-      if (typeof value !== 'string' || !shape.values.includes(value)) {
-        problems.push(`${label(path)}: expected one of ${shape.values.join(', ')}`);
+}
+
+/** Ajv's errors in the emulator's words: one problem per field, alternatives reported once as a whole. */
+function problemsOf(errors: readonly ErrorObject[], body: unknown): Problem[] {
+  // A value that matches none of the alternatives is one problem, not one per alternative.
+  const alternatives = errors.filter((e) => e.keyword === 'anyOf').map((e) => `${e.schemaPath}/`);
+  const problems: Problem[] = [];
+  for (const e of errors) {
+    if (alternatives.some((prefix) => e.schemaPath.startsWith(prefix))) continue;
+    const at = keysOf(e.instancePath, body);
+    const schema = e.parentSchema as { expected?: string } | undefined;
+    const expected = (what: string): void => {
+      problems.push({ path: at, what: `expected ${schema?.expected ?? what}, got ${typeName(e.data)}` });
+    };
+    switch (e.keyword) {
+      case 'required':
+        problems.push({ path: [...at, (e.params as { missingProperty: string }).missingProperty], what: 'required field missing' });
+        break;
+      case 'additionalProperties':
+        problems.push({ path: [...at, (e.params as { additionalProperty: string }).additionalProperty], what: 'unknown field' });
+        break;
+      case 'type':
+        expected(String((e.params as { type: string | string[] }).type));
+        break;
+      case 'anyOf':
+        expected('one of the alternatives');
+        break;
+      case 'enum':
+        problems.push({ path: at, what: `expected one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` });
+        break;
+      case 'format': {
+        const format = (e.params as { format: string }).format;
+        problems.push({ path: at, what: `expected ${formatExpected[format] ?? `a ${format} string`}` });
+        break;
       }
-      return;
-    case 'array':
-      if (!Array.isArray(value)) return expected('array');
-      value.forEach((item, i) => check(item, shape.items, joinPath(path, i), problems));
-      return;
-    case 'map':
-      if (!isPlainObject(value)) return expected('object');
-      for (const [key, item] of Object.entries(value)) check(item, shape.values, joinPath(path, key), problems);
-      return;
-    case 'object':
-      if (!isPlainObject(value)) return expected('object');
-      checkFields(value, shape, path, problems);
-      return;
-    case 'either':
-      if (!shape.shapes.some((s) => problemsAt(value, s, path).length === 0)) expected(shape.what);
-      return;
-  }
-}
-
-function checkFields(value: Record<string, unknown>, shape: Extract<Shape, { kind: 'object' }>, path: string, problems: string[]): void {
-  for (const [name, field] of Object.entries(shape.fields)) {
-    const present = Object.hasOwn(value, name) && value[name] !== undefined;
-    if (!present) {
-      if (field.required) problems.push(`${joinPath(path, name)}: required field missing`);
-      continue;
+      default:
+        problems.push({ path: at, what: e.message ?? e.keyword });
     }
-    check(value[name], field.shape, joinPath(path, name), problems);
   }
-  if (shape.open) return;
-  for (const name of Object.keys(value)) {
-    if (!Object.hasOwn(shape.fields, name)) problems.push(`${joinPath(path, name)}: unknown field`);
-  }
-}
-
-function problemsAt(value: unknown, shape: Shape, path: string): string[] {
-  const problems: string[] = [];
-  check(value, shape, path, problems);
   return problems;
 }
 
-/** Validates a request body against a closed top-level object shape; throws nothing, returns the problems. */
-export function problemsOf(body: unknown, shape: Shape): string[] {
-  const problems: string[] = [];
-  check(body, shape, '', problems);
-  return problems;
+/** The keys of a JSON pointer into `body`: list indexes as numbers, so they print as `[i]`. */
+function keysOf(pointer: string, body: unknown): (string | number)[] {
+  if (pointer === '') return [];
+  const keys: (string | number)[] = [];
+  let node: unknown = body;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) {
+      keys.push(Number(key));
+      node = node[Number(key)];
+    } else {
+      keys.push(key);
+      node = isPlainObject(node) ? node[key] : undefined;
+    }
+  }
+  return keys;
 }

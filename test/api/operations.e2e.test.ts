@@ -98,7 +98,7 @@ describe('each operation, valid', () => {
   });
 
   it('7 creates a location', async () => {
-    const body = { name: 'HQ', client_default: true, ecs_support: false, networks: ['198.51.100.0/24'] };
+    const body = { name: 'HQ', client_default: true, ecs_support: false, networks: [{ network: '198.51.100.0/24' }] };
     const result = await client.createLocation({ identifier: acc }, body);
     expect(emulator.state().locations).toEqual([expect.objectContaining({ account: acc, id: result.id, ...body })]);
   });

@@ -7,21 +7,20 @@ import { answer, operation, rawAnswer, replaceStamped, validBody, type Context }
 import { canonicalJson, sha256 } from '../../util/json.js';
 import { compositeKey, hexId, isoTime } from '../ids.js';
 import { EmulatorError, ErrorCode } from '../errors.js';
-import * as shapes from '../shapes.js';
 
 export function registerAccountOperations(app: FastifyInstance, ctx: Context): void {
   const { store } = ctx;
   const now = (): string => isoTime(ctx.now());
 
   operation(app, 2, 'PUT', '/accounts/:identifier/access/organizations', (req, p) => {
-    const body = validBody(req, shapes.organization);
+    const body = validBody(ctx, req);
     const record = { account: p.identifier, ...replaceStamped(store.organizations.get(p.identifier), body, now()) };
     store.organizations.set(p.identifier, record);
     return answer(record);
   });
 
   operation(app, 4, 'PUT', '/accounts/:account_identifier/workers/domains', (req, p) => {
-    const body = validBody(req, shapes.domain);
+    const body = validBody(ctx, req);
     const key = compositeKey(p.account_identifier, String(body.hostname));
     const id = store.domains.get(key)?.id ?? hexId();
     const record = { account: p.account_identifier, id, ...body, zone_name: zoneNameOf(String(body.hostname)) };
@@ -31,14 +30,14 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
 
   // The interface has no operation that creates routes: the first PUT stores one.
   operation(app, 11, 'PUT', '/zones/:zone_id/workers/routes/:route_id', (req, p) => {
-    const body = validBody(req, shapes.route);
+    const body = validBody(ctx, req);
     const record = { zone_id: p.zone_id, id: p.route_id, ...body };
     store.routes.set(compositeKey(p.zone_id, p.route_id), record);
     return answer(record, 'zone_id');
   });
 
   operation(app, 12, 'PUT', '/accounts/:identifier/gateway/logging', (req, p) => {
-    const body = validBody(req, shapes.logging);
+    const body = validBody(ctx, req);
     const record = { account: p.identifier, ...body };
     store.logging.set(p.identifier, record);
     return answer(record);
@@ -47,7 +46,7 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
   // Creating the Zero Trust account twice answers the account created first.
   operation(app, 13, 'POST', '/accounts/:identifier/gateway', (req, p) => {
     // The provider's clients send no body: the account is the path's.
-    const body = req.body === undefined ? { account_id: p.identifier } : validBody(req, shapes.gatewayAccount);
+    const body = req.body === undefined ? { account_id: p.identifier } : validBody(ctx, req);
     const existing = store.gatewayAccounts.get(p.identifier);
     if (existing) return answer(existing, 'account_id');
     const record = { account: p.identifier, account_id: body.account_id, id: hexId(), gateway_tag: hexId(), provider_name: 'edgesync-emulator' };
@@ -66,7 +65,7 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
       store.aiRuns += 1;
       return { text: `emulated transcript of ${req.body.length} bytes (${sha256(req.body).slice(0, 12)})` };
     }
-    const body = validBody(req, shapes.openObject);
+    const body = validBody(ctx, req);
     store.aiRuns += 1;
     // Sorted keys, so the same input always hashes the same.
     const inputHash = sha256(`${model}\n${canonicalJson(body)}`);
@@ -79,7 +78,7 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
   });
 
   operation(app, 17, 'PATCH', '/accounts/:account_identifier/zerotrust/connectivity_settings', (req, p) => {
-    const { offramp_tunnel_enabled: documentName, ...body } = validBody(req, shapes.connectivity);
+    const { offramp_tunnel_enabled: documentName, ...body } = validBody(ctx, req);
     if (documentName !== undefined && body.offramp_warp_enabled !== undefined) throw new EmulatorError(400, ['offramp_tunnel_enabled and offramp_warp_enabled name one flag: send one']);
     // Kept under the provider's name, whichever spelling came.
     const sent = documentName === undefined ? body : { ...body, offramp_warp_enabled: documentName };

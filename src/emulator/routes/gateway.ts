@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify';
 import { answer, operation, replaceStamped, validBody, type Context } from '../context.js';
 import { notFound } from '../errors.js';
 import { hexId, isoTime, uuid } from '../ids.js';
-import * as shapes from '../shapes.js';
 import type { JsonObject, StoredObject } from '../types.js';
 
 export function registerGatewayOperations(app: FastifyInstance, ctx: Context): void {
@@ -18,17 +17,17 @@ export function registerGatewayOperations(app: FastifyInstance, ctx: Context): v
   };
 
   operation(app, 5, 'POST', '/accounts/:identifier/gateway/proxy_endpoints', (req, p) =>
-    create(store.proxyEndpoints, p.identifier, hexId(), validBody(req, shapes.proxyEndpoint)));
+    create(store.proxyEndpoints, p.identifier, hexId(), validBody(ctx, req)));
 
   operation(app, 6, 'POST', '/accounts/:identifier/gateway/lists', (req, p) => {
-    const body = validBody(req, shapes.listCreate);
+    const body = validBody(ctx, req);
     const stamp = now();
     const items = ((body.items ?? []) as JsonObject[]).map((item) => ({ value: item.value, created_at: item.created_at ?? stamp }));
     return create(store.lists, p.identifier, uuid(), { ...body, items, count: items.length });
   });
 
   operation(app, 7, 'POST', '/accounts/:identifier/gateway/locations', (req, p) => {
-    const body = validBody(req, shapes.location);
+    const body = validBody(ctx, req);
     const n = store.locations.size;
     return create(store.locations, p.identifier, hexId(), {
       ...body,
@@ -38,7 +37,7 @@ export function registerGatewayOperations(app: FastifyInstance, ctx: Context): v
   });
 
   operation(app, 9, 'PUT', '/accounts/:identifier/gateway/lists/:uuid', (req, p) => {
-    const body = validBody(req, shapes.listUpdate);
+    const body = validBody(ctx, req);
     const list = store.lists.get(p.uuid);
     if (!list || list.account !== p.identifier) throw notFound(`uuid: no list ${p.uuid} in account ${p.identifier}`);
     const { description: _dropped, ...kept } = list;
