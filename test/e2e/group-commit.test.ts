@@ -121,7 +121,8 @@ async function relay(emu: RunningEmulator, ws: Workspace, killAt: number, kill: 
 }
 
 async function killOnce(run: number, killAt: number): Promise<void> {
-  const emu = await emulator({ latencyMs: LATENCY_MS, seed: run });
+  // The relay passes bytes as they are, Host naming its own port: the emulator is told to take it.
+  const emu = await emulator({ latencyMs: LATENCY_MS, seed: run, allowedHosts: ['127.0.0.1'] });
   const ws = listsOnly();
   let child: ReturnType<typeof startCli> | undefined;
   const proxy = await relay(emu, ws, killAt, () => child?.child.kill('SIGKILL'));

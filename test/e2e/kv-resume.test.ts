@@ -40,7 +40,8 @@ async function recorder(emu: RunningEmulator): Promise<Recorder> {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       if (req.url?.endsWith('/bulk')) rec.calls.push({ run, keys: (JSON.parse(body.toString('utf8')) as { key: string }[]).map((p) => p.key) });
-      const upstream = http.request(emu.origin + req.url, { method: req.method, headers: req.headers }, (answer) => {
+      // A proxy names the server it forwards to, as a reverse proxy does by default.
+      const upstream = http.request(emu.origin + req.url, { method: req.method, headers: { ...req.headers, host: new URL(emu.origin).host } }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       });
