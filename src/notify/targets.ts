@@ -1,7 +1,8 @@
 // Where notifications go, checked eagerly: http://, https:// or slack+https:// URLs, shown in
-// messages without what may be a credential (userinfo, query values, a webhook's secret path).
+// messages as src/util/redact.ts does with the path hidden: a webhook's path is often its secret.
 
 import { OptionError } from '../util/options.js';
+import { redactUrl, urlParts } from '../util/redact.js';
 
 export interface NotifyTarget {
   /** Where the POST goes (for Slack, the https URL). Never logged: use `shown`. */
@@ -12,25 +13,9 @@ export interface NotifyTarget {
   readonly shown: string;
 }
 
-/** A path segment this long and random-looking is taken for a secret (webhook ids, tokens). */
-const SECRET_SEGMENT = /^[A-Za-z0-9_-]{20,}$/;
-
-/** A URL as logs may show it: userinfo, query values, secret-looking path segments and Slack's webhook path as ***. */
+/** A URL as logs may show it: scheme, userinfo as ***, host and port, the path as /***, query values as ***. */
 export function shownUrl(text: string): string {
-  let u: URL;
-  try {
-    u = new URL(text);
-  } catch {
-    return '(not a URL)';
-  }
-  if (u.username) u.username = '***';
-  if (u.password) u.password = '***';
-  for (const key of [...new Set(u.searchParams.keys())]) u.searchParams.set(key, '***');
-  u.hash = '';
-  if (/(^|\.)slack\.com$/i.test(u.hostname)) u.pathname = u.pathname.split('/').slice(0, 2).join('/') + '/***';
-  else u.pathname = u.pathname.split('/').map((s) => (SECRET_SEGMENT.test(s) ? '***' : s)).join('/');
-  // The scheme change below keeps `slack+https:` visible; URL setters refuse it, so it is done as text.
-  return u.toString().replace(/\*\*\*:\*\*\*@/, '***@').replace(/%2A%2A%2A/g, '***');
+  return urlParts(text) ? redactUrl(text.trim(), { path: 'hide' }) : '(not a URL)';
 }
 
 /** A `--notify` value; throws an OptionError naming the flag and the URL without its credentials. */
@@ -49,7 +34,7 @@ export function parseNotifyUrl(text: string, flag = 'notify'): NotifyTarget {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') bad('an http://, https:// or slack+https:// URL');
   if (!u.hostname) bad('a URL with a host');
-  return { url: u.toString(), format: slack ? 'slack' : 'json', shown: (slack ? 'slack+' : '') + shownUrl(u.toString()) };
+  return { url: u.toString(), format: slack ? 'slack' : 'json', shown: shownUrl(raw) };
 }
 
 /** `--notify` values (repeatable) else EDGESYNC_NOTIFY, comma-separated; duplicates once. */

@@ -41,7 +41,7 @@ describe('delivering notifications', () => {
 
   it('sends a slack+https URL Slack’s incoming-webhook shape, with text and blocks', async () => {
     const r = await receiver();
-    const target = { url: r.url, format: 'slack' as const, shown: 'slack+https://hooks.slack.com/services/***' };
+    const target = { url: r.url, format: 'slack' as const, shown: 'slack+https://hooks.slack.com/***' };
     const d = createDelivery({ target, clock: systemClock, fetch, timeoutMs: 5000, retries: 0, backoffMs: 1, maxQueued: 10, logger: recordingLogger().logger, onFailed: () => {} });
     const e = event({ reason: 'a <b> & c', workspace: 'prod' });
     d.enqueue(e);
@@ -68,7 +68,7 @@ describe('delivering notifications', () => {
     expect(await registry.getSingleMetricAsString('edgesync_notifications_failed_total')).toContain('edgesync_notifications_failed_total{event="config_invalid"} 1');
     const warned = lines.filter((l) => l.level === 'warn');
     expect(warned).toHaveLength(1);
-    expect(warned[0]!.msg).toMatch(/^cannot deliver notifications to http:\/\/127\.0\.0\.1:\d+\/hook\?key=\*\*\*: answered 500 \(after 4 attempts\)/);
+    expect(warned[0]!.msg).toMatch(/^cannot deliver notifications to http:\/\/127\.0\.0\.1:\d+\/\*\*\*\?key=\*\*\*: answered 500 \(after 4 attempts\)/);
     expect(JSON.stringify(lines)).not.toContain('do-not-log-me');
   });
 
@@ -81,7 +81,7 @@ describe('delivering notifications', () => {
     for (let i = 0; i < 200 && r.bodies.length === 0; i++) await new Promise((res) => setTimeout(res, 10));
     expect(r.bodies).toHaveLength(1);
     await d.close(0);
-    expect(lines.map((l) => l.msg)).toEqual([expect.stringMatching(/^stopping: 2 notification\(s\) to http:\/\/127\.0\.0\.1:\d+\/hook not delivered$/)]);
+    expect(lines.map((l) => l.msg)).toEqual([expect.stringMatching(/^stopping: 2 notification\(s\) to http:\/\/127\.0\.0\.1:\d+\/\*\*\* not delivered$/)]);
   });
 
   it('gives up on a POST that gets no answer within the timeout', async () => {

@@ -6,7 +6,7 @@ import { EMPTY_SNAPSHOT, readAheadKeeper, readKept, withReadOnly, type StateBack
 import { checkLostSecrets } from '../file.js';
 import { checkWorkspace, claimPgState, openPgStateStore } from './open.js';
 import { pgApprovals } from './approvals.js';
-import { redactUrl } from './url.js';
+import { redactUrl } from '../../util/redact.js';
 
 export function pgBackend(url: string, workspace = 'default'): StateBackend {
   const ws = checkWorkspace(workspace);

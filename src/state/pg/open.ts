@@ -12,10 +12,10 @@ import { PgDatabase } from './database.js';
 import { migratePg } from './schema.js';
 import { PgQueryError, PgSession } from './session.js';
 import { pgStatements } from './sql.js';
-import { redactUrl } from './url.js';
+import { redactUrl } from '../../util/redact.js';
 
 export interface PgStateOptions {
-  /** postgres://user:password@host:port/database (the password is never shown). */
+  /** postgres://user:password@host:port/database (its user and password are never shown). */
   readonly url: string;
   /** Which config root's state, of the several one database may hold. @default 'default' */
   readonly workspace?: string;
