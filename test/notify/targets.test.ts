@@ -27,6 +27,27 @@ describe('notification URLs', () => {
     expect(parseNotifyUrl('slack+https://chat.example/services/T0/B0/SECRETPATH').shown).toBe('slack+https://chat.example/***');
   });
 
+  it('takes a URL’s user and password out of the URL posted to, into an Authorization: Basic header', () => {
+    const target = parseNotifyUrl('http://alice:PASS%40WORD123@127.0.0.1:8080/hook?token=QSECRET');
+    expect(target).toMatchObject({ url: 'http://127.0.0.1:8080/hook?token=QSECRET', shown: 'http://***@127.0.0.1:8080/***?token=***' });
+    expect(target.authorization).toBe(`Basic ${Buffer.from('alice:PASS@WORD123').toString('base64')}`);
+    expect(parseNotifyUrl('http://127.0.0.1:8080/hook').authorization).toBeUndefined();
+    expect(notifyTargets(['http://a:b@x.example/h', 'http://x.example/h'], undefined)).toHaveLength(2);
+  });
+
+  it('refuses a URL whose password holds an unencoded /, ?, # or @, which would send part of it to another host', () => {
+    for (const url of ['http://alice:PA?SS@127.0.0.1:8080/hook', 'http://alice:PA#SS@127.0.0.1/hook', 'https://alice:PA/SS@example.com/h', 'http://alice:PA@SS@example.com/h']) {
+      let message = '';
+      try {
+        parseNotifyUrl(url);
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/^Expected `notify` to be a URL whose user name and password percent-encode any \/, \?, #, @ or \\ /);
+      expect(message).not.toMatch(/PA|SS|alice/);
+    }
+  });
+
   it('takes the flags over EDGESYNC_NOTIFY, splits the variable on commas and lists each URL once', () => {
     expect(notifyTargets(['http://a.example/x'], 'http://b.example/y').map((t) => t.url)).toEqual(['http://a.example/x']);
     expect(notifyTargets([], 'http://a.example/x, http://b.example/y,,http://a.example/x').map((t) => t.url)).toEqual(['http://a.example/x', 'http://b.example/y']);
