@@ -13,6 +13,7 @@ import { migratePg } from './schema.js';
 import { PgQueryError, PgSession } from './session.js';
 import { pgStatements } from './sql.js';
 import { redactUrl } from '../../util/redact.js';
+import { checkPgUrl } from './url.js';
 
 export interface PgStateOptions {
   /** postgres://user:password@host:port/database (its user and password are never shown). */
@@ -113,7 +114,7 @@ type CheckedPgOptions = ReturnType<typeof checkPgOptions>;
 
 function checkPgOptions(options: PgStateOptions) {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
-  const url = checkString('state', options.url);
+  const url = checkPgUrl(checkString('state', options.url));
   const workspace = checkWorkspace(options.workspace ?? 'default');
   const label = `${redactUrl(url)} (workspace ${workspace})`;
   return {
