@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { redactUrl } from '../src/state/pg/url.js';
+import { redactUrl } from '../src/util/redact.js';
 import { checkInteger, checkNumber, checkString, fail } from '../src/util/options.js';
 import { runFloorProcess } from './floor.js';
 import { BENCH_ACCOUNT, BENCH_NAMESPACE, pairsFileName, writeKvDocument, writePairsFile, type PairFormat } from './generate.js';

@@ -7,6 +7,7 @@ import { systemClock } from '../util/clock.js';
 import { checkFunction, checkInteger, checkString, fail, OptionError } from '../util/options.js';
 import type { OperationName } from './operations.js';
 import type { Signer } from './signing.js';
+import { redactUrl } from '../util/redact.js';
 
 /** What the client reports after every call, for metrics. */
 export interface CallInfo {
@@ -94,16 +95,20 @@ function checkToken(value: unknown): string {
 function checkBaseUrl(value: unknown): string {
   const expected = 'an http(s) URL ending in /client/v4';
   if (typeof value !== 'string') fail('baseUrl', expected, value);
+  // Shown without what may be a credential.
+  const shown = redactUrl(value);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    fail('baseUrl', expected, value);
+    fail('baseUrl', expected, shown);
   }
   const trimmed = value.replace(/\/+$/, '');
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !trimmed.endsWith('/client/v4') || url.search || url.hash) {
-    fail('baseUrl', expected, value);
+    fail('baseUrl', expected, shown);
   }
+  // fetch refuses a URL holding credentials, and would quote it whole in its error.
+  if (url.username || url.password) fail('baseUrl', `${expected} without a user name or password (the token goes in EDGESYNC_API_TOKEN)`, shown);
   return trimmed;
 }
 

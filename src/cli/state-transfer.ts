@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { isPgUrl } from '../state/pg/url.js';
+import { checkPgUrl, isPgUrl } from '../state/pg/url.js';
 import { exportState } from '../state/transfer/export.js';
 import { importState } from '../state/transfer/import.js';
 import { migrateState } from '../state/transfer/migrate.js';
@@ -107,6 +107,7 @@ function importCommand(file: string, opts: ImportOptions): void {
 }
 
 function migrateCommand(opts: MigrateOptions): void {
+  if (isPgUrl(opts.to)) checkPgUrl(opts.to, 'to');
   if (!isPgUrl(opts.to) && opts.toWorkspace !== undefined) throw new Error('--to-workspace is for a postgres:// target; a SQLite file holds one state');
   // A PostgreSQL target keeps the source's workspace name unless told otherwise.
   const workspace = isPgUrl(opts.to) ? (opts.toWorkspace ?? opts.workspace) : undefined;

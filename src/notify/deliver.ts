@@ -3,6 +3,7 @@
 
 import type { LoopLogger } from '../daemon/loop-types.js';
 import type { Clock } from '../util/clock.js';
+import { redactText } from '../util/redact.js';
 import type { NotifyEvent } from './events.js';
 import { slackMessage } from './slack.js';
 import type { NotifyTarget } from './targets.js';
@@ -51,11 +52,17 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   /** Set when a failure was logged; cleared (and said) when one succeeds again. */
   let failing = false;
 
-  const failed = (event: NotifyEvent, why: string) => {
+  const failed = (event: NotifyEvent, reason: string) => {
     options.onFailed(event);
     if (failing) return;
     failing = true;
+    // An error's text may quote the URL, whole or in parts: neither is logged.
+    const why = redactText(reason, { secrets: target.secrets, path: 'hide' });
     logger.warn({ url: target.shown, event: event.event, err: why }, `cannot deliver notifications to ${target.shown}: ${why} (not logged again until one is delivered)`);
+  };
+
+  const headers: Record<string, string> = {
+    'content-type': 'application/json', 'user-agent': 'edgesync-notify', ...(target.authorization !== undefined && { authorization: target.authorization }),
   };
 
   /** One POST: resolves with why it failed, or undefined when it was answered 2xx. */
@@ -66,9 +73,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     closing.signal.addEventListener('abort', onClose, { once: true });
     clock.sleep(options.timeoutMs, timer.signal).then(() => ac.abort(new Error(`no answer within ${options.timeoutMs} ms`)), () => {});
     try {
-      const res = await options.fetch(target.url, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'edgesync-notify' }, body, signal: ac.signal,
-      });
+      const res = await options.fetch(target.url, { method: 'POST', headers, body, signal: ac.signal });
       await res.arrayBuffer();
       return res.ok ? undefined : `answered ${res.status}`;
     } catch (err) {

@@ -5,12 +5,12 @@ import os from 'node:os';
 import { Counter, type Registry } from 'prom-client';
 import type { ApplyResult } from '../apply/index.js';
 import type { LoadResult } from '../config/index.js';
-import { redactUrls } from '../config/git/run.js';
 import type { LoopLogger, LoopObserver, RunReport } from '../daemon/loop-types.js';
 import { revisionText } from '../config/revision.js';
 import type { Plan } from '../plan/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, fail } from '../util/options.js';
+import { redactText } from '../util/redact.js';
 import { createDelivery, type Delivery, type FetchLike } from './deliver.js';
 import {
   appliedEvents, appliedResources, configEvents, failedResources, NO_RUNS, fetchEvents, planEvents, roleEvents, runEvents, type Draft, type NotifyEvent, type RunMemory,
@@ -101,7 +101,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     }));
 
   const clean = (text: string): string => {
-    const scrubbed = redactUrls(secrets.reduce((t, s) => t.split(s).join('[redacted]'), text.replace(/\s*[\r\n]+\s*/g, ' ')));
+    const scrubbed = redactText(text.replace(/\s*[\r\n]+\s*/g, ' '), { secrets, secretMask: '[redacted]' });
     return scrubbed.length > MAX_REASON ? `${scrubbed.slice(0, MAX_REASON - 1)}…` : scrubbed;
   };
 

@@ -17,10 +17,18 @@ describe('client options', () => {
     ['https://api.example.com/client/v3'],
     ['https://api.example.com/'],
     ['not a url'],
-    ['https://api.example.com/client/v4?x=1'],
   ])('refuses the base URL %s', (baseUrl) => {
     expect(() => createClient({ baseUrl, token: 't' })).toThrow(
       `Expected \`baseUrl\` to be an http(s) URL ending in /client/v4, got \`${baseUrl}\` (string)`,
+    );
+  });
+
+  it('refuses a base URL with a query or credentials, showing neither', () => {
+    expect(() => createClient({ baseUrl: 'https://api.example.com/client/v4?key=QSECRET', token: 't' })).toThrow(
+      'Expected `baseUrl` to be an http(s) URL ending in /client/v4, got `https://api.example.com/client/v4?key=***` (string)',
+    );
+    expect(() => createClient({ baseUrl: 'https://bot:PASSWORD123@api.example.com/client/v4', token: 't' })).toThrow(
+      'Expected `baseUrl` to be an http(s) URL ending in /client/v4 without a user name or password (the token goes in EDGESYNC_API_TOKEN), got `https://***@api.example.com/client/v4` (string)',
     );
   });
 

@@ -159,7 +159,7 @@ describe('replicas of watch on a PostgreSQL state', () => {
     const child = spawnWatch(['--config', root, '--state', 'postgres://edgesync:the-password@127.0.0.1:1/edgesync', '--base-url', emu.url], cleanup);
     const { code } = await child.exited;
     expect(code).toBe(1);
-    expect(child.stderr()).toMatch(/^cannot open state postgres:\/\/edgesync:\*\*\*@127\.0\.0\.1:1\/edgesync \(workspace default\): connect ECONNREFUSED/m);
+    expect(child.stderr()).toMatch(/^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:1\/edgesync \(workspace default\): connect ECONNREFUSED/m);
     expect(child.log.some((l) => typeof l.url === 'string')).toBe(false);
     expect(child.stderr()).not.toContain('the-password');
   });

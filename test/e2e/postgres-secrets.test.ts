@@ -35,7 +35,7 @@ describe('token secrets in a PostgreSQL state', () => {
     const local = ['--config', ws.root, ...state, '--secrets', ws.secrets];
     const applied = await cli(['apply', ...local, '--base-url', emu.url], { env: withKey(key) });
     expect(applied.code, applied.stderr + applied.stdout).toBe(0);
-    expect(applied.stdout).toMatch(/secret of ApiToken\/ci-deploy written to state postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace e2e-secrets-\w+\), encrypted$/m);
+    expect(applied.stdout).toMatch(/secret of ApiToken\/ci-deploy written to state postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace e2e-secrets-\w+\), encrypted$/m);
     // Nothing in the secrets folder: the database is the one place the secret is.
     expect(fs.existsSync(ws.secrets) ? fs.readdirSync(ws.secrets) : []).toEqual([]);
 
@@ -73,7 +73,7 @@ describe('token secrets in a PostgreSQL state', () => {
     const wrong = await cli(['state', 'secret', 'ci-deploy', ...state], { env: withKey(other) });
     expect([wrong.code, wrong.stdout]).toEqual([1, '']);
     expect(wrong.stderr).toBe(
-      `the secret of token ci-deploy in state ${url.replace(/:[^:@/]+@/, ':***@')} (workspace ${name}) was written under the key with fingerprint ${keyFingerprint(key)}, ` +
+      `the secret of token ci-deploy in state ${url.replace(/\/\/[^@/]+@/, '//***@')} (workspace ${name}) was written under the key with fingerprint ${keyFingerprint(key)}, ` +
         `but EDGESYNC_SECRETS_KEY is the key with fingerprint ${keyFingerprint(other)}: set the key it was written with\n`,
     );
     const wrongApply = await cli(['plan', '--config', ws.root, ...state, '--secrets', ws.secrets], { env: withKey(other) });

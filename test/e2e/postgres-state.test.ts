@@ -23,7 +23,7 @@ describe('a PostgreSQL state from the command line', () => {
     expect((JSON.parse(list.stdout) as unknown[]).length).toBe(14);
     // Another workspace of the same database is another, empty state.
     const other = await cli(['state', 'list', '--state', url, '--workspace', `${name}-other`]);
-    expect(other.stdout).toMatch(/^No resources in state postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace e2e-\w+-other\)\./);
+    expect(other.stdout).toMatch(/^No resources in state postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace e2e-\w+-other\)\./);
     const bad = await cli(['plan', '--config', ws.root, '--state', url.replace(password, 'wrong-password'), '--workspace', name]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/password authentication failed/);

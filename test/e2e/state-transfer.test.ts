@@ -52,7 +52,7 @@ describe('backups and moves of the state from the command line', () => {
     expect(moved.code, moved.stderr).toBe(0);
     const kv = moved.stdout.match(/^ {4}KvPairs\S+ {2}5$/m);
     expect(kv, moved.stdout).not.toBeNull();
-    expect(moved.stdout.split('\n')[0]).toMatch(/^Copied 14 resources, 5 KV keys from state \S+ to state postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace e2e-migrate-\w+\)\.$/);
+    expect(moved.stdout.split('\n')[0]).toMatch(/^Copied 14 resources, 5 KV keys from state \S+ to state postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace e2e-migrate-\w+\)\.$/);
     expect(moved.stdout).toContain('Read back from the target, each as in the source:\n  resources  14\n  intents     0\n  KV keys     5\n');
     expect(moved.stdout).not.toContain(new URL(url).password);
 
@@ -63,7 +63,7 @@ describe('backups and moves of the state from the command line', () => {
     expect(source.code).toBe(0);
     const twice = await cli(['state', 'migrate', '--state', ws.state, '--to', url, '--to-workspace', name]);
     expect(twice.code).toBe(1);
-    expect(twice.stderr).toMatch(/^state postgres:\/\/postgres:\*\*\*@.+ already holds 14 resources, 5 KV keys: migrate only into an empty state; export it first if it matters\n$/);
+    expect(twice.stderr).toMatch(/^state postgres:\/\/\*\*\*@.+ already holds 14 resources, 5 KV keys: migrate only into an empty state; export it first if it matters\n$/);
   });
 
   it('refuses an export of a later version in one line, creating no state', async () => {

@@ -21,9 +21,9 @@ describe('where token secrets are kept', () => {
     }
   });
 
-  it('is the PostgreSQL state with the key, named without the password', () => {
+  it('is the PostgreSQL state with the key, named without its user or password', () => {
     const places = secretPlaces(pgState, { EDGESYNC_SECRETS_KEY: key }, '/srv/secrets', systemClock);
-    expect(places.sink.shown).toBe('state postgres://edgesync:***@db.internal:5432/edgesync (workspace prod)');
+    expect(places.sink.shown).toBe('state postgres://***@db.internal:5432/edgesync (workspace prod)');
     expect(places.lookup).toBeTypeOf('function');
   });
 

@@ -43,7 +43,7 @@ describe('edgesync watch --notify', () => {
     cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     const child = spawnWatch(['--config', root, '--state', path.join(dir, 'state', 'state.db'), '--base-url', 'http://127.0.0.1:9', '--notify', 'ftp://bot:hunter2@files.example/hook'], cleanup);
     expect((await child.exited).code).toBe(1);
-    expect(child.log.map((l) => l.msg)).toEqual(['Expected `notify` to be an http://, https:// or slack+https:// URL, got `ftp://***@files.example/hook`']);
+    expect(child.log.map((l) => l.msg)).toEqual(['Expected `notify` to be an http://, https:// or slack+https:// URL, got `ftp://***@files.example/***`']);
     expect(child.stderr()).not.toContain('hunter2');
     expect(fs.existsSync(path.join(dir, 'state'))).toBe(false);
   });

@@ -113,9 +113,9 @@ describe('the notifier', () => {
     notifier.observer.onRun(failedRun(['four']));
     await notifier.idle();
     expect(lines.map((l) => `${l.level}: ${l.msg}`)).toEqual([
-      'warn: cannot deliver notifications to http://receiver.example/hook: answered 503 (after 1 attempts) (not logged again until one is delivered)',
-      'info: notifications to http://receiver.example/hook are delivered again',
-      'warn: cannot deliver notifications to http://receiver.example/hook: answered 503 (after 1 attempts) (not logged again until one is delivered)',
+      'warn: cannot deliver notifications to http://receiver.example/***: answered 503 (after 1 attempts) (not logged again until one is delivered)',
+      'info: notifications to http://receiver.example/*** are delivered again',
+      'warn: cannot deliver notifications to http://receiver.example/***: answered 503 (after 1 attempts) (not logged again until one is delivered)',
     ]);
   });
 

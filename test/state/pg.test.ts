@@ -12,7 +12,7 @@ import { inject } from 'vitest';
 import { StateLockedError } from '../../src/state/lock.js';
 import { openPgStateStore } from '../../src/state/pg/open.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../src/state/pg/schema.js';
-import { redactUrl } from '../../src/state/pg/url.js';
+import { redactUrl } from '../../src/util/redact.js';
 import { exportState } from '../../src/state/transfer/export.js';
 import { importState } from '../../src/state/transfer/import.js';
 import { base64Hash, h } from '../helpers/kv-hash.js';
@@ -131,13 +131,13 @@ describe('the PostgreSQL state', () => {
 
   it('says what to fix for a wrong password, an unreachable server and a newer schema, never showing the password', async () => {
     const wrong = url.replace(/:[^:@/]+@/, ':not-the-password@');
-    expect(() => openPgStateStore({ url: wrong, workspace: fresh() })).toThrow(/^cannot open state postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace test-\w+\): password authentication failed/);
+    expect(() => openPgStateStore({ url: wrong, workspace: fresh() })).toThrow(/^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace test-\w+\): password authentication failed/);
     try {
       openPgStateStore({ url: wrong, workspace: fresh() });
     } catch (err) {
       expect((err as Error).message).not.toContain('not-the-password');
     }
-    expect(() => openPgStateStore({ url: 'postgres://edgesync:secret@127.0.0.1:1/state', workspace: fresh() })).toThrow(/^cannot open state postgres:\/\/edgesync:\*\*\*@127\.0\.0\.1:1\/state \(workspace test-\w+\): .*ECONNREFUSED/);
+    expect(() => openPgStateStore({ url: 'postgres://edgesync:secret@127.0.0.1:1/state', workspace: fresh() })).toThrow(/^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:1\/state \(workspace test-\w+\): .*ECONNREFUSED/);
     expect(() => openPgStateStore({ url, workspace: 'no spaces' })).toThrow('Expected `workspace` to be a name of 1 to 64 letters');
     await admin().query('CREATE DATABASE newer');
     const newer = url.replace(/\/postgres$/, '/newer');
@@ -146,7 +146,7 @@ describe('the PostgreSQL state', () => {
     await c.query(`CREATE TABLE edgesync_schema (version integer NOT NULL); INSERT INTO edgesync_schema VALUES (${PG_SCHEMA_VERSION + 1})`);
     await c.end();
     expect(() => openPgStateStore({ url: newer, workspace: fresh() })).toThrow(`has schema version ${PG_SCHEMA_VERSION + 1}, newer than this build understands`);
-    expect(redactUrl('postgres://u:p@h/d?password=q')).toBe('postgres://u:***@h/d?password=***');
+    expect(redactUrl('postgres://u:p@h/d?password=q&sslmode=require')).toBe('postgres://***@h/d?password=***&sslmode=***');
   });
 
   it('names the grant to give when the user may not create tables, and creates nothing', async () => {
@@ -161,7 +161,7 @@ describe('the PostgreSQL state', () => {
     } catch (err) {
       message = (err as Error).message;
     }
-    expect(message).toMatch(new RegExp(`^cannot create edgesync's tables in state postgres://${role}:\\*\\*\\*@.+: permission denied for schema public; grant ${role} the right to create them \\(GRANT CREATE ON SCHEMA public TO ${role}\\)`));
+    expect(message).toMatch(new RegExp(`^cannot create edgesync's tables in state postgres://\\*\\*\\*@.+: permission denied for schema public; grant ${role} the right to create them \\(GRANT CREATE ON SCHEMA public TO ${role}\\)`));
     expect(message).not.toContain('limited-password');
     const c = new pg.Client({ connectionString: url.replace(/\/postgres$/, `/${database}`) });
     await c.connect();

@@ -8,7 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkInteger, checkString, fail } from '../../util/options.js';
-import { git, GitError, redactGitUrl, type GitAuth } from './run.js';
+import { redactUrl, urlSecrets } from '../../util/redact.js';
+import { git, GitError, type GitAuth } from './run.js';
 
 export interface GitCheckoutOptions {
   /** The remote: https://, ssh://, git@host:path, git://, file:// or a local path. Shown redacted. */
@@ -44,6 +45,7 @@ export class GitCheckout {
   /** The ref followed (a branch, tag or commit id, or HEAD). */
   readonly ref: string;
   private readonly url: string;
+  private readonly secrets: readonly string[];
   private readonly path: string;
   private readonly auth: GitAuth | undefined;
   private readonly timeoutMs: number;
@@ -59,7 +61,9 @@ export class GitCheckout {
   constructor(options: GitCheckoutOptions) {
     if (options === null || typeof options !== 'object') fail('options', 'an object', options);
     this.url = checkString('git', options.url);
-    this.shown = redactGitUrl(this.url);
+    this.shown = redactUrl(this.url);
+    // What git may quote of the remote outside a URL: its userinfo and query values (short ones would mask common words).
+    this.secrets = urlSecrets(this.url, { path: false, minLength: 8 });
     this.ref = checkString('ref', options.ref ?? 'HEAD');
     if (this.ref.startsWith('-')) fail('ref', 'a branch, tag or commit id', this.ref);
     const rel = path.posix.normalize(checkString('path', options.path ?? '.').replace(/\\/g, '/')).replace(/\/+$/, '');
@@ -206,7 +210,7 @@ export class GitCheckout {
   }
 
   private git(args: readonly string[], input?: string): Promise<string> {
-    return git(args, { cwd: this.workDir, timeoutMs: this.timeoutMs, ...(this.auth && { auth: this.auth }), ...(input !== undefined && { input }) });
+    return git(args, { cwd: this.workDir, timeoutMs: this.timeoutMs, secrets: this.secrets, ...(this.auth && { auth: this.auth }), ...(input !== undefined && { input }) });
   }
 }
 

@@ -2,6 +2,7 @@
 // environment (never in an argument or a URL that could be shown).
 
 import { execFile } from 'node:child_process';
+import { redactText } from '../../util/redact.js';
 
 /** How git reaches the remote. */
 export interface GitAuth {
@@ -88,30 +89,12 @@ export function git(
     const child = execFile('git', args, { cwd: options.cwd, env: gitEnv(options.auth), timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
       const timedOut = (err as { killed?: boolean }).killed === true;
-      let reason = timedOut ? `no answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s` : (reasonOf(stderr) ?? err.message);
-      for (const s of secrets) if (s) reason = reason.split(s).join('***');
-      const shown = redactUrls(reason);
+      const reason = timedOut ? `no answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s` : (reasonOf(stderr) ?? err.message);
+      const shown = redactText(reason, { secrets });
       reject(new GitError(`git ${commandOf(args)}: ${shown}`, shown));
     });
     // A git that exits before reading all of it closes the pipe: its exit status says why, not EPIPE.
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(options.input ?? '');
   });
-}
-
-/** A remote as messages show it: a password, or a user name that may be a token, as ***. */
-export function redactGitUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    else if (u.username && u.username !== 'git') u.username = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/[^@/\s]*@/, '//***@');
-  }
-}
-
-/** Any URL in a message, redacted as redactGitUrl does. */
-export function redactUrls(text: string): string {
-  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, (url) => redactGitUrl(url));
 }

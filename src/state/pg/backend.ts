@@ -6,9 +6,12 @@ import { EMPTY_SNAPSHOT, readAheadKeeper, readKept, withReadOnly, type StateBack
 import { checkLostSecrets } from '../file.js';
 import { checkWorkspace, claimPgState, openPgStateStore } from './open.js';
 import { pgApprovals } from './approvals.js';
-import { redactUrl } from './url.js';
+import { redactUrl } from '../../util/redact.js';
+import { checkPgUrl } from './url.js';
 
 export function pgBackend(url: string, workspace = 'default'): StateBackend {
+  // Before anything connects: a malformed URL would otherwise reach the driver's thread.
+  checkPgUrl(url);
   const ws = checkWorkspace(workspace);
   const label = `${redactUrl(url)} (workspace ${ws})`;
   const local = path.resolve('.edgesync');

@@ -12,10 +12,11 @@ import { PgDatabase } from './database.js';
 import { migratePg } from './schema.js';
 import { PgQueryError, PgSession } from './session.js';
 import { pgStatements } from './sql.js';
-import { redactUrl } from './url.js';
+import { redactUrl } from '../../util/redact.js';
+import { checkPgUrl } from './url.js';
 
 export interface PgStateOptions {
-  /** postgres://user:password@host:port/database (the password is never shown). */
+  /** postgres://user:password@host:port/database (its user and password are never shown). */
   readonly url: string;
   /** Which config root's state, of the several one database may hold. @default 'default' */
   readonly workspace?: string;
@@ -113,7 +114,7 @@ type CheckedPgOptions = ReturnType<typeof checkPgOptions>;
 
 function checkPgOptions(options: PgStateOptions) {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
-  const url = checkString('state', options.url);
+  const url = checkPgUrl(checkString('state', options.url));
   const workspace = checkWorkspace(options.workspace ?? 'default');
   const label = `${redactUrl(url)} (workspace ${workspace})`;
   return {

@@ -8,10 +8,10 @@ import { checkWorkspace } from './open.js';
 import { migratePg } from './schema.js';
 import { openSecret, sealSecret, type SealedSecret } from './secrets.js';
 import { PgQueryError, withSession, type PgSession } from './session.js';
-import { redactUrl } from './url.js';
+import { redactUrl } from '../../util/redact.js';
 
 export interface PgSecretsOptions {
-  /** postgres://… of the state (the password is never shown). */
+  /** postgres://… of the state (its user and password are never shown). */
   readonly url: string;
   /** @default 'default' */
   readonly workspace?: string;
@@ -30,7 +30,7 @@ const UNDEFINED_TABLE = '42P01';
  * epoch: the secret is real once the call answered, and refusing to keep it would lose it for good.
  */
 export class PgSecrets {
-  /** "state postgres://user:***@host/db (workspace W)", as messages name it. */
+  /** "state postgres://***@host/db (workspace W)", as messages name it. */
   readonly shown: string;
   private readonly url: string;
   private readonly workspace: string;

@@ -38,7 +38,20 @@ export type Answer = { readonly id: number } & (
 
 const start = workerData as WorkerStart;
 const flags = new Int32Array(start.flags);
-const client = new pg.Client({ connectionString: start.url, application_name: start.applicationName });
+/**
+ * The driver reads the URL here; a URL it cannot read (which the main thread's check let through)
+ * answers every query with why, instead of ending this thread while the main thread waits on it.
+ */
+function clientOf(): pg.Client | Error {
+  try {
+    return new pg.Client({ connectionString: start.url, application_name: start.applicationName });
+  } catch (err) {
+    // The driver's error may quote the URL, which holds the password: only its kind is kept.
+    const code = (err as { code?: string }).code;
+    return new Error(`the PostgreSQL URL cannot be read by the driver${code ? ` (${code})` : ''}`);
+  }
+}
+const made = clientOf();
 
 function answer(a: Answer): void {
   start.port.postMessage(a);
@@ -55,20 +68,26 @@ function lost(): void {
   Atomics.notify(flags, 0);
 }
 
+const client = made instanceof Error ? undefined : made;
 // A session that ends or fails holds no lock any more: the main thread stops writing and sending.
-client.on('error', lost);
-client.on('end', lost);
+client?.on('error', lost);
+client?.on('end', lost);
 
-const connected = client.connect().then(() => {
-  connectedOnce = true;
-});
+const connected: Promise<pg.Client> = client
+  ? client.connect().then(() => {
+    connectedOnce = true;
+    return client;
+  })
+  : Promise.reject(made as Error);
+// Each query answers a failure to connect; none is left unhandled before the first query comes.
+connected.catch(() => undefined);
 /** Statement text and values as pg takes them; without values the simple protocol runs, which takes several statements (a migration) in one text. */
 const queryOf = (q: { sql: string; params: readonly unknown[]; rowMode?: 'array' }) =>
   ({ text: q.sql, ...(q.params.length > 0 && { values: q.params as unknown[] }), ...(q.rowMode && { rowMode: q.rowMode }) });
 
 const failure = (id: number, err: Error & { code?: string }): Answer => ({ id, ok: false, message: err.message, ...(err.code && { code: err.code }) });
 
-async function runBatch(b: BatchMessage): Promise<Answer> {
+async function runBatch(client: pg.Client, b: BatchMessage): Promise<Answer> {
   await client.query('BEGIN');
   try {
     let last = 0;
@@ -90,7 +109,7 @@ let tail: Promise<unknown> = Promise.resolve();
 start.port.on('message', (q: QueryMessage | BatchMessage | 'close') => {
   if (q === 'close') {
     // The main thread waits for this: the session, and any lock it held, is gone when close returns.
-    tail = tail.then(() => client.end().catch(() => undefined)).finally(() => {
+    tail = tail.then(() => client?.end().catch(() => undefined)).finally(() => {
       Atomics.store(flags, 2, 1);
       Atomics.notify(flags, 2);
       start.port.close();
@@ -99,12 +118,13 @@ start.port.on('message', (q: QueryMessage | BatchMessage | 'close') => {
     return;
   }
   tail = tail.then(async () => {
+    let client: pg.Client;
     try {
-      await connected;
+      client = await connected;
     } catch (err) {
       return answer(failure(q.id, err as Error));
     }
-    if ('batch' in q) return answer(await runBatch(q));
+    if ('batch' in q) return answer(await runBatch(client, q));
     await client.query(queryOf(q)).then(
       (r) => answer({ id: q.id, ok: true, rows: r.rows, rowCount: r.rowCount ?? 0 }),
       (err: Error & { code?: string }) => answer(failure(q.id, err)),

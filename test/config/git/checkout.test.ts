@@ -153,8 +153,18 @@ describe('a git checkout', () => {
     cleanup.push(() => fs.rmSync(cache, { recursive: true, force: true }));
     const c = new GitCheckout({ url: 'https://deploy:s3cret-token@127.0.0.1:1/org/config.git', cacheDir: cache, auth: { token: 'another-token' }, timeoutMs: 20_000 });
     const err = await c.sync().then(() => undefined, (e: Error) => e);
-    expect(err?.message).toMatch(/^cannot fetch HEAD from https:\/\/deploy:\*\*\*@127\.0\.0\.1:1\/org\/config\.git: /);
-    expect(err?.message).not.toMatch(/s3cret-token|another-token/);
+    expect(err?.message).toMatch(/^cannot fetch HEAD from https:\/\/\*\*\*@127\.0\.0\.1:1\/org\/config\.git: /);
+    expect(err?.message).not.toMatch(/s3cret-token|another-token|deploy/);
+  });
+
+  it('never shows a token written in the remote URL’s query, in the remote’s name or in git’s error', async () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-git-cache-'));
+    cleanup.push(() => fs.rmSync(cache, { recursive: true, force: true }));
+    const c = new GitCheckout({ url: 'https://127.0.0.1:1/org/config.git?token=Q-SECRET-0123456789', cacheDir: cache, timeoutMs: 20_000 });
+    expect(c.shown).toBe('https://127.0.0.1:1/org/config.git?token=***');
+    const err = await c.sync().then(() => undefined, (e: Error) => e);
+    expect(err?.message).toMatch(/^cannot fetch HEAD from https:\/\/127\.0\.0\.1:1\/org\/config\.git\?token=\*\*\*: /);
+    expect(err?.message).not.toContain('Q-SECRET');
   });
 
   it('never moves the work tree while a load reads it: the sync waits, and the reader saw one commit whole', async () => {

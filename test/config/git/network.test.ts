@@ -208,7 +208,7 @@ describe('a git checkout over ssh with a key file', () => {
     r.commit({ 'a.yaml': 'a: 2\n' });
     ssh.refuseHostKey();
     const err = await refusedKeeping(c, good, ['a.yaml', 'a: 1\n']);
-    expect(err.message).toMatch(/^cannot fetch main from ssh:\/\/git@example\.invalid\/.+: /);
+    expect(err.message).toMatch(/^cannot fetch main from ssh:\/\/\*\*\*@example\.invalid\/.+: /);
     return err;
   }
 

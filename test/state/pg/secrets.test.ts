@@ -93,7 +93,7 @@ describe('secrets in a PostgreSQL state', () => {
   it('are written encrypted, replaced by a roll, and read back with the key', async () => {
     const workspace = fresh();
     const secrets = new PgSecrets({ url, workspace, key });
-    expect(secrets.write('ci-deploy', SECRET)).toMatch(new RegExp(`^state postgres://postgres:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/postgres \\(workspace ${workspace}\\), encrypted$`));
+    expect(secrets.write('ci-deploy', SECRET)).toMatch(new RegExp(`^state postgres://\\*\\*\\*@127\\.0\\.0\\.1:\\d+/postgres \\(workspace ${workspace}\\), encrypted$`));
     expect(secrets.read('ci-deploy')).toBe(SECRET);
     secrets.write('ci-deploy', `${SECRET}-rolled`);
     expect(secrets.read('ci-deploy')).toBe(`${SECRET}-rolled`);
