@@ -2,7 +2,7 @@
 // elsewhere) and AI outputs. A reader sees the old file or the new one, never half of one.
 
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
+import { chmod, type FileHandle, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { isIgnored, isInside, realpathNearest } from '../config/paths.js';
 import { YAML_NAME } from '../config/outputs.js';
@@ -32,7 +32,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
 
 /** Makes the rename itself durable; some platforms cannot open a folder, which is not an error. */
 async function syncDir(dir: string): Promise<void> {
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(dir, 'r');
     await handle.sync();

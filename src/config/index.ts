@@ -182,6 +182,7 @@ export function digestOf(resources: readonly DesiredResource[]): string {
 }
 
 /** What JSON.stringify writes other than the characters themselves: quotes, backslashes, controls, lone surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters JSON must escape are what it looks for.
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** sha256 of text written in pieces, buffered: each piece is encoded in place, not joined to the others first. */

@@ -129,7 +129,7 @@ export class PgDatabase implements SqlDatabase {
   batch(fn: () => void, lastChanges?: number): Promise<void> {
     if (this.depth > 0 || this.collected) throw new Error('a batch cannot run inside a transaction or another batch');
     this.collected = [];
-    let statements;
+    let statements: { sql: string; params: unknown[] }[];
     try {
       fn();
       statements = this.collected;

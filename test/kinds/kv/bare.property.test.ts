@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DeferredBody } from '../../../src/kinds/kind.js';
-import { KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
+import type { KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
 import { buildKv, type KvPayload } from '../../../src/kinds/kv/model.js';
 import { planKv } from '../../../src/kinds/kv/plan.js';
 import { kvKeyRecords } from '../../../src/state/kv-keys.js';
