@@ -13,7 +13,7 @@ import { stateWriter } from '../state/group-commit.js';
 export { classifyError, backoffDelay, type ErrorClass } from './classify.js';
 export { secretFileName } from './files.js';
 export type {
-  ActionStatus, ApplyResult, ExecutorHooks, ExecutorLogger, ExecutorOptions, Failed, OperationCaller, Progress, RateLimit, RetryOptions, Succeeded, TaskQueue,
+  ActionStatus, ApplyResult, ExecutorHooks, ExecutorLogger, ExecutorOptions, Failed, OperationCaller, Progress, RetryOptions, Succeeded, TaskQueue,
 } from './options.js';
 export { createRateLimiter, type Permit, type RateLimiter } from './rate.js';
 

@@ -2,7 +2,7 @@
 // (the callers, a kind's build and plan, are synchronous). A record: varint key length, key, hash, size, seq.
 
 import fs from 'node:fs';
-import type { KeyEntry } from './sorted.js';
+import type { KeyEntry } from './key-entry.js';
 
 export const IO_BYTES = 1 << 20;
 /** Bytes of a pair's hash (src/kinds/kv/pair.ts KV_HASH_BYTES). */
