@@ -13,7 +13,7 @@ import { readRateLimit, type ServerRateLimit } from './ratelimit.js';
 import { authHeaders } from './signing.js';
 import type { OperationTypes } from './types.js';
 
-export interface CallOptions {
+interface CallOptions {
   readonly signal?: AbortSignal;
   /** The credential that signs the call (ClientOptions.signer); absent: the client's token. */
   readonly credential?: string;

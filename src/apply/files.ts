@@ -9,7 +9,7 @@ import { YAML_NAME } from '../config/outputs.js';
 import type { Json } from '../util/json.js';
 
 /** Writes `data` to a temp file (created with `mode`) beside `file`, fsyncs it and renames it over `file`. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', mode);
@@ -49,7 +49,7 @@ export function secretFileName(name: string): string {
 }
 
 /** Writes a token secret to `<dir>/<name>` (0600, folder 0700) and returns the path. */
-export async function writeSecret(dir: string, name: string, secret: string): Promise<string> {
+async function writeSecret(dir: string, name: string, secret: string): Promise<string> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   const file = path.join(dir, secretFileName(name));

@@ -25,7 +25,7 @@ export interface OperationCaller {
 }
 
 /** How an action ended, as hooks see it. */
-export type ActionStatus = 'succeeded' | 'failed' | 'uncertain' | 'skipped';
+type ActionStatus = 'succeeded' | 'failed' | 'uncertain' | 'skipped';
 
 /** Observers for logs, metrics and progress; an exception thrown by a hook is logged and ignored. */
 export interface ExecutorHooks {
@@ -39,7 +39,7 @@ export interface ExecutorHooks {
   onProgress?(progress: Progress): void;
 }
 
-export interface Progress {
+interface Progress {
   /** Actions settled (succeeded, failed, uncertain or skipped) of `total`. */
   readonly done: number;
   readonly total: number;

@@ -20,9 +20,7 @@ import { createSchemaValidator, DEFAULT_SCHEMAS_DIR, type SchemaValidator } from
 import type { SourceRevision } from './revision.js';
 
 export { formatError, type ConfigError } from './errors.js';
-export { createSchemaValidator, type SchemaValidator } from './schema.js';
-export { createConfigCache, type ConfigCache, type LoadCounts } from './cache.js';
-export { isCidr, isDuration } from './formats.js';
+export { createConfigCache, type LoadCounts } from './cache.js';
 
 /** How a config root is loaded. */
 export interface LoadOptions {

@@ -129,7 +129,7 @@ function plain(v: unknown): string {
 }
 
 /** The offending value, short: strings quoted, collections named. */
-export function shown(value: unknown): string {
+function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (value !== null && typeof value === 'object') return 'a map';
@@ -138,7 +138,7 @@ export function shown(value: unknown): string {
 }
 
 /** JSON pointer → field path (numbers where the data holds a list) and the value found there. */
-export function resolvePointer(pointer: string, data: unknown): { path: FieldPath; value: unknown } {
+function resolvePointer(pointer: string, data: unknown): { path: FieldPath; value: unknown } {
   const path: (string | number)[] = [];
   let value = data;
   for (const raw of pointer.split('/').slice(1)) {

@@ -5,8 +5,8 @@ import { anyObject, bool, datetime, either, listOf, nothing, num, object, oneOf,
 
 const closed = (fields: Parameters<typeof object>[0]): Shape => object(fields, false);
 
-export const listTypes = ['SERIAL', 'URL', 'DOMAIN', 'EMAIL', 'IP'] as const;
-export const tokenStatuses = ['active', 'disabled', 'expired'] as const;
+const listTypes = ['SERIAL', 'URL', 'DOMAIN', 'EMAIL', 'IP'] as const;
+const tokenStatuses = ['active', 'disabled', 'expired'] as const;
 
 const strings = listOf(str);
 

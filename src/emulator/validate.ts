@@ -18,7 +18,7 @@ export const str: Shape = { kind: 'string' };
 export const bool: Shape = { kind: 'boolean' };
 export const num: Shape = { kind: 'number' };
 export const datetime: Shape = { kind: 'datetime' };
-export const anything: Shape = { kind: 'any' };
+const anything: Shape = { kind: 'any' };
 export const nothing: Shape = { kind: 'null' };
 export const anyObject: Shape = { kind: 'map', values: anything };
 export const listOf = (items: Shape): Shape => ({ kind: 'array', items });

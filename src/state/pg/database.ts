@@ -14,7 +14,7 @@ export interface Bound {
  * Turns `?` (positional), `@name` (from an object) and `:ws`/`:epoch` into `$n`. A `::` cast is
  * left alone. Returns the text and how to build its values from a call's arguments.
  */
-export function placeholders(sql: string): { text: string; values: (args: readonly unknown[], bound: Bound) => unknown[] } {
+function placeholders(sql: string): { text: string; values: (args: readonly unknown[], bound: Bound) => unknown[] } {
   const slots: ({ kind: 'at'; index: number } | { kind: 'named' | 'bound'; name: string })[] = [];
   const named = new Map<string, number>();
   let positional = 0;
