@@ -7,7 +7,7 @@ import { watchOptions, type WatchFlags } from '../../src/cli/watch.js';
 
 const flags: WatchFlags = {
   config: '.', state: '/nonexistent/state.db', baseUrl: 'http://127.0.0.1:1/client/v4', concurrency: '4', rateLimit: '1200/300',
-  debounce: '500', listen: '127.0.0.1:0', shutdownTimeout: '10', timeout: '30',
+  debounce: '500', listen: '127.0.0.1:0', shutdownTimeout: '10', timeout: '30', notifyRepeat: '1h',
 };
 const env = { EDGESYNC_API_TOKEN: 'tok' };
 /** A logger that drops everything. */

@@ -7,7 +7,7 @@ import { identityKey } from '../../src/kinds/kind.js';
 import type { AppliedResource, Intent, StateSnapshot } from '../../src/state/types.js';
 import { contentHash, type Json } from '../../src/util/json.js';
 
-type Obj = { [key: string]: Json };
+export type Obj = { [key: string]: Json };
 
 export interface ResourceOptions {
   readonly scope?: Record<string, string>;
@@ -102,6 +102,7 @@ function fakeKind(kind: string, options: FakeKindOptions): KindDefinition {
     kind,
     scopeKeys: ['account'],
     schema: 'fake.schema.json',
+    operations: [options.operation, ...(options.update ? [options.update] : [])],
     build: () => ({ request: {} }),
     ...(options.dependencies && { dependencies: options.dependencies }),
     plan,
