@@ -13,7 +13,7 @@ import { seconds, verdict } from './report.js';
 
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
 /** The issue's bound from a push webhook received to the first call sent. */
-export const WEBHOOK_GOAL_MS = 2_000;
+const WEBHOOK_GOAL_MS = 2_000;
 /** The git source's poll interval floor (`watch --interval`). */
 const LEAST_INTERVAL_MS = 10_000;
 
@@ -42,7 +42,7 @@ export function checkGitopsBenchOptions(options: GitopsBenchOptions): Required<G
 }
 
 /** One push, timed from t0: the webhook's POST, or the push itself when polling. */
-export interface PushTiming {
+interface PushTiming {
   /** To the emulator logging the list's update. */
   readonly callMs: number;
   /** To the daemon logging the reconcile that applied it. */

@@ -43,12 +43,12 @@ export interface KvBenchResult {
   readonly goals: readonly string[];
 }
 
-export const STATE_KINDS: readonly StateKind[] = ['sqlite', 'postgres'];
-export const PAIR_FORMATS: readonly PairFormat[] = ['json', 'jsonl'];
+const STATE_KINDS: readonly StateKind[] = ['sqlite', 'postgres'];
+const PAIR_FORMATS: readonly PairFormat[] = ['json', 'jsonl'];
 /** The emulator holds every pair in its heap: ten million need more than Node's default (its memory is not measured). */
 const EMULATOR_NODE_FLAGS = ['--max-old-space-size=12288'];
 /** The no-op re-sync is measured up to this many pairs (beyond, it costs minutes and says what the re-plan says). */
-export const NOOP_SYNC_PAIRS = 1_000_000;
+const NOOP_SYNC_PAIRS = 1_000_000;
 
 /** A non-empty list of allowed values, each once: "sqlite,postgres" on the command line. */
 function checkList<T extends string>(name: string, allowed: readonly T[], value: unknown): T[] {

@@ -24,7 +24,7 @@ export interface PacingBenchOptions {
 }
 
 /** One scenario: which accounts, signed by which credentials. */
-export interface PacingScenario {
+interface PacingScenario {
   readonly label: string;
   /** Credential name → the accounts it signs. */
   readonly credentials: Readonly<Record<string, readonly string[]>>;
@@ -43,10 +43,10 @@ export interface PacingRow {
 }
 
 /** edgesync's own ceiling in the runs paced by headers: far above the emulator's, so only the headers pace. */
-export const HEADER_CEILING = '100000/10';
+const HEADER_CEILING = '100000/10';
 
 /** The goal of the run paced by headers: at most this many 429s, within this many times the ideal time. */
-export const HEADER_GOAL = { limited: 1, ratio: 1.1 } as const;
+const HEADER_GOAL = { limited: 1, ratio: 1.1 } as const;
 
 /** 100 calls per 10 s per credential. */
 export const PACING_RATE = '100/10';
@@ -54,7 +54,7 @@ export const PACING_RATE = '100/10';
 const ACCOUNT_A = 'a'.repeat(32);
 const ACCOUNT_B = 'b'.repeat(32);
 
-export const PACING_SCENARIOS: readonly PacingScenario[] = [
+const PACING_SCENARIOS: readonly PacingScenario[] = [
   { label: 'one account, one credential', credentials: { a: [ACCOUNT_A] } },
   { label: 'two accounts, two credentials', credentials: { a: [ACCOUNT_A], b: [ACCOUNT_B] } },
   { label: 'two accounts, one credential (one shared pace)', credentials: { shared: [ACCOUNT_A, ACCOUNT_B] } },
@@ -66,7 +66,7 @@ const envName = (credential: string): string => `BENCH_TOKEN_${credential.toUppe
 const namespaceOf = (account: string, i: number): string => `${account.slice(0, 16)}${i.toString(16).padStart(16, '0')}`;
 
 /** Writes one Credentials document per credential and `calls` one-pair KvPairs documents per account. */
-export function writePacingConfig(root: string, scenario: PacingScenario, calls: number): void {
+function writePacingConfig(root: string, scenario: PacingScenario, calls: number): void {
   fs.mkdirSync(root, { recursive: true });
   const credentials = Object.entries(scenario.credentials).map(([name, accounts]) =>
     ['apiVersion: edgesync/v1', 'kind: Credentials', 'metadata:', `  name: ${name}`, 'spec:', `  secret: { env: ${envName(name)} }`, `  accounts: [${accounts.map((a) => `"${a}"`).join(', ')}]`].join('\n'),

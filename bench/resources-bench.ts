@@ -39,7 +39,7 @@ export interface ResourcesBenchOptions {
  * edgesync's own ceiling on each credential's pace, far above what the bench sends: the default (1,200 calls per
  * 5 minutes, the provider's limit) would make the first apply of 50,000 a wait of hours, and the floor has none.
  */
-export const BENCH_RATE_LIMIT = '1000000/1';
+const BENCH_RATE_LIMIT = '1000000/1';
 
 /** Resource counts: one, or a non-empty list of whole numbers, each once (at least two per account is checked later). */
 export function checkResourceCounts(value: unknown): number[] {
@@ -77,7 +77,7 @@ export interface FloorRun {
 }
 
 /** One edit through the daemon, from the file written. */
-export interface EditTiming {
+interface EditTiming {
   readonly callMs: number;
   readonly appliedMs: number;
 }

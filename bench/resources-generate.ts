@@ -26,7 +26,7 @@ export interface BenchAccount {
 }
 
 /** A GatewayList the daemon part edits: where it is, and the description line written for it. */
-export interface ListRef {
+interface ListRef {
   readonly file: string;
   readonly name: string;
   readonly account: string;
@@ -58,10 +58,10 @@ const word = (next: () => number): string => Array.from({ length: 8 }, () => 'ab
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
 /** Documents of account `a` out of `total` over `accounts`: an even share, the first ones one more. */
-export const accountShare = (a: number, total: number, accounts: number): number => Math.floor(total / accounts) + (a < total % accounts ? 1 : 0);
+const accountShare = (a: number, total: number, accounts: number): number => Math.floor(total / accounts) + (a < total % accounts ? 1 : 0);
 
 /** The options with their defaults, each checked: throws an OptionError naming the first one wrong. */
-export function checkResourcesDataOptions(options: ResourcesDataOptions): Required<ResourcesDataOptions> {
+function checkResourcesDataOptions(options: ResourcesDataOptions): Required<ResourcesDataOptions> {
   const accounts = checkInteger('accounts', options.accounts ?? 20, 1, 1000);
   return {
     accounts,

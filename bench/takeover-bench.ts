@@ -12,7 +12,7 @@ import { seconds, verdict } from './report.js';
 
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
 /** The bound on a take-over. */
-export const TAKEOVER_GOAL_MS = 15_000;
+const TAKEOVER_GOAL_MS = 15_000;
 
 export interface TakeoverBenchOptions {
   /** How many times the leader is killed. @default 5 */

@@ -10,7 +10,7 @@ import { redactHeaders, redactText } from './util/redact.js';
 export type { Logger };
 
 /** Field paths whose values never reach a log line, whatever logs them. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'token', '*.token', 'secret', '*.secret', 'value', '*.value',
   'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
   'req.headers.authorization', 'apiToken', '*.apiToken',
@@ -61,9 +61,4 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     return pino(base, pretty({ destination: fd, sync: true, colorize: stream.isTTY === true, ignore: 'pid,hostname' }));
   }
   return pino(base, pino.destination({ fd, sync: true }));
-}
-
-/** A logger that drops everything (tests, quiet commands). */
-export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
 }

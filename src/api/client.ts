@@ -2,7 +2,7 @@
 // It never retries: whether a call may be repeated (a POST may not, blindly) is the executor's decision.
 
 import type http from 'node:http';
-import { checkClientOptions, type CallInfo, type CheckedClientOptions, type ClientOptions } from './options.js';
+import { checkClientOptions, type CallInfo, type ClientOptions } from './options.js';
 import { postAgents } from './connections.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
 import { OPERATIONS, operationPath, type OperationName } from './operations.js';
@@ -13,7 +13,7 @@ import { readRateLimit, type ServerRateLimit } from './ratelimit.js';
 import { authHeaders } from './signing.js';
 import type { OperationTypes } from './types.js';
 
-export interface CallOptions {
+interface CallOptions {
   readonly signal?: AbortSignal;
   /** The credential that signs the call (ClientOptions.signer); absent: the client's token. */
   readonly credential?: string;

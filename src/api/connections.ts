@@ -43,6 +43,7 @@ const headerText = (value: string | string[] | undefined): string | undefined =>
 
 class RetiringHttpAgent extends http.Agent {
   override keepSocketAlive(socket: Socket): void {
+    // biome-ignore lint/suspicious/noConfusingVoidType: Node reads the boolean its typings call void (see retire).
     return retire(socket, super.keepSocketAlive(socket)) as unknown as void;
   }
   override reuseSocket(socket: Socket, request: http.ClientRequest): void {
@@ -54,6 +55,7 @@ class RetiringHttpAgent extends http.Agent {
 
 class RetiringHttpsAgent extends https.Agent {
   override keepSocketAlive(socket: Socket): void {
+    // biome-ignore lint/suspicious/noConfusingVoidType: Node reads the boolean its typings call void (see retire).
     return retire(socket, super.keepSocketAlive(socket)) as unknown as void;
   }
   override reuseSocket(socket: Socket, request: http.ClientRequest): void {

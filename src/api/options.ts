@@ -73,7 +73,7 @@ export interface CheckedClientOptions {
 /** setTimeout cannot wait longer. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 export const DEFAULT_USER_AGENT = `edgesync/${VERSION}`;
 

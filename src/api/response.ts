@@ -15,7 +15,7 @@ export interface CallContext {
 
 type Problem = Omit<ApiErrorInit, 'operation' | 'method' | 'path'>;
 
-export function apiError(ctx: CallContext, problem: Problem): ApiError {
+function apiError(ctx: CallContext, problem: Problem): ApiError {
   const r = ctx.redact;
   return new ApiError({
     ...problem,
@@ -154,10 +154,6 @@ export function tooLarge(ctx: CallContext, status: number | undefined, maxBytes:
 export interface BinaryAnswer {
   readonly content_type: string;
   readonly bytes: Uint8Array;
-}
-
-export function isBinaryAnswer(value: unknown): value is BinaryAnswer {
-  return value !== null && typeof value === 'object' && (value as BinaryAnswer).bytes instanceof Uint8Array && typeof (value as BinaryAnswer).content_type === 'string';
 }
 
 /** `application/json` and `…+json`, with or without parameters; an absent type counts as JSON. */

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { TOKEN_PATTERN } from './options.js';
 
-export const TOKEN_ENV = 'EDGESYNC_API_TOKEN';
+const TOKEN_ENV = 'EDGESYNC_API_TOKEN';
 
 export class TokenError extends Error {
   override name = 'TokenError';

@@ -29,7 +29,7 @@ export interface Answer {
  * A request that got no whole answer. `name` is 'TimeoutError' or 'AbortError' for those two, and
  * `code` the socket's (ECONNREFUSED, ECONNRESET, …) or ETIMEDOUT / ERR_ABORTED.
  */
-export class TransportError extends Error {
+class TransportError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,

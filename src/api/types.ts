@@ -2,28 +2,12 @@
 // The table OperationTypes ties each operation name to its path parameters, body and result.
 
 /** Datetime fields are ISO 8601 strings. */
-export type DateTime = string;
+type DateTime = string;
 
 /** An item of an envelope's `errors` (the AI run's items carry only `message`). */
 export interface ApiMessage {
   readonly code?: number;
   readonly message: string;
-}
-
-/** The envelope of operations 4 and 17. */
-export interface Envelope<T> {
-  readonly errors: readonly ApiMessage[];
-  readonly messages: readonly ApiMessage[];
-  readonly success: boolean;
-  readonly result?: T;
-}
-
-/** The AI run's own envelope: errors `{message}`, messages plain strings. */
-export interface AiRunEnvelope {
-  readonly errors: readonly { readonly message: string }[];
-  readonly messages: readonly string[];
-  readonly success: boolean;
-  readonly result?: AiRunResult;
 }
 
 // 1 — put script content (multipart)
@@ -39,12 +23,12 @@ export interface ScriptModule {
   readonly content: string | Uint8Array;
   readonly contentType: string;
 }
-export interface TailConsumer {
+interface TailConsumer {
   readonly service?: string;
   readonly environment?: string;
   readonly namespace?: string;
 }
-export interface WorkerScript {
+interface WorkerScript {
   readonly created_on?: DateTime;
   readonly etag?: string;
   readonly id?: string;
@@ -57,7 +41,7 @@ export interface WorkerScript {
 }
 
 // 2 — update Zero Trust organization
-export interface AccessOrganizationRequest {
+interface AccessOrganizationRequest {
   readonly auth_domain?: string;
   readonly auto_redirect_to_identity?: boolean;
   readonly custom_pages?: { readonly forbidden?: string; readonly identity_denied?: string };
@@ -74,7 +58,7 @@ export interface AccessOrganizationRequest {
   readonly ui_read_only_toggle_reason?: string;
   readonly user_seat_expiration_inactive_time?: string;
 }
-export interface AccessOrganization extends AccessOrganizationRequest {
+interface AccessOrganization extends AccessOrganizationRequest {
   readonly created_at?: DateTime;
   readonly updated_at?: DateTime;
 }
@@ -84,78 +68,78 @@ export interface AccessOrganization extends AccessOrganizationRequest {
  * A policy as the provider requires it (docs/operations.md, operations 8 and 3): effect, permission
  * groups and resources; a resource maps to a string or, one level deep, to a map of scopes.
  */
-export interface TokenPolicy {
+interface TokenPolicy {
   readonly effect: string;
   readonly id?: string;
   readonly permission_groups: readonly { readonly id?: string; readonly name?: string }[];
   readonly resources: Readonly<Record<string, string | Readonly<Record<string, string>>>>;
 }
-export type TokenStatus = 'active' | 'disabled' | 'expired';
-export interface TokenCondition {
+type TokenStatus = 'active' | 'disabled' | 'expired';
+interface TokenCondition {
   readonly 'request.ip'?: { readonly in?: readonly string[]; readonly not_in?: readonly string[] };
   readonly [key: string]: unknown;
 }
-export interface CreateTokenRequest {
+interface CreateTokenRequest {
   readonly name: string;
   readonly policies: readonly TokenPolicy[];
   readonly condition?: TokenCondition;
   readonly expires_on?: DateTime;
   readonly not_before?: DateTime;
 }
-export interface UpdateTokenRequest extends CreateTokenRequest {
+interface UpdateTokenRequest extends CreateTokenRequest {
   readonly id: string;
   readonly status: TokenStatus;
   readonly issued_on?: DateTime;
   readonly modified_on?: DateTime;
 }
 /** The create result: the secret comes once, as `value`; other fields are not promised. */
-export interface CreatedToken {
+interface CreatedToken {
   readonly value?: string;
   readonly id?: string;
   readonly [key: string]: unknown;
 }
 
 // 4 — attach Worker to domain
-export interface WorkerDomainRequest {
+interface WorkerDomainRequest {
   readonly environment: string;
   readonly hostname: string;
   readonly service: string;
   readonly zone_id: string;
 }
-export interface WorkerDomain extends Partial<WorkerDomainRequest> {
+interface WorkerDomain extends Partial<WorkerDomainRequest> {
   readonly id?: string;
   readonly zone_name?: string;
 }
 
 // 5 — create proxy endpoint
-export interface CreateProxyEndpointRequest {
+interface CreateProxyEndpointRequest {
   readonly name: string;
   readonly ips: readonly string[];
   readonly subdomain?: string;
 }
-export interface ProxyEndpoint extends Partial<CreateProxyEndpointRequest> {
+interface ProxyEndpoint extends Partial<CreateProxyEndpointRequest> {
   readonly id?: string;
   readonly created_at?: DateTime;
   readonly updated_at?: DateTime;
 }
 
 // 6, 9 — gateway lists
-export type GatewayListType = 'SERIAL' | 'URL' | 'DOMAIN' | 'EMAIL' | 'IP';
-export interface GatewayListItem {
+type GatewayListType = 'SERIAL' | 'URL' | 'DOMAIN' | 'EMAIL' | 'IP';
+interface GatewayListItem {
   readonly created_at?: DateTime;
   readonly value: string;
 }
-export interface CreateListRequest {
+interface CreateListRequest {
   readonly name: string;
   readonly type: GatewayListType;
   readonly description?: string;
   readonly items?: readonly GatewayListItem[];
 }
-export interface UpdateListRequest {
+interface UpdateListRequest {
   readonly name: string;
   readonly description?: string;
 }
-export interface GatewayList {
+interface GatewayList {
   readonly id?: string;
   readonly name?: string;
   readonly type?: GatewayListType;
@@ -167,14 +151,14 @@ export interface GatewayList {
 }
 
 // 7 — create location
-export interface CreateLocationRequest {
+interface CreateLocationRequest {
   readonly name: string;
   readonly client_default?: boolean;
   readonly ecs_support?: boolean;
   /** On the wire as `{network}` objects, the form the provider takes (a document may write bare CIDRs). */
   readonly networks?: readonly { readonly network: string }[];
 }
-export interface GatewayLocation extends Partial<CreateLocationRequest> {
+interface GatewayLocation extends Partial<CreateLocationRequest> {
   readonly id?: string;
   readonly doh_subdomain?: string;
   readonly ip?: string;
@@ -183,7 +167,7 @@ export interface GatewayLocation extends Partial<CreateLocationRequest> {
 }
 
 // 10 — bulk KV write
-export interface KvPair {
+interface KvPair {
   readonly key: string;
   readonly value: string;
   readonly base64?: boolean;
@@ -193,35 +177,35 @@ export interface KvPair {
 }
 
 // 11 — update route
-export interface RouteRequest {
+interface RouteRequest {
   readonly pattern: string;
   readonly script?: string;
 }
-export interface WorkerRoute extends Partial<RouteRequest> {
+interface WorkerRoute extends Partial<RouteRequest> {
   readonly id?: string;
 }
 
 // 12 — logging settings
-export interface LoggingSettings {
+interface LoggingSettings {
   readonly redact_pii?: boolean;
   readonly settings_by_rule_type?: Readonly<Record<string, unknown>>;
 }
 
 // 13 — create Zero Trust account
-export interface CreateGatewayAccountRequest {
+interface CreateGatewayAccountRequest {
   readonly account_id: string;
 }
-export interface GatewayAccount {
+interface GatewayAccount {
   readonly gateway_tag?: string;
   readonly id?: string;
   readonly provider_name?: string;
 }
 
 // 14 — AI run: the body is the model's input; the result a map.
-export type AiRunResult = Readonly<Record<string, unknown>>;
+type AiRunResult = Readonly<Record<string, unknown>>;
 
 // 15 — edit user
-export interface EditUserRequest {
+interface EditUserRequest {
   readonly country?: string;
   readonly first_name?: string;
   readonly last_name?: string;
@@ -230,7 +214,7 @@ export interface EditUserRequest {
 }
 
 // 17 — connectivity settings
-export interface ConnectivitySettings {
+interface ConnectivitySettings {
   readonly icmp_proxy_enabled?: boolean;
   /** The provider's name; the document calls it offramp_tunnel_enabled, which the provider ignores. */
   readonly offramp_warp_enabled?: boolean;

@@ -2,14 +2,14 @@
 // elsewhere) and AI outputs. A reader sees the old file or the new one, never half of one.
 
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
+import { chmod, type FileHandle, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { isIgnored, isInside, realpathNearest } from '../config/paths.js';
 import { YAML_NAME } from '../config/outputs.js';
 import type { Json } from '../util/json.js';
 
 /** Writes `data` to a temp file (created with `mode`) beside `file`, fsyncs it and renames it over `file`. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', mode);
@@ -32,7 +32,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
 
 /** Makes the rename itself durable; some platforms cannot open a folder, which is not an error. */
 async function syncDir(dir: string): Promise<void> {
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(dir, 'r');
     await handle.sync();
@@ -49,7 +49,7 @@ export function secretFileName(name: string): string {
 }
 
 /** Writes a token secret to `<dir>/<name>` (0600, folder 0700) and returns the path. */
-export async function writeSecret(dir: string, name: string, secret: string): Promise<string> {
+async function writeSecret(dir: string, name: string, secret: string): Promise<string> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   const file = path.join(dir, secretFileName(name));

@@ -10,12 +10,12 @@ import { Schedule } from './schedule.js';
 import { clearSettled, recordUnsettled } from './statuses.js';
 import { stateWriter } from '../state/group-commit.js';
 
-export { classifyError, backoffDelay, type ErrorClass } from './classify.js';
+export { classifyError, backoffDelay } from './classify.js';
 export { secretFileName } from './files.js';
 export type {
-  ActionStatus, ApplyResult, ExecutorHooks, ExecutorLogger, ExecutorOptions, Failed, OperationCaller, Progress, RateLimit, RetryOptions, Succeeded, TaskQueue,
+  ApplyResult, ExecutorHooks, ExecutorOptions, OperationCaller, RetryOptions, TaskQueue,
 } from './options.js';
-export { createRateLimiter, type Permit, type RateLimiter } from './rate.js';
+export type { RateLimiter } from './rate.js';
 
 export interface Executor {
   /** Runs every action of `plan` it can; resolves when all are settled (or, after a stop, when those in flight are). */

@@ -9,7 +9,7 @@ import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkFunction, checkInteger, checkNumber, checkString, fail } from '../util/options.js';
 import { fileSecrets, type SecretSink } from './files.js';
-import { createRateLimiter, type RateLimiter, type ServerCount } from './rate.js';
+import { createRateLimiter, type RateLimit, type RateLimiter, type ServerCount } from './rate.js';
 
 /**
  * The one thing the executor needs of the API client; src/api's ApiClient satisfies it.
@@ -25,7 +25,7 @@ export interface OperationCaller {
 }
 
 /** How an action ended, as hooks see it. */
-export type ActionStatus = 'succeeded' | 'failed' | 'uncertain' | 'skipped';
+type ActionStatus = 'succeeded' | 'failed' | 'uncertain' | 'skipped';
 
 /** Observers for logs, metrics and progress; an exception thrown by a hook is logged and ignored. */
 export interface ExecutorHooks {
@@ -39,7 +39,7 @@ export interface ExecutorHooks {
   onProgress?(progress: Progress): void;
 }
 
-export interface Progress {
+interface Progress {
   /** Actions settled (succeeded, failed, uncertain or skipped) of `total`. */
   readonly done: number;
   readonly total: number;
@@ -54,12 +54,6 @@ export interface ExecutorLogger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
-}
-
-export interface RateLimit {
-  /** Requests allowed in any window of `intervalMs`. */
-  readonly requests: number;
-  readonly intervalMs: number;
 }
 
 /** What the executor needs of a concurrency queue; a p-queue instance satisfies it. */

@@ -20,7 +20,13 @@
 // otherwise every waiting call would hold a place granted before the count could say no.
 
 import type { Clock } from '../util/clock.js';
-import type { RateLimit } from './options.js';
+
+/** The request cap the limiter enforces; the executor's options (./options.ts) take one. */
+export interface RateLimit {
+  /** Requests allowed in any window of `intervalMs`. */
+  readonly requests: number;
+  readonly intervalMs: number;
+}
 
 /** What an answer's headers said of the server's count (src/api's ServerRateLimit has this shape). */
 export interface ServerCount {

@@ -35,7 +35,7 @@ export interface RunContext {
 const STOPPED = Symbol('stopped');
 type Sent = { readonly ok: true; readonly result: unknown; readonly intentId?: number } | { readonly ok: false; readonly error: unknown; readonly intentId?: number };
 
-export function identityOf(action: Action): ResourceIdentity {
+function identityOf(action: Action): ResourceIdentity {
   return { key: action.resource, kind: action.kind, name: action.name, scope: action.scope };
 }
 

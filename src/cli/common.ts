@@ -57,7 +57,7 @@ export function withThresholds(cmd: Command): Command {
 }
 
 /** "30" → 30; a percent from 0 to 100. */
-export function parseShare(name: string, text: string): number {
+function parseShare(name: string, text: string): number {
   const n = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : Number.NaN;
   if (!(n >= 0 && n <= 100)) fail(name, 'a percent from 0 to 100', text);
   return n;
@@ -97,18 +97,18 @@ export function remoteOptions(opts: ExecOptions, env: NodeJS.ProcessEnv): RootOp
 }
 
 /** "30" → 30,000 ms; fractions allowed, at most a day. */
-export function parseTimeout(text: string): number {
+function parseTimeout(text: string): number {
   const trimmed = text.trim();
   const seconds = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!(seconds > 0 && seconds <= 86_400)) fail('timeout', 'a number of seconds above 0, at most 86400', text);
   return Math.round(seconds * 1000);
 }
 
-export function parseConcurrency(text: string): number {
+function parseConcurrency(text: string): number {
   return checkInteger('concurrency', Number(text), 1, 64);
 }
 
-export function requireBaseUrl(opts: CommonOptions): string {
+function requireBaseUrl(opts: CommonOptions): string {
   if (!opts.baseUrl) {
     throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');
   }

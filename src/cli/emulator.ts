@@ -41,7 +41,7 @@ function parseRateLimit(text: string): { limit: number; windowSeconds: number } 
  * A credential flag's value "SECRET[=ACCOUNT,…]": the secret, and the accounts it is tied to when
  * the text after the last `=` is a list of ids (so a secret's own base64 padding stays its own).
  */
-export function splitGrant(text: string): { secret: string; accounts?: readonly string[] } {
+function splitGrant(text: string): { secret: string; accounts?: readonly string[] } {
   const at = text.lastIndexOf('=');
   const list = text.slice(at + 1);
   if (at <= 0 || !/^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$/.test(list)) return { secret: text };

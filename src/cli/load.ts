@@ -9,7 +9,7 @@ import type { DesiredResource } from '../kinds/kind.js';
 import { plural } from '../util/format.js';
 import { localOptions, type CommonOptions } from './common.js';
 
-export class ConfigRefused extends Error {
+class ConfigRefused extends Error {
   override name = 'ConfigRefused';
 }
 

@@ -2,7 +2,7 @@
 // calls in flight finish and are recorded (a create's id, a token's secret); none kills the process.
 
 /** The signals a terminal, a service manager or a closed session sends to say "stop". */
-export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 export interface SignalWatch {
   dispose(): void;

@@ -16,7 +16,7 @@ interface SecretCliOptions {
  * The secret, or one line saying what to fix. Everything is checked before the database is reached:
  * the state must be a PostgreSQL one, and the key set and well formed.
  */
-export function readStoredSecret(name: string, opts: SecretCliOptions, env: Readonly<Record<string, string | undefined>>): string {
+function readStoredSecret(name: string, opts: SecretCliOptions, env: Readonly<Record<string, string | undefined>>): string {
   const backend = stateBackend(opts.state, opts.workspace);
   if (!backend.database) {
     throw new Error(`${backend.shown} is a SQLite state: it keeps no token secret; they are files in its secrets folder (--secrets, default secrets/ beside the state file)`);

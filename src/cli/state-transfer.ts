@@ -11,7 +11,7 @@ import { migrateState } from '../state/transfer/migrate.js';
 import { describeCounts, type Counts } from '../state/transfer/records.js';
 import { backendOf, openSource, type StateSpec } from '../state/transfer/target.js';
 import { formatCount, plural } from '../util/format.js';
-import { action, shared, stateOptions } from './state.js';
+import { action, shared, stateOptions } from './state-options.js';
 
 interface ExportOptions extends StateSpec {
   readonly out?: string;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { withReadOnly } from '../state/backend.js';
-import { DEFAULT_STATE_FILE, shownPath, type SqlStateStore } from '../state/index.js';
+import { shownPath, type SqlStateStore } from '../state/index.js';
 import { realStatePath } from '../state/file.js';
 import { clearLock, type LockHolder, type LockVerdict } from '../state/lock.js';
 import { isPgUrl } from '../state/pg/url.js';
@@ -15,6 +15,7 @@ import { checkInteger } from '../util/options.js';
 import { stateBackend } from '../state/select.js';
 import { renderList, renderShow, viewJson, type ResourceView } from '../state/render.js';
 import { STATUSES } from '../state/rows.js';
+import { action, shared, stateOptions } from './state-options.js';
 import { registerTransfer } from './state-transfer.js';
 import { registerSecret } from './state-secret.js';
 
@@ -50,29 +51,6 @@ function print(text: string): void {
 
 function printJson(value: unknown): void {
   print(JSON.stringify(value, null, 2));
-}
-
-/** Errors are the user's to read, not a stack: message on stderr, exit 1. */
-export function action<A extends unknown[]>(run: (...args: A) => void | Promise<void>): (...args: A) => Promise<void> {
-  return async (...args) => {
-    try {
-      await run(...args);
-    } catch (err) {
-      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-      process.exitCode = 1;
-    }
-  };
-}
-
-/** --state and --workspace, as every state command takes them. */
-export function stateOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--state <file|url>', 'state: a SQLite file, or a postgres:// URL').env('EDGESYNC_STATE').default(DEFAULT_STATE_FILE))
-    .addOption(new Option('--workspace <name>', 'which state of a PostgreSQL database').env('EDGESYNC_WORKSPACE'));
-}
-
-export function shared(cmd: Command): Command {
-  return stateOptions(cmd).option('--json', 'print JSON');
 }
 
 /** As messages name the state: "state FILE" or "state URL (workspace W)", never a password. */

@@ -29,7 +29,7 @@ function asJson(result: LoadResult) {
 }
 
 /** One line per kind with its count, then the total. */
-export function summary(kinds: readonly string[]): string {
+function summary(kinds: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const kind of [...kinds].sort()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
   const width = Math.max(16, ...[...counts.keys()].map((k) => k.length + 1));
@@ -39,6 +39,6 @@ export function summary(kinds: readonly string[]): string {
 }
 
 /** Every error on its own line, then `N errors in M files`. */
-export function errorReport(errors: readonly ConfigError[]): string {
+function errorReport(errors: readonly ConfigError[]): string {
   return [...errors.map(formatError), errorCount(errors)].join('\n') + '\n';
 }

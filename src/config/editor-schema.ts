@@ -13,6 +13,7 @@ export function editorSchema(kinds: readonly KindDefinition[]): Record<string, u
     properties: { kind: { enum: sorted.map((k) => k.kind) } },
     allOf: [
       { $ref: 'document.schema.json' },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, never awaited.
       ...sorted.map((k) => ({ if: { properties: { kind: { const: k.kind } }, required: ['kind'] }, then: { $ref: k.schema } })),
     ],
   };

@@ -23,7 +23,7 @@ export function formatError(e: ConfigError): string {
 }
 
 /** Line breaks inside a message (a parser's excerpt, a file name) shown as `\n`, so one error stays one line. */
-export function oneLine(text: string): string {
+function oneLine(text: string): string {
   return text.replace(/\r\n|\r|\n/g, '\\n');
 }
 

@@ -10,7 +10,7 @@ import type { Position } from './yaml.js';
 import { compareStrings } from '../util/compare.js';
 import { stampOf, type FileStamp } from './stamps.js';
 
-export interface FileProblem extends Position {
+interface FileProblem extends Position {
   readonly file: string;
   readonly message: string;
 }
@@ -26,7 +26,7 @@ export interface Discovery {
 }
 
 /** `.yaml` and `.yml` in any case: a `*.YAML` file is config too, never skipped in silence. */
-export const YAML_FILE = /\.ya?ml$/i;
+const YAML_FILE = /\.ya?ml$/i;
 const TOP: Position = { line: 1, col: 1 };
 
 /** The file-system calls discovery makes; a test hands in failing ones (root can read any folder). */
@@ -145,7 +145,7 @@ export function sizeProblem(size: number, maxBytes: number, option: string): str
 }
 
 /** One error for binary content, at the first NUL byte or invalid UTF-8 sequence. */
-export function textProblem(bytes: Buffer): Omit<FileProblem, 'file'> | undefined {
+function textProblem(bytes: Buffer): Omit<FileProblem, 'file'> | undefined {
   const nul = bytes.indexOf(0);
   if (nul < 0 && isUtf8(bytes)) return undefined;
   const text = (nul < 0 ? bytes : bytes.subarray(0, nul)).toString('utf8');

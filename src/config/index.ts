@@ -20,9 +20,7 @@ import { createSchemaValidator, DEFAULT_SCHEMAS_DIR, type SchemaValidator } from
 import type { SourceRevision } from './revision.js';
 
 export { formatError, type ConfigError } from './errors.js';
-export { createSchemaValidator, type SchemaValidator } from './schema.js';
-export { createConfigCache, type ConfigCache, type LoadCounts } from './cache.js';
-export { isCidr, isDuration } from './formats.js';
+export { createConfigCache, type LoadCounts } from './cache.js';
 
 /** How a config root is loaded. */
 export interface LoadOptions {
@@ -182,6 +180,7 @@ export function digestOf(resources: readonly DesiredResource[]): string {
 }
 
 /** What JSON.stringify writes other than the characters themselves: quotes, backslashes, controls, lone surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters JSON must escape are what it looks for.
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** sha256 of text written in pieces, buffered: each piece is encoded in place, not joined to the others first. */

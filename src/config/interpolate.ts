@@ -12,7 +12,7 @@ export interface Interpolated {
 const NAME = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
 /** References inside defaults inside defaults…: past this, a refusal rather than a deep recursion. */
-export const MAX_REFERENCE_NESTING = 8;
+const MAX_REFERENCE_NESTING = 8;
 
 /** Replaces every reference in `text`; an unset variable without a default is a problem. */
 export function interpolate(text: string, env: Env): Interpolated {

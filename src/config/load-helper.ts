@@ -15,7 +15,7 @@ import { compiledFile } from '../util/compiled.js';
  * compiled, its parser warmed) costs about what it saves. Here, 10,000 documents (2.8 MB) loaded no
  * faster with it, 20,000 (5.6 MB) 0.2 s faster, and 50,000 (14 MB) 1.3 s faster.
  */
-export const HELPER_MIN_BYTES = 4 * 1024 * 1024;
+const HELPER_MIN_BYTES = 4 * 1024 * 1024;
 
 /** What the thread is given once started (with its schemas folder only: see prestartLoadHelper). */
 export interface HelperStart {

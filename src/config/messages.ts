@@ -27,7 +27,7 @@ export function describeErrors(errors: readonly ErrorObject[], data: unknown): F
 }
 
 function describe(e: ErrorObject, path: FieldPath, value: unknown): Finding | undefined {
-  const p = e.params as Record<string, any>;
+  const p = e.params;
   const at = (message: string): Finding => ({ path, at: 'value', message });
   switch (e.keyword) {
     case 'required':
@@ -82,7 +82,7 @@ function describe(e: ErrorObject, path: FieldPath, value: unknown): Finding | un
  * closest to, or by one "expected A or B" when the value's type matches no branch at all.
  */
 function collapse(errors: readonly ErrorObject[]): ErrorObject[] {
-  const combinators = errors.filter((e) => (e.keyword === 'oneOf' || e.keyword === 'anyOf') && !(e.params as any).passingSchemas);
+  const combinators = errors.filter((e) => (e.keyword === 'oneOf' || e.keyword === 'anyOf') && !e.params.passingSchemas);
   if (!combinators.length) return [...errors];
   const outer = combinators.reduce((a, b) => (b.schemaPath.length < a.schemaPath.length ? b : a));
   const prefix = `${outer.schemaPath}/`;
@@ -95,7 +95,7 @@ function collapse(errors: readonly ErrorObject[]): ErrorObject[] {
   const rest = errors.filter((e) => e !== outer && !e.schemaPath.startsWith(prefix));
   const fits = [...branches.values()].filter((b) => !b.some((e) => e.instancePath === outer.instancePath && e.keyword === 'type'));
   if (!fits.length) {
-    const types = [...branches.values()].flatMap((b) => b.filter((e) => e.keyword === 'type').flatMap((e) => [(e.params as any).type].flat()));
+    const types = [...branches.values()].flatMap((b) => b.filter((e) => e.keyword === 'type').flatMap((e) => [e.params.type].flat()));
     const replacement: ErrorObject = { ...outer, keyword: 'type', params: { type: [...new Set(types)] } };
     return collapse([...rest, replacement]);
   }
@@ -129,7 +129,7 @@ function plain(v: unknown): string {
 }
 
 /** The offending value, short: strings quoted, collections named. */
-export function shown(value: unknown): string {
+function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (value !== null && typeof value === 'object') return 'a map';
@@ -138,7 +138,7 @@ export function shown(value: unknown): string {
 }
 
 /** JSON pointer → field path (numbers where the data holds a list) and the value found there. */
-export function resolvePointer(pointer: string, data: unknown): { path: FieldPath; value: unknown } {
+function resolvePointer(pointer: string, data: unknown): { path: FieldPath; value: unknown } {
   const path: (string | number)[] = [];
   let value = data;
   for (const raw of pointer.split('/').slice(1)) {

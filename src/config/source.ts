@@ -7,7 +7,7 @@ import { createConfigCache, loadConfig, type LoadCounts, type LoadOptions, type 
 import { gitRevision, type SourceRevision } from './revision.js';
 
 /** What a load needs besides the files: everything but where they are. */
-export type SourceLoadOptions = Omit<LoadOptions, 'root' | 'cache'>;
+type SourceLoadOptions = Omit<LoadOptions, 'root' | 'cache'>;
 
 export interface ConfigSource {
   /** The folder the files are read from, absolute. Outputs default to it; the watcher watches it. */

@@ -17,7 +17,7 @@ export interface FileStamp {
  * trusted: the file is read again (and hashed) at the next load, as git does with racily clean
  * files. An older mtime cannot survive a write, which sets it to the time of the write.
  */
-export const RACY_MS = 2000;
+const RACY_MS = 2000;
 
 export function stampOf(stat: fs.Stats): FileStamp {
   return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, dev: stat.dev };

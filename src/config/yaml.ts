@@ -1,7 +1,7 @@
 // YAML text → plain values with a map from every field to its line:col, interpolated as it goes.
 // Aliases are expanded here under a node budget, so an alias bomb stops early, at its position.
 
-import { Alias, Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, type Document, type Node as YamlNode } from 'yaml';
+import { type Alias, Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, type Document, type Node as YamlNode } from 'yaml';
 import type { FieldPath } from '../kinds/kind.js';
 import { detached } from '../util/json.js';
 import { withPlainEnv } from '../util/plain-env.js';

@@ -17,7 +17,7 @@ export interface GitSourceOptions {
 }
 
 /** What /status says of the git source. */
-export interface GitSourceStatus extends FollowStatus {
+interface GitSourceStatus extends FollowStatus {
   readonly git: string;
   readonly ref: string;
   readonly intervalMs: number;

@@ -24,9 +24,8 @@ import type { Plan } from '../plan/types.js';
 import { watchRootThroughRemoval } from './root-watch.js';
 import { chokidarWatcher, type ChangeSource, type WatchFactory } from './watcher.js';
 
-export { createMetrics, type DaemonMetrics } from './metrics.js';
+export { createMetrics } from './metrics.js';
 export { chokidarWatcher } from './watcher.js';
-export type { Leadership, Role, Term } from './leadership.js';
 
 export interface DaemonOptions {
   /** The config root (absolute or relative to the working folder). */

@@ -27,10 +27,10 @@ export interface LoopTiming {
 }
 
 /** The shortest resync interval: each one costs a call per re-sendable resource. */
-export const MIN_RESYNC_MS = 60_000;
+const MIN_RESYNC_MS = 60_000;
 
 /** The shortest full re-read interval: each one reads and builds every file. */
-export const MIN_FULL_RELOAD_MS = 60_000;
+const MIN_FULL_RELOAD_MS = 60_000;
 
 export type CheckedTiming = Required<LoopTiming>;
 

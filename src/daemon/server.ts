@@ -39,10 +39,10 @@ export interface EndpointSources {
 }
 
 /** Runs of the state's history /status shows. */
-export const STATUS_HISTORY = 20;
+const STATUS_HISTORY = 20;
 
 /** Why the daemon is not ready, or undefined when it is. */
-export function notReadyReason(s: LoopStatus): string | undefined {
+function notReadyReason(s: LoopStatus): string | undefined {
   if (!s.configValid && s.configErrors.length) return `the config is invalid (${s.configErrors.length} error${s.configErrors.length === 1 ? '' : 's'}); see /status`;
   if (!s.firstRunDone) return 'the first reconcile has not finished yet';
   if (!s.configValid) return 'the config has not been loaded';
@@ -52,7 +52,7 @@ export function notReadyReason(s: LoopStatus): string | undefined {
 
 
 /** How /status narrows its resources: all of them unless asked (a state of 50,000 is megabytes). */
-export interface ResourceSlice {
+interface ResourceSlice {
   readonly kind?: string;
   /** The state's status: applied, failed, blocked, orphaned, uncertain. */
   readonly status?: string;
@@ -65,7 +65,7 @@ export interface ResourceSlice {
 }
 
 /** The query of /status checked: an odd number is refused with the parameter named. */
-export function resourceSlice(query: Record<string, unknown>): ResourceSlice {
+function resourceSlice(query: Record<string, unknown>): ResourceSlice {
   const int = (name: 'offset' | 'limit', min: number, max: number) => {
     const v = query[name];
     return v === undefined ? undefined : checkInteger(name, /^\d+$/.test(String(v)) ? Number(v) : v, min, max);
@@ -82,7 +82,7 @@ export function resourceSlice(query: Record<string, unknown>): ResourceSlice {
 /** The most resources one /status answer holds when a limit is asked. */
 const MAX_LIMIT = 10_000;
 
-export function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
+function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
   const s = src.status();
   const role = src.role();
   return {

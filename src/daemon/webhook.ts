@@ -9,7 +9,7 @@ import { ANY_HOST } from '../util/host-check.js';
 import type { PushAnswer } from './git-follow.js';
 
 /** GitHub and GitLab send pushes well under this; a larger body is refused unread. */
-export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
 export interface GitHookOptions {
   /** The shared secret (--webhook-secret-file), never shown. */
@@ -31,7 +31,7 @@ export interface HookAnswer {
 const same = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b);
 
 /** Whether the request is signed with the secret: GitHub's HMAC of the raw body, or GitLab's token. */
-export function signedWith(headers: Record<string, string | string[] | undefined>, body: Buffer, secret: string): boolean {
+function signedWith(headers: Record<string, string | string[] | undefined>, body: Buffer, secret: string): boolean {
   const one = (name: string) => {
     const v = headers[name];
     return Array.isArray(v) ? v[0] : v;

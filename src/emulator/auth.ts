@@ -17,7 +17,7 @@ const replaced = ['name', 'policies', 'status', 'condition', 'expires_on', 'not_
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 /** What credentials a request carries, header by header; `forms` counts them (one is allowed). */
-export function presented(headers: Headers): {
+function presented(headers: Headers): {
   readonly forms: number;
   readonly authorization?: string;
   /** The token of an `Authorization: Bearer …` header. */

@@ -29,7 +29,7 @@ export interface RequestNotes {
   parts?: string[];
 }
 
-export type Params = Record<string, string>;
+type Params = Record<string, string>;
 
 const RAW = Symbol('raw answer');
 

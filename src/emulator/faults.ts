@@ -26,7 +26,7 @@ export interface FaultSettings {
   readonly kvRefuse?: KvRefusal | null;
 }
 
-export interface KvRefusal {
+interface KvRefusal {
   readonly share?: number;
   readonly once?: boolean;
   readonly pattern?: string;

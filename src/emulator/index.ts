@@ -10,10 +10,7 @@ import { basePath, buildServer } from './server.js';
 import { Store } from './store.js';
 import type { EmulatorState, RecordedRequest, StoredKvPair } from './types.js';
 
-export type { EmulatorState, RecordedRequest, StoredKvPair, ScriptRecord, StoredModule, KvNamespaceSummary, StoredObject, TokenRecord, JsonValue, JsonObject } from './types.js';
-export type { FaultSettings, RateLimit } from './faults.js';
-export { ErrorCode } from './errors.js';
-export { kvLimits } from './kv.js';
+export type { EmulatorState, RecordedRequest, StoredObject } from './types.js';
 
 /** How the emulator listens, whom it lets in and which faults it injects. */
 export interface EmulatorOptions {

@@ -83,7 +83,7 @@ function limitProblems(pair: JsonObject, path: string, problems: string[], nowMs
 }
 
 /** The pair as stored: bytes, and the absolute expiry (from expiration_ttl when given, which wins). */
-export function toStored(pair: JsonObject, nowMs: number): StoredKvPair {
+function toStored(pair: JsonObject, nowMs: number): StoredKvPair {
   const text = (pair.value ?? '') as string;
   const value = pair.base64 === true ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
   const ttl = pair.expiration_ttl as number | undefined;

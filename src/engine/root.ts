@@ -21,7 +21,7 @@ import { secretPlaces } from './secrets.js';
 import { readSigners } from './signers.js';
 
 /** Where calls go. */
-export interface RemoteOptions {
+interface RemoteOptions {
   /** The interface's base URL, ending in /client/v4. */
   readonly baseUrl: string;
   /** The API token of resources no Credentials document signs (never logged). @default none */

@@ -12,7 +12,7 @@ import type { Clock } from '../util/clock.js';
  * For one load: the token secret the state keeps for a file of the secrets folder (a Credentials
  * document's `secret: { file: NAME }`), or undefined. Fetched on first ask, decrypted on `read`.
  */
-export type SecretLookup = (file: string) => { read(): string } | undefined;
+type SecretLookup = (file: string) => { read(): string } | undefined;
 
 export interface SecretPlaces {
   /** Where an apply keeps the secrets it receives. */

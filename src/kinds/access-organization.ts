@@ -4,7 +4,7 @@
 import { accountScope, perAccount, putKind } from './families.js';
 import { registerKind } from './registry.js';
 
-export const accessOrganization = registerKind(
+registerKind(
   putKind({
     kind: 'AccessOrganization',
     ...accountScope('identifier'),

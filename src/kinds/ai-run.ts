@@ -97,7 +97,7 @@ function binary(result: unknown): { content_type: string; bytes: Uint8Array } | 
   return r && typeof r === 'object' && r.bytes instanceof Uint8Array && typeof r.content_type === 'string' ? { content_type: r.content_type, bytes: r.bytes } : undefined;
 }
 
-export const aiRun = registerKind(
+registerKind(
   defineKind(base, plan, (action, result, { desired }) => {
     if (action.change !== 'run') return {};
     const path = String(field(desired.request, 'output'));

@@ -31,7 +31,7 @@ function roll({ desired, applied }: PlanContext, id: string | undefined): Partia
   return { actions: [{ change: 'roll', operation: 'rollToken', params, body: {}, diff, record: { memo: { rotate: want } } }] };
 }
 
-export const apiToken = registerKind(
+registerKind(
   postKind({
     ...base,
     build: (doc) => ({ request: compact({ ...pick(doc.spec, UPDATE_FIELDS), status: doc.spec?.status ?? 'active', rotate: doc.spec?.rotate ?? 0 }) }),

@@ -18,7 +18,7 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
   return { request: compact({ ...spec, offramp_warp_enabled: documentName }) };
 }
 
-export const connectivitySettings = registerKind(
+registerKind(
   patchKind({
     kind: 'ConnectivitySettings',
     ...accountScope('account_identifier'),

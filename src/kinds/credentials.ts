@@ -7,11 +7,11 @@ import { defineKind, NOTHING } from './families.js';
 import type { BuildContext, Built, ResourceDocument } from './kind.js';
 import { registerKind } from './registry.js';
 
-export const CREDENTIAL_TYPES = ['bearer', 'apiKey', 'userServiceKey'] as const;
-export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
+const CREDENTIAL_TYPES = ['bearer', 'apiKey', 'userServiceKey'] as const;
+type CredentialType = (typeof CREDENTIAL_TYPES)[number];
 
 /** Where a value is read: an environment variable or a file. */
-export type SecretRef = { readonly env: string } | { readonly file: string };
+type SecretRef = { readonly env: string } | { readonly file: string };
 
 /** The request of a Credentials resource: references only. */
 export interface CredentialSpec {
@@ -56,7 +56,7 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
   return { request };
 }
 
-export const credentials = registerKind(
+registerKind(
   defineKind(
     {
       kind: 'Credentials', scopeKeys: [], paramMap: {}, build, operations: [],

@@ -31,7 +31,7 @@ function plainlyEqual(a: unknown, b: unknown): boolean {
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
   for (const key of keys) {
-    if (!Object.prototype.hasOwnProperty.call(b, key)) return false;
+    if (!Object.hasOwn(b, key)) return false;
     const x = (a as Record<string, unknown>)[key];
     if (x === undefined || !plainlyEqual(x, (b as Record<string, unknown>)[key])) return false;
   }

@@ -59,7 +59,7 @@ export function accountScope(param: 'identifier' | 'account_identifier'): Pick<K
 export const NOTHING: KindDecision = { actions: [], blocked: [], notes: [] };
 
 /** "GatewayList" → "gateway-list.schema.json". */
-export function schemaFile(kind: string): string {
+function schemaFile(kind: string): string {
   return `${kind.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}.schema.json`;
 }
 
@@ -70,7 +70,7 @@ export function pathParams(base: KindBase, scope: Readonly<Record<string, string
 }
 
 /** The spec is the request: the interface's own field names, nothing added. */
-export function specRequest(doc: ResourceDocument): Built {
+function specRequest(doc: ResourceDocument): Built {
   return { request: isObject(doc.spec) ? compact(doc.spec) : {} };
 }
 

@@ -5,7 +5,7 @@ import { noUpdate, postKind } from './post-family.js';
 import { accountScope, perAccount } from './families.js';
 import { registerKind } from './registry.js';
 
-export const gatewayAccount = registerKind(
+registerKind(
   postKind({
     kind: 'GatewayAccount',
     ...accountScope('identifier'),

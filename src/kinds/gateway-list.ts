@@ -9,7 +9,7 @@ import { registerKind } from './registry.js';
 export const LIST_FIXED =
   "a list's type and items cannot be changed in place: the interface has no operation for it; create a new list under a new name";
 
-export const gatewayList = registerKind(
+registerKind(
   postKind({
     kind: 'GatewayList',
     ...accountScope('identifier'),

@@ -20,7 +20,7 @@ function build(doc: ResourceDocument): Built {
   return { request: compact({ ...spec, networks }) };
 }
 
-export const gatewayLocation = registerKind(
+registerKind(
   postKind({
     kind: 'GatewayLocation',
     ...accountScope('identifier'),

@@ -4,7 +4,7 @@
 import { accountScope, onGatewayAccount, perAccount, putKind } from './families.js';
 import { registerKind } from './registry.js';
 
-export const gatewayLogging = registerKind(
+registerKind(
   putKind({
     kind: 'GatewayLogging',
     ...accountScope('identifier'),

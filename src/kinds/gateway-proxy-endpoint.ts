@@ -4,4 +4,4 @@
 import { gatewayCreateOnly } from './post-family.js';
 import { registerKind } from './registry.js';
 
-export const gatewayProxyEndpoint = registerKind(gatewayCreateOnly('GatewayProxyEndpoint', 'createProxyEndpoint'));
+registerKind(gatewayCreateOnly('GatewayProxyEndpoint', 'createProxyEndpoint'));

@@ -21,6 +21,7 @@ export interface ResourceDocument {
   readonly kind: string;
   readonly metadata: Readonly<{ name: string; id?: string; dependsOn?: string[] } & Record<string, unknown>>;
   /** Validated against the kind's schema; absent for kinds whose spec may be omitted. */
+  // biome-ignore lint/suspicious/noExplicitAny: each kind's schema has validated it, and the kind reads it as its own spec type.
   readonly spec: any;
   /** Absolute path of the YAML file. */
   readonly file: string;

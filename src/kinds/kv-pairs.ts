@@ -9,7 +9,7 @@ import { bulkOutcome } from './kv/answer.js';
 import type { WirePair } from './kv/pair.js';
 import { planKv, resendKv } from './kv/plan.js';
 
-export const kvPairs = registerKind(
+registerKind(
   defineKind(
     {
       kind: 'KvPairs',

@@ -8,12 +8,12 @@ import { NOTHING, accountScope, defineKind, onGatewayAccount, pathParams, result
 import type { ActionDraft, BlockedDraft, DesiredResource, KindDecision, KindDefinition, Outcome, PlanContext, WriteTarget } from './kind.js';
 
 export const NO_REMOTE_ID = 'the create answered without an id: set metadata.id to update it';
-export const NO_ID_WARNING = 'created without an id: later updates need metadata.id';
+const NO_ID_WARNING = 'created without an id: later updates need metadata.id';
 
 type JsonObject = { [key: string]: Json };
 
 /** Why a POST kind is never re-sent (`--resync`, `--replace`): what a person does instead. */
-export function createdOnce(kind: string, create: OperationName, key: string): string {
+function createdOnce(kind: string, create: OperationName, key: string): string {
   return `a ${kind} is created once (POST ${create}) and no operation sends its whole request again, so the interface cannot replace it in place; to recreate it, forget it with \`edgesync state forget '${key}'\` and apply`;
 }
 

@@ -4,7 +4,7 @@
 import { patchKind } from './families.js';
 import { registerKind } from './registry.js';
 
-export const userProfile = registerKind(
+registerKind(
   patchKind({
     kind: 'UserProfile',
     scopeKeys: [],

@@ -40,4 +40,4 @@ function plan(ctx: PlanContext): KindDecision {
   };
 }
 
-export const workerDomain = registerKind({ ...base, plan });
+registerKind({ ...base, plan });

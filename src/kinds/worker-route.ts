@@ -4,7 +4,7 @@
 import { dependsOn, putKind } from './families.js';
 import { registerKind } from './registry.js';
 
-export const workerRoute = registerKind(
+registerKind(
   putKind({
     kind: 'WorkerRoute',
     scopeKeys: ['zone', 'route'],

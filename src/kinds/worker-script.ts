@@ -9,7 +9,7 @@ import type { Built, BuildContext, ResourceDocument } from './kind.js';
 import { registerKind } from './registry.js';
 import { contentTypeOf, type ScriptModule, type ScriptUpload } from './worker-modules.js';
 
-export { contentTypeOf, type ScriptModule, type ScriptUpload } from './worker-modules.js';
+export type { ScriptUpload } from './worker-modules.js';
 
 interface ModuleSpec {
   readonly name: string;
@@ -71,7 +71,7 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
   return { request, payload };
 }
 
-export const workerScript = registerKind(
+registerKind(
   putKind({
     kind: 'WorkerScript',
     scopeKeys: ['account', 'service', 'environment'],

@@ -40,7 +40,7 @@ export interface Delivery {
   close(graceMs: number): Promise<void>;
 }
 
-export function bodyOf(event: NotifyEvent, format: NotifyTarget['format']): string {
+function bodyOf(event: NotifyEvent, format: NotifyTarget['format']): string {
   return JSON.stringify(format === 'slack' ? slackMessage(event) : event);
 }
 

@@ -6,7 +6,7 @@ import { formatError, type LoadResult } from '../config/index.js';
 import type { RunReport } from '../daemon/loop-types.js';
 import type { Plan } from '../plan/types.js';
 
-export const EVENT_TYPES = [
+const EVENT_TYPES = [
   'reconcile_failed', 'recovered', 'create_uncertain', 'change_blocked', 'resource_orphaned', 'config_invalid', 'revision_applied', 'leader_changed', 'fetch_failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -49,7 +49,7 @@ export const NO_RUNS: RunMemory = { failing: 0 };
 const sorted = (keys: Iterable<string>): string[] => [...new Set(keys)].sort();
 
 /** Several messages as one line: the first, and how many more. */
-export function summary(messages: readonly string[]): string {
+function summary(messages: readonly string[]): string {
   const first = (messages[0] ?? '').replace(/\s*[\r\n]+\s*/g, ' ').trim();
   return messages.length > 1 ? `${first} (and ${messages.length - 1} more)` : first;
 }

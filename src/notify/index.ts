@@ -17,8 +17,7 @@ import {
 } from './events.js';
 import type { NotifyTarget } from './targets.js';
 
-export { notifyTargets, parseNotifyUrl, parseRepeat, shownUrl, type NotifyTarget } from './targets.js';
-export type { EventType, NotifyEvent } from './events.js';
+export type { NotifyEvent } from './events.js';
 
 export interface NotifyOptions {
   /** Where events go: parseNotifyUrl / notifyTargets. */

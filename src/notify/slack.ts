@@ -21,25 +21,25 @@ const TITLES: Readonly<Record<EventType, string>> = {
 };
 
 /** Slack reads &, < and > as markup. */
-const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeText = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** At most this many resource keys are listed; the rest are counted. */
 const LISTED = 10;
 
 export function slackMessage(e: NotifyEvent): SlackMessage {
   const where = e.workspace ? `${e.host} (workspace ${e.workspace})` : e.host;
-  const text = `${TITLES[e.event]} on ${escape(where)}: ${escape(e.reason)}`;
-  const listed = e.resources.slice(0, LISTED).map((r) => `\`${escape(r)}\``).join(', ');
+  const text = `${TITLES[e.event]} on ${escapeText(where)}: ${escapeText(e.reason)}`;
+  const listed = e.resources.slice(0, LISTED).map((r) => `\`${escapeText(r)}\``).join(', ');
   const more = e.resources.length > LISTED ? ` and ${e.resources.length - LISTED} more` : '';
   const context = [
     ...(e.resources.length ? [`Resources: ${listed}${more}`] : []),
-    `Revision: ${e.revision === null ? 'none yet' : `\`${escape(e.revision)}\``}`,
+    `Revision: ${e.revision === null ? 'none yet' : `\`${escapeText(e.revision)}\``}`,
     `At: ${e.at}`,
   ];
   return {
     text,
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: `*${TITLES[e.event]}* on ${escape(where)}\n${escape(e.reason)}` } },
+      { type: 'section', text: { type: 'mrkdwn', text: `*${TITLES[e.event]}* on ${escapeText(where)}\n${escapeText(e.reason)}` } },
       { type: 'context', elements: context.map((c) => ({ type: 'mrkdwn', text: c })) },
     ],
   };

@@ -44,7 +44,7 @@ export interface Thresholds {
 }
 
 /** Below these, any change is an ordinary edit. */
-export const THRESHOLD_FLOORS = { resources: 10, kvKeys: 1000 } as const;
+const THRESHOLD_FLOORS = { resources: 10, kvKeys: 1000 } as const;
 
 const percent = (n: number, of: number): string => `${Math.round((n / of) * 1000) / 10}%`;
 

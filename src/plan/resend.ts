@@ -6,7 +6,7 @@ import type { AppliedResource } from '../state/types.js';
 import { PlanError } from './order.js';
 
 /** Why a kind with no resend hook is never re-sent. */
-export const NO_RESEND = 'the kind has no operation that sends its whole request again';
+const NO_RESEND = 'the kind has no operation that sends its whole request again';
 
 /** What `--resync` and `--replace` ask of the planner. */
 export interface Drift {

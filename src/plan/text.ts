@@ -156,13 +156,13 @@ function call(operation: string): string {
 }
 
 /** The cost of overwriting drift: what is sent again, in how many calls. */
-export function resyncLine(s: PlanSummary): string {
+function resyncLine(s: PlanSummary): string {
   const kv = s.resyncKvPairs ? ` (${plural(s.resyncKvPairs, 'KV pair')} in ${plural(s.resyncKvChunks, 'chunk')})` : '';
   return `Resync: ${plural(s.resync, 'resource')} sent again as applied, ${plural(s.resyncCalls, 'call')}${kv}; nothing in them changes unless edited by hand.`;
 }
 
 /** `Plan: 3 to create, …; 1 blocked, …` or `No changes. 12 resources up to date.` */
-export function summaryLine(s: PlanSummary): string {
+function summaryLine(s: PlanSummary): string {
   const actions = [
     s.create && `${formatCount(s.create)} to create`,
     s.update && `${formatCount(s.update)} to update`,

@@ -55,7 +55,7 @@ export interface StateBackend {
   claim?(options: OpenOptions): StateClaim;
 }
 
-export type OpenOptions = Parameters<StateBackend['open']>[0];
+type OpenOptions = Parameters<StateBackend['open']>[0];
 
 /** A replica's standing claim on the state's lock. */
 export interface StateClaim {

@@ -9,7 +9,7 @@ import type { GroupAnswer, GroupWrite, ResourceIdentity, StateStore, SuccessReco
 import type { Json } from '../util/json.js';
 
 /** A write its single method would refuse before writing anything (a create already open): refused alone, the group goes on. */
-export class WriteRefused extends Error {
+class WriteRefused extends Error {
   override name = 'WriteRefused';
 }
 
@@ -211,7 +211,7 @@ type Waiter = { readonly resolve: (answer: GroupAnswer & { ok: true }) => void; 
  * How long a result may wait for a group: a create waiting for its intent ends the wait sooner.
  * A result holds up only what depends on its action; each sync to disk held up every call.
  */
-export const RESULT_WAIT_MS = 10;
+const RESULT_WAIT_MS = 10;
 
 /**
  * Collects writes and hands them over as one group: at the end of the turn of the event loop in

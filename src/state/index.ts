@@ -14,10 +14,10 @@ import { checkVersion, migrate, schemaVersion, SCHEMA_VERSION } from './schema.j
 import { statements } from './sql.js';
 import { SqlStateStore } from './store.js';
 
-export { checkMissingState, StateFileError, StateMissingError } from './file.js';
-export { StateLockedError, type LockHolder } from './lock.js';
-export { SCHEMA_VERSION, StateVersionError } from './schema.js';
-export { SqlStateStore, type Forgotten } from './store.js';
+export { StateFileError } from './file.js';
+export { StateLockedError } from './lock.js';
+export { SCHEMA_VERSION } from './schema.js';
+export { SqlStateStore } from './store.js';
 export type * from './types.js';
 
 /** Where the state lives and how it is opened. */

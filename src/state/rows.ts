@@ -107,7 +107,7 @@ export function toIntent(row: IntentRow): Intent {
 }
 
 /** A row for an identity seen for the first time. */
-export function newRow(id: ResourceIdentity, status: ResourceStatus): ResourceRow {
+function newRow(id: ResourceIdentity, status: ResourceStatus): ResourceRow {
   return {
     key: id.key,
     kind: id.kind,

@@ -8,7 +8,7 @@ import type { KvKeyColumns, KvKeyRecord, KvKeys } from './types.js';
 /** JSON array of keys, JSON array of their hashes, the page's last key, the page's size. */
 export type KvPage = [string, string, string, number];
 
-export type StatementName =
+type StatementName =
   | 'rowByKey'
   | 'allRows'
   | 'putRow'

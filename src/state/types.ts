@@ -35,7 +35,7 @@ export interface StateRevision {
 }
 
 /** A place in a config file (the file as the loader shows it). */
-export interface DefinedAt {
+interface DefinedAt {
   readonly file: string;
   readonly line: number;
   readonly col: number;

@@ -11,7 +11,7 @@ export function compareStrings(a: string, b: string): number {
  */
 export function compareUtf8(a: string, b: string): number {
   if (a === b) return 0;
-  const n = a.length < b.length ? a.length : b.length;
+  const n = Math.min(a.length, b.length);
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   if (i === n) return a.length < b.length ? -1 : 1;

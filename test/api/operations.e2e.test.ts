@@ -192,7 +192,7 @@ const invalid: Invalid[] = [
   { op: 'updateConnectivitySettings', params: { account_identifier: acc }, body: { icmp_proxy_enabled: 'on' }, status: 400, names: 'icmp_proxy_enabled' },
 ];
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -206,7 +206,7 @@ describe('each operation, invalid', () => {
     const e = await failureOf(client.call(op, params, body));
     const path = operationPath(op, params);
     expect(e).toMatchObject({ kind: 'http', status, operation: op, method: OPERATIONS[op].method, path, reachedServer: true });
-    expect(e.message).toMatch(new RegExp(`^${escape(`${op} (${OPERATIONS[op].method} ${path}) answered ${status}: `)}.*${escape(names)}`));
+    expect(e.message).toMatch(new RegExp(`^${escapeRegExp(`${op} (${OPERATIONS[op].method} ${path}) answered ${status}: `)}.*${escapeRegExp(names)}`));
     expect(e.errors.length).toBeGreaterThan(0);
     // The AI run's errors carry only a message; the others carry a code too.
     expect(e.codes.length).toBe(op === 'runAi' ? 0 : e.errors.length);

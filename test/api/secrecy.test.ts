@@ -4,7 +4,7 @@
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, createClient } from '../../src/api/index.js';
+import { type ApiError, createClient } from '../../src/api/index.js';
 import { parseRetryAfter } from '../../src/api/errors.js';
 import { closedPort, failureOf, startStub, type Stub } from './stub.js';
 

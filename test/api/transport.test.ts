@@ -30,7 +30,7 @@ describe('what goes on the wire', () => {
     expect(got!.headers['transfer-encoding']).toBeUndefined();
     expect(Number(got!.headers['content-length'])).toBe(got!.body.length);
     expect(JSON.parse(got!.body.toString('utf8'))).toEqual({ name: 'Blocké', type: 'DOMAIN' });
-    expect(got!.headers['accept']).toBe('application/json');
+    expect(got!.headers.accept).toBe('application/json');
     expect(got!.headers['accept-encoding']).toBeUndefined();
   });
 

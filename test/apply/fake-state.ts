@@ -4,6 +4,7 @@
 import type {
   AppliedResource, Intent, ResourceIdentity, ResourceStatus, StateSnapshot, StateStore, SuccessRecord,
 } from '../../src/state/types.js';
+import { kvKeyRecords } from '../../src/state/kv-keys.js';
 import type { Json } from '../../src/util/json.js';
 
 export interface JournalEntry {
@@ -64,7 +65,7 @@ export class FakeState implements StateStore {
     this.resources.set(id.key, { ...before, ...id, ...defined, appliedAt: at.toISOString(), status: 'applied', lastError: undefined });
     if (kvKeys) {
       const keys = this.kv.get(id.key) ?? new Map<string, string>();
-      for (const [k, h] of kvKeys) keys.set(k, h);
+      for (const [k, h] of kvKeyRecords(kvKeys)) keys.set(k, h);
       this.kv.set(id.key, keys);
     }
     if (intentId !== undefined) this.intent(intentId).state = 'closed';

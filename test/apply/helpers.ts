@@ -24,7 +24,7 @@ export class FakeClock implements Clock {
 }
 
 /** Shaped like src/api's ApiError (duck-typed by the executor). */
-export class FakeApiError extends Error {
+class FakeApiError extends Error {
   readonly errors = [];
   constructor(
     message: string,
@@ -42,7 +42,7 @@ export const refused = () => new FakeApiError('connect ECONNREFUSED 127.0.0.1:1'
 export const reset = () => new FakeApiError('socket hang up (ECONNRESET)', 'network', true);
 export const timedOut = () => new FakeApiError('timed out after 30000 ms', 'timeout', true);
 
-export interface Call {
+interface Call {
   readonly op: string;
   readonly action: string;
   readonly body: unknown;

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { REFUSED_RESENDS } from '../../src/apply/run-action.js';
 import { bulkOutcome } from '../../src/kinds/kv/answer.js';
 import type { WirePair } from '../../src/kinds/kv/pair.js';
+import { kvKeyRecords } from '../../src/state/kv-keys.js';
 import type { SuccessRecord } from '../../src/state/types.js';
 import { action, harness, plan } from './helpers.js';
 
@@ -19,7 +20,7 @@ function chunk(n: number, keys: readonly string[], last = false) {
   });
 }
 
-const recordedKeys = (records: SuccessRecord[]) => records.flatMap((r) => (r.kvKeys ?? []).map(([k]) => k));
+const recordedKeys = (records: SuccessRecord[]) => records.flatMap((r) => kvKeyRecords(r.kvKeys ?? []).map(([k]) => k));
 
 describe('a bulk write that stores only some keys', () => {
   it('records exactly the keys the answers accepted, whatever is refused and when', async () => {

@@ -1,15 +1,17 @@
 // `edgesync watch` flags become the daemon's options: every flag checked, and the token read,
 // before anything opens; a bad one is named with its value.
 
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { watchOptions, type WatchFlags } from '../../src/cli/watch.js';
-import { silentLogger } from '../../src/log.js';
 
 const flags: WatchFlags = {
   config: '.', state: '/nonexistent/state.db', baseUrl: 'http://127.0.0.1:1/client/v4', concurrency: '4', rateLimit: '1200/300',
-  debounce: '500', listen: '127.0.0.1:0', shutdownTimeout: '10', timeout: '30',
+  debounce: '500', listen: '127.0.0.1:0', shutdownTimeout: '10', timeout: '30', notifyRepeat: '1h',
 };
 const env = { EDGESYNC_API_TOKEN: 'tok' };
+/** A logger that drops everything. */
+const silentLogger = () => pino({ level: 'silent' });
 
 describe('edgesync watch flags', () => {
   it('become the root, listen address and timing the daemon starts with', () => {

@@ -14,6 +14,7 @@ const widget: KindDefinition = {
   kind: 'Widget',
   scopeKeys: ['account', 'zone'],
   schema: 'widget.schema.json',
+  operations: [],
   build(doc, ctx) {
     const parts: string[] = doc.spec.parts ?? [];
     parts.forEach((p, i) => p === 'bad' && ctx.issue(['spec', 'parts', i], 'part "bad" is not allowed'));

@@ -104,8 +104,8 @@ function plain(value: unknown): unknown {
 
 const state = snapshot({
   resources: [
-    applied({ key: 'GatewayList[account=0123]/x', kind: 'GatewayList', name: 'x', scope: { account: '0123' } } as DesiredResource, { name: 'x', type: 'IP', description: 'one' }),
-    applied({ key: 'GatewayList[account=0123]/gone', kind: 'GatewayList', name: 'gone', scope: { account: '0123' } } as DesiredResource, { name: 'gone', type: 'IP' }),
+    applied({ key: 'GatewayList[account=0123]/x', kind: 'GatewayList', name: 'x', scope: { account: '0123' } } as Partial<DesiredResource> as DesiredResource, { name: 'x', type: 'IP', description: 'one' }),
+    applied({ key: 'GatewayList[account=0123]/gone', kind: 'GatewayList', name: 'gone', scope: { account: '0123' } } as Partial<DesiredResource> as DesiredResource, { name: 'gone', type: 'IP' }),
   ],
 });
 const planOf = (r: LoadResult) => (r.ok ? plain(buildPlan(r.resources, state, { now: 1_800_000_000_000 })) : undefined);

@@ -8,7 +8,7 @@ import { tempRoot } from './helpers.js';
 function context(root: string, yamlRel: string, options: { ignore?: string[]; max?: number } = {}) {
   const issues: [FieldPath, string][] = [];
   const ctx = createBuildContext(
-    { root, realRoot: fs.realpathSync(root), ignore: options.ignore ?? [], maxReferencedBytes: options.max ?? 1024 },
+    { root, realRoot: fs.realpathSync(root), ignore: options.ignore ?? [], maxReferencedBytes: options.max ?? 1024, now: Date.now },
     path.join(root, yamlRel),
     (at, message) => issues.push([at, message]),
   );

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, waitFor, type Harness } from './harness.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the test reads /status's JSON field by field.
+type Json = Record<string, any>;
+
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.close();
@@ -215,7 +218,7 @@ describe('the daemon endpoint', () => {
       expect(text).toMatch(line);
     }
 
-    const status = (await (await fetch(`${h.daemon.url}/status`)).json()) as Record<string, any>;
+    const status = (await (await fetch(`${h.daemon.url}/status`)).json()) as Json;
     expect(status.revision).toEqual({ source: 'digest', digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(status).toMatchObject({ ready: true, configValid: true, configErrors: [], lastRun: { result: 'ok', actions: 3 } });
     expect(status.resources.map((r: { key: string; status: string }) => `${r.key} ${r.status}`).sort()).toEqual([
@@ -233,11 +236,11 @@ describe('the daemon endpoint', () => {
     fs.writeFileSync(path.join(h.root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
     fs.writeFileSync(path.join(h.root, '.git', 'refs', 'heads', 'main'), `${commit}\n`);
     // The revision is the one the config was read at: a commit made since shows after the next load.
-    let status = (await (await fetch(`${h.daemon.url}/status`)).json()) as Record<string, any>;
+    let status = (await (await fetch(`${h.daemon.url}/status`)).json()) as Json;
     expect(status.revision).toMatchObject({ source: 'digest' });
     h.daemon.reload();
     await settled(h, 2);
-    status = (await (await fetch(`${h.daemon.url}/status`)).json()) as Record<string, any>;
+    status = (await (await fetch(`${h.daemon.url}/status`)).json()) as Json;
     expect(status.revision).toEqual({ source: 'git', commit, ref: 'refs/heads/main' });
     expect(status.lastRun.revision).toBe(commit);
     const metrics = await (await fetch(`${h.daemon.url}/metrics`)).text();

@@ -56,7 +56,7 @@ export class ManualClock implements Clock {
 }
 
 /** `name` or `name=version`: a new version is a changed resource. */
-export const resource = (spec: string): DesiredResource => {
+const resource = (spec: string): DesiredResource => {
   const [name, hash = name] = spec.split('=');
   return { key: `UserProfile/${name}`, kind: 'UserProfile', name, scope: {}, dependsOn: [], request: {}, hash, source: { file: 'x.yaml', line: 1, col: 1 } } as unknown as DesiredResource;
 };

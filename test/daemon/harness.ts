@@ -30,12 +30,15 @@ export function copyFixture(name: string): { dir: string; root: string } {
   return { dir, root };
 }
 
+/** What a check answers once it holds: never a falsy value. */
+type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
 /** Polls `check` until it returns a truthy value; fails with `what` at the deadline. */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 10_000): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as Truthy<T>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }

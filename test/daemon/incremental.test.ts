@@ -40,7 +40,7 @@ it('reads only the edited file among a hundred, and keeps the last good config i
   await quiet(h);
   h.daemon.reload();
   const runs = await quiet(h);
-  const files = h.source.counts.files;
+  const files = h.source.counts!.files;
   expect(h.source.counts).toMatchObject({ files, read: files, built: files });
 
   const edited = path.join(lists, 'list-042.yaml');
@@ -54,7 +54,7 @@ it('reads only the edited file among a hundred, and keeps the last good config i
   const inForce = h.daemon.status().digest;
   fs.writeFileSync(edited, LIST('list-42').replace('type: IP', 'type: [IP'));
   await settled(h, runs + 2);
-  expect(h.source.counts.read).toBe(1);
+  expect(h.source.counts!.read).toBe(1);
   const status = h.daemon.status();
   expect(status).toMatchObject({ configValid: false, lastRun: { result: 'invalid' } });
   expect(status.configErrors).toEqual([expect.objectContaining({ file: path.relative(process.cwd(), edited), line: 9 })]);

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
 
 /** The browser's path, or undefined when none is installed. */
-export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
+function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const named = env.EDGESYNC_CHROMIUM?.trim();
   if (named) {
     if (!fs.existsSync(named)) throw new Error(`EDGESYNC_CHROMIUM names ${named}, which does not exist`);
@@ -18,7 +18,7 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string | und
 }
 
 /** CI sets this: there the browser tests must run. */
-export const browserRequired = process.env.EDGESYNC_BROWSER_TESTS === 'require';
+const browserRequired = process.env.EDGESYNC_BROWSER_TESTS === 'require';
 
 export const chromium = findChromium();
 if (!chromium && browserRequired) {

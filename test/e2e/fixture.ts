@@ -8,7 +8,7 @@ const A = `account=${ACCOUNT}`;
 export const ZONE = '023e105f4ecef8ad9ca31a8372d0c353';
 export const ROUTE = '9a7806061c88ada191ed06f989cc3dac';
 export const NAMESPACE = '0f2ac74b498b48028511e2d1c1a3b9c1';
-export const MODEL = '@cf/meta/llama-3.1-8b-instruct';
+const MODEL = '@cf/meta/llama-3.1-8b-instruct';
 
 /** Every kind of the fixture: its resource key, its file (one document per file) and metadata.name. */
 export const RESOURCES = {

@@ -8,6 +8,11 @@ import { copyFixture, TOKEN, waitFor } from '../daemon/harness.js';
 import { spawnWatch } from '../daemon/processes.js';
 import { ARTIFACTS, chromium } from './browser.js';
 
+// The callbacks given to page.evaluate run in the browser: the few of its globals they use.
+declare const window: object;
+declare const document: { readonly documentElement: { readonly scrollWidth: number }; readonly body: object };
+declare function getComputedStyle(element: object, pseudo?: string): { readonly content: string; readonly backgroundColor: string };
+
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
 const key = (name: string) => `GatewayList[account=${ACCOUNT}]/${name}`;
 /** A name a state could hold from an older config, written to run script if it were put in as markup. */

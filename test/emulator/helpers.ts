@@ -25,6 +25,7 @@ export interface CallOptions {
 export interface Answer {
   readonly status: number;
   readonly headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read the answer's JSON field by field, as the emulator sent it.
   readonly json: any;
   /** The body as text: an answer that is not JSON (server-sent events) has no `json`. */
   readonly text: string;

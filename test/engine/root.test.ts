@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { LoadResult } from '../../src/config/index.js';
 import { folderSource } from '../../src/config/source.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { composeRoot, type EventSink } from '../../src/engine/root.js';
@@ -73,7 +74,7 @@ describe('the composition root', () => {
     } finally {
       session.close();
     }
-    expect(root.planOffline((await root.load() as { resources: never[] }).resources).actions).toEqual([]);
+    expect(root.planOffline((await root.load() as Extract<LoadResult, { ok: true }>).resources).actions).toEqual([]);
   });
 
   it('plans from a state read ahead while the files were built, seeing what was applied after that read', async () => {

@@ -22,7 +22,7 @@ describe('field-level diffs', () => {
     fc.assert(
       fc.property(object, (a) => {
         expect(diffJson(a, reversed(a))).toEqual([]);
-        const changed = { ...reversed(a), changed_field: 'changed' } as Json;
+        const changed: Json = { ...(reversed(a) as { [key: string]: Json }), changed_field: 'changed' };
         expect(diffJson(a, changed).map((c) => c.path)).toEqual(['changed_field']);
       }),
     );

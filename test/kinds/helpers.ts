@@ -41,7 +41,7 @@ export interface Issue {
 }
 
 /** A BuildContext reading files relative to `file`, refusing paths that leave `root`. */
-export function fakeContext(root: string, file: string): BuildContext & { issues: Issue[] } {
+function fakeContext(root: string, file: string): BuildContext & { issues: Issue[] } {
   const issues: Issue[] = [];
   const resolveRef = (ref: string, at: FieldPath): string | undefined => {
     const full = path.resolve(path.dirname(file), ref);

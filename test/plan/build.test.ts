@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { buildPlan, planHasChanges, planHasPending, PlanError } from '../../src/plan/index.js';
 import { contentHash as kvHash } from '../../src/util/json.js';
-import { applied, fakeKinds, intent, kinds, kvKind, resource, snapshot } from './fakes.js';
+import { applied, fakeKinds, intent, kinds, kvKind, resource, snapshot, type Obj } from './fakes.js';
 import type { KindDefinition } from '../../src/kinds/kind.js';
 
 const account = { account: 'acc1' };
@@ -30,7 +30,7 @@ describe('buildPlan', () => {
     const list = resource('List', 'blocked', { scope: account, request: { name: 'Blocked' } });
     const site = resource('Site', 'org', { scope: account, request: { name: 'Org' } });
     const other = resource('Site', 'other', { scope: account, request: { name: 'Other' } });
-    const state = snapshot({ resources: [applied(list, list.request as object, { status: 'blocked' }), applied(site, site.request as object, { status: 'orphaned' }), applied(other)] });
+    const state = snapshot({ resources: [applied(list, list.request as Obj, { status: 'blocked' }), applied(site, site.request as Obj, { status: 'orphaned' }), applied(other)] });
     const plan = buildPlan([list, site, other], state, fakeKinds);
     expect(plan.unchanged).toEqual([list.key, site.key, other.key]);
     expect(plan.settling).toEqual([list.key, site.key]);
@@ -71,7 +71,7 @@ describe('buildPlan', () => {
   it('shows a change of the credential that signs a resource, and sends nothing for it alone', () => {
     const site = resource('Site', 'web', { scope: account });
     const signed = (credential: string | undefined, before: string | undefined) =>
-      buildPlan([{ ...site, ...(credential && { credential }) }], snapshot({ resources: [applied(site, site.request as object, before === undefined ? {} : { credential: before })] }), fakeKinds);
+      buildPlan([{ ...site, ...(credential && { credential }) }], snapshot({ resources: [applied(site, site.request as Obj, before === undefined ? {} : { credential: before })] }), fakeKinds);
     const moved = signed('prod', 'old');
     expect(moved.actions).toEqual([]);
     expect(moved.notes.map((n) => n.message)).toEqual(['signed by credentials prod now, by credentials old when last applied: nothing is sent for that alone']);

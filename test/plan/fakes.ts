@@ -7,7 +7,7 @@ import { identityKey } from '../../src/kinds/kind.js';
 import type { AppliedResource, Intent, StateSnapshot } from '../../src/state/types.js';
 import { contentHash, type Json } from '../../src/util/json.js';
 
-type Obj = { [key: string]: Json };
+export type Obj = { [key: string]: Json };
 
 export interface ResourceOptions {
   readonly scope?: Record<string, string>;
@@ -58,7 +58,7 @@ export function snapshot(
 }
 
 /** Top-level field changes; fields named in `sensitive` are flagged so renderers mask them. */
-export function fieldDiff(before: Obj, after: Obj, sensitive: readonly string[] = []): FieldChange[] {
+function fieldDiff(before: Obj, after: Obj, sensitive: readonly string[] = []): FieldChange[] {
   const paths = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
   return paths
     .filter((p) => JSON.stringify(before[p]) !== JSON.stringify(after[p]))
@@ -83,7 +83,7 @@ interface FakeKindOptions {
   readonly details?: (ctx: PlanContext) => readonly string[];
 }
 
-export function fakeKind(kind: string, options: FakeKindOptions): KindDefinition {
+function fakeKind(kind: string, options: FakeKindOptions): KindDefinition {
   const plan = (ctx: PlanContext): KindDecision => {
     const before = (ctx.applied?.request ?? {}) as Obj;
     const after = ctx.desired.request as Obj;
@@ -102,6 +102,7 @@ export function fakeKind(kind: string, options: FakeKindOptions): KindDefinition
     kind,
     scopeKeys: ['account'],
     schema: 'fake.schema.json',
+    operations: [options.operation, ...(options.update ? [options.update] : [])],
     build: () => ({ request: {} }),
     ...(options.dependencies && { dependencies: options.dependencies }),
     plan,
@@ -112,7 +113,7 @@ export function fakeKind(kind: string, options: FakeKindOptions): KindDefinition
 const tokenBase = fakeKind('Token', { family: 'post', operation: 'createToken', update: 'updateToken', sensitive: ['secret'] });
 
 /** A token: created, then updated; raising `rotate` adds a roll after the update. */
-export const tokenKind: KindDefinition = {
+const tokenKind: KindDefinition = {
   ...tokenBase,
   plan(ctx) {
     const base = tokenBase.plan(ctx);

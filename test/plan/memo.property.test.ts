@@ -7,7 +7,7 @@ import { buildPlan, type PlanOptions } from '../../src/plan/build.js';
 import { PlanMemo } from '../../src/plan/memo.js';
 import type { DesiredResource, KindDefinition } from '../../src/kinds/kind.js';
 import type { AppliedResource, Intent } from '../../src/state/types.js';
-import { contentHash } from '../../src/util/json.js';
+import { contentHash, type Json } from '../../src/util/json.js';
 import { applied, fakeKinds, intent, kinds, resource, snapshot } from './fakes.js';
 
 const SITES = ['s0', 's1', 's2'];
@@ -84,7 +84,7 @@ function change(w: World, e: Edit): void {
   const r = w.desired[i]!;
   const replace = (next: DesiredResource) => (w.desired[i] = next);
   if (e.to === 'request' && r.kind !== 'KvPairs') {
-    const request = r.kind === 'Route' ? { ...(r.request as object), v: e.v } : r.kind === 'Token' ? { rotate: e.v } : { v: e.v };
+    const request: Json = r.kind === 'Route' ? { ...(r.request as object), v: e.v } : r.kind === 'Token' ? { rotate: e.v } : { v: e.v };
     replace({ ...r, request, hash: contentHash(request) });
   }
   if (e.to === 'request' && r.kind === 'KvPairs') {

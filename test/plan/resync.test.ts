@@ -9,6 +9,7 @@ import type { DesiredResource } from '../../src/kinds/kind.js';
 import { allKinds, getKind } from '../../src/kinds/registry.js';
 import { buildPlan, PlanError, renderText, summarize, thresholdBreaches, type Plan } from '../../src/plan/index.js';
 import { closeMatches } from '../../src/plan/resend.js';
+import { kvKeyRecords } from '../../src/state/kv-keys.js';
 import type { AppliedResource, StateSnapshot } from '../../src/state/types.js';
 import { contentHash } from '../../src/util/json.js';
 import { madeActions } from '../kinds/kv/helpers.js';
@@ -32,7 +33,7 @@ async function appliedState(plan: Plan): Promise<StateSnapshot> {
       remoteId: before?.remoteId ?? (a.change === 'create' || a.change === 'adopt' ? `id-${a.name}` : undefined),
       request: a.record.request ?? before?.request, hash: a.record.hash ?? before?.hash, memo: a.record.memo ?? before?.memo,
     });
-    for (const [key, hash] of a.record.kvKeys ?? []) kv.set(a.resource, (kv.get(a.resource) ?? new Map()).set(key, hash));
+    for (const [key, hash] of kvKeyRecords(a.record.kvKeys ?? [])) kv.set(a.resource, (kv.get(a.resource) ?? new Map()).set(key, hash));
   }
   return {
     resources, intents: new Map(),
@@ -83,7 +84,7 @@ describe('--resync over every kind', () => {
     // A PATCH kind sends every desired field, not only changed ones (none changed).
     const profile = desired.find((d) => d.kind === 'UserProfile')!;
     expect(plan.actions.find((a) => a.kind === 'UserProfile')!.body).toEqual(profile.request);
-    expect(plan.unchanged.sort()).toEqual(desired.filter((d) => !(d.kind in expected)).map((d) => d.key).sort());
+    expect([...plan.unchanged].sort()).toEqual(desired.filter((d) => !(d.kind in expected)).map((d) => d.key).sort());
   });
 
   it.each(Object.entries(TABLE).filter(([, row]) => 'not' in row))('passes over %s, and says why when it is named by --replace', async (kind, row) => {

@@ -70,6 +70,7 @@ describe('renderText', () => {
     expect(renderText(plan)).not.toContain('\x1b[');
     const colored = renderText(plan, { color: true });
     expect(colored).toContain('\x1b[32m+\x1b[0m');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the terminal's colour escapes.
     expect(colored.replace(/\x1b\[\d+m/g, '')).toBe(renderText(plan));
   });
 

@@ -35,7 +35,7 @@ export const sqlite: Backend = {
   },
 };
 
-export const postgres: Backend = {
+const postgres: Backend = {
   name: 'PostgreSQL',
   fresh() {
     const workspace = `test-${randomBytes(6).toString('hex')}`;

@@ -16,12 +16,12 @@ describe.each(BACKENDS)('stored KV keys in pages ($name)', (backend) => {
     const keys = ['b', 'a', 'é', '\u{E000}', '\u{1F600}', 'z', '\u{FFFD}', 'A', '~'];
     using(backend.fresh(), (store) => {
       store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, h(`h:${k}`)] as const) }, at);
-      const pages = [...store.snapshot().kvKeyPages(kv.key)];
+      const pages = [...store.snapshot().kvKeyPages!(kv.key)];
       expect(pages.length).toBe(3);
       const read = pages.flatMap((p) => p.keys);
       expect(read).toEqual([...keys].sort(byteOrder));
       expect(pages.flatMap((p) => p.hashes)).toEqual(read.map((k) => h(`h:${k}`)));
-      expect([...store.snapshot().kvKeyPages(identity('none', 'KvPairs').key)]).toEqual([]);
+      expect([...store.snapshot().kvKeyPages!(identity('none', 'KvPairs').key)]).toEqual([]);
     }, { kvPageSize: 4 });
   });
 
@@ -30,7 +30,7 @@ describe.each(BACKENDS)('stored KV keys in pages ($name)', (backend) => {
       fc.property(fc.uniqueArray(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }), { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (keys, size) => {
         using(backend.fresh(), (store) => {
           if (keys.length) store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, h('h')] as const) }, at);
-          const read = [...store.snapshot().kvKeyPages(kv.key)].flatMap((p) => p.keys);
+          const read = [...store.snapshot().kvKeyPages!(kv.key)].flatMap((p) => p.keys);
           expect(read).toEqual([...keys].sort(byteOrder));
         }, { kvPageSize: size });
       }),

@@ -12,7 +12,7 @@ import { StateMissingError } from '../../src/state/file.js';
 import { PgSecrets } from '../../src/state/pg/secret-store.js';
 import type { SqlStateStore } from '../../src/state/store.js';
 import { exportState, exportText } from '../../src/state/transfer/export.js';
-import { checkStateFile, importState } from '../../src/state/transfer/import.js';
+import { importState } from '../../src/state/transfer/import.js';
 import { migrateState } from '../../src/state/transfer/migrate.js';
 import { backendOf, readCounts, type StateSpec } from '../../src/state/transfer/target.js';
 import { BACKENDS } from './backends.js';

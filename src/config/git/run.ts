@@ -24,7 +24,7 @@ export class GitError extends Error {
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The environment of every git call: no prompt, no system or user config, credentials as config entries. */
-export function gitEnv(auth: GitAuth = {}): NodeJS.ProcessEnv {
+function gitEnv(auth: GitAuth = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -59,7 +59,7 @@ const NEEDS_CREDENTIALS = /could not read (Username|Password)|Authentication fai
  * What git said, as one line: its first fatal or error line, with what explains it, which git prints
  * around it: ssh's own line before it ("Host key verification failed."), a connect error's cause after it.
  */
-export function reasonOf(stderr: string): string | undefined {
+function reasonOf(stderr: string): string | undefined {
   const said = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !CHATTER.test(l));
   const at = said.findIndex((l) => /^(fatal|error):/.test(l));
   if (at < 0) return said[0];

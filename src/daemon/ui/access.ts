@@ -10,9 +10,9 @@ import { OptionError } from '../../util/options.js';
 /** open: no token asked (loopback, none given); token: the UI token is asked; closed: health checks only. */
 export type Access = { readonly mode: 'open' } | { readonly mode: 'token'; readonly token: string } | { readonly mode: 'closed' };
 
-export const COOKIE = 'edgesync_ui';
+const COOKIE = 'edgesync_ui';
 /** The shortest UI token accepted: a guessable one would open the page to the network. */
-export const MIN_TOKEN = 16;
+const MIN_TOKEN = 16;
 
 /** 127.0.0.0/8, ::1 (and ::ffff:127.x), localhost: only this machine reaches it. */
 export const isLoopback = isLoopbackHost;
@@ -39,7 +39,7 @@ export function readUiToken(file: string): string {
 }
 
 /** What the cookie holds: derived from the token, so a copied cookie does not reveal it. */
-export function cookieValue(token: string): string {
+function cookieValue(token: string): string {
   return createHmac('sha256', token).update('edgesync status page').digest('hex');
 }
 

@@ -2,7 +2,7 @@
 // light and dark colors, a phone layout for the resources table, and live updates by a short poll.
 
 /** How often the page asks whether anything changed. */
-export const POLL_MS = 2000;
+const POLL_MS = 2000;
 
 export const PAGE_CSS = `
 :root { color-scheme: light dark; --bg: #fbfbfa; --fg: #1d1f21; --muted: #5c6166; --line: #d9dcdf; --panel: #ffffff; --code: #f1f2f3;

@@ -8,7 +8,7 @@ import type { Role } from '../leadership.js';
 import { degradedReason, type LoopStatus } from '../loop-types.js';
 import { planText } from './plan.js';
 
-export type Overall = 'starting' | 'in step' | 'applying' | 'needs attention' | 'config invalid' | 'standby';
+type Overall = 'starting' | 'in step' | 'applying' | 'needs attention' | 'config invalid' | 'standby';
 
 export interface Header {
   readonly overall: Overall;
@@ -38,7 +38,7 @@ export interface PageModel {
 }
 
 /** Runs the page lists (the state keeps 100). */
-export const HISTORY_SHOWN = 50;
+const HISTORY_SHOWN = 50;
 
 export interface ModelSources {
   readonly status: () => LoopStatus;
@@ -49,7 +49,7 @@ export interface ModelSources {
   readonly commitMessage?: (commit: string) => Promise<string | undefined>;
 }
 
-export function overallOf(s: LoopStatus, role: Role): { overall: Overall; why?: string } {
+function overallOf(s: LoopStatus, role: Role): { overall: Overall; why?: string } {
   if (role.role === 'standby') {
     const leader = role.leader;
     return { overall: 'standby', why: `another replica writes the state${leader ? ` (${leader.owner}, pid ${leader.pid} on ${leader.host}, since ${leader.since})` : ''}; this one takes over if it stops` };
@@ -115,7 +115,7 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
 }
 
 /** While a run is in flight, how often the page's rows are derived again (50,000 rows take ~0.2 s). */
-export const RUNNING_TICK_MS = 3000;
+const RUNNING_TICK_MS = 3000;
 
 /**
  * Changes whenever what the page shows may have: a run started or ended, the config, the role, the

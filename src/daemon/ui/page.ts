@@ -15,12 +15,12 @@ export interface PageParts {
 
 const TITLES = { 'starting': 'starting', 'in step': 'in step', 'applying': 'applying', 'needs attention': 'needs attention', 'config invalid': 'config invalid', 'standby': 'standby' } as const;
 
-export function pageTitle(model: PageModel): string {
+function pageTitle(model: PageModel): string {
   return `edgesync: ${TITLES[model.header.overall]}`;
 }
 
 /** Each live section's markup by the id of its container. */
-export function sections(parts: PageParts): Record<'header' | 'attention' | 'errors' | 'resources' | 'plan' | 'history', Html> {
+function sections(parts: PageParts): Record<'header' | 'attention' | 'errors' | 'resources' | 'plan' | 'history', Html> {
   const { model, rows, query } = parts;
   return {
     header: renderHeader(model.header),

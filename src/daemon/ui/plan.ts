@@ -29,7 +29,7 @@ export const PLAN_LINES = 400;
  * What would happen now: a plan whose run applied every action (result ok) has only its notes,
  * blocked, uncertain, waiting and orphaned resources left; any other run's plan is still ahead.
  */
-export function planNow(plan: Plan, lastResult: string | undefined): Plan {
+function planNow(plan: Plan, lastResult: string | undefined): Plan {
   if (lastResult !== 'ok' || plan.actions.length === 0) return plan;
   const applied = [...new Set(plan.actions.map((a) => a.resource))];
   return { ...plan, actions: [], unchanged: [...plan.unchanged, ...applied] };

@@ -68,7 +68,7 @@ function shortScope(scope: string): string {
 const COLUMNS = ['Kind', 'Name', 'Scope', 'Status', 'Remote id', 'Last applied', 'Last error'] as const;
 
 /** Query string of the page with these filters (the pager's links; the page works without script). */
-export function queryString(q: RowQuery): string {
+function queryString(q: RowQuery): string {
   const p = new URLSearchParams();
   if (q.kind) p.set('kind', q.kind);
   if (q.status) p.set('status', q.status);

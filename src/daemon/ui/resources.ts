@@ -7,7 +7,7 @@ import type { AppliedResource } from '../../state/types.js';
 
 /** How the page names a resource's status: the state's, and what the last plan says is ahead. */
 export const PAGE_STATUSES = ['uncertain', 'blocked', 'waiting', 'orphaned', 'failed', 'held', 'pending', 'applied'] as const;
-export type PageStatus = (typeof PAGE_STATUSES)[number];
+type PageStatus = (typeof PAGE_STATUSES)[number];
 
 /** Statuses that no run settles by itself: these rows come first, with what to do. */
 const NEEDS_PERSON: ReadonlySet<PageStatus> = new Set(['uncertain', 'blocked', 'waiting', 'orphaned', 'held']);
@@ -81,7 +81,7 @@ export function resourceRows(src: RowSources): ResourceRow[] {
 }
 
 /** The two ways to settle an uncertain create: it exists (its id), or it never happened. */
-export function resolveCommands(key: string): string[] {
+function resolveCommands(key: string): string[] {
   return [`edgesync state resolve ${shellQuote(key)} --id ID`, `edgesync state resolve ${shellQuote(key)} --recreate`];
 }
 
@@ -90,7 +90,7 @@ function commandsIn(message: string): string[] {
   return [...message.matchAll(/`(edgesync [^`]+)`/g)].map((m) => m[1]!);
 }
 
-export function needsPerson(row: ResourceRow): boolean {
+function needsPerson(row: ResourceRow): boolean {
   return NEEDS_PERSON.has(row.status);
 }
 
@@ -122,7 +122,7 @@ export interface RowPage {
 }
 
 /** Rows needing a person listed above the table; the rest are counted (the table filters them all). */
-export const ATTENTION_SHOWN = 50;
+const ATTENTION_SHOWN = 50;
 
 /** One page of the rows matching `query`, with counts to fill the filters. */
 export function pageOf(all: readonly ResourceRow[], query: RowQuery): RowPage {

@@ -24,13 +24,13 @@ const HEADERS = {
   'cache-control': 'no-store',
 };
 
-export const PAGE_PATHS = ['/', '/ui/live', '/ui/page.css', '/ui/page.js', '/ui/icon.svg', '/login'] as const;
+const PAGE_PATHS = ['/', '/ui/live', '/ui/page.css', '/ui/page.js', '/ui/icon.svg', '/login'] as const;
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 const text = (v: unknown, max: number) => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, max) : undefined);
 
 /** The filters of a request's query; anything odd is dropped (a filter that matches nothing is no error). */
-export function rowQuery(query: unknown): RowQuery {
+function rowQuery(query: unknown): RowQuery {
   const q = (query ?? {}) as Record<string, unknown>;
   const kind = text(q.kind, 100);
   const status = text(q.status, 20);

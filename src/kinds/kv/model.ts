@@ -44,7 +44,7 @@ export interface KvPayload {
 /** What the plan keeps by seq. */
 type Columns = Pick<KvPayload, 'sizes' | 'tags' | 'wire'>;
 
-export interface KvRequest {
+interface KvRequest {
   readonly [field: string]: number | string;
   readonly pairs: number;
   /** sha256 over the pairs' hashes in key order (UTF-8 bytes). */
@@ -70,7 +70,7 @@ export interface KvSpec {
 }
 
 /** The origin of `seq` and its item number there. */
-export function spanOf(spans: readonly OriginSpan[], seq: number): { span: OriginSpan; item: number } {
+function spanOf(spans: readonly OriginSpan[], seq: number): { span: OriginSpan; item: number } {
   let lo = 0;
   let hi = spans.length - 1;
   while (lo < hi) {

@@ -171,7 +171,7 @@ function checkRest(p: Record<string, unknown>, problem: ProblemSink, minExpirati
 }
 
 /** JSON with sorted keys, built as a string; same length as JSON.stringify of the same data. */
-export function canonicalString(value: unknown): string {
+function canonicalString(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   const json = (value as { toJSON?: () => unknown }).toJSON;
   if (typeof json === 'function') return canonicalString(json.call(value));

@@ -63,7 +63,7 @@ const READER_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 512
 const STALL_MS = 60_000;
 
 /** The compiled reader (see compiledFile). */
-export function readerFile(): string {
+function readerFile(): string {
   return compiledFile(new URL('./read-worker.js', import.meta.url), new URL('../../../dist/kinds/kv/read-worker.js', import.meta.url));
 }
 
@@ -114,7 +114,7 @@ class ReaderThread {
 }
 
 /** JSON Lines ranges of about `bytes` each, [start, end, …], each starting at a line's first byte. */
-export function segmentsOf(file: string, bytes: number): number[] {
+function segmentsOf(file: string, bytes: number): number[] {
   const size = fs.statSync(file).size;
   const cuts = [0];
   const fd = fs.openSync(file, 'r');

@@ -11,9 +11,9 @@ import { SeqColumn } from './seq-column.js';
 import { compareUtf8 } from './sorted.js';
 
 /** The hash a KvPairs resource has while a sync is under way: equal to no desired hash. */
-export const UNSEALED = '';
+const UNSEALED = '';
 /** Orphaned or expired keys named in a plan, at most; the rest are counted. */
-export const NAMED_KEYS = 10_000;
+const NAMED_KEYS = 10_000;
 
 function payloadOf(ctx: PlanContext): KvPayload {
   const payload = ctx.desired.payload as KvPayload | undefined;

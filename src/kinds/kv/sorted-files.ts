@@ -2,13 +2,13 @@
 // (the callers, a kind's build and plan, are synchronous). A record: varint key length, key, hash, size, seq.
 
 import fs from 'node:fs';
-import type { KeyEntry } from './sorted.js';
+import type { KeyEntry } from './key-entry.js';
 
 export const IO_BYTES = 1 << 20;
 /** Bytes of a pair's hash (src/kinds/kv/pair.ts KV_HASH_BYTES). */
 export const HASH_BYTES = 16;
 /** A record after its key: hash (16 bytes), size (u32 LE), seq (u32 LE). */
-export const TAIL = HASH_BYTES + 8;
+const TAIL = HASH_BYTES + 8;
 
 /** Buffered sequential writes of records to a new file. */
 export class RecordWriter {

@@ -5,18 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkInteger, checkString } from '../../util/options.js';
+import type { KeyEntry } from './key-entry.js';
 import { fileEntries, HASH_BYTES, IO_BYTES, RecordReader, RecordWriter } from './sorted-files.js';
-
-/** One desired pair as the plan needs it: no value. */
-export interface KeyEntry {
-  readonly key: string;
-  /** The pair's hash: 32 lowercase hex digits (16 bytes), as src/kinds/kv/pair.ts preparePair returns it. */
-  readonly hash: string;
-  /** Bytes of the pair as sent (an integer below 2^32). */
-  readonly size: number;
-  /** Where the pair came in the sources, 0, 1, 2, … in reading order (below 2^32). */
-  readonly seq: number;
-}
 
 export interface SortedKeysOptions {
   /**

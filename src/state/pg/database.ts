@@ -14,7 +14,7 @@ export interface Bound {
  * Turns `?` (positional), `@name` (from an object) and `:ws`/`:epoch` into `$n`. A `::` cast is
  * left alone. Returns the text and how to build its values from a call's arguments.
  */
-export function placeholders(sql: string): { text: string; values: (args: readonly unknown[], bound: Bound) => unknown[] } {
+function placeholders(sql: string): { text: string; values: (args: readonly unknown[], bound: Bound) => unknown[] } {
   const slots: ({ kind: 'at'; index: number } | { kind: 'named' | 'bound'; name: string })[] = [];
   const named = new Map<string, number>();
   let positional = 0;
@@ -129,7 +129,7 @@ export class PgDatabase implements SqlDatabase {
   batch(fn: () => void, lastChanges?: number): Promise<void> {
     if (this.depth > 0 || this.collected) throw new Error('a batch cannot run inside a transaction or another batch');
     this.collected = [];
-    let statements;
+    let statements: { sql: string; params: unknown[] }[];
     try {
       fn();
       statements = this.collected;

@@ -10,7 +10,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** A key that is not 32 bytes of base64. The message never shows the value, only its length. */
-export class SecretsKeyError extends Error {
+class SecretsKeyError extends Error {
   override name = 'SecretsKeyError';
 }
 

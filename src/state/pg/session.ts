@@ -142,7 +142,7 @@ export class PgSession {
     this.port.postMessage('close');
     // The worker ends the session after every message before 'close', whose answers come first.
     Atomics.wait(this.flags, 2, 0, 5_000);
-    let received;
+    let received: ReturnType<typeof receiveMessageOnPort>;
     while ((received = receiveMessageOnPort(this.port))) this.settle(received.message as Answer);
     this.rejectPending();
     this.port.close();

@@ -63,14 +63,14 @@ export interface IntentRecord {
 export type KvKey = readonly [key: string, hash: string, expires: number | null];
 
 /** A page of one KvPairs resource's keys. */
-export interface KvKeysRecord {
+interface KvKeysRecord {
   readonly type: 'kv_keys';
   readonly resource: string;
   readonly keys: readonly KvKey[];
 }
 
 /** The last record: how many of each came before, so a file cut short or edited by hand is refused. */
-export interface EndRecord {
+interface EndRecord {
   readonly type: 'end';
   readonly resources: number;
   readonly intents: number;
@@ -81,13 +81,13 @@ export type StateRecord = ResourceRecord | IntentRecord | KvKeysRecord | EndReco
 
 /** Hashes of secret texts, recorded by older builds for a WorkerScript's secret_text bindings. */
 const SECRET_FIELDS = new Set(['secrets', 'text_sha256']);
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /**
  * Requests are stored redacted; only an older build's hashes of secret texts remain, and a hash of
  * a weak secret can be guessed. Their values leave as REDACTED (names kept); `redacted` says whether any did.
  */
-export function withoutSecrets(value: Json): { value: Json; redacted: boolean } {
+function withoutSecrets(value: Json): { value: Json; redacted: boolean } {
   let redacted = false;
   const walk = (v: Json, secret: boolean): Json => {
     if (Array.isArray(v)) return v.map((item) => walk(item, secret));

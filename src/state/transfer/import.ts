@@ -9,7 +9,7 @@ import { checkEmpty, Counter, countsDiffer, countsOf, writeRecord, type Counts }
 import { backendOf, intoEmptyState, type StateSpec } from './target.js';
 
 /** An export that cannot be imported; the message names the file, the line and what is wrong. */
-export class StateFileFormatError extends Error {
+class StateFileFormatError extends Error {
   override name = 'StateFileFormatError';
 }
 
@@ -20,7 +20,7 @@ type Layout = 'lines' | 'whole';
 class OtherLayout extends Error {}
 
 /** A checked export, ready to be written. */
-export interface CheckedFile {
+interface CheckedFile {
   readonly file: string;
   /** The file as messages name it. */
   readonly shown: string;
@@ -158,7 +158,10 @@ function* records(file: string, shown: string, layout: Layout, counter: Counter)
   if (!ended) throw new StateFileFormatError(`${shown} has no end record: the file is cut short; export the state again`);
 }
 
-/** Reads the whole file once, checking every record; nothing is written. */
+/**
+ * Reads the whole file once, checking every record; nothing is written.
+ * @public test/state/transfer.test.ts runs it compiled, in a process with a small heap.
+ */
 export function checkStateFile(file: string, shown = file): CheckedFile {
   try {
     fs.accessSync(file, fs.constants.R_OK);
@@ -188,7 +191,7 @@ export function checkStateFile(file: string, shown = file): CheckedFile {
  * Writes a checked file into `store` in one transaction, refused when the state holds anything;
  * the counts read back in the same transaction must be the file's, or nothing is written.
  */
-export function importStateFile(store: SqlStateStore, checked: CheckedFile, shownState: string): Counts {
+function importStateFile(store: SqlStateStore, checked: CheckedFile, shownState: string): Counts {
   return store.withStatements('write', (sql) => {
     checkEmpty(sql, shownState, 'import');
     const counter = new Counter();

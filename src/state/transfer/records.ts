@@ -85,7 +85,7 @@ export function countsOf(sql: StoreStatements): Counts {
 }
 
 /** A state that holds anything is refused: a transfer never merges into, or overwrites, another state. */
-export class TargetNotEmptyError extends Error {
+class TargetNotEmptyError extends Error {
   override name = 'TargetNotEmptyError';
 }
 

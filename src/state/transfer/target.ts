@@ -21,7 +21,7 @@ export interface StateSpec {
 export const backendOf = (spec: StateSpec): StateBackend => stateBackend(spec.state, spec.workspace);
 
 /** `use` on the state read-only, or undefined when it does not exist yet. */
-export function readExisting<T>(backend: StateBackend, use: (store: SqlStateStore) => T): T | undefined {
+function readExisting<T>(backend: StateBackend, use: (store: SqlStateStore) => T): T | undefined {
   return withReadOnly(backend, (store) => store && use(store));
 }
 

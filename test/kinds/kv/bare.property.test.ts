@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DeferredBody } from '../../../src/kinds/kind.js';
-import { KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
+import type { KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
 import { buildKv, type KvPayload } from '../../../src/kinds/kv/model.js';
 import { planKv } from '../../../src/kinds/kv/plan.js';
 import { kvKeyRecords } from '../../../src/state/kv-keys.js';
@@ -59,7 +59,7 @@ describe('A bare pair sent as read', () => {
         const parsed = await chunksOf(file, text, true);
         expect(asRead.chunks).toEqual(parsed.chunks);
         // Sent as read: exactly the compact texts of pairs that are a key and a plain value (base64 true too).
-        const bare = items.map(([p, how]) => how === 'compact' && p.base64 !== false && !('metadata' in p) && !('expiration_ttl' in p) && !/["\\é\n😀]/u.test(p.value));
+        const bare = items.map(([p, how]) => how === 'compact' && (p as { base64?: boolean }).base64 !== false && !('metadata' in p) && !('expiration_ttl' in p) && !/["\\é\n😀]/u.test(p.value));
         expect(asRead.wire).toEqual(bare);
       }),
       { numRuns: 80 },

@@ -7,7 +7,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ElementBounds, elementsAt } from '../../../src/kinds/kv/element-bounds.js';
-import { PieceProblem } from '../../../src/kinds/kv/pieces.js';
+import type { PieceProblem } from '../../../src/kinds/kv/pieces.js';
 import { pairItems, type SourceItem } from '../../../src/kinds/kv/stream.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-bounds-'));

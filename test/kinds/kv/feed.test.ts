@@ -9,7 +9,7 @@ import { kvKeyCount, kvKeyRecords } from '../../../src/state/kv-keys.js';
 import type { DeferredBody } from '../../../src/kinds/kind.js';
 import { buildKv } from '../../../src/kinds/kv/model.js';
 import { planKv } from '../../../src/kinds/kv/plan.js';
-import { KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
+import type { KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
 import { desiredKv, fakeContext, planContext, tempRoot } from './helpers.js';
 
 let cleanup = (): void => undefined;

@@ -8,6 +8,7 @@ import { bulkOutcome } from '../../../src/kinds/kv/answer.js';
 import { chunkBody, type KvChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
 import { deferredChunks, type ChunkSpan } from '../../../src/kinds/kv/feed.js';
 import { buildKv, MAX_PROBLEMS_PER_SOURCE, type BuildKvOptions, type KvPayload, type KvSpec } from '../../../src/kinds/kv/model.js';
+import { kvKeyRecords } from '../../../src/state/kv-keys.js';
 import { fakeContext, tempRoot } from './helpers.js';
 
 let cleanup = (): void => undefined;
@@ -38,7 +39,7 @@ async function sendAll(payload: KvPayload): Promise<{ bytes: string[]; records: 
     for (const body of bodies) {
       const made = await body.take();
       bytes.push(Buffer.from(made.body as KvChunkBytes).toString('utf8'));
-      records.push(...(made.kvKeys ?? []));
+      records.push(...kvKeyRecords(made.kvKeys ?? []));
       body.done();
     }
   } catch (err) {
@@ -172,7 +173,7 @@ describe('a KV source read in a reader thread', () => {
 
 describe('a chunk sent as its bytes', () => {
   it('counts its pairs for the answer and gives back those refused, parsed from the bytes', () => {
-    const piece = (items: readonly object[]) => ({ bytes: Buffer.from(JSON.stringify(items)), count: items.length, keys: '', hashes: '', expiring: [] });
+    const piece = (items: readonly object[]) => ({ bytes: Buffer.from(JSON.stringify(items)), count: items.length, keys: new Uint8Array(), hashes: new Uint8Array(), expiring: [] });
     const body = chunkBody([piece(pairs.slice(0, 2)), piece(pairs.slice(2, 3))]);
     expect(JSON.parse(Buffer.from(body).toString())).toEqual(pairs.slice(0, 3));
     expect(bulkOutcome(body, { successful_key_count: 3, unsuccessful_keys: [] })).toEqual({});

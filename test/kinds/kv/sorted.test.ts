@@ -5,7 +5,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compareUtf8, SortedKeys, type KeyEntry } from '../../../src/kinds/kv/sorted.js';
+import type { KeyEntry } from '../../../src/kinds/kv/key-entry.js';
+import { compareUtf8, SortedKeys } from '../../../src/kinds/kv/sorted.js';
 import { base64Hash, h } from '../../helpers/kv-hash.js';
 
 let tmp: string;
