@@ -20,7 +20,7 @@ export interface GitHookOptions {
    * A push to the followed ref: asks for a fetch, and says whether it starts now or later (the
    * answer's body). @default answered as fetching
    */
-  readonly onPush: () => PushAnswer | void;
+  readonly onPush: () => PushAnswer | undefined;
 }
 
 export interface HookAnswer {

@@ -102,13 +102,13 @@ export function consoleBlocks(text) {
     .map((b) => ({ line: b.line, end: b.end, notRun: b.notRun, steps: splitCommands(b.body) }));
 }
 
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Whether `actual` is what `expected` describes (`…` as above). */
 export function outputMatches(expected, actual) {
   const e = trimLines(expected.split('\n'));
   const a = trimLines(actual.split('\n'));
-  const patterns = e.map((l) => (l === '…' ? null : new RegExp(`^${l.split('…').map(escape).join('.*')}$`, 's')));
+  const patterns = e.map((l) => (l === '…' ? null : new RegExp(`^${l.split('…').map(escapeRegExp).join('.*')}$`, 's')));
   const memo = new Map();
   const from = (i, j) => {
     const key = i * (a.length + 1) + j;

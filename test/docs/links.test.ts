@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { docFiles } from './console.mjs';
+import { anchors } from './anchors.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -25,21 +26,6 @@ function prose(text: string): string[] {
   return out;
 }
 
-/** GitHub's anchors for the headings of a Markdown text (a repeated one gets -1, -2, …). */
-export function anchors(text: string): Set<string> {
-  const seen = new Map<string, number>();
-  const out = new Set<string>();
-  for (const line of prose(text)) {
-    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-    if (!m) continue;
-    const words = m[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[`*]/g, '');
-    const slug = words.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
-    const n = seen.get(slug) ?? 0;
-    seen.set(slug, n + 1);
-    out.add(n === 0 ? slug : `${slug}-${n}`);
-  }
-  return out;
-}
 
 describe('links of the README and the guides', () => {
   it('make GitHub anchors as GitHub does', () => {

@@ -85,7 +85,7 @@ describe('what the redactor’s callers show', () => {
     await fc.assert(
       fc.asyncProperty(cases, async (c) => {
         const url = notifyUrl(c);
-        let target;
+        let target: ReturnType<typeof parseNotifyUrl>;
         try {
           target = parseNotifyUrl(url);
         } catch (err) {
