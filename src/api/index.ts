@@ -8,5 +8,5 @@ export { isBinaryAnswer, type BinaryAnswer } from './response.js';
 export { DEFAULT_USER_AGENT, type CallInfo, type ClientOptions } from './options.js';
 export { BODY_PART_HEADER, MAIN_MODULE_PART_HEADER } from './multipart.js';
 export { authHeaders, type Signer } from './signing.js';
-export { OPERATIONS, operationPath, type OperationName } from './operations.js';
+export { checkedUrl, OPERATIONS, operationPath, PathParameterError, type CheckedUrl, type OperationName } from './operations.js';
 export type * from './types.js';
