@@ -5,10 +5,10 @@ import type http from 'node:http';
 import { checkClientOptions, type CallInfo, type ClientOptions } from './options.js';
 import { postAgents } from './connections.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
-import { OPERATIONS, operationPath, type OperationName } from './operations.js';
+import { checkedUrl, OPERATIONS, operationPath, type OperationName } from './operations.js';
 import { parseRetryAfter } from './errors.js';
 import { AnswerTooLarge, exchange } from './transport.js';
-import { abortedBeforeSending, binaryAnswer, isJsonType, mapFailure, readAnswer, tooLarge, unknownCredential, type CallContext } from './response.js';
+import { abortedBeforeSending, binaryAnswer, isJsonType, mapFailure, pathRefused, readAnswer, tooLarge, unknownCredential, type CallContext } from './response.js';
 import { readRateLimit, type ServerRateLimit } from './ratelimit.js';
 import { authHeaders } from './signing.js';
 import type { OperationTypes } from './types.js';
@@ -113,8 +113,16 @@ export function createClient(options: ClientOptions): ApiClient {
   async function call(op: OperationName, params: Readonly<Record<string, string>>, body: unknown, callOptions: CallOptions = {}): Promise<unknown> {
     if (!Object.hasOwn(OPERATIONS, op)) throw new TypeError(`Unknown operation \`${String(op)}\``);
     const { method } = OPERATIONS[op];
-    const path = operationPath(op, params ?? {});
+    let path: string;
+    try {
+      path = operationPath(op, params ?? {});
+    } catch (error) {
+      throw pathRefused({ operation: op, method, path: OPERATIONS[op].path, redact }, error instanceof Error ? error.message : String(error));
+    }
     const ctx: CallContext = { operation: op, method, path, redact };
+    // The last look before the wire: the path as the URL parser leaves it must still be the operation's.
+    const target = checkedUrl(op, opts.baseUrl, path);
+    if (!target.ok) throw pathRefused(ctx, target.problem);
     const encoded = encode(op, body);
     const { signal } = callOptions;
     if (signal?.aborted) throw abortedBeforeSending(ctx);
@@ -124,7 +132,7 @@ export function createClient(options: ClientOptions): ApiClient {
     let answered: number | undefined;
     let headers: http.IncomingHttpHeaders | undefined;
     try {
-      const response = await exchange(opts.baseUrl + path, {
+      const response = await exchange(target.url.href, {
         method, body: encoded.body, headers: { ...BASE_HEADERS, 'user-agent': opts.userAgent, ...encoded.headers, ...auth },
         ...(signal && { signal }), ...(method === 'POST' && { agents: posts }), timeoutMs: opts.timeoutMs, maxAnswerBytes: opts.maxAnswerBytes,
         onHeaders: (code, seen) => {

@@ -8,9 +8,10 @@ import type { ApiMessage } from './types.js';
  * - `http`: an answer that refuses (non-2xx, `success: false`, or not JSON);
  * - `answer`: a 2xx that is not the answer documented for the operation (it may have been applied);
  * - `too-large`: an answer over the client's `maxAnswerBytes`, not read further (it may have been applied);
- * - `network`, `timeout`: no answer.
+ * - `network`, `timeout`: no answer;
+ * - `path`: not sent, since its path would not be its operation's (a '..' in a parameter): never retried.
  */
-export type ApiErrorKind = 'http' | 'answer' | 'too-large' | 'network' | 'timeout';
+export type ApiErrorKind = 'http' | 'answer' | 'too-large' | 'network' | 'timeout' | 'path';
 
 export interface ApiErrorInit {
   readonly operation: OperationName;

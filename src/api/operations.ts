@@ -39,9 +39,19 @@ export const OPERATIONS = {
 export type OperationName = keyof typeof OPERATIONS;
 
 /**
- * Fills a path template; every parameter is URI-encoded, a missing one is a programming error.
+ * A path parameter that no encoding keeps in its place: a '.' or '..' segment (which every URL
+ * parser collapses, spelled `%2e` too), or an empty part of a `{+name}` value. Nothing is sent.
+ */
+export class PathParameterError extends TypeError {
+  override name = 'PathParameterError';
+}
+
+/**
+ * Fills a path template; every parameter is percent-encoded but for RFC 3986's unreserved characters,
+ * so no value adds a segment, a query or a fragment. A missing parameter is a programming error.
  * `{+name}` keeps the value's slashes as path separators (a model name `@cf/meta/…`): the provider
  * routes only literal slashes and answers an encoded one with "No route for that URI".
+ * A '.' or '..' segment, or an empty one, throws a PathParameterError: encoded or not, it would move the call.
  */
 export function operationPath(op: OperationName, params: Readonly<Record<string, string>>): string {
   return OPERATIONS[op].path.replace(/\{(\+?)(\w+)\}/g, (_, plus: string, name: string) => {
@@ -49,11 +59,64 @@ export function operationPath(op: OperationName, params: Readonly<Record<string,
     if (typeof value !== 'string' || value === '') {
       throw new TypeError(`Operation ${op} needs path parameter \`${name}\``);
     }
-    return plus ? value.split('/').map(segment).join('/') : encodeURIComponent(value);
+    const segments = plus ? value.split('/') : [value];
+    for (const s of segments) {
+      if (s === '' || s === '.' || s === '..') {
+        const what = s === '' ? 'an empty segment' : `a "${s}" segment`;
+        throw new PathParameterError(`path parameter \`${name}\` of ${op} holds ${what}, which would move the call to another path`);
+      }
+    }
+    return segments.map((s) => segment(s, plus !== '')).join('/');
   });
 }
 
-/** One path segment: `@` and `:` are allowed as they are (RFC 3986 pchar), everything else as usual. */
-function segment(value: string): string {
-  return encodeURIComponent(value).replace(/%40/g, '@').replace(/%3A/gi, ':');
+/** RFC 3986 sub-delimiters encodeURIComponent leaves as they are; encoded too, so a segment is letters, digits, `-._~` and escapes. */
+const SUB_DELIMS = /[!'()*]/g;
+
+/** One path segment; in a `{+name}` value, `@` and `:` stay as they are (RFC 3986 pchar), as a model name is written. */
+function segment(value: string, modelLike: boolean): string {
+  const encoded = encodeURIComponent(value).replace(SUB_DELIMS, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return modelLike ? encoded.replace(/%40/g, '@').replace(/%3A/gi, ':') : encoded;
+}
+
+/** A dot segment as a URL parser reads it: `.`, `..`, with any dot spelled `%2e`. */
+const DOT_SEGMENT = '(?:\\.|%2[eE]){1,2}(?:/|$)';
+
+/** Operation → its template as a pattern of the encoded path: a parameter is one segment (none a dot segment), `{+name}` one or more. */
+const templates = new Map<OperationName, RegExp>();
+
+function templateOf(op: OperationName): RegExp {
+  let pattern = templates.get(op);
+  if (!pattern) {
+    const one = `(?!${DOT_SEGMENT})[^/?#]+`;
+    const source = OPERATIONS[op].path
+      .split(/(\{\+?\w+\})/)
+      .map((part) => (part.startsWith('{+') ? `${one}(?:/${one})*` : part.startsWith('{') ? one : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    pattern = new RegExp(`^${source}$`);
+    templates.set(op, pattern);
+  }
+  return pattern;
+}
+
+export type CheckedUrl = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly problem: string };
+
+/**
+ * The URL a call of `op` to `path` (from operationPath) is sent to, checked as the URL parser leaves
+ * it: the same origin, no query or fragment, and a path that is still `baseUrl`'s path followed by
+ * `path` exactly (nothing collapsed, nothing re-encoded), in the shape of the operation's template.
+ * Otherwise why not, in words naming the operation: such a call must not be sent.
+ */
+export function checkedUrl(op: OperationName, baseUrl: string, path: string): CheckedUrl {
+  const base = new URL(baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  let url: URL;
+  try {
+    url = new URL(baseUrl + path);
+  } catch {
+    return { ok: false, problem: `its URL cannot be parsed, so it is not a path of ${op} (${OPERATIONS[op].path})` };
+  }
+  const rest = url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length) : undefined;
+  if (url.origin === base.origin && url.search === '' && url.hash === '' && rest === path && templateOf(op).test(rest)) return { ok: true, url };
+  return { ok: false, problem: `once its URL is parsed, its path would be ${url.pathname}${url.search}${url.hash}, which is not a path of ${op} (${basePath}${OPERATIONS[op].path})` };
 }

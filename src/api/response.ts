@@ -135,6 +135,14 @@ export function abortedBeforeSending(ctx: CallContext): ApiError {
   return apiError(ctx, { kind: 'network', detail: 'was aborted before sending', reachedServer: false, networkCode: 'ERR_ABORTED' });
 }
 
+/**
+ * A call whose path would not be its operation's (a '..' in a parameter, a path the URL parser would
+ * collapse): nothing was sent, and the same call would be refused again, so it is never retried.
+ */
+export function pathRefused(ctx: CallContext, why: string): ApiError {
+  return apiError(ctx, { kind: 'path', detail: `was not sent: ${why}`, reachedServer: false });
+}
+
 /** A call naming a credential the client cannot sign with: nothing was sent. */
 export function unknownCredential(ctx: CallContext, credential: string): ApiError {
   return apiError(ctx, { kind: 'network', detail: `was not sent: credential ${credential} has no secret in this run`, reachedServer: false, networkCode: 'ERR_NO_CREDENTIAL' });

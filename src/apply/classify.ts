@@ -7,7 +7,7 @@ import type { Action } from '../plan/types.js';
  * - `not-sent`: provably not processed (429, or never reached the server): safe to resend, even a POST.
  * - `transient`: worth retrying with backoff (idempotent PUT/PATCH only).
  * - `uncertain`: a create that may have been processed: never resent, the resource is uncertain.
- * - `terminal`: refused, or not safe to resend: recorded as failed.
+ * - `terminal`: refused (by the server, or by the client before sending), or not safe to resend: recorded as failed.
  */
 export type ErrorClass = 'transient' | 'terminal' | 'uncertain' | 'not-sent';
 
@@ -29,6 +29,9 @@ function fields(err: unknown): ApiErrorLike {
 export function classifyError(err: unknown, action: Pick<Action, 'change'>): ErrorClass {
   const e = fields(err);
   const status = typeof e.status === 'number' ? e.status : undefined;
+  // A call refused before sending because its path would not be its operation's: nothing was made,
+  // and sent again it would be refused again.
+  if (e.kind === 'path') return 'terminal';
   // An answer that is not the documented one, or too large to read, comes the same way again:
   // never retried. A create it answered may exist all the same.
   if (e.kind === 'answer' || e.kind === 'too-large') {

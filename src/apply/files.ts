@@ -1,5 +1,5 @@
 // Atomic writes of the files a run produces: token secrets (0600 in a 0700 folder, or a SecretSink
-// elsewhere) and AI outputs. A reader sees the old file or the new one, never half of one.
+// elsewhere) and AI outputs (0600). A reader sees the old file or the new one, never half of one.
 
 import { randomBytes } from 'node:crypto';
 import { chmod, type FileHandle, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
@@ -73,6 +73,9 @@ export function fileSecrets(dir: string): SecretSink {
   return { shown: dir, write: (name, secret) => writeSecret(dir, name, secret) };
 }
 
+/** An AI run's output file: read and written by its owner only. */
+export const OUTPUT_MODE = 0o600;
+
 /**
  * Writes an AI run's result (pretty JSON, or the bytes it answered) at `rel` below the outputs folder `dir`, and returns
  * where. Checked again as it is written, since the loader checked: a symlink made since then
@@ -95,6 +98,8 @@ export async function writeJsonOutput(dir: string, rel: string, content: Json | 
   const real = path.join(await realpath(path.dirname(target)), path.basename(target));
   check(real);
   // Written where the folder really is; a symlink at the file's own name is replaced, not followed.
-  await writeFileAtomic(real, content instanceof Uint8Array ? content : JSON.stringify(content, null, 2) + '\n');
+  // Owner-only: a model may answer anything, a secret included. The rename replaces any earlier file,
+  // so one left readable by others (an older build wrote 0644) becomes 0600 with it.
+  await writeFileAtomic(real, content instanceof Uint8Array ? content : JSON.stringify(content, null, 2) + '\n', OUTPUT_MODE);
   return target;
 }

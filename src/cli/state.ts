@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
+import { checkAdoptedId } from '../kinds/identifiers.js';
 import { withReadOnly } from '../state/backend.js';
 import { shownPath, type SqlStateStore } from '../state/index.js';
 import { realStatePath } from '../state/file.js';
@@ -201,6 +202,9 @@ function runs(opts: StateCliOptions & { limit: string }): void {
 
 function resolve(key: string, opts: ResolveOptions): void {
   if ((opts.id === undefined) === !opts.recreate) throw new Error('Pass exactly one of --id ID or --recreate');
+  // The id goes into the path of the resource's later updates: it must have the form the provider gives it.
+  const problem = opts.id === undefined ? undefined : checkAdoptedId(key.split(/[[/]/)[0]!, opts.id);
+  if (problem !== undefined) throw new Error(`--id: ${problem}`);
   withWriter(opts, 'edgesync state resolve', (store) => {
     store.resolve(key, opts.id !== undefined ? { id: opts.id } : { recreate: true });
     const after = store.get(key);

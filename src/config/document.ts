@@ -1,6 +1,7 @@
 // One parsed document → its errors, or the DesiredResource its kind builds: envelope, then the
 // kind's schema, then the scope keys, then kind.build with a BuildContext for file references.
 
+import { checkAdoptedId, checkScopeValue } from '../kinds/identifiers.js';
 import { allKinds, getKind } from '../kinds/registry.js';
 import { identityKey, type Built, type DesiredResource, type FieldPath, type KindDefinition, type ResourceDocument, type SourceLocation, type WriteTarget } from '../kinds/kind.js';
 import { contentHash, detached, type Json } from '../util/json.js';
@@ -117,12 +118,22 @@ function readIdentity(def: KindDefinition, metadata: Raw, errorAt: ErrorAt, erro
   const scope: Record<string, string> = {};
   // A user-scope kind's credential is part of its identity, when the document names one.
   const userCredential = def.userScope && typeof metadata.credentials === 'string' ? metadata.credentials : undefined;
+  const reported = (key: string) => errors.some((e) => e.path === `metadata.${key}`);
   for (const key of def.scopeKeys) {
     const value = metadata[key];
-    if (typeof value === 'string' && value !== '') scope[key] = value;
-    else if (!errors.some((e) => e.path === `metadata.${key}`)) {
+    if (typeof value === 'string' && value !== '') {
+      scope[key] = value;
+      // Each value becomes a path segment of the kind's calls: it must be one the provider could have formed.
+      const problem = reported(key) ? undefined : checkScopeValue(key, value);
+      if (problem !== undefined) errors.push(errorAt(['metadata', key], problem));
+    } else if (!reported(key)) {
       errors.push(errorAt(['metadata', key], `${def.kind} needs metadata.${key}: a non-empty string`, value === undefined ? 'key' : 'value'));
     }
+  }
+  // An adopted id goes into the path of the kind's updates (a list's, a token's).
+  if (typeof metadata.id === 'string' && !reported('id')) {
+    const problem = checkAdoptedId(def.kind, metadata.id);
+    if (problem !== undefined) errors.push(errorAt(['metadata', 'id'], problem));
   }
   const name = metadata.name;
   const readable = typeof name === 'string' && name !== '' && Object.keys(scope).length === def.scopeKeys.length;

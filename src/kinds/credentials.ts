@@ -4,6 +4,7 @@
 import type { Json } from '../util/json.js';
 import { compact, isObject } from './diff.js';
 import { defineKind, NOTHING } from './families.js';
+import { checkAccountId } from './identifiers.js';
 import type { BuildContext, Built, ResourceDocument } from './kind.js';
 import { registerKind } from './registry.js';
 
@@ -49,9 +50,15 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
     else if (isObject(spec.email) && typeof spec.email.env === 'string' && Object.keys(spec.email).length === 1) email = { env: spec.email.env };
     else ctx.issue(['spec', 'email'], 'an apiKey credential needs email: the account email, a string or { env: NAME }');
   }
+  // An account spelled otherwise than its resources' (a look-alike letter) would silently sign them with another credential.
+  const accounts = Array.isArray(spec.accounts) ? spec.accounts : [];
+  accounts.forEach((account, i) => {
+    const problem = typeof account === 'string' && account !== '' ? checkAccountId(account) : undefined;
+    if (problem !== undefined) ctx.issue(['spec', 'accounts', i], problem);
+  });
   const request = compact({
     type, secret: (secret ?? null) as Json, ...(email !== undefined && { email: email as Json }),
-    accounts: (Array.isArray(spec.accounts) ? spec.accounts : []) as Json, default: spec.default === true,
+    accounts: accounts as Json, default: spec.default === true,
   });
   return { request };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -118,6 +118,16 @@ describe('AI run outputs', () => {
     expect(result.succeeded[0].outputFile).toBe(out);
     await h.execute(plan([run()]));
     expect(readdirSync(path.dirname(out))).toEqual(['summary.json']);
+  });
+
+  it('writes the output owner-only (0600), since a model may answer anything, and narrows one an older run left wider', async () => {
+    const out = path.join(dir, 'root', 'out', 'summary.json');
+    const h = writing('out/summary.json');
+    await h.execute(plan([run()]));
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    chmodSync(out, 0o644);
+    await h.execute(plan([run()]));
+    expect(statSync(out).mode & 0o777).toBe(0o600);
   });
 
   it('writes the bytes a model answered byte for byte, and says what they were', async () => {

@@ -60,7 +60,7 @@ test('a referenced file inside the root is read relative to the YAML file', asyn
   const root = tempRoot({ 'workers/api.yaml': WORKER('../src/index.js'), 'src/index.js': 'export default { fetch() { return new Response("hi"); } };\n' });
   const result = await loadConfig({ root, env: {} });
   if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
-  expect(result.resources.map((r) => r.key)).toEqual(['WorkerScript[account=0123,service=api,environment=production]/api']);
+  expect(result.resources.map((r) => r.key)).toEqual(['WorkerScript[account=0123456789abcdef0123456789abcdef,service=api,environment=production]/api']);
 });
 
 test('node_modules, dot-folders, dot-files and ignored paths are skipped; files come sorted', async () => {

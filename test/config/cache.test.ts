@@ -8,7 +8,7 @@ import { createConfigCache, loadConfig } from '../../src/config/index.js';
 import { contentHash } from '../../src/util/json.js';
 import { LIST, errorsOf, tempRoot } from './helpers.js';
 
-const KV = `apiVersion: edgesync/v1\nkind: KvPairs\nmetadata:\n  name: site\n  account: "0123"\n  namespace: 0f2ac74b498b48028511e2d1c1a3b9c1\nspec:\n  pairs:\n    - key: banner\n      value: hello\n`;
+const KV = `apiVersion: edgesync/v1\nkind: KvPairs\nmetadata:\n  name: site\n  account: "0123456789abcdef0123456789abcdef"\n  namespace: 0f2ac74b498b48028511e2d1c1a3b9c1\nspec:\n  pairs:\n    - key: banner\n      value: hello\n`;
 
 /** `count` files of 10 lists each, their mtimes an hour back (an edit made now is then told apart by its stamp). */
 function manyFiles(count: number): string {
@@ -80,7 +80,7 @@ it('reads every file from scratch after invalidate() with no paths, and when a v
   expect(cache.counts).toMatchObject({ files: 3, read: 3, built: 3 });
   await loadConfig({ root, env: {}, cache });
   expect(cache.counts).toMatchObject({ files: 3, read: 0, built: 0 });
-  await loadConfig({ root, env: { ACCOUNT: '0123' }, cache });
+  await loadConfig({ root, env: { ACCOUNT: '0123456789abcdef0123456789abcdef' }, cache });
   expect(cache.counts).toMatchObject({ files: 3, read: 3, built: 3 });
 });
 

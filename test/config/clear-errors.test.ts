@@ -73,8 +73,8 @@ describe('one error, one line', () => {
 kind: KvPairs
 metadata:
   name: flags
-  account: "0123"
-  namespace: ns
+  account: "0123456789abcdef0123456789abcdef"
+  namespace: 0f2ac74b498b48028511e2d1c1a3b9c1
 spec:
   sources:
     - file: pairs.json

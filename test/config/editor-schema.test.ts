@@ -16,7 +16,7 @@ test('the editor schema accepts a valid document and points typos out through th
   const doc = {
     apiVersion: 'edgesync/v1',
     kind: 'GatewayList',
-    metadata: { name: 'blocked', account: '0123' },
+    metadata: { name: 'blocked', account: '0123456789abcdef0123456789abcdef' },
     spec: { name: 'Blocked', type: 'IP' },
   };
   expect(validator.validate('edgesync.schema.json', doc)).toEqual([]);

@@ -40,7 +40,7 @@ fs.writeFileSync(
   }),
 );
 
-const doc = (name: string, spec: string, meta = 'account: a1\n  zone: z1') => `apiVersion: edgesync/v1
+const doc = (name: string, spec: string, meta = 'account: 0123456789abcdef0123456789abcdef\n  zone: 023e105f4ecef8ad9ca31a8372d0c353') => `apiVersion: edgesync/v1
 kind: Widget
 metadata:
   name: ${name}
@@ -54,14 +54,14 @@ function load(files: Record<string, string>) {
 }
 
 test('a resource carries its identity, scope, id, dependsOn, hash and source', async () => {
-  const result = await load({ 'w.yaml': doc('one', '  parts: [a, b]', 'account: a1\n  zone: z1\n  id: remote-7\n  dependsOn: [Widget/two]') + '---\n' + doc('two', '  parts: []') });
+  const result = await load({ 'w.yaml': doc('one', '  parts: [a, b]', 'account: 0123456789abcdef0123456789abcdef\n  zone: 023e105f4ecef8ad9ca31a8372d0c353\n  id: remote-7\n  dependsOn: [Widget/two]') + '---\n' + doc('two', '  parts: []') });
   if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
   const [one, two] = result.resources;
   expect(one).toEqual({
-    key: 'Widget[account=a1,zone=z1]/one',
+    key: 'Widget[account=0123456789abcdef0123456789abcdef,zone=023e105f4ecef8ad9ca31a8372d0c353]/one',
     kind: 'Widget',
     name: 'one',
-    scope: { account: 'a1', zone: 'z1' },
+    scope: { account: '0123456789abcdef0123456789abcdef', zone: '023e105f4ecef8ad9ca31a8372d0c353' },
     id: 'remote-7',
     dependsOn: ['Widget/two'],
     request: { parts: ['a', 'b'] },

@@ -37,7 +37,7 @@ export const LIST = (name: string, extra = '') => `apiVersion: edgesync/v1
 kind: GatewayList
 metadata:
   name: ${name}
-  account: "0123"
+  account: "0123456789abcdef0123456789abcdef"
 spec:
   name: ${name}
   type: IP
@@ -47,7 +47,7 @@ export const WORKER = (file: string) => `apiVersion: edgesync/v1
 kind: WorkerScript
 metadata:
   name: api
-  account: "0123"
+  account: "0123456789abcdef0123456789abcdef"
   service: api
   environment: production
 spec:

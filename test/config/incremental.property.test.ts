@@ -12,10 +12,10 @@ import { applied, snapshot } from '../plan/fakes.js';
 import { tempRoot } from './helpers.js';
 
 const LIST = (name: string, description: string, extra = '') =>
-  `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: ${name}\n  account: "0123"\n${extra}spec:\n  name: ${name}\n  type: IP\n  description: ${description}\n`;
-const WORKER = `apiVersion: edgesync/v1\nkind: WorkerScript\nmetadata:\n  name: api\n  account: "0123"\n  service: api\n  environment: production\nspec:\n  main_module: index.js\n  modules:\n    - name: index.js\n      file: src/index.js\n`;
+  `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: ${name}\n  account: "0123456789abcdef0123456789abcdef"\n${extra}spec:\n  name: ${name}\n  type: IP\n  description: ${description}\n`;
+const WORKER = `apiVersion: edgesync/v1\nkind: WorkerScript\nmetadata:\n  name: api\n  account: "0123456789abcdef0123456789abcdef"\n  service: api\n  environment: production\nspec:\n  main_module: index.js\n  modules:\n    - name: index.js\n      file: src/index.js\n`;
 const KV = (value: string) =>
-  `apiVersion: edgesync/v1\nkind: KvPairs\nmetadata:\n  name: site\n  account: "0123"\n  namespace: 0f2ac74b498b48028511e2d1c1a3b9c1\nspec:\n  pairs:\n    - key: banner\n      value: ${value}\n`;
+  `apiVersion: edgesync/v1\nkind: KvPairs\nmetadata:\n  name: site\n  account: "0123456789abcdef0123456789abcdef"\n  namespace: 0f2ac74b498b48028511e2d1c1a3b9c1\nspec:\n  pairs:\n    - key: banner\n      value: ${value}\n`;
 
 /** Documents a file is made of: valid ones, one defined twice across files, a broken one, a bad field, a dangling dependsOn. */
 const DOCS = [
@@ -104,8 +104,8 @@ function plain(value: unknown): unknown {
 
 const state = snapshot({
   resources: [
-    applied({ key: 'GatewayList[account=0123]/x', kind: 'GatewayList', name: 'x', scope: { account: '0123' } } as Partial<DesiredResource> as DesiredResource, { name: 'x', type: 'IP', description: 'one' }),
-    applied({ key: 'GatewayList[account=0123]/gone', kind: 'GatewayList', name: 'gone', scope: { account: '0123' } } as Partial<DesiredResource> as DesiredResource, { name: 'gone', type: 'IP' }),
+    applied({ key: 'GatewayList[account=0123456789abcdef0123456789abcdef]/x', kind: 'GatewayList', name: 'x', scope: { account: '0123456789abcdef0123456789abcdef' } } as Partial<DesiredResource> as DesiredResource, { name: 'x', type: 'IP', description: 'one' }),
+    applied({ key: 'GatewayList[account=0123456789abcdef0123456789abcdef]/gone', kind: 'GatewayList', name: 'gone', scope: { account: '0123456789abcdef0123456789abcdef' } } as Partial<DesiredResource> as DesiredResource, { name: 'gone', type: 'IP' }),
   ],
 });
 const planOf = (r: LoadResult) => (r.ok ? plain(buildPlan(r.resources, state, { now: 1_800_000_000_000 })) : undefined);

@@ -11,14 +11,14 @@ import type { DesiredResource } from '../../src/kinds/kind.js';
 import { LIST, tempRoot, WORKER } from './helpers.js';
 
 const CRED = (name: string, spec: string) => `apiVersion: edgesync/v1\nkind: Credentials\nmetadata:\n  name: ${name}\nspec:\n${spec}\n`;
-const KV = `apiVersion: edgesync/v1\nkind: KvPairs\nmetadata:\n  name: site\n  account: "0123"\n  namespace: 0f2ac74b498b48028511e2d1c1a3b9c1\nspec:\n  pairs:\n    - key: banner\n      value: hello\n`;
+const KV = `apiVersion: edgesync/v1\nkind: KvPairs\nmetadata:\n  name: site\n  account: "0123456789abcdef0123456789abcdef"\n  namespace: 0f2ac74b498b48028511e2d1c1a3b9c1\nspec:\n  pairs:\n    - key: banner\n      value: hello\n`;
 const env = { A_TOKEN: 'secret-value-a-0123456789', B_TOKEN: 'secret-value-b-0123456789' };
 
 /** Forty files of lists, a worker's module (a Buffer in its payload), credentials, and KV pairs (a payload that cannot cross). */
 function config(extra: Record<string, string> = {}): string {
   const files: Record<string, string> = { 'src/index.js': 'export default { fetch: () => new Response("ok") };', 'workers/api.yaml': WORKER('../src/index.js'), 'kv.yaml': KV };
   for (let f = 0; f < 40; f++) files[`lists/l-${String(f).padStart(2, '0')}.yaml`] = Array.from({ length: 5 }, (_, i) => LIST(`l${f}-${i}`)).join('---\n');
-  files['creds.yaml'] = [CRED('a', '  secret: { env: A_TOKEN }\n  accounts: ["0123"]'), CRED('b', '  secret: { env: B_TOKEN }\n  default: true')].join('---\n');
+  files['creds.yaml'] = [CRED('a', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]'), CRED('b', '  secret: { env: B_TOKEN }\n  default: true')].join('---\n');
   const root = tempRoot({ ...files, ...extra });
   // Written an hour back: an edit made now is told apart by its stamp.
   const old = new Date(Date.now() - 3_600_000);
@@ -53,7 +53,7 @@ describe('a load in two threads', () => {
 
   it('reports every error one thread reports, at the same places, credentials\' among them', async () => {
     const root = config({
-      'creds-more.yaml': [CRED('c', '  secret: { env: A_TOKEN }\n  accounts: ["0123"]\n  default: true'), CRED('d', '  secret: { env: UNSET_TOKEN }')].join('---\n'),
+      'creds-more.yaml': [CRED('c', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]\n  default: true'), CRED('d', '  secret: { env: UNSET_TOKEN }')].join('---\n'),
       'broken.yaml': 'kind: [\n  broken',
       'vars.yaml': LIST('v', '  description: ${UNSET_VARIABLE}\n'),
       'lists/l-07.yaml': LIST('l3-1'),

@@ -46,7 +46,7 @@ test('a duplicate identity is one error that names both places', async () => {
   const errors = errorsOf(await loadFixture('duplicate-identity'));
   const first = path.join(FIXTURES, 'duplicate-identity', 'first.yaml');
   expect(errors).toEqual([
-    at('duplicate-identity', 'second.yaml', 5, 9, 'metadata.name', `GatewayList[account=0123]/blocked is defined twice: here and at ${first}:4:9`),
+    at('duplicate-identity', 'second.yaml', 5, 9, 'metadata.name', `GatewayList[account=0123456789abcdef0123456789abcdef]/blocked is defined twice: here and at ${first}:4:9`),
   ]);
 });
 

@@ -11,7 +11,7 @@ const RUN = (output: string) => `apiVersion: edgesync/v1
 kind: AiRun
 metadata:
   name: summary
-  account: "0123"
+  account: "0123456789abcdef0123456789abcdef"
   model: "@cf/meta/llama-3.1-8b-instruct"
 spec:
   input: { prompt: Summarise edgesync. }

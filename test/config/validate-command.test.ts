@@ -63,8 +63,8 @@ test('two documents aiming at one route are refused with both positions, also in
   const dir = path.join(FIXTURES, 'two-routes-one-target');
   const { stdout, stderr, exitCode } = await run('--config', dir);
   expect(stderr).toBe(
-    `${path.join(dir, 'api.yaml')}:6:10  metadata.route  WorkerRoute[zone=zone-1,route=route-1]/api writes the same object as ` +
-      `WorkerRoute[zone=zone-1,route=route-1]/api-v2 at ${path.join(dir, 'api-v2.yaml')}:7:10 (route route-1 of zone zone-1): ` +
+    `${path.join(dir, 'api.yaml')}:6:10  metadata.route  WorkerRoute[zone=023e105f4ecef8ad9ca31a8372d0c353,route=9a7806061c88ada191ed06f989cc3dac]/api writes the same object as ` +
+      `WorkerRoute[zone=023e105f4ecef8ad9ca31a8372d0c353,route=9a7806061c88ada191ed06f989cc3dac]/api-v2 at ${path.join(dir, 'api-v2.yaml')}:7:10 (route 9a7806061c88ada191ed06f989cc3dac of zone 023e105f4ecef8ad9ca31a8372d0c353): ` +
       'each would overwrite the other on every run; keep one document\n1 error in 1 file\n',
   );
   expect(stdout).toBe('');
@@ -86,9 +86,25 @@ test('a secrets folder inside the config root is refused like any config error, 
 });
 
 test('an AiRun output over the state file is refused at its file:line:col', async () => {
-  const yaml = 'apiVersion: edgesync/v1\nkind: AiRun\nmetadata:\n  name: summary\n  account: "0123"\n  model: m\nspec:\n  input: { prompt: hi }\n  output: state.db\n';
+  const yaml = 'apiVersion: edgesync/v1\nkind: AiRun\nmetadata:\n  name: summary\n  account: "0123456789abcdef0123456789abcdef"\n  model: m\nspec:\n  input: { prompt: hi }\n  output: state.db\n';
   const root = tempRoot({ 'ai.yaml': yaml });
   const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, 'state.db'), '--secrets', path.join(root, '.edgesync', 'secrets'));
   expect(stderr).toBe(`${path.relative(process.cwd(), path.join(root, 'ai.yaml'))}:9:11  spec.output  "state.db" is one of edgesync's own files (the state or the secrets): refused\n1 error in 1 file\n`);
+  expect(exitCode).toBe(1);
+});
+
+test("a model name or a route climbing out of its path with '..' is refused at each value's file:line, all at once", async () => {
+  const ai = 'apiVersion: edgesync/v1\nkind: AiRun\nmetadata:\n  name: summary\n  account: "0123456789abcdef0123456789abcdef"\n  model: "@cf/../../../../../user/tokens"\nspec:\n  input: { name: stolen, policies: [] }\n  output: out.json\n';
+  const route = 'apiVersion: edgesync/v1\nkind: WorkerRoute\nmetadata:\n  name: api\n  zone: ".."\n  route: ".."\nspec:\n  pattern: example.com/*\n';
+  const root = tempRoot({ 'ai.yaml': ai, 'route.yaml': route });
+  const { stderr, exitCode } = await run('--config', root);
+  const at = (file: string) => path.relative(process.cwd(), path.join(root, file));
+  expect(stderr.split('\n').map((line) => line.split('  ').slice(0, 2).join('  '))).toEqual([
+    `${at('ai.yaml')}:6:10  metadata.model`,
+    `${at('route.yaml')}:5:9  metadata.zone`,
+    `${at('route.yaml')}:6:10  metadata.route`,
+    '3 errors in 2 files',
+    '',
+  ]);
   expect(exitCode).toBe(1);
 });

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { loadConfig, type ConfigError } from '../../src/config/index.js';
 import { errorsOf, tempRoot } from './helpers.js';
 
-const ACCOUNT = '0123';
+const ACCOUNT = '0123456789abcdef0123456789abcdef';
 
 async function errorsIn(files: Record<string, string>): Promise<{ root: string; errors: readonly ConfigError[] }> {
   const root = tempRoot(files);
@@ -27,14 +27,14 @@ const route = (name: string, script: string) => `apiVersion: edgesync/v1
 kind: WorkerRoute
 metadata:
   name: ${name}
-  zone: zone-1
-  route: route-1
+  zone: 023e105f4ecef8ad9ca31a8372d0c353
+  route: 9a7806061c88ada191ed06f989cc3dac
 spec:
   pattern: example.com/api/*
   script: ${script}
 `;
 
-const kv = (name: string, keys: string[], namespace = 'ns-1') => `apiVersion: edgesync/v1
+const kv = (name: string, keys: string[], namespace = '0f2ac74b498b48028cb68387c421e279') => `apiVersion: edgesync/v1
 kind: KvPairs
 metadata:
   name: ${name}
@@ -64,23 +64,23 @@ describe('two documents aiming at one remote object', () => {
   test('two WorkerRoute documents with one zone and route are refused at the route', async () => {
     const { root, errors } = await errorsIn({ 'routes.yaml': `${route('api', 'api')}---\n${route('api-v2', 'api-v2')}` });
     expect(errors).toEqual([
-      expect.objectContaining({ line: 16, col: 10, path: 'metadata.route', message: expect.stringContaining(`same object as WorkerRoute[zone=zone-1,route=route-1]/api at ${where(root, 'routes.yaml', 6, 10)} (route route-1 of zone zone-1)`) }),
+      expect.objectContaining({ line: 16, col: 10, path: 'metadata.route', message: expect.stringContaining(`same object as WorkerRoute[zone=023e105f4ecef8ad9ca31a8372d0c353,route=9a7806061c88ada191ed06f989cc3dac]/api at ${where(root, 'routes.yaml', 6, 10)} (route 9a7806061c88ada191ed06f989cc3dac of zone 023e105f4ecef8ad9ca31a8372d0c353)`) }),
     ]);
   });
 
   test('two WorkerDomain documents attaching one hostname are refused at the hostname, whatever its case', async () => {
     const domain = (name: string, hostname: string) =>
-      `apiVersion: edgesync/v1\nkind: WorkerDomain\nmetadata:\n  name: ${name}\n  account: "${ACCOUNT}"\nspec:\n  environment: production\n  hostname: ${hostname}\n  service: api\n  zone_id: zone-1\n`;
+      `apiVersion: edgesync/v1\nkind: WorkerDomain\nmetadata:\n  name: ${name}\n  account: "${ACCOUNT}"\nspec:\n  environment: production\n  hostname: ${hostname}\n  service: api\n  zone_id: 023e105f4ecef8ad9ca31a8372d0c353\n`;
     const { errors } = await errorsIn({ 'a.yaml': domain('api', 'api.example.com'), 'b.yaml': domain('api-upper', 'API.example.com') });
-    expect(errors).toEqual([expect.objectContaining({ line: 8, col: 13, path: 'spec.hostname', message: expect.stringContaining('(hostname api.example.com of account 0123)') })]);
+    expect(errors).toEqual([expect.objectContaining({ line: 8, col: 13, path: 'spec.hostname', message: expect.stringContaining('(hostname api.example.com of account 0123456789abcdef0123456789abcdef)') })]);
   });
 
   test('two account settings of one kind on one account are refused; on two accounts they are fine', async () => {
     const org = (name: string, account: string) =>
       `apiVersion: edgesync/v1\nkind: ConnectivitySettings\nmetadata:\n  name: ${name}\n  account: "${account}"\nspec:\n  icmp_proxy_enabled: true\n`;
     const { errors } = await errorsIn({ 'a.yaml': org('one', ACCOUNT), 'b.yaml': org('two', ACCOUNT) });
-    expect(errors).toEqual([expect.objectContaining({ path: 'metadata.account', message: expect.stringContaining('(the connectivity settings of account 0123)') })]);
-    const root = tempRoot({ 'a.yaml': org('one', ACCOUNT), 'b.yaml': org('two', '4567') });
+    expect(errors).toEqual([expect.objectContaining({ path: 'metadata.account', message: expect.stringContaining('(the connectivity settings of account 0123456789abcdef0123456789abcdef)') })]);
+    const root = tempRoot({ 'a.yaml': org('one', ACCOUNT), 'b.yaml': org('two', 'fedcba9876543210fedcba9876543210') });
     expect((await loadConfig({ root, env: {} })).ok).toBe(true);
   });
 
@@ -88,7 +88,7 @@ describe('two documents aiming at one remote object', () => {
     const list = (name: string) =>
       `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: ${name}\n  account: "${ACCOUNT}"\n  id: 2c3e57e0-aaaa-bbbb-cccc-000000000001\nspec:\n  name: ${name}\n  type: IP\n`;
     const { errors } = await errorsIn({ 'a.yaml': list('blocked'), 'b.yaml': list('blocked-too') });
-    expect(errors).toEqual([expect.objectContaining({ path: 'metadata.id', message: expect.stringContaining('(GatewayList 2c3e57e0-aaaa-bbbb-cccc-000000000001 of account 0123)') })]);
+    expect(errors).toEqual([expect.objectContaining({ path: 'metadata.id', message: expect.stringContaining('(GatewayList 2c3e57e0-aaaa-bbbb-cccc-000000000001 of account 0123456789abcdef0123456789abcdef)') })]);
   });
 
   test('two AiRun documents writing one output file are refused at the output', async () => {
@@ -105,7 +105,7 @@ describe('two KvPairs documents on one namespace', () => {
     expect(errors).toEqual([
       {
         file: path.relative(process.cwd(), path.join(root, 'b.yaml')), line: 6, col: 14, path: 'metadata.namespace',
-        message: `KvPairs[account=0123,namespace=ns-1]/flags writes key "shared/flag", which KvPairs[account=0123,namespace=ns-1]/site at ${where(root, 'a.yaml', 6, 14)} also writes (KV namespace ns-1 of account 0123): each would overwrite the other on every run; keep each key in one document`,
+        message: `KvPairs[account=0123456789abcdef0123456789abcdef,namespace=0f2ac74b498b48028cb68387c421e279]/flags writes key "shared/flag", which KvPairs[account=0123456789abcdef0123456789abcdef,namespace=0f2ac74b498b48028cb68387c421e279]/site at ${where(root, 'a.yaml', 6, 14)} also writes (KV namespace 0f2ac74b498b48028cb68387c421e279 of account 0123456789abcdef0123456789abcdef): each would overwrite the other on every run; keep each key in one document`,
       },
     ]);
   });
@@ -118,7 +118,7 @@ describe('two KvPairs documents on one namespace', () => {
   });
 
   test('different keys on one namespace, or one key on two namespaces, are fine', async () => {
-    const apart = tempRoot({ 'a.yaml': kv('site', ['index']), 'b.yaml': kv('flags', ['flag']), 'c.yaml': kv('elsewhere', ['index'], 'ns-2') });
+    const apart = tempRoot({ 'a.yaml': kv('site', ['index']), 'b.yaml': kv('flags', ['flag']), 'c.yaml': kv('elsewhere', ['index'], '1f2ac74b498b48028cb68387c421e279') });
     const loaded = await loadConfig({ root: apart, env: {} });
     expect(loaded.ok && loaded.resources.length).toBe(3);
   });

@@ -34,6 +34,7 @@ describe('an AI model that answers an image', () => {
     expect(first.code, first.stdout + first.stderr).toBe(0);
     const png = fs.readFileSync(ws.file('.out/hero.png'));
     expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    expect(fs.statSync(ws.file('.out/hero.png')).mode & 0o777).toBe(0o600);
     expect(first.stdout).toMatch(new RegExp(`output of AiRun\\[.*\\]/hero-image written to .*hero\\.png \\(received image/png, ${png.length} B\\)`));
     expect(emu.requests().filter((r) => r.operation === 14).map((r) => r.path)).toEqual([
       '/client/v4/accounts/0123456789abcdef0123456789abcdef/ai/run/@cf/stabilityai/stable-diffusion-xl-base-1.0',

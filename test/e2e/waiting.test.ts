@@ -37,7 +37,7 @@ describe('resources that depend on an uncertain create', () => {
     // Nothing to apply, but something needs a person.
     expect(plan.code).toBe(3);
 
-    expect((await cli(['state', 'resolve', ACCOUNT_KEY, '--id', 'acct-1', '--state', ws.state])).code).toBe(0);
+    expect((await cli(['state', 'resolve', ACCOUNT_KEY, '--id', 'f174e90afafe4643bbbc4a0ed4fc8415', '--state', ws.state])).code).toBe(0);
     const third = await apply(ws, emu);
     expect(third.code, third.stdout + third.stderr).toBe(0);
     expect(callsSince(emu, mark).filter((r) => r.method === 'POST')).toHaveLength(3);

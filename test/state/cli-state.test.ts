@@ -13,7 +13,8 @@ import { identity, tempStateFile, withStore } from './helpers.js';
 import { hasProc, sleeper } from './processes.js';
 
 const at = new Date('2026-11-21T10:00:00.000Z');
-const list = identity('blocked-domains');
+const ACCOUNT = '0123456789abcdef0123456789abcdef';
+const list = identity('blocked-domains', 'GatewayList', { account: ACCOUNT });
 const pending = identity('allowed');
 const flags = identity('flags', 'KvPairs');
 
@@ -106,7 +107,7 @@ describe('edgesync state', () => {
     fs.mkdirSync(root);
     fs.writeFileSync(
       path.join(root, 'list.yaml'),
-      'apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: blocked-domains\n  account: acc1\nspec:\n  name: Blocked domains\n  type: DOMAIN\n',
+      `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: blocked-domains\n  account: ${ACCOUNT}\nspec:\n  name: Blocked domains\n  type: DOMAIN\n`,
     );
     const refused = await run('forget', list.key, '--state', file, '--config', root);
     expect(refused.code).toBe(1);
@@ -142,10 +143,10 @@ describe('edgesync state', () => {
 
   it('resolves an uncertain create with the id it got', async () => {
     const file = seededState();
-    const { out, code } = await run('resolve', pending.key, '--id', 'uuid-77', '--state', file);
+    const { out, code } = await run('resolve', pending.key, '--id', '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', '--state', file);
     expect(code).toBe(0);
-    expect(out).toBe(`Resolved ${pending.key}: recorded as applied with id uuid-77.\n`);
-    withStore({ file, readOnly: true }, (store) => expect(store.get(pending.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-77', request: { name: 'Allowed' } }));
+    expect(out).toBe(`Resolved ${pending.key}: recorded as applied with id 2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10.\n`);
+    withStore({ file, readOnly: true }, (store) => expect(store.get(pending.key)).toMatchObject({ status: 'applied', remoteId: '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', request: { name: 'Allowed' } }));
   });
 
   it('resolves an uncertain create with --recreate so the next apply creates it', async () => {
@@ -161,8 +162,15 @@ describe('edgesync state', () => {
       expect([code, err]).toEqual([1, 'Pass exactly one of --id ID or --recreate\n']);
       process.exitCode = undefined;
     }
-    const applied = await run('resolve', list.key, '--id', 'x', '--state', file);
+    const applied = await run('resolve', list.key, '--id', '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', '--state', file);
     expect(applied.err).toMatch(/is not uncertain \(its status is applied\)/);
+  });
+
+  it("refuses an id of another form than the provider's, which would go into the path of later updates", async () => {
+    const file = seededState();
+    const { err, code } = await run('resolve', pending.key, '--id', '../../user/tokens', '--state', file);
+    expect([code, err]).toEqual([1, "--id: id must be the list's UUID, 8-4-4-4-12 hexadecimal characters such as 2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10; found '.' at position 1\n"]);
+    withStore({ file, readOnly: true }, (store) => expect(store.get(pending.key)?.status).toBe('uncertain'));
   });
 
   it('refuses to write while another process holds the lock', async () => {
