@@ -37,7 +37,7 @@ function errSerializer(err: unknown): unknown {
 }
 
 /** What every logger of edgesync does to a line before it is written. */
-export const LOG_SCRUBBING: Pick<PinoOptions, 'redact' | 'serializers' | 'formatters' | 'hooks'> = {
+const LOG_SCRUBBING: Pick<PinoOptions, 'redact' | 'serializers' | 'formatters' | 'hooks'> = {
   redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   serializers: { err: errSerializer, error: errSerializer, headers: (h: unknown) => (h !== null && typeof h === 'object' ? redactHeaders(h as Record<string, unknown>) : h) },
   formatters: { log: (fields) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, scrub(v)])) },

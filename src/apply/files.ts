@@ -74,7 +74,7 @@ export function fileSecrets(dir: string): SecretSink {
 }
 
 /** An AI run's output file: read and written by its owner only. */
-export const OUTPUT_MODE = 0o600;
+const OUTPUT_MODE = 0o600;
 
 /**
  * Writes an AI run's result (pretty JSON, or the bytes it answered) at `rel` below the outputs folder `dir`, and returns

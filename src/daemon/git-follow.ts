@@ -68,7 +68,7 @@ export interface Follower {
  * A token bucket: `burst` takes at once, then one per `everyMs`. `take` always takes, and says how
  * long until its token is there (0: at once), so that a deferred fetch holds its place.
  */
-export function tokenBucket(burst: number, everyMs: number, now: number) {
+function tokenBucket(burst: number, everyMs: number, now: number) {
   let tokens = burst;
   let at = now;
   return {

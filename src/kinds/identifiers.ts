@@ -4,7 +4,7 @@
 // so it is refused here rather than sent; docs/path-rules.md says why each format is what it is.
 
 /** Why `value` cannot be the `key` of a document, in words a user acts on; undefined when it can. */
-export type IdentifierCheck = (value: string, key: string) => string | undefined;
+type IdentifierCheck = (value: string, key: string) => string | undefined;
 
 /** One character as a person can find it in the file: the glyph when printable, its code point always when not ASCII. */
 function described(char: string): string {
@@ -79,7 +79,7 @@ const MODEL_MAX = 256;
  * A model name: parts between slashes, each of letters, digits and `@ . _ : -`, none empty, `.` or
  * `..` (a URL parser would take those as "this folder" and "the folder above" and send the run elsewhere).
  */
-export const modelName: IdentifierCheck = (value, key) => {
+const modelName: IdentifierCheck = (value, key) => {
   const rule = `${key} must be a model name such as @cf/meta/llama-3.1-8b-instruct: parts between slashes, each of letters, digits and @ . _ : -, none empty, '.' or '..'`;
   const parts = value.split('/');
   const problems: string[] = [];
@@ -99,7 +99,7 @@ export const modelName: IdentifierCheck = (value, key) => {
  * Any other value sent as one path segment (a scope key of a kind added later): the characters of
  * the provider's identifiers and names, never `.` or `..`.
  */
-export const pathSegment: IdentifierCheck = (value, key) => {
+const pathSegment: IdentifierCheck = (value, key) => {
   const bad = dotSegment(value) ?? firstOutside(value, /^[A-Za-z0-9._:@-]$/);
   return bad === undefined ? undefined : `${key} is sent as a part of the request's path: letters, digits and . _ - : @ only, never '.' or '..' alone; found ${bad}`;
 };

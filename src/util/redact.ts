@@ -10,7 +10,7 @@
 // hides more than it needs to, never less.
 
 /** What stands for a value that is not shown. */
-export const MASK = '***';
+const MASK = '***';
 
 /**
  * A URL as found in a message: a scheme, `://`, then up to a space, a quote or an angle bracket,

@@ -3,7 +3,8 @@
 // its operation's template once the URL parser has normalised it.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkedUrl, createClient, operationPath, PathParameterError } from '../../src/api/index.js';
+import { createClient, operationPath } from '../../src/api/index.js';
+import { checkedUrl, PathParameterError } from '../../src/api/operations.js';
 import { classifyError } from '../../src/apply/classify.js';
 import { failureOf, reply, startStub, type Stub } from './stub.js';
 

@@ -142,7 +142,7 @@ function describeType(checker: ts.TypeChecker, type: ts.Type, seen: Set<ts.Type>
     const members = type.types.filter((t) => !(t.flags & ts.TypeFlags.Undefined) && t.getSymbol()?.name !== 'Uint8Array');
     const described = members.map((t) => describeType(checker, t, seen));
     if (described.length > 0 && described.every((d) => d.kind === 'enum')) {
-      return { kind: 'enum', values: described.flatMap((d) => (d as { values: string[] }).values).sort() };
+      return { kind: 'enum', values: described.flatMap((d) => (d as unknown as { values: string[] }).values).sort() };
     }
     if (described.every((d) => d.kind === 'boolean')) return { kind: 'boolean' };
     const merged = described.filter((d, i) => d.kind !== 'boolean' || described.findIndex((e) => e.kind === 'boolean') === i);

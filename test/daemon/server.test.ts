@@ -63,7 +63,10 @@ describe('the push webhook on a loopback endpoint', () => {
   it('takes a signed push under any Host (a forge through a reverse proxy) while /status stays refused', async () => {
     const app = buildServer({ ...sourcesOf(world()), hostCheck: { hint: 'allow it' } });
     const pushes: number[] = [];
-    registerGitHook(app, { secret: 'hook-secret-0001', ref: 'main', onPush: () => pushes.push(1) });
+    registerGitHook(app, { secret: 'hook-secret-0001', ref: 'main', onPush: () => {
+      pushes.push(1);
+      return undefined;
+    } });
     await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;

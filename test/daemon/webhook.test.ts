@@ -24,6 +24,7 @@ async function hook(ref = 'main') {
   registerGitHook(app, {
     secret: SECRET, ref, onPush: () => {
       pushes.push(1);
+      return undefined;
     },
   });
   await app.ready();

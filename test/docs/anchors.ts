@@ -1,5 +1,20 @@
 // GitHub's anchors for Markdown headings, as the links test and its users compute them.
 
+/** The lines of a Markdown text outside fenced blocks. */
+export function prose(text: string): string[] {
+  const out: string[] = [];
+  let fence: string | undefined;
+  for (const line of text.split('\n')) {
+    const m = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (m && (fence === undefined || m[1].startsWith(fence))) {
+      fence = fence === undefined ? m[1] : undefined;
+      continue;
+    }
+    if (fence === undefined) out.push(line);
+  }
+  return out;
+}
+
 /** GitHub's anchors for the headings of a Markdown text (a repeated one gets -1, -2, …). */
 export function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();

@@ -7,24 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { docFiles } from './console.mjs';
-import { anchors } from './anchors.js';
+import { anchors, prose } from './anchors.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The lines of a Markdown text outside fenced blocks. */
-function prose(text: string): string[] {
-  const out: string[] = [];
-  let fence: string | undefined;
-  for (const line of text.split('\n')) {
-    const m = /^\s*(`{3,}|~{3,})/.exec(line);
-    if (m && (fence === undefined || m[1].startsWith(fence))) {
-      fence = fence === undefined ? m[1] : undefined;
-      continue;
-    }
-    if (fence === undefined) out.push(line);
-  }
-  return out;
-}
 
 
 describe('links of the README and the guides', () => {

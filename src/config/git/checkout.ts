@@ -215,6 +215,6 @@ export class GitCheckout {
 }
 
 /** The sparse-checkout pattern of `folder` and all below it, every character taken literally. */
-export function sparsePattern(folder: string): string {
+function sparsePattern(folder: string): string {
   return `/${folder.replace(/[\\*?[\]!# ]/g, (c) => `\\${c}`)}/`;
 }
