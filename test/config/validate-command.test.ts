@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { Command } from 'commander';
-import { afterEach, expect, test, vi } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { register } from '../../src/cli/validate.js';
+import { register as registerPlan } from '../../src/cli/plan.js';
 import { FIXTURES, LIST, tempRoot } from './helpers.js';
 
 afterEach(() => {
@@ -91,4 +92,41 @@ test('an AiRun output over the state file is refused at its file:line:col', asyn
   const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, 'state.db'), '--secrets', path.join(root, '.edgesync', 'secrets'));
   expect(stderr).toBe(`${path.relative(process.cwd(), path.join(root, 'ai.yaml'))}:9:11  spec.output  "state.db" is one of edgesync's own files (the state or the secrets): refused\n1 error in 1 file\n`);
   expect(exitCode).toBe(1);
+});
+
+describe('credentials whose secrets are not on this machine', () => {
+  const CRED = (name: string, spec: string) => `apiVersion: edgesync/v1\nkind: Credentials\nmetadata:\n  name: ${name}\nspec:\n${spec}\n---\n`;
+  const files = {
+    'credentials.yaml':
+      CRED('main', '  secret: { env: EDGESYNC_TEST_UNSET_TOKEN }\n  default: true') +
+      CRED('ops', '  type: apiKey\n  secret: { file: /nonexistent/ops.key }\n  email: { env: EDGESYNC_TEST_UNSET_EMAIL }\n  accounts: ["0123"]'),
+    'lists.yaml': LIST('blocked'),
+  };
+
+  test('validate accepts a config whose credential variables are unset, since it sends nothing', async () => {
+    const root = tempRoot(files);
+    const { stdout, stderr, exitCode } = await run('--config', root, '--state', path.join(root, '.edgesync', 'state.db'));
+    expect(stderr).toBe('');
+    expect(exitCode ?? 0).toBe(0);
+    expect(stdout).toContain('Credentials' + ' '.repeat(6) + '2');
+  });
+
+  test('validate still refuses a credential reference that is not { env: NAME } or { file: PATH }', async () => {
+    const root = tempRoot({ 'credentials.yaml': CRED('main', '  secret: { env: "" }'), 'lists.yaml': LIST('blocked') });
+    const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, '.edgesync', 'state.db'));
+    expect(stderr).toMatch(/credentials\.yaml:\d+:\d+  spec\.secret  expected \{ env: NAME \} or \{ file: PATH \}: exactly one, a non-empty string\n/);
+    expect(exitCode).toBe(1);
+  });
+
+  test('plan still refuses a credential whose variable is unset, naming it', async () => {
+    const root = tempRoot(files);
+    const program = new Command().exitOverride();
+    registerPlan(program);
+    const err: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
+    await expect(program.parseAsync(['node', 'edgesync', 'plan', '--config', root, '--state', path.join(root, '.edgesync', 'state.db')])).rejects.toThrow(/nothing was planned or applied/);
+    expect(err.join('')).toMatch(/spec\.secret\.env  EDGESYNC_TEST_UNSET_TOKEN is not set: credential main has no secret/);
+    expect(err.join('')).toMatch(/spec\.email\.env  EDGESYNC_TEST_UNSET_EMAIL is not set: credential ops has no email/);
+  });
 });
