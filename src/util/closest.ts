@@ -1,12 +1,20 @@
 // "Did you mean": the candidates closest to a word someone mistyped (a field, a kind, an option, a
 // resource key), by edit distance, so that every suggestion reads and ranks the same.
 
-/** Levenshtein distance: the fewest inserted, deleted or changed characters from `a` to `b`, one row at a time. */
+/**
+ * The fewest inserted, deleted or changed characters, or swapped neighbours, from `a` to `b`
+ * (optimal string alignment: `valeu` is one edit from `value`), two rows kept at a time.
+ */
 export function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, before[j - 2]! + 1);
+    }
+    before = prev;
     prev = row;
   }
   return prev[b.length]!;

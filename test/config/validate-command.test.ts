@@ -48,7 +48,7 @@ test('--json prints validity, resources and errors for machines', async () => {
   expect(parsed).toEqual({
     valid: false,
     resources: [],
-    errors: [{ file: path.join(FIXTURES, 'unknown-field-typo', 'list.yaml'), line: 9, col: 3, path: 'spec.descriptoin', message: 'unknown field "descriptoin" (not in the interface)' }],
+    errors: [{ file: path.join(FIXTURES, 'unknown-field-typo', 'list.yaml'), line: 9, col: 3, path: 'spec.descriptoin', message: 'unknown field "descriptoin" (not in the interface); did you mean "description"?' }],
   });
   expect(bad.exitCode).toBe(1);
 
@@ -129,4 +129,15 @@ describe('credentials whose secrets are not on this machine', () => {
     expect(err.join('')).toMatch(/spec\.secret\.env  EDGESYNC_TEST_UNSET_TOKEN is not set: credential main has no secret/);
     expect(err.join('')).toMatch(/spec\.email\.env  EDGESYNC_TEST_UNSET_EMAIL is not set: credential ops has no email/);
   });
+});
+
+test('a typo in a field or a kind gets the closest name in the error', async () => {
+  const root = tempRoot({
+    'lists.yaml': LIST('blocked').replace('spec:\n', 'spec:\n  descripton: Addresses we refuse\n') + '---\n' + LIST('allowed').replace('kind: GatewayList', 'kind: GatewayLists'),
+  });
+  const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, '.edgesync', 'state.db'));
+  expect(exitCode).toBe(1);
+  const file = path.relative(process.cwd(), path.join(root, 'lists.yaml'));
+  expect(stderr).toContain(`${file}:7:3  spec.descripton  unknown field "descripton" (not in the interface); did you mean "description"?\n`);
+  expect(stderr).toContain(`${file}:12:7  kind  unknown kind "GatewayLists"; did you mean GatewayList? Known kinds: AccessOrganization, AiRun, `);
 });

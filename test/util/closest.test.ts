@@ -10,6 +10,10 @@ describe('edit distance', () => {
     expect(editDistance('kitten', 'sitting')).toBe(3);
     expect(editDistance('abc', '')).toBe(3);
     expect(editDistance('GatewayLists', 'GatewayList')).toBe(1);
+    // Two neighbours swapped are one edit.
+    expect(editDistance('valeu', 'value')).toBe(1);
+    expect(editDistance('descriptoin', 'description')).toBe(1);
+    expect(editDistance('ca', 'abc')).toBe(3);
   });
 });
 
@@ -17,9 +21,11 @@ describe('the closest candidates', () => {
   it('are within one edit of a short word and two of a longer one, case aside, closest first', () => {
     expect(closest('descripton', ['description', 'name', 'items', 'type'])).toEqual(['description']);
     expect(closest('nme', ['name', 'type', 'items'])).toEqual(['name']);
-    expect(closest('tpye', ['type'])).toEqual([]);
+    expect(closest('tpye', ['type'])).toEqual(['type']);
+    expect(closest('tyxx', ['type'])).toEqual([]);
     expect(closest('gatewaylists', ['GatewayLocation', 'GatewayList', 'GatewayLogging'])).toEqual(['GatewayList']);
-    expect(closest('base-ulr', ['base-url', 'bare-url', 'config'])).toEqual(['base-url']);
+    expect(closest('base-ulr', ['bare-url', 'base-url', 'config'])).toEqual(['base-url', 'bare-url']);
+    expect(closest('valeu', ['key', 'value', 'base64'])).toEqual(['value']);
     expect(closest('lst', ['lost', 'list', 'last', 'lest-than'])).toEqual(['last', 'list', 'lost']);
   });
 
