@@ -141,3 +141,13 @@ test('a typo in a field or a kind gets the closest name in the error', async () 
   expect(stderr).toContain(`${file}:7:3  spec.descripton  unknown field "descripton" (not in the interface); did you mean "description"?\n`);
   expect(stderr).toContain(`${file}:12:7  kind  unknown kind "GatewayLists"; did you mean GatewayList? Known kinds: AccessOrganization, AiRun, `);
 });
+
+test('a YAML indentation mistake is said in plain words with its fix, at file:line:col', async () => {
+  const root = tempRoot({ 'lists.yaml': LIST('blocked').replace('  type: IP', '   type: IP') });
+  const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, '.edgesync', 'state.db'));
+  expect(exitCode).toBe(1);
+  const file = path.relative(process.cwd(), path.join(root, 'lists.yaml'));
+  expect(stderr).toBe(
+    `${file}:8:4  this line is indented deeper than "name" above it, so YAML reads it as more of name's value: indent it as "name" is (2 spaces)\n1 error in 1 file\n`,
+  );
+});
