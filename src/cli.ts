@@ -16,6 +16,8 @@ export function buildProgram(): Command {
     .description('Keep Worker, KV, Zero Trust, user profile and API token configuration in step with YAML files.')
     .version(VERSION)
     .showHelpAfterError()
+    // "(Did you mean --base-url?)" after an unknown option or command; commander's default, kept on explicitly.
+    .showSuggestionAfterError()
     .exitOverride();
   for (const register of [validate, plan, apply, watch, state, emulator]) register(program);
   return program;

@@ -9,8 +9,43 @@ import { folderSource } from './config/source.js';
 import { startEmulator, type RunningEmulator } from './emulator/index.js';
 import { sqliteBackend } from './state/backend.js';
 import { createLogger } from './log.js';
-import { nextStopSignal, startWatch } from './daemon/run.js';
+import { startWatch } from './daemon/run.js';
 import type { Daemon } from './daemon/index.js';
+
+/** A repeat of the stop signal within this is the same one (see stopCause), not a second request. */
+const REPEAT_MS = 1000;
+/** How often the parent is looked for. */
+const PARENT_POLL_MS = 500;
+
+/**
+ * Resolves with the first stop signal (SIGTERM, SIGINT), or 'orphaned' once the process that
+ * started this one is gone (npm killed outright, the terminal closed): nobody would be left to stop
+ * the daemon and the emulator. `npm start` execs this process, so npm passes SIGTERM and SIGINT on
+ * to it and waits for it. A signal again later leaves at once; Ctrl-C reaches this process twice
+ * (from the terminal and again from npm), so a repeat within REPEAT_MS is that same key press.
+ */
+function stopCause(): Promise<NodeJS.Signals | 'orphaned'> {
+  const parent = process.ppid;
+  let since: number | undefined;
+  return new Promise((resolve) => {
+    const stop = (cause: NodeJS.Signals | 'orphaned') => {
+      if (since === undefined) {
+        since = Date.now();
+        resolve(cause);
+      } else if (cause !== 'orphaned' && Date.now() - since > REPEAT_MS) {
+        process.exit(1);
+      }
+    };
+    process.on('SIGTERM', stop).on('SIGINT', stop);
+    // process.ppid is read again at each use: it changes when the parent ends and this process is adopted.
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      stop('orphaned');
+    }, PARENT_POLL_MS);
+    watch.unref();
+  });
+}
 
 const inUse = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
 
@@ -35,7 +70,7 @@ const stateDir = path.join('.edgesync', 'start');
 // Left alone while another `npm start` holds it: opening it then fails with the lock message.
 if (!fs.existsSync(path.join(stateDir, 'state.db.lock'))) fs.rmSync(stateDir, { recursive: true, force: true });
 const logger = createLogger({ pretty: true });
-const stopped = nextStopSignal();
+const stopped = stopCause();
 
 const emulator: RunningEmulator = await withFallback((port) => startEmulator({ port, tokens: [token, stagingToken], grants: [{ secret: stagingToken, accounts: [stagingAccount] }] }), 8787);
 let daemon: Daemon;
@@ -74,8 +109,8 @@ process.stdout.write(
 
 // As `edgesync watch`: SIGHUP reloads rather than ending both processes.
 process.on('SIGHUP', () => daemon.reload());
-await stopped;
-void nextStopSignal().then(() => process.exit(1));
+const cause = await stopped;
+if (cause === 'orphaned') logger.info({}, 'the process that started this one is gone: stopping');
 // Past the shutdown bound, the emulator would wait for the call still in flight: leave at once.
 if (!(await daemon.stop())) process.exit(0);
 await emulator.close();

@@ -1,7 +1,7 @@
 // The body of `edgesync apply`: load, lock the state, plan, confirm, execute, summarize.
 // Kept apart from the command's registration so that its imports load only when it runs.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import readline from 'node:readline/promises';
 import { formatError, type ConfigError } from '../config/errors.js';
@@ -13,7 +13,7 @@ import type { Approvals } from '../state/approvals.js';
 import { identifyHolder, StateLockedError } from '../state/lock.js';
 import '../kinds/index.js';
 import {
-  madeFrom, massOrphaning, planHasChanges, planToJson, readSavedPlan, renderText, SavedPlanError, staleReasons, summarize, thresholdBreaches, type SavedPlan,
+  madeFrom, massOrphaning, planHasChanges, planToJson, readSavedPlan, renderText, savedConfigRoot, SavedPlanError, staleReasons, summarize, thresholdBreaches, type SavedPlan,
 } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { systemClock } from '../util/clock.js';
@@ -29,6 +29,8 @@ import { stopOnSignals } from './signals.js';
 export interface ApplyCliOptions extends ExecOptions, ThresholdOptions, DriftFlags {
   /** A plan saved by `plan --out`: apply exactly it. */
   readonly planFile?: string;
+  /** Whether --config was given; else a saved plan's config root is read. */
+  readonly configGiven?: boolean;
   readonly force?: boolean;
   readonly target?: readonly string[];
   readonly allowEmpty?: boolean;
@@ -89,6 +91,21 @@ function savedPlanOf(opts: ApplyCliOptions): SavedPlan | undefined {
 }
 
 /**
+ * The options with the config root a saved plan was made from, said, when --config is not given: a
+ * plan saved in one folder is applied from another (a CI job's later step) to the same config.
+ */
+function withSavedRoot(opts: ApplyCliOptions, saved: SavedPlan | undefined, notices: Notices): ApplyCliOptions {
+  if (!saved || opts.configGiven) return opts;
+  const isFolder = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+  const found = savedConfigRoot(saved, opts.planFile!, process.cwd(), isFolder);
+  if (!found) return opts;
+  const recorded = saved.made_from.config_root!;
+  const why = found.fallback ? `, where ${opts.planFile} was made from (${recorded.relative} is not a folder from here)` : `, as ${opts.planFile} was made from`;
+  notices.say(`Config root: ${found.root}${why}; --config DIR reads another.`);
+  return { ...opts, config: found.root };
+}
+
+/**
  * `apply --force` while `edgesync watch` holds the state: the daemon is the one to apply, so the
  * approval of this config (its digest) is left where it looks, and it takes it within 5 s while it
  * holds a plan. On this host it is also told to reload at once, but only when the lock's pid is
@@ -137,9 +154,10 @@ function keepRun(engine: Engine, run: { startedAt: string; revision: string; act
   }
 }
 
-async function applyUntilStopped(opts: ApplyCliOptions, stop: AbortController, notices: Notices): Promise<void> {
-  const thresholds = thresholdsOf(opts);
-  const saved = savedPlanOf(opts);
+async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, notices: Notices): Promise<void> {
+  const thresholds = thresholdsOf(given);
+  const saved = savedPlanOf(given);
+  const opts = withSavedRoot(given, saved, notices);
   const report = (e: ConfigError) => notices.say(formatError(e), 'error', { file: e.file, line: e.line, col: e.col, field: e.path });
   let progress: Progress | undefined;
   const progressSink = {

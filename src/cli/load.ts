@@ -20,9 +20,9 @@ export async function localRoot(opts: CommonOptions): Promise<Root> {
   return composeRoot(localOptions(opts));
 }
 
-/** Loads the config root of `opts`, keeping edgesync's own files out. */
-export async function loadRoot(opts: CommonOptions): Promise<LoadResult> {
-  return (await localRoot(opts)).load();
+/** Loads the config root of `opts`, keeping edgesync's own files out. `how`: as Root.load takes it. */
+export async function loadRoot(opts: CommonOptions, how?: Parameters<Root['load']>[0]): Promise<LoadResult> {
+  return (await localRoot(opts)).load(how);
 }
 
 /** "3 errors in 2 files". */

@@ -23,13 +23,14 @@ export function register(program: Command): void {
       const root = await localRoot(opts);
       // The state is read while the files are built: planOffline below then reads only what changed since.
       const config = await loadOrRefuse(root, undefined, { readStateAhead: true });
-      const [{ madeFrom, massOrphaning, renderJson, renderText, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
+      const [{ configRootOf, madeFrom, massOrphaning, renderJson, renderText, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
         import('../plan/index.js'), import('./exit.js'),
       ]);
       const plan = root.planOffline(config.resources, opts.target, driftOf(opts));
       // What the plan was made from lists every resource's hash: made only for the JSON and a saved plan.
+      // It names the config root, which `apply FILE` reads when not given --config.
       let madeOnce: ReturnType<typeof madeFrom> | undefined;
-      const made = () => (madeOnce ??= madeFrom(plan, config));
+      const made = () => (madeOnce ??= madeFrom(plan, config, configRootOf(root.source.root, process.cwd())));
       process.stdout.write(opts.json ? renderJson(plan, made()) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
       if (opts.out !== undefined) {
         const { writeFileSync } = await import('node:fs');

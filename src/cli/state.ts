@@ -19,6 +19,8 @@ import { STATUSES } from '../state/rows.js';
 import { action, shared, stateOptions } from './state-options.js';
 import { registerTransfer } from './state-transfer.js';
 import { registerSecret } from './state-secret.js';
+import { oneStateKey, stateKeysShown } from './state-keys.js';
+import { isGlob } from '../plan/targets.js';
 
 interface StateCliOptions {
   readonly state: string;
@@ -85,12 +87,15 @@ function list(opts: ListOptions): void {
   print(views.length ? renderList(views) : `No resources${status ? ` with status ${status}` : ''} in ${shownState(opts)}.`);
 }
 
-function show(key: string, opts: StateCliOptions): void {
-  const view: ResourceView | undefined = withReader(opts, (store) => store?.view(key));
-  if (!view) throw notInState(key, opts);
-  if (opts.json) printJson(viewJson(view));
-  else print(renderShow(view));
+/** `pattern`: a whole key, `Kind/name`, or a glob showing every resource it names (then JSON is a list). */
+function show(pattern: string, opts: StateCliOptions): void {
+  const views: ResourceView[] = withReader(opts, (store) => stateKeysShown(pattern, store, shownState(opts)).map((key) => store!.view(key)!));
+  if (opts.json) printJson(isGlob(pattern) ? views.map(viewJson) : viewJson(views[0]!));
+  else print(views.map(renderShow).join('\n\n'));
 }
+
+/** The key of the one resource `pattern` names in the state (a whole key, or `Kind/name`). */
+const keyIn = (pattern: string, opts: StateCliOptions): string => withReader(opts, (store) => oneStateKey(pattern, store, shownState(opts)));
 
 /** KV keys from `--kv-keys a,b` or a file with one key per line. */
 function kvKeysToForget(opts: ForgetOptions): string[] | undefined {
@@ -128,8 +133,9 @@ async function checkNotDescribed(key: string, opts: ForgetOptions): Promise<void
   process.stderr.write(`warning: ${message}.\n`);
 }
 
-async function forget(key: string, opts: ForgetOptions): Promise<void> {
+async function forget(pattern: string, opts: ForgetOptions): Promise<void> {
   const kvKeys = kvKeysToForget(opts);
+  const key = keyIn(pattern, opts);
   if (!kvKeys) await checkNotDescribed(key, opts);
   withWriter(opts, 'edgesync state forget', (store) => {
     if (!store.get(key)) throw notInState(key, opts);
@@ -200,8 +206,9 @@ function runs(opts: StateCliOptions & { limit: string }): void {
   }
 }
 
-function resolve(key: string, opts: ResolveOptions): void {
+function resolve(pattern: string, opts: ResolveOptions): void {
   if ((opts.id === undefined) === !opts.recreate) throw new Error('Pass exactly one of --id ID or --recreate');
+  const key = keyIn(pattern, opts);
   // The id goes into the path of the resource's later updates: it must have the form the provider gives it.
   const problem = opts.id === undefined ? undefined : checkAdoptedId(key.split(/[[/]/)[0]!, opts.id);
   if (problem !== undefined) throw new Error(`--id: ${problem}`);
@@ -239,9 +246,9 @@ export function register(program: Command): void {
     .description('one line per resource: status, key, remote id, applied time, last error')
     .addOption(new Option('--status <status>', 'only resources with this status').choices(STATUSES))
     .action(action((opts: ListOptions) => list(opts)));
-  const keyed = (name: string, description: string) =>
-    shared(state.command(name)).description(description).argument('<key>', 'resource key, e.g. GatewayList[account=…]/blocked-domains');
-  keyed('show', 'the whole record of one resource, with its open intent')
+  const keyed = (name: string, description: string, what = 'resource key, e.g. GatewayList[account=…]/blocked-domains, or GatewayList/blocked-domains when that names one') =>
+    shared(state.command(name)).description(description).argument('<key>', what);
+  keyed('show', 'the whole record of a resource, with its open intent', 'resource key, or Kind/name, or a glob such as \'GatewayList/*\' (then JSON is a list)')
     .action(action((key: string, opts: StateCliOptions) => show(key, opts)));
   keyed('forget', 'drop a resource, or only some of its KV keys, from state (nothing is sent)')
     .option('--kv-keys <keys>', 'comma-separated KV keys to drop instead of the whole resource')

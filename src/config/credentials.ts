@@ -68,8 +68,11 @@ function signed(r: DesiredResource, credential: string): DesiredResource {
   return copy;
 }
 
-/** `stored`: whether a secret file names a token secret the state keeps (read from there, not from disk). */
-export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env, secretsDir: string | undefined, stored?: (file: string) => boolean): CredentialsCheck {
+/**
+ * `stored`: whether a secret file names a token secret the state keeps (read from there, not from
+ * disk); false: no secret is looked for at all, only the references' form is checked (`validate`).
+ */
+export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env, secretsDir: string | undefined, stored?: ((file: string) => boolean) | false): CredentialsCheck {
   const errors: ConfigError[] = [];
   const creds = outcomes.filter((o) => o.resource?.kind === 'Credentials');
   const byName = new Map(creds.map((o) => [o.resource!.name, o.resource!.request as unknown as CredentialSpec]));
@@ -87,7 +90,7 @@ export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env,
       if (fallback !== undefined) errors.push(o.at!(['spec', 'default'], `credentials ${fallback} and ${name} are both the default: at most one is`));
       else fallback = name;
     }
-    for (const p of secretProblems(name, spec, env, secretsDir, stored)) errors.push(o.at!(p.path, p.message));
+    if (stored !== false) for (const p of secretProblems(name, spec, env, secretsDir, stored)) errors.push(o.at!(p.path, p.message));
   }
   const resources = outcomes.flatMap((o): DesiredResource[] => {
     const r = o.resource;

@@ -4,6 +4,7 @@
 import { checkAdoptedId, checkScopeValue } from '../kinds/identifiers.js';
 import { allKinds, getKind } from '../kinds/registry.js';
 import { identityKey, type Built, type DesiredResource, type FieldPath, type KindDefinition, type ResourceDocument, type SourceLocation, type WriteTarget } from '../kinds/kind.js';
+import { closest, didYouMean } from '../util/closest.js';
 import { contentHash, detached, type Json } from '../util/json.js';
 import { fieldPath, type ConfigError } from './errors.js';
 import { describeErrors, type Finding } from './messages.js';
@@ -104,8 +105,9 @@ function checkSchemas(raw: Raw, validator: SchemaValidator, errorAt: ErrorAt, er
   report(describeErrors(validator.validate(ENVELOPE_SCHEMA, raw), raw));
   const def = typeof raw.kind === 'string' ? getKind(raw.kind) : undefined;
   if (typeof raw.kind === 'string' && !def) {
-    const known = allKinds().map((k) => k.kind).sort().join(', ');
-    errors.push(errorAt(['kind'], `unknown kind "${raw.kind}"; known kinds: ${known || '(none registered)'}`));
+    const kinds = allKinds().map((k) => k.kind).sort();
+    const close = closest(raw.kind, kinds);
+    errors.push(errorAt(['kind'], `unknown kind "${raw.kind}"${close.length ? `${didYouMean(close)} Known kinds` : '; known kinds'}: ${kinds.join(', ') || '(none registered)'}`));
   }
   if (!def) return undefined;
   if (!validator.has(def.schema)) errors.push(errorAt(['kind'], `the schema of ${def.kind} (${def.schema}) is missing from ${validator.dir}`));

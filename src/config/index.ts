@@ -45,6 +45,11 @@ export interface LoadOptions {
    */
   readonly storedSecret?: (file: string) => boolean;
   /**
+   * Whether each credential's secret is looked for: its variable set, its file there and owner-only.
+   * False (`validate`: nothing is sent) checks only that each reference is well formed. @default true
+   */
+  readonly checkSecrets?: boolean;
+  /**
    * Where AiRun outputs are written: a spec.output (relative to its YAML file, inside the root)
    * lands at the same place relative to this folder. @default the root
    */
@@ -102,6 +107,7 @@ function checkOptions(options: LoadOptions) {
     secrets: options.secrets === undefined ? undefined : path.resolve(checkString('secrets', options.secrets)),
     outputs: options.outputs === undefined ? undefined : path.resolve(checkString('outputs', options.outputs)),
     storedSecret: options.storedSecret,
+    checkSecrets: options.checkSecrets === undefined ? true : checkBoolean('checkSecrets', options.checkSecrets),
     validator: options.schemas,
     now: options.now ?? Date.now,
     cache: options.cache,
@@ -141,7 +147,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   }
   for (const o of outcomes) errors.push(...o.errors);
   errors.push(...crossChecks(outcomes));
-  const signed = checkCredentials(outcomes, opts.env, opts.secrets, opts.storedSecret);
+  const signed = checkCredentials(outcomes, opts.env, opts.secrets, opts.checkSecrets ? opts.storedSecret : false);
   errors.push(...signed.errors);
   if (errors.length) return { ok: false, errors: sortErrors(errors), files: found.files };
   const { resources } = signed;

@@ -3,6 +3,7 @@
 
 import type { ErrorObject } from 'ajv';
 import type { FieldPath } from '../kinds/kind.js';
+import { closest, didYouMean } from '../util/closest.js';
 import { FORMAT_EXAMPLES } from './formats.js';
 
 export interface Finding {
@@ -35,9 +36,9 @@ function describe(e: ErrorObject, path: FieldPath, value: unknown): Finding | un
     case 'dependentRequired':
       return { path: [...path, p.missingProperty], at: 'key', message: `missing field "${p.missingProperty}", required when "${p.property}" is given` };
     case 'additionalProperties':
-      return { path: [...path, p.additionalProperty], at: 'key', message: `unknown field "${p.additionalProperty}" (not in the interface)` };
+      return { path: [...path, p.additionalProperty], at: 'key', message: unknownField(p.additionalProperty, e.parentSchema) };
     case 'unevaluatedProperties':
-      return { path: [...path, p.unevaluatedProperty], at: 'key', message: `unknown field "${p.unevaluatedProperty}" (not in the interface)` };
+      return { path: [...path, p.unevaluatedProperty], at: 'key', message: unknownField(p.unevaluatedProperty, e.parentSchema) };
     case 'enum':
       return at(`expected one of ${(p.allowedValues as unknown[]).map(plain).join(', ')}, got ${shown(value)}`);
     case 'const':
@@ -75,6 +76,13 @@ function describe(e: ErrorObject, path: FieldPath, value: unknown): Finding | un
     default:
       return at(e.message ?? `fails ${e.keyword}`);
   }
+}
+
+/** `unknown field "descripton" (…); did you mean "description"?`: the closest of the fields the failed schema names. */
+function unknownField(name: string, schema: unknown): string {
+  const properties = schema !== null && typeof schema === 'object' ? (schema as { properties?: unknown }).properties : undefined;
+  const allowed = properties !== null && typeof properties === 'object' ? Object.keys(properties) : [];
+  return `unknown field "${name}" (not in the interface)${didYouMean(closest(name, allowed).map((f) => JSON.stringify(f)))}`;
 }
 
 /**

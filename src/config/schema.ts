@@ -23,9 +23,12 @@ export interface SchemaValidator {
   validate(file: string, data: unknown): ErrorObject[];
 }
 
-/** An ajv with ajv-formats plus `duration` and `cidr`, every error collected, used as kinds' schemas need. */
+/**
+ * An ajv with ajv-formats plus `duration` and `cidr`, every error collected, used as kinds' schemas
+ * need. Verbose: each error carries the schema it failed (an unknown field's names the allowed ones).
+ */
 export function newAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, allowUnionTypes: true });
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, allowUnionTypes: true });
   addFormats(ajv);
   ajv.addFormat('duration', { type: 'string', validate: isDuration });
   ajv.addFormat('cidr', { type: 'string', validate: isCidr });

@@ -6,6 +6,7 @@ import type { FieldPath } from '../kinds/kind.js';
 import { detached } from '../util/json.js';
 import { withPlainEnv } from '../util/plain-env.js';
 import { interpolate, type Env } from './interpolate.js';
+import { describeYamlErrors } from './yaml-messages.js';
 
 export interface Position {
   readonly line: number;
@@ -130,7 +131,7 @@ export function parseYamlEach(text: string, env: Env, limits: ParseLimits, each:
   const composer = new Composer({ lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   withPlainEnv(() => {
     for (const doc of composer.compose(new Parser(lines.addNewLine).parse(text))) {
-      const parsed = readDocument(doc, lines, env, limits, errors);
+      const parsed = readDocument(doc, text, lines, env, limits, errors);
       if (parsed) each(parsed);
     }
   });
@@ -138,9 +139,10 @@ export function parseYamlEach(text: string, env: Env, limits: ParseLimits, each:
 }
 
 /** One parsed document's value and places, or undefined when it is empty or its problems go to `errors`. */
-function readDocument(doc: Document.Parsed, lines: LineCounter, env: Env, limits: ParseLimits, errors: LocatedProblem[]): ParsedDocument | undefined {
+function readDocument(doc: Document.Parsed, text: string, lines: LineCounter, env: Env, limits: ParseLimits, errors: LocatedProblem[]): ParsedDocument | undefined {
   if (doc.errors.length) {
-    for (const e of doc.errors) errors.push({ ...lines.linePos(e.pos[0]), path: [], message: parseProblem(e.code, e.message, limits) });
+    // In plain words with the fix, at the line of the mistake (./yaml-messages.ts).
+    for (const p of describeYamlErrors(doc.errors, text, lines, (e) => parseProblem(e.code, e.message, limits))) errors.push({ line: p.line, col: p.col, path: [], message: p.message });
     return undefined;
   }
   for (const w of doc.warnings) {

@@ -85,9 +85,10 @@ export interface Root {
   readonly ignore: readonly string[];
   /**
    * The desired model, as a run loads it. `readStateAhead`: the state's rows are read while the
-   * files are built, for the `planOffline` that follows.
+   * files are built, for the `planOffline` that follows. `checkSecrets: false` (`validate`, which
+   * sends nothing): credentials' secrets are neither looked for nor read, and no session follows.
    */
-  load(options?: { readonly readStateAhead?: boolean }): Promise<LoadResult>;
+  load(options?: { readonly readStateAhead?: boolean; readonly checkSecrets?: boolean }): Promise<LoadResult>;
   /** A plan against a snapshot read without the lock, as `plan` makes it: nothing is opened for writing. */
   planOffline(resources: readonly DesiredResource[], targets?: readonly string[], drift?: Pick<PlanOptions, 'resync' | 'replace'>): Plan;
   /** Opens the state (taking its lock) and the client, and builds the engine over them. */
@@ -164,7 +165,7 @@ export function composeRoot(options: RootOptions): Root {
     async load(loadOptions) {
       const stored = secrets.lookup?.();
       const loaded = await source.load({ ...loadOptions, ...(stored && { storedSecret: (file: string) => stored(file) !== undefined }) });
-      if (!loaded.ok) return loaded;
+      if (!loaded.ok || loadOptions.checkSecrets === false) return loaded;
       // Sending without a token: every resource must be signed by a Credentials document.
       const unsigned = remote && remote.token === undefined ? loaded.resources.find((r) => r.kind !== 'Credentials' && r.credential === undefined) : undefined;
       if (unsigned) {
@@ -218,7 +219,9 @@ export function composeRoot(options: RootOptions): Root {
       const meanwhile = how?.readStateAhead && state.readAhead ? () => void (ahead = state.readAhead!()) : undefined;
       let loaded: LoadResult | undefined;
       try {
-        return (loaded = await signing.load({ env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now(), ...(meanwhile && { meanwhile }) }));
+        return (loaded = await signing.load({
+          env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now(), ...(meanwhile && { meanwhile }), ...(how?.checkSecrets === false && { checkSecrets: false }),
+        }));
       } finally {
         // No plan follows a refused config: the rows read ahead are let go.
         if (!loaded?.ok) ahead?.close();

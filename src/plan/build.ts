@@ -5,12 +5,13 @@ import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
 import { getKind } from '../kinds/registry.js';
 import type { AppliedResource, StateSnapshot } from '../state/types.js';
 import { fail } from '../util/options.js';
-import { checkReplaceKeys, type Drift } from './resend.js';
+import { replaceKeys, type Drift } from './resend.js';
 import { orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
 import { refOf, stepOf } from './step.js';
 import { PlanMemo, type Structure } from './memo.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
-import { selectTargets, targetMatcher } from './targets.js';
+import { closeKeys, selectTargets, targetMatcher } from './targets.js';
+import { didYouMean } from '../util/closest.js';
 import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, Share, UncertainCreate, WaitingResource } from './types.js';
 
 export interface PlanOptions {
@@ -102,7 +103,9 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
   let inTargets: (ref: { key: string; kind: string; name: string }) => boolean = () => true;
   if (targets?.length) {
     const { selected, unmatched } = selectTargets(desired, deps, targets);
-    if (unmatched.length) throw new PlanError(unmatched.map((p) => `--target ${p} names no resource of the config (a key such as GatewayList[account=…]/name, or a glob such as GatewayList/*)`));
+    if (unmatched.length) {
+      throw new PlanError(unmatched.map((p) => `--target ${p} names no resource of the config${didYouMean(closeKeys(p, desired)) || ' (a key such as GatewayList[account=…]/name, or a glob such as GatewayList/*)'}`));
+    }
     for (const i of order) if (!selected.has(i)) excluded.push(desired[i]!.key);
     order = order.filter((i) => selected.has(i));
     const matchers = targets.map(targetMatcher);
@@ -182,14 +185,13 @@ function structureOf(desired: readonly DesiredResource[], lookup: Structure['loo
   return { desired, lookup, defs, deps, order, keys: new Set(desired.map((d) => d.key)) };
 }
 
-/** The drift options, checked; --replace keys must name resources of the config. */
+/** The drift options, checked; each --replace must name one resource of the config. */
 function driftOf(options: PlanOptions, desired: readonly DesiredResource[]): Drift {
   const resync = options.resync ?? false;
   if (typeof resync !== 'boolean') fail('resync', 'a boolean', resync);
   const replace = options.replace ?? [];
   if (!Array.isArray(replace) || replace.some((k) => typeof k !== 'string')) fail('replace', 'an array of resource keys', replace);
-  checkReplaceKeys(replace, desired);
-  return { resync, replace: new Set(replace) };
+  return { resync, replace: new Set(replaceKeys(replace, desired)) };
 }
 
 function definitions(desired: readonly DesiredResource[], lookup: (kind: string) => KindDefinition | undefined): KindDefinition[] {

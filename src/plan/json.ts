@@ -22,6 +22,16 @@ export interface MadeFrom {
   readonly state: { readonly lineage: string; readonly serial: number } | null;
   /** The --target patterns, or empty. */
   readonly targets: readonly string[];
+  /**
+   * The config root: relative to the folder `plan` ran in, and absolute; `apply FILE` without
+   * --config reads it. Absent from plans saved before it was recorded (they read the current folder).
+   */
+  readonly config_root?: ConfigRoot;
+}
+
+export interface ConfigRoot {
+  readonly relative: string;
+  readonly absolute: string;
 }
 
 export interface PlanJson {

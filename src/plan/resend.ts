@@ -3,7 +3,10 @@
 
 import type { ActionDraft, DesiredResource, KindDecision, KindDefinition } from '../kinds/kind.js';
 import type { AppliedResource } from '../state/types.js';
+import { didYouMean } from '../util/closest.js';
+import { firstFew } from '../util/format.js';
 import { PlanError } from './order.js';
+import { nameOne } from './targets.js';
 
 /** Why a kind with no resend hook is never re-sent. */
 const NO_RESEND = 'the kind has no operation that sends its whole request again';
@@ -41,38 +44,20 @@ export function resendActions(
 }
 
 /**
- * Every --replace key must be a resource of the config: an unknown one is a line naming the
- * closest keys, if any are close.
+ * Each --replace argument as the key of the one resource of the config it names (its key, its short
+ * form `Kind/name`, or a glob naming one); one that names none or several is a line saying so, with
+ * the closest keys.
  */
-export function checkReplaceKeys(replace: readonly string[], desired: readonly DesiredResource[]): void {
-  if (replace.length === 0) return;
-  const keys = desired.map((d) => d.key);
-  const known = new Set(keys);
-  const problems = replace.filter((k) => !known.has(k)).map((k) => {
-    const close = closeMatches(k, keys);
-    return `--replace ${k} names no resource of the config${close.length ? `; did you mean ${close.join(' or ')}?` : ' (a key as `plan` prints it, e.g. WorkerRoute[zone=…,route=…]/name)'}`;
-  });
-  if (problems.length) throw new PlanError(problems);
-}
-
-/** Keys at most a third of their length away (edit distance), or whose name is the same; closest first, at most 3. */
-export function closeMatches(wanted: string, keys: readonly string[]): string[] {
-  const lower = wanted.toLowerCase();
-  const nameOf = (k: string) => k.slice(k.lastIndexOf('/') + 1).toLowerCase();
-  const scored = keys
-    .map((key) => ({ key, d: distance(lower, key.toLowerCase()) }))
-    .filter(({ key, d }) => d <= Math.max(2, Math.floor(key.length / 3)) || nameOf(key) === nameOf(wanted))
-    .sort((a, b) => a.d - b.d || (a.key < b.key ? -1 : 1));
-  return scored.slice(0, 3).map((s) => s.key);
-}
-
-/** Levenshtein distance, one row at a time. */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
+export function replaceKeys(replace: readonly string[], desired: readonly DesiredResource[]): string[] {
+  if (replace.length === 0) return [];
+  const keys: string[] = [];
+  const problems: string[] = [];
+  for (const pattern of replace) {
+    const named = nameOne(pattern, desired);
+    if ('key' in named) keys.push(named.key);
+    else if ('several' in named) problems.push(`--replace ${pattern} names ${named.several.length} resources of the config (${firstFew(named.several)}): give the key of one`);
+    else problems.push(`--replace ${pattern} names no resource of the config${didYouMean(named.close) || ' (a key as `plan` prints it, e.g. WorkerRoute[zone=…,route=…]/name)'}`);
   }
-  return prev[b.length]!;
+  if (problems.length) throw new PlanError(problems);
+  return keys;
 }

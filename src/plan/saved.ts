@@ -1,11 +1,12 @@
 // A saved plan (`plan --out FILE`, `apply FILE`): the JSON plan with what it was made from and a
 // checksum; applied only while the state, the config and the plan made now are all the same.
 
+import path from 'node:path';
 import type { DesiredResource } from '../kinds/kind.js';
 import { firstFew } from '../util/format.js';
 import { canonicalJson, sha256 } from '../util/json.js';
 import { VERSION } from '../util/version.js';
-import { planToJson, type MadeFrom, type PlanJson } from './json.js';
+import { planToJson, type ConfigRoot, type MadeFrom, type PlanJson } from './json.js';
 import type { Plan } from './types.js';
 
 export interface SavedPlan extends PlanJson {
@@ -19,15 +20,41 @@ export class SavedPlanError extends Error {
   override name = 'SavedPlanError';
 }
 
-/** What `plan` was made from: the loaded config (its digest and resources) and the plan's own state and targets. */
-export function madeFrom(plan: Plan, config: { readonly digest: string; readonly resources: readonly DesiredResource[] }): MadeFrom {
+/**
+ * What `plan` was made from: the loaded config (its digest and resources), the plan's own state and
+ * targets, and where the config root is (configRootOf) when `root` is given.
+ */
+export function madeFrom(plan: Plan, config: { readonly digest: string; readonly resources: readonly DesiredResource[] }, root?: ConfigRoot): MadeFrom {
   return {
     edgesync_version: VERSION,
     config_digest: config.digest,
     resources: Object.fromEntries(config.resources.map((r) => [r.key, r.hash])),
     state: plan.stateRevision ? { lineage: plan.stateRevision.lineage, serial: plan.stateRevision.serial } : null,
     targets: plan.targets ?? [],
+    ...(root && { config_root: root }),
   };
+}
+
+/** The config root `root` as a saved plan records it: relative to `cwd` (the folder `plan` runs in), and absolute. */
+export function configRootOf(root: string, cwd: string): ConfigRoot {
+  const absolute = path.resolve(cwd, root);
+  return { relative: path.relative(cwd, absolute) || '.', absolute };
+}
+
+/**
+ * The config root `apply FILE` reads when no --config is given: the saved plan's, relative to `cwd`
+ * when that is a folder (a checkout elsewhere, the same layout), else its absolute path (the same
+ * machine, another folder); undefined for a plan saved before roots were recorded.
+ */
+export function savedConfigRoot(saved: SavedPlan, file: string, cwd: string, isFolder: (dir: string) => boolean): { readonly root: string; readonly fallback: boolean } | undefined {
+  const recorded = saved.made_from.config_root;
+  if (recorded === undefined) return undefined;
+  if (typeof recorded?.relative !== 'string' || typeof recorded.absolute !== 'string') throw new SavedPlanError(`${file} is not a saved plan: its made_from.config_root is not {relative, absolute}`);
+  if (isFolder(path.resolve(cwd, recorded.relative))) return { root: recorded.relative, fallback: false };
+  if (isFolder(recorded.absolute)) return { root: recorded.absolute, fallback: true };
+  throw new SavedPlanError(
+    `${file} was made from the config root ${recorded.relative} (${recorded.absolute}), which is not a folder here, from ${cwd}: pass --config DIR`,
+  );
 }
 
 export function savedPlanText(plan: Plan, made: MadeFrom): string {

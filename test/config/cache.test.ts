@@ -43,7 +43,7 @@ it('reports a file broken among many at its file and line without reading the ot
   fs.writeFileSync(broken, good.replace('type: IP', 'type: [IP'));
   const errors = errorsOf(await loadConfig({ root, env: {}, cache }));
   expect(cache.counts).toMatchObject({ files: 200, read: 1, built: 1 });
-  expect(errors).toEqual([expect.objectContaining({ file: path.relative(process.cwd(), broken), line: 9, message: expect.stringContaining('Flow sequence') })]);
+  expect(errors).toEqual([expect.objectContaining({ file: path.relative(process.cwd(), broken), line: 8, message: expect.stringContaining('the list opened with "[" here is not closed') })]);
   fs.writeFileSync(broken, good);
   const fixed = await loadConfig({ root, env: {}, cache });
   expect(fixed.ok).toBe(true);

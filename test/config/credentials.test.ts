@@ -85,6 +85,16 @@ describe('a Credentials document is refused', () => {
   });
 });
 
+describe('a load that sends nothing (checkSecrets: false, as validate loads)', () => {
+  it('takes a credential whose variable is unset or whose file is missing, and still refuses a malformed reference', async () => {
+    const unset = CRED('a', '  secret: { env: UNSET_VAR }') + CRED('b', '  type: apiKey\n  secret: { file: /nonexistent/b.key }\n  email: { env: UNSET_EMAIL }');
+    expect((await loadConfig({ root: tempRoot({ 'c.yaml': unset }), env: {}, checkSecrets: false })).ok).toBe(true);
+    expect((await loadConfig({ root: tempRoot({ 'c.yaml': unset }), env: {} })).ok).toBe(false);
+    const inline = await loadConfig({ root: tempRoot({ 'c.yaml': CRED('a', '  secret: literally-the-token') }), env: {}, checkSecrets: false });
+    expect(!inline.ok && inline.errors.map((e) => e.path)).toEqual(['spec.secret']);
+  });
+});
+
 describe('a user-scope resource', () => {
   it('is another user under another credential: two profiles, two identities, no shared target', async () => {
     const creds = CRED('a', '  secret: { env: A_TOKEN }') + CRED('b', '  type: apiKey\n  secret: { env: B_KEY }\n  email: { env: B_EMAIL }');

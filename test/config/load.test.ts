@@ -12,7 +12,7 @@ const at = (scenario: string, file: string, line: number, col: number, field: st
 
 describe('each bad input is refused with its file, line, column and field, and nothing else', () => {
   const cases: [string, ReturnType<typeof at>[]][] = [
-    ['malformed-yaml', [at('malformed-yaml', 'broken.yaml', 4, 9, '', 'Nested mappings are not allowed')]],
+    ['malformed-yaml', [at('malformed-yaml', 'broken.yaml', 4, 9, '', 'this value holds ": " (a colon and a space), which YAML reads as the start of another field: quote it, as name: "a: b"')]],
     ['unknown-kind', [at('unknown-kind', 'thing.yaml', 2, 7, 'kind', 'unknown kind "GatewayThing"; known kinds: AccessOrganization, AiRun, ApiToken')]],
     ['unknown-api-version', [at('unknown-api-version', 'list.yaml', 1, 13, 'apiVersion', 'expected "edgesync/v1", got "edgesync/v2"')]],
     ['missing-required-field', [at('missing-required-field', 'list.yaml', 6, 1, 'spec.name', 'missing required field "name"')]],
@@ -22,7 +22,7 @@ describe('each bad input is refused with its file, line, column and field, and n
     ['bad-cidr', [at('bad-cidr', 'location.yaml', 9, 7, 'spec.networks[0]', 'expected an IPv4 network from /24 to /32 like 192.0.2.0/24, got "10.0.0.0"')]],
     ['bad-hostname', [at('bad-hostname', 'domain.yaml', 8, 13, 'spec.hostname', 'expected a hostname like example.com, got "api..example.com"')]],
     ['bad-date-time', [at('bad-date-time', 'token.yaml', 11, 15, 'spec.expires_on', 'expected a date-time like 2030-01-01T00:00:00Z, got "next tuesday"')]],
-    ['unknown-field-typo', [at('unknown-field-typo', 'list.yaml', 9, 3, 'spec.descriptoin', 'unknown field "descriptoin" (not in the interface)')]],
+    ['unknown-field-typo', [at('unknown-field-typo', 'list.yaml', 9, 3, 'spec.descriptoin', 'unknown field "descriptoin" (not in the interface); did you mean "description"?')]],
     ['unset-variable', [at('unset-variable', 'list.yaml', 5, 12, 'metadata.account', 'environment variable ACCOUNT_ID is not set')]],
     ['missing-referenced-file', [at('missing-referenced-file', 'worker.yaml', 12, 13, 'spec.modules[0].file', '"src/index.js" does not exist')]],
     [

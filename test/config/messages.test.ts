@@ -26,7 +26,7 @@ function findings(data: unknown) {
 
 test('a oneOf failure is reported as the mistake in the branch the value was closest to', () => {
   expect(findings({ sources: [{ dir: 'static/', prefx: 'a/' }] })).toEqual([
-    { path: ['sources', 0, 'prefx'], at: 'key', message: 'unknown field "prefx" (not in the interface)' },
+    { path: ['sources', 0, 'prefx'], at: 'key', message: 'unknown field "prefx" (not in the interface); did you mean "prefix"?' },
   ]);
 });
 

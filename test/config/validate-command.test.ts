@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { Command } from 'commander';
-import { afterEach, expect, test, vi } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { register } from '../../src/cli/validate.js';
+import { register as registerPlan } from '../../src/cli/plan.js';
 import { FIXTURES, LIST, tempRoot } from './helpers.js';
 
 afterEach(() => {
@@ -47,7 +48,7 @@ test('--json prints validity, resources and errors for machines', async () => {
   expect(parsed).toEqual({
     valid: false,
     resources: [],
-    errors: [{ file: path.join(FIXTURES, 'unknown-field-typo', 'list.yaml'), line: 9, col: 3, path: 'spec.descriptoin', message: 'unknown field "descriptoin" (not in the interface)' }],
+    errors: [{ file: path.join(FIXTURES, 'unknown-field-typo', 'list.yaml'), line: 9, col: 3, path: 'spec.descriptoin', message: 'unknown field "descriptoin" (not in the interface); did you mean "description"?' }],
   });
   expect(bad.exitCode).toBe(1);
 
@@ -107,4 +108,62 @@ test("a model name or a route climbing out of its path with '..' is refused at e
     '',
   ]);
   expect(exitCode).toBe(1);
+});
+
+describe('credentials whose secrets are not on this machine', () => {
+  const CRED = (name: string, spec: string) => `apiVersion: edgesync/v1\nkind: Credentials\nmetadata:\n  name: ${name}\nspec:\n${spec}\n---\n`;
+  const files = {
+    'credentials.yaml':
+      CRED('main', '  secret: { env: EDGESYNC_TEST_UNSET_TOKEN }\n  default: true') +
+      CRED('ops', '  type: apiKey\n  secret: { file: /nonexistent/ops.key }\n  email: { env: EDGESYNC_TEST_UNSET_EMAIL }\n  accounts: ["0123456789abcdef0123456789abcdef"]'),
+    'lists.yaml': LIST('blocked'),
+  };
+
+  test('validate accepts a config whose credential variables are unset, since it sends nothing', async () => {
+    const root = tempRoot(files);
+    const { stdout, stderr, exitCode } = await run('--config', root, '--state', path.join(root, '.edgesync', 'state.db'));
+    expect(stderr).toBe('');
+    expect(exitCode ?? 0).toBe(0);
+    expect(stdout).toContain('Credentials' + ' '.repeat(6) + '2');
+  });
+
+  test('validate still refuses a credential reference that is not { env: NAME } or { file: PATH }', async () => {
+    const root = tempRoot({ 'credentials.yaml': CRED('main', '  secret: { env: "" }'), 'lists.yaml': LIST('blocked') });
+    const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, '.edgesync', 'state.db'));
+    expect(stderr).toMatch(/credentials\.yaml:\d+:\d+  spec\.secret  expected \{ env: NAME \} or \{ file: PATH \}: exactly one, a non-empty string\n/);
+    expect(exitCode).toBe(1);
+  });
+
+  test('plan still refuses a credential whose variable is unset, naming it', async () => {
+    const root = tempRoot(files);
+    const program = new Command().exitOverride();
+    registerPlan(program);
+    const err: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
+    await expect(program.parseAsync(['node', 'edgesync', 'plan', '--config', root, '--state', path.join(root, '.edgesync', 'state.db')])).rejects.toThrow(/nothing was planned or applied/);
+    expect(err.join('')).toMatch(/spec\.secret\.env  EDGESYNC_TEST_UNSET_TOKEN is not set: credential main has no secret/);
+    expect(err.join('')).toMatch(/spec\.email\.env  EDGESYNC_TEST_UNSET_EMAIL is not set: credential ops has no email/);
+  });
+});
+
+test('a typo in a field or a kind gets the closest name in the error', async () => {
+  const root = tempRoot({
+    'lists.yaml': LIST('blocked').replace('spec:\n', 'spec:\n  descripton: Addresses we refuse\n') + '---\n' + LIST('allowed').replace('kind: GatewayList', 'kind: GatewayLists'),
+  });
+  const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, '.edgesync', 'state.db'));
+  expect(exitCode).toBe(1);
+  const file = path.relative(process.cwd(), path.join(root, 'lists.yaml'));
+  expect(stderr).toContain(`${file}:7:3  spec.descripton  unknown field "descripton" (not in the interface); did you mean "description"?\n`);
+  expect(stderr).toContain(`${file}:12:7  kind  unknown kind "GatewayLists"; did you mean GatewayList? Known kinds: AccessOrganization, AiRun, `);
+});
+
+test('a YAML indentation mistake is said in plain words with its fix, at file:line:col', async () => {
+  const root = tempRoot({ 'lists.yaml': LIST('blocked').replace('  type: IP', '   type: IP') });
+  const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, '.edgesync', 'state.db'));
+  expect(exitCode).toBe(1);
+  const file = path.relative(process.cwd(), path.join(root, 'lists.yaml'));
+  expect(stderr).toBe(
+    `${file}:8:4  this line is indented deeper than "name" above it, so YAML reads it as more of name's value: indent it as "name" is (2 spaces)\n1 error in 1 file\n`,
+  );
 });

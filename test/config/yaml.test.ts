@@ -72,9 +72,9 @@ test('nested aliases are refused exactly when their expansion exceeds the budget
   );
 });
 
-test('syntax errors carry the parser message and position', () => {
+test('syntax errors carry a plain message and the position of the mistake (yaml-messages.test.ts says each)', () => {
   expect(parseYaml('a: [1, 2\n', {}, limits).errors[0]).toEqual(expect.objectContaining({ line: expect.any(Number), col: expect.any(Number), path: [] }));
-  expect(parseYaml('a: 1\na: 2\n', {}, limits).errors).toEqual([{ line: 2, col: 1, path: [], message: 'Map keys must be unique' }]);
+  expect(parseYaml('a: 1\na: 2\n', {}, limits).errors).toEqual([{ line: 2, col: 1, path: [], message: 'field "a" is written twice in one map (first at line 1): keep one' }]);
 });
 
 test('an alias to no anchor is a problem at the alias, not a silent null', () => {

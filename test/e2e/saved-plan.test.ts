@@ -2,6 +2,7 @@
 // actions, and a plan gone stale (state, config, a KV value), edited or truncated is refused.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NAMESPACE, RESOURCES } from './fixture.js';
@@ -89,5 +90,26 @@ describe('a saved plan', () => {
     expect(targeted.code).toBe(1);
     expect(targeted.stderr).toMatch(/--target cannot be given with a saved plan/);
     expect(emu.requests()).toEqual([]);
+  });
+
+  it('is applied from another folder without --config to the config root it was made from, saying which', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    const file = path.join(ws.dir, 'reviewed.plan.json');
+    // Made as in a CI job: from the checkout, with a config root relative to it.
+    const planned = await cli(['plan', '--config', 'root', '--state', ws.state, '--out', file], { cwd: ws.dir });
+    expect(planned.code, planned.stderr).toBe(0);
+    // The folder as the child's process.cwd() names it: its real path.
+    const absolute = path.join(fs.realpathSync(ws.dir), 'root');
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).made_from.config_root).toEqual({ relative: 'root', absolute });
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-e2e-elsewhere-'));
+    try {
+      const applied = await cli(['apply', file, '--state', ws.state, '--secrets', ws.secrets, '--base-url', emu.url], { cwd: elsewhere });
+      expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+      expect(applied.stderr).toContain(`Config root: ${absolute}, where ${file} was made from (root is not a folder from here); --config DIR reads another.`);
+      expect(emu.requests().length).toBe(JSON.parse(fs.readFileSync(file, 'utf8')).actions.filter((a: { operation: string | null }) => a.operation !== null).length);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });

@@ -8,8 +8,8 @@ import '../../src/kinds/index.js';
 import type { DesiredResource } from '../../src/kinds/kind.js';
 import { allKinds, getKind } from '../../src/kinds/registry.js';
 import { buildPlan, PlanError, renderText, summarize, thresholdBreaches, type Plan } from '../../src/plan/index.js';
-import { closeMatches } from '../../src/plan/resend.js';
 import { kvKeyRecords } from '../../src/state/kv-keys.js';
+import { closeKeys } from '../../src/plan/targets.js';
 import type { AppliedResource, StateSnapshot } from '../../src/state/types.js';
 import { contentHash } from '../../src/util/json.js';
 import { madeActions } from '../kinds/kv/helpers.js';
@@ -172,10 +172,18 @@ describe('--replace KEY', () => {
     );
   });
 
+  it('takes the short form Kind/name of a resource when it names one', async () => {
+    const { desired, state } = await inStep();
+    const route = desired.find((d) => d.kind === 'WorkerRoute')!;
+    const plan = buildPlan(desired, state, { replace: [`WorkerRoute/${route.name}`] });
+    expect(plan.actions.map((a) => [a.resource, a.change, a.resync])).toEqual([[route.key, 'write', true]]);
+    expect(() => buildPlan(desired, state, { replace: ['*'] })).toThrow(/^--replace \* names \d+ resources of the config \(.* and \d+ more\): give the key of one$/);
+  });
+
   it('refuses an unknown key in one line naming the close matches', async () => {
     const { desired, state } = await inStep();
     expect(() => buildPlan(desired, state, { replace: ['UserProfil/me'] })).toThrow('--replace UserProfil/me names no resource of the config; did you mean UserProfile/me?');
     expect(() => buildPlan(desired, state, { replace: ['Nothing/at-all-here'] })).toThrow(/names no resource of the config \(a key as `plan` prints it/);
-    expect(closeMatches('ApiToken/ci-deploi', desired.map((d) => d.key))).toEqual(['ApiToken/ci-deploy']);
+    expect(closeKeys('ApiToken/ci-deploi', desired)).toEqual(['ApiToken/ci-deploy']);
   });
 });

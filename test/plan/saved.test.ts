@@ -1,7 +1,8 @@
 // The saved plan's checks, over plans made in memory: which differences make it stale, and why.
 
 import { describe, expect, it } from 'vitest';
-import { buildPlan, madeFrom, planToJson, readSavedPlan, savedPlanText, staleReasons, type MadeFrom, type SavedPlan } from '../../src/plan/index.js';
+import path from 'node:path';
+import { buildPlan, configRootOf, madeFrom, planToJson, readSavedPlan, savedConfigRoot, savedPlanText, staleReasons, type MadeFrom, type SavedPlan } from '../../src/plan/index.js';
 import { applied, fakeKinds, kvKind, resource, snapshot } from './fakes.js';
 
 const site = resource('Site', 'web', { scope: { account: 'a' } });
@@ -42,5 +43,36 @@ describe('a saved plan is stale', () => {
     const after = buildPlan([{ ...kv, request: { pairs: { a: '1', b: '2' } } }], withKv, kinds);
     const json = planToJson(after, madeFrom(after, { digest: 'd', resources: [kv] }));
     expect(staleReasons(file, json as typeof json & { made_from: MadeFrom })).toEqual([expect.stringMatching(/^the plan made now differs in KvPairs\[account=a,namespace=n\]\/kv#kv:1\/1 /)]);
+  });
+});
+
+describe('the config root a saved plan was made from', () => {
+  const made = (root: string, cwd: string) => {
+    const plan = buildPlan([site], state, fakeKinds);
+    return readSavedPlan(savedPlanText(plan, madeFrom(plan, config, configRootOf(root, cwd))), 'p.json');
+  };
+  const folders = (...dirs: string[]) => (dir: string) => dirs.includes(dir);
+
+  it('is recorded relative to the folder plan ran in, and absolute', () => {
+    expect(made('infra/prod', '/work/repo').made_from.config_root).toEqual({ relative: path.join('infra', 'prod'), absolute: '/work/repo/infra/prod' });
+    expect(made('/work/repo', '/work/repo').made_from.config_root).toEqual({ relative: '.', absolute: '/work/repo' });
+    // It does not make a plan stale: a checkout elsewhere applies the same config.
+    expect(staleReasons(made('infra', '/a'), now({}))).toEqual([]);
+  });
+
+  it('is read relative to the folder apply runs in when it is a folder there, else at its absolute path', () => {
+    const saved = made('infra', '/work/repo');
+    expect(savedConfigRoot(saved, 'p.json', '/ci/checkout', folders('/ci/checkout/infra', '/work/repo/infra'))).toEqual({ root: 'infra', fallback: false });
+    expect(savedConfigRoot(saved, 'p.json', '/home/me', folders('/work/repo/infra'))).toEqual({ root: '/work/repo/infra', fallback: true });
+  });
+
+  it('is refused, asking for --config, when neither is a folder', () => {
+    expect(() => savedConfigRoot(made('infra', '/work/repo'), 'p.json', '/home/me', folders())).toThrow(
+      'p.json was made from the config root infra (/work/repo/infra), which is not a folder here, from /home/me: pass --config DIR',
+    );
+  });
+
+  it('is not known for a plan saved before it was recorded: the current folder, as before', () => {
+    expect(savedConfigRoot(saved(), 'p.json', '/home/me', folders('/home/me'))).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { buildPlan, PlanError, renderText } from '../../src/plan/index.js';
+import { closeKeys, nameOne } from '../../src/plan/targets.js';
 import { applied, fakeKinds, resource, snapshot } from './fakes.js';
 
 const account = { account: 'acc1' };
@@ -53,9 +54,35 @@ describe('--target', () => {
     }
   });
 
+  it('suggests the closest keys for a pattern that names none', () => {
+    expect(() => buildPlan(all, snapshot(), { ...fakeKinds, targets: ['List/alowed'] })).toThrow(`--target List/alowed names no resource of the config; did you mean ${other.key}?`);
+  });
+
   it('plans everything and leaves nothing out without targets', () => {
     const plan = buildPlan(all, snapshot(), fakeKinds);
     expect(plan.excluded).toBeUndefined();
     expect(new Set(plan.actions.map((a) => a.resource)).size).toBe(4);
+  });
+});
+
+describe('an argument that must name one resource (--replace, state forget and resolve)', () => {
+  const elsewhere = resource('List', 'blocked', { scope: { account: 'acc2' } });
+
+  it('names it by its whole key, or by Kind/name or a glob when that names one', () => {
+    expect(nameOne(list.key, all)).toEqual({ key: list.key });
+    expect(nameOne('List/blocked', all)).toEqual({ key: list.key });
+    expect(nameOne('Prof*/me', all)).toEqual({ key: profile.key });
+  });
+
+  it('names none when Kind/name is in two scopes, saying which', () => {
+    expect(nameOne('List/blocked', [...all, elsewhere])).toEqual({ several: [list.key, elsewhere.key].sort() });
+    expect(nameOne(elsewhere.key, [...all, elsewhere])).toEqual({ key: elsewhere.key });
+  });
+
+  it('suggests the closest keys for a typo in the kind or the name, closest first', () => {
+    expect(nameOne('Lists/blocked', all)).toEqual({ close: [list.key] });
+    expect(closeKeys('List/blockd', [...all, elsewhere])).toEqual([list.key, elsewhere.key]);
+    expect(closeKeys('List[account=acc1]/alowed', all)).toEqual([other.key, list.key]);
+    expect(closeKeys('Nothing/here-at-all', all)).toEqual([]);
   });
 });

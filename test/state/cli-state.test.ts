@@ -205,7 +205,7 @@ describe('edgesync state --state before or after the subcommand', () => {
     ['show', () => ['show', list.key]],
     ['runs', () => ['runs']],
     ['forget', () => ['forget', flags.key]],
-    ['resolve', () => ['resolve', pending.key, '--id', 'uuid-77']],
+    ['resolve', () => ['resolve', pending.key, '--id', '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10']],
     ['secret', () => ['secret', 'ci-token']],
     ['import', (dir: string) => ['import', path.join(dir, 'backup.json')]],
     ['migrate', (dir: string) => ['migrate', '--to', path.join(dir, 'copy.db')]],
@@ -308,5 +308,44 @@ describe('edgesync state unlock', () => {
     const { out, code } = await run('unlock', '--state', 'postgres://edgesync@db.invalid/edgesync');
     expect(code).toBe(0);
     expect(out).toMatch(/its lock belongs to the holder's database session and goes with it/);
+  });
+});
+
+describe('edgesync state, given a resource as Kind/name', () => {
+  it('shows, forgets and resolves the one resource Kind/name names', async () => {
+    const file = seededState();
+    const shown = await run('show', 'GatewayList/blocked-domains', '--state', file);
+    expect([shown.code, shown.err]).toEqual([0, '']);
+    expect(shown.out).toContain(`${list.key}\n`);
+    expect(shown.out).toContain('remote id:  uuid-1');
+    expect((await run('resolve', 'GatewayList/allowed', '--id', '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', '--state', file)).out).toBe(`Resolved ${pending.key}: recorded as applied with id 2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10.\n`);
+    expect((await run('forget', 'KvPairs/flags', '--state', file)).out).toBe(`Forgot ${flags.key} (status applied, 3 KV keys). The remote object, if any, is untouched.\n`);
+  });
+
+  it('shows every resource a glob names, as a list in JSON', async () => {
+    const file = seededState();
+    const { out, code } = await run('show', 'GatewayList/*', '--state', file, '--json');
+    expect(code).toBe(0);
+    expect((JSON.parse(out) as { key: string }[]).map((v) => v.key).sort()).toEqual([pending.key, list.key].sort());
+    expect((await run('show', 'GatewayList/*', '--state', file)).out).toContain(`${pending.key}\n`);
+  });
+
+  it('suggests the closest keys when the argument names no resource', async () => {
+    const file = seededState();
+    const { err, code } = await run('forget', 'GatewayList/blocked-domain', '--state', file);
+    expect(code).toBe(1);
+    expect(err).toBe(`GatewayList/blocked-domain is not in state ${file}; did you mean ${list.key}?\n`);
+    process.exitCode = undefined;
+    expect((await run('show', 'GatewayLists/*', '--state', file)).err).toBe(`GatewayLists/* is not in state ${file}; did you mean GatewayList/*?\n`);
+  });
+
+  it('refuses Kind/name that names resources of two accounts, listing their keys, and forgets neither', async () => {
+    const file = seededState();
+    const twin = identity('blocked-domains', 'GatewayList', { account: 'acc2' });
+    withStore({ file }, (store) => store.recordSuccess(twin, { request: { name: 'Blocked' }, hash: 'h4', remoteId: 'uuid-2' }, at));
+    const { err, code } = await run('forget', 'GatewayList/blocked-domains', '--state', file);
+    expect(code).toBe(1);
+    expect(err).toBe(`GatewayList/blocked-domains names 2 resources in state ${file} (${list.key}, ${twin.key}): give the whole key of one\n`);
+    withStore({ file, readOnly: true }, (store) => expect([store.get(list.key)?.status, store.get(twin.key)?.status]).toEqual(['applied', 'applied']));
   });
 });

@@ -4,6 +4,7 @@
 import { hash } from 'node:crypto';
 import { KV_LIMITS } from './chunk.js';
 import { isObject } from '../diff.js';
+import { closest, didYouMean } from '../../util/closest.js';
 
 /** A pair as sent in the bulk body (operation 10). */
 export interface WirePair {
@@ -165,7 +166,7 @@ function checkRest(p: Record<string, unknown>, problem: ProblemSink, minExpirati
     if (bytes > KV_RULES.maxMetadataBytes) ok = (problem('metadata', `is ${bytes} bytes as JSON; the provider takes at most ${KV_RULES.maxMetadataBytes}`), false);
   }
   for (const field in p) {
-    if (!FIELDS.has(field)) ok = (problem(field, 'unknown field (a pair has key, value, base64, expiration, expiration_ttl, metadata)'), false);
+    if (!FIELDS.has(field)) ok = (problem(field, `unknown field (a pair has key, value, base64, expiration, expiration_ttl, metadata)${didYouMean(closest(field, FIELDS))}`), false);
   }
   return ok;
 }

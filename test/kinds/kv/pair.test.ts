@@ -83,7 +83,7 @@ describe('KV pair rules (docs/operations.md, operation 10), each reported at its
     expect(issuesOf({ key: 'k', value: 'v', metadata: [1] })).toEqual([{ path: 'spec.pairs[1].metadata', message: 'expected an object, got a list' }]);
     expect(issuesOf({ key: 'k', valeu: 'v' })).toEqual([
       { path: 'spec.pairs[1].value', message: 'expected a string, got undefined undefined' },
-      { path: 'spec.pairs[1].valeu', message: 'unknown field (a pair has key, value, base64, expiration, expiration_ttl, metadata)' },
+      { path: 'spec.pairs[1].valeu', message: 'unknown field (a pair has key, value, base64, expiration, expiration_ttl, metadata); did you mean value?' },
     ]);
     expect(issuesOf('key=value')).toEqual([{ path: 'spec.pairs[1]', message: 'expected a pair {key, value, …}, got string "key=value"' }]);
   });
