@@ -15,6 +15,8 @@ export interface CommonOptions {
   readonly secrets?: string;
   readonly outputs?: string;
   readonly baseUrl?: string;
+  /** How the base URL was given, as messages name it: `--base-url` (the default) or `EDGESYNC_BASE_URL`. */
+  readonly baseUrlFrom?: string;
   readonly tokenFile?: string;
   readonly json?: boolean;
 }
@@ -73,7 +75,11 @@ export function withRemote(cmd: Command): Command {
     .option('--token-file <file>', 'file holding the API token (else EDGESYNC_API_TOKEN)')
     .option('--concurrency <n>', 'calls in flight at once', '4')
     .option('--rate-limit <n/seconds>', 'request rate cap', '1200/300')
-    .option('--timeout <seconds>', 'per request, from sending it to the last byte of the answer', '30');
+    .option('--timeout <seconds>', 'per request, from sending it to the last byte of the answer', '30')
+    // Messages about the base URL name what the user typed: the flag, or the variable it came from.
+    .hook('preAction', (_, command) => {
+      if (command.getOptionValueSource('baseUrl') === 'env') command.setOptionValue('baseUrlFrom', 'EDGESYNC_BASE_URL');
+    });
 }
 
 /** The root's options for reading: source, state, secrets and outputs folders (defaults: the root's). */
@@ -93,7 +99,8 @@ export function remoteOptions(opts: ExecOptions, env: NodeJS.ProcessEnv): RootOp
   const timeoutMs = parseTimeout(opts.timeout);
   const baseUrl = requireBaseUrl(opts);
   const token = optionalToken({ env, tokenFile: opts.tokenFile });
-  return { ...localOptions(opts), remote: { baseUrl, ...(token !== undefined && { token }), timeoutMs }, concurrency, rateLimit, env };
+  const baseUrlFrom = opts.baseUrlFrom ?? '--base-url';
+  return { ...localOptions(opts), remote: { baseUrl, baseUrlFrom, ...(token !== undefined && { token }), timeoutMs }, concurrency, rateLimit, env };
 }
 
 /** "30" → 30,000 ms; fractions allowed, at most a day. */

@@ -14,7 +14,7 @@ const env = { EDGESYNC_API_TOKEN: 'tok' };
 describe('edgesync watch flags', () => {
   it('become the root, listen address and timing the daemon starts with', () => {
     const options = watchOptions({ ...flags, debounce: '250', shutdownTimeout: '3', allowEmpty: true }, silentLogger(), env);
-    expect(options.root.remote).toEqual({ baseUrl: flags.baseUrl, token: 'tok', timeoutMs: 30_000 });
+    expect(options.root.remote).toEqual({ baseUrl: flags.baseUrl, baseUrlFrom: '--base-url', token: 'tok', timeoutMs: 30_000 });
     expect(options.root.rateLimit).toEqual({ requests: 1200, intervalMs: 300_000 });
     expect(options.root.source.root).toBe(process.cwd());
     expect(options.listen).toEqual({ host: '127.0.0.1', port: 0 });
@@ -35,7 +35,7 @@ describe('edgesync watch flags', () => {
   });
 
   it('starts without a token (Credentials documents may sign every call), but not with a token file it cannot read', () => {
-    expect(watchOptions(flags, silentLogger(), {}).root.remote).toEqual({ baseUrl: flags.baseUrl, timeoutMs: 30_000 });
+    expect(watchOptions(flags, silentLogger(), {}).root.remote).toEqual({ baseUrl: flags.baseUrl, baseUrlFrom: '--base-url', timeoutMs: 30_000 });
     expect(() => watchOptions({ ...flags, tokenFile: '/nonexistent/token' }, silentLogger(), {})).toThrow('Cannot read the token file /nonexistent/token (ENOENT)');
   });
 });

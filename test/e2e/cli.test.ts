@@ -104,3 +104,28 @@ describe('two applies at once', () => {
     await expectConverged(ws, emu);
   });
 });
+
+describe('a wrong --base-url', () => {
+  it('stops apply within 5 s with one line naming the URL and --base-url, and counts no request sent', async () => {
+    const ws = workspace();
+    const run = startCli(['apply', ...ws.local, '--secrets', ws.secrets, '--base-url', 'http://127.0.0.1:1/client/v4']);
+    // From the plan printed (the calls start) to the exit: the run, without the process's start-up.
+    let planned = 0;
+    run.child.stdout!.on('data', () => (planned ||= Date.now()));
+    const r = await run.done;
+    expect(Date.now() - planned).toBeLessThan(5000);
+    expect(r.code).toBe(1);
+    const said = (r.stdout + r.stderr).split('\n').filter((l) => l.includes('127.0.0.1:1'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^x cannot connect to http:\/\/127\.0\.0\.1:1\/client\/v4 \(connection refused\): check --base-url; \d+ actions not sent$/);
+    expect(r.stdout).toMatch(/^Apply stopped: 0 actions applied, \d+ failed, 0 uncertain, \d+ skipped; 0 requests sent\.$/m);
+    expect(r.stderr).not.toMatch(/retrying/);
+  });
+
+  it('names EDGESYNC_BASE_URL when the URL came from there', async () => {
+    const ws = workspace();
+    const r = await cli(['apply', ...ws.local, '--secrets', ws.secrets], { env: { EDGESYNC_BASE_URL: 'http://127.0.0.1:1/client/v4' } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^x cannot connect to http:\/\/127\.0\.0\.1:1\/client\/v4 \(connection refused\): check EDGESYNC_BASE_URL; \d+ actions not sent$/m);
+  });
+});
