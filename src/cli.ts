@@ -16,7 +16,16 @@ export function buildProgram(): Command {
     .description('Keep Worker, KV, Zero Trust, user profile and API token configuration in step with YAML files.')
     .version(VERSION)
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // Messages name an option as the user gave it: its flag, or the environment variable it came from.
+    .hook('preAction', (_, command) => {
+      const from: Record<string, string> = {};
+      for (const option of command.options) {
+        const name = option.attributeName();
+        if (option.envVar && command.getOptionValueSource(name) === 'env') from[name] = option.envVar;
+      }
+      if (Object.keys(from).length) command.setOptionValue('givenBy', from);
+    });
   for (const register of [validate, plan, apply, watch, state, emulator]) register(program);
   return program;
 }

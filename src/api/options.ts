@@ -91,19 +91,24 @@ function checkToken(value: unknown): string {
   return value;
 }
 
-function checkBaseUrl(value: unknown): string {
+/**
+ * An http(s) URL ending in /client/v4, without its trailing slashes. `name`: how a message names it
+ * (the command line passes the flag or variable the user gave it with).
+ */
+export function checkBaseUrl(value: unknown, name = 'baseUrl'): string {
   const expected = 'an http(s) URL ending in /client/v4';
-  if (typeof value !== 'string') fail('baseUrl', expected, value);
+  if (typeof value !== 'string') fail(name, expected, value);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    fail('baseUrl', expected, value);
+    fail(name, expected, value);
   }
   const trimmed = value.replace(/\/+$/, '');
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !trimmed.endsWith('/client/v4') || url.search || url.hash) {
-    fail('baseUrl', expected, value);
-  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(name, expected, value);
+  // The usual slip: the server's address without the interface's path.
+  if (url.pathname === '/' && !url.search && !url.hash) fail(name, `${expected} (such as ${trimmed}/client/v4)`, value);
+  if (!trimmed.endsWith('/client/v4') || url.search || url.hash) fail(name, expected, value);
   return trimmed;
 }
 

@@ -2,21 +2,30 @@
 // become the composition root's options. Defaults are the README's (Commands); all checked first.
 
 import { Option, type Command } from 'commander';
+import { checkBaseUrl } from '../api/options.js';
 import { optionalToken } from '../api/token.js';
 import { folderSource } from '../config/source.js';
 import type { RootOptions } from '../engine/root.js';
 import { stateBackend } from '../state/select.js';
-import { checkInteger, fail, parseRateLimit } from '../util/options.js';
+import { checkInteger, checkString, fail, parseRateLimit } from '../util/options.js';
 
-export interface CommonOptions {
+/** Options the environment gave, by attribute: their variable (set by the program's hook in src/cli.ts). */
+export interface GivenBy {
+  readonly givenBy?: Readonly<Record<string, string>>;
+}
+
+/** How a message names option `attribute`: the environment variable that gave it, else `flag`. */
+export function givenAs(opts: GivenBy, attribute: string, flag: string): string {
+  return opts.givenBy?.[attribute] ?? flag;
+}
+
+export interface CommonOptions extends GivenBy {
   readonly config: string;
   readonly state: string;
   readonly workspace?: string;
   readonly secrets?: string;
   readonly outputs?: string;
   readonly baseUrl?: string;
-  /** How the base URL was given, as messages name it: `--base-url` (the default) or `EDGESYNC_BASE_URL`. */
-  readonly baseUrlFrom?: string;
   readonly tokenFile?: string;
   readonly json?: boolean;
 }
@@ -66,7 +75,7 @@ export function parseShare(name: string, text: string): number {
 }
 
 export function thresholdsOf(opts: ThresholdOptions): { maxUpdateShare: number; maxKvShare: number } {
-  return { maxUpdateShare: parseShare('max-update-share', opts.maxUpdateShare), maxKvShare: parseShare('max-kv-share', opts.maxKvShare) };
+  return { maxUpdateShare: parseShare('--max-update-share', opts.maxUpdateShare), maxKvShare: parseShare('--max-kv-share', opts.maxKvShare) };
 }
 
 export function withRemote(cmd: Command): Command {
@@ -75,11 +84,7 @@ export function withRemote(cmd: Command): Command {
     .option('--token-file <file>', 'file holding the API token (else EDGESYNC_API_TOKEN)')
     .option('--concurrency <n>', 'calls in flight at once', '4')
     .option('--rate-limit <n/seconds>', 'request rate cap', '1200/300')
-    .option('--timeout <seconds>', 'per request, from sending it to the last byte of the answer', '30')
-    // Messages about the base URL name what the user typed: the flag, or the variable it came from.
-    .hook('preAction', (_, command) => {
-      if (command.getOptionValueSource('baseUrl') === 'env') command.setOptionValue('baseUrlFrom', 'EDGESYNC_BASE_URL');
-    });
+    .option('--timeout <seconds>', 'per request, from sending it to the last byte of the answer', '30');
 }
 
 /** The root's options for reading: source, state, secrets and outputs folders (defaults: the root's). */
@@ -87,8 +92,8 @@ export function localOptions(opts: CommonOptions): Pick<RootOptions, 'source' | 
   return {
     source: folderSource(opts.config),
     state: stateBackend(opts.state, opts.workspace),
-    ...(opts.secrets !== undefined && { secretsDir: opts.secrets }),
-    ...(opts.outputs !== undefined && { outputsDir: opts.outputs }),
+    ...(opts.secrets !== undefined && { secretsDir: checkString('--secrets', opts.secrets) }),
+    ...(opts.outputs !== undefined && { outputsDir: checkString('--outputs', opts.outputs) }),
   };
 }
 
@@ -97,9 +102,9 @@ export function remoteOptions(opts: ExecOptions, env: NodeJS.ProcessEnv): RootOp
   const concurrency = parseConcurrency(opts.concurrency);
   const rateLimit = parseRateLimit(opts.rateLimit);
   const timeoutMs = parseTimeout(opts.timeout);
+  const baseUrlFrom = givenAs(opts, 'baseUrl', '--base-url');
   const baseUrl = requireBaseUrl(opts);
   const token = optionalToken({ env, tokenFile: opts.tokenFile });
-  const baseUrlFrom = opts.baseUrlFrom ?? '--base-url';
   return { ...localOptions(opts), remote: { baseUrl, baseUrlFrom, ...(token !== undefined && { token }), timeoutMs }, concurrency, rateLimit, env };
 }
 
@@ -107,17 +112,18 @@ export function remoteOptions(opts: ExecOptions, env: NodeJS.ProcessEnv): RootOp
 export function parseTimeout(text: string): number {
   const trimmed = text.trim();
   const seconds = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!(seconds > 0 && seconds <= 86_400)) fail('timeout', 'a number of seconds above 0, at most 86400', text);
+  if (!(seconds > 0 && seconds <= 86_400)) fail('--timeout', 'a number of seconds above 0, at most 86400', text);
   return Math.round(seconds * 1000);
 }
 
 export function parseConcurrency(text: string): number {
-  return checkInteger('concurrency', Number(text), 1, 64);
+  return checkInteger('--concurrency', Number(text), 1, 64);
 }
 
+/** The base URL, checked now (before anything opens), named in its message as the user gave it. */
 export function requireBaseUrl(opts: CommonOptions): string {
   if (!opts.baseUrl) {
     throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');
   }
-  return opts.baseUrl;
+  return checkBaseUrl(opts.baseUrl, givenAs(opts, 'baseUrl', '--base-url'));
 }

@@ -162,7 +162,7 @@ async function forget(key: string, opts: ForgetOptions): Promise<void> {
 
 /** The daemon's runs the state keeps, newest first: when, what came of it, from which commit. */
 function runs(opts: StateCliOptions & { limit: string }): void {
-  const limit = checkInteger('limit', Number(opts.limit), 1, KEPT_RUNS);
+  const limit = checkInteger('--limit', Number(opts.limit), 1, KEPT_RUNS);
   const kept = withReader(opts, (store) => store?.runs(limit) ?? []);
   if (opts.json) return printJson(kept);
   if (!kept.length) return print(`No runs kept in ${shownState(opts)}: \`edgesync watch\` keeps its last ${KEPT_RUNS}.`);

@@ -30,7 +30,7 @@ export function withRevision(loaded: LoadResult, revision: SourceRevision | unde
 
 /** The files of a folder on disk, as they are at each load: files unchanged since the last load are not read again. */
 export function folderSource(root: string): ConfigSource {
-  const absolute = path.resolve(checkString('config', root));
+  const absolute = path.resolve(checkString('--config', root));
   const cache = createConfigCache();
   return {
     root: absolute,

@@ -128,7 +128,7 @@ export function readKept<T>(store: SqlStateStore, use: (snapshot: StateSnapshot)
 
 /** The state in one SQLite file (WAL mode), with its lock file beside it. */
 export function sqliteBackend(file: string): StateBackend {
-  const absolute = path.resolve(checkString('state', file));
+  const absolute = path.resolve(checkString('--state', file));
   // Read-only opens take no lock.
   const openReadOnly = () => openStateStore({ file: absolute, readOnly: true });
   const ahead = readAheadKeeper(openReadOnly);

@@ -24,12 +24,12 @@ describe('edgesync watch flags', () => {
   });
 
   it.each([
-    [{ debounce: 'soon' }, 'Expected `debounce` to be a number from 0 to 3600000, got `soon` (string)'],
-    [{ shutdownTimeout: '-1' }, 'Expected `shutdown-timeout` to be a number from 0 to 3600, got `-1` (string)'],
-    [{ listen: 'nowhere' }, 'Expected `listen` to be HOST:PORT like 127.0.0.1:9300, got `nowhere` (string)'],
-    [{ concurrency: '0' }, 'Expected `concurrency` to be a number from 1 to 64, got `0` (number)'],
-    [{ resyncInterval: '10s' }, 'Expected `resync-interval` to be a duration of at least a minute, such as 90s, 30m, 6h or 1d, got `10s` (string)'],
-    [{ timeout: 'never' }, 'Expected `timeout` to be a number of seconds above 0, at most 86400, got `never` (string)'],
+    [{ debounce: 'soon' }, 'Expected `--debounce` to be a number from 0 to 3600000, got `soon` (string)'],
+    [{ shutdownTimeout: '-1' }, 'Expected `--shutdown-timeout` to be a number from 0 to 3600, got `-1` (string)'],
+    [{ listen: 'nowhere' }, 'Expected `--listen` to be HOST:PORT like 127.0.0.1:9300, got `nowhere` (string)'],
+    [{ concurrency: '0' }, 'Expected `--concurrency` to be a number from 1 to 64, got `0` (number)'],
+    [{ resyncInterval: '10s' }, 'Expected `--resync-interval` to be a duration of at least a minute, such as 90s, 30m, 6h or 1d, got `10s` (string)'],
+    [{ timeout: 'never' }, 'Expected `--timeout` to be a number of seconds above 0, at most 86400, got `never` (string)'],
   ])('refuses %o before opening anything', (bad, message) => {
     expect(() => watchOptions({ ...flags, ...bad }, silentLogger(), env)).toThrow(message);
   });

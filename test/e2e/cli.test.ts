@@ -129,3 +129,15 @@ describe('a wrong --base-url', () => {
     expect(r.stdout).toMatch(/^x cannot connect to http:\/\/127\.0\.0\.1:1\/client\/v4 \(connection refused\): check EDGESYNC_BASE_URL; \d+ actions not sent$/m);
   });
 });
+
+describe('a base URL without /client/v4', () => {
+  it('is refused by apply naming --base-url, or EDGESYNC_BASE_URL when it came from there, before anything opens', async () => {
+    const ws = workspace();
+    const flag = await cli(['apply', ...ws.local, '--secrets', ws.secrets, '--base-url', 'http://127.0.0.1:8787/']);
+    expect(flag.code).toBe(1);
+    expect(flag.stderr.trim()).toBe('Expected `--base-url` to be an http(s) URL ending in /client/v4 (such as http://127.0.0.1:8787/client/v4), got `http://127.0.0.1:8787/` (string)');
+    const fromEnv = await cli(['apply', ...ws.local, '--secrets', ws.secrets], { env: { EDGESYNC_BASE_URL: 'http://127.0.0.1:8787' } });
+    expect(fromEnv.stderr.trim()).toMatch(/^Expected `EDGESYNC_BASE_URL` to be an http\(s\) URL ending in \/client\/v4/);
+    expect(fs.existsSync(ws.state)).toBe(false);
+  });
+});
