@@ -34,6 +34,8 @@ export interface KindBase {
   readonly targets?: (self: DesiredResource) => readonly WriteTarget[];
   /** See KindDefinition.keyState. */
   readonly keyState?: boolean;
+  /** See KindDefinition.placesFields. */
+  readonly placesFields?: boolean;
   /** See KindDefinition.userScope. */
   readonly userScope?: boolean;
   /** See KindDefinition.writes. */
@@ -111,6 +113,7 @@ export function defineKind(
     ...(base.targets && { targets: base.targets }),
     ...(base.dependencies && { dependencies: base.dependencies }),
     ...(base.keyState && { keyState: true }),
+    ...(base.placesFields && { placesFields: true }),
     ...(base.userScope && { userScope: true }),
     ...(base.writes && { writes: base.writes }),
     ...(base.resend && { resend: base.resend }),

@@ -96,6 +96,11 @@ export interface DesiredResource {
   /** contentHash(request). */
   readonly hash: string;
   readonly source: SourceLocation;
+  /**
+   * Where each top-level field of `spec` is written (its key's line and column), for kinds whose
+   * plan may block a change (KindDefinition.placesFields): a blocked change points at its field.
+   */
+  readonly fieldsAt?: Readonly<Record<string, { readonly line: number; readonly col: number }>>;
 }
 
 /**
@@ -286,6 +291,12 @@ export interface KindDefinition {
   readonly userScope?: boolean;
   /** The planner hands this kind per-key state (PlanContext.kvKeys, kvKeyCount, kvExpired). @default false */
   readonly keyState?: boolean;
+  /**
+   * Its plan may block a change of a field (a kind created once): the loader keeps where each
+   * top-level spec field is written (DesiredResource.fieldsAt), so the plan points at the field
+   * that changed rather than at the document. Only such kinds keep them. @default false
+   */
+  readonly placesFields?: boolean;
   /** Files a run writes for the resource, relative to the outputs folder: the watcher takes them for no change. */
   writes?(self: DesiredResource): readonly string[];
   /**

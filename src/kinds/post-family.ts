@@ -142,7 +142,8 @@ export function postKind(spec: PostKindSpec): KindDefinition {
   ];
   const operations = [spec.create, ...(spec.update ? [spec.update.operation] : []), ...(spec.operations ?? [])];
   const resend = spec.resend ?? ((ctx: PlanContext) => ({ refused: createdOnce(spec.kind, spec.create, ctx.desired.key) }));
-  return defineKind({ ...spec, targets, operations, resend }, plan, outcome);
+  // A change of a field it cannot update is blocked, and pointed at where that field is written.
+  return defineKind({ ...spec, targets, operations, resend, placesFields: true }, plan, outcome);
 }
 
 /** A Zero Trust object the interface can only create; it follows the account's GatewayAccount. */

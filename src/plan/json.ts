@@ -54,7 +54,7 @@ export interface PlanJson {
     /** Present and true when the action sends again what is applied (--resync, --replace). */
     readonly resync?: true;
   }[];
-  /** `source`: where the document starts (file relative to the working folder, line, col), or null. */
+  /** `source`: where the first changed field is written (file relative to the working folder, line, col), else where the document starts, or null. */
   readonly blocked: readonly { resource: string; kind: string; name: string; reason: string; fields: readonly string[]; source: Source | null }[];
   /** `keys` only when some KV keys of a resource are orphaned, not the whole resource; `source`: where it was last defined, when known. */
   readonly orphaned: readonly { resource: string; kind: string; name: string; keys?: readonly string[]; key_count?: number; message: string; source: Source | null }[];

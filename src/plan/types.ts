@@ -30,7 +30,7 @@ export interface ResourceRef {
 export interface BlockedChange extends ResourceRef {
   readonly reason: string;
   readonly fields: readonly string[];
-  /** Where the resource's document starts. */
+  /** Where the first written of `fields` is, when the loader kept it (DesiredResource.fieldsAt); else where the document starts. */
   readonly source?: SourceLocation;
 }
 
