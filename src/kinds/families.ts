@@ -36,6 +36,8 @@ export interface KindBase {
   readonly keyState?: boolean;
   /** See KindDefinition.placesFields. */
   readonly placesFields?: boolean;
+  /** See KindDefinition.leavesNothing. */
+  readonly leavesNothing?: string;
   /** See KindDefinition.userScope. */
   readonly userScope?: boolean;
   /** See KindDefinition.writes. */
@@ -114,6 +116,7 @@ export function defineKind(
     ...(base.dependencies && { dependencies: base.dependencies }),
     ...(base.keyState && { keyState: true }),
     ...(base.placesFields && { placesFields: true }),
+    ...(base.leavesNothing !== undefined && { leavesNothing: base.leavesNothing }),
     ...(base.userScope && { userScope: true }),
     ...(base.writes && { writes: base.writes }),
     ...(base.resend && { resend: base.resend }),

@@ -297,6 +297,12 @@ export interface KindDefinition {
    * that changed rather than at the document. Only such kinds keep them. @default false
    */
   readonly placesFields?: boolean;
+  /**
+   * Why a resource of this kind leaves nothing remote to remove once no document describes it (a
+   * model run, a credential): the plan then forgets it from the state by itself, saying this,
+   * rather than asking a person to remove it by hand. @default undefined: an orphan
+   */
+  readonly leavesNothing?: string;
   /** Files a run writes for the resource, relative to the outputs folder: the watcher takes them for no change. */
   writes?(self: DesiredResource): readonly string[];
   /**

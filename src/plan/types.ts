@@ -44,6 +44,17 @@ export interface Orphan extends ResourceRef {
   readonly source?: SourceLocation;
 }
 
+/**
+ * A resource in state that no document describes any more, of a kind that leaves nothing remote to
+ * remove (KindDefinition.leavesNothing): applying the plan forgets it from the state; nothing is sent.
+ */
+export interface Forgotten extends ResourceRef {
+  /** Why nothing needs removing, e.g. "a model run leaves nothing to remove". */
+  readonly why: string;
+  /** Where it was last defined, when state knows. */
+  readonly source?: SourceLocation;
+}
+
 export interface UncertainCreate extends ResourceRef {
   readonly operation: string;
   readonly since: string;
@@ -70,6 +81,8 @@ export interface Plan {
   readonly actions: readonly Action[];
   readonly blocked: readonly BlockedChange[];
   readonly orphaned: readonly Orphan[];
+  /** No longer described and nothing remote to remove: forgotten from the state when the plan is applied. @default [] */
+  readonly forgotten?: readonly Forgotten[];
   readonly uncertain: readonly UncertainCreate[];
   /** Resources held back, in every run, until what they depend on is resolved. */
   readonly waiting: readonly WaitingResource[];

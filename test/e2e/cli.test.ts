@@ -141,3 +141,19 @@ describe('a base URL without /client/v4', () => {
     expect(fs.existsSync(ws.state)).toBe(false);
   });
 });
+
+describe('an AiRun removed from the config', () => {
+  it('is forgotten by the next apply, which says so in one line and asks nothing by hand', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    expect((await apply(ws, emu)).code).toBe(0);
+    fs.rmSync(ws.file(RESOURCES.AiRun.file));
+    const planned = await cli(['plan', ...ws.local]);
+    expect(planned.stdout).toContain(`- ${RESOURCES.AiRun.key}  no longer in the config; forgotten (a model run leaves nothing to remove)`);
+    expect(planned.stdout).not.toMatch(/by hand/);
+    const r = await apply(ws, emu);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect((await cli(['state', '--state', ws.state, 'list'])).stdout).not.toContain(RESOURCES.AiRun.key);
+    expect((await cli(['plan', ...ws.local])).stdout).toMatch(/^No changes\./m);
+  });
+});
