@@ -75,7 +75,7 @@ export function gitWatch(flags: GitFlags, state: StateBackend, env: NodeJS.Proce
     url: flags.git,
     ref,
     ...(flags.path !== undefined && { path: flags.path }),
-    cacheDir: path.join(path.dirname(state.defaultSecretsDir), 'git', id),
+    cacheDir: path.join(state.localDir, 'git', id),
     auth,
     ...(flags.gitMaxBytes !== undefined && { maxBytes: checkInteger('--git-max-bytes', Number(flags.gitMaxBytes), 1) }),
   });
