@@ -18,7 +18,16 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     // "(Did you mean --base-url?)" after an unknown option or command; commander's default, kept on explicitly.
     .showSuggestionAfterError()
-    .exitOverride();
+    .exitOverride()
+    // Messages name an option as the user gave it: its flag, or the environment variable it came from.
+    .hook('preAction', (_, command) => {
+      const from: Record<string, string> = {};
+      for (const option of command.options) {
+        const name = option.attributeName();
+        if (option.envVar && command.getOptionValueSource(name) === 'env') from[name] = option.envVar;
+      }
+      if (Object.keys(from).length) command.setOptionValue('givenBy', from);
+    });
   for (const register of [validate, plan, apply, watch, state, emulator]) register(program);
   return program;
 }

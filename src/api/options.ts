@@ -92,23 +92,28 @@ function checkToken(value: unknown): string {
   return value;
 }
 
-function checkBaseUrl(value: unknown): string {
+/**
+ * An http(s) URL ending in /client/v4, without its trailing slashes. `name`: how a message names it
+ * (the command line passes the flag or variable the user gave it with).
+ */
+export function checkBaseUrl(value: unknown, name = 'baseUrl'): string {
   const expected = 'an http(s) URL ending in /client/v4';
-  if (typeof value !== 'string') fail('baseUrl', expected, value);
+  if (typeof value !== 'string') fail(name, expected, value);
   // Shown without what may be a credential.
   const shown = redactUrl(value);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    fail('baseUrl', expected, shown);
+    fail(name, expected, shown);
   }
   const trimmed = value.replace(/\/+$/, '');
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !trimmed.endsWith('/client/v4') || url.search || url.hash) {
-    fail('baseUrl', expected, shown);
-  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(name, expected, shown);
+  // The usual slip: the server's address without the interface's path.
+  if (url.pathname === '/' && !url.search && !url.hash) fail(name, `${expected} (such as ${redactUrl(trimmed)}/client/v4)`, shown);
+  if (!trimmed.endsWith('/client/v4') || url.search || url.hash) fail(name, expected, shown);
   // fetch refuses a URL holding credentials, and would quote it whole in its error.
-  if (url.username || url.password) fail('baseUrl', `${expected} without a user name or password (the token goes in EDGESYNC_API_TOKEN)`, shown);
+  if (url.username || url.password) fail(name, `${expected} without a user name or password (the token goes in EDGESYNC_API_TOKEN)`, shown);
   return trimmed;
 }
 

@@ -18,6 +18,7 @@ interface ApiErrorLike {
   readonly retryAfterMs?: unknown;
   readonly reachedServer?: unknown;
   readonly message?: unknown;
+  readonly networkCode?: unknown;
 }
 
 const TRANSIENT_STATUS = new Set([500, 502, 503, 504]);
@@ -46,6 +47,56 @@ export function classifyError(err: unknown, action: Pick<Action, 'change'>): Err
   if (action.change === 'run') return 'terminal';
   if (status !== undefined) return TRANSIENT_STATUS.has(status) ? 'transient' : 'terminal';
   return e.kind === 'network' || e.kind === 'timeout' ? 'transient' : 'terminal';
+}
+
+/** Failures that prove no connection was made: a refused connection, a host name that does not resolve. */
+const NO_CONNECTION: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_NONAME: 'host not found',
+  EAI_AGAIN: 'host lookup failed',
+};
+
+/** Network failures in a few words, as a person reads them. */
+const PLAIN_WORDS: Readonly<Record<string, string>> = {
+  ...NO_CONNECTION,
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed while sending',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'a timeout',
+};
+
+/**
+ * A refused connection or a DNS failure, in a few words ("connection refused"); undefined for any
+ * other failure. Such a failure on a run's first calls is a wrong address far more often than an outage.
+ */
+export function noConnection(err: unknown): string | undefined {
+  const { networkCode, kind } = fields(err);
+  return kind === 'network' && typeof networkCode === 'string' ? NO_CONNECTION[networkCode] : undefined;
+}
+
+/** The call connected: it was answered (any status), or its connection failed after the request reached the server. */
+export function connected(err: unknown): boolean {
+  const e = fields(err);
+  if (typeof e.status === 'number') return true;
+  return e.kind === 'network' && e.reachedServer === true && noConnection(err) === undefined;
+}
+
+/** Why a call is retried, in a few words: "HTTP 503", "connection reset", "a timeout". */
+export function retryCause(err: unknown): string {
+  const e = fields(err);
+  if (typeof e.status === 'number') return `HTTP ${e.status}`;
+  if (e.kind === 'timeout') return 'a timeout';
+  const words = typeof e.networkCode === 'string' ? PLAIN_WORDS[e.networkCode] : undefined;
+  return words ?? describeError(err);
+}
+
+/** "350 ms", "4 s", "1.5 s", "90 s". */
+export function formatDelay(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  return `${seconds < 10 ? Math.round(seconds * 10) / 10 : Math.round(seconds)} s`;
 }
 
 /** Milliseconds the server asked to wait, when it said. */

@@ -48,6 +48,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         limiterFor,
         queue,
         tally,
+        link: { connected: false },
         writer: stateWriter(resolved.state),
         started: (action) => {
           if (startedAt.has(action.id)) return;
@@ -92,7 +93,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
           // Nothing runs and nothing can start: what is left waits on itself.
           for (const i of [...schedule.pending]) finish(i, { status: 'skipped', because: 'its needs form a cycle' });
           recordUnsettled(plan, resolved.state, resolved.logger);
-          resolve(collect(plan, settled, tally, signal?.aborted === true));
+          resolve(collect(plan, settled, tally, signal?.aborted === true, ctx.link.connected ? undefined : ctx.link.unreachable));
         };
         pump();
       });
@@ -100,7 +101,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   };
 }
 
-function collect(plan: Plan, settled: ReadonlyMap<string, ActionReport>, tally: RunContext['tally'], stopped: boolean): ApplyResult {
+function collect(plan: Plan, settled: ReadonlyMap<string, ActionReport>, tally: RunContext['tally'], stopped: boolean, unreachable: string | undefined): ApplyResult {
   const succeeded: Succeeded[] = [];
   const failed: Failed[] = [];
   const skipped: { action: Action; because: string }[] = [];
@@ -112,7 +113,7 @@ function collect(plan: Plan, settled: ReadonlyMap<string, ActionReport>, tally: 
     else if (report.status === 'skipped') skipped.push({ action, because: report.because });
     else uncertain.push({ action, error: report.error, ...(report.secretLost && { secretLost: report.secretLost }) });
   }
-  return { succeeded, failed, skipped, uncertain, requests: tally.requests, warnings: tally.warnings, stopped };
+  return { succeeded, failed, skipped, uncertain, requests: tally.requests, warnings: tally.warnings, stopped, ...(unreachable !== undefined && { unreachable }) };
 }
 
 function without<T extends { status: unknown }>({ status: _, ...rest }: T): Omit<T, 'status'> {

@@ -110,6 +110,11 @@ export interface ExecutorOptions {
   readonly ownPaths?: readonly string[];
   /** Graceful stop: no new calls; calls in flight finish. @default undefined (never stops) */
   readonly signal?: AbortSignal;
+  /**
+   * Where calls go and how the person running edgesync gave it (`--base-url`, `EDGESYNC_BASE_URL`),
+   * named by the one line of a run that cannot connect. @default none: that line names neither
+   */
+  readonly server?: { readonly url: string; readonly option: string };
   /** @default {} */
   readonly hooks?: ExecutorHooks;
   /** @default a logger that drops everything */
@@ -134,6 +139,8 @@ export interface Failed {
   readonly attempts: number;
   /** True when retrying cannot help (refused, or not safe to resend); false when attempts ran out or the run stopped. */
   readonly terminal: boolean;
+  /** Not sent because the run could not connect at all (ApplyResult.unreachable says why, once for all). */
+  readonly unreachable?: true;
   /**
    * A token secret the call returned that could not be kept (the secrets folder could not be
    * written): nobody holds it now, and the token must be rolled. Why, never the secret itself.
@@ -147,8 +154,15 @@ export interface ApplyResult {
   readonly skipped: readonly { readonly action: Action; readonly because: string }[];
   /** Creates whose outcome is unknown: the intent stays open until `edgesync state resolve`. */
   readonly uncertain: readonly { readonly action: Action; readonly error: string; readonly secretLost?: string }[];
-  /** Calls sent, retries included. */
+  /** Calls sent, retries included; a call that never connected (refused, host not found) is not one. */
   readonly requests: number;
+  /**
+   * The run stopped at its first calls: none could connect (a refused connection or a DNS failure
+   * before any call of the run connected; a wrong base URL, most often). One line saying so, e.g.
+   * "cannot connect to http://127.0.0.1:1/client/v4 (connection refused): check --base-url"; the
+   * actions it kept from being sent failed with `unreachable` set.
+   */
+  readonly unreachable?: string;
   readonly warnings: readonly string[];
   /** The signal stopped the run before every action could start. */
   readonly stopped: boolean;
@@ -168,6 +182,7 @@ export interface ResolvedOptions {
   readonly outputsDir?: string;
   readonly ownPaths: readonly string[];
   readonly signal?: AbortSignal;
+  readonly server?: { readonly url: string; readonly option: string };
   readonly hooks: ExecutorHooks;
   readonly logger: ExecutorLogger;
 }
@@ -234,6 +249,9 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
     ...(options.outputsDir !== undefined && { outputsDir: path.resolve(checkString('outputsDir', options.outputsDir)) }),
     ownPaths: checkPaths('ownPaths', options.ownPaths ?? []),
     ...(signal && { signal }),
+    ...(options.server !== undefined && {
+      server: { url: checkString('server.url', options.server?.url), option: checkString('server.option', options.server?.option) },
+    }),
     hooks,
     logger: checkObject('logger', options.logger ?? silent, ['info', 'warn', 'error', 'debug']),
   };

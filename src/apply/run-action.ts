@@ -7,7 +7,7 @@ import type { Action } from '../plan/types.js';
 import type { StateWriter } from '../state/group-commit.js';
 import { kvKeyRecords } from '../state/kv-keys.js';
 import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
-import { backoffDelay, classifyError, describeError, retryAfterMs } from './classify.js';
+import { backoffDelay, classifyError, connected, describeError, formatDelay, noConnection, retryAfterMs, retryCause } from './classify.js';
 import { formatBytes, someKeys } from '../util/format.js';
 import { writeJsonOutput } from './files.js';
 import type { ResolvedOptions, TaskQueue } from './options.js';
@@ -15,7 +15,7 @@ import type { Permit, RateLimiter, ServerCount } from './rate.js';
 
 export type ActionReport =
   | { readonly status: 'succeeded'; readonly attempts: number; readonly remoteId?: string; readonly secretFile?: string; readonly outputFile?: string; readonly received?: string }
-  | { readonly status: 'failed'; readonly attempts: number; readonly error: string; readonly terminal: boolean; readonly secretLost?: string }
+  | { readonly status: 'failed'; readonly attempts: number; readonly error: string; readonly terminal: boolean; readonly secretLost?: string; readonly unreachable?: true }
   | { readonly status: 'uncertain'; readonly attempts: number; readonly error: string; readonly secretLost?: string }
   | { readonly status: 'skipped'; readonly because: string };
 
@@ -28,11 +28,18 @@ export interface RunContext {
   readonly started: (action: Action) => void;
   /** This run's counters. */
   readonly tally: { requests: number; readonly warnings: string[] };
+  /**
+   * Whether any call of this run connected; until one has, a refused connection or a DNS failure
+   * stops the run (`unreachable`: its one line) instead of being retried.
+   */
+  readonly link: { connected: boolean; unreachable?: string };
   /** The state writes of calls (intents, results): grouped into shared transactions where the store can. */
   readonly writer: StateWriter;
 }
 
 const STOPPED = Symbol('stopped');
+/** Not sent: the run found it cannot connect (RunContext.link). */
+const UNREACHABLE = Symbol('unreachable');
 type Sent = { readonly ok: true; readonly result: unknown; readonly intentId?: number } | { readonly ok: false; readonly error: unknown; readonly intentId?: number };
 
 function identityOf(action: Action): ResourceIdentity {
@@ -78,7 +85,7 @@ async function uncertain(ctx: RunContext, action: Action, intentId: number, erro
  * intent for a create. The place in the window is reserved before waiting for a slot, so a request
  * held by its credential's pace or Retry-After never holds a slot another credential could use.
  */
-async function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOPPED> {
+async function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOPPED | typeof UNREACHABLE> {
   const { options } = ctx;
   const signal = options.signal;
   if (signal?.aborted) return STOPPED;
@@ -89,10 +96,14 @@ async function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOP
     if (signal?.aborted) return STOPPED;
     throw err;
   }
-  return ctx.queue.add(async (): Promise<Sent | typeof STOPPED> => {
+  return ctx.queue.add(async (): Promise<Sent | typeof STOPPED | typeof UNREACHABLE> => {
     if (signal?.aborted) {
       permit.cancel();
       return STOPPED;
+    }
+    if (ctx.link.unreachable !== undefined && !ctx.link.connected) {
+      permit.cancel();
+      return UNREACHABLE;
     }
     try {
       // A holder whose state is gone (file replaced, database session and lock lost) sends nothing more.
@@ -115,13 +126,18 @@ async function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOP
       }
     }
     permit.sent();
-    ctx.tally.requests++;
     options.logger.debug({ action: action.id, operation }, 'request');
     // What the answer's headers say of the server's count paces this credential's next calls.
     const paced = { onRateLimit: (seen: ServerCount) => permit.answered?.(seen) };
     try {
-      return { ok: true, result: await options.client.call(operation, action.params, action.body, action.credential ? { credential: action.credential, ...paced } : paced), intentId };
+      const result = await options.client.call(operation, action.params, action.body, action.credential ? { credential: action.credential, ...paced } : paced);
+      ctx.tally.requests++;
+      ctx.link.connected = true;
+      return { ok: true, result, intentId };
     } catch (error) {
+      // A call that provably never reached the server (refused, host not found) was not sent.
+      if ((error as { reachedServer?: unknown } | null)?.reachedServer !== false) ctx.tally.requests++;
+      if (connected(error)) ctx.link.connected = true;
       return { ok: false, error, intentId };
     } finally {
       permit.answered?.();
@@ -142,7 +158,7 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
   }
   let lastError = '';
   for (let attempt = 1; ; attempt++) {
-    let sent: Sent | typeof STOPPED;
+    let sent: Sent | typeof STOPPED | typeof UNREACHABLE;
     try {
       sent = await send(action, ctx);
     } catch (err) {
@@ -154,6 +170,7 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
     if (sent === STOPPED) {
       return attempt === 1 ? { status: 'skipped', because: 'stopped' } : failed(ctx, action, `${lastError}; stopped before retrying`, attempt - 1, false);
     }
+    if (sent === UNREACHABLE) return notConnected(ctx, action, attempt - 1);
     if (sent.ok) return settle(action, ctx, sent.result, sent.intentId, attempt, resends);
 
     const kind = classifyError(sent.error, action);
@@ -161,13 +178,26 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
     if (kind === 'uncertain') return uncertain(ctx, action, sent.intentId!, lastError, attempt);
     const intentId = sent.intentId;
     if (intentId !== undefined) await tryState(ctx, action, 'abandon intent', (w) => w.abandonIntent(intentId));
+    // Nothing of this run has connected and this call could not either: the address is wrong far
+    // more often than the server is down, so the run stops now rather than retrying for half a minute.
+    const cannot = noConnection(sent.error);
+    if (cannot !== undefined && !ctx.link.connected) {
+      if (ctx.link.unreachable === undefined) {
+        const { server } = options;
+        ctx.link.unreachable = server ? `cannot connect to ${server.url} (${cannot}): check ${server.option}` : `cannot connect to the server (${cannot})`;
+        // Said once, by whoever reports the run (ApplyResult.unreachable), not per action here.
+        options.logger.debug({ action: action.id, operation: action.operation, error: lastError }, ctx.link.unreachable);
+      }
+      return notConnected(ctx, action, attempt);
+    }
     if (kind === 'terminal') return failed(ctx, action, lastError, attempt, true);
     if (attempt >= options.retry.maxAttempts) return failed(ctx, action, lastError, attempt, false);
 
     const retryAfter = retryAfterMs(sent.error);
     if (retryAfter !== undefined) ctx.limiterFor(action.credential).holdUntil(options.clock.now() + retryAfter);
     const delay = backoffDelay(attempt, options.retry, retryAfter);
-    options.logger.warn({ action: action.id, operation: action.operation, attempt, delayMs: delay, error: lastError }, 'retrying');
+    const waiting = `retrying ${action.operation} in ${formatDelay(delay)} after ${retryCause(sent.error)} (attempt ${attempt + 1} of ${options.retry.maxAttempts})`;
+    options.logger.warn({ action: action.id, operation: action.operation, attempt, delayMs: delay, error: lastError }, waiting);
     safeHook(ctx, () => options.hooks.onRetry?.(action, lastError, delay, attempt));
     try {
       await options.clock.sleep(delay, options.signal);
@@ -176,6 +206,13 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
       return failed(ctx, action, `${lastError}; stopped before retrying`, attempt, false);
     }
   }
+}
+
+/** Not sent, as the run cannot connect: recorded as failed (a later run tries again), said once for the run. */
+async function notConnected(ctx: RunContext, action: Action, attempts: number): Promise<ActionReport> {
+  const error = `not sent: ${ctx.link.unreachable!}`;
+  await tryState(ctx, action, 'failure', (w) => w.recordFailure(identityOf(action), error, nowDate(ctx)));
+  return { status: 'failed', attempts, error, terminal: false, unreachable: true };
 }
 
 /** The body is made now (read from its sources), the action run with it, and the body let go after. */

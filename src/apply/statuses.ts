@@ -5,7 +5,7 @@ import type { Plan } from '../plan/types.js';
 import type { ResourceStatus, StateStore } from '../state/types.js';
 import type { ExecutorLogger } from './options.js';
 
-type Store = Pick<StateStore, 'get' | 'recordStatus'>;
+type Store = Pick<StateStore, 'get' | 'recordStatus' | 'forget'>;
 
 /** Sets `status` (with its reason) on a resource state holds, unless it is uncertain or already says so. */
 function mark(state: Store, key: string, status: ResourceStatus, note: string | undefined): void {
@@ -33,6 +33,11 @@ export function recordUnsettled(plan: Plan, state: Store, logger: ExecutorLogger
   guarded(logger, () => {
     for (const b of plan.blocked) mark(state, b.resource, 'blocked', b.reason);
     for (const o of plan.orphaned) if (!o.keys) mark(state, o.resource, 'orphaned', o.message);
+    // No longer described, and nothing remote to remove (a run): nothing for a person to do.
+    for (const f of plan.forgotten ?? []) {
+      const known = state.get(f.resource);
+      if (known && known.status !== 'uncertain') state.forget(f.resource);
+    }
   });
 }
 

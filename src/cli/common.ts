@@ -2,13 +2,24 @@
 // become the composition root's options. Defaults are docs/review-and-safety.md's; all checked first.
 
 import { Option, type Command } from 'commander';
+import { checkBaseUrl } from '../api/options.js';
 import { optionalToken } from '../api/token.js';
 import { folderSource } from '../config/source.js';
 import type { RootOptions } from '../engine/root.js';
 import { stateBackend } from '../state/select.js';
-import { checkInteger, fail, parseRateLimit } from '../util/options.js';
+import { checkInteger, checkString, fail, parseRateLimit } from '../util/options.js';
 
-export interface CommonOptions {
+/** Options the environment gave, by attribute: their variable (set by the program's hook in src/cli.ts). */
+export interface GivenBy {
+  readonly givenBy?: Readonly<Record<string, string>>;
+}
+
+/** How a message names option `attribute`: the environment variable that gave it, else `flag`. */
+export function givenAs(opts: GivenBy, attribute: string, flag: string): string {
+  return opts.givenBy?.[attribute] ?? flag;
+}
+
+export interface CommonOptions extends GivenBy {
   readonly config: string;
   readonly state: string;
   readonly workspace?: string;
@@ -64,7 +75,7 @@ function parseShare(name: string, text: string): number {
 }
 
 export function thresholdsOf(opts: ThresholdOptions): { maxUpdateShare: number; maxKvShare: number } {
-  return { maxUpdateShare: parseShare('max-update-share', opts.maxUpdateShare), maxKvShare: parseShare('max-kv-share', opts.maxKvShare) };
+  return { maxUpdateShare: parseShare('--max-update-share', opts.maxUpdateShare), maxKvShare: parseShare('--max-kv-share', opts.maxKvShare) };
 }
 
 export function withRemote(cmd: Command): Command {
@@ -81,8 +92,8 @@ export function localOptions(opts: CommonOptions): Pick<RootOptions, 'source' | 
   return {
     source: folderSource(opts.config),
     state: stateBackend(opts.state, opts.workspace),
-    ...(opts.secrets !== undefined && { secretsDir: opts.secrets }),
-    ...(opts.outputs !== undefined && { outputsDir: opts.outputs }),
+    ...(opts.secrets !== undefined && { secretsDir: checkString('--secrets', opts.secrets) }),
+    ...(opts.outputs !== undefined && { outputsDir: checkString('--outputs', opts.outputs) }),
   };
 }
 
@@ -91,26 +102,28 @@ export function remoteOptions(opts: ExecOptions, env: NodeJS.ProcessEnv): RootOp
   const concurrency = parseConcurrency(opts.concurrency);
   const rateLimit = parseRateLimit(opts.rateLimit);
   const timeoutMs = parseTimeout(opts.timeout);
+  const baseUrlFrom = givenAs(opts, 'baseUrl', '--base-url');
   const baseUrl = requireBaseUrl(opts);
   const token = optionalToken({ env, tokenFile: opts.tokenFile });
-  return { ...localOptions(opts), remote: { baseUrl, ...(token !== undefined && { token }), timeoutMs }, concurrency, rateLimit, env };
+  return { ...localOptions(opts), remote: { baseUrl, baseUrlFrom, ...(token !== undefined && { token }), timeoutMs }, concurrency, rateLimit, env };
 }
 
 /** "30" → 30,000 ms; fractions allowed, at most a day. */
 function parseTimeout(text: string): number {
   const trimmed = text.trim();
   const seconds = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!(seconds > 0 && seconds <= 86_400)) fail('timeout', 'a number of seconds above 0, at most 86400', text);
+  if (!(seconds > 0 && seconds <= 86_400)) fail('--timeout', 'a number of seconds above 0, at most 86400', text);
   return Math.round(seconds * 1000);
 }
 
 function parseConcurrency(text: string): number {
-  return checkInteger('concurrency', Number(text), 1, 64);
+  return checkInteger('--concurrency', Number(text), 1, 64);
 }
 
+/** The base URL, checked now (before anything opens), named in its message as the user gave it. */
 function requireBaseUrl(opts: CommonOptions): string {
   if (!opts.baseUrl) {
     throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');
   }
-  return opts.baseUrl;
+  return checkBaseUrl(opts.baseUrl, givenAs(opts, 'baseUrl', '--base-url'));
 }

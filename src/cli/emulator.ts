@@ -56,29 +56,29 @@ export function optionsFromFlags(flags: EmulatorFlags, env: EmulatorIo['env']): 
     if (accounts) grants.push({ secret, accounts });
     return secret;
   };
-  let tokens = (flags.token ?? []).map((t, i) => secretOf(checkString(`token[${i}]`, t)));
+  let tokens = (flags.token ?? []).map((t) => secretOf(checkString('--token', t)));
   let generatedToken: string | undefined;
   // Trimmed as the client trims it, so the token a client sends is the one accepted.
   const fromEnv = env.EDGESYNC_API_TOKEN?.trim();
   if (tokens.length === 0 && fromEnv) tokens = [fromEnv];
   if (tokens.length === 0) tokens = [(generatedToken = randomBytes(20).toString('hex'))];
-  const apiKeys = (flags.apiKey ?? []).map((pair, i) => {
+  const apiKeys = (flags.apiKey ?? []).map((pair) => {
     const at = pair.indexOf(':');
-    if (at <= 0 || at === pair.length - 1) fail(`api-key[${i}]`, 'EMAIL:KEY', '(value not shown)');
+    if (at <= 0 || at === pair.length - 1) fail('--api-key', 'EMAIL:KEY', '(value not shown)');
     return { email: pair.slice(0, at), key: secretOf(pair.slice(at + 1)) };
   });
   const options: EmulatorOptions = {
     tokens,
     apiKeys,
-    serviceKeys: (flags.serviceKey ?? []).map((k, i) => secretOf(checkString(`service-key[${i}]`, k))),
+    serviceKeys: (flags.serviceKey ?? []).map((k) => secretOf(checkString('--service-key', k))),
     grants,
-    port: flags.port === undefined ? 0 : checkInteger('port', numeric(flags.port), 0, 65_535),
-    host: flags.host === undefined ? '127.0.0.1' : checkString('host', flags.host),
-    ...(flags.allowedHost?.length && { allowedHosts: flags.allowedHost.map((h, i) => checkAllowedHost(`allowed-host[${i}]`, h)) }),
-    failRate: flags.failRate === undefined ? 0 : checkNumber('fail-rate', numeric(flags.failRate), 0, 1),
+    port: flags.port === undefined ? 0 : checkInteger('--port', numeric(flags.port), 0, 65_535),
+    host: flags.host === undefined ? '127.0.0.1' : checkString('--host', flags.host),
+    ...(flags.allowedHost?.length && { allowedHosts: flags.allowedHost.map((h) => checkAllowedHost('--allowed-host', h)) }),
+    failRate: flags.failRate === undefined ? 0 : checkNumber('--fail-rate', numeric(flags.failRate), 0, 1),
     rateLimit: flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit),
-    latencyMs: flags.latency === undefined ? 0 : checkNumber('latency', numeric(flags.latency), 0, 600_000),
-    seed: flags.seed === undefined ? undefined : checkInteger('seed', numeric(flags.seed), 0, Number.MAX_SAFE_INTEGER),
+    latencyMs: flags.latency === undefined ? 0 : checkNumber('--latency', numeric(flags.latency), 0, 600_000),
+    seed: flags.seed === undefined ? undefined : checkInteger('--seed', numeric(flags.seed), 0, Number.MAX_SAFE_INTEGER),
   };
   return { options, generatedToken };
 }

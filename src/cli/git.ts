@@ -58,11 +58,11 @@ function readSecretFile(name: string, file: string): string {
 export function gitWatch(flags: GitFlags, state: StateBackend, env: NodeJS.ProcessEnv): GitWatch | undefined {
   if (flags.git === undefined) {
     for (const name of ['ref', 'path', 'gitSshKey', 'gitKnownHosts', 'gitMaxBytes', 'webhookSecretFile'] as const) {
-      if (flags[name] !== undefined) fail(name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), 'given only with --git URL', flags[name]);
+      if (flags[name] !== undefined) fail(`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, 'given only with --git URL', flags[name]);
     }
     return undefined;
   }
-  if ((flags.gitSshKey === undefined) !== (flags.gitKnownHosts === undefined)) fail('git-ssh-key', 'given with --git-known-hosts (the server must be known)', flags.gitSshKey ?? '(missing)');
+  if ((flags.gitSshKey === undefined) !== (flags.gitKnownHosts === undefined)) fail('--git-ssh-key', 'given with --git-known-hosts (the server must be known)', flags.gitSshKey ?? '(missing)');
   const token = env.EDGESYNC_GIT_TOKEN || undefined;
   const auth: GitAuth = {
     ...(token && { token }),
@@ -75,14 +75,14 @@ export function gitWatch(flags: GitFlags, state: StateBackend, env: NodeJS.Proce
     url: flags.git,
     ref,
     ...(flags.path !== undefined && { path: flags.path }),
-    cacheDir: path.join(path.dirname(state.defaultSecretsDir), 'git', id),
+    cacheDir: path.join(state.localDir, 'git', id),
     auth,
-    ...(flags.gitMaxBytes !== undefined && { maxBytes: checkInteger('git-max-bytes', Number(flags.gitMaxBytes), 1) }),
+    ...(flags.gitMaxBytes !== undefined && { maxBytes: checkInteger('--git-max-bytes', Number(flags.gitMaxBytes), 1) }),
   });
   return {
     checkout,
     ref,
-    intervalMs: parseDuration('interval', flags.interval, 10_000),
-    ...(flags.webhookSecretFile !== undefined && { webhookSecret: readSecretFile('webhook-secret-file', flags.webhookSecretFile) }),
+    intervalMs: parseDuration('--interval', flags.interval, 10_000),
+    ...(flags.webhookSecretFile !== undefined && { webhookSecret: readSecretFile('--webhook-secret-file', flags.webhookSecretFile) }),
   };
 }

@@ -9,7 +9,7 @@ export type LogFormat = 'json' | 'pretty';
 /** `--log-format`: json or pretty; when not given, `fallback`. */
 export function parseLogFormat(text: string | undefined, fallback: LogFormat): LogFormat {
   if (text === undefined) return fallback;
-  if (text !== 'json' && text !== 'pretty') fail('log-format', 'json or pretty', text);
+  if (text !== 'json' && text !== 'pretty') fail('--log-format', 'json or pretty', text);
   return text;
 }
 

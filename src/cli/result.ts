@@ -16,8 +16,11 @@ export function renderApplyResult(result: ApplyResult): string {
     if (s.secretFile) lines.push(`  secret of ${s.action.resource} written to ${s.secretFile}`);
     if (s.outputFile) lines.push(`  output of ${s.action.resource} written to ${s.outputFile}${s.received ? ` (received ${s.received})` : ''}`);
   }
+  // A run that could not connect: one line for every action it kept from being sent.
+  const notSent = result.unreachable === undefined ? [] : result.failed.filter((f) => f.unreachable);
+  if (notSent.length) lines.push(`x ${result.unreachable}; ${plural(notSent.length, 'action')} not sent`);
   for (const f of result.failed) {
-    lines.push(`x ${f.action.id} failed after ${plural(f.attempts, 'attempt')}: ${f.error}`);
+    if (!notSent.includes(f)) lines.push(`x ${f.action.id} failed after ${plural(f.attempts, 'attempt')}: ${f.error}`);
   }
   for (const u of result.uncertain) {
     lines.push(`? ${u.action.id} is uncertain: ${u.error}`);
@@ -31,7 +34,7 @@ export function renderApplyResult(result: ApplyResult): string {
     `${result.uncertain.length} uncertain`,
     `${result.skipped.length} skipped`,
   ];
-  lines.push(`Apply ${result.stopped ? 'stopped' : 'complete'}: ${parts.join(', ')}; ${plural(result.requests, 'request')} sent.`);
+  lines.push(`Apply ${result.stopped || notSent.length ? 'stopped' : 'complete'}: ${parts.join(', ')}; ${plural(result.requests, 'request')} sent.`);
   for (const { resource, reason } of lostSecrets(result)) {
     lines.push(
       '',

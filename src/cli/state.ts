@@ -196,7 +196,7 @@ function unlock(opts: UnlockOptions): void {
 
 /** The daemon's runs the state keeps, newest first: when, what came of it, from which commit. */
 function runs(opts: StateCliOptions & { limit: string }): void {
-  const limit = checkInteger('limit', Number(opts.limit), 1, KEPT_RUNS);
+  const limit = checkInteger('--limit', Number(opts.limit), 1, KEPT_RUNS);
   const kept = withReader(opts, (store) => store?.runs(limit) ?? []);
   if (opts.json) return printJson(kept);
   if (!kept.length) return print(`No runs kept in ${shownState(opts)}: \`edgesync watch\` keeps its last ${KEPT_RUNS}.`);

@@ -11,7 +11,7 @@ import { parseDuration, parseListen } from '../daemon/options.js';
 import { readUiToken } from '../daemon/ui/access.js';
 import { boundHeapGrowth, HEAP_GROWTH_PERCENT } from '../daemon/heap.js';
 import type { Logger } from '../log.js';
-import { remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
+import { givenAs, remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
 import { parseLogFormat } from './notices.js';
 import { notifyTargets, parseRepeat } from '../notify/targets.js';
 import path from 'node:path';
@@ -49,16 +49,16 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
   const git = gitWatch({ ...flags, interval: flags.interval ?? '1m' }, root.state, env);
   return {
     // A git source's checkout is put back to its commit at each sync: outputs go beside the state unless told.
-    root: git ? { ...root, source: gitSource(git.checkout), outputsDir: root.outputsDir ?? path.join(path.dirname(root.state.defaultSecretsDir), 'outputs') } : root,
+    root: git ? { ...root, source: gitSource(git.checkout), outputsDir: root.outputsDir ?? path.join(root.state.localDir, 'outputs') } : root,
     ...(git && { git }),
-    listen: parseListen(flags.listen),
+    listen: parseListen(flags.listen, givenAs(flags, 'listen', '--listen')),
     ...(flags.uiTokenFile !== undefined && { uiToken: readUiToken(flags.uiTokenFile) }),
     ...(flags.allowedHost?.length && { allowedHosts: flags.allowedHost.map((h, i) => checkAllowedHost(`allowed-host[${i}]`, h)) }),
     timing: {
-      debounceMs: checkInteger('debounce', numeric(flags.debounce), 0, 3_600_000),
-      shutdownTimeoutMs: checkInteger('shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,
-      ...(flags.resyncInterval !== undefined && { resyncIntervalMs: parseDuration('resync-interval', flags.resyncInterval) }),
-      ...(flags.fullReloadInterval !== undefined && { fullReloadIntervalMs: parseDuration('full-reload-interval', flags.fullReloadInterval) }),
+      debounceMs: checkInteger('--debounce', numeric(flags.debounce), 0, 3_600_000),
+      shutdownTimeoutMs: checkInteger('--shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,
+      ...(flags.resyncInterval !== undefined && { resyncIntervalMs: parseDuration('--resync-interval', flags.resyncInterval) }),
+      ...(flags.fullReloadInterval !== undefined && { fullReloadIntervalMs: parseDuration('--full-reload-interval', flags.fullReloadInterval) }),
     },
     allowEmpty: flags.allowEmpty === true,
     notify: { targets: notifyTargets(flags.notify, env.EDGESYNC_NOTIFY), repeatMs: parseRepeat(flags.notifyRepeat ?? '1h') },

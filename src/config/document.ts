@@ -86,6 +86,7 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     ...(built.payload !== undefined ? { payload: built.payload } : {}),
     hash: contentHash(built.request),
     source,
+    ...(def.placesFields && { fieldsAt: fieldsAt(raw.spec, locator) }),
   };
   // metadata.name is placed once, for the identity and the writes named at it: each is spread, never changed.
   const nameAt = identity.at;
@@ -94,6 +95,17 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
   if (def.kind === 'Credentials') return { errors: NONE, resource, identity, dependsOn, writes, at: (path: FieldPath, message: string) => errorAt(path, message) };
   if (resource.credentials === undefined) return { errors: NONE, resource, identity, dependsOn, writes };
   return { errors: NONE, resource, identity, dependsOn, writes, credentialsAt: errorAt(['metadata', 'credentials'], '') };
+}
+
+/** Where each top-level field of `spec` is written: its key's place (a blocked change points there). */
+function fieldsAt(spec: unknown, locator: ParsedDocument['locator']): DesiredResource['fieldsAt'] {
+  const places: Record<string, { line: number; col: number }> = {};
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return places;
+  for (const field of Object.keys(spec)) {
+    const { line, col } = locator.key(['spec', field]);
+    places[field] = { line, col };
+  }
+  return places;
 }
 
 /** One empty list for every document with no errors, dependsOn or writes: a loader keeping 50,000 outcomes keeps one. */

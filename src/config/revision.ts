@@ -1,6 +1,7 @@
 // The revision of a config: the git commit of the checkout holding its root, read from .git files
 // (HEAD, the ref file or packed-refs) without running git; shown as the config digest outside git.
 
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -8,6 +9,8 @@ import path from 'node:path';
 export interface SourceRevision {
   readonly commit: string;
   readonly ref?: string;
+  /** The files under the root differ from the commit (edits not committed yet): the config is the commit with local changes. */
+  readonly localChanges?: true;
 }
 
 /** How /status and notifications name a config: its commit, else its digest. */
@@ -64,6 +67,37 @@ export function gitRevision(root: string): SourceRevision | undefined {
   if (!m) return undefined;
   const commit = resolveRef(git, m[1]);
   return commit ? { commit, ref: m[1] } : undefined;
+}
+
+/**
+ * Whether the checkout holding `root` has changes under it that are not committed: a tracked file
+ * changed, or a YAML file not yet added. Dot-folders are left out, as the loader skips them (the
+ * state and secrets often live in `.edgesync/`). False when git cannot tell (missing, too slow).
+ */
+export function hasLocalChanges(root: string, timeoutMs = 2000): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile('git', ['-C', root, 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules', '--', '.'], {
+      timeout: timeoutMs, windowsHide: true, maxBuffer: 4 * 1024 * 1024,
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' },
+    }, (err, stdout) => resolve(!err && changedConfig(stdout)));
+  });
+}
+
+/** `git status --porcelain -z` output: some entry outside dot-folders that is tracked, or a YAML file. */
+function changedConfig(output: string): boolean {
+  const fields = output.split('\0');
+  for (let i = 0; i < fields.length; i++) {
+    const entry = fields[i]!;
+    if (entry.length < 4) continue;
+    const status = entry.slice(0, 2);
+    const file = entry.slice(3);
+    // A rename or copy names its source next.
+    if (status[0] === 'R' || status[0] === 'C') i++;
+    if (file.split('/').some((part) => part.startsWith('.'))) continue;
+    if (status === '??' && !/\.ya?ml$/i.test(file)) continue;
+    return true;
+  }
+  return false;
 }
 
 /** A loaded config's revision as shown: the commit it was read at, else its digest. */

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { checkString } from '../util/options.js';
 import { createConfigCache, loadConfig, type LoadCounts, type LoadOptions, type LoadResult } from './index.js';
-import { gitRevision, type SourceRevision } from './revision.js';
+import { gitRevision, hasLocalChanges, type SourceRevision } from './revision.js';
 
 /** What a load needs besides the files: everything but where they are. */
 type SourceLoadOptions = Omit<LoadOptions, 'root' | 'cache'>;
@@ -30,14 +30,17 @@ export function withRevision(loaded: LoadResult, revision: SourceRevision | unde
 
 /** The files of a folder on disk, as they are at each load: files unchanged since the last load are not read again. */
 export function folderSource(root: string): ConfigSource {
-  const absolute = path.resolve(checkString('config', root));
+  const absolute = path.resolve(checkString('--config', root));
   const cache = createConfigCache();
   return {
     root: absolute,
     // Read before the files: a pull during the load changes the root, and the watcher asks for another.
     load: async (options) => {
       const revision = gitRevision(absolute);
-      return withRevision(await loadConfig({ ...options, root: absolute, cache }), revision);
+      // Asked of git while the files are read: the config is the commit only when nothing under the root changed since.
+      const changed = revision ? hasLocalChanges(absolute) : undefined;
+      const loaded = await loadConfig({ ...options, root: absolute, cache });
+      return withRevision(loaded, revision && ((await changed) ? { ...revision, localChanges: true } : revision));
     },
     invalidate: (paths) => cache.invalidate(paths),
     get counts() {

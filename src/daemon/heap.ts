@@ -17,6 +17,6 @@ export const HEAP_GROWTH_PERCENT = 50;
  * 0 leaves V8's own rule. A process-wide setting: only the command that owns the process calls it.
  */
 export function boundHeapGrowth(percent: number): void {
-  checkInteger('heap-growth', percent, 0, 400);
+  checkInteger('--heap-growth', percent, 0, 400);
   if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

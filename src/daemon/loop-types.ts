@@ -44,6 +44,8 @@ export interface RunReport extends RunRecord {
   readonly retryAt?: string;
   /** Resources of the config that need a person (uncertain, blocked, waiting), when the run made a plan. */
   readonly needsAttention?: readonly Attention[];
+  /** The run could not connect at all (ApplyResult.unreachable): its calls count as failed, though none was sent. */
+  readonly unreachable?: string;
 }
 
 /** Observers for metrics; an exception thrown by one is logged and ignored. */
@@ -82,7 +84,7 @@ export interface LoopStatus {
  */
 export function degradedReason(s: Pick<LoopStatus, 'lastRun'>): string | undefined {
   const run = s.lastRun;
-  if (!run || run.requests === 0 || run.succeeded > 0 || run.failed + run.uncertain === 0) return undefined;
+  if (!run || (run.requests === 0 && run.unreachable === undefined) || run.succeeded > 0 || run.failed + run.uncertain === 0) return undefined;
   return `degraded: every call of the last run failed (${run.failed} failed, ${run.uncertain} uncertain); see /status`;
 }
 

@@ -189,6 +189,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       finish({
         ...base, ...attention, result: outcome, actions: plan.actions.length, succeeded: result.succeeded.length, failed: result.failed.length,
         uncertain: result.uncertain.length, skipped: result.skipped.length, requests: result.requests, errors,
+        ...(result.unreachable !== undefined && { unreachable: result.unreachable }),
       });
     } catch (err) {
       retryPending = true;

@@ -64,9 +64,9 @@ export function parseDuration(name: string, text: string, minMs = MIN_RESYNC_MS)
 }
 
 /** "127.0.0.1:9300", "[::1]:0" or ":9300" → host and port. */
-export function parseListen(text: string): { host: string; port: number } {
+export function parseListen(text: string, name = '--listen'): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(text.trim());
-  if (!m) fail('listen', 'HOST:PORT like 127.0.0.1:9300', text);
-  const port = checkInteger('listen', Number(m[3]), 0, 65_535);
+  if (!m) fail(name, 'HOST:PORT like 127.0.0.1:9300', text);
+  const port = checkInteger(name, Number(m[3]), 0, 65_535);
   return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
 }

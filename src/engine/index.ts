@@ -39,6 +39,8 @@ export interface EngineOptions {
   readonly limiter?: ExecutorOptions['limiter'];
   readonly retry?: ExecutorOptions['retry'];
   readonly hooks?: ExecutorOptions['hooks'];
+  /** Where calls go and the option that said so, for the line of a run that cannot connect. @default none */
+  readonly server?: ExecutorOptions['server'];
   /** Stops new calls (SIGTERM); in-flight calls finish. */
   readonly signal?: AbortSignal;
 }
@@ -83,6 +85,7 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.limiter && { limiter: options.limiter }),
     ...(options.retry && { retry: options.retry }),
     ...(options.hooks && { hooks: options.hooks }),
+    ...(options.server && { server: options.server }),
     ...(options.signal && { signal: options.signal }),
     ...(options.logger && { logger: options.logger }),
   });

@@ -28,6 +28,8 @@ interface RemoteOptions {
   readonly token?: string;
   /** Per request, from sending it to the last byte of the answer. @default 30000 */
   readonly timeoutMs?: number;
+  /** How the base URL was given, named in messages about it: `--base-url` or `EDGESYNC_BASE_URL`. @default '--base-url' */
+  readonly baseUrlFrom?: string;
 }
 
 /** An observer of runs (logs, metrics, progress; notifications next): any of its parts, all optional. */
@@ -195,6 +197,7 @@ export function composeRoot(options: RootOptions): Root {
       });
       const engine = createEngine({
         source: signing, store, client, secretsDir, secrets: secrets.sink, outputsDir, clock, env, ignore, hooks: joined.hooks,
+        server: { url: remote.baseUrl.replace(/\/+$/, ''), option: remote.baseUrlFrom ?? '--base-url' },
         ...(options.logger && { logger: options.logger }),
         ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
         ...(options.rateLimit && { rateLimit: options.rateLimit }),

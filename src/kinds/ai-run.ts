@@ -56,6 +56,8 @@ const base: KindBase = {
   },
   // Running the model again is a new answer, not the applied one sent again.
   resend: () => ({ refused: 'an AiRun is a run: the model runs again only when its input changes, never to re-send it' }),
+  // Its output file is the config's own (inside the root): nothing remote stays behind.
+  leavesNothing: 'a model run leaves nothing to remove',
 };
 
 /**

@@ -68,6 +68,7 @@ registerKind(
     {
       kind: 'Credentials', scopeKeys: [], paramMap: {}, build, operations: [],
       resend: () => ({ refused: 'a Credentials document has no remote object to re-send: it only says how other calls are signed' }),
+      leavesNothing: 'a credential only says how calls are signed: nothing remote to remove',
     },
     // Nothing remote to bring in step: a credential only says how others' calls are signed.
     () => NOTHING,

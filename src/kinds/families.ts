@@ -34,6 +34,10 @@ export interface KindBase {
   readonly targets?: (self: DesiredResource) => readonly WriteTarget[];
   /** See KindDefinition.keyState. */
   readonly keyState?: boolean;
+  /** See KindDefinition.placesFields. */
+  readonly placesFields?: boolean;
+  /** See KindDefinition.leavesNothing. */
+  readonly leavesNothing?: string;
   /** See KindDefinition.userScope. */
   readonly userScope?: boolean;
   /** See KindDefinition.writes. */
@@ -111,6 +115,8 @@ export function defineKind(
     ...(base.targets && { targets: base.targets }),
     ...(base.dependencies && { dependencies: base.dependencies }),
     ...(base.keyState && { keyState: true }),
+    ...(base.placesFields && { placesFields: true }),
+    ...(base.leavesNothing !== undefined && { leavesNothing: base.leavesNothing }),
     ...(base.userScope && { userScope: true }),
     ...(base.writes && { writes: base.writes }),
     ...(base.resend && { resend: base.resend }),

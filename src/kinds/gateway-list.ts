@@ -1,5 +1,5 @@
-// GatewayList (operation 6 create, 9 update): name and description change in place; type and
-// items cannot (operation 9 does not carry them), so such changes are blocked.
+// GatewayList (operation 6 create, 9 update): name and description change in place, and are sent
+// again by --resync; type and items cannot (operation 9 does not carry them), so such changes are blocked.
 
 import { pick } from './diff.js';
 import { accountScope, onGatewayAccount } from './families.js';
@@ -19,6 +19,9 @@ registerKind(
       idParam: 'uuid',
       fields: ['name', 'description'],
       body: (request) => pick(request, ['name', 'description']),
+      // A list renamed in the dashboard gets its name and description back under --resync; its
+      // items cannot be re-sent (the update does not carry them).
+      resends: true,
     },
     blockedReason: () => LIST_FIXED,
     dependencies: onGatewayAccount,

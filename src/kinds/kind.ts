@@ -97,6 +97,11 @@ export interface DesiredResource {
   /** contentHash(request). */
   readonly hash: string;
   readonly source: SourceLocation;
+  /**
+   * Where each top-level field of `spec` is written (its key's line and column), for kinds whose
+   * plan may block a change (KindDefinition.placesFields): a blocked change points at its field.
+   */
+  readonly fieldsAt?: Readonly<Record<string, { readonly line: number; readonly col: number }>>;
 }
 
 /**
@@ -287,6 +292,18 @@ export interface KindDefinition {
   readonly userScope?: boolean;
   /** The planner hands this kind per-key state (PlanContext.kvKeys, kvKeyCount, kvExpired). @default false */
   readonly keyState?: boolean;
+  /**
+   * Its plan may block a change of a field (a kind created once): the loader keeps where each
+   * top-level spec field is written (DesiredResource.fieldsAt), so the plan points at the field
+   * that changed rather than at the document. Only such kinds keep them. @default false
+   */
+  readonly placesFields?: boolean;
+  /**
+   * Why a resource of this kind leaves nothing remote to remove once no document describes it (a
+   * model run, a credential): the plan then forgets it from the state by itself, saying this,
+   * rather than asking a person to remove it by hand. @default undefined: an orphan
+   */
+  readonly leavesNothing?: string;
   /** Files a run writes for the resource, relative to the outputs folder: the watcher takes them for no change. */
   writes?(self: DesiredResource): readonly string[];
   /**

@@ -5,7 +5,8 @@ import type { OperationName } from '../api/operations.js';
 import { contentHash, type Json } from '../util/json.js';
 import { compact, diffJson, omit, pick, topFields } from './diff.js';
 import { NOTHING, accountScope, defineKind, onGatewayAccount, pathParams, resultField, type KindBase } from './families.js';
-import type { ActionDraft, BlockedDraft, DesiredResource, KindDecision, KindDefinition, Outcome, PlanContext, WriteTarget } from './kind.js';
+import { OPERATIONS } from '../api/operations.js';
+import type { ActionDraft, BlockedDraft, DesiredResource, KindDecision, KindDefinition, Outcome, PlanContext, Resend, WriteTarget } from './kind.js';
 
 export const NO_REMOTE_ID = 'the create answered without an id: set metadata.id to update it';
 const NO_ID_WARNING = 'created without an id: later updates need metadata.id';
@@ -34,6 +35,12 @@ export interface PostKindSpec extends KindBase {
     readonly idParam: string;
     readonly fields: readonly string[];
     readonly body: (request: JsonObject, id: string) => Json;
+    /**
+     * `--resync` and `--replace` send the update again with every field it carries: it is an
+     * idempotent PUT of those fields whole, and they are what a person edits in the dashboard.
+     * The other fields cannot be re-sent (no operation carries them). @default false: never re-sent
+     */
+    readonly resends?: boolean;
   };
   /** Why a change to these fields cannot be applied. */
   readonly blockedReason: (fields: readonly string[]) => string;
@@ -141,8 +148,26 @@ export function postKind(spec: PostKindSpec): KindDefinition {
     ...(spec.targets?.(self) ?? []),
   ];
   const operations = [spec.create, ...(spec.update ? [spec.update.operation] : []), ...(spec.operations ?? [])];
-  const resend = spec.resend ?? ((ctx: PlanContext) => ({ refused: createdOnce(spec.kind, spec.create, ctx.desired.key) }));
-  return defineKind({ ...spec, targets, operations, resend }, plan, outcome);
+  const refused = (ctx: PlanContext): Resend => ({ refused: createdOnce(spec.kind, spec.create, ctx.desired.key) });
+  const update = spec.update;
+  // The fields the update carries, sent again as applied; what is recorded does not change.
+  const resendUpdate = (ctx: PlanContext): Resend => {
+    const { desired, applied } = ctx;
+    const id = desired.id ?? applied?.remoteId;
+    if (!update || id === undefined || applied?.request === undefined) return id === undefined ? { refused: NO_REMOTE_ID } : refused(ctx);
+    const action: ActionDraft = {
+      change: 'update',
+      operation: update.operation,
+      params: { ...pathParams(spec, desired.scope), [update.idParam]: id },
+      body: update.body(tracked(desired.request), id),
+      diff: [],
+      record: compact({ request: applied.request, hash: applied.hash }) as ActionDraft['record'],
+    };
+    return { actions: [action] };
+  };
+  const resend = spec.resend ?? (update?.resends && OPERATIONS[update.operation].method === 'PUT' ? resendUpdate : refused);
+  // A change of a field it cannot update is blocked, and pointed at where that field is written.
+  return defineKind({ ...spec, targets, operations, resend, placesFields: true }, plan, outcome);
 }
 
 /** A Zero Trust object the interface can only create; it follows the account's GatewayAccount. */

@@ -27,7 +27,7 @@ export function shownUrl(text: string): string {
 }
 
 /** A `--notify` value; throws an OptionError naming the flag and the URL without its credentials. */
-export function parseNotifyUrl(text: string, flag = 'notify'): NotifyTarget {
+export function parseNotifyUrl(text: string, flag = '--notify'): NotifyTarget {
   const raw = text.trim();
   const bad = (why: string): never => {
     throw new OptionError(`Expected \`${flag}\` to be ${why}, got \`${shownUrl(raw)}\``);
@@ -67,7 +67,7 @@ export function parseNotifyUrl(text: string, flag = 'notify'): NotifyTarget {
 
 /** `--notify` values (repeatable) else EDGESYNC_NOTIFY, comma-separated; duplicates once. */
 export function notifyTargets(flags: readonly string[] | undefined, env: string | undefined): NotifyTarget[] {
-  const given = flags?.length ? flags.map((f) => ({ text: f, flag: 'notify' })) : (env ?? '').split(',').map((text) => ({ text, flag: 'EDGESYNC_NOTIFY' }));
+  const given = flags?.length ? flags.map((f) => ({ text: f, flag: '--notify' })) : (env ?? '').split(',').map((text) => ({ text, flag: 'EDGESYNC_NOTIFY' }));
   const targets = given.filter((g) => g.text.trim() !== '').map((g) => parseNotifyUrl(g.text, g.flag));
   return targets.filter((t, i) => targets.findIndex((o) => o.url === t.url && o.format === t.format && o.authorization === t.authorization) === i);
 }
@@ -79,7 +79,7 @@ export function parseRepeat(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
   const ms = m ? Number(m[1]) * UNITS[m[2] ?? 's']! : Number.NaN;
   if (!Number.isFinite(ms) || ms > 30 * 86_400_000) {
-    throw new OptionError(`Expected \`notify-repeat\` to be a duration like 1h, 30m or 90s (at most 30 days), got \`${text}\``);
+    throw new OptionError(`Expected \`--notify-repeat\` to be a duration like 1h, 30m or 90s (at most 30 days), got \`${text}\``);
   }
   return Math.round(ms);
 }

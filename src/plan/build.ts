@@ -12,7 +12,7 @@ import { PlanMemo, type Structure } from './memo.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
 import { closeKeys, selectTargets, targetMatcher } from './targets.js';
 import { didYouMean } from '../util/closest.js';
-import type { Action, BlockedChange, Orphan, Plan, PlanNote, ResourceRef, Share, UncertainCreate, WaitingResource } from './types.js';
+import type { Action, BlockedChange, Forgotten, Orphan, Plan, PlanNote, ResourceRef, Share, UncertainCreate, WaitingResource } from './types.js';
 
 export interface PlanOptions {
   /**
@@ -58,6 +58,7 @@ interface Draft {
   actions: Action[];
   blocked: BlockedChange[];
   orphaned: Orphan[];
+  forgotten: Forgotten[];
   uncertain: UncertainCreate[];
   waiting: WaitingResource[];
   notes: PlanNote[];
@@ -112,7 +113,7 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
     inTargets = (ref) => matchers.some((m) => m(ref));
   }
 
-  const plan: Draft = { actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [], settling: [], shares: [], updatedResources: 0 };
+  const plan: Draft = { actions: [], blocked: [], orphaned: [], forgotten: [], uncertain: [], waiting: [], notes: [], unchanged: [], settling: [], shares: [], updatedResources: 0 };
   const actionIds = new Map<number, string[]>();
   const trouble = new Map<number, 'blocked' | 'uncertain' | 'waiting'>();
   const seenIds = new Set<string>();
@@ -167,7 +168,7 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
     if (step.updated) plan.updatedResources++;
   }
   if (refused.length) throw new PlanError(refused);
-  addUndescribed(plan, structure.keys, state, inTargets);
+  addUndescribed(plan, structure.keys, state, inTargets, lookup);
   return {
     ...plan, stateResources: state.resources.size, ...(targets?.length && { excluded: excluded.sort(), targets }),
     ...(state.revision && { stateRevision: state.revision }),
@@ -210,7 +211,10 @@ function definitions(desired: readonly DesiredResource[], lookup: (kind: string)
 }
 
 /** Orphans and uncertain creates no document describes; with targets, only those a target names. */
-function addUndescribed(plan: Draft, described: ReadonlySet<string>, state: StateSnapshot, inTargets: (ref: { key: string; kind: string; name: string }) => boolean): void {
+function addUndescribed(
+  plan: Draft, described: ReadonlySet<string>, state: StateSnapshot, inTargets: (ref: { key: string; kind: string; name: string }) => boolean,
+  lookup: (kind: string) => KindDefinition | undefined,
+): void {
   const named = (key: string) => {
     const ref = refOfKey(key, state.resources.get(key));
     return inTargets({ key, kind: ref.kind, name: ref.name });
@@ -223,7 +227,12 @@ function addUndescribed(plan: Draft, described: ReadonlySet<string>, state: Stat
   for (const key of state.resources.keys()) if (!described.has(key) && named(key)) undescribed.push(key);
   for (const key of undescribed.sort()) {
     const applied = state.resources.get(key);
-    plan.orphaned.push({ ...refOfKey(key, applied), message: orphanMessage(key), ...(applied?.source && { source: applied.source }) });
+    const ref = refOfKey(key, applied);
+    const source = applied?.source && { source: applied.source };
+    // A run, a credential: nothing remote to remove, so nothing for a person to do.
+    const why = lookup(ref.kind)?.leavesNothing;
+    if (why !== undefined) plan.forgotten.push({ ...ref, why, ...source });
+    else plan.orphaned.push({ ...ref, message: orphanMessage(key), ...source });
   }
 }
 

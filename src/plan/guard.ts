@@ -20,7 +20,8 @@ export interface MassOrphaning {
  */
 export function massOrphaning(plan: Plan, root: string): MassOrphaning | undefined {
   const inState = plan.stateResources ?? 0;
-  const orphaned = plan.orphaned.filter((o) => o.keys === undefined).length;
+  // Forgotten resources (runs) count too: a wrong --config must not make the state forget them.
+  const orphaned = plan.orphaned.filter((o) => o.keys === undefined).length + (plan.forgotten?.length ?? 0);
   const described = plan.actions.length + plan.blocked.length + plan.uncertain.length + plan.waiting.length + plan.unchanged.length;
   const emptyConfig = described === 0 && plan.uncertain.length === 0;
   if (inState === 0 || orphaned === 0) return undefined;

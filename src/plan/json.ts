@@ -64,10 +64,12 @@ export interface PlanJson {
     /** Present and true when the action sends again what is applied (--resync, --replace). */
     readonly resync?: true;
   }[];
-  /** `source`: where the document starts (file relative to the working folder, line, col), or null. */
+  /** `source`: where the first changed field is written (file relative to the working folder, line, col), else where the document starts, or null. */
   readonly blocked: readonly { resource: string; kind: string; name: string; reason: string; fields: readonly string[]; source: Source | null }[];
   /** `keys` only when some KV keys of a resource are orphaned, not the whole resource; `source`: where it was last defined, when known. */
   readonly orphaned: readonly { resource: string; kind: string; name: string; keys?: readonly string[]; key_count?: number; message: string; source: Source | null }[];
+  /** No longer described, of a kind that leaves nothing remote to remove (`why`): applying the plan forgets them from the state. */
+  readonly forgotten: readonly { resource: string; kind: string; name: string; why: string; source: Source | null }[];
   readonly uncertain: readonly { resource: string; kind: string; name: string; operation: string; since: string; message: string }[];
   /** Resources held back until `on` is resolved (`because`: uncertain, blocked or waiting). */
   readonly waiting: readonly { resource: string; kind: string; name: string; on: string; because: string; message: string }[];
@@ -88,6 +90,7 @@ export interface PlanJson {
     readonly blocked: number;
     readonly orphaned: number;
     readonly orphaned_kv_keys: number;
+    readonly forgotten: number;
     readonly uncertain: number;
     readonly waiting: number;
     readonly unchanged: number;
@@ -119,6 +122,7 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
     })),
     blocked: plan.blocked.map((b) => ({ ...ref(b), reason: b.reason, fields: b.fields, source: sourceOf(b.source) })),
     orphaned: plan.orphaned.map((o) => ({ ...ref(o), ...(o.keys && { keys: o.keys }), ...(o.keyCount !== undefined && { key_count: o.keyCount }), message: o.message, source: sourceOf(o.source) })),
+    forgotten: (plan.forgotten ?? []).map((f) => ({ ...ref(f), why: f.why, source: sourceOf(f.source) })),
     uncertain: plan.uncertain.map((u) => ({ ...ref(u), operation: u.operation, since: u.since, message: u.message })),
     waiting: plan.waiting.map((w) => ({ ...ref(w), on: w.on, because: w.because, message: w.message })),
     notes: plan.notes.map((n) => ({ ...ref(n), message: n.message })),
@@ -127,7 +131,7 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
     summary: {
       create: s.create, update: s.update, adopt: s.adopt, roll: s.roll, run: s.run,
       kv_chunks: s.kvChunks, kv_pairs: s.kvPairs, kv_bytes: s.kvBytes,
-      blocked: s.blocked, orphaned: s.orphaned, orphaned_kv_keys: s.orphanedKvKeys, uncertain: s.uncertain, waiting: s.waiting, unchanged: s.unchanged,
+      blocked: s.blocked, orphaned: s.orphaned, orphaned_kv_keys: s.orphanedKvKeys, forgotten: s.forgotten, uncertain: s.uncertain, waiting: s.waiting, unchanged: s.unchanged,
     },
   };
 }

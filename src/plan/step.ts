@@ -53,7 +53,7 @@ export function stepOf(def: KindDefinition, self: DesiredResource, applied: Appl
   if (unchanged && !notes.length && !orphaned) return settling ? SETTLING : UNCHANGED;
   return {
     actions,
-    blocked: decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields, source: self.source })),
+    blocked: decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields, source: fieldSource(self, b.fields) })),
     notes,
     ...(orphaned && { orphaned }),
     unchanged,
@@ -61,6 +61,16 @@ export function stepOf(def: KindDefinition, self: DesiredResource, applied: Appl
     ...(decision.share && actions.length && { share: { ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) } }),
     updated: !resent && applied !== undefined && actions.some((a) => UPDATES.has(a.change)),
   };
+}
+
+/** Where the first written of `fields` is, when the loader kept it; else where the document starts. */
+function fieldSource(self: DesiredResource, fields: readonly string[]): DesiredResource['source'] {
+  let first: { readonly line: number; readonly col: number } | undefined;
+  for (const field of fields) {
+    const at = self.fieldsAt?.[field];
+    if (at && (!first || at.line < first.line || (at.line === first.line && at.col < first.col))) first = at;
+  }
+  return first ? { file: self.source.file, line: first.line, col: first.col } : self.source;
 }
 
 function decide(def: KindDefinition, desired: DesiredResource, applied: AppliedResource | undefined, state: StateSnapshot, now: number): KindDecision {

@@ -18,6 +18,8 @@ export interface PlanSummary {
   /** Orphan entries: whole resources, and KV resources with orphaned keys. */
   readonly orphaned: number;
   readonly orphanedKvKeys: number;
+  /** No longer described, nothing remote to remove: forgotten from the state when applied. */
+  readonly forgotten: number;
   readonly uncertain: number;
   /** Resources held back until a dependency is resolved. */
   readonly waiting: number;
@@ -89,6 +91,7 @@ export function summarize(plan: Plan): PlanSummary {
     blocked: plan.blocked.length,
     orphaned: plan.orphaned.length,
     orphanedKvKeys: plan.orphaned.reduce((n, o) => n + (o.keyCount ?? o.keys?.length ?? 0), 0),
+    forgotten: plan.forgotten?.length ?? 0,
     uncertain: plan.uncertain.length,
     waiting: plan.waiting.length,
     unchanged: plan.unchanged.length,

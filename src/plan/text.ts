@@ -32,7 +32,7 @@ const INDENT = '    ';
 /** Keys of one orphan entry listed before "… and N more" (all of them when verbose). */
 const SHOWN_KEYS = 10;
 const SIGN = {
-  create: ['+', 'green'], change: ['~', 'yellow'], blocked: ['!', 'red'], uncertain: ['?', 'magenta'], waiting: ['!', 'yellow'], orphaned: ['-', 'red'], unchanged: ['=', 'dim'],
+  create: ['+', 'green'], change: ['~', 'yellow'], blocked: ['!', 'red'], uncertain: ['?', 'magenta'], waiting: ['!', 'yellow'], orphaned: ['-', 'red'], forgotten: ['-', 'dim'], unchanged: ['=', 'dim'],
 } as const satisfies Record<string, readonly [string, Color]>;
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
@@ -57,6 +57,7 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
     const what = o.keys ? `${plural(o.keyCount ?? o.keys.length, 'orphaned KV key')}${at(o.source)}: ${listKeys(o.keys, ctx, o.keyCount)}` : `orphaned${o.source ? ` (last defined at ${o.source.file}:${o.source.line})` : ''}`;
     lines.push(head('orphaned', o.resource, what, ctx), ...body([o.message]));
   }
+  for (const f of plan.forgotten ?? []) lines.push(head('forgotten', f.resource, `no longer in the config; forgotten (${f.why})`, ctx));
   const unchanged = verbose ? plan.unchanged : plan.unchanged.filter((key) => notes.has(key));
   for (const key of unchanged) lines.push(head('unchanged', key, 'unchanged', ctx), ...notesOf(key, ctx));
   for (const [resource, messages] of notes) lines.push(`${resource}:`, ...body(messages));
@@ -177,8 +178,9 @@ function summaryLine(s: PlanSummary): string {
     s.orphaned && `${formatCount(s.orphaned)} orphaned${s.orphanedKvKeys ? ` (${plural(s.orphanedKvKeys, 'KV key')})` : ''}`,
     s.uncertain && `${formatCount(s.uncertain)} uncertain`,
     s.waiting && `${formatCount(s.waiting)} waiting`,
+    s.forgotten && `${formatCount(s.forgotten)} forgotten`,
     s.unchanged && `${formatCount(s.unchanged)} unchanged`,
   ].filter(Boolean);
-  if (!actions.length && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting) return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
+  if (!actions.length && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting && !s.forgotten) return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
   return `Plan: ${actions.length ? actions.join(', ') : 'nothing to apply'}${rest.length ? `; ${rest.join(', ')}` : ''}.`;
 }

@@ -30,7 +30,7 @@ export interface ResourceRef {
 export interface BlockedChange extends ResourceRef {
   readonly reason: string;
   readonly fields: readonly string[];
-  /** Where the resource's document starts. */
+  /** Where the first written of `fields` is, when the loader kept it (DesiredResource.fieldsAt); else where the document starts. */
   readonly source?: SourceLocation;
 }
 
@@ -41,6 +41,17 @@ export interface Orphan extends ResourceRef {
   readonly keyCount?: number;
   readonly message: string;
   /** Orphaned keys: where the resource is defined; an orphaned resource: the last file that defined it, when state knows. */
+  readonly source?: SourceLocation;
+}
+
+/**
+ * A resource in state that no document describes any more, of a kind that leaves nothing remote to
+ * remove (KindDefinition.leavesNothing): applying the plan forgets it from the state; nothing is sent.
+ */
+export interface Forgotten extends ResourceRef {
+  /** Why nothing needs removing, e.g. "a model run leaves nothing to remove". */
+  readonly why: string;
+  /** Where it was last defined, when state knows. */
   readonly source?: SourceLocation;
 }
 
@@ -70,6 +81,8 @@ export interface Plan {
   readonly actions: readonly Action[];
   readonly blocked: readonly BlockedChange[];
   readonly orphaned: readonly Orphan[];
+  /** No longer described and nothing remote to remove: forgotten from the state when the plan is applied. @default [] */
+  readonly forgotten?: readonly Forgotten[];
   readonly uncertain: readonly UncertainCreate[];
   /** Resources held back, in every run, until what they depend on is resolved. */
   readonly waiting: readonly WaitingResource[];

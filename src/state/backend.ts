@@ -20,8 +20,10 @@ export interface StateBackend {
   readonly shown: string;
   /** Files of the backend (the database with its journal and lock): never config, never an output. */
   readonly ownPaths: readonly string[];
-  /** Where token secrets go unless told: beside the state. */
+  /** Where token secrets go unless told: beside the state; one folder per state (a PostgreSQL workspace has its own). */
   readonly defaultSecretsDir: string;
+  /** The folder of edgesync's own local files beside the state (a git source's clone and outputs). */
+  readonly localDir: string;
   /** Where `apply --force` leaves its approval of a held plan for the daemon that holds the lock, which takes it once. */
   readonly approvals: Approvals;
   /** A PostgreSQL state's database and workspace, which may keep token secrets (encrypted, EDGESYNC_SECRETS_KEY); none for SQLite. */
@@ -128,7 +130,7 @@ export function readKept<T>(store: SqlStateStore, use: (snapshot: StateSnapshot)
 
 /** The state in one SQLite file (WAL mode), with its lock file beside it. */
 export function sqliteBackend(file: string): StateBackend {
-  const absolute = path.resolve(checkString('state', file));
+  const absolute = path.resolve(checkString('--state', file));
   // Read-only opens take no lock.
   const openReadOnly = () => openStateStore({ file: absolute, readOnly: true });
   const ahead = readAheadKeeper(openReadOnly);
@@ -137,6 +139,7 @@ export function sqliteBackend(file: string): StateBackend {
     ownPaths: ['', '-wal', '-shm', '-journal', '.lock', '.approve'].map((suffix) => absolute + suffix),
     approvals: fileApprovals(`${absolute}.approve`),
     defaultSecretsDir: path.join(path.dirname(absolute), 'secrets'),
+    localDir: path.dirname(absolute),
     open: ({ owner, secretsDir, notSecrets, clock }) =>
       openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(notSecrets && { notSecrets }), ...(clock && { clock }) }),
     read(use, secretsDir, notSecrets) {

@@ -52,13 +52,22 @@ export function checkMissingState(file: string, shown: string, secretsDir?: stri
 export function checkLostSecrets(shown: string, secretsDir?: string, notSecrets: readonly string[] = []): void {
   // A credential's own secret file kept there is the user's, not a trace of an apply.
   const theirs = new Set(notSecrets.map((p) => path.resolve(p)));
-  const held = secretsDir ? safeList(secretsDir).filter((f) => !theirs.has(path.resolve(secretsDir, f))) : [];
+  // Only files are secrets: a folder there is another workspace's secrets folder (`@NAME`).
+  const held = secretsDir ? safeList(secretsDir).filter((f) => !theirs.has(path.resolve(secretsDir, f)) && !isFolder(path.join(secretsDir, f))) : [];
   if (held.length) {
     throw new StateFileError(
       `state ${shown} does not exist, but the secrets folder ${secretsDir} holds ${held.length} file(s) from earlier applies: ` +
         'the state was lost or --state names the wrong one. Restore it or pass the right --state (and --workspace); a new state ' +
         'would create every gateway object and token again. To start over on purpose, move the secrets folder aside first.',
     );
+  }
+}
+
+function isFolder(file: string): boolean {
+  try {
+    return fs.statSync(file).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -9,7 +9,7 @@ import { isPgUrl } from './pg/url.js';
 export function stateBackend(spec: string, workspace?: string): StateBackend {
   if (isPgUrl(spec)) return pgBackend(spec, workspace);
   if (workspace !== undefined && workspace !== 'default') {
-    fail('workspace', 'left out for a SQLite state (one file holds one state; workspaces are for a postgres:// state)', workspace);
+    fail('--workspace', 'left out for a SQLite state (one file holds one state; workspaces are for a postgres:// state)', workspace);
   }
   return sqliteBackend(spec);
 }

@@ -53,10 +53,10 @@ export function checkFunction<T>(name: string, value: T): T {
 /** A `--rate-limit` value "N/SECONDS": N from 1 up, SECONDS above 0; `example` shows the form in errors. */
 export function parseRate(text: string, example: string): { count: number; seconds: number } {
   const m = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(text.trim());
-  if (!m) fail('rate-limit', `N/SECONDS like ${example}`, text);
-  const count = checkInteger('rate-limit', Number(m[1]), 1);
+  if (!m) fail('--rate-limit', `N/SECONDS like ${example}`, text);
+  const count = checkInteger('--rate-limit', Number(m[1]), 1);
   const seconds = Number(m[2]);
-  if (!(seconds > 0)) fail('rate-limit', 'N/SECONDS with SECONDS above 0', text);
+  if (!(seconds > 0)) fail('--rate-limit', 'N/SECONDS with SECONDS above 0', text);
   return { count, seconds };
 }
 

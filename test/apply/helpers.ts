@@ -32,6 +32,7 @@ class FakeApiError extends Error {
     readonly reachedServer: boolean,
     readonly status?: number,
     readonly retryAfterMs?: number,
+    readonly networkCode?: string,
   ) {
     super(message);
   }
@@ -41,6 +42,9 @@ export const httpError = (status: number, retryAfterMs?: number) => new FakeApiE
 export const refused = () => new FakeApiError('connect ECONNREFUSED 127.0.0.1:1', 'network', false);
 export const reset = () => new FakeApiError('socket hang up (ECONNRESET)', 'network', true);
 export const timedOut = () => new FakeApiError('timed out after 30000 ms', 'timeout', true);
+/** As the client says a failure that never connected: `code` ECONNREFUSED, ENOTFOUND, EAI_AGAIN, …. */
+export const noConnection = (code: string) => new FakeApiError(`updateRoute (PUT /x) failed (${code})`, 'network', false, undefined, undefined, code);
+export const connectionReset = () => new FakeApiError('updateRoute (PUT /x) failed: connection reset (ECONNRESET)', 'network', true, undefined, undefined, 'ECONNRESET');
 
 interface Call {
   readonly op: string;

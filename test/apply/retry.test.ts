@@ -14,7 +14,8 @@ describe('retrying a PUT or PATCH', () => {
     ['502', () => httpError(502)],
     ['503', () => httpError(503)],
     ['504', () => httpError(504)],
-    ['a refused connection', refused],
+    // A refused connection with its code stops a run that never connected (unreachable.test.ts).
+    ['a failure that never reached the server', refused],
     ['a reset connection', reset],
     ['a timeout', timedOut],
   ])('retries after %s with exponential backoff, then succeeds', async (_, error) => {
@@ -22,7 +23,8 @@ describe('retrying a PUT or PATCH', () => {
     const result = await h.execute(plan([action('a')]));
     expect(h.clock.sleeps).toEqual([500, 1000]);
     expect(result.succeeded[0]).toMatchObject({ attempts: 3 });
-    expect(result.requests).toBe(3);
+    // A call that never reached the server was not sent.
+    expect(result.requests).toBe(error().reachedServer ? 3 : 1);
     expect(h.state.calls('recordSuccess')).toHaveLength(1);
   });
 

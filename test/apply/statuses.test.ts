@@ -34,6 +34,15 @@ describe('resource statuses in state', () => {
     expect(state.get('WorkerRoute/gone')?.status).toBe('applied');
   });
 
+  it('forgets from the state a resource the plan forgets (a run no document describes), and leaves an uncertain one', () => {
+    const state = new FakeState();
+    seed(state, applied('ran'));
+    seed(state, applied('unsure', 'uncertain'));
+    executorOver(state).settle(plan([], { forgotten: [{ ...ref('ran'), why: 'a model run leaves nothing to remove' }, { ...ref('unsure'), why: 'x' }] }));
+    expect(state.get('WorkerRoute/ran')).toBeUndefined();
+    expect(state.get('WorkerRoute/unsure')?.status).toBe('uncertain');
+  });
+
   it('reads the state only for the unchanged resources the plan names as settling, however many are unchanged', () => {
     const state = new FakeState();
     const unchanged = Array.from({ length: 1000 }, (_, i) => `r${i}`);

@@ -17,7 +17,7 @@ describe('edgesync emulator flags', () => {
       tokens: ['a', 'b'], apiKeys: [{ email: 'ops@example.com', key: 'k-1' }], serviceKeys: ['sk-1'], grants: [], port: 8787, host: '127.0.0.1', failRate: 0.25, rateLimit: { limit: 100, windowSeconds: 60 }, latencyMs: 20, seed: 9,
     });
     expect(generatedToken).toBeUndefined();
-    expect(() => optionsFromFlags({ apiKey: ['no-colon'] }, {})).toThrow('Expected `api-key[0]` to be EMAIL:KEY, got `(value not shown)`');
+    expect(() => optionsFromFlags({ apiKey: ['no-colon'] }, {})).toThrow('Expected `--api-key` to be EMAIL:KEY, got `(value not shown)`');
   });
 
   it('ties a token, an API key or a service key to the accounts listed after its last =, and leaves a padded secret whole', () => {
@@ -45,11 +45,11 @@ describe('edgesync emulator flags', () => {
   });
 
   it.each([
-    [['--port', 'abc'], 'Expected `port` to be a number from 0 to 65535, got `abc` (string)'],
-    [['--fail-rate', '1.5'], 'Expected `fail-rate` to be a number from 0 to 1, got `1.5` (number)'],
-    [['--rate-limit', '10'], 'Expected `rate-limit` to be N/SECONDS like 100/60, got `10` (string)'],
-    [['--latency', '-5'], 'Expected `latency` to be a number from 0 to 600000, got `-5` (number)'],
-    [['--seed', 'x'], 'Expected `seed` to be a number from 0 to 9007199254740991, got `x` (string)'],
+    [['--port', 'abc'], 'Expected `--port` to be a number from 0 to 65535, got `abc` (string)'],
+    [['--fail-rate', '1.5'], 'Expected `--fail-rate` to be a number from 0 to 1, got `1.5` (number)'],
+    [['--rate-limit', '10'], 'Expected `--rate-limit` to be N/SECONDS like 100/60, got `10` (string)'],
+    [['--latency', '-5'], 'Expected `--latency` to be a number from 0 to 600000, got `-5` (number)'],
+    [['--seed', 'x'], 'Expected `--seed` to be a number from 0 to 9007199254740991, got `x` (string)'],
   ])('refuses %j with the options message and exit code 1', async (args, message) => {
     const errors: string[] = [];
     vi.spyOn(console, 'error').mockImplementation((text: string) => void errors.push(text));

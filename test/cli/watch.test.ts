@@ -16,7 +16,7 @@ const silentLogger = () => pino({ level: 'silent' });
 describe('edgesync watch flags', () => {
   it('become the root, listen address and timing the daemon starts with', () => {
     const options = watchOptions({ ...flags, debounce: '250', shutdownTimeout: '3', allowEmpty: true }, silentLogger(), env);
-    expect(options.root.remote).toEqual({ baseUrl: flags.baseUrl, token: 'tok', timeoutMs: 30_000 });
+    expect(options.root.remote).toEqual({ baseUrl: flags.baseUrl, baseUrlFrom: '--base-url', token: 'tok', timeoutMs: 30_000 });
     expect(options.root.rateLimit).toEqual({ requests: 1200, intervalMs: 300_000 });
     expect(options.root.source.root).toBe(process.cwd());
     expect(options.listen).toEqual({ host: '127.0.0.1', port: 0 });
@@ -26,12 +26,12 @@ describe('edgesync watch flags', () => {
   });
 
   it.each([
-    [{ debounce: 'soon' }, 'Expected `debounce` to be a number from 0 to 3600000, got `soon` (string)'],
-    [{ shutdownTimeout: '-1' }, 'Expected `shutdown-timeout` to be a number from 0 to 3600, got `-1` (string)'],
-    [{ listen: 'nowhere' }, 'Expected `listen` to be HOST:PORT like 127.0.0.1:9300, got `nowhere` (string)'],
-    [{ concurrency: '0' }, 'Expected `concurrency` to be a number from 1 to 64, got `0` (number)'],
-    [{ resyncInterval: '10s' }, 'Expected `resync-interval` to be a duration of at least a minute, such as 90s, 30m, 6h or 1d, got `10s` (string)'],
-    [{ timeout: 'never' }, 'Expected `timeout` to be a number of seconds above 0, at most 86400, got `never` (string)'],
+    [{ debounce: 'soon' }, 'Expected `--debounce` to be a number from 0 to 3600000, got `soon` (string)'],
+    [{ shutdownTimeout: '-1' }, 'Expected `--shutdown-timeout` to be a number from 0 to 3600, got `-1` (string)'],
+    [{ listen: 'nowhere' }, 'Expected `--listen` to be HOST:PORT like 127.0.0.1:9300, got `nowhere` (string)'],
+    [{ concurrency: '0' }, 'Expected `--concurrency` to be a number from 1 to 64, got `0` (number)'],
+    [{ resyncInterval: '10s' }, 'Expected `--resync-interval` to be a duration of at least a minute, such as 90s, 30m, 6h or 1d, got `10s` (string)'],
+    [{ timeout: 'never' }, 'Expected `--timeout` to be a number of seconds above 0, at most 86400, got `never` (string)'],
   ])('refuses %o before opening anything', (bad, message) => {
     expect(() => watchOptions({ ...flags, ...bad }, silentLogger(), env)).toThrow(message);
   });
@@ -43,7 +43,7 @@ describe('edgesync watch flags', () => {
   });
 
   it('starts without a token (Credentials documents may sign every call), but not with a token file it cannot read', () => {
-    expect(watchOptions(flags, silentLogger(), {}).root.remote).toEqual({ baseUrl: flags.baseUrl, timeoutMs: 30_000 });
+    expect(watchOptions(flags, silentLogger(), {}).root.remote).toEqual({ baseUrl: flags.baseUrl, baseUrlFrom: '--base-url', timeoutMs: 30_000 });
     expect(() => watchOptions({ ...flags, tokenFile: '/nonexistent/token' }, silentLogger(), {})).toThrow('Cannot read the token file /nonexistent/token (ENOENT)');
   });
 });

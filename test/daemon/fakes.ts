@@ -71,19 +71,24 @@ export const invalid = (...errors: Partial<ConfigError>[]): LoadResult => ({
 export const action = (name: string): Action =>
   ({ id: `UserProfile/${name}#update`, resource: `UserProfile/${name}`, kind: 'UserProfile', name, scope: {}, needs: [], change: 'update', operation: 'editUser' }) as unknown as Action;
 
-export type Outcome = 'succeeded' | 'failed' | 'refused' | 'uncertain';
+/** `unreachable`: not sent, as the run could not connect at all (a wrong base URL). */
+export type Outcome = 'succeeded' | 'failed' | 'refused' | 'uncertain' | 'unreachable';
+
+export const UNREACHABLE = 'cannot connect to http://127.0.0.1:1/client/v4 (connection refused): check --base-url';
 
 export function applyResult(actions: readonly Action[], outcome: (a: Action) => Outcome): ApplyResult {
   const by = (o: Outcome) => actions.filter((a) => outcome(a) === o);
   return {
     succeeded: by('succeeded').map((a) => ({ action: a, attempts: 1 })),
     failed: [...by('failed').map((a) => ({ action: a, error: 'server answered 503', attempts: 3, terminal: false })),
-      ...by('refused').map((a) => ({ action: a, error: 'server answered 400', attempts: 1, terminal: true }))],
+      ...by('refused').map((a) => ({ action: a, error: 'server answered 400', attempts: 1, terminal: true })),
+      ...by('unreachable').map((a) => ({ action: a, error: `not sent: ${UNREACHABLE}`, attempts: 1, terminal: false, unreachable: true as const }))],
     uncertain: by('uncertain').map((a) => ({ action: a, error: 'timed out after sending' })),
     skipped: [],
-    requests: actions.length,
+    requests: actions.length - by('unreachable').length,
     warnings: [],
     stopped: false,
+    ...(by('unreachable').length && { unreachable: UNREACHABLE }),
   } as ApplyResult;
 }
 

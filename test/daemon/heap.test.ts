@@ -33,9 +33,9 @@ function peakHeap(percent: number): number {
 
 describe('the daemon heap growth bound', () => {
   it('is refused unless a whole percent from 0 to 400, before anything is set', () => {
-    expect(() => boundHeapGrowth(-1)).toThrow('Expected `heap-growth` to be a number from 0 to 400, got `-1` (number)');
-    expect(() => boundHeapGrowth(12.5)).toThrow('Expected `heap-growth`');
-    expect(() => boundHeapGrowth(Number.NaN)).toThrow('Expected `heap-growth`');
+    expect(() => boundHeapGrowth(-1)).toThrow('Expected `--heap-growth` to be a number from 0 to 400, got `-1` (number)');
+    expect(() => boundHeapGrowth(12.5)).toThrow('Expected `--heap-growth`');
+    expect(() => boundHeapGrowth(Number.NaN)).toThrow('Expected `--heap-growth`');
   });
 
   it('keeps a heap that holds data and churns garbage well below what V8\'s own rule lets it reach', () => {

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createReconcileLoop, retryDelay } from '../../src/daemon/loop.js';
 import { checkTiming } from '../../src/daemon/options.js';
-import { FakeEngine, ManualClock, flush, invalid, recordingLogger, valid } from './fakes.js';
+import { degradedReason } from '../../src/daemon/loop-types.js';
+import { FakeEngine, ManualClock, UNREACHABLE, flush, invalid, recordingLogger, valid } from './fakes.js';
 
 function setup(timing = {}) {
   const clock = new ManualClock();
@@ -123,6 +124,24 @@ describe('the reconcile loop', () => {
     loop.changed();
     await clock.advance(500);
     expect(clock.pending()).toEqual([1000]);
+  });
+
+  it('says once that it cannot connect, counts as degraded, and tries again later', async () => {
+    const { clock, engine, loop, lines, runs } = setup();
+    engine.config = valid(['me', 'you']);
+    engine.outcome = () => 'unreachable';
+    loop.start();
+    await flush();
+    expect(runs).toEqual(['start:failed']);
+    const run = loop.status().lastRun!;
+    expect(run.errors).toEqual([`${UNREACHABLE}; 2 actions not sent`]);
+    expect(run.requests).toBe(0);
+    expect(degradedReason(loop.status())).toMatch(/^degraded: every call of the last run failed/);
+    expect(lines.filter((l) => JSON.stringify(l).includes('cannot connect'))).toHaveLength(1);
+    expect(clock.pending()).toEqual([1000]);
+    engine.outcome = () => 'succeeded';
+    await clock.advance(1000);
+    expect(runs.at(-1)).toBe('retry:ok');
   });
 
   it('keeps retrying on the last good config while the files are invalid', async () => {

@@ -12,7 +12,7 @@ describe('the --listen address', () => {
   });
 
   it.each(['9300', 'localhost', 'host:port', '127.0.0.1:70000'])('%s is refused with the expected shape', (text) => {
-    expect(() => parseListen(text)).toThrow(/^Expected `listen` to be/);
+    expect(() => parseListen(text)).toThrow(/^Expected `--listen` to be/);
   });
 });
 

@@ -104,3 +104,56 @@ describe('two applies at once', () => {
     await expectConverged(ws, emu);
   });
 });
+
+describe('a wrong --base-url', () => {
+  it('stops apply within 5 s with one line naming the URL and --base-url, and counts no request sent', async () => {
+    const ws = workspace();
+    const run = startCli(['apply', ...ws.local, '--secrets', ws.secrets, '--base-url', 'http://127.0.0.1:1/client/v4']);
+    // From the plan printed (the calls start) to the exit: the run, without the process's start-up.
+    let planned = 0;
+    run.child.stdout!.on('data', () => (planned ||= Date.now()));
+    const r = await run.done;
+    expect(Date.now() - planned).toBeLessThan(5000);
+    expect(r.code).toBe(1);
+    const said = (r.stdout + r.stderr).split('\n').filter((l) => l.includes('127.0.0.1:1'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^x cannot connect to http:\/\/127\.0\.0\.1:1\/client\/v4 \(connection refused\): check --base-url; \d+ actions not sent$/);
+    expect(r.stdout).toMatch(/^Apply stopped: 0 actions applied, \d+ failed, 0 uncertain, \d+ skipped; 0 requests sent\.$/m);
+    expect(r.stderr).not.toMatch(/retrying/);
+  });
+
+  it('names EDGESYNC_BASE_URL when the URL came from there', async () => {
+    const ws = workspace();
+    const r = await cli(['apply', ...ws.local, '--secrets', ws.secrets], { env: { EDGESYNC_BASE_URL: 'http://127.0.0.1:1/client/v4' } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^x cannot connect to http:\/\/127\.0\.0\.1:1\/client\/v4 \(connection refused\): check EDGESYNC_BASE_URL; \d+ actions not sent$/m);
+  });
+});
+
+describe('a base URL without /client/v4', () => {
+  it('is refused by apply naming --base-url, or EDGESYNC_BASE_URL when it came from there, before anything opens', async () => {
+    const ws = workspace();
+    const flag = await cli(['apply', ...ws.local, '--secrets', ws.secrets, '--base-url', 'http://127.0.0.1:8787/']);
+    expect(flag.code).toBe(1);
+    expect(flag.stderr.trim()).toBe('Expected `--base-url` to be an http(s) URL ending in /client/v4 (such as http://127.0.0.1:8787/client/v4), got `http://127.0.0.1:8787/` (string)');
+    const fromEnv = await cli(['apply', ...ws.local, '--secrets', ws.secrets], { env: { EDGESYNC_BASE_URL: 'http://127.0.0.1:8787' } });
+    expect(fromEnv.stderr.trim()).toMatch(/^Expected `EDGESYNC_BASE_URL` to be an http\(s\) URL ending in \/client\/v4/);
+    expect(fs.existsSync(ws.state)).toBe(false);
+  });
+});
+
+describe('an AiRun removed from the config', () => {
+  it('is forgotten by the next apply, which says so in one line and asks nothing by hand', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    expect((await apply(ws, emu)).code).toBe(0);
+    fs.rmSync(ws.file(RESOURCES.AiRun.file));
+    const planned = await cli(['plan', ...ws.local]);
+    expect(planned.stdout).toContain(`- ${RESOURCES.AiRun.key}  no longer in the config; forgotten (a model run leaves nothing to remove)`);
+    expect(planned.stdout).not.toMatch(/by hand/);
+    const r = await apply(ws, emu);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect((await cli(['state', '--state', ws.state, 'list'])).stdout).not.toContain(RESOURCES.AiRun.key);
+    expect((await cli(['plan', ...ws.local])).stdout).toMatch(/^No changes\./m);
+  });
+});

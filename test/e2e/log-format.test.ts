@@ -56,6 +56,6 @@ describe('apply on stderr', () => {
     const emu = await emulator();
     const result = await startCli(['apply', ...workspace().remote(emu), '--log-format', 'xml']).done;
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/Expected `log-format` to be json or pretty, got `xml`/);
+    expect(result.stderr).toMatch(/Expected `--log-format` to be json or pretty, got `xml`/);
   });
 });

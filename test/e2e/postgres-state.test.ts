@@ -31,3 +31,26 @@ describe('a PostgreSQL state from the command line', () => {
     expect(bad.stdout + bad.stderr).not.toContain('wrong-password');
   });
 });
+
+describe('two workspaces of one PostgreSQL state, from one folder', () => {
+  it('plans the creates of a new workspace beside an applied one, each keeping its own token secrets', async () => {
+    const url = inject('pgUrl');
+    const emu = await emulator();
+    const ws = workspace();
+    const first = `first-${randomBytes(4).toString('hex')}`;
+    const second = `second-${randomBytes(4).toString('hex')}`;
+    // No --secrets: the default folder, .edgesync/secrets below the folder the commands run in.
+    const args = (name: string) => ['--config', 'root', '--state', url, '--workspace', name];
+    const applied = await cli(['apply', ...args(first), '--base-url', emu.url], { cwd: ws.dir });
+    expect(applied.code, applied.stderr + applied.stdout).toBe(0);
+    expect(applied.stdout).toMatch(new RegExp(`secret of ApiToken/\\S+ written to .*\\.edgesync/secrets/@${first}/`));
+
+    const planned = await cli(['plan', ...args(second), '--detailed-exitcode'], { cwd: ws.dir });
+    expect(planned.stderr).not.toMatch(/earlier applies/);
+    expect(planned.code, planned.stderr + planned.stdout).toBe(2);
+    expect(planned.stdout).toMatch(/^Plan: 5 to create/m);
+    const again = await cli(['apply', ...args(second), '--base-url', emu.url], { cwd: ws.dir });
+    expect(again.code, again.stderr + again.stdout).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`written to .*\\.edgesync/secrets/@${second}/`));
+  });
+});

@@ -2,11 +2,11 @@
 // again (no create, no run), KV pairs only on opt-in, and `apply --replace KEY` one resource.
 
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, apply, cli, editDoc, emulator, workspace } from './harness.js';
+import { ACCOUNT, apply, cli, editDoc, emulator, TOKEN, workspace } from './harness.js';
 import { NAMESPACE, RESOURCES } from './fixture.js';
 
-/** Operations of the PUT and PATCH kinds of the fixture: script, organization, domain, route, logging, profile, connectivity. */
-const RESENT = [1, 2, 4, 11, 12, 15, 17];
+/** Operations of the PUT and PATCH kinds of the fixture: script, organization, domain, list update, route, logging, profile, connectivity. */
+const RESENT = [1, 2, 4, 9, 11, 12, 15, 17];
 
 /** The fixture applied once, and the emulator's request log cleared after it. */
 async function applied() {
@@ -23,7 +23,7 @@ describe('apply --resync', () => {
 
     const plan = await cli(['plan', ...ws.local, '--resync']);
     expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('Resync: 7 resources sent again as applied, 7 calls; nothing in them changes unless edited by hand.');
+    expect(plan.stdout).toContain('Resync: 8 resources sent again as applied, 8 calls; nothing in them changes unless edited by hand.');
     expect(plan.stdout).toMatch(/^~ UserProfile\/me {2}resync \(PATCH editUser\)$/m);
     expect(emu.requests()).toEqual([]);
 
@@ -37,6 +37,25 @@ describe('apply --resync', () => {
     emu.clearRequests();
     expect((await apply(ws, emu)).code).toBe(0);
     expect(emu.requests()).toEqual([]);
+  });
+
+  it('puts back the name and description of a list renamed in the dashboard, with PUT updateList and no items', async () => {
+    const { emu, ws } = await applied();
+    const list = emu.state().lists.find((l) => l.name === 'Blocked domains')!;
+    // The dashboard's edit: the same update operation, another name.
+    const renamed = await fetch(`${emu.url}/accounts/${ACCOUNT}/gateway/lists/${String(list.id)}`, {
+      method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Renamed by hand' }),
+    });
+    expect(renamed.status).toBe(200);
+    emu.clearRequests();
+
+    const r = await apply(ws, emu, '--resync');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const puts = emu.requests().filter((c) => c.operation === 9);
+    expect(puts).toHaveLength(1);
+    expect(Object.keys(puts[0]!.body as object).sort()).toEqual(['description', 'name']);
+    const after = emu.state().lists.find((l) => l.id === list.id)!;
+    expect([after.name, after.description]).toEqual([list.name, list.description]);
   });
 
   it('writes every KV pair again, in one chunk, once the document sets metadata.resync, overwriting a value changed by hand', async () => {

@@ -67,7 +67,7 @@ describe('change thresholds', () => {
     const mark = emu.requests().length;
     expect((await apply(ws, emu)).code).toBe(3);
     expect(callsSince(emu, mark)).toEqual([]);
-    expect((await apply(ws, emu, '--max-update-share', '101')).stderr).toMatch(/Expected `max-update-share` to be a percent from 0 to 100, got `101` \(string\)/);
+    expect((await apply(ws, emu, '--max-update-share', '101')).stderr).toMatch(/Expected `--max-update-share` to be a percent from 0 to 100, got `101` \(string\)/);
     const forced = await apply(ws, emu, '--force');
     expect(forced.code, forced.stderr).toBe(0);
     expect(callsSince(emu, mark)).toHaveLength(5);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIST_FIXED } from '../../src/kinds/gateway-list.js';
+import { gatewayList, LIST_FIXED } from '../../src/kinds/gateway-list.js';
 import { NO_REMOTE_ID } from '../../src/kinds/post-family.js';
 import { ACCOUNT, applyDecision, desire, document, plan, schemaErrors } from './helpers.js';
 
@@ -39,6 +39,23 @@ describe('GatewayList', () => {
     const after = applyDecision(desired, created());
     expect(plan(desired, after).blocked).toEqual([{ reason: LIST_FIXED, fields: ['items', 'type'] }]);
     expect(plan(desired, after).actions).toEqual([]);
+  });
+
+  it('is sent again by --resync: its name and description, by PUT updateList, without its items', () => {
+    const { desired } = desire('GatewayList', metadata, spec);
+    const applied = created();
+    const answer = gatewayList.resend!({ desired, applied });
+    expect('actions' in answer && answer.actions).toEqual([{
+      change: 'update', operation: 'updateList', params: { identifier: ACCOUNT, uuid: LIST_ID },
+      body: { name: 'Blocked domains', description: 'Nobody goes there' }, diff: [],
+      record: { request: applied.request, hash: applied.hash },
+    }]);
+  });
+
+  it('is not sent again by --resync when its create answered without an id, and says why', () => {
+    const { desired } = desire('GatewayList', metadata, spec);
+    const applied = applyDecision(desired, undefined, { create: {} });
+    expect(gatewayList.resend!({ desired, applied })).toEqual({ refused: NO_REMOTE_ID });
   });
 
   it('adopts an existing list by metadata.id and sends its update so the remote matches', () => {

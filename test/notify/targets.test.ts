@@ -12,7 +12,7 @@ describe('notification URLs', () => {
 
   it('refuses other schemes and non-URLs in one line that names the flag and shows no credential', () => {
     expect(() => parseNotifyUrl('ftp://user:hunter22@example.com/x')).toThrow(
-      'Expected `notify` to be an http://, https:// or slack+https:// URL, got `ftp://***@example.com/***`',
+      'Expected `--notify` to be an http://, https:// or slack+https:// URL, got `ftp://***@example.com/***`',
     );
     expect(() => parseNotifyUrl('not a url')).toThrow(/got `\(not a URL\)`/);
     expect(() => parseNotifyUrl('slack+ftp://hooks.slack.com/x')).toThrow(/slack\+https/);
@@ -59,6 +59,6 @@ describe('notification URLs', () => {
     expect(parseRepeat('30m')).toBe(1_800_000);
     expect(parseRepeat('90')).toBe(90_000);
     expect(parseRepeat('0')).toBe(0);
-    expect(() => parseRepeat('soon')).toThrow('Expected `notify-repeat` to be a duration like 1h, 30m or 90s (at most 30 days), got `soon`');
+    expect(() => parseRepeat('soon')).toThrow('Expected `--notify-repeat` to be a duration like 1h, 30m or 90s (at most 30 days), got `soon`');
   });
 });

@@ -59,7 +59,7 @@ const TABLE: Record<string, { resent: string } | { not: RegExp }> = {
   UserProfile: { resent: 'update editUser' },
   KvPairs: { not: /metadata\.resync is not set/ },
   GatewayAccount: { not: /created once \(POST createGatewayAccount\)/ },
-  GatewayList: { not: /created once \(POST createList\)/ },
+  GatewayList: { resent: 'update updateList' },
   GatewayLocation: { not: /created once \(POST createLocation\)/ },
   GatewayProxyEndpoint: { not: /created once \(POST createProxyEndpoint\)/ },
   ApiToken: { not: /created once \(POST createToken\)/ },
@@ -138,11 +138,11 @@ describe('--resync over every kind', () => {
     const plan = buildPlan(desired, state, { resync: true });
     expect(plan.updatedResources).toBe(0);
     expect(thresholdBreaches(plan, { maxUpdateShare: 0 })).toEqual([]);
-    expect(summarize(plan)).toMatchObject({ update: 0, resync: 7, resyncCalls: 7 });
+    expect(summarize(plan)).toMatchObject({ update: 0, resync: 8, resyncCalls: 8 });
     const text = renderText(plan);
     expect(text).toMatch(/^~ UserProfile\/me {2}resync \(PATCH editUser\)$/m);
-    expect(text).toContain('Resync: 7 resources sent again as applied, 7 calls; nothing in them changes unless edited by hand.');
-    expect(text).toMatch(/^Plan: 7 to resync; 7 unchanged\.$/m);
+    expect(text).toContain('Resync: 8 resources sent again as applied, 8 calls; nothing in them changes unless edited by hand.');
+    expect(text).toMatch(/^Plan: 8 to resync; 6 unchanged\.$/m);
   });
 });
 

@@ -126,7 +126,7 @@ describe('summarize', () => {
   it('counts actions by change and KV pairs, chunks and bytes', () => {
     expect(summarize(reviewPlan())).toEqual({
       create: 1, update: 4, adopt: 0, roll: 0, run: 0, kvChunks: 2, kvPairs: 3, kvBytes: 86,
-      blocked: 1, orphaned: 2, orphanedKvKeys: 2, uncertain: 1, waiting: 0, unchanged: 0,
+      blocked: 1, orphaned: 2, orphanedKvKeys: 2, forgotten: 0, uncertain: 1, waiting: 0, unchanged: 0,
       resync: 0, resyncCalls: 0, resyncKvChunks: 0, resyncKvPairs: 0,
     });
   });

@@ -138,7 +138,7 @@ describe('the PostgreSQL state', () => {
       expect((err as Error).message).not.toContain('not-the-password');
     }
     expect(() => openPgStateStore({ url: 'postgres://edgesync:secret@127.0.0.1:1/state', workspace: fresh() })).toThrow(/^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:1\/state \(workspace test-\w+\): .*ECONNREFUSED/);
-    expect(() => openPgStateStore({ url, workspace: 'no spaces' })).toThrow('Expected `workspace` to be a name of 1 to 64 letters');
+    expect(() => openPgStateStore({ url, workspace: 'no spaces' })).toThrow('Expected `--workspace` to be a name of 1 to 64 letters');
     await admin().query('CREATE DATABASE newer');
     const newer = url.replace(/\/postgres$/, '/newer');
     const c = new pg.Client({ connectionString: newer });

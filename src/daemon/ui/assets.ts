@@ -14,8 +14,8 @@ export const PAGE_CSS = `
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 .wrap { max-width: 90rem; margin: 0 auto; padding: 1rem 1.25rem 3rem; }
-main, header, p, li { overflow-wrap: anywhere; }
-td { overflow-wrap: break-word; }
+/* Words break only when one alone is wider than its line; ids (code, keys), which have no words, anywhere. */
+main, header, p, li, td { overflow-wrap: break-word; }
 header#header, section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; margin: 0 0 1rem; }
 section:empty { display: none; }
 h1 { font-size: 1.35rem; margin: 0 0 0.4rem; display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
@@ -30,7 +30,7 @@ h2 { font-size: 1.1rem; margin: 0.2rem 0 0.6rem; }
 .facts { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 0.4rem 1.5rem; margin: 0; }
 .facts div { min-width: 0; }
 .facts dt { color: var(--muted); font-size: 0.85rem; }
-.facts dd { margin: 0; overflow-wrap: anywhere; }
+.facts dd { margin: 0; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.88em; }
 code { background: var(--code); padding: 0 0.25em; border-radius: 3px; overflow-wrap: anywhere; }
 pre { background: var(--code); padding: 0.5rem 0.75rem; border-radius: 6px; overflow-x: auto; margin: 0.3rem 0; }
@@ -60,9 +60,11 @@ table { border-collapse: collapse; width: 100%; }
 caption { text-align: left; color: var(--muted); padding: 0 0 0.4rem; }
 th, td { text-align: left; vertical-align: top; padding: 0.35rem 0.5rem; border-top: 1px solid var(--line); }
 th { font-size: 0.85rem; color: var(--muted); font-weight: 600; white-space: nowrap; }
-td.error { max-width: 28rem; overflow-wrap: anywhere; }
+/* An error holds paths and ids: it may break anywhere, in a column wide enough that its words never need to. */
+td.error { min-width: 16rem; max-width: 28rem; overflow-wrap: anywhere; }
 td.scope span, table.history code { white-space: nowrap; }
-.name { overflow-wrap: anywhere; font-weight: 500; }
+.name { font-weight: 500; }
+.local { font-weight: 600; color: var(--warn); }
 .todo pre { white-space: pre-wrap; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: 0.6rem; }
 a { color: var(--info); }
@@ -81,6 +83,7 @@ footer { color: var(--muted); font-size: 0.85rem; }
   table.resources td { border: 0; padding: 0.1rem 0; display: grid; grid-template-columns: 7.5rem 1fr; gap: 0.5rem; }
   table.resources td::before { content: attr(data-label); color: var(--muted); font-size: 0.85rem; }
   table.resources td > * { min-width: 0; }
+  table.resources td > .status { justify-self: start; }
   table.resources .todo { grid-column: 1 / -1; }
   table.resources td:empty { display: none; }
 }

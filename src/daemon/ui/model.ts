@@ -15,9 +15,11 @@ export interface Header {
   /** One sentence on why, when not in step. */
   readonly why?: string;
   /** The commit in force (with its ref and message when known), else the config's digest. */
-  readonly revision?: { readonly commit: string; readonly ref?: string; readonly message?: string } | { readonly digest: string };
+  readonly revision?: { readonly commit: string; readonly ref?: string; readonly message?: string; readonly localChanges?: true } | { readonly digest: string };
   /** The commit refused while the files are invalid. */
   readonly invalidRevision?: string;
+  /** The refused files were the commit with changes not committed (most often the case: an edit in progress). */
+  readonly invalidLocalChanges?: true;
   readonly lastRun?: { readonly at: string; readonly reason: string; readonly result: string };
   /** The next run the daemon has scheduled (a retry or a resync), else runs wait for a change. */
   readonly next?: { readonly at: string; readonly why: 'retry' | 'resync' };
@@ -95,8 +97,10 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
   const source = sourceOf(src);
   const header: Header = {
     ...overallOf(s, role),
-    ...(s.revision ? { revision: { commit: s.revision.commit, ...(s.revision.ref && { ref: s.revision.ref }), ...(message && { message }) } } : s.digest ? { revision: { digest: s.digest } } : {}),
-    ...(s.invalidRevision && { invalidRevision: s.invalidRevision.commit }),
+    ...(s.revision
+      ? { revision: { commit: s.revision.commit, ...(s.revision.ref && { ref: s.revision.ref }), ...(message && { message }), ...(s.revision.localChanges && { localChanges: true as const }) } }
+      : s.digest ? { revision: { digest: s.digest } } : {}),
+    ...(s.invalidRevision && { invalidRevision: s.invalidRevision.commit, ...(s.invalidRevision.localChanges && { invalidLocalChanges: true as const }) }),
     ...(run && { lastRun: { at: run.finishedAt, reason: run.reason, result: run.result } }),
     ...(nexts[0] && { next: nexts[0] }),
     role,
@@ -123,6 +127,6 @@ const RUNNING_TICK_MS = 3000;
  */
 export function pageVersion(src: Pick<ModelSources, 'status' | 'role' | 'source'>, now: number): string {
   const s = src.status();
-  const parts = [s.runs, s.running, s.configValid, s.configErrors.length, s.digest, s.revision?.commit, s.invalidRevision?.commit, s.lastRun?.finishedAt, s.resyncAt, src.role(), src.source?.(), s.running ? Math.floor(now / RUNNING_TICK_MS) : 0];
+  const parts = [s.runs, s.running, s.configValid, s.configErrors.length, s.digest, s.revision?.commit, s.revision?.localChanges, s.invalidRevision?.commit, s.invalidRevision?.localChanges, s.lastRun?.finishedAt, s.resyncAt, src.role(), src.source?.(), s.running ? Math.floor(now / RUNNING_TICK_MS) : 0];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
 }

@@ -21,7 +21,7 @@ export function renderHeader(h: Header): Html {
     ? html`<span class="none">no valid config yet</span>`
     : 'digest' in rev
       ? html`config digest <code>${rev.digest.slice(0, 12)}</code>`
-      : html`commit <code title="${rev.commit}">${rev.commit.slice(0, 12)}</code>${rev.ref ? html` on <code>${rev.ref.replace(/^refs\/heads\//, '')}</code>` : ''}${rev.message ? html` <q class="subject">${rev.message}</q>` : ''}`;
+      : html`commit <code title="${rev.commit}">${rev.commit.slice(0, 12)}</code>${rev.localChanges ? html` <strong class="local">with local changes</strong>` : ''}${rev.ref ? html` on <code>${rev.ref.replace(/^refs\/heads\//, '')}</code>` : ''}${rev.message ? html` <q class="subject">${rev.message}</q>` : ''}`;
   const next = h.next
     ? html`${h.next.why} at ${time(h.next.at)}`
     : h.source?.nextFetchAt ? html`on a new commit; next fetch at ${time(h.source.nextFetchAt)}` : html`on the next change to the files`;
@@ -29,7 +29,7 @@ export function renderHeader(h: Header): Html {
   return html`<h1><span class="brand">edgesync</span> <span class="overall overall-${cls(h.overall)}">${OVERALL_TEXT[h.overall]}</span></h1>
 ${h.why ? html`<p class="why">${h.why}</p>` : ''}
 <dl class="facts">
-<div><dt>Revision</dt><dd>${revision}${h.invalidRevision ? html`<br><span class="bad">refused: commit <code>${h.invalidRevision.slice(0, 12)}</code> (its files are invalid)</span>` : ''}</dd></div>
+<div><dt>Revision</dt><dd>${revision}${h.invalidRevision ? html`<br><span class="bad">refused: commit <code>${h.invalidRevision.slice(0, 12)}</code>${h.invalidLocalChanges ? ' with local changes' : ''} (its files are invalid)</span>` : ''}</dd></div>
 <div><dt>Last run</dt><dd>${h.lastRun ? html`${time(h.lastRun.at)} (${h.lastRun.reason}, <span class="result result-${cls(h.lastRun.result)}">${h.lastRun.result}</span>)` : html`<span class="none">none yet</span>`}</dd></div>
 <div><dt>Next run</dt><dd>${next}</dd></div>
 <div><dt>Role</dt><dd>${role}</dd></div>
@@ -88,7 +88,7 @@ export function renderResources(page: RowPage, query: RowQuery): Html {
   const rows = page.rows.map((r) => html`<tr role="row" class="row-${r.status}">
 ${cell('Kind', r.kind)}${cell('Name', html`<span class="name" title="${r.key}">${r.name}</span>${r.todo ? html`<div class="todo">${todoOf(r)}</div>` : ''}`)}${cell('Scope', r.scope ? html`<span title="${r.scope}">${shortScope(r.scope)}</span>` : '', 'scope')}
 ${cell('Status', html`<span class="status status-${r.status}">${r.status}</span>`)}${cell('Remote id', r.remoteId ? html`<code>${r.remoteId}</code>` : '')}
-${cell('Last applied', r.appliedAt ? time(r.appliedAt) : '')}${cell('Last error', r.lastError ?? '', 'error')}</tr>`);
+${cell('Last applied', r.appliedAt ? time(r.appliedAt) : '')}${cell('Last error', r.lastError !== undefined && r.lastError !== r.todo?.message ? r.lastError : '', 'error')}</tr>`);
   const pager = page.pages > 1
     ? html`<nav class="pager" aria-label="Pages of resources">${page.page > 1 ? html`<a href="/${queryString({ ...query, page: page.page - 1 })}" data-page="${page.page - 1}">Previous</a>` : ''}
 <span>page ${page.page} of ${page.pages}</span>${page.page < page.pages ? html`<a href="/${queryString({ ...query, page: page.page + 1 })}" data-page="${page.page + 1}">Next</a>` : ''}</nav>`

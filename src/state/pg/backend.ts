@@ -9,6 +9,17 @@ import { pgApprovals } from './approvals.js';
 import { redactUrl } from '../../util/redact.js';
 import { checkPgUrl } from './url.js';
 
+/**
+ * The default secrets folder of a workspace. A folder shared by the workspaces of one database would
+ * make a new workspace look like a lost state (the other's token secrets are "files from earlier
+ * applies") and mix their tokens: each has its own, `@NAME` below the default workspace's folder,
+ * which keeps today's path. `@` is never in a token's secret file name (secretFileName escapes it).
+ */
+export function workspaceSecretsDir(local: string, workspace: string): string {
+  const shared = path.join(local, 'secrets');
+  return workspace === 'default' ? shared : path.join(shared, `@${workspace}`);
+}
+
 export function pgBackend(url: string, workspace = 'default'): StateBackend {
   // Before anything connects: a malformed URL would otherwise reach the driver's thread.
   checkPgUrl(url);
@@ -23,7 +34,8 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
     shown: `state ${label}`,
     ownPaths: [],
     approvals: pgApprovals(url, ws, `state ${label}`),
-    defaultSecretsDir: path.join(local, 'secrets'),
+    defaultSecretsDir: workspaceSecretsDir(local, ws),
+    localDir: local,
     database: { url, workspace: ws },
     open: ({ owner, secretsDir, notSecrets, clock }) =>
       openPgStateStore({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: ifMissing(secretsDir, notSecrets) }),

@@ -41,7 +41,7 @@ const INSUFFICIENT_PRIVILEGE = '42501';
 const WORKSPACE = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function checkWorkspace(name: unknown): string {
-  if (typeof name !== 'string' || !WORKSPACE.test(name)) fail('workspace', 'a name of 1 to 64 letters, digits, dots, dashes or underscores', name);
+  if (typeof name !== 'string' || !WORKSPACE.test(name)) fail('--workspace', 'a name of 1 to 64 letters, digits, dots, dashes or underscores', name);
   return name;
 }
 

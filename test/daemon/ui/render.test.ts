@@ -25,6 +25,26 @@ function rowOf(doc: string, name: string): string {
 }
 
 describe('the status page, rendered without a browser', () => {
+  it('shows a blocked resource\'s reason once in its row, not again as its last error', async () => {
+    const reason = "a list's type and items cannot be changed in place";
+    const w = world({ resources: [applied('GatewayList', 'stuck', { status: 'blocked', lastError: reason })] });
+    w.status = { ...w.status, plan: { ...EMPTY_PLAN, blocked: [{ resource: `GatewayList[account=${ACCOUNT}]/stuck`, kind: 'GatewayList', name: 'stuck', reason, fields: ['type'] }] } };
+    const doc = await page(w);
+    const row = doc.slice(doc.indexOf('<tr role="row" class="row-blocked"'));
+    expect(textOf(row.slice(0, row.indexOf('</tr>'))).split(reason)).toHaveLength(2);
+  });
+
+  it('names a commit with edits not committed as such, in force and refused', async () => {
+    const w = world();
+    const commit = 'a'.repeat(40);
+    w.status = { ...w.status, revision: { commit, ref: 'refs/heads/main', localChanges: true } };
+    expect(textOf(await page(w))).toContain(`commit ${commit.slice(0, 12)} with local changes on main`);
+    w.status = { ...w.status, revision: { commit }, configValid: false, configErrors: [{ file: 'a.yaml', line: 1, col: 1, path: 'spec', message: 'bad' }], invalidRevision: { commit, localChanges: true } };
+    const text = textOf(await page(w));
+    expect(text).toContain(`refused: commit ${commit.slice(0, 12)} with local changes (its files are invalid)`);
+    expect(text).not.toContain(`commit ${commit.slice(0, 12)} with local changes on`);
+  });
+
   it('says in step, with the revision, the last run, the next one and the role', async () => {
     const w = world();
     w.status = { ...w.status, revision: { commit: 'a'.repeat(40), ref: 'refs/heads/main' }, resyncAt: '2026-01-02T09:00:00.000Z' };
