@@ -94,8 +94,8 @@ function show(pattern: string, opts: StateCliOptions): void {
   else print(views.map(renderShow).join('\n\n'));
 }
 
-/** The key of the one resource `pattern` names in the state (a whole key, or `Kind/name`). */
-const keyIn = (pattern: string, opts: StateCliOptions): string => withReader(opts, (store) => oneStateKey(pattern, store, shownState(opts)));
+/** The key of the one resource `pattern` names in the state (a whole key, or `Kind/name`); a missing state is said by the writer that opens it. */
+const keyIn = (pattern: string, opts: StateCliOptions): string => withReader(opts, (store) => (store ? oneStateKey(pattern, store, shownState(opts)) : pattern));
 
 /** KV keys from `--kv-keys a,b` or a file with one key per line. */
 function kvKeysToForget(opts: ForgetOptions): string[] | undefined {
