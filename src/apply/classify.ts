@@ -112,19 +112,3 @@ export function describeError(err: unknown): string {
   const status = typeof e.status === 'number' ? e.status : undefined;
   return status !== undefined && !message.includes(String(status)) ? `HTTP ${status}: ${message}` : message;
 }
-
-export interface BackoffPolicy {
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-  readonly random: () => number;
-}
-
-/**
- * Exponential backoff with full jitter before retry number `failures` (1 for the first retry),
- * never shorter than the server's Retry-After.
- */
-export function backoffDelay(failures: number, policy: BackoffPolicy, retryAfter?: number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(failures - 1, 0));
-  const r = Math.min(Math.max(policy.random(), 0), 1);
-  return Math.max(Math.round(r * ceiling), retryAfter ?? 0);
-}

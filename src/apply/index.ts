@@ -10,7 +10,7 @@ import { Schedule } from './schedule.js';
 import { clearSettled, recordUnsettled } from './statuses.js';
 import { stateWriter } from '../state/group-commit.js';
 
-export { classifyError, backoffDelay } from './classify.js';
+export { classifyError } from './classify.js';
 export { secretFileName } from './files.js';
 export type {
   ApplyResult, ExecutorHooks, ExecutorOptions, OperationCaller, RetryOptions, TaskQueue,

@@ -7,7 +7,8 @@ import type { Action } from '../plan/types.js';
 import type { StateWriter } from '../state/group-commit.js';
 import { kvKeyRecords } from '../state/kv-keys.js';
 import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
-import { backoffDelay, classifyError, connected, describeError, formatDelay, noConnection, retryAfterMs, retryCause } from './classify.js';
+import { classifyError, connected, describeError, formatDelay, noConnection, retryAfterMs, retryCause } from './classify.js';
+import { backoffDelay, type Backoff } from '../util/backoff.js';
 import { formatBytes, someKeys } from '../util/format.js';
 import { writeJsonOutput } from './files.js';
 import type { ResolvedOptions, TaskQueue } from './options.js';
@@ -47,6 +48,9 @@ function identityOf(action: Action): ResourceIdentity {
 }
 
 const nowDate = (ctx: RunContext) => new Date(ctx.options.clock.now());
+
+/** The retry options as the backoff they describe: full jitter up to a doubling ceiling. */
+const backoffOf = (retry: ResolvedOptions['retry']): Backoff => ({ initialMs: retry.baseDelayMs, maxMs: retry.maxDelayMs, random: retry.random });
 
 /** A failed state write must not hide what happened to the call; it is logged and the report says it. */
 async function tryState(ctx: RunContext, action: Action, what: string, write: (writer: StateWriter) => Promise<void>): Promise<string | undefined> {
@@ -195,7 +199,7 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
 
     const retryAfter = retryAfterMs(sent.error);
     if (retryAfter !== undefined) ctx.limiterFor(action.credential).holdUntil(options.clock.now() + retryAfter);
-    const delay = backoffDelay(attempt, options.retry, retryAfter);
+    const delay = backoffDelay(attempt, backoffOf(options.retry), retryAfter);
     const waiting = `retrying ${action.operation} in ${formatDelay(delay)} after ${retryCause(sent.error)} (attempt ${attempt + 1} of ${options.retry.maxAttempts})`;
     options.logger.warn({ action: action.id, operation: action.operation, attempt, delayMs: delay, error: lastError }, waiting);
     safeHook(ctx, () => options.hooks.onRetry?.(action, lastError, delay, attempt));
@@ -302,7 +306,7 @@ async function partly(
   }
   options.logger.warn({ action: action.id, refused: refused.keys.length, keys: refused.keys.slice(0, 3) }, `${refused.keys.length} key(s) refused: sending them again`);
   try {
-    await options.clock.sleep(backoffDelay(resends + 1, options.retry), options.signal);
+    await options.clock.sleep(backoffDelay(resends + 1, backoffOf(options.retry)), options.signal);
   } catch (err) {
     if (!options.signal?.aborted) throw err;
     return failed(ctx, action, `${refused.keys.length} key(s) refused (${shown}); stopped before sending them again`, attempts, false);

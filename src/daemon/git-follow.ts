@@ -4,9 +4,9 @@
 // fetch) and never cut a failure's backoff short: a signed push body can be sent again under a new
 // delivery id by whoever captured it, and must not make the daemon fetch without bound.
 
+import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import { checkInteger } from '../util/options.js';
-import { retryDelay } from './loop.js';
 import type { LoopLogger } from './loop-types.js';
 
 /** What is followed: GitCheckout satisfies it. */
@@ -123,7 +123,7 @@ export async function followGit(options: FollowOptions): Promise<Follower> {
       failures++;
       options.onSync?.(message, repeated);
     }
-    scheduledAt = clock.now() + (failures > 0 ? retryDelay(failures - 1, retryInitialMs, options.intervalMs * 10) : options.intervalMs);
+    scheduledAt = clock.now() + (failures > 0 ? backoffDelay(failures, { initialMs: retryInitialMs, maxMs: options.intervalMs * 10 }) : options.intervalMs);
   };
 
   // A sync that starts answers every ask made before it; one made while it runs asks for the next.

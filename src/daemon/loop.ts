@@ -6,6 +6,7 @@ import { applyErrors, applyOutcome } from '../apply/outcome.js';
 import { formatError, type ConfigError, type LoadResult } from '../config/index.js';
 import { needsAttention } from '../plan/summary.js';
 import { revisionText } from '../config/revision.js';
+import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import { withoutBodies } from './ui/plan.js';
 import type { LoopOptions, LoopStatus, ReconcileLoop, RunReason, RunReport, RunResult } from './loop-types.js';
@@ -18,11 +19,6 @@ function later(clock: Clock, ms: number, fn: () => void): Timer {
   const ac = new AbortController();
   clock.sleep(ms, ac.signal).then(fn, () => {});
   return { cancel: () => ac.abort() };
-}
-
-/** Capped exponential backoff: initial · 2^attempt, at most max. */
-export function retryDelay(attempt: number, initialMs: number, maxMs: number): number {
-  return Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 40));
 }
 
 export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
@@ -73,7 +69,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
 
   const scheduleRetry = (): string | undefined => {
     if (stopped || !retryPending) return undefined;
-    const delay = retryDelay(retryAttempt++, timing.retryInitialMs, timing.retryMaxMs);
+    const delay = backoffDelay(++retryAttempt, { initialMs: timing.retryInitialMs, maxMs: timing.retryMaxMs });
     retry = later(clock, delay, () => {
       retry = undefined;
       request('retry');

@@ -2,6 +2,7 @@
 // few retries with backoff; given-up events are reported, and a failing URL is logged once until it works.
 
 import type { LoopLogger } from '../daemon/loop-types.js';
+import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import { redactText } from '../util/redact.js';
 import type { NotifyEvent } from './events.js';
@@ -93,7 +94,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     for (let attempt = 0; attempt <= options.retries; attempt++) {
       if (attempt > 0) {
         try {
-          await clock.sleep(options.backoffMs * 2 ** (attempt - 1), closing.signal);
+          await clock.sleep(backoffDelay(attempt, { initialMs: options.backoffMs }), closing.signal);
         } catch {
           return;
         }

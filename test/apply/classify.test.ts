@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, classifyError } from '../../src/apply/index.js';
+import { classifyError } from '../../src/apply/index.js';
+import { backoffDelay } from '../../src/util/backoff.js';
 import { httpError, refused, reset, timedOut } from './helpers.js';
 
 const put = { change: 'write' } as const;
@@ -59,7 +60,7 @@ describe('backoff', () => {
         fc.option(fc.integer({ min: 1, max: 600_000 }), { nil: undefined }),
         (failures, base, extra, r, retryAfter) => {
           const maxDelayMs = base + extra;
-          const delay = backoffDelay(failures, { baseDelayMs: base, maxDelayMs, random: () => r }, retryAfter);
+          const delay = backoffDelay(failures, { initialMs: base, maxMs: maxDelayMs, random: () => r }, retryAfter);
           const ceiling = Math.min(maxDelayMs, base * 2 ** (failures - 1));
           expect(delay).toBeGreaterThanOrEqual(retryAfter ?? 0);
           expect(delay).toBeLessThanOrEqual(Math.max(retryAfter ?? 0, ceiling));

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createReconcileLoop, retryDelay } from '../../src/daemon/loop.js';
+import { createReconcileLoop } from '../../src/daemon/loop.js';
+import { backoffDelay } from '../../src/util/backoff.js';
 import { checkTiming } from '../../src/daemon/options.js';
 import { degradedReason } from '../../src/daemon/loop-types.js';
 import { FakeEngine, ManualClock, UNREACHABLE, flush, invalid, recordingLogger, valid } from './fakes.js';
@@ -215,10 +216,11 @@ describe('the retry delay', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 0, max: 1_000_000 }), fc.nat(100), (initial, extra, attempt) => {
         const max = initial + extra;
-        const d = retryDelay(attempt, initial, max);
+        const retryDelay = (n: number) => backoffDelay(n + 1, { initialMs: initial, maxMs: max });
+        const d = retryDelay(attempt);
         expect(d).toBeGreaterThanOrEqual(initial);
         expect(d).toBeLessThanOrEqual(max);
-        expect(retryDelay(attempt + 1, initial, max)).toBeGreaterThanOrEqual(d);
+        expect(retryDelay(attempt + 1)).toBeGreaterThanOrEqual(d);
       }),
     );
   });
