@@ -133,14 +133,17 @@ describe('apply and plan over every kind', () => {
     const planned = await cli(['plan', ...ws.local, '--json']);
     expect(planned.code, planned.stderr).toBe(0);
     const plan = JSON.parse(planned.stdout);
-    expect(plan.orphaned.map((o: { resource: string }) => o.resource).sort()).toEqual(KINDS.map((k) => RESOURCES[k].key).sort());
+    // A model run leaves nothing to remove: its resource is forgotten, not orphaned.
+    const removable = KINDS.filter((k) => k !== 'AiRun');
+    expect(plan.orphaned.map((o: { resource: string }) => o.resource).sort()).toEqual(removable.map((k) => RESOURCES[k].key).sort());
+    expect(plan.forgotten.map((f: { resource: string }) => f.resource)).toEqual([RESOURCES.AiRun.key]);
     for (const o of plan.orphaned) expect(o.message).toMatch(/no delete operation exists/);
 
     // Dropping every resource at once is what --allow-empty is for; without it apply refuses.
     expect((await apply(ws, emu)).code).toBe(3);
     const r = await apply(ws, emu, '--allow-empty');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('14 orphaned');
+    expect(r.stdout).toContain('13 orphaned, 1 forgotten');
     expect(callsSince(emu, mark)).toEqual([]);
 
     // Forgetting is the same for every kind; these three cover a remote id, KV keys and neither.
@@ -151,7 +154,7 @@ describe('apply and plan over every kind', () => {
       expect(forgot.stdout).toContain(`Forgot ${key}`);
     }
     const after = JSON.parse((await cli(['plan', ...ws.local, '--json'])).stdout);
-    const left = KINDS.map((k) => RESOURCES[k].key).filter((key) => !forgotten.includes(key));
+    const left = removable.map((k) => RESOURCES[k].key).filter((key) => !forgotten.includes(key));
     expect(after.orphaned.map((o: { resource: string }) => o.resource).sort()).toEqual(left.sort());
     expect(after.has_changes).toBe(false);
     expect(callsSince(emu, mark)).toEqual([]);
