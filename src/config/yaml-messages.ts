@@ -4,7 +4,11 @@
 // often three times for one mistake. One message per line, the first the parser gives.
 
 import type { LineCounter, YAMLError } from 'yaml';
-import type { Position } from './yaml.js';
+/** A place in a file, 1-based (yaml.ts's Position has this shape; it imports this module). */
+interface Position {
+  readonly line: number;
+  readonly col: number;
+}
 
 /** A parser error said for people: where the mistake is and what to do. */
 export interface YamlProblem extends Position {
@@ -146,8 +150,8 @@ function describeOne(e: YAMLError, lines: Lines, other: (e: YAMLError) => string
       return here(`a value cannot start with ${char} unquoted: put it in quotes`);
     }
     case 'BAD_DQ_ESCAPE': {
-      const escape = /sequence (\S+)/.exec(message)?.[1] ?? 'this';
-      return here(`${escape} is no escape in a value quoted with ": write \\\\ for a backslash, or quote the value with ' instead`);
+      const sequence = /sequence (\S+)/.exec(message)?.[1] ?? 'this';
+      return here(`${sequence} is no escape in a value quoted with ": write \\\\ for a backslash, or quote the value with ' instead`);
     }
     case 'BLOCK_IN_FLOW':
       return here('a "-" list or a "name: value" map cannot be written inside [ ] or { }: separate items with commas (is one missing?), or write the whole value with indentation');

@@ -21,7 +21,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** How far a typo of `word` may be: one edit for a word of up to five characters, else two. */
-export const typoDistance = (word: string): number => (word.length <= 5 ? 1 : 2);
+const typoDistance = (word: string): number => (word.length <= 5 ? 1 : 2);
 
 export interface ClosestOptions {
   /** The most edits a candidate may be away. @default typoDistance of the candidate */

@@ -130,7 +130,7 @@ describe('credentials whose secrets are not on this machine', () => {
   test('validate still refuses a credential reference that is not { env: NAME } or { file: PATH }', async () => {
     const root = tempRoot({ 'credentials.yaml': CRED('main', '  secret: { env: "" }'), 'lists.yaml': LIST('blocked') });
     const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, '.edgesync', 'state.db'));
-    expect(stderr).toMatch(/credentials\.yaml:\d+:\d+  spec\.secret  expected \{ env: NAME \} or \{ file: PATH \}: exactly one, a non-empty string\n/);
+    expect(stderr).toMatch(/credentials\.yaml:\d+:\d+ {2}spec\.secret {2}expected \{ env: NAME \} or \{ file: PATH \}: exactly one, a non-empty string\n/);
     expect(exitCode).toBe(1);
   });
 
@@ -142,8 +142,8 @@ describe('credentials whose secrets are not on this machine', () => {
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
     await expect(program.parseAsync(['node', 'edgesync', 'plan', '--config', root, '--state', path.join(root, '.edgesync', 'state.db')])).rejects.toThrow(/nothing was planned or applied/);
-    expect(err.join('')).toMatch(/spec\.secret\.env  EDGESYNC_TEST_UNSET_TOKEN is not set: credential main has no secret/);
-    expect(err.join('')).toMatch(/spec\.email\.env  EDGESYNC_TEST_UNSET_EMAIL is not set: credential ops has no email/);
+    expect(err.join('')).toMatch(/spec\.secret\.env {2}EDGESYNC_TEST_UNSET_TOKEN is not set: credential main has no secret/);
+    expect(err.join('')).toMatch(/spec\.email\.env {2}EDGESYNC_TEST_UNSET_EMAIL is not set: credential ops has no email/);
   });
 });
 

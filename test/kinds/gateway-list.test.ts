@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gatewayList, LIST_FIXED } from '../../src/kinds/gateway-list.js';
+import { LIST_FIXED } from '../../src/kinds/gateway-list.js';
+import { getKind } from '../../src/kinds/registry.js';
 import { NO_REMOTE_ID } from '../../src/kinds/post-family.js';
 import { ACCOUNT, applyDecision, desire, document, plan, schemaErrors } from './helpers.js';
 
@@ -7,6 +8,8 @@ const LIST_ID = '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10';
 const metadata = { name: 'blocked-domains', account: ACCOUNT };
 const spec = { name: 'Blocked domains', type: 'DOMAIN', description: 'Nobody goes there', items: [{ value: 'malware.example.net' }] };
 const created = () => applyDecision(desire('GatewayList', metadata, spec).desired, undefined, { create: { id: LIST_ID } });
+
+const gatewayList = getKind('GatewayList')!;
 
 describe('GatewayList', () => {
   it('creates the list with its type and items on first apply', () => {
