@@ -232,7 +232,7 @@ describe('edgesync state --state before or after the subcommand', () => {
     const file = seededState();
     const refused = await run('--workspace', 'prod', 'export', '--state', file);
     expect(refused.code).toBe(1);
-    expect(refused.err).toMatch(/^Expected `workspace` to be left out for a SQLite state/);
+    expect(refused.err).toMatch(/^Expected `--workspace` to be left out for a SQLite state/);
     process.exitCode = undefined;
     const inner = await run('--state', tempStateFile(), 'list', '--state', file);
     expect(inner.out).toContain(list.key);
