@@ -13,13 +13,13 @@ const base = 'https://api.example.com/client/v4';
 
 describe('client options', () => {
   it.each([
-    ['ftp://api.example.com/client/v4'],
-    ['https://api.example.com/client/v3'],
-    ['https://api.example.com/'],
-    ['not a url'],
-  ])('refuses the base URL %s', (baseUrl) => {
+    ['ftp://api.example.com/client/v4', ''],
+    ['https://api.example.com/client/v3', ''],
+    ['https://api.example.com/', ' (such as https://api.example.com/client/v4)'],
+    ['not a url', ''],
+  ])('refuses the base URL %s', (baseUrl, hint) => {
     expect(() => createClient({ baseUrl, token: 't' })).toThrow(
-      `Expected \`baseUrl\` to be an http(s) URL ending in /client/v4, got \`${baseUrl}\` (string)`,
+      `Expected \`baseUrl\` to be an http(s) URL ending in /client/v4${hint}, got \`${baseUrl}\` (string)`,
     );
   });
 

@@ -19,7 +19,7 @@ describe('apply --timeout', () => {
     const ws = workspace();
     const result = await apply(ws, emu, '--timeout', '0');
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/Expected `timeout` to be a number of seconds above 0, at most 86400, got `0`/);
+    expect(result.stderr).toMatch(/Expected `--timeout` to be a number of seconds above 0, at most 86400, got `0`/);
     expect(emu.requests()).toHaveLength(0);
   });
 });

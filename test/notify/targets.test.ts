@@ -43,7 +43,7 @@ describe('notification URLs', () => {
       } catch (err) {
         message = (err as Error).message;
       }
-      expect(message).toMatch(/^Expected `notify` to be a URL whose user name and password percent-encode any \/, \?, #, @ or \\ /);
+      expect(message).toMatch(/^Expected `--notify` to be a URL whose user name and password percent-encode any \/, \?, #, @ or \\ /);
       expect(message).not.toMatch(/PA|SS|alice/);
     }
   });
