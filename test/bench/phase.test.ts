@@ -18,7 +18,7 @@ describe('the benchmark command lines', () => {
     expect(parsePhaseArgs(['apply', '--config', 'c', '--state', 's.db', '--base-url', 'http://x/client/v4', '--rate-limit', '100/10'])).toEqual({
       mode: 'apply', config: 'c', state: 's.db', baseUrl: 'http://x/client/v4', rateLimit: '100/10',
     });
-    expect(() => parsePhaseArgs(['apply', '--config', 'c', '--state', 's.db', '--rate-limit', 'fast'])).toThrow('Expected `rate-limit`');
+    expect(() => parsePhaseArgs(['apply', '--config', 'c', '--state', 's.db', '--rate-limit', 'fast'])).toThrow('Expected `--rate-limit`');
     expect(parsePhaseArgs(['plan', '--config', 'c', '--state', 's.db'])).toEqual({ mode: 'plan', config: 'c', state: 's.db' });
     expect(parsePhaseArgs(['plan', '--config', 'c', '--state', 'postgres://db/x', '--workspace', 'bench'])).toEqual({ mode: 'plan', config: 'c', state: 'postgres://db/x', workspace: 'bench' });
   });

@@ -43,7 +43,7 @@ apiVersion: edgesync/v1
 kind: GatewayList
 metadata:
   name: blocked-domains
-  account: acc
+  account: 0123456789abcdef0123456789abcdef
 spec:
   name: Blocked domains
   description: Nobody goes there
@@ -58,7 +58,7 @@ describe('a blocked change', () => {
     const plan = buildPlan(await load(list('URL')), state);
     expect(plan.blocked).toHaveLength(1);
     expect(plan.blocked[0]).toMatchObject({ fields: ['type'], source: { file: expect.stringMatching(/lists\.yaml$/), line: 10, col: 3 } });
-    expect(renderText(plan)).toMatch(/^! GatewayList\[account=acc\]\/blocked-domains {2}blocked \(.*lists\.yaml:10\)$/m);
+    expect(renderText(plan)).toMatch(/^! GatewayList\[account=0123456789abcdef0123456789abcdef\]\/blocked-domains {2}blocked \(.*lists\.yaml:10\)$/m);
     expect(JSON.parse(renderJson(plan)).blocked[0].source).toMatchObject({ line: 10, col: 3 });
   });
 
