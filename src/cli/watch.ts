@@ -53,7 +53,7 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
     ...(git && { git }),
     listen: parseListen(flags.listen, givenAs(flags, 'listen', '--listen')),
     ...(flags.uiTokenFile !== undefined && { uiToken: readUiToken(flags.uiTokenFile) }),
-    ...(flags.allowedHost?.length && { allowedHosts: flags.allowedHost.map((h, i) => checkAllowedHost(`allowed-host[${i}]`, h)) }),
+    ...(flags.allowedHost?.length && { allowedHosts: flags.allowedHost.map((h) => checkAllowedHost('--allowed-host', h)) }),
     timing: {
       debounceMs: checkInteger('--debounce', numeric(flags.debounce), 0, 3_600_000),
       shutdownTimeoutMs: checkInteger('--shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,

@@ -34,7 +34,7 @@ describe('edgesync emulator flags', () => {
 
   it('takes --allowed-host names (repeatable) and refuses one that is no Host', () => {
     expect(optionsFromFlags({ allowedHost: ['emulator.internal', 'proxy.example:8080'] }, {}).options.allowedHosts).toEqual(['emulator.internal', 'proxy.example:8080']);
-    expect(() => optionsFromFlags({ allowedHost: ['emulator.internal/x'] }, {})).toThrow(/^Expected `allowed-host\[0\]` to be a host name, or NAME:PORT/);
+    expect(() => optionsFromFlags({ allowedHost: ['emulator.internal/x'] }, {})).toThrow(/^Expected `--allowed-host` to be a host name, or NAME:PORT/);
   });
 
   it('takes EDGESYNC_API_TOKEN when no --token is given, else generates one', () => {

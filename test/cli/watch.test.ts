@@ -39,7 +39,7 @@ describe('edgesync watch flags', () => {
   it('takes --allowed-host names for the endpoint, and refuses one that is no Host', () => {
     expect(watchOptions(flags, silentLogger(), env).allowedHosts).toBeUndefined();
     expect(watchOptions({ ...flags, allowedHost: ['Proxy.example', 'edge.example.com:8443'] }, silentLogger(), env).allowedHosts).toEqual(['proxy.example', 'edge.example.com:8443']);
-    expect(() => watchOptions({ ...flags, allowedHost: ['https://proxy.example/'] }, silentLogger(), env)).toThrow(/^Expected `allowed-host\[0\]` to be a host name, or NAME:PORT/);
+    expect(() => watchOptions({ ...flags, allowedHost: ['https://proxy.example/'] }, silentLogger(), env)).toThrow(/^Expected `--allowed-host` to be a host name, or NAME:PORT/);
   });
 
   it('starts without a token (Credentials documents may sign every call), but not with a token file it cannot read', () => {
