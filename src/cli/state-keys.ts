@@ -3,7 +3,7 @@
 // refused with the closest keys of the state; one that must name one resource and names several,
 // with their keys.
 
-import { closeKeys, isGlob, namedBy, nameOne, type KeyRef } from '../plan/targets.js';
+import { closeKeys, isGlob, namedBy, nameOne, type KeyRef } from '../plan/key-patterns.js';
 import { didYouMean } from '../util/closest.js';
 import { firstFew } from '../util/format.js';
 

@@ -20,7 +20,7 @@ import { action, shared, stateOptions } from './state-options.js';
 import { registerTransfer } from './state-transfer.js';
 import { registerSecret } from './state-secret.js';
 import { oneStateKey, stateKeysShown } from './state-keys.js';
-import { isGlob } from '../plan/targets.js';
+import { isGlob } from '../plan/key-patterns.js';
 
 interface StateCliOptions {
   readonly state: string;

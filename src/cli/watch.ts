@@ -13,7 +13,7 @@ import { boundHeapGrowth, HEAP_GROWTH_PERCENT } from '../daemon/heap.js';
 import type { Logger } from '../log.js';
 import { givenAs, remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
 import { parseLogFormat } from './notices.js';
-import { notifyTargets, parseRepeat } from '../notify/targets.js';
+import { notifyTargets, parseRepeat } from '../notify/receivers.js';
 import path from 'node:path';
 import { gitSource } from '../config/git/source.js';
 import { GitError } from '../config/git/run.js';

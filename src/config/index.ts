@@ -13,7 +13,7 @@ import { dropSpareLoadHelper, helperPays } from './load-helper.js';
 import { buildInOrder, buildTwoThreads } from './load-files.js';
 import { discover } from './files.js';
 import { isHiddenBelow, isInside, realpathNearest } from './paths.js';
-import { sharedTargets } from './targets.js';
+import { sharedTargets } from './shared-writes.js';
 import { checkCredentials } from './credentials.js';
 import type { Env } from './interpolate.js';
 import { createSchemaValidator, DEFAULT_SCHEMAS_DIR, type SchemaValidator } from './schema.js';

@@ -7,7 +7,7 @@ import type { Clock } from '../util/clock.js';
 import { redactText } from '../util/redact.js';
 import type { NotifyEvent } from './events.js';
 import { slackMessage } from './slack.js';
-import type { NotifyTarget } from './targets.js';
+import type { NotifyTarget } from './receivers.js';
 
 /** What delivery needs of `fetch` (the global one satisfies it). */
 export type FetchLike = (

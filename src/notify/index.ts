@@ -15,7 +15,7 @@ import { createDelivery, type Delivery, type FetchLike } from './deliver.js';
 import {
   appliedEvents, appliedResources, configEvents, failedResources, NO_RUNS, fetchEvents, planEvents, roleEvents, runEvents, type Draft, type NotifyEvent, type RunMemory,
 } from './events.js';
-import type { NotifyTarget } from './targets.js';
+import type { NotifyTarget } from './receivers.js';
 
 export type { NotifyEvent } from './events.js';
 

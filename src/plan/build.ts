@@ -10,7 +10,7 @@ import { orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
 import { refOf, stepOf } from './step.js';
 import { PlanMemo, type Structure } from './memo.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
-import { closeKeys, selectTargets, targetMatcher } from './targets.js';
+import { closeKeys, selectTargets, targetMatcher } from './key-patterns.js';
 import { didYouMean } from '../util/closest.js';
 import type { Action, BlockedChange, Forgotten, Orphan, Plan, PlanNote, ResourceRef, Share, UncertainCreate, WaitingResource } from './types.js';
 
@@ -27,7 +27,7 @@ export interface PlanOptions {
    */
   readonly now?: number;
   /**
-   * Limit the plan to the resources these patterns name (keys or globs, see targets.ts) and what
+   * Limit the plan to the resources these patterns name (keys or globs, see key-patterns.ts) and what
    * they depend on; the others are listed in `excluded`. A pattern naming nothing is a PlanError.
    * @default every resource
    */

@@ -6,7 +6,7 @@ import type { AppliedResource } from '../state/types.js';
 import { didYouMean } from '../util/closest.js';
 import { firstFew } from '../util/format.js';
 import { PlanError } from './order.js';
-import { nameOne } from './targets.js';
+import { nameOne } from './key-patterns.js';
 
 /** Why a kind with no resend hook is never re-sent. */
 const NO_RESEND = 'the kind has no operation that sends its whole request again';

@@ -7,7 +7,7 @@ import { createDelivery } from '../../src/notify/deliver.js';
 import type { NotifyEvent } from '../../src/notify/events.js';
 import { createNotifier } from '../../src/notify/index.js';
 import { slackMessage } from '../../src/notify/slack.js';
-import { parseNotifyUrl } from '../../src/notify/targets.js';
+import { parseNotifyUrl } from '../../src/notify/receivers.js';
 import { createLogger } from '../../src/log.js';
 import { recordingLogger } from '../daemon/fakes.js';
 import { startReceiver, type Receiver } from './receiver.js';

@@ -6,7 +6,7 @@ import type { RunReport } from '../../src/daemon/loop-types.js';
 import { checkTiming } from '../../src/daemon/options.js';
 import type { FetchLike } from '../../src/notify/deliver.js';
 import { createNotifier, type NotifyEvent } from '../../src/notify/index.js';
-import { parseNotifyUrl } from '../../src/notify/targets.js';
+import { parseNotifyUrl } from '../../src/notify/receivers.js';
 import { FakeEngine, ManualClock, flush, recordingLogger, valid } from '../daemon/fakes.js';
 import { startReceiver } from './receiver.js';
 

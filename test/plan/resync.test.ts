@@ -9,7 +9,7 @@ import type { DesiredResource } from '../../src/kinds/kind.js';
 import { allKinds, getKind } from '../../src/kinds/registry.js';
 import { buildPlan, PlanError, renderText, summarize, thresholdBreaches, type Plan } from '../../src/plan/index.js';
 import { kvKeyRecords } from '../../src/state/kv-keys.js';
-import { closeKeys } from '../../src/plan/targets.js';
+import { closeKeys } from '../../src/plan/key-patterns.js';
 import type { AppliedResource, StateSnapshot } from '../../src/state/types.js';
 import { contentHash } from '../../src/util/json.js';
 import { madeActions } from '../kinds/kv/helpers.js';

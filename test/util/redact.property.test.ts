@@ -9,7 +9,7 @@ import { GitCheckout } from '../../src/config/git/checkout.js';
 import { git } from '../../src/config/git/run.js';
 import { createLogger } from '../../src/log.js';
 import { createDelivery } from '../../src/notify/deliver.js';
-import { parseNotifyUrl } from '../../src/notify/targets.js';
+import { parseNotifyUrl } from '../../src/notify/receivers.js';
 import { stateBackend } from '../../src/state/select.js';
 import { systemClock } from '../../src/util/clock.js';
 import { redactHeaders, redactText, redactUrl } from '../../src/util/redact.js';

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { buildPlan, PlanError, renderText } from '../../src/plan/index.js';
-import { closeKeys, nameOne } from '../../src/plan/targets.js';
+import { closeKeys, nameOne } from '../../src/plan/key-patterns.js';
 import { applied, fakeKinds, resource, snapshot } from './fakes.js';
 
 const account = { account: 'acc1' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { notifyTargets, parseNotifyUrl, parseRepeat, shownUrl } from '../../src/notify/targets.js';
+import { notifyTargets, parseNotifyUrl, parseRepeat, shownUrl } from '../../src/notify/receivers.js';
 
 describe('notification URLs', () => {
   it('accepts http, https and slack+https URLs, posting Slack messages to the https URL', () => {
