@@ -54,21 +54,21 @@ describe('the config root a saved plan was made from', () => {
   const folders = (...dirs: string[]) => (dir: string) => dirs.includes(dir);
 
   it('is recorded relative to the folder plan ran in, and absolute', () => {
-    expect(made('infra/prod', '/work/repo').made_from.config_root).toEqual({ relative: path.join('infra', 'prod'), absolute: '/work/repo/infra/prod' });
-    expect(made('/work/repo', '/work/repo').made_from.config_root).toEqual({ relative: '.', absolute: '/work/repo' });
+    expect(made('infra/prod', '/srv/config-repo').made_from.config_root).toEqual({ relative: path.join('infra', 'prod'), absolute: '/srv/config-repo/infra/prod' });
+    expect(made('/srv/config-repo', '/srv/config-repo').made_from.config_root).toEqual({ relative: '.', absolute: '/srv/config-repo' });
     // It does not make a plan stale: a checkout elsewhere applies the same config.
     expect(staleReasons(made('infra', '/a'), now({}))).toEqual([]);
   });
 
   it('is read relative to the folder apply runs in when it is a folder there, else at its absolute path', () => {
-    const saved = made('infra', '/work/repo');
-    expect(savedConfigRoot(saved, 'p.json', '/ci/checkout', folders('/ci/checkout/infra', '/work/repo/infra'))).toEqual({ root: 'infra', fallback: false });
-    expect(savedConfigRoot(saved, 'p.json', '/home/me', folders('/work/repo/infra'))).toEqual({ root: '/work/repo/infra', fallback: true });
+    const saved = made('infra', '/srv/config-repo');
+    expect(savedConfigRoot(saved, 'p.json', '/ci/checkout', folders('/ci/checkout/infra', '/srv/config-repo/infra'))).toEqual({ root: 'infra', fallback: false });
+    expect(savedConfigRoot(saved, 'p.json', '/home/me', folders('/srv/config-repo/infra'))).toEqual({ root: '/srv/config-repo/infra', fallback: true });
   });
 
   it('is refused, asking for --config, when neither is a folder', () => {
-    expect(() => savedConfigRoot(made('infra', '/work/repo'), 'p.json', '/home/me', folders())).toThrow(
-      'p.json was made from the config root infra (/work/repo/infra), which is not a folder here, from /home/me: pass --config DIR',
+    expect(() => savedConfigRoot(made('infra', '/srv/config-repo'), 'p.json', '/home/me', folders())).toThrow(
+      'p.json was made from the config root infra (/srv/config-repo/infra), which is not a folder here, from /home/me: pass --config DIR',
     );
   });
 
