@@ -2,7 +2,7 @@
 // It never retries: whether a call may be repeated (a POST may not, blindly) is the executor's decision.
 
 import type http from 'node:http';
-import { checkClientOptions, type CallInfo, type ClientOptions } from './options.js';
+import { resolveClientOptions, type CallInfo, type ClientOptions } from './options.js';
 import { postAgents } from './connections.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
 import { checkedUrl, OPERATIONS, operationPath, type OperationName } from './operations.js';
@@ -70,7 +70,7 @@ function encode(op: OperationName, body: unknown): Encoded {
 }
 
 export function createClient(options: ClientOptions): ApiClient {
-  const opts = checkClientOptions(options);
+  const opts = resolveClientOptions(options);
   const { clock } = opts;
   // A POST goes on a kept-alive connection retired well before the server's keep-alive limit. A
   // reset still possible there (a server closing early) is what it always was: a create that may

@@ -1,10 +1,10 @@
-// ClientOptions and their eager checks: a bad base URL or token fails at construction, not mid-apply.
-// The token is never echoed: its check names the problem, not the value.
+// ClientOptions and their defaults, and the checks of a base URL and a token where they enter (the
+// composition root, the command line): the token is never echoed, its check names the problem, not the value.
 
 import { VERSION } from '../util/version.js';
 import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
-import { checkFunction, checkInteger, checkString, fail, OptionError } from '../util/options.js';
+import { fail, OptionError } from '../util/options.js';
 import type { OperationName } from './operations.js';
 import type { Signer } from './signing.js';
 import { redactUrl } from '../util/redact.js';
@@ -19,7 +19,7 @@ export interface CallInfo {
 }
 
 export interface ClientOptions {
-  /** Where the interface is served; http(s) and ending in /client/v4 (a trailing slash is tolerated). */
+  /** Where the interface is served; http(s) and ending in /client/v4 (a trailing slash is tolerated): see checkBaseUrl. */
   readonly baseUrl: string;
   /**
    * Bearer token of calls that name no credential; never printed, never in an error message.
@@ -58,7 +58,7 @@ export interface ClientOptions {
   readonly clock?: Clock;
 }
 
-export interface CheckedClientOptions {
+interface ResolvedClientOptions {
   readonly baseUrl: string;
   readonly token?: string;
   readonly timeoutMs: number;
@@ -71,7 +71,7 @@ export interface CheckedClientOptions {
 }
 
 /** setTimeout cannot wait longer. */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
 
 const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
@@ -80,8 +80,9 @@ export const DEFAULT_USER_AGENT = `edgesync/${VERSION}`;
 /** Printable ASCII without spaces: anything else would break or smuggle into the Authorization header. */
 export const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 
-function checkToken(value: unknown): string {
-  const where = '`token`';
+/** A token; an error names the problem and the option (`name`), never the value. */
+export function checkToken(value: unknown, name: string): string {
+  const where = `\`${name}\``;
   if (typeof value !== 'string' || value === '') {
     const got = value === '' ? 'an empty string' : value === null || value === undefined ? String(value) : `a ${typeof value}`;
     throw new OptionError(`Expected ${where} to be a non-empty string, got ${got}`);
@@ -94,9 +95,9 @@ function checkToken(value: unknown): string {
 
 /**
  * An http(s) URL ending in /client/v4, without its trailing slashes. `name`: how a message names it
- * (the command line passes the flag or variable the user gave it with).
+ * (the flag or variable the user gave it with, or the composition root's option).
  */
-export function checkBaseUrl(value: unknown, name = 'baseUrl'): string {
+export function checkBaseUrl(value: unknown, name: string): string {
   const expected = 'an http(s) URL ending in /client/v4';
   if (typeof value !== 'string') fail(name, expected, value);
   // Shown without what may be a credential.
@@ -117,21 +118,18 @@ export function checkBaseUrl(value: unknown, name = 'baseUrl'): string {
   return trimmed;
 }
 
-export function checkClientOptions(options: ClientOptions): CheckedClientOptions {
-  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
+/** The options with their defaults; the values were checked where they entered (composeRoot, the command line). */
+export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
   const { onResponse } = options;
-  if (onResponse !== undefined && typeof onResponse !== 'function') fail('onResponse', 'a function', onResponse);
-  const clock = options.clock ?? systemClock;
-  if (typeof clock?.now !== 'function') fail('clock', 'a Clock', clock);
   return {
-    baseUrl: checkBaseUrl(options.baseUrl),
-    ...(options.token !== undefined && { token: checkToken(options.token) }),
-    timeoutMs: checkInteger('timeoutMs', options.timeoutMs ?? 30_000, 1, MAX_TIMER_MS),
-    maxAnswerBytes: checkInteger('maxAnswerBytes', options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES, 1),
-    userAgent: checkString('userAgent', options.userAgent ?? DEFAULT_USER_AGENT),
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    ...(options.token !== undefined && { token: options.token }),
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+    userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
     ...(onResponse ? { onResponse } : {}),
-    clock,
-    ...(options.signer !== undefined && { signer: checkFunction('signer', options.signer) }),
-    secrets: options.secrets === undefined ? () => [] : checkFunction('secrets', options.secrets),
+    clock: options.clock ?? systemClock,
+    ...(options.signer !== undefined && { signer: options.signer }),
+    secrets: options.secrets ?? (() => []),
   };
 }

@@ -12,6 +12,7 @@ import { stateWriter } from '../state/group-commit.js';
 
 export { classifyError } from './classify.js';
 export { secretFileName } from './files.js';
+export { RETRY_DEFAULTS } from './options.js';
 export type {
   ApplyResult, ExecutorHooks, ExecutorOptions, OperationCaller, RetryOptions, TaskQueue,
 } from './options.js';

@@ -1,4 +1,5 @@
-// The executor's options, hooks and result types, and their eager checks.
+// The executor's options, hooks and result types, and their defaults (the values are checked where
+// they enter: the composition root and the command line).
 // Everything with an effect (client, store, clock) is handed in, so tests pass fakes.
 
 import path from 'node:path';
@@ -7,7 +8,6 @@ import type { Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { checkFunction, checkInteger, checkNumber, checkString, fail } from '../util/options.js';
 import { fileSecrets, type SecretSink } from './files.js';
 import { createRateLimiter, type RateLimit, type RateLimiter, type ServerCount } from './rate.js';
 
@@ -60,6 +60,9 @@ export interface ExecutorLogger {
 export interface TaskQueue {
   add<T>(task: () => Promise<T>): Promise<T>;
 }
+
+/** What RetryOptions leaves out means. */
+export const RETRY_DEFAULTS = { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000 } as const;
 
 export interface RetryOptions {
   /** Attempts per action, the first included. @default 8 */
@@ -189,17 +192,6 @@ export interface ResolvedOptions {
 
 const silent: ExecutorLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
-function checkObject<T>(name: string, value: T, methods: readonly string[]): T {
-  const ok = value !== null && typeof value === 'object' && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
-  if (!ok) fail(name, methods.length ? `an object with ${methods.map((m) => `\`${m}()\``).join(', ')}` : 'an object', value);
-  return value;
-}
-
-function checkPaths(name: string, value: readonly string[]): readonly string[] {
-  if (!Array.isArray(value) || value.some((p) => typeof p !== 'string' || !path.isAbsolute(p))) fail(name, 'a list of absolute paths', value);
-  return value;
-}
-
 /**
  * The given limiter for every credential, else one of `rate` per credential, made on first use; while
  * the server's count is unknown it lets out as many calls as the queue runs (`ahead`).
@@ -214,45 +206,33 @@ function limiters(given: RateLimiter | undefined, rate: RateLimit, clock: Clock,
   };
 }
 
-/** Checks every option now, so a mistake fails at construction, not in the middle of a run. */
+/** The options with their defaults; the values were checked where they entered (composeRoot). */
 export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
-  checkObject('options', options, []);
-  const rate = checkObject('rateLimit', options.rateLimit ?? { requests: 1200, intervalMs: 300_000 }, []);
-  const retry = checkObject('retry', options.retry ?? {}, []);
-  const baseDelayMs = checkNumber('retry.baseDelayMs', retry.baseDelayMs ?? 500, 0, Number.MAX_SAFE_INTEGER);
-  const signal = options.signal;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) fail('signal', 'an AbortSignal', signal);
-  const hooks = checkObject('hooks', options.hooks ?? {}, []);
-  const clock = checkObject('clock', options.clock ?? systemClock, ['now', 'sleep']);
-  if (options.queue !== undefined && options.concurrency !== undefined) fail('concurrency', 'left out when a queue is given (the queue has its own)', options.concurrency);
-  if (options.limiter !== undefined && options.rateLimit !== undefined) fail('rateLimit', 'left out when a limiter is given (the limiter has its own)', options.rateLimit);
-  const concurrency = checkInteger('concurrency', options.concurrency ?? 4, 1);
-  const rateLimit = { requests: checkInteger('rateLimit.requests', rate.requests, 1), intervalMs: checkInteger('rateLimit.intervalMs', rate.intervalMs, 0) };
-  for (const name of ['onActionStart', 'onActionEnd', 'onRetry', 'onProgress'] as const) {
-    if (hooks[name] !== undefined) checkFunction(`hooks.${name}`, hooks[name]);
-  }
+  const retry = options.retry ?? {};
+  const clock = options.clock ?? systemClock;
+  const concurrency = options.concurrency ?? 4;
+  const rateLimit = options.rateLimit ?? { requests: 1200, intervalMs: 300_000 };
+  const { signal } = options;
   return {
-    client: checkObject('client', options.client, ['call']),
-    state: checkObject('state', options.state, ['get', 'recordSuccess', 'recordFailure', 'recordStatus', 'beginIntent', 'abandonIntent', 'markUncertain']),
-    interpret: checkFunction('interpret', options.interpret),
+    client: options.client,
+    state: options.state,
+    interpret: options.interpret,
     clock,
-    queue: options.queue === undefined ? new PQueue({ concurrency }) : checkObject('queue', options.queue, ['add']),
-    limiterFor: limiters(options.limiter === undefined ? undefined : checkObject('limiter', options.limiter, ['acquire', 'holdUntil']), rateLimit, clock, concurrency),
+    queue: options.queue ?? new PQueue({ concurrency }),
+    limiterFor: limiters(options.limiter, rateLimit, clock, concurrency),
     retry: {
-      maxAttempts: checkInteger('retry.maxAttempts', retry.maxAttempts ?? 8, 1),
-      baseDelayMs,
-      maxDelayMs: checkNumber('retry.maxDelayMs', retry.maxDelayMs ?? 60_000, baseDelayMs, Number.MAX_SAFE_INTEGER),
-      random: checkFunction('retry.random', retry.random ?? Math.random),
+      maxAttempts: retry.maxAttempts ?? RETRY_DEFAULTS.maxAttempts,
+      baseDelayMs: retry.baseDelayMs ?? RETRY_DEFAULTS.baseDelayMs,
+      maxDelayMs: retry.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs,
+      random: retry.random ?? Math.random,
     },
-    secretsDir: checkString('secretsDir', options.secretsDir),
-    secrets: options.secrets === undefined ? fileSecrets(options.secretsDir) : checkObject('secrets', options.secrets, ['write']),
-    ...(options.outputsDir !== undefined && { outputsDir: path.resolve(checkString('outputsDir', options.outputsDir)) }),
-    ownPaths: checkPaths('ownPaths', options.ownPaths ?? []),
+    secretsDir: options.secretsDir,
+    secrets: options.secrets ?? fileSecrets(options.secretsDir),
+    ...(options.outputsDir !== undefined && { outputsDir: path.resolve(options.outputsDir) }),
+    ownPaths: options.ownPaths ?? [],
     ...(signal && { signal }),
-    ...(options.server !== undefined && {
-      server: { url: checkString('server.url', options.server?.url), option: checkString('server.option', options.server?.option) },
-    }),
-    hooks,
-    logger: checkObject('logger', options.logger ?? silent, ['info', 'warn', 'error', 'debug']),
+    ...(options.server !== undefined && { server: options.server }),
+    hooks: options.hooks ?? {},
+    logger: options.logger ?? silent,
   };
 }

@@ -65,10 +65,6 @@ export function createConfigCache(): ConfigCache {
   return new Cache();
 }
 
-export function isConfigCache(value: unknown): value is ConfigCache {
-  return value instanceof Cache;
-}
-
 function sameEnv(a: readonly [string, string | undefined][], b: readonly [string, string | undefined][]): boolean {
   if (a.length !== b.length) return false;
   const before = new Map(a);

@@ -5,10 +5,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { DesiredResource } from '../kinds/kind.js';
-import { checkBoolean, checkFunction, checkInteger, checkString, fail } from '../util/options.js';
 import type { DocumentOutcome } from './document.js';
 import { displayFile, sortErrors, type ConfigError } from './errors.js';
-import { beginLoad, isConfigCache, type ConfigCache } from './cache.js';
+import { beginLoad, type ConfigCache } from './cache.js';
 import { dropSpareLoadHelper, helperPays } from './load-helper.js';
 import { buildInOrder, buildTwoThreads } from './load-files.js';
 import { discover } from './files.js';
@@ -90,29 +89,25 @@ export type LoadResult =
 
 const MiB = 1024 * 1024;
 
-function checkOptions(options: LoadOptions) {
-  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
-  const ignore = options.ignore ?? [];
-  if (!Array.isArray(ignore) || ignore.some((p) => typeof p !== 'string' || !path.isAbsolute(p))) fail('ignore', 'a list of absolute paths', ignore);
-  if (options.now !== undefined && typeof options.now !== 'function') fail('now', 'a function returning milliseconds since the epoch', options.now);
-  if (options.cache !== undefined && !isConfigCache(options.cache)) fail('cache', 'a cache made by createConfigCache()', options.cache);
+/** The options with their defaults, paths made absolute; their values come checked from the config source. */
+function resolveOptions(options: LoadOptions) {
   return {
-    root: path.resolve(checkString('root', options.root)),
+    root: path.resolve(options.root),
     env: options.env ?? process.env,
-    maxFileBytes: checkInteger('maxFileBytes', options.maxFileBytes ?? 16 * MiB, 1),
-    maxReferencedBytes: checkInteger('maxReferencedBytes', options.maxReferencedBytes ?? 512 * MiB, 1),
-    maxAliasNodes: checkInteger('maxAliasNodes', options.maxAliasNodes ?? 100_000, 1),
-    maxDepth: checkInteger('maxDepth', options.maxDepth ?? 64, 1, 500),
-    ignore: ignore.map((p) => path.resolve(p)),
-    secrets: options.secrets === undefined ? undefined : path.resolve(checkString('secrets', options.secrets)),
-    outputs: options.outputs === undefined ? undefined : path.resolve(checkString('outputs', options.outputs)),
+    maxFileBytes: options.maxFileBytes ?? 16 * MiB,
+    maxReferencedBytes: options.maxReferencedBytes ?? 512 * MiB,
+    maxAliasNodes: options.maxAliasNodes ?? 100_000,
+    maxDepth: options.maxDepth ?? 64,
+    ignore: (options.ignore ?? []).map((p) => path.resolve(p)),
+    secrets: options.secrets === undefined ? undefined : path.resolve(options.secrets),
+    outputs: options.outputs === undefined ? undefined : path.resolve(options.outputs),
     storedSecret: options.storedSecret,
-    checkSecrets: options.checkSecrets === undefined ? true : checkBoolean('checkSecrets', options.checkSecrets),
+    checkSecrets: options.checkSecrets ?? true,
     validator: options.schemas,
     now: options.now ?? Date.now,
     cache: options.cache,
-    helperThread: options.helperThread === undefined ? undefined : checkBoolean('helperThread', options.helperThread),
-    meanwhile: options.meanwhile === undefined ? undefined : checkFunction('meanwhile', options.meanwhile),
+    helperThread: options.helperThread,
+    meanwhile: options.meanwhile,
   };
 }
 
@@ -120,7 +115,7 @@ let defaultValidator: SchemaValidator | undefined;
 
 /** Loads every YAML file under `options.root`; one invalid document makes the whole config invalid. */
 export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
-  const opts = checkOptions(options);
+  const opts = resolveOptions(options);
   const validator = opts.validator ?? (defaultValidator ??= createSchemaValidator());
   const own = ownPathsOf(opts.root, opts.ignore, opts.secrets);
   const found = await discover(opts.root, own);

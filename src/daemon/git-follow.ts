@@ -6,7 +6,6 @@
 
 import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
-import { checkInteger } from '../util/options.js';
 import type { LoopLogger } from './loop-types.js';
 
 /** What is followed: GitCheckout satisfies it. */
@@ -87,7 +86,7 @@ const inSeconds = (ms: number) => `${Math.max(0, Math.ceil(ms / 1000))} s`;
 export async function followGit(options: FollowOptions): Promise<Follower> {
   const { checkout, clock, logger } = options;
   const retryInitialMs = options.retryInitialMs ?? 1000;
-  const pushes = tokenBucket(checkInteger('pushBurst', options.pushBurst ?? 3, 1), checkInteger('pushEveryMs', options.pushEveryMs ?? 10_000, 1), clock.now());
+  const pushes = tokenBucket(options.pushBurst ?? 3, options.pushEveryMs ?? 10_000, clock.now());
   let commit: string | undefined;
   let error: string | undefined;
   let failures = 0;

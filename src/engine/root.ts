@@ -4,7 +4,8 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { createClient, type ApiClient, type CallInfo, type Signer } from '../api/index.js';
-import type { ExecutorHooks, RetryOptions } from '../apply/index.js';
+import { checkBaseUrl, checkToken, MAX_TIMER_MS } from '../api/options.js';
+import { RETRY_DEFAULTS, type ExecutorHooks, type RetryOptions } from '../apply/index.js';
 import type { LoadResult } from '../config/index.js';
 import { withRevision, type ConfigSource } from '../config/source.js';
 import type { DesiredResource } from '../kinds/kind.js';
@@ -15,7 +16,7 @@ import type { LockHolder } from '../state/lock.js';
 import type { SqlStateStore } from '../state/store.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { checkInteger, checkString, fail } from '../util/options.js';
+import { checkFunction, checkInteger, checkNumber, checkString, fail } from '../util/options.js';
 import { createEngine, type Engine } from './index.js';
 import { secretPlaces } from './secrets.js';
 import { readSigners } from './signers.js';
@@ -136,6 +137,20 @@ function ownPaths(root: string, paths: readonly string[]): string[] {
   return paths.filter((p) => p !== root && !root.startsWith(p + path.sep));
 }
 
+function checkRateLimit(rate: NonNullable<RootOptions['rateLimit']>): void {
+  if (rate === null || typeof rate !== 'object') fail('rateLimit', 'an object { requests, intervalMs }', rate);
+  checkInteger('rateLimit.requests', rate.requests, 1);
+  checkInteger('rateLimit.intervalMs', rate.intervalMs, 0);
+}
+
+function checkRetry(retry: RetryOptions): void {
+  if (retry === null || typeof retry !== 'object') fail('retry', 'an object', retry);
+  checkInteger('retry.maxAttempts', retry.maxAttempts ?? RETRY_DEFAULTS.maxAttempts, 1);
+  const baseDelayMs = checkNumber('retry.baseDelayMs', retry.baseDelayMs ?? RETRY_DEFAULTS.baseDelayMs, 0, Number.MAX_SAFE_INTEGER);
+  checkNumber('retry.maxDelayMs', retry.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs, baseDelayMs, Number.MAX_SAFE_INTEGER);
+  if (retry.random !== undefined) checkFunction('retry.random', retry.random);
+}
+
 export function composeRoot(options: RootOptions): Root {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
   const { source, state } = options;
@@ -148,10 +163,13 @@ export function composeRoot(options: RootOptions): Root {
   const sinks = options.sinks ?? [];
   if (!Array.isArray(sinks)) fail('sinks', 'a list of event sinks', sinks);
   if (options.concurrency !== undefined) checkInteger('concurrency', options.concurrency, 1, 64);
+  if (options.rateLimit !== undefined) checkRateLimit(options.rateLimit);
+  if (options.retry !== undefined) checkRetry(options.retry);
   const remote = options.remote;
   if (remote !== undefined) {
-    checkString('remote.baseUrl', remote.baseUrl);
-    if (remote.token !== undefined) checkString('remote.token', remote.token);
+    checkBaseUrl(remote.baseUrl, remote.baseUrlFrom ?? 'remote.baseUrl');
+    if (remote.token !== undefined) checkToken(remote.token, 'remote.token');
+    if (remote.timeoutMs !== undefined) checkInteger('remote.timeoutMs', remote.timeoutMs, 1, MAX_TIMER_MS);
   }
   const ignore = ownPaths(source.root, [...state.ownPaths, secretsDir]);
   const env = options.env ?? process.env;

@@ -4,11 +4,10 @@
 import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
 import { getKind } from '../kinds/registry.js';
 import type { AppliedResource, StateSnapshot } from '../state/types.js';
-import { fail } from '../util/options.js';
 import { replaceKeys, type Drift } from './resend.js';
 import { orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
 import { refOf, stepOf } from './step.js';
-import { PlanMemo, type Structure } from './memo.js';
+import type { PlanMemo, Structure } from './memo.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
 import { closeKeys, selectTargets, targetMatcher } from './key-patterns.js';
 import { didYouMean } from '../util/closest.js';
@@ -70,10 +69,7 @@ interface Draft {
 
 export function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Plan {
   const lookup = options.kinds ?? getKind;
-  if (typeof lookup !== 'function') fail('kinds', 'a function from kind name to definition', lookup);
   const now = options.now ?? Date.now();
-  if (typeof now !== 'number' || !Number.isFinite(now)) fail('now', 'milliseconds since the epoch', now);
-  if (options.memo !== undefined && !(options.memo instanceof PlanMemo)) fail('memo', 'a PlanMemo', options.memo);
   const drift = driftOf(options, desired);
   // A drift run re-sends what is unchanged: its steps are not the ones kept.
   const memo = drift.resync || drift.replace.size ? undefined : options.memo;
@@ -186,12 +182,10 @@ function structureOf(desired: readonly DesiredResource[], lookup: Structure['loo
   return { desired, lookup, defs, deps, order, keys: new Set(desired.map((d) => d.key)) };
 }
 
-/** The drift options, checked; each --replace must name one resource of the config. */
+/** The drift options; each --replace must name one resource of the config. */
 function driftOf(options: PlanOptions, desired: readonly DesiredResource[]): Drift {
   const resync = options.resync ?? false;
-  if (typeof resync !== 'boolean') fail('resync', 'a boolean', resync);
   const replace = options.replace ?? [];
-  if (!Array.isArray(replace) || replace.some((k) => typeof k !== 'string')) fail('replace', 'an array of resource keys', replace);
   return { resync, replace: new Set(replaceKeys(replace, desired)) };
 }
 

@@ -3,7 +3,6 @@
 
 import { OPERATIONS, type OperationName } from '../api/operations.js';
 import type { FieldChange } from '../kinds/kind.js';
-import { checkBoolean } from '../util/options.js';
 import { formatBytes, formatCount, painter, plural, shownValue, type Color, type Paint } from './format.js';
 import { summarize, type PlanSummary } from './summary.js';
 import type { Action, Plan } from './types.js';
@@ -36,8 +35,8 @@ const SIGN = {
 } as const satisfies Record<string, readonly [string, Color]>;
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
-  const color = checkBoolean('color', options.color ?? false);
-  const verbose = checkBoolean('verbose', options.verbose ?? false);
+  const color = options.color ?? false;
+  const verbose = options.verbose ?? false;
   const notes = new Map<string, string[]>();
   for (const note of plan.notes) notes.set(note.resource, [...(notes.get(note.resource) ?? []), note.message]);
   const ctx: Ctx = { paint: painter(color), verbose, maxChars: verbose ? Number.POSITIVE_INFINITY : 80, notes };

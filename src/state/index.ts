@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from './driver.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { checkBoolean, checkInteger, checkString, fail } from '../util/options.js';
 import {
   checkExistingFile, StateMissingError, checkMissingState, checkOwnDatabase, checkSameFile, describeStateError, identityOf, realStatePath,
 } from './file.js';
@@ -50,7 +49,7 @@ export const DEFAULT_STATE_FILE = '.edgesync/state.db';
 /** Milliseconds a statement waits on another connection's write before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
 
-interface Checked {
+interface Resolved {
   readonly file: string;
   readonly lock: boolean;
   readonly lockTimeoutMs: number;
@@ -62,20 +61,18 @@ interface Checked {
   readonly notSecrets: readonly string[];
 }
 
-function checkOptions(o: StateOptions): Checked {
-  if (o === null || typeof o !== 'object') fail('options', 'an object', o);
-  const readOnly = checkBoolean('readOnly', o.readOnly ?? false);
-  const clock = o.clock ?? systemClock;
-  if (typeof clock?.now !== 'function') fail('clock', 'a Clock with now()', clock);
+/** The options with their defaults; the file comes checked from the backend (sqliteBackend), the rest from the root. */
+function resolveOptions(o: StateOptions): Resolved {
+  const readOnly = o.readOnly ?? false;
   return {
-    file: checkString('file', o.file),
-    lock: checkBoolean('lock', o.lock ?? !readOnly) && !readOnly,
-    lockTimeoutMs: checkInteger('lockTimeoutMs', o.lockTimeoutMs ?? 0, 0),
-    owner: checkString('owner', o.owner ?? process.argv.join(' ')),
+    file: o.file,
+    lock: (o.lock ?? !readOnly) && !readOnly,
+    lockTimeoutMs: o.lockTimeoutMs ?? 0,
+    owner: o.owner ?? process.argv.join(' '),
     readOnly,
-    clock,
-    kvPageSize: checkInteger('kvPageSize', o.kvPageSize ?? 100_000, 1),
-    ...(o.secretsDir !== undefined && { secretsDir: checkString('secretsDir', o.secretsDir) }),
+    clock: o.clock ?? systemClock,
+    kvPageSize: o.kvPageSize ?? 100_000,
+    ...(o.secretsDir !== undefined && { secretsDir: o.secretsDir }),
     notSecrets: o.notSecrets ?? [],
   };
 }
@@ -87,14 +84,14 @@ export function shownPath(file: string): string {
 }
 
 export function openStateStore(options: StateOptions): SqlStateStore {
-  const o = checkOptions(options);
+  const o = resolveOptions(options);
   return o.readOnly ? openReadOnly(o) : openWritable(o);
 }
 
 /** Owner read and write only: the state names every remote id and what each token was sent with. */
 const STATE_MODE = 0o600;
 
-function openWritable(o: Checked): SqlStateStore {
+function openWritable(o: Resolved): SqlStateStore {
   const shown = shownPath(o.file);
   // The lock and every check use the real path: a symlink or another spelling of it is the same state.
   const file = realStatePath(o.file);
@@ -157,7 +154,7 @@ function tighten(file: string): void {
  * An older file is migrated in memory: a read-only open never writes, yet reads the current shape. The
  * copy is marked as a rollback-journal database first: an in-memory database cannot be in WAL mode.
  */
-function openReadOnly(o: Checked): SqlStateStore {
+function openReadOnly(o: Resolved): SqlStateStore {
   const shown = shownPath(o.file);
   const file = realStatePath(o.file);
   if (!fs.existsSync(file)) throw new StateMissingError(`state ${shown} does not exist`);

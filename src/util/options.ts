@@ -1,5 +1,8 @@
 // Eager option checks with one message shape everywhere:
 // "Expected `concurrency` to be a number from 1 up, got `0` (number)".
+// They run where values enter: flags (named as typed, `--concurrency`), the environment, files, and the
+// options of the entry points (composeRoot, startEmulator, startDaemon and startWatch, the config
+// sources and state backends). Internal modules take the typed values they are handed as they are.
 
 export class OptionError extends TypeError {
   override name = 'OptionError';
@@ -40,11 +43,6 @@ export function checkString(name: string, value: unknown, { nonEmpty = true } = 
   return value;
 }
 
-export function checkBoolean(name: string, value: unknown): boolean {
-  if (typeof value !== 'boolean') fail(name, 'a boolean', value);
-  return value;
-}
-
 export function checkFunction<T>(name: string, value: T): T {
   if (typeof value !== 'function') fail(name, 'a function', value);
   return value;
@@ -60,8 +58,10 @@ export function parseRate(text: string, example: string): { count: number; secon
   return { count, seconds };
 }
 
-/** "1200/300" → 1,200 requests per 300 s. */
+/** "1200/300" → 1,200 requests per 300 s; the window in whole milliseconds, at least one. */
 export function parseRateLimit(text: string): { requests: number; intervalMs: number } {
   const { count, seconds } = parseRate(text, '1200/300');
-  return { requests: count, intervalMs: seconds * 1000 };
+  const intervalMs = Math.round(seconds * 1000);
+  if (intervalMs < 1) fail('--rate-limit', 'N/SECONDS with SECONDS of at least 0.001', text);
+  return { requests: count, intervalMs };
 }

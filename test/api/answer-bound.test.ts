@@ -72,11 +72,3 @@ describe('answers over the bound', () => {
     expect(await client.rollToken({ identifier: 't1' }, {})).toBe('y'.repeat(1000));
   });
 });
-
-describe('the bound as an option', () => {
-  it('is checked eagerly', () => {
-    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1/client/v4', token: 'secret-token', maxAnswerBytes: 0 })).toThrow(
-      'Expected `maxAnswerBytes` to be a number from 1 up, got `0` (number)',
-    );
-  });
-});

@@ -1,4 +1,5 @@
-// Eager checks of the client's options, and where the token comes from (environment or file),
+// The checks of a base URL and a token where they enter (the composition root, the command line),
+// the client's handling of a trailing slash, and where the token comes from (environment or file),
 // with errors that never show the token.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,10 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, resolveToken, TokenError } from '../../src/api/index.js';
-import { OptionError } from '../../src/util/options.js';
+import { checkBaseUrl, checkToken } from '../../src/api/options.js';
 import { reply, startStub } from './stub.js';
-
-const base = 'https://api.example.com/client/v4';
 
 describe('client options', () => {
   it.each([
@@ -18,18 +17,23 @@ describe('client options', () => {
     ['https://api.example.com/', ' (such as https://api.example.com/client/v4)'],
     ['not a url', ''],
   ])('refuses the base URL %s', (baseUrl, hint) => {
-    expect(() => createClient({ baseUrl, token: 't' })).toThrow(
-      `Expected \`baseUrl\` to be an http(s) URL ending in /client/v4${hint}, got \`${baseUrl}\` (string)`,
+    expect(() => checkBaseUrl(baseUrl, '--base-url')).toThrow(
+      `Expected \`--base-url\` to be an http(s) URL ending in /client/v4${hint}, got \`${baseUrl}\` (string)`,
     );
   });
 
   it('refuses a base URL with a query or credentials, showing neither', () => {
-    expect(() => createClient({ baseUrl: 'https://api.example.com/client/v4?key=QSECRET', token: 't' })).toThrow(
-      'Expected `baseUrl` to be an http(s) URL ending in /client/v4, got `https://api.example.com/client/v4?key=***` (string)',
+    expect(() => checkBaseUrl('https://api.example.com/client/v4?key=QSECRET', '--base-url')).toThrow(
+      'Expected `--base-url` to be an http(s) URL ending in /client/v4, got `https://api.example.com/client/v4?key=***` (string)',
     );
-    expect(() => createClient({ baseUrl: 'https://bot:PASSWORD123@api.example.com/client/v4', token: 't' })).toThrow(
-      'Expected `baseUrl` to be an http(s) URL ending in /client/v4 without a user name or password (the token goes in EDGESYNC_API_TOKEN), got `https://***@api.example.com/client/v4` (string)',
+    expect(() => checkBaseUrl('https://bot:PASSWORD123@api.example.com/client/v4', '--base-url')).toThrow(
+      'Expected `--base-url` to be an http(s) URL ending in /client/v4 without a user name or password (the token goes in EDGESYNC_API_TOKEN), got `https://***@api.example.com/client/v4` (string)',
     );
+  });
+
+  it('takes an http(s) base URL ending in /client/v4, with or without a trailing slash', () => {
+    expect(checkBaseUrl('https://api.example.com/client/v4', '--base-url')).toBe('https://api.example.com/client/v4');
+    expect(checkBaseUrl('http://127.0.0.1:8787/client/v4/', '--base-url')).toBe('http://127.0.0.1:8787/client/v4');
   });
 
   it('sends to the same path whether the base URL ends in a slash or not', async () => {
@@ -42,20 +46,11 @@ describe('client options', () => {
     }
   });
 
-  it('refuses a timeout that is not a positive whole number of milliseconds', () => {
-    expect(() => createClient({ baseUrl: base, token: 't', timeoutMs: 0 })).toThrow('Expected `timeoutMs` to be a number from 1 to 2147483647, got `0` (number)');
-    expect(() => createClient({ baseUrl: base, token: 't', timeoutMs: 1.5 })).toThrow(OptionError);
-  });
-
-  it('refuses an onResponse that is not a function', () => {
-    expect(() => createClient({ baseUrl: base, token: 't', onResponse: 'log' as never })).toThrow('Expected `onResponse` to be a function');
-  });
-
   it('refuses an empty or malformed token without showing it', () => {
-    expect(() => createClient({ baseUrl: base, token: '' })).toThrow('Expected `token` to be a non-empty string, got an empty string');
+    expect(() => checkToken('', 'remote.token')).toThrow('Expected `remote.token` to be a non-empty string, got an empty string');
     let message = '';
     try {
-      createClient({ baseUrl: base, token: 'abc def-secret' });
+      checkToken('abc def-secret', 'remote.token');
     } catch (error) {
       message = (error as Error).message;
     }

@@ -1,5 +1,5 @@
 // The executor's options: the required ones alone run a plan; a queue and a rate limiter handed in
-// carry every request; a mistake fails at construction with the option's name and value.
+// carry every request. Their values are checked where they enter (test/engine/root.test.ts).
 
 import { describe, expect, it } from 'vitest';
 import { createExecutor, type ExecutorOptions, type RateLimiter, type TaskQueue } from '../../src/apply/index.js';
@@ -73,24 +73,5 @@ describe('executor options', () => {
     // A 429's Retry-After holds every sender, through the limiter.
     expect(limiter.holds).toHaveLength(2);
     expect(limiter.holds[0]).toBe(new FakeClock().t + 7_000);
-  });
-
-  it.each([
-    [{ concurrency: 0 }, 'Expected `concurrency` to be a number from 1 up, got `0` (number)'],
-    [{ concurrency: 2.5 }, 'Expected `concurrency` to be a number from 1 up, got `2.5` (number)'],
-    [{ rateLimit: { requests: 0, intervalMs: 1000 } }, 'Expected `rateLimit.requests` to be a number from 1 up, got `0` (number)'],
-    [{ retry: { maxAttempts: 0 } }, 'Expected `retry.maxAttempts` to be a number from 1 up, got `0` (number)'],
-    [{ retry: { baseDelayMs: 1000, maxDelayMs: 10 } }, 'Expected `retry.maxDelayMs` to be a number from 1000 to'],
-    [{ secretsDir: '' }, 'Expected `secretsDir` to be a non-empty string, got `` (string)'],
-    [{ client: {} }, 'Expected `client` to be an object with `call()`'],
-    [{ interpret: 'no' }, 'Expected `interpret` to be a function, got `no` (string)'],
-    [{ hooks: { onRetry: 1 } }, 'Expected `hooks.onRetry` to be a function, got `1` (number)'],
-    [{ signal: {} }, 'Expected `signal` to be an AbortSignal'],
-    [{ queue: {} }, 'Expected `queue` to be an object with `add()`'],
-    [{ limiter: { acquire() {} } }, 'Expected `limiter` to be an object with `acquire()`, `holdUntil()`'],
-    [{ queue: { add: async () => undefined }, concurrency: 2 }, 'Expected `concurrency` to be left out when a queue is given'],
-    [{ limiter: { acquire: async () => {}, holdUntil() {} }, rateLimit: { requests: 1, intervalMs: 1 } }, 'Expected `rateLimit` to be left out when a limiter is given'],
-  ])('refuses %j at construction', (bad, message) => {
-    expect(() => createExecutor({ ...valid(), ...(bad as object) })).toThrow(message);
   });
 });

@@ -32,6 +32,7 @@ describe('edgesync watch flags', () => {
     [{ concurrency: '0' }, 'Expected `--concurrency` to be a number from 1 to 64, got `0` (number)'],
     [{ resyncInterval: '10s' }, 'Expected `--resync-interval` to be a duration of at least a minute, such as 90s, 30m, 6h or 1d, got `10s` (string)'],
     [{ timeout: 'never' }, 'Expected `--timeout` to be a number of seconds above 0, at most 86400, got `never` (string)'],
+    [{ rateLimit: '10/0.0004' }, 'Expected `--rate-limit` to be N/SECONDS with SECONDS of at least 0.001, got `10/0.0004` (string)'],
   ])('refuses %o before opening anything', (bad, message) => {
     expect(() => watchOptions({ ...flags, ...bad }, silentLogger(), env)).toThrow(message);
   });

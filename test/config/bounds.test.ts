@@ -83,8 +83,3 @@ test('a root that does not exist is one error, not an exception', async () => {
   const errors = errorsOf(await loadConfig({ root: path.join(tempRoot(), 'missing'), env: {} }));
   expect(errors).toEqual([expect.objectContaining({ message: 'config root is not a readable folder' })]);
 });
-
-test('options are checked eagerly with the project message', async () => {
-  await expect(loadConfig({ root: '.', maxFileBytes: 0 })).rejects.toThrow('Expected `maxFileBytes` to be a number from 1 up, got `0` (number)');
-  await expect(loadConfig({ root: '.', ignore: ['relative/path'] })).rejects.toThrow('Expected `ignore` to be a list of absolute paths');
-});

@@ -109,7 +109,16 @@ describe('the composition root', () => {
     [{ source: '/srv' }, 'Expected `source` to be a ConfigSource (folderSource)'],
     [{ state: {} }, 'Expected `state` to be a StateBackend (sqliteBackend or pgBackend)'],
     [{ concurrency: 0 }, 'Expected `concurrency` to be a number from 1 to 64, got `0` (number)'],
-    [{ remote: { baseUrl: '', token: 't' } }, 'Expected `remote.baseUrl` to be a non-empty string'],
+    [{ remote: { baseUrl: '', token: 't' } }, 'Expected `remote.baseUrl` to be an http(s) URL ending in /client/v4, got `` (string)'],
+    [{ remote: { baseUrl: 'https://api.example.com/client/v3' } }, 'Expected `remote.baseUrl` to be an http(s) URL ending in /client/v4'],
+    [{ remote: { baseUrl: 'https://api.example.com/client/v4', token: 'two words' } }, 'Expected `remote.token` to hold printable characters without spaces'],
+    [{ remote: { baseUrl: 'https://api.example.com/client/v4', timeoutMs: 0 } }, 'Expected `remote.timeoutMs` to be a number from 1 to 2147483647, got `0` (number)'],
+    [{ rateLimit: { requests: 0, intervalMs: 1000 } }, 'Expected `rateLimit.requests` to be a number from 1 up, got `0` (number)'],
+    [{ rateLimit: { requests: 10, intervalMs: 0.5 } }, 'Expected `rateLimit.intervalMs` to be a number from 0 up, got `0.5` (number)'],
+    [{ retry: { maxAttempts: 0 } }, 'Expected `retry.maxAttempts` to be a number from 1 up, got `0` (number)'],
+    [{ retry: { baseDelayMs: 1000, maxDelayMs: 10 } }, 'Expected `retry.maxDelayMs` to be a number from 1000 to'],
+    [{ retry: { baseDelayMs: 100_000 } }, 'Expected `retry.maxDelayMs` to be a number from 100000 to'],
+    [{ retry: { random: 0.5 } }, 'Expected `retry.random` to be a function, got `0.5` (number)'],
   ])('refuses %o at once', (bad, message) => {
     expect(() => composeRoot({ source: folderSource('/srv/config'), state: sqliteBackend('/srv/state.db'), ...(bad as object) })).toThrow(message);
   });

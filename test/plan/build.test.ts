@@ -207,10 +207,6 @@ describe('dependency order', () => {
       `Nope[account=acc1]/x (/config/main.yaml:${odd.source.line}:1) has kind Nope, which is not known`,
     ]);
   });
-
-  it('checks the kinds option eagerly', () => {
-    expect(() => buildPlan([], snapshot(), { kinds: 'nope' as never })).toThrow('Expected `kinds` to be a function');
-  });
 });
 
 describe('needs', () => {

@@ -10,6 +10,7 @@ import { adminClient } from './pg-admin.js';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { StateLockedError } from '../../src/state/lock.js';
+import { pgBackend } from '../../src/state/pg/backend.js';
 import { openPgStateStore } from '../../src/state/pg/open.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../src/state/pg/schema.js';
 import { redactUrl } from '../../src/util/redact.js';
@@ -138,7 +139,7 @@ describe('the PostgreSQL state', () => {
       expect((err as Error).message).not.toContain('not-the-password');
     }
     expect(() => openPgStateStore({ url: 'postgres://edgesync:secret@127.0.0.1:1/state', workspace: fresh() })).toThrow(/^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:1\/state \(workspace test-\w+\): .*ECONNREFUSED/);
-    expect(() => openPgStateStore({ url, workspace: 'no spaces' })).toThrow('Expected `--workspace` to be a name of 1 to 64 letters');
+    expect(() => pgBackend(url, 'no spaces')).toThrow('Expected `--workspace` to be a name of 1 to 64 letters');
     await admin().query('CREATE DATABASE newer');
     const newer = url.replace(/\/postgres$/, '/newer');
     const c = new pg.Client({ connectionString: newer });

@@ -1,6 +1,7 @@
 // Round trips of every StateStore method, and that what returned is there after reopening.
 
 import { describe, expect, it } from 'vitest';
+import { sqliteBackend } from '../../src/state/backend.js';
 import { openStateStore } from '../../src/state/index.js';
 import { contentHash } from '../../src/util/json.js';
 import { h } from '../helpers/kv-hash.js';
@@ -119,11 +120,8 @@ describe('the state store', () => {
     expect(() => openStateStore({ file: tempStateFile(), readOnly: true })).toThrow(/does not exist/);
   });
 
-  it('checks its options before opening anything', () => {
-    const file = tempStateFile();
-    expect(() => openStateStore({ file, lockTimeoutMs: -1 })).toThrow('Expected `lockTimeoutMs` to be a number from 0 up, got `-1` (number)');
-    expect(() => openStateStore({ file: '' })).toThrow('Expected `file` to be a non-empty string');
-    expect(() => openStateStore({ file, owner: 3 as unknown as string })).toThrow('Expected `owner` to be a non-empty string, got `3` (number)');
+  it('is given its file by the backend, which refuses an empty one before anything opens', () => {
+    expect(() => sqliteBackend('')).toThrow('Expected `--state` to be a non-empty string, got `` (string)');
   });
 
   it('takes a snapshot whose resources, KV counts and KV keys once read later writes do not change', () => {

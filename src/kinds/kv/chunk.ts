@@ -1,7 +1,6 @@
 // Cutting changed KV pairs into bulk requests within the bulk write's limits (docs/operations.md, operation 10).
 // Sizes are the serialized bytes actually sent, so a chunk never exceeds the request limit.
 
-import { checkInteger } from '../../util/options.js';
 
 /** Limits of one bulk write (operation 10). */
 export interface KvLimits {
@@ -42,8 +41,7 @@ export interface Chunk<T> {
  * A pair too big to travel alone is a programming error: validation rejects it first.
  */
 export function chunkPairs<T>(pairs: readonly T[], sizes: ArrayLike<number>, limits: KvLimits = KV_LIMITS): Chunk<T>[] {
-  const maxPairs = checkInteger('maxPairs', limits.maxPairs, 1);
-  const maxBytes = checkInteger('maxBytes', limits.maxBytes, 3);
+  const { maxPairs, maxBytes } = limits;
   if (sizes.length !== pairs.length) throw new RangeError(`chunkPairs: ${pairs.length} pairs but ${sizes.length} sizes`);
   const chunks: Chunk<T>[] = [];
   let start = 0;

@@ -9,7 +9,6 @@ import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
 import { BARE_KEY_AT, bareKeyClose, hashTag, KV_HASH_BYTES, KV_RULES, kvHash, preparePair, sentAsRead } from './pair.js';
 import { SortedKeys } from './sorted.js';
 import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batches.js';
-import { checkInteger } from '../../util/options.js';
 import { FlagColumn, SeqColumn } from './seq-column.js';
 import { ElementBounds } from './element-bounds.js';
 import { threadedJsonItems } from './json-array-thread.js';
@@ -203,7 +202,7 @@ function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: readonl
 
 /** Builds the KV model of a document's spec: inline pairs first, then the sources in order. */
 export function buildKv(spec: KvSpec | undefined, ctx: BuildContext, options: BuildKvOptions = {}): Built {
-  const threadBytes = checkInteger('threadBytes', options.threadBytes ?? 4 * 1024 * 1024, 0);
+  const threadBytes = options.threadBytes ?? 4 * 1024 * 1024;
   const keys = new SortedKeys();
   const columns: Columns = { sizes: new SeqColumn(), tags: new SeqColumn(), wire: new FlagColumn() };
   const spans = readOrigins(ctx, originsOf(ctx, spec), keys, columns, threadBytes, options.reading);

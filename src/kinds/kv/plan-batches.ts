@@ -3,7 +3,6 @@
 
 import fs from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { checkInteger } from '../../util/options.js';
 import { SourceReadError } from './stream-shared.js';
 import { pairItems } from './stream.js';
 import type { ItemPosition } from './stream-shared.js';
@@ -165,11 +164,11 @@ export interface PlanBatchOptions {
  * and taken synchronously as they come; the last has `end` (every problem counted, why the reading stopped).
  */
 export function* planBatches(stream: Stream, minExpiration: number, maxProblems: number, options: PlanBatchOptions = {}): Generator<PlanBatch> {
-  const segmentBytes = checkInteger('segmentBytes', options.segmentBytes ?? 2 * 1024 * 1024, 1);
+  const segmentBytes = options.segmentBytes ?? 2 * 1024 * 1024;
   const segments = stream.format === 'jsonl' ? segmentsOf(stream.file, segmentBytes) : [0, Infinity];
   const count = segments.length / 2;
   const threads: ReaderThread[] = [];
-  const width = count > 1 ? checkInteger('threads', options.threads ?? 2, 1) : 1;
+  const width = count > 1 ? options.threads ?? 2 : 1;
   try {
     for (let t = 0; t < width; t++) {
       const mine = count > 1 ? segments.filter((_, i) => Math.floor(i / 2) % width === t) : undefined;

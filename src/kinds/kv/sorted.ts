@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkInteger, checkString } from '../../util/options.js';
 import type { KeyEntry } from './key-entry.js';
 import { fileEntries, HASH_BYTES, IO_BYTES, RecordReader, RecordWriter } from './sorted-files.js';
 
@@ -77,9 +76,9 @@ export class SortedKeys {
   private merged: { file: string; fd: number } | undefined;
 
   constructor(options: SortedKeysOptions = {}) {
-    this.runEntries = checkInteger('runEntries', options.runEntries ?? 262_144, 1, 2 ** 26);
-    this.runKeyChars = checkInteger('runKeyChars', options.runKeyChars ?? 16_777_216, 1);
-    this.tmpDir = checkString('tmpDir', options.tmpDir ?? os.tmpdir());
+    this.runEntries = options.runEntries ?? 262_144;
+    this.runKeyChars = options.runKeyChars ?? 16_777_216;
+    this.tmpDir = options.tmpDir ?? os.tmpdir();
     registry.register(this, this.res, this);
   }
 

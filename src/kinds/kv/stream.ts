@@ -3,7 +3,6 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkInteger, checkString, fail } from '../../util/options.js';
 import { JsonItems } from './stream-json.js';
 import { count, jsonProblem, located, placeIn, Utf8Check, type ItemPosition, type ItemReader, type SourceItem } from './stream-shared.js';
 
@@ -65,17 +64,14 @@ export function readPairItems(
  * error is thrown, or the caller stops iterating (`break` or `return()` closes it).
  */
 export function pairItems(file: string, format: PairFormat, name?: string, options: ReadPairOptions = {}): Generator<SourceItem, void, undefined> {
-  checkString('file', file);
-  if (format !== 'json' && format !== 'jsonl') fail('format', '"json" or "jsonl"', format);
-  const shown = name === undefined ? path.basename(file) : checkString('name', name);
-  const chunkBytes = checkInteger('chunkBytes', options.chunkBytes ?? 64 * 1024, 1, 1024 * MIB);
-  const maxItemBytes = checkInteger('maxItemBytes', options.maxItemBytes ?? 128 * MIB, 1);
+  const shown = name ?? path.basename(file);
+  const chunkBytes = options.chunkBytes ?? 64 * 1024;
+  const maxItemBytes = options.maxItemBytes ?? 128 * MIB;
   const skip = options.skip ?? (() => false);
   const raw = options.raw ?? (() => false);
   const { range } = options;
-  if (range !== undefined && format !== 'jsonl') fail('range', 'left out for a JSON array (only JSON Lines is read in ranges)', range);
-  const start = range ? checkInteger('range.start', range.start, 0) : 0;
-  const end = range ? checkInteger('range.end', range.end, start) : Infinity;
+  const start = range?.start ?? 0;
+  const end = range?.end ?? Infinity;
   return read(file, chunkBytes, (out, bom) => (format === 'json' ? new JsonItems(shown, maxItemBytes, out, bom, skip) : new LineItems(shown, maxItemBytes, out, bom, skip, raw)), start, end);
 }
 

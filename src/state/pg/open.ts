@@ -3,7 +3,7 @@
 
 import os from 'node:os';
 import { systemClock, type Clock } from '../../util/clock.js';
-import { checkBoolean, checkInteger, checkString, fail } from '../../util/options.js';
+import { fail } from '../../util/options.js';
 import type { StateClaim } from '../backend.js';
 import { StateMissingError } from '../file.js';
 import { StateLockedError, type LockHolder } from '../lock.js';
@@ -50,7 +50,7 @@ const LOCK_KEY = "hashtextextended('edgesync workspace ' || $1, 0)";
 
 /** A store on the workspace; writable opens hold the workspace's lock until closed. */
 export function openPgStateStore(options: PgStateOptions): SqlStateStore {
-  const o = checkPgOptions(options);
+  const o = resolvePgOptions(options);
   const session = new PgSession(o.url, o.shown);
   try {
     prepare(session, o);
@@ -69,7 +69,7 @@ export function openPgStateStore(options: PgStateOptions): SqlStateStore {
  * `take` tries the lock once (one cheap query); a take that gets it hands that session to the store.
  */
 export function claimPgState(options: PgStateOptions): StateClaim {
-  const o = checkPgOptions({ ...options, readOnly: false });
+  const o = resolvePgOptions({ ...options, readOnly: false });
   let session: PgSession | undefined;
   let holder: LockHolder | undefined;
   const drop = () => {
@@ -110,19 +110,23 @@ export function claimPgState(options: PgStateOptions): StateClaim {
   };
 }
 
-type CheckedPgOptions = ReturnType<typeof checkPgOptions>;
+type ResolvedPgOptions = ReturnType<typeof resolvePgOptions>;
 
-function checkPgOptions(options: PgStateOptions) {
-  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
-  const url = checkPgUrl(checkString('state', options.url));
-  const workspace = checkWorkspace(options.workspace ?? 'default');
+/**
+ * The options with their defaults; the workspace comes checked from the backend (pgBackend). The URL is
+ * checked again here: a malformed one must never reach the driver's thread, which could read part of
+ * a password as the host.
+ */
+function resolvePgOptions(options: PgStateOptions) {
+  const url = checkPgUrl(options.url);
+  const workspace = options.workspace ?? 'default';
   const label = `${redactUrl(url)} (workspace ${workspace})`;
   return {
     url,
     workspace,
-    readOnly: checkBoolean('readOnly', options.readOnly ?? false),
-    owner: checkString('owner', options.owner ?? process.argv.join(' ')),
-    kvPageSize: checkInteger('kvPageSize', options.kvPageSize ?? 100_000, 1),
+    readOnly: options.readOnly ?? false,
+    owner: options.owner ?? process.argv.join(' '),
+    kvPageSize: options.kvPageSize ?? 100_000,
     clock: options.clock ?? systemClock,
     onMissing: options.onMissing,
     label,
@@ -131,7 +135,7 @@ function checkPgOptions(options: PgStateOptions) {
 }
 
 /** Reaches the database, migrates it, and makes the workspace (a writable open) or finds it missing (read-only). */
-function prepare(session: PgSession, o: CheckedPgOptions): void {
+function prepare(session: PgSession, o: ResolvedPgOptions): void {
   reach(session, o.shown);
   try {
     new PgDatabase(session, { ws: o.workspace, epoch: null }).transaction(() => migratePg(session, o.shown)).immediate();
@@ -151,7 +155,7 @@ function prepare(session: PgSession, o: CheckedPgOptions): void {
 }
 
 /** The store on a prepared session; a writable one (epoch set) first settles a dead holder's open intents. */
-function storeOn(session: PgSession, o: CheckedPgOptions, epoch: number | null): SqlStateStore {
+function storeOn(session: PgSession, o: ResolvedPgOptions, epoch: number | null): SqlStateStore {
   const db = new PgDatabase(session, { ws: o.workspace, epoch });
   const store = new SqlStateStore({
     db, sql: pgStatements(db), clock: o.clock, kvPageSize: o.kvPageSize, readOnly: o.readOnly, onClose: () => {}, shown: o.label,
@@ -174,7 +178,7 @@ function reach(session: PgSession, shown: string): void {
 }
 
 /** Takes the workspace's advisory lock on this session and returns the new epoch; else who holds it (null: not named yet). */
-function takeLock(session: PgSession, o: CheckedPgOptions): number | LockHolder | null {
+function takeLock(session: PgSession, o: ResolvedPgOptions): number | LockHolder | null {
   const [[took]] = session.query(`SELECT pg_try_advisory_lock(${LOCK_KEY})`, [o.workspace], 'array').rows as [[boolean]];
   if (!took) {
     const row = session.query('SELECT holder, host, pid, since FROM leases WHERE workspace = $1', [o.workspace]).rows[0] as

@@ -2,9 +2,7 @@
 // apply instead of the secrets folder, read by `edgesync state secret` and by Credentials documents.
 
 import { systemClock, type Clock } from '../../util/clock.js';
-import { checkString } from '../../util/options.js';
 import { PgDatabase } from './database.js';
-import { checkWorkspace } from './open.js';
 import { migratePg } from './schema.js';
 import { openSecret, sealSecret, type SealedSecret } from './secrets.js';
 import { PgQueryError, withSession, type PgSession } from './session.js';
@@ -38,8 +36,9 @@ export class PgSecrets {
   private readonly clock: Clock;
 
   constructor(options: PgSecretsOptions) {
-    this.url = checkString('state', options.url);
-    this.workspace = checkWorkspace(options.workspace ?? 'default');
+    // The URL and the workspace come checked from the state backend (StateBackend.database).
+    this.url = options.url;
+    this.workspace = options.workspace ?? 'default';
     if (!Buffer.isBuffer(options.key) || options.key.length !== 32) throw new TypeError('Expected `key` to be a Buffer of 32 bytes (parseSecretsKey)');
     this.key = options.key;
     this.clock = options.clock ?? systemClock;

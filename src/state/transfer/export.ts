@@ -1,7 +1,6 @@
 // `edgesync state export`: the whole state as one JSON text written line by line as it is read,
 // from one consistent read; a million KV keys never sit in memory at once.
 
-import { checkInteger, fail } from '../../util/options.js';
 import { VERSION } from '../../util/version.js';
 import type { SqlStateStore } from '../store.js';
 import { FORMAT, FORMAT_VERSION, type Header } from './format.js';
@@ -21,10 +20,8 @@ export interface Exported extends Tally {
 
 /** Writes the state of `store` (read-only is enough) to `write`, piece by piece; returns what it holds. */
 export function exportState(store: SqlStateStore, write: (text: string) => void, options: ExportOptions = {}): Exported {
-  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
-  const perRecord = checkInteger('kvKeysPerRecord', options.kvKeysPerRecord ?? 10_000, 1);
+  const perRecord = options.kvKeysPerRecord ?? 10_000;
   const now = options.now ?? new Date();
-  if (!(now instanceof Date) || Number.isNaN(now.getTime())) fail('now', 'a valid Date', now);
   return store.withStatements('read', (sql) => {
     const header: Header = { format: FORMAT, version: FORMAT_VERSION, written_by: `edgesync ${VERSION}`, exported_at: now.toISOString(), state: readRevision(sql) };
     write(`${JSON.stringify(header).slice(0, -1)},"records":[\n`);

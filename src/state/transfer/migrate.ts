@@ -1,7 +1,6 @@
 // `edgesync state migrate`: copies a state to another backend or workspace, record by record from
 // one consistent read of the source (never written), then reads the target back and compares counts.
 
-import { checkInteger, fail } from '../../util/options.js';
 import { Counter, checkEmpty, countsDiffer, countsOf, readRecords, writeRecord, type Counts } from './records.js';
 import { backendOf, intoEmptyState, openSource, readCounts, type StateSpec } from './target.js';
 
@@ -23,8 +22,7 @@ export interface Migrated {
 }
 
 export function migrateState(from: StateSpec, to: StateSpec, options: MigrateOptions = {}): Migrated {
-  if (options === null || typeof options !== 'object') fail('options', 'an object', options);
-  const perRecord = checkInteger('kvKeysPerRecord', options.kvKeysPerRecord ?? 10_000, 1);
+  const perRecord = options.kvKeysPerRecord ?? 10_000;
   const [source, target] = [backendOf(from), backendOf(to)];
   if (source.shown === target.shown) throw new Error(`--to names the state being copied (${source.shown}): name another file, database or --to-workspace`);
   const reader = openSource(source, 'migrate');
