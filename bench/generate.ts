@@ -54,7 +54,18 @@ export const pairsFileName = (format: PairFormat): string => (format === 'json' 
 /** Writes `kv.yaml` into `root`: one KvPairs document reading `pairs.json` (`- file:`) or `pairs.jsonl` (`- jsonl:`). */
 export function writeKvDocument(root: string, format: PairFormat = 'json'): void {
   const source = format === 'json' ? '    - file: pairs.json' : '    - jsonl: pairs.jsonl';
-  const lines = ['apiVersion: edgesync/v1', 'kind: KvPairs', 'metadata:', '  name: bench', `  account: "${BENCH_ACCOUNT}"`, `  namespace: "${BENCH_NAMESPACE}"`, 'spec:', '  sources:', source, ''];
+  const lines = [
+    'apiVersion: edgesync/v1',
+    'kind: KvPairs',
+    'metadata:',
+    '  name: bench',
+    `  account: "${BENCH_ACCOUNT}"`,
+    `  namespace: "${BENCH_NAMESPACE}"`,
+    'spec:',
+    '  sources:',
+    source,
+    '',
+  ];
   fs.writeFileSync(path.join(root, 'kv.yaml'), lines.join('\n'));
 }
 

@@ -78,16 +78,25 @@ export function summarize(values: readonly number[]): { readonly median: number;
  * (operation 9); a list's items cannot be changed in place, so changing them would only be blocked.
  */
 function listsYaml(descriptions: readonly string[]): string {
-  return descriptions.map((description, i) =>
-    `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: list-${i}\n  account: ${ACCOUNT}\nspec:\n  name: List ${i}\n` +
-    `  description: ${description}\n  type: DOMAIN\n  items:\n    - value: list-${i}.example.net\n`).join('---\n');
+  return descriptions
+    .map(
+      (description, i) =>
+        `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: list-${i}\n  account: ${ACCOUNT}\nspec:\n  name: List ${i}\n` +
+        `  description: ${description}\n  type: DOMAIN\n  items:\n    - value: list-${i}.example.net\n`,
+    )
+    .join('---\n');
 }
 
 /** A bare repository and a clone to commit from, with the system git and none of the machine's git config. */
 function makeRemote(dir: string): { url: string; push: (yaml: string, message: string) => void } {
   const env = {
-    ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_AUTHOR_NAME: 'edgesync bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'edgesync bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid',
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_AUTHOR_NAME: 'edgesync bench',
+    GIT_AUTHOR_EMAIL: 'bench@example.invalid',
+    GIT_COMMITTER_NAME: 'edgesync bench',
+    GIT_COMMITTER_EMAIL: 'bench@example.invalid',
   };
   const bare = path.join(dir, 'remote.git');
   const work = path.join(dir, 'author');
@@ -153,13 +162,21 @@ export async function runGitopsBench(options: GitopsBenchOptions = {}): Promise<
     const hook = `${String(listening.url)}/hooks/git`;
     const webhook: PushTiming[] = [];
     for (let k = 1; k <= pushes; k++) {
-      webhook.push(await timePush(daemon, 'webhook', k, async () => {
-        const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'example/edge-config' } });
-        const t0 = Date.now();
-        const res = await fetch(hook, { method: 'POST', headers: githubPushHeaders(secret, body), body });
-        if (res.status !== 202) throw new Error(`POST /hooks/git answered ${res.status}: ${await res.text()}`);
-        return t0;
-      }, 60_000));
+      webhook.push(
+        await timePush(
+          daemon,
+          'webhook',
+          k,
+          async () => {
+            const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'example/edge-config' } });
+            const t0 = Date.now();
+            const res = await fetch(hook, { method: 'POST', headers: githubPushHeaders(secret, body), body });
+            if (res.status !== 202) throw new Error(`POST /hooks/git answered ${res.status}: ${await res.text()}`);
+            return t0;
+          },
+          60_000,
+        ),
+      );
     }
     await daemon.stop();
 

@@ -76,7 +76,14 @@ interface Database {
 }
 
 /** Runs one phase process and reads the emulator's requests and its, and the database's, CPU time around it. */
-async function phase(emulator: EmulatorProcess, database: Database | undefined, row: Pick<PhaseRow, 'label' | 'state'>, args: PhaseArgs, env: NodeJS.ProcessEnv, cwd: string): Promise<PhaseRow> {
+async function phase(
+  emulator: EmulatorProcess,
+  database: Database | undefined,
+  row: Pick<PhaseRow, 'label' | 'state'>,
+  args: PhaseArgs,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<PhaseRow> {
   await emulator.clearRequests();
   const cpuBefore = processCpuMs(emulator.pid);
   const dbBefore = database && processTreeCpuMs(database.pid);
@@ -146,7 +153,9 @@ async function runBackend(bench: Bench, data: Data, state: StateKind, where: str
     const run = async (label: string, mode: PhaseArgs['mode']): Promise<PhaseRow> => {
       say(`phase (${name}): ${label}…`);
       const row = await phase(emulator, database, { label, state }, args(mode), env, dir);
-      say(`  ${(row.report.ms / 1000).toFixed(2)} s, ${row.emulatorRequests} requests, ${row.report.actions} actions, peak RSS ${Math.round(row.report.maxRssBytes / 2 ** 20)} MiB`);
+      say(
+        `  ${(row.report.ms / 1000).toFixed(2)} s, ${row.emulatorRequests} requests, ${row.report.actions} actions, peak RSS ${Math.round(row.report.maxRssBytes / 2 ** 20)} MiB`,
+      );
       rows.push(row);
       return row;
     };

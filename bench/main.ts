@@ -59,7 +59,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (flag === '--edits') resources.edits = Number(value);
     else if (flag === '--repeats') resources.repeats = Number(value);
     else if (flag === '--only') only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover', 'gitops' or 'resources'", value);
-    else fail('arguments', `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--repeats', '--only'].join(', ')}`, flag);
+    else
+      fail(
+        'arguments',
+        `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--repeats', '--only'].join(', ')}`,
+        flag,
+      );
   }
   return { kv, pacing, takeover, gitops, resources, ...(only && { only }) };
 }

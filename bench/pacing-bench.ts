@@ -69,12 +69,30 @@ const namespaceOf = (account: string, i: number): string => `${account.slice(0, 
 function writePacingConfig(root: string, scenario: PacingScenario, calls: number): void {
   fs.mkdirSync(root, { recursive: true });
   const credentials = Object.entries(scenario.credentials).map(([name, accounts]) =>
-    ['apiVersion: edgesync/v1', 'kind: Credentials', 'metadata:', `  name: ${name}`, 'spec:', `  secret: { env: ${envName(name)} }`, `  accounts: [${accounts.map((a) => `"${a}"`).join(', ')}]`].join('\n'),
+    [
+      'apiVersion: edgesync/v1',
+      'kind: Credentials',
+      'metadata:',
+      `  name: ${name}`,
+      'spec:',
+      `  secret: { env: ${envName(name)} }`,
+      `  accounts: [${accounts.map((a) => `"${a}"`).join(', ')}]`,
+    ].join('\n'),
   );
   fs.writeFileSync(path.join(root, 'credentials.yaml'), credentials.join('\n---\n') + '\n');
   for (const account of Object.values(scenario.credentials).flat()) {
     const docs = Array.from({ length: calls }, (_, i) =>
-      ['apiVersion: edgesync/v1', 'kind: KvPairs', 'metadata:', `  name: ns-${i}`, `  account: "${account}"`, `  namespace: "${namespaceOf(account, i)}"`, 'spec:', '  pairs:', `    - { key: k, value: v${i} }`].join('\n'),
+      [
+        'apiVersion: edgesync/v1',
+        'kind: KvPairs',
+        'metadata:',
+        `  name: ns-${i}`,
+        `  account: "${account}"`,
+        `  namespace: "${namespaceOf(account, i)}"`,
+        'spec:',
+        '  pairs:',
+        `    - { key: k, value: v${i} }`,
+      ].join('\n'),
     );
     fs.writeFileSync(path.join(root, `${account}.yaml`), docs.join('\n---\n') + '\n');
   }
@@ -98,7 +116,14 @@ async function runScenario(scenario: PacingScenario, calls: number, rate: string
     const report = await runPhaseProcess({ mode: 'apply', config: root, state: path.join(dir, 'state.db'), baseUrl: emulator.url, rateLimit: ceiling }, env);
     if (report.failed) throw new Error(`${scenario.label}: ${report.failed} actions did not succeed`);
     const log = await emulator.requestLog();
-    return { label: scenario.label, calls: report.actions, perCredential: perCredential(log, tokens), wallMs: report.ms, applyMs: report.applyMs, limited: log.filter((r) => r.status === 429).length };
+    return {
+      label: scenario.label,
+      calls: report.actions,
+      perCredential: perCredential(log, tokens),
+      wallMs: report.ms,
+      applyMs: report.applyMs,
+      limited: log.filter((r) => r.status === 429).length,
+    };
   } finally {
     await emulator.stop();
   }
@@ -138,7 +163,7 @@ export async function runPacingBench(options: PacingBenchOptions = {}): Promise<
     const idealMs = (calls / count) * windowSeconds * 1000;
     for (const sent of [true, false]) {
       const scenario = PACING_SCENARIOS[0]!;
-      const label = sent ? 'paced by the emulator\'s headers' : 'no headers: 429s alone';
+      const label = sent ? "paced by the emulator's headers" : 'no headers: 429s alone';
       say(`pacing: ${label}, ${calls.toLocaleString('en-US')} calls at ${rate}, edgesync's ceiling ${HEADER_CEILING}…`);
       const row = await runScenario(scenario, calls, rate, path.join(dir, sent ? 'headers' : 'no-headers'), HEADER_CEILING, sent);
       say(`  ${(row.wallMs / 1000).toFixed(2)} s, ${row.calls} calls, ${row.limited} answered 429`);
@@ -155,7 +180,9 @@ export function renderPacingTable(all: readonly PacingRow[], rate: string): stri
   const head = ['scenario', 'calls', 'calls per credential', 'wall', 'apply', 'answered 429'];
   const lines = [`| ${head.join(' | ')} |`, `| --- |${' ---: |'.repeat(head.length - 1)}`];
   for (const r of rows) {
-    const per = Object.entries(r.perCredential).map(([name, n]) => `${name} ${n.toLocaleString('en-US')}`).join(', ');
+    const per = Object.entries(r.perCredential)
+      .map(([name, n]) => `${name} ${n.toLocaleString('en-US')}`)
+      .join(', ');
     lines.push(`| ${r.label} | ${r.calls.toLocaleString('en-US')} | ${per} | ${seconds(r.wallMs)} | ${seconds(r.applyMs)} | ${r.limited} |`);
   }
   const table = [`Each credential paced at ${rate} by edgesync and by the emulator:`, '', ...lines];
@@ -170,7 +197,9 @@ function renderHeaderTable(rows: readonly PacingRow[], rate: string): string {
   for (const r of rows) {
     const sent = Object.values(r.perCredential).reduce((a, b) => a + b, 0);
     const ideal = r.byHeaders!.idealMs;
-    lines.push(`| ${r.label} | ${r.calls.toLocaleString('en-US')} | ${sent.toLocaleString('en-US')} | ${r.limited} | ${seconds(r.wallMs)} | ${seconds(r.applyMs)} | ${seconds(ideal)} | ${(r.wallMs / ideal).toFixed(2)}× |`);
+    lines.push(
+      `| ${r.label} | ${r.calls.toLocaleString('en-US')} | ${sent.toLocaleString('en-US')} | ${r.limited} | ${seconds(r.wallMs)} | ${seconds(r.applyMs)} | ${seconds(ideal)} | ${(r.wallMs / ideal).toFixed(2)}× |`,
+    );
   }
   return [`One credential against the emulator at ${rate}, edgesync's own ceiling ${HEADER_CEILING} (only the server's count paces it):`, '', ...lines].join('\n');
 }

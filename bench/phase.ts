@@ -54,7 +54,13 @@ const cpuMs = (): number => {
 
 async function load(root: Root): Promise<readonly DesiredResource[]> {
   const loaded = await root.load();
-  if (!loaded.ok) throw new Error(`bench config invalid: ${loaded.errors.slice(0, 5).map((e) => e.message).join('; ')}`);
+  if (!loaded.ok)
+    throw new Error(
+      `bench config invalid: ${loaded.errors
+        .slice(0, 5)
+        .map((e) => e.message)
+        .join('; ')}`,
+    );
   return loaded.resources;
 }
 
@@ -86,7 +92,10 @@ function benchRoot(args: PhaseArgs, counter: { requests: number }): Root {
   const remote = args.mode === 'apply' ? { baseUrl: args.baseUrl ?? fail('base-url', 'the emulator URL for apply', args.baseUrl), ...(token && { token }) } : undefined;
   return composeRoot({
     // The environment is the phase's own (the bench hands it exactly the credentials' variables).
-    source: folderSource(args.config), state: stateBackend(args.state, args.workspace), owner: 'edgesync bench', env: process.env,
+    source: folderSource(args.config),
+    state: stateBackend(args.state, args.workspace),
+    owner: 'edgesync bench',
+    env: process.env,
     ...(remote && { remote }),
     ...(args.rateLimit !== undefined && { rateLimit: parseRateLimit(args.rateLimit) }),
     sinks: [{ onResponse: () => counter.requests++ }],
@@ -142,7 +151,9 @@ export function parsePhaseArgs(argv: readonly string[]): PhaseArgs {
   const need = (name: string): string => flags.get(name) ?? fail(name, 'a value', undefined);
   if (flags.has('rate-limit')) parseRateLimit(flags.get('rate-limit')!);
   return {
-    mode, config: need('config'), state: need('state'),
+    mode,
+    config: need('config'),
+    state: need('state'),
     ...(flags.has('workspace') && { workspace: flags.get('workspace') }),
     ...(flags.has('base-url') && { baseUrl: flags.get('base-url') }),
     ...(flags.has('rate-limit') && { rateLimit: flags.get('rate-limit') }),

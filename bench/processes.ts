@@ -141,7 +141,11 @@ export async function startEmulatorProcess(token: string, flags: readonly string
 /** Runs `phase.js` in a fresh process (in `cwd`, where a PostgreSQL state keeps its `.edgesync` folder) and returns its report. */
 export function runPhaseProcess(args: PhaseArgs, env: NodeJS.ProcessEnv, cwd?: string): Promise<PhaseReport> {
   const argv = [
-    args.mode, '--config', args.config, '--state', args.state,
+    args.mode,
+    '--config',
+    args.config,
+    '--state',
+    args.state,
     ...(args.workspace ? ['--workspace', args.workspace] : []),
     ...(args.baseUrl ? ['--base-url', args.baseUrl] : []),
     ...(args.rateLimit ? ['--rate-limit', args.rateLimit] : []),
@@ -224,7 +228,18 @@ export function startWatchProcess(args: readonly string[], env: NodeJS.ProcessEn
         waiters.delete(check);
         clearTimeout(timer);
         if (found) resolve(found);
-        else reject(new Error(`watch exited (${child.exitCode ?? child.signalCode}) before ${what}: ${text || lines.slice(-3).map((l) => l.msg).join('; ')}`));
+        else
+          reject(
+            new Error(
+              `watch exited (${child.exitCode ?? child.signalCode}) before ${what}: ${
+                text ||
+                lines
+                  .slice(-3)
+                  .map((l) => l.msg)
+                  .join('; ')
+              }`,
+            ),
+          );
       };
       const timer = setTimeout(() => {
         waiters.delete(check);

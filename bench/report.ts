@@ -80,7 +80,9 @@ export function renderTable(groups: readonly KvGroup[]): string {
     const lead = [count(group.pairs), FORMAT_NAMES[group.format]];
     const { report: f, emulatorRequests, emulatorCpuMs } = group.floor;
     const floorRequests = emulatorRequests === f.requests ? `${f.requests}` : `${emulatorRequests} (client counted ${f.requests})`;
-    lines.push(`| ${[...lead, 'floor: a minimal client reads the file and PUTs it, 10,000 pairs a request', '–', seconds(f.ms), '–', '–', '–', floorRequests, mib(f.maxRssBytes), '–', seconds(f.cpuMs), '–', seconds(emulatorCpuMs)].join(' | ')} |`);
+    lines.push(
+      `| ${[...lead, 'floor: a minimal client reads the file and PUTs it, 10,000 pairs a request', '–', seconds(f.ms), '–', '–', '–', floorRequests, mib(f.maxRssBytes), '–', seconds(f.cpuMs), '–', seconds(emulatorCpuMs)].join(' | ')} |`,
+    );
     const phases = Math.max(0, ...group.runs.map((run) => run.rows.length));
     for (let i = 0; i < phases; i++) {
       for (const run of group.runs) {
@@ -91,7 +93,21 @@ export function renderTable(groups: readonly KvGroup[]): string {
         const apply = r.mode === 'apply' ? seconds(r.applyMs) : '–';
         const database = databaseCpuMs === undefined ? '–' : seconds(databaseCpuMs);
         const disk = stateBytes === undefined ? '–' : mib(stateBytes);
-        const cells = [...lead, label, STATE_NAMES[state], seconds(r.ms), seconds(r.loadMs), seconds(r.planMs), apply, requests, mib(r.maxRssBytes), disk, seconds(r.cpuMs), database, seconds(row.emulatorCpuMs)];
+        const cells = [
+          ...lead,
+          label,
+          STATE_NAMES[state],
+          seconds(r.ms),
+          seconds(r.loadMs),
+          seconds(r.planMs),
+          apply,
+          requests,
+          mib(r.maxRssBytes),
+          disk,
+          seconds(r.cpuMs),
+          database,
+          seconds(row.emulatorCpuMs),
+        ];
         lines.push(`| ${cells.join(' | ')} |`);
       }
     }

@@ -56,7 +56,8 @@ export function checkResourcesBenchOptions(options: ResourcesBenchOptions) {
   const resources = checkResourceCounts(options.resources ?? [1000, 10_000]);
   for (const n of resources) if (n < 2 * accounts) fail('resources', `at least 2 per account (${2 * accounts} for ${accounts} accounts)`, n);
   return {
-    resources, accounts,
+    resources,
+    accounts,
     edits: checkInteger('edits', options.edits ?? 5, 1, 1000),
     repeats: checkInteger('repeats', options.repeats ?? 3, 1, 99),
     seed: checkInteger('seed', options.seed ?? 1, 0),
@@ -151,7 +152,10 @@ const creates = (config: GeneratedConfig): number => Object.entries(config.count
 
 /** Starts an emulator that takes the main token anywhere and each account's token for its account only. */
 const startEmulator = (token: string, tokens: ReadonlyMap<string, string>): Promise<EmulatorProcess> =>
-  startEmulatorProcess(token, [...tokens].flatMap(([account, t]) => ['--token', `${t}=${account}`]));
+  startEmulatorProcess(
+    token,
+    [...tokens].flatMap(([account, t]) => ['--token', `${t}=${account}`]),
+  );
 
 const isReconciled = (l: LogLine): boolean => String(l.msg).startsWith('reconciled');
 
@@ -159,7 +163,14 @@ const isReconciled = (l: LogLine): boolean => String(l.msg).startsWith('reconcil
 type DescriptionLines = Map<GeneratedConfig['lists'][number], string>;
 
 /** Edits one list's description per turn, each in the file it is in, and times the daemon's update of it. */
-async function timeEdits(daemon: WatchProcess, emulator: EmulatorProcess, config: GeneratedConfig, lines: DescriptionLines, edits: number, say: (line: string) => void): Promise<EditTiming[]> {
+async function timeEdits(
+  daemon: WatchProcess,
+  emulator: EmulatorProcess,
+  config: GeneratedConfig,
+  lines: DescriptionLines,
+  edits: number,
+  say: (line: string) => void,
+): Promise<EditTiming[]> {
   const out: EditTiming[] = [];
   for (let k = 1; k <= edits; k++) {
     // Lists spread over the files, so each edit is in a different place.
@@ -208,7 +219,12 @@ async function timeBrokenFile(daemon: WatchProcess, config: GeneratedConfig, lin
 }
 
 /** One resource count: its config, every step and floor, the daemon; its folder removed after. */
-async function runGroup(dir: string, resources: number, opts: ReturnType<typeof checkResourcesBenchOptions>, held: { emulator?: EmulatorProcess; daemon?: WatchProcess }): Promise<ResourcesGroup> {
+async function runGroup(
+  dir: string,
+  resources: number,
+  opts: ReturnType<typeof checkResourcesBenchOptions>,
+  held: { emulator?: EmulatorProcess; daemon?: WatchProcess },
+): Promise<ResourcesGroup> {
   const { accounts, seed, edits, repeats, progress: say } = opts;
   function pure<T extends { ms: number }>(run: () => Promise<T>): () => Promise<T> {
     return () => medianRun(repeats, run);
@@ -235,15 +251,27 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
       return r;
     };
     const rss = (r: { maxRssBytes: number }) => `, peak RSS ${Math.round(r.maxRssBytes / 2 ** 20)} MiB`;
-    const parseFloor = await step('floor: YAML parse of every file', pure<FloorRun>(() => runFloor({ mode: 'parse', root }, env)), (r) => rss(r.report));
-    const validate = await step('edgesync validate', pure<CliRun>(() => runCli(['validate', ...local], env)), rss);
+    const parseFloor = await step(
+      'floor: YAML parse of every file',
+      pure<FloorRun>(() => runFloor({ mode: 'parse', root }, env)),
+      (r) => rss(r.report),
+    );
+    const validate = await step(
+      'edgesync validate',
+      pure<CliRun>(() => runCli(['validate', ...local], env)),
+      rss,
+    );
     const firstPlan = await step('edgesync plan (empty state)', () => runCli(['plan', ...local, '--detailed-exitcode'], env, [2]), rss);
     const expected = creates(config);
     const floorEmulator = (held.emulator = await startEmulator(token, tokens));
     let applyFloor: ResourcesGroup['applyFloor'];
     try {
       const before = processCpuMs(floorEmulator.pid);
-      const run = await step('floor: YAML parse + the same creates from a minimal client', () => runFloor({ mode: 'apply', root, baseUrl: floorEmulator.url }, env), (r) => rss(r.report));
+      const run = await step(
+        'floor: YAML parse + the same creates from a minimal client',
+        () => runFloor({ mode: 'apply', root, baseUrl: floorEmulator.url }, env),
+        (r) => rss(r.report),
+      );
       applyFloor = { ...run, emulatorCpuMs: processCpuMs(floorEmulator.pid) - before };
       const made = await emulatorObjects(floorEmulator);
       if (made !== expected) throw new Error(`after the floor the emulator holds ${made} objects, not ${expected}`);
@@ -260,8 +288,16 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
       const created = await emulatorObjects(emulator);
       if (created !== expected) throw new Error(`after edgesync apply the emulator holds ${created} objects, not ${expected}`);
       const apply = { ...run, emulatorCpuMs, created };
-      const noopPlan = await step('edgesync plan (after the apply: nothing to do)', pure<CliRun>(() => runCli(['plan', ...local, '--detailed-exitcode'], env)), rss);
-      const emptyPlan = await step('edgesync plan of an empty config (start-up)', pure<CliRun>(() => runCli(['plan', '--config', empty, '--state', path.join(empty, '..', 'state.db')], env)), rss);
+      const noopPlan = await step(
+        'edgesync plan (after the apply: nothing to do)',
+        pure<CliRun>(() => runCli(['plan', ...local, '--detailed-exitcode'], env)),
+        rss,
+      );
+      const emptyPlan = await step(
+        'edgesync plan of an empty config (start-up)',
+        pure<CliRun>(() => runCli(['plan', '--config', empty, '--state', path.join(empty, '..', 'state.db')], env)),
+        rss,
+      );
       say(`resources (${count}): edgesync watch, then ${edits} edits…`);
       const started = Date.now();
       const daemon = (held.daemon = startWatchProcess([...local, '--rate-limit', BENCH_RATE_LIMIT], { ...env, EDGESYNC_BASE_URL: emulator.url, LOG_LEVEL: 'info' }));
@@ -275,7 +311,20 @@ async function runGroup(dir: string, resources: number, opts: ReturnType<typeof 
       const maxRssBytes = processPeakRssBytes(daemon.child.pid!);
       await daemon.stop();
       held.daemon = undefined;
-      return { resources, accounts, files: config.files.length, counts: config.counts, parseFloor, validate, firstPlan, applyFloor, apply, noopPlan, emptyPlan, watch: { startMs, maxRssBytes, edits: timings, brokenMs } };
+      return {
+        resources,
+        accounts,
+        files: config.files.length,
+        counts: config.counts,
+        parseFloor,
+        validate,
+        firstPlan,
+        applyFloor,
+        apply,
+        noopPlan,
+        emptyPlan,
+        watch: { startMs, maxRssBytes, edits: timings, brokenMs },
+      };
     } finally {
       await held.daemon?.stop();
       held.daemon = undefined;

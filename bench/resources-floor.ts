@@ -74,16 +74,26 @@ function callOf({ kind, metadata: m, spec = {} }: Doc): Call | undefined {
   const a = m.account;
   const account = a === undefined ? {} : { account: a };
   switch (kind) {
-    case 'Credentials': return undefined;
-    case 'GatewayAccount': return { method: 'POST', path: `/accounts/${a}/gateway`, ...account, ...json({ account_id: a }), first: true };
-    case 'WorkerScript': return { method: 'PUT', path: `/accounts/${a}/workers/services/${m.service}/environments/${m.environment}/content`, ...account, ...multipart(spec), first: true };
-    case 'GatewayList': return { method: 'POST', path: `/accounts/${a}/gateway/lists`, ...account, ...json(spec), first: false };
-    case 'GatewayLocation': return { method: 'POST', path: `/accounts/${a}/gateway/locations`, ...account, ...json(spec), first: false };
-    case 'GatewayProxyEndpoint': return { method: 'POST', path: `/accounts/${a}/gateway/proxy_endpoints`, ...account, ...json(spec), first: false };
-    case 'WorkerDomain': return { method: 'PUT', path: `/accounts/${a}/workers/domains`, ...account, ...json(spec), first: false };
-    case 'WorkerRoute': return { method: 'PUT', path: `/zones/${m.zone}/workers/routes/${m.route}`, ...json(spec), first: false };
-    case 'ApiToken': return { method: 'POST', path: '/user/tokens', ...json({ name: spec.name, policies: spec.policies }), first: false };
-    default: return fail('kind', 'a kind the resources generator writes', kind);
+    case 'Credentials':
+      return undefined;
+    case 'GatewayAccount':
+      return { method: 'POST', path: `/accounts/${a}/gateway`, ...account, ...json({ account_id: a }), first: true };
+    case 'WorkerScript':
+      return { method: 'PUT', path: `/accounts/${a}/workers/services/${m.service}/environments/${m.environment}/content`, ...account, ...multipart(spec), first: true };
+    case 'GatewayList':
+      return { method: 'POST', path: `/accounts/${a}/gateway/lists`, ...account, ...json(spec), first: false };
+    case 'GatewayLocation':
+      return { method: 'POST', path: `/accounts/${a}/gateway/locations`, ...account, ...json(spec), first: false };
+    case 'GatewayProxyEndpoint':
+      return { method: 'POST', path: `/accounts/${a}/gateway/proxy_endpoints`, ...account, ...json(spec), first: false };
+    case 'WorkerDomain':
+      return { method: 'PUT', path: `/accounts/${a}/workers/domains`, ...account, ...json(spec), first: false };
+    case 'WorkerRoute':
+      return { method: 'PUT', path: `/zones/${m.zone}/workers/routes/${m.route}`, ...json(spec), first: false };
+    case 'ApiToken':
+      return { method: 'POST', path: '/user/tokens', ...json({ name: spec.name, policies: spec.policies }), first: false };
+    default:
+      return fail('kind', 'a kind the resources generator writes', kind);
   }
 }
 
@@ -101,10 +111,13 @@ async function send(calls: readonly Call[], baseUrl: string, concurrency: number
       const headers = { authorization: `Bearer ${tokenOf(call.account)}`, 'content-type': call.contentType, 'content-length': call.body.length };
       const req = http.request({ host: base.hostname, port: base.port, path: `${base.pathname}${call.path}`, method: call.method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c)).on('error', reject).on('end', () => {
-          if (res.statusCode === 200) resolve();
-          else reject(new Error(`floor: ${call.method} ${call.path}: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`));
-        });
+        res
+          .on('data', (c: Buffer) => chunks.push(c))
+          .on('error', reject)
+          .on('end', () => {
+            if (res.statusCode === 200) resolve();
+            else reject(new Error(`floor: ${call.method} ${call.path}: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`));
+          });
       });
       req.on('error', reject).end(call.body);
     });

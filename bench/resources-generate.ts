@@ -47,11 +47,27 @@ export interface GeneratedConfig {
  * 15% locations, 10% proxy endpoints, 5% tokens.
  */
 const CYCLE = [
-  'WorkerScript', 'GatewayList', 'WorkerDomain', 'WorkerRoute', 'GatewayList', 'GatewayLocation', 'GatewayProxyEndpoint',
-  'GatewayList', 'WorkerScript', 'WorkerDomain', 'GatewayList', 'GatewayLocation', 'WorkerRoute', 'GatewayList', 'ApiToken',
-  'WorkerScript', 'GatewayProxyEndpoint', 'GatewayList', 'GatewayLocation', 'WorkerRoute',
+  'WorkerScript',
+  'GatewayList',
+  'WorkerDomain',
+  'WorkerRoute',
+  'GatewayList',
+  'GatewayLocation',
+  'GatewayProxyEndpoint',
+  'GatewayList',
+  'WorkerScript',
+  'WorkerDomain',
+  'GatewayList',
+  'GatewayLocation',
+  'WorkerRoute',
+  'GatewayList',
+  'ApiToken',
+  'WorkerScript',
+  'GatewayProxyEndpoint',
+  'GatewayList',
+  'GatewayLocation',
+  'WorkerRoute',
 ] as const;
-
 
 const hex = (next: () => number, digits: number): string => Array.from({ length: digits }, () => Math.floor(next() * 16).toString(16)).join('');
 const word = (next: () => number): string => Array.from({ length: 8 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(next() * 26)]).join('');
@@ -113,8 +129,11 @@ export function writeResourcesConfig(root: string, options: ResourcesDataOptions
       } else if (kind === 'GatewayProxyEndpoint') {
         add(kind, `${scoped}spec:\n  name: Proxy ${name}\n  ips:\n    - 192.0.2.${Math.floor(next() * 256)}/32\n`);
       } else {
-        add(kind, `${header(kind)}  name: token-${name}\nspec:\n  name: Token ${name}\n  policies:\n    - effect: allow\n      permission_groups:\n` +
-          `        - id: c8fed203ed3043cba015a93ad1616f1f\n          name: Zone Read\n      resources:\n        com.cloudflare.api.account.zone.${account.zone}: "*"\n`);
+        add(
+          kind,
+          `${header(kind)}  name: token-${name}\nspec:\n  name: Token ${name}\n  policies:\n    - effect: allow\n      permission_groups:\n` +
+            `        - id: c8fed203ed3043cba015a93ad1616f1f\n          name: Zone Read\n      resources:\n        com.cloudflare.api.account.zone.${account.zone}: "*"\n`,
+        );
       }
     }
   });

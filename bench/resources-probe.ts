@@ -13,12 +13,13 @@ export interface ProbeReport {
 }
 
 // `--import` loads it into every thread too (a load's helper): the process's figures are the main thread's to write.
-if (isMainThread) process.on('exit', () => {
-  const u = process.resourceUsage();
-  const report: ProbeReport = { maxRssBytes: u.maxRSS * 1024, cpuMs: Math.round((u.userCPUTime + u.systemCPUTime) / 1000) };
-  try {
-    fs.writeSync(3, `${JSON.stringify(report)}\n`);
-  } catch {
-    // Not started by the bench (no descriptor 3): there is no one to tell.
-  }
-});
+if (isMainThread)
+  process.on('exit', () => {
+    const u = process.resourceUsage();
+    const report: ProbeReport = { maxRssBytes: u.maxRSS * 1024, cpuMs: Math.round((u.userCPUTime + u.systemCPUTime) / 1000) };
+    try {
+      fs.writeSync(3, `${JSON.stringify(report)}\n`);
+    } catch {
+      // Not started by the bench (no descriptor 3): there is no one to tell.
+    }
+  });

@@ -26,14 +26,20 @@ export function renderResourcesTable(groups: readonly ResourcesGroup[]): string 
       void lines.push(`| ${[n, step, seconds(r.ms), mib(r.maxRssBytes), seconds(r.cpuMs), floorName, floorWall(f), mib(f.report.maxRssBytes), ratio(r.ms, f.ms)].join(' | ')} |`);
     row(`validate (${g.files} files)`, g.validate, parse, g.parseFloor);
     row('plan, empty state', g.firstPlan, parse, g.parseFloor);
-    row(`apply: ${g.apply.created.toLocaleString('en-US')} creates (emulator CPU ${seconds(g.apply.emulatorCpuMs)})`, g.apply,
-      `parse + the same creates, 4 at a time (emulator CPU ${seconds(g.applyFloor.emulatorCpuMs)})`, g.applyFloor);
+    row(
+      `apply: ${g.apply.created.toLocaleString('en-US')} creates (emulator CPU ${seconds(g.apply.emulatorCpuMs)})`,
+      g.apply,
+      `parse + the same creates, 4 at a time (emulator CPU ${seconds(g.applyFloor.emulatorCpuMs)})`,
+      g.applyFloor,
+    );
     row('plan after the apply (no-op)', g.noopPlan, parse, g.parseFloor);
     const w = g.watch;
     const call = summarize(w.edits.map((e) => e.callMs));
     const done = summarize(w.edits.map((e) => e.appliedMs));
     lines.push(`| ${[n, 'watch: start → first reconcile (no-op)', seconds(w.startMs), '–', '–', '–', '–', '–', '–'].join(' | ')} |`);
-    lines.push(`| ${[n, `watch: file written → emulator gets the call (${w.edits.length} edits: median, max)`, `${seconds(call.median)}, ${seconds(call.max)}`, mib(w.maxRssBytes), '–', '–', '–', '–', '–'].join(' | ')} |`);
+    lines.push(
+      `| ${[n, `watch: file written → emulator gets the call (${w.edits.length} edits: median, max)`, `${seconds(call.median)}, ${seconds(call.max)}`, mib(w.maxRssBytes), '–', '–', '–', '–', '–'].join(' | ')} |`,
+    );
     lines.push(`| ${[n, 'watch: file written → reconcile done (median, max)', `${seconds(done.median)}, ${seconds(done.max)}`, '–', '–', '–', '–', '–', '–'].join(' | ')} |`);
     lines.push(`| ${[n, 'watch: a file broken → its error logged (file and line)', seconds(w.brokenMs), '–', '–', '–', '–', '–', '–'].join(' | ')} |`);
   }
@@ -43,11 +49,13 @@ export function renderResourcesTable(groups: readonly ResourcesGroup[]): string 
 /** The notes under the table: what was measured and how. */
 export function renderResourcesNotes(groups: readonly ResourcesGroup[]): string[] {
   if (groups.length === 0) return [];
-  const mix = Object.entries(groups[0].counts).map(([kind, c]) => `${kind} ${c}`).join(', ');
+  const mix = Object.entries(groups[0].counts)
+    .map(([kind, c]) => `${kind} ${c}`)
+    .join(', ');
   return [
     `- Mix at ${groups[0].resources.toLocaleString('en-US')}: ${mix}; ${groups[0].accounts} accounts, each signed by its own credential; 100 documents a file.`,
-    '- Wall times are from spawn to exit of a fresh process (Node start-up included), edgesync\'s and the floor\'s alike; "work" is the floor\'s time after start-up. The parse floor, validate and the plans are each the run of median wall time of several (`--repeats`, 3 by default); the apply and its floor run once.',
-    '- edgesync runs with `--rate-limit 1000000/1` (its default, the provider\'s 1,200 per 5 minutes, would make the large applies a wait) and `--concurrency 4`, as the floor; `watch` with `--debounce 0`. The watch\'s peak RSS is its VmHWM after the edits.',
+    "- Wall times are from spawn to exit of a fresh process (Node start-up included), edgesync's and the floor's alike; \"work\" is the floor's time after start-up. The parse floor, validate and the plans are each the run of median wall time of several (`--repeats`, 3 by default); the apply and its floor run once.",
+    "- edgesync runs with `--rate-limit 1000000/1` (its default, the provider's 1,200 per 5 minutes, would make the large applies a wait) and `--concurrency 4`, as the floor; `watch` with `--debounce 0`. The watch's peak RSS is its VmHWM after the edits.",
     `- No-op plan per resource: ${groups.map(perResource).join('; ')}.`,
     ...growth(groups),
   ];

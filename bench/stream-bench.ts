@@ -27,7 +27,8 @@ function writeFiles(dir: string, pairs: number): { json: string; jsonl: string }
   const filler = 'v'.repeat(90);
   for (let start = 0; start < pairs; start += 10_000) {
     const lines: string[] = [];
-    for (let i = start; i < Math.min(pairs, start + 10_000); i++) lines.push(JSON.stringify({ key: `key/${i.toString().padStart(8, '0')}`, value: filler + i.toString().padStart(10, '0') }));
+    for (let i = start; i < Math.min(pairs, start + 10_000); i++)
+      lines.push(JSON.stringify({ key: `key/${i.toString().padStart(8, '0')}`, value: filler + i.toString().padStart(10, '0') }));
     fs.writeSync(json, `${start === 0 ? '[\n' : ',\n'}${lines.join(',\n')}`);
     fs.writeSync(jsonl, `${lines.join('\n')}\n`);
   }

@@ -43,8 +43,11 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 
 /** A config of `n` gateway lists, so that each round has creates to send. */
 function writeLists(root: string, round: number, n: number): void {
-  const docs = Array.from({ length: n }, (_, i) =>
-    `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: r${round}-list-${i}\n  account: ${ACCOUNT}\nspec:\n  name: Round ${round} list ${i}\n  type: DOMAIN\n  items:\n    - value: r${round}-${i}.example.net\n`);
+  const docs = Array.from(
+    { length: n },
+    (_, i) =>
+      `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: r${round}-list-${i}\n  account: ${ACCOUNT}\nspec:\n  name: Round ${round} list ${i}\n  type: DOMAIN\n  items:\n    - value: r${round}-${i}.example.net\n`,
+  );
   fs.writeFileSync(path.join(root, `round-${round}.yaml`), docs.join('---\n'));
 }
 

@@ -71,36 +71,99 @@ function calls(cf, toFile) {
   const policies = [{ effect: 'allow', permission_groups: [{ id: 'c8fed203ed3043cba015a93ad1616f1f' }], resources: { [`com.cloudflare.api.account.${ACCOUNT}`]: '*' } }];
   const file = (text, name, type) => toFile(Buffer.from(text), name, { type });
   return [
-    [1, 'client.put …/environments/production/content (no SDK method: metadata part + files[])', async () => {
-      const form = new FormData();
-      form.append('metadata', await file(JSON.stringify({ main_module: 'index.js' }), 'metadata.json', 'application/json'));
-      form.append('files[]', await file('export default { fetch() { return new Response("hi") } }', 'index.js', 'application/javascript+module'));
-      form.append('files[]', await file('export const x = 1;', 'lib.js', 'application/javascript+module'));
-      return cf.put(`/accounts/${ACCOUNT}/workers/services/api/environments/production/content`, { body: form });
-    }],
-    [1, 'client.put …/content with the CF-WORKER-BODY-PART header', async () => {
-      const form = new FormData();
-      form.append('metadata', await file('{}', 'metadata.json', 'application/json'));
-      form.append('worker.js', await file('addEventListener("fetch", (e) => e.respondWith(new Response("ok")))', 'worker.js', 'application/javascript'));
-      return cf.put(`/accounts/${ACCOUNT}/workers/services/legacy/environments/production/content`, { body: form, headers: { 'CF-WORKER-BODY-PART': 'worker.js' } });
-    }],
-    [2, 'zeroTrust.organizations.update', () => cf.zeroTrust.organizations.update({ account_id: ACCOUNT, name: 'Example', auth_domain: 'example.cloudflareaccess.com', session_duration: '24h' })],
+    [
+      1,
+      'client.put …/environments/production/content (no SDK method: metadata part + files[])',
+      async () => {
+        const form = new FormData();
+        form.append('metadata', await file(JSON.stringify({ main_module: 'index.js' }), 'metadata.json', 'application/json'));
+        form.append('files[]', await file('export default { fetch() { return new Response("hi") } }', 'index.js', 'application/javascript+module'));
+        form.append('files[]', await file('export const x = 1;', 'lib.js', 'application/javascript+module'));
+        return cf.put(`/accounts/${ACCOUNT}/workers/services/api/environments/production/content`, { body: form });
+      },
+    ],
+    [
+      1,
+      'client.put …/content with the CF-WORKER-BODY-PART header',
+      async () => {
+        const form = new FormData();
+        form.append('metadata', await file('{}', 'metadata.json', 'application/json'));
+        form.append('worker.js', await file('addEventListener("fetch", (e) => e.respondWith(new Response("ok")))', 'worker.js', 'application/javascript'));
+        return cf.put(`/accounts/${ACCOUNT}/workers/services/legacy/environments/production/content`, { body: form, headers: { 'CF-WORKER-BODY-PART': 'worker.js' } });
+      },
+    ],
+    [
+      2,
+      'zeroTrust.organizations.update',
+      () => cf.zeroTrust.organizations.update({ account_id: ACCOUNT, name: 'Example', auth_domain: 'example.cloudflareaccess.com', session_duration: '24h' }),
+    ],
     [8, 'user.tokens.create', async () => (ids.token = (await cf.user.tokens.create({ name: 'ci', policies })).id)],
     [3, 'user.tokens.update', () => cf.user.tokens.update(ids.token, { name: 'ci-renamed', policies, status: 'active' })],
     [16, 'user.tokens.value.update', () => cf.user.tokens.value.update(ids.token)],
-    [4, 'workers.domains.update', () => cf.workers.domains.update({ account_id: ACCOUNT, environment: 'production', hostname: 'api.example.com', service: 'api', zone_id: '023e105f4ecef8ad9ca31a8372d0c353' })],
+    [
+      4,
+      'workers.domains.update',
+      () => cf.workers.domains.update({ account_id: ACCOUNT, environment: 'production', hostname: 'api.example.com', service: 'api', zone_id: '023e105f4ecef8ad9ca31a8372d0c353' }),
+    ],
     [5, 'zeroTrust.gateway.proxyEndpoints.create', () => cf.zeroTrust.gateway.proxyEndpoints.create({ account_id: ACCOUNT, name: 'office', ips: ['192.0.2.0/24'] })],
-    [6, 'zeroTrust.gateway.lists.create', async () => (ids.list = (await cf.zeroTrust.gateway.lists.create({ account_id: ACCOUNT, name: 'Blocked', type: 'DOMAIN', items: [{ value: 'bad.example', description: 'known bad' }] })).id)],
+    [
+      6,
+      'zeroTrust.gateway.lists.create',
+      async () =>
+        (ids.list = (
+          await cf.zeroTrust.gateway.lists.create({ account_id: ACCOUNT, name: 'Blocked', type: 'DOMAIN', items: [{ value: 'bad.example', description: 'known bad' }] })
+        ).id),
+    ],
     [9, 'zeroTrust.gateway.lists.update', () => cf.zeroTrust.gateway.lists.update(ids.list, { account_id: ACCOUNT, name: 'Blocked domains', description: 'managed' })],
-    [7, 'zeroTrust.gateway.locations.create', () => cf.zeroTrust.gateway.locations.create({ account_id: ACCOUNT, name: 'HQ', client_default: false, networks: [{ network: '198.51.100.0/24' }] })],
-    [10, 'kv.namespaces.bulkUpdate', () => cf.kv.namespaces.bulkUpdate('0f2ac74b498b48028511e2d1c1a3b9c1', { account_id: ACCOUNT, body: [{ key: 'greeting', value: 'hello', metadata: { lang: 'en' } }, { key: 'ttl', value: 'x', expiration_ttl: 3600 }] })],
-    [11, 'workers.routes.update', () => cf.workers.routes.update('9a7806061c88ada191ed06f989cc3dac', { zone_id: '023e105f4ecef8ad9ca31a8372d0c353', pattern: 'example.com/api/*', script: 'api' })],
-    [12, 'zeroTrust.gateway.logging.update', () => cf.zeroTrust.gateway.logging.update({ account_id: ACCOUNT, redact_pii: true, settings_by_rule_type: { dns: { log_all: true } } })],
+    [
+      7,
+      'zeroTrust.gateway.locations.create',
+      () => cf.zeroTrust.gateway.locations.create({ account_id: ACCOUNT, name: 'HQ', client_default: false, networks: [{ network: '198.51.100.0/24' }] }),
+    ],
+    [
+      10,
+      'kv.namespaces.bulkUpdate',
+      () =>
+        cf.kv.namespaces.bulkUpdate('0f2ac74b498b48028511e2d1c1a3b9c1', {
+          account_id: ACCOUNT,
+          body: [
+            { key: 'greeting', value: 'hello', metadata: { lang: 'en' } },
+            { key: 'ttl', value: 'x', expiration_ttl: 3600 },
+          ],
+        }),
+    ],
+    [
+      11,
+      'workers.routes.update',
+      () => cf.workers.routes.update('9a7806061c88ada191ed06f989cc3dac', { zone_id: '023e105f4ecef8ad9ca31a8372d0c353', pattern: 'example.com/api/*', script: 'api' }),
+    ],
+    [
+      12,
+      'zeroTrust.gateway.logging.update',
+      () => cf.zeroTrust.gateway.logging.update({ account_id: ACCOUNT, redact_pii: true, settings_by_rule_type: { dns: { log_all: true } } }),
+    ],
     [13, 'zeroTrust.gateway.create', () => cf.zeroTrust.gateway.create({ account_id: ACCOUNT })],
-    [14, 'ai.run (encodes the model name\'s slashes as %2F: the provider refuses it too)', () => cf.ai.run('@cf/meta/llama-3.1-8b-instruct', { account_id: ACCOUNT, prompt: 'Say hi' }), 'refused'],
-    [14, 'client.post …/ai/run/@cf/meta/llama-3.1-8b-instruct (slashes kept)', () => cf.post(`/accounts/${ACCOUNT}/ai/run/@cf/meta/llama-3.1-8b-instruct`, { body: { prompt: 'Say hi' } })],
-    [14, 'client.post …/ai/run/@cf/stabilityai/stable-diffusion-xl-base-1.0 (a PNG answer)', () => cf.post(`/accounts/${ACCOUNT}/ai/run/@cf/stabilityai/stable-diffusion-xl-base-1.0`, { body: { prompt: 'a lighthouse' }, __binaryResponse: true })],
-    [14, 'client.post …/ai/run/@cf/openai/whisper (audio bytes as the body)', () => cf.post(`/accounts/${ACCOUNT}/ai/run/@cf/openai/whisper`, { body: new Uint8Array([82, 73, 70, 70, 0, 1, 2, 3]), headers: { 'content-type': 'audio/wav' } })],
+    [
+      14,
+      "ai.run (encodes the model name's slashes as %2F: the provider refuses it too)",
+      () => cf.ai.run('@cf/meta/llama-3.1-8b-instruct', { account_id: ACCOUNT, prompt: 'Say hi' }),
+      'refused',
+    ],
+    [
+      14,
+      'client.post …/ai/run/@cf/meta/llama-3.1-8b-instruct (slashes kept)',
+      () => cf.post(`/accounts/${ACCOUNT}/ai/run/@cf/meta/llama-3.1-8b-instruct`, { body: { prompt: 'Say hi' } }),
+    ],
+    [
+      14,
+      'client.post …/ai/run/@cf/stabilityai/stable-diffusion-xl-base-1.0 (a PNG answer)',
+      () => cf.post(`/accounts/${ACCOUNT}/ai/run/@cf/stabilityai/stable-diffusion-xl-base-1.0`, { body: { prompt: 'a lighthouse' }, __binaryResponse: true }),
+    ],
+    [
+      14,
+      'client.post …/ai/run/@cf/openai/whisper (audio bytes as the body)',
+      () => cf.post(`/accounts/${ACCOUNT}/ai/run/@cf/openai/whisper`, { body: new Uint8Array([82, 73, 70, 70, 0, 1, 2, 3]), headers: { 'content-type': 'audio/wav' } }),
+    ],
     [15, 'user.edit', () => cf.user.edit({ first_name: 'Sam', zipcode: null })],
     [17, 'zeroTrust.connectivitySettings.edit', () => cf.zeroTrust.connectivitySettings.edit({ account_id: ACCOUNT, icmp_proxy_enabled: true, offramp_warp_enabled: true })],
   ];

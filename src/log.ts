@@ -11,9 +11,19 @@ export type { Logger };
 
 /** Field paths whose values never reach a log line, whatever logs them. */
 const REDACTED_PATHS = [
-  'token', '*.token', 'secret', '*.secret', 'value', '*.value',
-  'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
-  'req.headers.authorization', 'apiToken', '*.apiToken',
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'value',
+  '*.value',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'req.headers.authorization',
+  'apiToken',
+  '*.apiToken',
 ];
 
 export interface LoggerOptions {

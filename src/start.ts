@@ -72,14 +72,19 @@ if (!fs.existsSync(path.join(stateDir, 'state.db.lock'))) fs.rmSync(stateDir, { 
 const logger = createLogger({ pretty: true });
 const stopped = stopCause();
 
-const emulator: RunningEmulator = await withFallback((port) => startEmulator({ port, tokens: [token, stagingToken], grants: [{ secret: stagingToken, accounts: [stagingAccount] }] }), 8787);
+const emulator: RunningEmulator = await withFallback(
+  (port) => startEmulator({ port, tokens: [token, stagingToken], grants: [{ secret: stagingToken, accounts: [stagingAccount] }] }),
+  8787,
+);
 let daemon: Daemon;
 try {
   daemon = await withFallback(
     (port) =>
       startWatch({
         root: {
-          source: folderSource(examples), state: sqliteBackend(path.join(stateDir, 'state.db')), remote: { baseUrl: emulator.url, token },
+          source: folderSource(examples),
+          state: sqliteBackend(path.join(stateDir, 'state.db')),
+          remote: { baseUrl: emulator.url, token },
           // The examples sign their two accounts with two credentials: this run's two tokens.
           env: { ...process.env, EDGESYNC_API_TOKEN: token, STAGING_API_TOKEN: stagingToken },
         },

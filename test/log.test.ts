@@ -8,7 +8,14 @@ import { createLogger } from '../src/log.js';
 function bufferLogger() {
   let text = '';
   const logger = createLogger({ destination: new Writable({ write: (chunk, _enc, done) => ((text += String(chunk)), done()) }) });
-  return { logger, lines: () => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    logger,
+    lines: () =>
+      text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 describe('the logger', () => {
@@ -22,7 +29,8 @@ describe('the logger', () => {
     const text = JSON.stringify(lines());
     expect(text).not.toMatch(/PASSWORD123|QSECRET|YWxpY2U6UEFTU1dPUkQxMjM/);
     expect(lines()[0]).toMatchObject({
-      url: 'http://***@127.0.0.1:9/hook?token=***', err: 'Request cannot be constructed from a URL that includes credentials: http://***@127.0.0.1:9/hook?token=***',
+      url: 'http://***@127.0.0.1:9/hook?token=***',
+      err: 'Request cannot be constructed from a URL that includes credentials: http://***@127.0.0.1:9/hook?token=***',
       msg: 'cannot deliver to http://***@127.0.0.1:9/hook?token=***: refused',
     });
     expect(lines()[1]).toMatchObject({ err: { type: 'TypeError', message: 'fetch failed: http://***@127.0.0.1:9/hook?token=***' } });

@@ -96,16 +96,20 @@ describe('npm start', () => {
     ['npm is sent SIGTERM', (pid: number) => process.kill(pid, 'SIGTERM'), 0],
     ['Ctrl-C sends SIGINT to the whole terminal group', (pid: number) => process.kill(-pid, 'SIGINT'), 0],
     ['npm is killed outright', (pid: number) => process.kill(pid, 'SIGKILL'), null],
-  ])('stops the daemon and the emulator when %s', async (_how, stop, code) => {
-    const run = await npmStart();
-    expect(run.ports).toHaveLength(2);
-    expect(run.below.length, run.out()).toBeGreaterThan(0);
-    for (const port of run.ports) expect(await listening(port)).toBe(true);
-    stop(run.pid);
-    expect(await run.exited, run.out()).toBe(code);
-    await until('every process npm started to end', () => !run.below.some(alive), 8000).catch((err) => {
-      throw new Error(`${(err as Error).message}; still running: ${run.below.filter(alive).join(', ')}\n${run.out()}`);
-    });
-    for (const port of run.ports) expect(await listening(port), `port ${port}`).toBe(false);
-  }, 60_000);
+  ])(
+    'stops the daemon and the emulator when %s',
+    async (_how, stop, code) => {
+      const run = await npmStart();
+      expect(run.ports).toHaveLength(2);
+      expect(run.below.length, run.out()).toBeGreaterThan(0);
+      for (const port of run.ports) expect(await listening(port)).toBe(true);
+      stop(run.pid);
+      expect(await run.exited, run.out()).toBe(code);
+      await until('every process npm started to end', () => !run.below.some(alive), 8000).catch((err) => {
+        throw new Error(`${(err as Error).message}; still running: ${run.below.filter(alive).join(', ')}\n${run.out()}`);
+      });
+      for (const port of run.ports) expect(await listening(port), `port ${port}`).toBe(false);
+    },
+    60_000,
+  );
 });

@@ -26,11 +26,7 @@ interface CallOptions {
 }
 
 type TypedOperations = {
-  readonly [K in OperationName]: (
-    params: OperationTypes[K]['params'],
-    body: OperationTypes[K]['body'],
-    options?: CallOptions,
-  ) => Promise<OperationTypes[K]['result']>;
+  readonly [K in OperationName]: (params: OperationTypes[K]['params'], body: OperationTypes[K]['body'], options?: CallOptions) => Promise<OperationTypes[K]['result']>;
 };
 
 export interface ApiClient extends TypedOperations {
@@ -52,7 +48,9 @@ interface Encoded {
 
 /** `{content_type, bytes}`: sent as they are (a speech model's audio). */
 function isRawBody(body: unknown): body is { content_type: string; bytes: Uint8Array } {
-  return body !== null && typeof body === 'object' && (body as { bytes?: unknown }).bytes instanceof Uint8Array && typeof (body as { content_type?: unknown }).content_type === 'string';
+  return (
+    body !== null && typeof body === 'object' && (body as { bytes?: unknown }).bytes instanceof Uint8Array && typeof (body as { content_type?: unknown }).content_type === 'string'
+  );
 }
 
 function encode(op: OperationName, body: unknown): Encoded {
@@ -133,8 +131,13 @@ export function createClient(options: ClientOptions): ApiClient {
     let headers: http.IncomingHttpHeaders | undefined;
     try {
       const response = await exchange(target.url.href, {
-        method, body: encoded.body, headers: { ...BASE_HEADERS, 'user-agent': opts.userAgent, ...encoded.headers, ...auth },
-        ...(signal && { signal }), ...(method === 'POST' && { agents: posts }), timeoutMs: opts.timeoutMs, maxAnswerBytes: opts.maxAnswerBytes,
+        method,
+        body: encoded.body,
+        headers: { ...BASE_HEADERS, 'user-agent': opts.userAgent, ...encoded.headers, ...auth },
+        ...(signal && { signal }),
+        ...(method === 'POST' && { agents: posts }),
+        timeoutMs: opts.timeoutMs,
+        maxAnswerBytes: opts.maxAnswerBytes,
         onHeaders: (code, seen) => {
           answered = code;
           headers = seen;
@@ -158,10 +161,7 @@ export function createClient(options: ClientOptions): ApiClient {
   }
 
   const typed = Object.fromEntries(
-    (Object.keys(OPERATIONS) as OperationName[]).map((op) => [
-      op,
-      (params: Readonly<Record<string, string>>, body: unknown, o?: CallOptions) => call(op, params, body, o),
-    ]),
+    (Object.keys(OPERATIONS) as OperationName[]).map((op) => [op, (params: Readonly<Record<string, string>>, body: unknown, o?: CallOptions) => call(op, params, body, o)]),
   ) as unknown as TypedOperations;
   return Object.freeze({ ...typed, call });
 }

@@ -17,7 +17,13 @@ export type AnswerShape = 'envelope' | 'result' | 'script' | 'bulk';
 export type ResultShape = 'object' | 'string' | 'any' | 'none';
 
 export const OPERATIONS = {
-  putScriptContent: { n: 1, method: 'PUT', path: '/accounts/{account_identifier}/workers/services/{service_name}/environments/{environment_name}/content', answer: 'script', result: 'object' },
+  putScriptContent: {
+    n: 1,
+    method: 'PUT',
+    path: '/accounts/{account_identifier}/workers/services/{service_name}/environments/{environment_name}/content',
+    answer: 'script',
+    result: 'object',
+  },
   updateAccessOrganization: { n: 2, method: 'PUT', path: '/accounts/{identifier}/access/organizations', answer: 'result', result: 'object' },
   updateToken: { n: 3, method: 'PUT', path: '/user/tokens/{identifier}', answer: 'result', result: 'object' },
   attachWorkerDomain: { n: 4, method: 'PUT', path: '/accounts/{account_identifier}/workers/domains', answer: 'envelope', result: 'object' },
@@ -118,5 +124,8 @@ export function checkedUrl(op: OperationName, baseUrl: string, path: string): Ch
   }
   const rest = url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length) : undefined;
   if (url.origin === base.origin && url.search === '' && url.hash === '' && rest === path && templateOf(op).test(rest)) return { ok: true, url };
-  return { ok: false, problem: `once its URL is parsed, its path would be ${url.pathname}${url.search}${url.hash}, which is not a path of ${op} (${basePath}${OPERATIONS[op].path})` };
+  return {
+    ok: false,
+    problem: `once its URL is parsed, its path would be ${url.pathname}${url.search}${url.hash}, which is not a path of ${op} (${basePath}${OPERATIONS[op].path})`,
+  };
 }

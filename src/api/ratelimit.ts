@@ -135,8 +135,9 @@ function separate(headers: Headers, combined: readonly Item[] | undefined): Limi
   const first = (name: string) => parseMembers(header(headers, name) ?? '')?.[0]?.value;
   const remaining = amount(field('remaining') ?? first('RateLimit-Remaining'));
   // A policy `100;w=10`, or the quota-policy items a RateLimit-Limit may carry after its count.
-  const policy = [...(parseMembers(header(headers, 'RateLimit-Policy') ?? '') ?? []), ...(parseMembers(header(headers, 'RateLimit-Limit') ?? '') ?? [])]
-    .find((p) => typeof p.value === 'number' && p.params.has('w'));
+  const policy = [...(parseMembers(header(headers, 'RateLimit-Policy') ?? '') ?? []), ...(parseMembers(header(headers, 'RateLimit-Limit') ?? '') ?? [])].find(
+    (p) => typeof p.value === 'number' && p.params.has('w'),
+  );
   const windowMs = seconds(policy?.params.get('w'));
   const quota = amount(field('limit') ?? first('RateLimit-Limit') ?? policy?.value);
   const resetMs = seconds(field('reset') ?? first('RateLimit-Reset')) ?? windowMs;
@@ -146,7 +147,10 @@ function separate(headers: Headers, combined: readonly Item[] | undefined): Limi
 
 /** Fewest calls left; of equals, the longest wait. */
 function mostRestrictive(limits: readonly Limit[]): Limit | undefined {
-  return limits.reduce<Limit | undefined>((best, l) => (!best || l.remaining < best.remaining || (l.remaining === best.remaining && l.resetMs > best.resetMs) ? l : best), undefined);
+  return limits.reduce<Limit | undefined>(
+    (best, l) => (!best || l.remaining < best.remaining || (l.remaining === best.remaining && l.resetMs > best.resetMs) ? l : best),
+    undefined,
+  );
 }
 
 /**

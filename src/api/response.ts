@@ -50,11 +50,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The `result` of a successful answer; any other answer throws an ApiError of kind 'http'. */
-export function readAnswer(
-  ctx: CallContext,
-  answer: { status: number; retryAfter: string | undefined; text: string },
-  now: number,
-): unknown {
+export function readAnswer(ctx: CallContext, answer: { status: number; retryAfter: string | undefined; text: string }, now: number): unknown {
   const { status, text } = answer;
   // Redacted before the excerpt is cut, so a cut cannot leave part of the token behind.
   const shown = () => excerpt(ctx.redact(text));

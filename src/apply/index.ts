@@ -14,7 +14,12 @@ export { classifyError } from './classify.js';
 export { secretFileName } from './files.js';
 export { RETRY_DEFAULTS } from './options.js';
 export type {
-  ApplyResult, ExecutorHooks, ExecutorOptions, OperationCaller, RetryOptions, TaskQueue,
+  ApplyResult,
+  ExecutorHooks,
+  ExecutorOptions,
+  OperationCaller,
+  RetryOptions,
+  TaskQueue,
 } from './options.js';
 export type { RateLimiter } from './rate.js';
 

@@ -18,6 +18,7 @@ export function applyErrors(result: ApplyResult): string[] {
     ...result.failed.filter((f) => !notSent.includes(f)).map((f) => `${f.action.id}: ${f.error}`),
     ...result.uncertain.map((u) => `${u.action.id}: ${u.error}`),
     ...[...result.failed, ...result.uncertain].flatMap((r) =>
-      r.secretLost ? [`${r.action.resource}: SECRET LOST: its new secret was received but could not be kept (${r.secretLost}); roll the token`] : []),
+      r.secretLost ? [`${r.action.resource}: SECRET LOST: its new secret was received but could not be kept (${r.secretLost}); roll the token`] : [],
+    ),
   ];
 }

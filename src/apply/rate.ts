@@ -191,7 +191,10 @@ export function createRateLimiter(limit: RateLimit, clock: Clock, options: PaceO
   return {
     acquire(signal) {
       const turn = tail.then(() => take(signal));
-      tail = turn.then(() => undefined, () => undefined);
+      tail = turn.then(
+        () => undefined,
+        () => undefined,
+      );
       return turn;
     },
     holdUntil(at) {

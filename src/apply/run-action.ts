@@ -290,9 +290,7 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
  * once, with the resource's hash left empty (not every key is in); the refused part is sent again,
  * after a backoff, up to REFUSED_RESENDS times; keys refused after that make the action failed.
  */
-async function partly(
-  action: Action, ctx: RunContext, refused: NonNullable<Outcome['refused']>, attempts: number, resends: number,
-): Promise<ActionReport> {
+async function partly(action: Action, ctx: RunContext, refused: NonNullable<Outcome['refused']>, attempts: number, resends: number): Promise<ActionReport> {
   const { options } = ctx;
   const again = new Set(refused.keys);
   const kvKeys = kvKeyRecords(action.record.kvKeys ?? []);

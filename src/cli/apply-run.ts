@@ -13,7 +13,18 @@ import type { Approvals } from '../state/approvals.js';
 import { identifyHolder, StateLockedError } from '../state/lock.js';
 import '../kinds/index.js';
 import {
-  madeFrom, massOrphaning, planHasChanges, planToJson, readSavedPlan, renderText, savedConfigRoot, SavedPlanError, staleReasons, summarize, thresholdBreaches, type SavedPlan,
+  madeFrom,
+  massOrphaning,
+  planHasChanges,
+  planToJson,
+  readSavedPlan,
+  renderText,
+  savedConfigRoot,
+  SavedPlanError,
+  staleReasons,
+  summarize,
+  thresholdBreaches,
+  type SavedPlan,
 } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { systemClock } from '../util/clock.js';
@@ -145,9 +156,18 @@ function keepRun(engine: Engine, run: { startedAt: string; revision: string; act
   const { result } = run;
   try {
     engine.record({
-      reason: 'apply', result: applyOutcome(result), startedAt: run.startedAt, finishedAt: new Date().toISOString(), revision: run.revision,
-      actions: run.actions, succeeded: result.succeeded.length, failed: result.failed.length, uncertain: result.uncertain.length,
-      skipped: result.skipped.length, requests: result.requests, errors: applyErrors(result),
+      reason: 'apply',
+      result: applyOutcome(result),
+      startedAt: run.startedAt,
+      finishedAt: new Date().toISOString(),
+      revision: run.revision,
+      actions: run.actions,
+      succeeded: result.succeeded.length,
+      failed: result.failed.length,
+      uncertain: result.uncertain.length,
+      skipped: result.skipped.length,
+      requests: result.requests,
+      errors: applyErrors(result),
     });
   } catch (err) {
     notices.say(`cannot keep this apply in the state's history: ${err instanceof Error ? err.message : String(err)}`, 'warn');

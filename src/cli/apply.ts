@@ -15,7 +15,11 @@ export function register(program: Command): void {
     .option('--allow-empty', 'apply even when the config has no document, or would orphan most of the resources in state')
     .option('--log-format <format>', 'json or pretty: the one format of everything said on stderr', 'pretty')
     // Loaded on use: the client, the engine and the state are what --help and other commands never need.
-    .argument('[plan]', 'a plan saved by `plan --out`: apply exactly it (to the config root it was made from, unless --config is given), or nothing when the config or the state changed since')
+    .argument(
+      '[plan]',
+      'a plan saved by `plan --out`: apply exactly it (to the config root it was made from, unless --config is given), or nothing when the config or the state changed since',
+    )
     .action(async (planFile: string | undefined, opts: ApplyCliOptions, cmd: Command) =>
-      (await import('./apply-run.js')).runApply({ ...opts, ...(planFile !== undefined && { planFile }), configGiven: cmd.getOptionValueSource('config') !== 'default' }));
+      (await import('./apply-run.js')).runApply({ ...opts, ...(planFile !== undefined && { planFile }), configGiven: cmd.getOptionValueSource('config') !== 'default' }),
+    );
 }

@@ -64,7 +64,7 @@ export function withTargets(cmd: Command): Command {
 export function withThresholds(cmd: Command): Command {
   return cmd
     .option('--max-update-share <percent>', 'refuse (hold) a plan updating more than this percent of the resources in state (once 10 or more)', '30')
-    .option('--max-kv-share <percent>', 'refuse (hold) a plan rewriting more than this percent of a KV namespace\'s stored keys (once 1,000 or more)', '30');
+    .option('--max-kv-share <percent>', "refuse (hold) a plan rewriting more than this percent of a KV namespace's stored keys (once 1,000 or more)", '30');
 }
 
 /** "30" → 30; a percent from 0 to 100. */

@@ -15,7 +15,7 @@ export function withDrift(cmd: Command): Command {
     .option('--resync', 'send every applied resource an idempotent call can send (PUT and PATCH kinds; KvPairs with metadata.resync) again, to overwrite changes made by hand')
     .option(
       '--replace <key>',
-      'send this resource\'s whole desired request again, even unchanged: its key as `plan` prints it, or Kind/name when that names one; repeatable',
+      "send this resource's whole desired request again, even unchanged: its key as `plan` prints it, or Kind/name when that names one; repeatable",
       (value: string, previous: string[] = []) => [...previous, value],
     );
 }

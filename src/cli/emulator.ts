@@ -101,10 +101,30 @@ export function register(program: Command): void {
     .description('serve the local emulator of the interface and print its base URL')
     .option('--port <n>', 'port to listen on (0 = any free port)', '0')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--allowed-host <name>', 'also answer this Host name (NAME, or NAME:PORT), e.g. a reverse proxy\'s; on a loopback --host only localhost, 127.0.0.1 and [::1] are answered, 421 to any other (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
-    .option('--token <token>', 'accepted bearer token, TOKEN[=ACCOUNT,…] to tie it to accounts (repeatable; default EDGESYNC_API_TOKEN, else generated)', (t: string, all: string[]) => [...all, t], [] as string[])
-    .option('--api-key <email:key>', 'accepted API key with its account email, sent as X-Auth-Email and X-Auth-Key; EMAIL:KEY[=ACCOUNT,…] (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
-    .option('--service-key <key>', 'accepted user service key, X-Auth-User-Service-Key, for operations 1 and 14; KEY[=ACCOUNT,…] (repeatable)', (t: string, all: string[]) => [...all, t], [] as string[])
+    .option(
+      '--allowed-host <name>',
+      "also answer this Host name (NAME, or NAME:PORT), e.g. a reverse proxy's; on a loopback --host only localhost, 127.0.0.1 and [::1] are answered, 421 to any other (repeatable)",
+      (t: string, all: string[]) => [...all, t],
+      [] as string[],
+    )
+    .option(
+      '--token <token>',
+      'accepted bearer token, TOKEN[=ACCOUNT,…] to tie it to accounts (repeatable; default EDGESYNC_API_TOKEN, else generated)',
+      (t: string, all: string[]) => [...all, t],
+      [] as string[],
+    )
+    .option(
+      '--api-key <email:key>',
+      'accepted API key with its account email, sent as X-Auth-Email and X-Auth-Key; EMAIL:KEY[=ACCOUNT,…] (repeatable)',
+      (t: string, all: string[]) => [...all, t],
+      [] as string[],
+    )
+    .option(
+      '--service-key <key>',
+      'accepted user service key, X-Auth-User-Service-Key, for operations 1 and 14; KEY[=ACCOUNT,…] (repeatable)',
+      (t: string, all: string[]) => [...all, t],
+      [] as string[],
+    )
     .option('--fail-rate <p>', 'share of calls answered 500/503 (0..1)')
     .option('--rate-limit <n/seconds>', 'calls allowed per window, then 429 with Retry-After')
     .option('--latency <ms>', 'milliseconds added before each answer')

@@ -34,7 +34,7 @@ export interface GitWatch {
 export function withGit(cmd: Command): Command {
   return cmd
     .addOption(new Option('--git <url>', 'follow this git remote instead of --config (https, ssh or file URL); token from EDGESYNC_GIT_TOKEN').env('EDGESYNC_GIT'))
-    .option('--ref <ref>', 'branch, tag or commit of --git (default: the remote\'s HEAD)')
+    .option('--ref <ref>', "branch, tag or commit of --git (default: the remote's HEAD)")
     .option('--path <dir>', 'folder of the config inside the repository, the only part checked out (default: all of it)')
     .option('--interval <duration>', 'fetch --git this often (e.g. 30s, 1m, 5m)', '1m')
     .option('--git-ssh-key <file>', 'SSH private key for an ssh:// or git@ remote (with --git-known-hosts)')
@@ -62,7 +62,8 @@ export function gitWatch(flags: GitFlags, state: StateBackend, env: NodeJS.Proce
     }
     return undefined;
   }
-  if ((flags.gitSshKey === undefined) !== (flags.gitKnownHosts === undefined)) fail('--git-ssh-key', 'given with --git-known-hosts (the server must be known)', flags.gitSshKey ?? '(missing)');
+  if ((flags.gitSshKey === undefined) !== (flags.gitKnownHosts === undefined))
+    fail('--git-ssh-key', 'given with --git-known-hosts (the server must be known)', flags.gitSshKey ?? '(missing)');
   const token = env.EDGESYNC_GIT_TOKEN || undefined;
   const auth: GitAuth = {
     ...(token && { token }),
@@ -70,7 +71,10 @@ export function gitWatch(flags: GitFlags, state: StateBackend, env: NodeJS.Proce
   };
   const ref = flags.ref ?? 'HEAD';
   // One clone per remote, ref and folder, beside the state (its folder holds the secrets too).
-  const id = createHash('sha256').update(`${flags.git}\0${ref}\0${flags.path ?? ''}`).digest('hex').slice(0, 16);
+  const id = createHash('sha256')
+    .update(`${flags.git}\0${ref}\0${flags.path ?? ''}`)
+    .digest('hex')
+    .slice(0, 16);
   const checkout = new GitCheckout({
     url: flags.git,
     ref,

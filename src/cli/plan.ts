@@ -24,7 +24,8 @@ export function register(program: Command): void {
       // The state is read while the files are built: planOffline below then reads only what changed since.
       const config = await loadOrRefuse(root, undefined, { readStateAhead: true });
       const [{ configRootOf, madeFrom, massOrphaning, renderJson, renderText, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
-        import('../plan/index.js'), import('./exit.js'),
+        import('../plan/index.js'),
+        import('./exit.js'),
       ]);
       const plan = root.planOffline(config.resources, opts.target, driftOf(opts));
       // What the plan was made from lists every resource's hash: made only for the JSON and a saved plan.

@@ -4,7 +4,6 @@
 import type { ApplyResult } from '../apply/index.js';
 import { plural } from '../util/format.js';
 
-
 /** The token secrets a run received and could not keep: nobody holds them, so the tokens must be rolled. */
 export function lostSecrets(result: ApplyResult): { resource: string; reason: string }[] {
   return [...result.failed, ...result.uncertain].flatMap((r) => (r.secretLost ? [{ resource: r.action.resource, reason: r.secretLost }] : []));

@@ -43,7 +43,9 @@ function writeAll(fd: number, text: string): void {
 function notes(t: { readonly redacted: number; readonly keptSecrets: number }, shown: string): string {
   const out: string[] = [];
   if (t.redacted) {
-    out.push(`note: ${plural(t.redacted, 'request')} held hashes of secret texts (recorded by an older edgesync): written as "[redacted]", without the hash; the next apply writes ${t.redacted === 1 ? 'it' : 'them'} again`);
+    out.push(
+      `note: ${plural(t.redacted, 'request')} held hashes of secret texts (recorded by an older edgesync): written as "[redacted]", without the hash; the next apply writes ${t.redacted === 1 ? 'it' : 'them'} again`,
+    );
   }
   if (t.keptSecrets) {
     out.push(
@@ -118,7 +120,11 @@ function migrateCommand(opts: MigrateOptions): void {
     return;
   }
   const c = done.counts;
-  const totals: [string, string][] = [['resources', formatCount(c.resources)], ['intents', formatCount(c.intents)], ['KV keys', formatCount(c.kvKeys)]];
+  const totals: [string, string][] = [
+    ['resources', formatCount(c.resources)],
+    ['intents', formatCount(c.intents)],
+    ['KV keys', formatCount(c.kvKeys)],
+  ];
   const numbers = Math.max(...totals.map(([, n]) => n.length));
   const table = [
     ...totals.map(([label, n]) => `  ${label.padEnd(9)}  ${n.padStart(numbers)}`),

@@ -101,11 +101,7 @@ const keyIn = (pattern: string, opts: StateCliOptions): string => withReader(opt
 function kvKeysToForget(opts: ForgetOptions): string[] | undefined {
   if (opts.kvKeys !== undefined && opts.kvKeysFile !== undefined) throw new Error('Pass either --kv-keys or --kv-keys-file, not both');
   const keys =
-    opts.kvKeys !== undefined
-      ? opts.kvKeys.split(',')
-      : opts.kvKeysFile !== undefined
-        ? fs.readFileSync(path.resolve(opts.kvKeysFile), 'utf8').split(/\r?\n/)
-        : undefined;
+    opts.kvKeys !== undefined ? opts.kvKeys.split(',') : opts.kvKeysFile !== undefined ? fs.readFileSync(path.resolve(opts.kvKeysFile), 'utf8').split(/\r?\n/) : undefined;
   const named = keys?.filter((k) => k !== '');
   if (named && !named.length) throw new Error('No KV keys named: --kv-keys and --kv-keys-file need at least one key');
   return named && [...new Set(named)];
@@ -148,7 +144,12 @@ async function forget(pattern: string, opts: ForgetOptions): Promise<void> {
     }
     const gone = store.forget(key);
     if (opts.json) return printJson({ ...viewJson({ resource: gone.resource, intent: gone.intent }), kvKeys: gone.kvKeys });
-    const what = [`status ${gone.resource.status}`, gone.resource.remoteId && `remote id ${gone.resource.remoteId}`, gone.kvKeys && `${gone.kvKeys} KV keys`, gone.intent && `open ${gone.intent.operation} intent`];
+    const what = [
+      `status ${gone.resource.status}`,
+      gone.resource.remoteId && `remote id ${gone.resource.remoteId}`,
+      gone.kvKeys && `${gone.kvKeys} KV keys`,
+      gone.intent && `open ${gone.intent.operation} intent`,
+    ];
     print(`Forgot ${key} (${what.filter(Boolean).join(', ')}). The remote object, if any, is untouched.`);
   });
 }
@@ -248,8 +249,9 @@ export function register(program: Command): void {
     .action(action((opts: ListOptions) => list(opts)));
   const keyed = (name: string, description: string, what = 'resource key, e.g. GatewayList[account=…]/blocked-domains, or GatewayList/blocked-domains when that names one') =>
     shared(state.command(name)).description(description).argument('<key>', what);
-  keyed('show', 'the whole record of a resource, with its open intent', 'resource key, or Kind/name, or a glob such as \'GatewayList/*\' (then JSON is a list)')
-    .action(action((key: string, opts: StateCliOptions) => show(key, opts)));
+  keyed('show', 'the whole record of a resource, with its open intent', "resource key, or Kind/name, or a glob such as 'GatewayList/*' (then JSON is a list)").action(
+    action((key: string, opts: StateCliOptions) => show(key, opts)),
+  );
   keyed('forget', 'drop a resource, or only some of its KV keys, from state (nothing is sent)')
     .option('--kv-keys <keys>', 'comma-separated KV keys to drop instead of the whole resource')
     .option('--kv-keys-file <file>', 'file with one KV key per line to drop')

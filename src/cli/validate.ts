@@ -9,7 +9,7 @@ import { errorCount, loadRoot } from './load.js';
 
 export function register(program: Command): void {
   withConfigAndState(program.command('validate'))
-    .description('check the config root: schemas, references, identities; nothing is sent, so credentials\' secrets need not be set')
+    .description("check the config root: schemas, references, identities; nothing is sent, so credentials' secrets need not be set")
     .option('--json', 'print {valid, resources, errors} as JSON')
     .action(async (opts: CommonOptions) => {
       // Nothing is sent: a credential's reference must be well formed, its secret need not be there

@@ -71,15 +71,34 @@ export function register(program: Command): void {
   withGit(withThresholds(withRemote(withConfigAndState(program.command('watch')))))
     .description('keep applying the config: on start and on every change under the root, until stopped')
     .option('--debounce <ms>', 'quiet time after a change before reconciling', '500')
-    .addOption(new Option('--listen <host:port>', 'address of the status page (/), /healthz, /readyz, /metrics and /status (port 0: any free port)').default('127.0.0.1:9300').env('EDGESYNC_LISTEN'))
-    .option('--ui-token-file <file>', 'file holding a token that the status page, /status and /metrics ask for (a bearer token, or a cookie from /login?token=); needed to serve them on a non-loopback --listen')
-    .option('--allowed-host <name>', 'also answer this Host name (NAME, or NAME:PORT), e.g. a reverse proxy\'s; a loopback --listen without --ui-token-file answers only localhost, 127.0.0.1 and [::1], 421 to any other (repeatable)', (h: string, all: string[] = []) => [...all, h])
+    .addOption(
+      new Option('--listen <host:port>', 'address of the status page (/), /healthz, /readyz, /metrics and /status (port 0: any free port)')
+        .default('127.0.0.1:9300')
+        .env('EDGESYNC_LISTEN'),
+    )
+    .option(
+      '--ui-token-file <file>',
+      'file holding a token that the status page, /status and /metrics ask for (a bearer token, or a cookie from /login?token=); needed to serve them on a non-loopback --listen',
+    )
+    .option(
+      '--allowed-host <name>',
+      "also answer this Host name (NAME, or NAME:PORT), e.g. a reverse proxy's; a loopback --listen without --ui-token-file answers only localhost, 127.0.0.1 and [::1], 421 to any other (repeatable)",
+      (h: string, all: string[] = []) => [...all, h],
+    )
     .option('--shutdown-timeout <seconds>', 'how long calls in flight may finish after SIGTERM', '10')
-    .option('--notify <url>', 'POST events (failures, recoveries, applied revisions…) as JSON to this http(s) URL, or to Slack with slack+https://hooks.slack.com/…; repeatable (else EDGESYNC_NOTIFY, comma-separated)', (url: string, all: string[] = []) => [...all, url])
+    .option(
+      '--notify <url>',
+      'POST events (failures, recoveries, applied revisions…) as JSON to this http(s) URL, or to Slack with slack+https://hooks.slack.com/…; repeatable (else EDGESYNC_NOTIFY, comma-separated)',
+      (url: string, all: string[] = []) => [...all, url],
+    )
     .option('--notify-repeat <duration>', 'do not send the same event for the same cause again within this (e.g. 30m, 1h, 0 for every time)', '1h')
     .option('--resync-interval <duration>', 'also re-send every re-sendable applied resource this often (e.g. 6h; at least 1m), overwriting changes made by hand (default: never)')
     .option('--full-reload-interval <duration>', 'read every config file again from scratch this often (at least 1m; between, a change reads only the files that changed)', '10m')
-    .option('--heap-growth <percent>', 'collect garbage once the heap grew this much past what the last full collection left (0: V8\'s own rule, which lets a long-running heap reach several times its live size)', String(HEAP_GROWTH_PERCENT))
+    .option(
+      '--heap-growth <percent>',
+      "collect garbage once the heap grew this much past what the last full collection left (0: V8's own rule, which lets a long-running heap reach several times its live size)",
+      String(HEAP_GROWTH_PERCENT),
+    )
     .option('--allow-empty', 'apply even a config that has no document or would orphan most of the state (else the daemon holds)')
     .option('--log-level <level>', 'trace, debug, info, warn or error (else LOG_LEVEL, else info)')
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
@@ -87,7 +106,9 @@ export function register(program: Command): void {
     .action(async (flags: WatchFlags & { logLevel?: string; pretty?: boolean; logFormat?: string }) => {
       // Loaded on use: the daemon brings fastify, chokidar and prom-client, which other commands never need.
       const [{ nextStopSignal, startWatch }, { TokenError }, { StateLockedError }] = await Promise.all([
-        import('../daemon/run.js'), import('../api/index.js'), import('../state/index.js'),
+        import('../daemon/run.js'),
+        import('../api/index.js'),
+        import('../state/index.js'),
       ]);
       // A service's log goes to a collector: JSON unless a person watches it on a terminal.
       const format = flags.pretty ? 'pretty' : parseLogFormat(flags.logFormat, process.stderr.isTTY === true ? 'pretty' : 'json');

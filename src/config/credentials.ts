@@ -33,14 +33,20 @@ function fileProblems(name: string, file: string): { path: string[]; message: st
     return [{ path: ['spec', 'secret', 'file'], message: `${file} does not exist: credential ${name} has no secret, and nothing is sent while one is missing` }];
   }
   if ((mode & 0o077) === 0) return [];
-  return [{ path: ['spec', 'secret', 'file'], message: `${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}): make it owner-only (chmod 600) to use it as credential ${name}'s secret` }];
+  return [
+    {
+      path: ['spec', 'secret', 'file'],
+      message: `${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}): make it owner-only (chmod 600) to use it as credential ${name}'s secret`,
+    },
+  ];
 }
 
 /** Problems of reading a credential's secret, naming the variable or the file (never a value). */
 function secretProblems(name: string, spec: CredentialSpec, env: Env, secretsDir: string | undefined, stored?: (file: string) => boolean): { path: string[]; message: string }[] {
   const out: { path: string[]; message: string }[] = [];
   if ('env' in spec.secret) {
-    if (!env[spec.secret.env]) out.push({ path: ['spec', 'secret', 'env'], message: `${spec.secret.env} is not set: credential ${name} has no secret, and nothing is sent while one is missing` });
+    if (!env[spec.secret.env])
+      out.push({ path: ['spec', 'secret', 'env'], message: `${spec.secret.env} is not set: credential ${name} has no secret, and nothing is sent while one is missing` });
   } else {
     const file = secretFilePath(spec.secret.file, secretsDir);
     // A token secret the state keeps is read from there, not from this file.
@@ -107,7 +113,10 @@ export function checkCredentials(outcomes: readonly DocumentOutcome[], env: Env,
       const others = (getKind(r.kind)?.operations ?? []).filter((op) => !SERVICE_KEY_OPERATIONS.has(op));
       if (others.length) {
         const at = named !== undefined ? o.credentialsAt! : o.identity!.at;
-        errors.push({ ...at, message: `is signed by credentials ${credential}, a user service key, which the interface takes only for putScriptContent and runAi; ${r.kind} calls ${others.join(', ')}` });
+        errors.push({
+          ...at,
+          message: `is signed by credentials ${credential}, a user service key, which the interface takes only for putScriptContent and runAi; ${r.kind} calls ${others.join(', ')}`,
+        });
       }
     }
     return [credential === undefined ? r : signed(r, credential)];

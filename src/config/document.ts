@@ -117,7 +117,9 @@ function checkSchemas(raw: Raw, validator: SchemaValidator, errorAt: ErrorAt, er
   report(describeErrors(validator.validate(ENVELOPE_SCHEMA, raw), raw));
   const def = typeof raw.kind === 'string' ? getKind(raw.kind) : undefined;
   if (typeof raw.kind === 'string' && !def) {
-    const kinds = allKinds().map((k) => k.kind).sort();
+    const kinds = allKinds()
+      .map((k) => k.kind)
+      .sort();
     const close = closest(raw.kind, kinds);
     errors.push(errorAt(['kind'], `unknown kind "${raw.kind}"${close.length ? `${didYouMean(close)} Known kinds` : '; known kinds'}: ${kinds.join(', ') || '(none registered)'}`));
   }
@@ -156,10 +158,9 @@ function readIdentity(def: KindDefinition, metadata: Raw, errorAt: ErrorAt, erro
   const identity: Identity | undefined = readable
     ? { key: detached(identityKey(def.kind, scope, name, keys)), kind: def.kind, name, at: errorAt(['metadata', 'name'], '') }
     : undefined;
-  const dependsOn = Array.isArray(metadata.dependsOn) && metadata.dependsOn.length
-    ? metadata.dependsOn
-      .map((ref, i) => ({ ref, at: errorAt(['metadata', 'dependsOn', i], '') }))
-      .filter((d): d is { ref: string; at: ConfigError } => typeof d.ref === 'string')
-    : NONE;
+  const dependsOn =
+    Array.isArray(metadata.dependsOn) && metadata.dependsOn.length
+      ? metadata.dependsOn.map((ref, i) => ({ ref, at: errorAt(['metadata', 'dependsOn', i], '') })).filter((d): d is { ref: string; at: ConfigError } => typeof d.ref === 'string')
+      : NONE;
   return { scope, identity, dependsOn };
 }

@@ -26,7 +26,7 @@ function closing(text: string, from: number): number {
   let depth = 0;
   for (let i = from; i < text.length; i++) {
     if (text.startsWith('$${', i)) i += 2;
-    else if (text.startsWith('${', i)) (depth++, i++);
+    else if (text.startsWith('${', i)) depth++, i++;
     else if (text[i] === '}') {
       if (depth === 0) return i;
       depth--;

@@ -97,7 +97,11 @@ export class LoadHelper {
   private wake: (() => void) | undefined;
 
   /** `schemas`: the folder the thread's own validator reads. */
-  constructor(private readonly files: readonly string[], schemas: string, start: Omit<HelperStart, 'files' | 'counter'>) {
+  constructor(
+    private readonly files: readonly string[],
+    schemas: string,
+    start: Omit<HelperStart, 'files' | 'counter'>,
+  ) {
     const counter = new SharedArrayBuffer(4);
     this.counter = new Int32Array(counter);
     this.worker = takeSpare(schemas) ?? startThread(schemas);

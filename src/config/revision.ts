@@ -14,9 +14,7 @@ export interface SourceRevision {
 }
 
 /** How /status and notifications name a config: its commit, else its digest. */
-export type Revision =
-  | { readonly source: 'git'; readonly commit: string; readonly ref?: string }
-  | { readonly source: 'digest'; readonly digest: string | null };
+export type Revision = { readonly source: 'git'; readonly commit: string; readonly ref?: string } | { readonly source: 'digest'; readonly digest: string | null };
 
 const read = (file: string): string | undefined => {
   try {
@@ -76,10 +74,17 @@ export function gitRevision(root: string): SourceRevision | undefined {
  */
 export function hasLocalChanges(root: string, timeoutMs = 2000): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile('git', ['-C', root, 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules', '--', '.'], {
-      timeout: timeoutMs, windowsHide: true, maxBuffer: 4 * 1024 * 1024,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' },
-    }, (err, stdout) => resolve(!err && changedConfig(stdout)));
+    execFile(
+      'git',
+      ['-C', root, 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules', '--', '.'],
+      {
+        timeout: timeoutMs,
+        windowsHide: true,
+        maxBuffer: 4 * 1024 * 1024,
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' },
+      },
+      (err, stdout) => resolve(!err && changedConfig(stdout)),
+    );
   });
 }
 

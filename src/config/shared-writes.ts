@@ -36,7 +36,10 @@ export function sharedTargets(outcomes: readonly DocumentOutcome[]): ConfigError
     if (writers.every((w) => w.parts)) {
       for (const { earlier, later, parts } of sharedParts(writers)) {
         if (earlier.key === later.key) continue;
-        const shown = parts.slice(0, SHOWN_PARTS).map((p) => JSON.stringify(p)).join(', ');
+        const shown = parts
+          .slice(0, SHOWN_PARTS)
+          .map((p) => JSON.stringify(p))
+          .join(', ');
         const more = parts.length > SHOWN_PARTS ? ` and ${parts.length - SHOWN_PARTS} more` : '';
         const which = `${parts.length === 1 ? 'key' : 'keys'} ${shown}${more}`;
         errors.push({
@@ -83,9 +86,7 @@ function sharedParts(writers: readonly Writer[]): { earlier: Writer; later: Writ
   });
   const big = lists[largest];
   for (const [part, w] of owner) if (sortedHas(big, part)) found(w, writers[largest], part);
-  return [...pairs.values()]
-    .map((p) => ({ ...p, parts: p.parts.sort(compareStrings) }))
-    .sort((a, b) => a.later.order - b.later.order || a.earlier.order - b.earlier.order);
+  return [...pairs.values()].map((p) => ({ ...p, parts: p.parts.sort(compareStrings) })).sort((a, b) => a.later.order - b.later.order || a.earlier.order - b.earlier.order);
 }
 
 /** Binary search in parts sorted by UTF-8 bytes (WriteTarget.parts). */

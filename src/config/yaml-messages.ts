@@ -79,7 +79,8 @@ export function describeYamlErrors(errors: readonly YAMLError[], text: string, c
   const said = new Set<number>();
   for (const e of errors) {
     // The parser's "nested mapping" error at an over-indented line comes with a multi-line key at the same place: said by that one.
-    if (e.code === 'BLOCK_AS_IMPLICIT_KEY' && errors.some((m) => m.code === 'MULTILINE_IMPLICIT_KEY' && m.pos[0] === e.pos[0] && lines.at(m.pos[1]).line > lines.at(m.pos[0]).line)) continue;
+    if (e.code === 'BLOCK_AS_IMPLICIT_KEY' && errors.some((m) => m.code === 'MULTILINE_IMPLICIT_KEY' && m.pos[0] === e.pos[0] && lines.at(m.pos[1]).line > lines.at(m.pos[0]).line))
+      continue;
     const problem = describeOne(e, lines, other);
     if (said.has(problem.line)) continue;
     said.add(problem.line);
@@ -97,7 +98,10 @@ function describeOne(e: YAMLError, lines: Lines, other: (e: YAMLError) => string
   const flow = /^Flow (sequence|map)\b.* end with a/.exec(message);
   if (flow) {
     const [open, close, what] = flow[1] === 'sequence' ? ['[', ']', 'list'] : ['{', '}', 'map'];
-    return here(`the ${what} opened with "${open}" here is not closed: end it with "${close}", or indent its next lines deeper than its field`, opened(lines, at.line, open, close) ?? at);
+    return here(
+      `the ${what} opened with "${open}" here is not closed: end it with "${close}", or indent its next lines deeper than its field`,
+      opened(lines, at.line, open, close) ?? at,
+    );
   }
   switch (e.code) {
     case 'BLOCK_AS_IMPLICIT_KEY':
@@ -132,7 +136,8 @@ function describeOne(e: YAMLError, lines: Lines, other: (e: YAMLError) => string
       if (/Missing .* between|Missing space after :/.test(message)) {
         return here('inside [ ] or { }, separate items with commas, and write each field "name: value" with a space after the colon');
       }
-      if (/Sequence item without - indicator/.test(message)) return here('this line is in a list but does not start with "- ": add it, or indent the line under the item it belongs to');
+      if (/Sequence item without - indicator/.test(message))
+        return here('this line is in a list but does not start with "- ": add it, or indent the line under the item it belongs to');
       break;
     case 'BAD_INDENT':
       if (/All mapping items must start at the same column/.test(message)) return misaligned(lines, at.line, 'field', 'fields of one map', here);
@@ -143,7 +148,9 @@ function describeOne(e: YAMLError, lines: Lines, other: (e: YAMLError) => string
     case 'DUPLICATE_KEY': {
       const key = keyOf(line);
       const first = key === undefined ? undefined : earlierKey(lines, at.line, key, indentOf(line));
-      return here(`${key === undefined ? 'this field' : `field ${key.startsWith('"') || key.startsWith("'") ? key : `"${key}"`}`} is written twice in one map${first ? ` (first at line ${first})` : ''}: keep one`);
+      return here(
+        `${key === undefined ? 'this field' : `field ${key.startsWith('"') || key.startsWith("'") ? key : `"${key}"`}`} is written twice in one map${first ? ` (first at line ${first})` : ''}: keep one`,
+      );
     }
     case 'BAD_SCALAR_START': {
       const char = /character (\S)/.exec(message)?.[1] ?? 'this character';
@@ -169,7 +176,10 @@ function describeOne(e: YAMLError, lines: Lines, other: (e: YAMLError) => string
 /** `name: a: b`: the value holds ": ", read as another field. */
 function compactMapping(line: string, at: Position, here: (m: string, w?: Position) => YamlProblem): YamlProblem {
   const field = fieldBefore(line, at.col);
-  const value = line.slice(at.col - 1).replace(/\s+#.*$/, '').trimEnd();
+  const value = line
+    .slice(at.col - 1)
+    .replace(/\s+#.*$/, '')
+    .trimEnd();
   const quoted = JSON.stringify(value);
   return here(
     `this value holds ": " (a colon and a space), which YAML reads as the start of another field: quote it${field !== undefined ? `, as ${field}: ${quoted}` : ` (${quoted})`}`,

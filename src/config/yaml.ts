@@ -142,7 +142,8 @@ export function parseYamlEach(text: string, env: Env, limits: ParseLimits, each:
 function readDocument(doc: Document.Parsed, text: string, lines: LineCounter, env: Env, limits: ParseLimits, errors: LocatedProblem[]): ParsedDocument | undefined {
   if (doc.errors.length) {
     // In plain words with the fix, at the line of the mistake (./yaml-messages.ts).
-    for (const p of describeYamlErrors(doc.errors, text, lines, (e) => parseProblem(e.code, e.message, limits))) errors.push({ line: p.line, col: p.col, path: [], message: p.message });
+    for (const p of describeYamlErrors(doc.errors, text, lines, (e) => parseProblem(e.code, e.message, limits)))
+      errors.push({ line: p.line, col: p.col, path: [], message: p.message });
     return undefined;
   }
   for (const w of doc.warnings) {
@@ -197,7 +198,11 @@ function plainScalar(value: unknown): unknown {
 class TooDeep extends Error {}
 
 class AliasBudgetExceeded extends Error {
-  constructor(readonly offset: number, readonly path: FieldPath, limit: number) {
+  constructor(
+    readonly offset: number,
+    readonly path: FieldPath,
+    limit: number,
+  ) {
     super(`alias expands past ${limit} nodes (a YAML alias bomb?): refused`);
   }
 }
@@ -214,7 +219,11 @@ class Walker {
   private readonly resolved = new Map<Alias, YamlNode | null>();
   private readonly path: (string | number)[] = [];
 
-  constructor(private readonly doc: Document, private readonly env: Env, private readonly limits: ParseLimits) {}
+  constructor(
+    private readonly doc: Document,
+    private readonly env: Env,
+    private readonly limits: ParseLimits,
+  ) {}
 
   walk(node: unknown): unknown {
     if (node === null || node === undefined) return null;

@@ -38,7 +38,12 @@ export interface GitWatching {
 export async function watchGit(options: GitSourceOptions, clock: Clock, logger: LoopLogger, onSync?: FollowOptions['onSync']): Promise<GitWatching> {
   const watching: { onCommit: () => void } = { onCommit: () => {} };
   const follower: Follower = await followGit({
-    checkout: options.checkout, intervalMs: options.intervalMs, clock, logger, onCommit: () => watching.onCommit(), ...(onSync && { onSync }),
+    checkout: options.checkout,
+    intervalMs: options.intervalMs,
+    clock,
+    logger,
+    onCommit: () => watching.onCommit(),
+    ...(onSync && { onSync }),
   });
   const { commit, error } = follower.status();
   // A failed first sync leaves the last good checkout in force after a restart; with none, there is nothing to apply.

@@ -237,7 +237,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   const address = app.server.address();
   const url = urlOf(listen.host, typeof address === 'object' && address ? address.port : listen.port);
-  const served = access.mode === 'closed' ? '/healthz /readyz; the status page, /status and /metrics need --ui-token-file on a non-loopback address' : `/healthz /readyz /metrics /status, the status page at /${access.mode === 'token' ? ' (UI token asked)' : ''}`;
+  const served =
+    access.mode === 'closed'
+      ? '/healthz /readyz; the status page, /status and /metrics need --ui-token-file on a non-loopback address'
+      : `/healthz /readyz /metrics /status, the status page at /${access.mode === 'token' ? ' (UI token asked)' : ''}`;
   logger.info({ url, root }, `endpoint listening on ${url} (${served})`);
 
   // A held plan waits for a person: an approval left from any machine makes the leader plan again.

@@ -131,7 +131,7 @@ export function createTerms(options: TermsOptions): Terms {
       void poll();
     },
     current: () => term ?? firstTerm,
-    role: () => (term ?? firstTerm ? { role: 'leader' } : { role: 'standby', ...(leadership.holder() && { leader: leadership.holder()! }) }),
+    role: () => ((term ?? firstTerm) ? { role: 'leader' } : { role: 'standby', ...(leadership.holder() && { leader: leadership.holder()! }) }),
     async stop() {
       stopped = true;
       polling?.abort();

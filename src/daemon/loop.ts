@@ -81,14 +81,23 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     const retryAt = scheduleRetry();
     const full: RunReport = { ...report, finishedAt: new Date(clock.now()).toISOString(), ...(retryAt && { retryAt }) };
     status = { ...status, firstRunDone: true, runs: status.runs + 1, lastRun: full };
-    const fields = { reason: full.reason, result: full.result, revision: full.revision, actions: full.actions, failed: full.failed, uncertain: full.uncertain, requests: full.requests, ...(retryAt && { retryAt }) };
+    const fields = {
+      reason: full.reason,
+      result: full.result,
+      revision: full.revision,
+      actions: full.actions,
+      failed: full.failed,
+      uncertain: full.uncertain,
+      requests: full.requests,
+      ...(retryAt && { retryAt }),
+    };
     if (full.result === 'ok') logger.info(fields, full.actions ? `reconciled: ${full.succeeded} action(s) applied` : 'reconciled: nothing to change');
     else logger.warn(fields, `reconcile ${full.result}`);
     try {
       engine.record?.(full);
     } catch (err) {
       // The history is not what is applied: a run that cannot be kept is said, and the loop goes on.
-      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'cannot keep this run in the state\'s history');
+      logger.warn({ err: err instanceof Error ? err.message : String(err) }, "cannot keep this run in the state's history");
     }
     notify(() => observer.onRun?.(full));
   };
@@ -147,7 +156,8 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
         const loaded = await load();
         if (unchangedBy(reread, before, loaded)) return void logger.info({ digest: lastGood?.digest ?? null }, 'full re-read of the config: nothing changed');
         // Retries on the last good config go on while the files are invalid; the run names the commit refused.
-        if (!loaded) return finish({ ...base, result: 'invalid', revision: revisionText(status.invalidRevision, undefined) ?? base.revision, errors: status.configErrors.map(formatError) });
+        if (!loaded)
+          return finish({ ...base, result: 'invalid', revision: revisionText(status.invalidRevision, undefined) ?? base.revision, errors: status.configErrors.map(formatError) });
       }
       base = { ...base, revision: inForce() };
       const resources = lastGood!.resources;
@@ -183,8 +193,16 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       for (const e of errors) logger.warn({}, e);
       const outcome: RunResult = applyOutcome(result);
       finish({
-        ...base, ...attention, result: outcome, actions: plan.actions.length, succeeded: result.succeeded.length, failed: result.failed.length,
-        uncertain: result.uncertain.length, skipped: result.skipped.length, requests: result.requests, errors,
+        ...base,
+        ...attention,
+        result: outcome,
+        actions: plan.actions.length,
+        succeeded: result.succeeded.length,
+        failed: result.failed.length,
+        uncertain: result.uncertain.length,
+        skipped: result.skipped.length,
+        requests: result.requests,
+        errors,
         ...(result.unreachable !== undefined && { unreachable: result.unreachable }),
       });
     } catch (err) {
@@ -248,7 +266,10 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       const bound = new AbortController();
       const finished = await Promise.race([
         running.then(() => true),
-        clock.sleep(timing.shutdownTimeoutMs, bound.signal).then(() => false, () => true),
+        clock.sleep(timing.shutdownTimeoutMs, bound.signal).then(
+          () => false,
+          () => true,
+        ),
       ]);
       bound.abort();
       return finished;

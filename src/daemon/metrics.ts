@@ -30,18 +30,32 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const reconciles = new Counter({ name: 'edgesync_reconciles_total', help: 'Reconcile runs by result.', labelNames: ['result'], registers: [registry] });
   const actions = new Counter({ name: 'edgesync_actions_total', help: 'Actions settled by kind and result.', labelNames: ['kind', 'result'], registers: [registry] });
-  const calls = new Counter({ name: 'edgesync_api_calls_total', help: 'Calls to the interface by operation and HTTP status (0: no answer).', labelNames: ['operation', 'status'], registers: [registry] });
+  const calls = new Counter({
+    name: 'edgesync_api_calls_total',
+    help: 'Calls to the interface by operation and HTTP status (0: no answer).',
+    labelNames: ['operation', 'status'],
+    registers: [registry],
+  });
   const queue = new Gauge({ name: 'edgesync_queue_depth', help: 'Actions of the current run not settled yet.', registers: [registry] });
   const lastSuccess = new Gauge({ name: 'edgesync_last_success_timestamp_seconds', help: 'When the last reconcile that left nothing failed finished.', registers: [registry] });
   const degraded = new Gauge({ name: 'edgesync_degraded', help: '1 when every call of the last run failed, else 0.', registers: [registry] });
-  const attention = new Gauge({ name: 'edgesync_needs_attention', help: 'Resources of the config the last plan found needing a person (uncertain, blocked, waiting).', registers: [registry] });
+  const attention = new Gauge({
+    name: 'edgesync_needs_attention',
+    help: 'Resources of the config the last plan found needing a person (uncertain, blocked, waiting).',
+    registers: [registry],
+  });
   attention.set(0);
   const configValid = new Gauge({ name: 'edgesync_config_valid', help: '1 when the last load of the config root was valid, else 0.', registers: [registry] });
   configValid.set(0);
   queue.set(0);
   const leader = new Gauge({ name: 'edgesync_leader', help: '1 while this replica writes the state, 0 while it stands by for another.', registers: [registry] });
   // One series, the config in force: a dashboard joins on it to show which commit runs.
-  const revision = new Gauge({ name: 'edgesync_revision_info', help: 'The git commit of the config in force (1); absent outside git.', labelNames: ['commit'], registers: [registry] });
+  const revision = new Gauge({
+    name: 'edgesync_revision_info',
+    help: 'The git commit of the config in force (1); absent outside git.',
+    labelNames: ['commit'],
+    registers: [registry],
+  });
   let git: { failures: Counter; synced: Gauge } | undefined;
   const gitMetrics = () =>
     (git ??= {
@@ -50,7 +64,12 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
     });
 
   const countActions = (result: ApplyResult) => {
-    for (const [list, label] of [[result.succeeded, 'succeeded'], [result.failed, 'failed'], [result.uncertain, 'uncertain'], [result.skipped, 'skipped']] as const) {
+    for (const [list, label] of [
+      [result.succeeded, 'succeeded'],
+      [result.failed, 'failed'],
+      [result.uncertain, 'uncertain'],
+      [result.skipped, 'skipped'],
+    ] as const) {
       for (const { action } of list) actions.inc({ kind: action.kind, result: label });
     }
   };

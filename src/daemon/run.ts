@@ -45,9 +45,12 @@ export async function startWatch(options: WatchOptions): Promise<Daemon> {
   const metrics = createMetrics();
   const notifier = options.notify?.targets.length
     ? createNotifier({
-      ...options.notify, registry: metrics.registry, logger: options.logger,
-      secrets: [options.root.remote?.token], ...(options.root.state.database && { database: options.root.state.database }),
-    })
+        ...options.notify,
+        registry: metrics.registry,
+        logger: options.logger,
+        secrets: [options.root.remote?.token],
+        ...(options.root.state.database && { database: options.root.state.database }),
+      })
     : undefined;
   // The checkout first: the first load reads it. A failed sync is counted, and told once per cause.
   const onSync = (error: string | undefined, repeated: boolean) => {

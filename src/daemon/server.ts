@@ -50,7 +50,6 @@ function notReadyReason(s: LoopStatus): string | undefined {
   return degradedReason(s);
 }
 
-
 /** How /status narrows its resources: all of them unless asked (a state of 50,000 is megabytes). */
 interface ResourceSlice {
   readonly kind?: string;
@@ -106,7 +105,10 @@ function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
 
 function sliced(all: readonly AppliedResource[], slice: ResourceSlice) {
   const { kind, status, q } = slice;
-  const matching = kind || status || q ? all.filter((r) => (!kind || r.kind === kind) && (!status || r.status === status) && (!q || r.name.toLowerCase().includes(q) || r.key.toLowerCase().includes(q))) : all;
+  const matching =
+    kind || status || q
+      ? all.filter((r) => (!kind || r.kind === kind) && (!status || r.status === status) && (!q || r.name.toLowerCase().includes(q) || r.key.toLowerCase().includes(q)))
+      : all;
   const offset = slice.offset ?? 0;
   const shown = slice.limit !== undefined || offset ? matching.slice(offset, offset + (slice.limit ?? matching.length)) : matching;
   return {

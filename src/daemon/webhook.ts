@@ -72,7 +72,10 @@ function recentIds(limit = 1000) {
 
 /** Decides what one request gets; pure but for `replayed`. */
 export function answerPush(
-  headers: Record<string, string | string[] | undefined>, body: Buffer, options: Pick<GitHookOptions, 'secret' | 'ref'>, replayed: (id: string | undefined) => boolean,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+  options: Pick<GitHookOptions, 'secret' | 'ref'>,
+  replayed: (id: string | undefined) => boolean,
 ): HookAnswer & { readonly fetch: boolean } {
   if (!signedWith(headers, body, options.secret)) return { status: 401, body: { status: 'refused', reason: 'missing or wrong signature' }, fetch: false };
   const event = headers['x-github-event'] ?? headers['x-gitlab-event'];

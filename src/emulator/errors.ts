@@ -66,8 +66,6 @@ export function successBody(_op: number, result: unknown): unknown {
 
 export function errorBody(op: number | undefined, err: EmulatorError): unknown {
   // Operation 14's own errors are message-only; "No route" comes from the provider's router, before it, with its code.
-  const errors = op === 14 && err.code !== ErrorCode.noRoute
-    ? err.problems.map((message) => ({ message }))
-    : err.problems.map((message) => ({ code: err.code, message }));
+  const errors = op === 14 && err.code !== ErrorCode.noRoute ? err.problems.map((message) => ({ message })) : err.problems.map((message) => ({ code: err.code, message }));
   return { success: false, errors, messages: [], result: null };
 }

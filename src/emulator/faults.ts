@@ -83,7 +83,11 @@ export class Faults {
   private readonly windows = new Map<string, { start: number; count: number }>();
   private readonly random: () => number;
 
-  constructor(initial: FaultSettings, seed: number, private readonly now: () => number) {
+  constructor(
+    initial: FaultSettings,
+    seed: number,
+    private readonly now: () => number,
+  ) {
     this.random = seededRandom(seed);
     this.set(initial);
   }
@@ -127,9 +131,7 @@ export class Faults {
     const limited = this.overLimit(caller);
     if (limited) return limited;
     if (this.failRate > 0 && this.random() < this.failRate) {
-      return this.random() < 0.5
-        ? new EmulatorError(500, ['internal error (injected fault)'])
-        : new EmulatorError(503, ['service unavailable (injected fault)']);
+      return this.random() < 0.5 ? new EmulatorError(500, ['internal error (injected fault)']) : new EmulatorError(503, ['service unavailable (injected fault)']);
     }
     return null;
   }

@@ -115,7 +115,10 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
 
   app.setErrorHandler((err: FastifyError | Error, request, reply) => {
     const e = toEmulatorError(err);
-    return reply.code(e.status).headers(e.headers).send(errorBody(opOf(request), e));
+    return reply
+      .code(e.status)
+      .headers(e.headers)
+      .send(errorBody(opOf(request), e));
   });
   app.setNotFoundHandler(async (request) => {
     throw notFound(`no operation ${request.method} ${request.url.split('?')[0]}`);

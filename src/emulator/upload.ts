@@ -109,7 +109,12 @@ export function registerUploadOperation(app: FastifyInstance, ctx: Context): voi
 function store(ctx: Context, p: Record<string, string>, metadata: JsonObject, modules: StoredModule[], main: string): JsonObject {
   const key = compositeKey(p.account_identifier, p.service_name, p.environment_name);
   const now = isoTime(ctx.now());
-  const etag = sha256([...modules].sort((a, b) => (a.name < b.name ? -1 : 1)).map((m) => `${m.name}\u0000${m.sha256}\n`).join(''));
+  const etag = sha256(
+    [...modules]
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((m) => `${m.name}\u0000${m.sha256}\n`)
+      .join(''),
+  );
   const record: ScriptRecord = {
     account: p.account_identifier,
     service: p.service_name,

@@ -62,10 +62,11 @@ export function isIsoDateTime(value: string): boolean {
   const m = isoDateTime.exec(value);
   if (!m) return false;
   const [year, month, day, hour, minute, second = '0', zh = '0', zm = '0'] = m.slice(1);
-  const y = Number(year), mo = Number(month), d = Number(day);
+  const y = Number(year),
+    mo = Number(month),
+    d = Number(day);
   const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
-  return mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth && Number(hour) <= 23 && Number(minute) <= 59
-    && Number(second) <= 59 && Number(zh) <= 23 && Number(zm) <= 59;
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth && Number(hour) <= 23 && Number(minute) <= 59 && Number(second) <= 59 && Number(zh) <= 23 && Number(zm) <= 59;
 }
 
 /** `items[2].value`, `[1].key`, `condition.request.ip.in`; the root is `body`. */
@@ -109,7 +110,10 @@ function compile(dir: string): BodySchemas {
   ajv.addFormat('date-time', { type: 'string', validate: isIsoDateTime });
   let files: string[];
   try {
-    files = fs.readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort();
+    files = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.schema.json'))
+      .sort();
   } catch (err) {
     throw new Error(`The emulator's request schemas are not in ${dir}: ${(err as Error).message}`);
   }

@@ -13,7 +13,6 @@ import type { Action, Plan } from '../plan/types.js';
 import type { RunRecord, StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 
-
 export interface EngineOptions {
   /** Where the desired-state files come from. */
   readonly source: ConfigSource;
@@ -90,8 +89,7 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.logger && { logger: options.logger }),
   });
   return {
-    load: () =>
-      source.load({ env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: outputsDir, now: () => clock.now() }),
+    load: () => source.load({ env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: outputsDir, now: () => clock.now() }),
     plan: (resources, targets, drift) => buildPlan(resources, store.snapshot(), { now: clock.now(), ...(targets && { targets }), ...drift, memo }),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));

@@ -209,12 +209,24 @@ export function composeRoot(options: RootOptions): Root {
   const sessionOn = (store: SqlStateStore, remote: RemoteOptions): Session => {
     try {
       const client = createClient({
-        baseUrl: remote.baseUrl, ...(remote.token !== undefined && { token: remote.token }), ...(remote.timeoutMs !== undefined && { timeoutMs: remote.timeoutMs }), onResponse: joined.onResponse,
+        baseUrl: remote.baseUrl,
+        ...(remote.token !== undefined && { token: remote.token }),
+        ...(remote.timeoutMs !== undefined && { timeoutMs: remote.timeoutMs }),
+        onResponse: joined.onResponse,
         signer: (name) => signers.get(name),
         secrets: () => [...signers.values()].map((s) => s.secret),
       });
       const engine = createEngine({
-        source: signing, store, client, secretsDir, secrets: secrets.sink, outputsDir, clock, env, ignore, hooks: joined.hooks,
+        source: signing,
+        store,
+        client,
+        secretsDir,
+        secrets: secrets.sink,
+        outputsDir,
+        clock,
+        env,
+        ignore,
+        hooks: joined.hooks,
         server: { url: remote.baseUrl.replace(/\/+$/, ''), option: remote.baseUrlFrom ?? '--base-url' },
         ...(options.logger && { logger: options.logger }),
         ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
@@ -241,7 +253,13 @@ export function composeRoot(options: RootOptions): Root {
       let loaded: LoadResult | undefined;
       try {
         return (loaded = await signing.load({
-          env, ignore, secrets: secretsDir, outputs: outputsDir, now: () => clock.now(), ...(meanwhile && { meanwhile }), ...(how?.checkSecrets === false && { checkSecrets: false }),
+          env,
+          ignore,
+          secrets: secretsDir,
+          outputs: outputsDir,
+          now: () => clock.now(),
+          ...(meanwhile && { meanwhile }),
+          ...(how?.checkSecrets === false && { checkSecrets: false }),
         }));
       } finally {
         // No plan follows a refused config: the rows read ahead are let go.

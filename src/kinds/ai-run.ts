@@ -15,8 +15,18 @@ const inputOf = (request: Json | undefined): Json | undefined => field(request, 
 
 /** Content types of input files by extension; anything else goes as bytes. */
 const MEDIA: Readonly<Record<string, string>> = {
-  '.mp3': 'audio/mpeg', '.wav': 'audio/wav', '.ogg': 'audio/ogg', '.flac': 'audio/flac', '.m4a': 'audio/mp4', '.webm': 'audio/webm',
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.json': 'application/json', '.txt': 'text/plain',
+  '.mp3': 'audio/mpeg',
+  '.wav': 'audio/wav',
+  '.ogg': 'audio/ogg',
+  '.flac': 'audio/flac',
+  '.m4a': 'audio/mp4',
+  '.webm': 'audio/webm',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.json': 'application/json',
+  '.txt': 'text/plain',
 };
 
 function mediaTypeOf(ref: string): string {
@@ -44,7 +54,8 @@ const base: KindBase = {
     if (doc.spec?.input === undefined) ctx.issue(['spec'], 'expected input (the JSON sent to the model) or inputFile (a file whose bytes are sent)');
     const input = (doc.spec?.input ?? {}) as Json;
     // A streamed answer is a series of events, not an output to write: refused rather than half-kept.
-    if (isObject(input) && input.stream === true) ctx.issue(['spec', 'input', 'stream'], 'stream: true asks for a streamed answer (server-sent events), which edgesync does not keep; leave it out');
+    if (isObject(input) && input.stream === true)
+      ctx.issue(['spec', 'input', 'stream'], 'stream: true asks for a streamed answer (server-sent events), which edgesync does not keep; leave it out');
     const request: Json = { input, output };
     return { request };
   },

@@ -57,8 +57,11 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
     if (problem !== undefined) ctx.issue(['spec', 'accounts', i], problem);
   });
   const request = compact({
-    type, secret: (secret ?? null) as Json, ...(email !== undefined && { email: email as Json }),
-    accounts: accounts as Json, default: spec.default === true,
+    type,
+    secret: (secret ?? null) as Json,
+    ...(email !== undefined && { email: email as Json }),
+    accounts: accounts as Json,
+    default: spec.default === true,
   });
   return { request };
 }
@@ -66,7 +69,11 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
 registerKind(
   defineKind(
     {
-      kind: 'Credentials', scopeKeys: [], paramMap: {}, build, operations: [],
+      kind: 'Credentials',
+      scopeKeys: [],
+      paramMap: {},
+      build,
+      operations: [],
       resend: () => ({ refused: 'a Credentials document has no remote object to re-send: it only says how other calls are signed' }),
       leavesNothing: 'a credential only says how calls are signed: nothing remote to remove',
     },

@@ -68,12 +68,7 @@ export function pick(value: Json | undefined, keys: readonly string[]): JsonObje
  * Changes from `before` to `after`, one per leaf that differs; objects and arrays are walked so
  * a renderer can show "login_design.text_color" rather than the whole organization.
  */
-export function diffJson(
-  before: Json | undefined,
-  after: Json | undefined,
-  isSensitive: (path: string) => boolean = () => false,
-  prefix = '',
-): FieldChange[] {
+export function diffJson(before: Json | undefined, after: Json | undefined, isSensitive: (path: string) => boolean = () => false, prefix = ''): FieldChange[] {
   // An unchanged request, the common case, is told without walking it field by field.
   if (plainlyEqual(before, after)) return [];
   const both = (isObject(before) && isObject(after)) || (Array.isArray(before) && Array.isArray(after));

@@ -88,10 +88,7 @@ export function resultField(result: unknown, field: string): string | undefined 
  * values `scopeOf` reads from it (its own scope, or a request field naming the other). A value that
  * is not a string names nothing (the scope values of desired resources are strings): no edge.
  */
-export function dependsOn(
-  kind: string,
-  scopeOf: (self: DesiredResource) => Readonly<Record<string, unknown>>,
-): (self: DesiredResource) => DependencyRef[] {
+export function dependsOn(kind: string, scopeOf: (self: DesiredResource) => Readonly<Record<string, unknown>>): (self: DesiredResource) => DependencyRef[] {
   return (self) => {
     const scope = scopeOf(self);
     return Object.values(scope).every((v) => typeof v === 'string') ? [{ kind, scope: scope as Record<string, string> }] : [];
@@ -101,11 +98,7 @@ export function dependsOn(
 /** Gateway objects need the Zero Trust account of their account to exist first. */
 export const onGatewayAccount = dependsOn('GatewayAccount', (self) => ({ account: self.scope.account }));
 
-export function defineKind(
-  base: KindBase,
-  plan: (ctx: PlanContext) => KindDecision,
-  outcome: (action: ActionDraft, result: unknown, ctx: PlanContext) => Outcome,
-): KindDefinition {
+export function defineKind(base: KindBase, plan: (ctx: PlanContext) => KindDecision, outcome: (action: ActionDraft, result: unknown, ctx: PlanContext) => Outcome): KindDefinition {
   return {
     kind: base.kind,
     scopeKeys: base.scopeKeys,

@@ -6,8 +6,7 @@ import { accountScope, onGatewayAccount } from './families.js';
 import { postKind } from './post-family.js';
 import { registerKind } from './registry.js';
 
-export const LIST_FIXED =
-  "a list's type and items cannot be changed in place: the interface has no operation for it; create a new list under a new name";
+export const LIST_FIXED = "a list's type and items cannot be changed in place: the interface has no operation for it; create a new list under a new name";
 
 registerKind(
   postKind({

@@ -31,7 +31,9 @@ const HEX = /^[0-9a-f]$/;
 
 /** "." and "..": what a URL parser takes for this folder and the one above, whatever their encoding. */
 function dotSegment(value: string): string | undefined {
-  return value === '.' || value === '..' ? `"${value}", which a URL parser takes for ${value === '.' ? 'this folder' : 'the folder above'}: the call would go to another endpoint` : undefined;
+  return value === '.' || value === '..'
+    ? `"${value}", which a URL parser takes for ${value === '.' ? 'this folder' : 'the folder above'}: the call would go to another endpoint`
+    : undefined;
 }
 
 /** "2", "2 and 3", "2, 3 and 4". */

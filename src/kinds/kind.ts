@@ -111,9 +111,7 @@ export interface DesiredResource {
  * - `{ kind, scope }`: every resource of `kind` whose scope has each of these values; scope keys
  *   the ref leaves out may have any value (a route follows the script of its service in any account).
  */
-export type DependencyRef =
-  | { readonly key: string }
-  | { readonly kind: string; readonly scope: Readonly<Record<string, string>> };
+export type DependencyRef = { readonly key: string } | { readonly kind: string; readonly scope: Readonly<Record<string, string>> };
 
 /** `Kind[k=v,…]/name`, scope keys in the kind's order; `Kind/name` without scope. */
 export function identityKey(kind: string, scope: Readonly<Record<string, string>>, name: string, scopeKeys: readonly string[]): string {
@@ -259,10 +257,7 @@ export interface WriteTarget {
  * `--replace`), or why nothing can. `skip` is a reason `--resync` passes over it quietly (a KV
  * namespace that did not opt in) while `--replace` may still re-send it.
  */
-export type Resend =
-  | { readonly actions: readonly ActionDraft[] }
-  | { readonly refused: string }
-  | { readonly skip: string; readonly actions: readonly ActionDraft[] };
+export type Resend = { readonly actions: readonly ActionDraft[] } | { readonly refused: string } | { readonly skip: string; readonly actions: readonly ActionDraft[] };
 
 export interface KindDefinition {
   readonly kind: string;

@@ -20,8 +20,7 @@ function createdOnce(kind: string, create: OperationName, key: string): string {
 
 /** The reason for kinds the interface can only create. */
 export function noUpdate(kind: string): (fields: readonly string[]) => string {
-  return (fields) =>
-    `no update operation exists for ${kind}: ${fields.join(', ')} cannot change after creation; create a new ${kind} under a new name`;
+  return (fields) => `no update operation exists for ${kind}: ${fields.join(', ')} cannot change after creation; create a new ${kind} under a new name`;
 }
 
 export interface PostKindSpec extends KindBase {

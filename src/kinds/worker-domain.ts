@@ -26,17 +26,20 @@ const base: KindDefinition = putKind({
  */
 function plan(ctx: PlanContext): KindDecision {
   const before = ctx.applied?.request;
-  const moved = before === undefined ? [] : ATTACHMENT.filter((name) => String(field(before, name) ?? '').toLowerCase() !== String(field(ctx.desired.request, name) ?? '').toLowerCase());
+  const moved =
+    before === undefined ? [] : ATTACHMENT.filter((name) => String(field(before, name) ?? '').toLowerCase() !== String(field(ctx.desired.request, name) ?? '').toLowerCase());
   if (!moved.length) return base.plan(ctx);
   const was = `${String(field(before, 'hostname'))} (zone ${String(field(before, 'zone_id'))})`;
   return {
     ...NOTHING,
-    blocked: [{
-      reason:
-        `${moved.join(' and ')} of an attachment cannot change in place: attaching the new one would leave ${was} attached, and no operation detaches it. ` +
-        'Give the new attachment a document of its own (a new metadata.name), and detach the old hostname by hand',
-      fields: [...moved],
-    }],
+    blocked: [
+      {
+        reason:
+          `${moved.join(' and ')} of an attachment cannot change in place: attaching the new one would leave ${was} attached, and no operation detaches it. ` +
+          'Give the new attachment a document of its own (a new metadata.name), and detach the old hostname by hand',
+        fields: [...moved],
+      },
+    ],
   };
 }
 

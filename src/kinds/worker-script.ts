@@ -25,7 +25,10 @@ function mainOf(spec: { [key: string]: Json }, ctx: BuildContext): { mainKey: (t
   const extra = isObject(spec.metadata) ? spec.metadata : {};
   for (const key of Object.keys(extra)) {
     if (MAIN_KEYS.includes(key as (typeof MAIN_KEYS)[number])) continue;
-    ctx.issue(['spec', 'metadata', key], `not taken: this operation uploads modules only, and its metadata names the main module (main_module or body_part); ${key} is a script setting it does not set`);
+    ctx.issue(
+      ['spec', 'metadata', key],
+      `not taken: this operation uploads modules only, and its metadata names the main module (main_module or body_part); ${key} is a script setting it does not set`,
+    );
   }
   const named = (key: (typeof MAIN_KEYS)[number]): Json | undefined => {
     if (spec[key] !== undefined && extra[key] !== undefined && spec[key] !== extra[key]) {
@@ -54,8 +57,7 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
   specs.forEach((module, i) => {
     if (seen.has(module.name)) ctx.issue(['spec', 'modules', i, 'name'], `module ${module.name} is listed twice`);
     seen.add(module.name);
-    const content =
-      module.file !== undefined ? ctx.readFile(module.file, ['spec', 'modules', i, 'file']) : Buffer.from(module.content ?? '', 'utf8');
+    const content = module.file !== undefined ? ctx.readFile(module.file, ['spec', 'modules', i, 'file']) : Buffer.from(module.content ?? '', 'utf8');
     const contentType = contentTypeOf(module.file !== undefined && !/\.\w+$/.test(module.name) ? module.file : module.name, esModules);
     if (content) modules.push({ name: module.name, content, contentType });
   });
@@ -81,7 +83,10 @@ registerKind(
     build,
     body: (desired) => desired.payload,
     // The upload names its modules; their contents stay out of the plan.
-    details: (desired) => (desired.payload as ScriptUpload).modules.map((m) => `module ${m.name}  ${m.contentType}  ${formatBytes(typeof m.content === 'string' ? Buffer.byteLength(m.content) : m.content.byteLength)}`),
+    details: (desired) =>
+      (desired.payload as ScriptUpload).modules.map(
+        (m) => `module ${m.name}  ${m.contentType}  ${formatBytes(typeof m.content === 'string' ? Buffer.byteLength(m.content) : m.content.byteLength)}`,
+      ),
     // States written before uploads became content-only hold hashes of secret texts here.
     sensitive: (path) => path === 'secrets' || path.startsWith('secrets.'),
     outcome: (_action, result) => compact({ remoteId: resultField(result, 'id'), etag: resultField(result, 'etag') }),

@@ -63,7 +63,9 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   };
 
   const headers: Record<string, string> = {
-    'content-type': 'application/json', 'user-agent': 'edgesync-notify', ...(target.authorization !== undefined && { authorization: target.authorization }),
+    'content-type': 'application/json',
+    'user-agent': 'edgesync-notify',
+    ...(target.authorization !== undefined && { authorization: target.authorization }),
   };
 
   /** One POST: resolves with why it failed, or undefined when it was answered 2xx. */
@@ -72,7 +74,10 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     const timer = new AbortController();
     const onClose = () => ac.abort(closing.signal.reason);
     closing.signal.addEventListener('abort', onClose, { once: true });
-    clock.sleep(options.timeoutMs, timer.signal).then(() => ac.abort(new Error(`no answer within ${options.timeoutMs} ms`)), () => {});
+    clock.sleep(options.timeoutMs, timer.signal).then(
+      () => ac.abort(new Error(`no answer within ${options.timeoutMs} ms`)),
+      () => {},
+    );
     try {
       const res = await options.fetch(target.url, { method: 'POST', headers, body, signal: ac.signal });
       await res.arrayBuffer();

@@ -7,7 +7,15 @@ import type { RunReport } from '../daemon/loop-types.js';
 import type { Plan } from '../plan/types.js';
 
 const EVENT_TYPES = [
-  'reconcile_failed', 'recovered', 'create_uncertain', 'change_blocked', 'resource_orphaned', 'config_invalid', 'revision_applied', 'leader_changed', 'fetch_failed',
+  'reconcile_failed',
+  'recovered',
+  'create_uncertain',
+  'change_blocked',
+  'resource_orphaned',
+  'config_invalid',
+  'revision_applied',
+  'leader_changed',
+  'fetch_failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -65,10 +73,14 @@ export function configEvents(loaded: LoadResult): Draft[] {
   const errors = loaded.errors.map(formatError);
   if (!errors.length) return [];
   const where = files > 1 ? ` in ${files} files` : '';
-  return [{
-    event: 'config_invalid', resources: [], reason: `${summary(errors)}${where}; nothing applied, the last good config stays in force`,
-    ...(loaded.revision && { revision: loaded.revision.commit }),
-  }];
+  return [
+    {
+      event: 'config_invalid',
+      resources: [],
+      reason: `${summary(errors)}${where}; nothing applied, the last good config stays in force`,
+      ...(loaded.revision && { revision: loaded.revision.commit }),
+    },
+  ];
 }
 
 /**
@@ -77,15 +89,31 @@ export function configEvents(loaded: LoadResult): Draft[] {
  */
 export function planEvents(plan: Plan): Draft[] {
   return [
-    ...draft('create_uncertain', plan.uncertain.map((u) => u.resource), plan.uncertain.map((u) => `${u.resource}: ${u.message}`)),
-    ...draft('change_blocked', plan.blocked.map((b) => b.resource), plan.blocked.map((b) => `${b.resource}: ${b.reason}`)),
-    ...draft('resource_orphaned', plan.orphaned.map((o) => o.resource), plan.orphaned.map((o) => `${o.resource}: ${o.message}`)),
+    ...draft(
+      'create_uncertain',
+      plan.uncertain.map((u) => u.resource),
+      plan.uncertain.map((u) => `${u.resource}: ${u.message}`),
+    ),
+    ...draft(
+      'change_blocked',
+      plan.blocked.map((b) => b.resource),
+      plan.blocked.map((b) => `${b.resource}: ${b.reason}`),
+    ),
+    ...draft(
+      'resource_orphaned',
+      plan.orphaned.map((o) => o.resource),
+      plan.orphaned.map((o) => `${o.resource}: ${o.message}`),
+    ),
   ];
 }
 
 /** Creates this apply sent without learning whether they happened. */
 export function appliedEvents(result: ApplyResult): Draft[] {
-  return draft('create_uncertain', result.uncertain.map((u) => u.action.resource), result.uncertain.map((u) => `${u.action.id}: ${u.error}; see \`edgesync state resolve\``));
+  return draft(
+    'create_uncertain',
+    result.uncertain.map((u) => u.action.resource),
+    result.uncertain.map((u) => `${u.action.id}: ${u.error}; see \`edgesync state resolve\``),
+  );
 }
 
 /** Resource keys of the failed actions of an apply (the run report has only their messages). */

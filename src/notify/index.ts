@@ -13,7 +13,18 @@ import { checkInteger, fail } from '../util/options.js';
 import { redactText } from '../util/redact.js';
 import { createDelivery, type Delivery, type FetchLike } from './deliver.js';
 import {
-  appliedEvents, appliedResources, configEvents, failedResources, NO_RUNS, fetchEvents, planEvents, roleEvents, runEvents, type Draft, type NotifyEvent, type RunMemory,
+  appliedEvents,
+  appliedResources,
+  configEvents,
+  failedResources,
+  NO_RUNS,
+  fetchEvents,
+  planEvents,
+  roleEvents,
+  runEvents,
+  type Draft,
+  type NotifyEvent,
+  type RunMemory,
 } from './events.js';
 import type { NotifyTarget } from './receivers.js';
 
@@ -89,15 +100,23 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const workspace = options.database?.workspace;
   const secrets = [...(options.secrets ?? []), passwordOf(options.database?.url)].filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH);
   const name = 'edgesync_notifications_failed_total';
-  const failedTotal = (options.registry.getSingleMetric(name) as Counter<'event'> | undefined)
-    ?? new Counter({ name, help: 'Notifications given up on (retries spent, or dropped from a full queue) by event.', labelNames: ['event'], registers: [options.registry] });
+  const failedTotal =
+    (options.registry.getSingleMetric(name) as Counter<'event'> | undefined) ??
+    new Counter({ name, help: 'Notifications given up on (retries spent, or dropped from a full queue) by event.', labelNames: ['event'], registers: [options.registry] });
 
   const deliveries: Delivery[] = options.targets.map((target) =>
     createDelivery({
-      target, clock, timeoutMs, retries, backoffMs, maxQueued, logger: options.logger,
+      target,
+      clock,
+      timeoutMs,
+      retries,
+      backoffMs,
+      maxQueued,
+      logger: options.logger,
       fetch: options.fetch ?? (globalThis.fetch as FetchLike),
       onFailed: (e) => failedTotal.inc({ event: e.event }),
-    }));
+    }),
+  );
 
   const clean = (text: string): string => {
     const scrubbed = redactText(text.replace(/\s*[\r\n]+\s*/g, ' '), { secrets, secretMask: '[redacted]' });
@@ -120,7 +139,12 @@ export function createNotifier(options: NotifierOptions): Notifier {
       if (last !== undefined && now - last < repeatMs) continue;
       sent.set(key, now);
       const event: NotifyEvent = {
-        event: d.event, at: new Date(now).toISOString(), revision: d.revision ?? inForce, resources: [...d.resources], reason, host,
+        event: d.event,
+        at: new Date(now).toISOString(),
+        revision: d.revision ?? inForce,
+        resources: [...d.resources],
+        reason,
+        host,
         ...(workspace !== undefined && { workspace }),
       };
       for (const delivery of deliveries) delivery.enqueue(event);

@@ -59,7 +59,9 @@ export function parseNotifyUrl(text: string, flag = '--notify'): NotifyTarget {
     u.password = '';
   }
   return {
-    url: u.toString(), format: slack ? 'slack' : 'json', shown: shownUrl(raw),
+    url: u.toString(),
+    format: slack ? 'slack' : 'json',
+    shown: shownUrl(raw),
     ...(authorization !== undefined && { authorization }),
     secrets: urlSecrets(raw, { minLength: MIN_SECRET_PART }),
   };

@@ -29,7 +29,10 @@ const LISTED = 10;
 export function slackMessage(e: NotifyEvent): SlackMessage {
   const where = e.workspace ? `${e.host} (workspace ${e.workspace})` : e.host;
   const text = `${TITLES[e.event]} on ${escapeText(where)}: ${escapeText(e.reason)}`;
-  const listed = e.resources.slice(0, LISTED).map((r) => `\`${escapeText(r)}\``).join(', ');
+  const listed = e.resources
+    .slice(0, LISTED)
+    .map((r) => `\`${escapeText(r)}\``)
+    .join(', ');
   const more = e.resources.length > LISTED ? ` and ${e.resources.length - LISTED} more` : '';
   const context = [
     ...(e.resources.length ? [`Resources: ${listed}${more}`] : []),

@@ -101,7 +101,12 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
   if (targets?.length) {
     const { selected, unmatched } = selectTargets(desired, deps, targets);
     if (unmatched.length) {
-      throw new PlanError(unmatched.map((p) => `--target ${p} names no resource of the config${didYouMean(closeKeys(p, desired)) || ' (a key such as GatewayList[account=…]/name, or a glob such as GatewayList/*)'}`));
+      throw new PlanError(
+        unmatched.map(
+          (p) =>
+            `--target ${p} names no resource of the config${didYouMean(closeKeys(p, desired)) || ' (a key such as GatewayList[account=…]/name, or a glob such as GatewayList/*)'}`,
+        ),
+      );
     }
     for (const i of order) if (!selected.has(i)) excluded.push(desired[i]!.key);
     order = order.filter((i) => selected.has(i));
@@ -109,7 +114,19 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
     inTargets = (ref) => matchers.some((m) => m(ref));
   }
 
-  const plan: Draft = { actions: [], blocked: [], orphaned: [], forgotten: [], uncertain: [], waiting: [], notes: [], unchanged: [], settling: [], shares: [], updatedResources: 0 };
+  const plan: Draft = {
+    actions: [],
+    blocked: [],
+    orphaned: [],
+    forgotten: [],
+    uncertain: [],
+    waiting: [],
+    notes: [],
+    unchanged: [],
+    settling: [],
+    shares: [],
+    updatedResources: 0,
+  };
   const actionIds = new Map<number, string[]>();
   const trouble = new Map<number, 'blocked' | 'uncertain' | 'waiting'>();
   const seenIds = new Set<string>();
@@ -150,7 +167,10 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
     }
     if (step.actions.length) {
       plan.actions.push(...step.actions);
-      actionIds.set(i, step.actions.map((a) => a.id));
+      actionIds.set(
+        i,
+        step.actions.map((a) => a.id),
+      );
     }
     if (step.blocked.length) {
       plan.blocked.push(...step.blocked);
@@ -166,7 +186,9 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
   if (refused.length) throw new PlanError(refused);
   addUndescribed(plan, structure.keys, state, inTargets, lookup);
   return {
-    ...plan, stateResources: state.resources.size, ...(targets?.length && { excluded: excluded.sort(), targets }),
+    ...plan,
+    stateResources: state.resources.size,
+    ...(targets?.length && { excluded: excluded.sort(), targets }),
     ...(state.revision && { stateRevision: state.revision }),
   };
 }
@@ -206,7 +228,10 @@ function definitions(desired: readonly DesiredResource[], lookup: (kind: string)
 
 /** Orphans and uncertain creates no document describes; with targets, only those a target names. */
 function addUndescribed(
-  plan: Draft, described: ReadonlySet<string>, state: StateSnapshot, inTargets: (ref: { key: string; kind: string; name: string }) => boolean,
+  plan: Draft,
+  described: ReadonlySet<string>,
+  state: StateSnapshot,
+  inTargets: (ref: { key: string; kind: string; name: string }) => boolean,
   lookup: (kind: string) => KindDefinition | undefined,
 ): void {
   const named = (key: string) => {

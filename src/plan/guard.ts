@@ -31,8 +31,7 @@ export function massOrphaning(plan: Plan, root: string): MassOrphaning | undefin
     orphaned,
     inState,
     emptyConfig,
-    message:
-      `${what}: ${orphaned} of ${inState} applied resources would be orphaned. Is --config the right folder, and the checkout complete?`,
+    message: `${what}: ${orphaned} of ${inState} applied resources would be orphaned. Is --config the right folder, and the checkout complete?`,
   };
 }
 

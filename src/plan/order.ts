@@ -22,11 +22,7 @@ export function at(resource: DesiredResource): string {
  * Direct dependencies of each resource, by index into `desired`; unresolvable references are
  * problems. O(resources + edges): every reference resolves through one index of the model.
  */
-export function dependencyGraph(
-  desired: readonly DesiredResource[],
-  defs: readonly KindDefinition[],
-  problems: string[],
-): (readonly number[])[] {
+export function dependencyGraph(desired: readonly DesiredResource[], defs: readonly KindDefinition[], problems: string[]): (readonly number[])[] {
   const index = new ResourceIndex(desired);
   const byKindName = new Map<string, number[]>();
   desired.forEach((d, i) => {

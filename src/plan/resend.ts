@@ -25,7 +25,12 @@ export interface Drift {
  * cannot be re-sent under --resync. Under --replace, a resource that cannot be re-sent is a line in `problems`.
  */
 export function resendActions(
-  def: KindDefinition, desired: DesiredResource, applied: AppliedResource | undefined, decision: KindDecision, drift: Drift, problems: string[],
+  def: KindDefinition,
+  desired: DesiredResource,
+  applied: AppliedResource | undefined,
+  decision: KindDecision,
+  drift: Drift,
+  problems: string[],
 ): readonly ActionDraft[] | undefined {
   const named = drift.replace.has(desired.key);
   if (!named && !drift.resync) return undefined;

@@ -46,15 +46,19 @@ export function configRootOf(root: string, cwd: string): ConfigRoot {
  * when that is a folder (a checkout elsewhere, the same layout), else its absolute path (the same
  * machine, another folder); undefined for a plan saved before roots were recorded.
  */
-export function savedConfigRoot(saved: SavedPlan, file: string, cwd: string, isFolder: (dir: string) => boolean): { readonly root: string; readonly fallback: boolean } | undefined {
+export function savedConfigRoot(
+  saved: SavedPlan,
+  file: string,
+  cwd: string,
+  isFolder: (dir: string) => boolean,
+): { readonly root: string; readonly fallback: boolean } | undefined {
   const recorded = saved.made_from.config_root;
   if (recorded === undefined) return undefined;
-  if (typeof recorded?.relative !== 'string' || typeof recorded.absolute !== 'string') throw new SavedPlanError(`${file} is not a saved plan: its made_from.config_root is not {relative, absolute}`);
+  if (typeof recorded?.relative !== 'string' || typeof recorded.absolute !== 'string')
+    throw new SavedPlanError(`${file} is not a saved plan: its made_from.config_root is not {relative, absolute}`);
   if (isFolder(path.resolve(cwd, recorded.relative))) return { root: recorded.relative, fallback: false };
   if (isFolder(recorded.absolute)) return { root: recorded.absolute, fallback: true };
-  throw new SavedPlanError(
-    `${file} was made from the config root ${recorded.relative} (${recorded.absolute}), which is not a folder here, from ${cwd}: pass --config DIR`,
-  );
+  throw new SavedPlanError(`${file} was made from the config root ${recorded.relative} (${recorded.absolute}), which is not a folder here, from ${cwd}: pass --config DIR`);
 }
 
 export function savedPlanText(plan: Plan, made: MadeFrom): string {
@@ -100,7 +104,9 @@ export function staleReasons(saved: SavedPlan, now: PlanJson & { readonly made_f
   }
   if (then.config_digest !== current.config_digest) {
     const keys = [...new Set([...Object.keys(then.resources), ...Object.keys(current.resources)])].sort();
-    const changed = keys.filter((k) => then.resources[k] !== current.resources[k]).map((k) => (then.resources[k] === undefined ? `${k} (added)` : current.resources[k] === undefined ? `${k} (removed)` : k));
+    const changed = keys
+      .filter((k) => then.resources[k] !== current.resources[k])
+      .map((k) => (then.resources[k] === undefined ? `${k} (added)` : current.resources[k] === undefined ? `${k} (removed)` : k));
     reasons.push(`the config changed since: ${firstFew(changed)}`);
   }
   if (!reasons.length) {

@@ -42,8 +42,11 @@ export function stepOf(def: KindDefinition, self: DesiredResource, applied: Appl
   if (decision.orphanedKeys?.length) {
     const keyCount = decision.orphanedKeyCount ?? decision.orphanedKeys.length;
     orphaned = {
-      ...ref, keys: decision.orphanedKeys, ...(keyCount > decision.orphanedKeys.length && { keyCount }),
-      message: orphanKeysMessage(self.key, decision.orphanedKeys, keyCount), source: self.source,
+      ...ref,
+      keys: decision.orphanedKeys,
+      ...(keyCount > decision.orphanedKeys.length && { keyCount }),
+      message: orphanKeysMessage(self.key, decision.orphanedKeys, keyCount),
+      source: self.source,
     };
   }
   const unchanged = !actions.length && !decision.blocked.length;
@@ -81,7 +84,10 @@ function decide(def: KindDefinition, desired: DesiredResource, applied: AppliedR
     Object.defineProperties(ctx, {
       kvKeyCount: { value: state.kvKeyCount(desired.key), enumerable: true },
       kvKeys: { get: () => state.kvKeys(desired.key), enumerable: true },
-      kvKeyPages: { value: () => state.kvKeyPages?.(desired.key) ?? [{ keys: [...state.kvKeys(desired.key).keys()], hashes: [...state.kvKeys(desired.key).values()] }], enumerable: true },
+      kvKeyPages: {
+        value: () => state.kvKeyPages?.(desired.key) ?? [{ keys: [...state.kvKeys(desired.key).keys()], hashes: [...state.kvKeys(desired.key).values()] }],
+        enumerable: true,
+      },
       kvExpired: { value: state.kvExpired(desired.key, now / 1000), enumerable: true },
     });
   }
@@ -102,7 +108,17 @@ function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], nee
     const needs = [...needsFromDeps, ...own];
     earlier.push(id);
     if (draft.change !== 'kv') previous = id;
-    return { ...draft, id, resource: self.key, kind: self.kind, name: self.name, scope: self.scope, needs, source: self.source, ...(self.credential && { credential: self.credential }) };
+    return {
+      ...draft,
+      id,
+      resource: self.key,
+      kind: self.kind,
+      name: self.name,
+      scope: self.scope,
+      needs,
+      source: self.source,
+      ...(self.credential && { credential: self.credential }),
+    };
   });
 }
 

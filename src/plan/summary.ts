@@ -74,11 +74,22 @@ export function summarize(plan: Plan): PlanSummary {
       }
     }
     switch (action.change) {
-      case 'create': count.create++; break;
-      case 'update': case 'write': if (!action.resync) count.update++; break;
-      case 'adopt': count.adopt++; break;
-      case 'roll': count.roll++; break;
-      case 'run': count.run++; break;
+      case 'create':
+        count.create++;
+        break;
+      case 'update':
+      case 'write':
+        if (!action.resync) count.update++;
+        break;
+      case 'adopt':
+        count.adopt++;
+        break;
+      case 'roll':
+        count.roll++;
+        break;
+      case 'run':
+        count.run++;
+        break;
       case 'kv':
         count.kvChunks++;
         count.kvPairs += action.size?.pairs ?? 0;

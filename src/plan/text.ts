@@ -31,7 +31,14 @@ const INDENT = '    ';
 /** Keys of one orphan entry listed before "… and N more" (all of them when verbose). */
 const SHOWN_KEYS = 10;
 const SIGN = {
-  create: ['+', 'green'], change: ['~', 'yellow'], blocked: ['!', 'red'], uncertain: ['?', 'magenta'], waiting: ['!', 'yellow'], orphaned: ['-', 'red'], forgotten: ['-', 'dim'], unchanged: ['=', 'dim'],
+  create: ['+', 'green'],
+  change: ['~', 'yellow'],
+  blocked: ['!', 'red'],
+  uncertain: ['?', 'magenta'],
+  waiting: ['!', 'yellow'],
+  orphaned: ['-', 'red'],
+  forgotten: ['-', 'dim'],
+  unchanged: ['=', 'dim'],
 } as const satisfies Record<string, readonly [string, Color]>;
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
@@ -44,7 +51,11 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   const lines: string[] = [];
   for (const group of byResource(plan.actions)) lines.push(...actionGroup(group, ctx), ...notesOf(group[0]!.resource, ctx));
   for (const b of plan.blocked) {
-    lines.push(head('blocked', b.resource, `blocked${at(b.source)}`, ctx), ...body([b.reason, ...(b.fields.length ? [`fields: ${b.fields.join(', ')}`] : [])]), ...notesOf(b.resource, ctx));
+    lines.push(
+      head('blocked', b.resource, `blocked${at(b.source)}`, ctx),
+      ...body([b.reason, ...(b.fields.length ? [`fields: ${b.fields.join(', ')}`] : [])]),
+      ...notesOf(b.resource, ctx),
+    );
   }
   for (const u of plan.uncertain) {
     lines.push(head('uncertain', u.resource, `uncertain create (${call(u.operation)}) since ${u.since}`, ctx), ...body([u.message]), ...notesOf(u.resource, ctx));
@@ -53,7 +64,9 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
     lines.push(head('waiting', w.resource, `waiting${at(w.source)}`, ctx), ...body([w.message]), ...notesOf(w.resource, ctx));
   }
   for (const o of plan.orphaned) {
-    const what = o.keys ? `${plural(o.keyCount ?? o.keys.length, 'orphaned KV key')}${at(o.source)}: ${listKeys(o.keys, ctx, o.keyCount)}` : `orphaned${o.source ? ` (last defined at ${o.source.file}:${o.source.line})` : ''}`;
+    const what = o.keys
+      ? `${plural(o.keyCount ?? o.keys.length, 'orphaned KV key')}${at(o.source)}: ${listKeys(o.keys, ctx, o.keyCount)}`
+      : `orphaned${o.source ? ` (last defined at ${o.source.file}:${o.source.line})` : ''}`;
     lines.push(head('orphaned', o.resource, what, ctx), ...body([o.message]));
   }
   for (const f of plan.forgotten ?? []) lines.push(head('forgotten', f.resource, `no longer in the config; forgotten (${f.why})`, ctx));

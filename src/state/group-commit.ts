@@ -179,8 +179,7 @@ export function stateWriter(store: StateStore): StateWriter {
   if (!store.writeGroup) return directWriter(store);
   const group = new GroupCommit((writes) => store.writeGroup!(writes));
   return {
-    beginIntent: (id, operation, request, requestHash, at) =>
-      group.add({ write: 'beginIntent', id, operation, request, requestHash, at }, true).then((answer) => answer.intentId!),
+    beginIntent: (id, operation, request, requestHash, at) => group.add({ write: 'beginIntent', id, operation, request, requestHash, at }, true).then((answer) => answer.intentId!),
     recordSuccess: (id, record, at) => group.add({ write: 'recordSuccess', id, record, at }).then(() => undefined),
     recordFailure: (id, error) => group.add({ write: 'recordStatus', id, status: 'failed', note: error }).then(() => undefined),
     markUncertain: (intentId, error) => group.add({ write: 'markUncertain', intentId, error }).then(() => undefined),
@@ -222,7 +221,10 @@ export class GroupCommit {
   private soon: NodeJS.Immediate | undefined;
   private later: NodeJS.Timeout | undefined;
 
-  constructor(private readonly commit: (writes: readonly GroupWrite[]) => Promise<readonly GroupAnswer[]>, private readonly waitMs = RESULT_WAIT_MS) {}
+  constructor(
+    private readonly commit: (writes: readonly GroupWrite[]) => Promise<readonly GroupAnswer[]>,
+    private readonly waitMs = RESULT_WAIT_MS,
+  ) {}
 
   /**
    * Resolves once the group holding `write` committed; rejects with its own refusal, or with the
@@ -251,11 +253,12 @@ export class GroupCommit {
       committed = Promise.reject(err);
     }
     committed.then(
-      (answers) => group.forEach(({ waiter }, k) => {
-        const answer = answers[k];
-        if (answer?.ok) waiter.resolve(answer);
-        else waiter.reject(answer ? answer.error : new Error('the state gave no answer for this write'));
-      }),
+      (answers) =>
+        group.forEach(({ waiter }, k) => {
+          const answer = answers[k];
+          if (answer?.ok) waiter.resolve(answer);
+          else waiter.reject(answer ? answer.error : new Error('the state gave no answer for this write'));
+        }),
       (err: unknown) => group.forEach(({ waiter }) => waiter.reject(err)),
     );
   }

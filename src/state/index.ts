@@ -5,9 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from './driver.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import {
-  checkExistingFile, StateMissingError, checkMissingState, checkOwnDatabase, checkSameFile, describeStateError, identityOf, realStatePath,
-} from './file.js';
+import { checkExistingFile, StateMissingError, checkMissingState, checkOwnDatabase, checkSameFile, describeStateError, identityOf, realStatePath } from './file.js';
 import { acquireLock, type HeldLock } from './lock.js';
 import { checkVersion, migrate, schemaVersion, SCHEMA_VERSION } from './schema.js';
 import { statements } from './sql.js';
@@ -115,7 +113,13 @@ function openWritable(o: Resolved): SqlStateStore {
     const opened = identityOf(file);
     const held = lock;
     const store = new SqlStateStore({
-      db, sql: statements(db), clock: o.clock, kvPageSize: o.kvPageSize, readOnly: false, onClose: () => held?.release(), shown,
+      db,
+      sql: statements(db),
+      clock: o.clock,
+      kvPageSize: o.kvPageSize,
+      readOnly: false,
+      onClose: () => held?.release(),
+      shown,
       verify: () => checkSameFile(file, opened, shown),
     });
     if (lock) store.recoverCrashedIntents();

@@ -260,9 +260,7 @@ export function lockRefusal(holder: LockHolder, verdict: LockVerdict, shown: str
       break;
   }
   if (container) {
-    text +=
-      '. In a container, keep the state in PostgreSQL (its lock goes with its holder), ' +
-      'or in SQLite on a volume that one container uses at a time (see docs/locks.md)';
+    text += '. In a container, keep the state in PostgreSQL (its lock goes with its holder), ' + 'or in SQLite on a volume that one container uses at a time (see docs/locks.md)';
   }
   return text;
 }

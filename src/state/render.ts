@@ -29,16 +29,28 @@ export function renderList(views: readonly ResourceView[]): string {
   ]);
   const header = ['STATUS', 'KEY', 'REMOTE ID', 'APPLIED', 'KV', 'LAST ERROR'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function indent(text: string, by: string): string {
-  return text.split('\n').map((line) => by + line).join('\n');
+  return text
+    .split('\n')
+    .map((line) => by + line)
+    .join('\n');
 }
 
 /** The whole record: identity, status, ids, the applied request pretty-printed, KV count, open intent. */
 export function renderShow({ resource: r, kvKeys, intent }: ResourceView): string {
-  const scope = Object.entries(r.scope).map(([k, v]) => `${k}=${v}`).join(', ');
+  const scope = Object.entries(r.scope)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
   const fields: [string, string | undefined][] = [
     ['status', r.status],
     ['kind', r.kind],

@@ -155,16 +155,34 @@ export function toRunRow(run: RunRecord): RunRow {
   const errors = run.errors.slice(0, KEPT_ERRORS).map((e) => (e.length > KEPT_ERROR_CHARS ? `${e.slice(0, KEPT_ERROR_CHARS - 1)}…` : e));
   if (run.errors.length > KEPT_ERRORS) errors.push(`… and ${run.errors.length - KEPT_ERRORS} more`);
   return {
-    started_at: run.startedAt, finished_at: run.finishedAt, reason: run.reason, result: run.result, revision: run.revision,
-    actions: run.actions, succeeded: run.succeeded, failed: run.failed, uncertain: run.uncertain, skipped: run.skipped, requests: run.requests,
+    started_at: run.startedAt,
+    finished_at: run.finishedAt,
+    reason: run.reason,
+    result: run.result,
+    revision: run.revision,
+    actions: run.actions,
+    succeeded: run.succeeded,
+    failed: run.failed,
+    uncertain: run.uncertain,
+    skipped: run.skipped,
+    requests: run.requests,
     errors: JSON.stringify(errors),
   };
 }
 
 export function toRun(row: RunRow): RunRecord {
   return {
-    reason: row.reason, result: row.result, startedAt: row.started_at, finishedAt: row.finished_at, revision: row.revision,
-    actions: Number(row.actions), succeeded: Number(row.succeeded), failed: Number(row.failed), uncertain: Number(row.uncertain),
-    skipped: Number(row.skipped), requests: Number(row.requests), errors: JSON.parse(row.errors) as string[],
+    reason: row.reason,
+    result: row.result,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    revision: row.revision,
+    actions: Number(row.actions),
+    succeeded: Number(row.succeeded),
+    failed: Number(row.failed),
+    uncertain: Number(row.uncertain),
+    skipped: Number(row.skipped),
+    requests: Number(row.requests),
+    errors: JSON.parse(row.errors) as string[],
   };
 }

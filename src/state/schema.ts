@@ -148,9 +148,7 @@ export function schemaVersion(db: Database.Database): number {
 export function checkVersion(db: Database.Database, shown: string): number {
   const version = schemaVersion(db);
   if (version > SCHEMA_VERSION) {
-    throw new StateVersionError(
-      `state ${shown} has schema version ${version}, newer than this build understands (${SCHEMA_VERSION}); upgrade edgesync to use it`,
-    );
+    throw new StateVersionError(`state ${shown} has schema version ${version}, newer than this build understands (${SCHEMA_VERSION}); upgrade edgesync to use it`);
   }
   return version;
 }

@@ -14,7 +14,11 @@ export interface KvReads {
 
 /** `rows`: the resources as the store keeps them, copied, so this snapshot stays as it was while later writes update them. */
 export function snapshotOf(
-  rows: ReadonlyMap<string, AppliedResource>, intents: ReadonlyMap<string, Intent>, counts: ReadonlyMap<string, number>, reads: KvReads, revision: StateRevision,
+  rows: ReadonlyMap<string, AppliedResource>,
+  intents: ReadonlyMap<string, Intent>,
+  counts: ReadonlyMap<string, number>,
+  reads: KvReads,
+  revision: StateRevision,
 ): StateSnapshot {
   const resources = new Map(rows);
   for (const key of intents.keys()) {

@@ -133,7 +133,8 @@ function kvWrites(db: SqlDatabase): Pick<StoreStatements, 'putKvKeys' | 'deleteK
   // Then, if some keys were stored already (or repeated in the chunk), all of them in order: a
   // repeated key ends with its last hash.
   const insertNew = (rows: string) => p(`INSERT INTO kv_keys (rid, key, hash, expires) ${rows} ON CONFLICT (rid, key) DO NOTHING`);
-  const rewrite = (rows: string) => p(`INSERT INTO kv_keys (rid, key, hash, expires) ${rows} ON CONFLICT (rid, key) DO UPDATE SET hash = excluded.hash, expires = excluded.expires`);
+  const rewrite = (rows: string) =>
+    p(`INSERT INTO kv_keys (rid, key, hash, expires) ${rows} ON CONFLICT (rid, key) DO UPDATE SET hash = excluded.hash, expires = excluded.expires`);
   const records = { insertNew: insertNew(fromRecords), rewrite: rewrite(fromRecords) };
   const columns = { insertNew: insertNew(fromColumns), rewrite: rewrite(fromColumns) };
   const count = p('UPDATE kv_resources SET key_count = key_count + ? WHERE resource = ?');

@@ -13,22 +13,10 @@ import { BatchCheckError, type SqlDatabase } from './sql-db.js';
 import { batchGroup, prepareWrite, writeInOrder } from './group-commit.js';
 import { ResourceCache } from './resource-cache.js';
 import { snapshotOf } from './snapshot.js';
-import type {
-  AppliedResource,
-  GroupAnswer,
-  GroupWrite,
-  Intent,
-  ResourceIdentity,
-  ResourceStatus,
-  StateSnapshot,
-  RunRecord,
-  StateStore,
-  SuccessRecord,
-} from './types.js';
+import type { AppliedResource, GroupAnswer, GroupWrite, Intent, ResourceIdentity, ResourceStatus, StateSnapshot, RunRecord, StateStore, SuccessRecord } from './types.js';
 
 /** Runs kept in the state: the status page's history shows the last 50. */
 export const KEPT_RUNS = 100;
-
 
 export interface StoreParts {
   readonly db: SqlDatabase;
@@ -72,7 +60,16 @@ export class SqlStateStore implements StateStore {
   private readonly cache = new ResourceCache();
 
   constructor(parts: StoreParts) {
-    ({ db: this.db, sql: this.sql, clock: this.clock, readOnly: this.readOnly, onClose: this.onClose, kvPageSize: this.kvPageSize, shown: this.shown, verify: this.verifyFile } = parts);
+    ({
+      db: this.db,
+      sql: this.sql,
+      clock: this.clock,
+      readOnly: this.readOnly,
+      onClose: this.onClose,
+      kvPageSize: this.kvPageSize,
+      shown: this.shown,
+      verify: this.verifyFile,
+    } = parts);
   }
 
   /** Throws, naming the file, when it was deleted or replaced since it was opened. */
@@ -321,7 +318,6 @@ export class SqlStateStore implements StateStore {
     for (const row of this.sql.allIntents.all() as IntentRow[]) if (!out.has(row.resource)) out.set(row.resource, toIntent(row));
     return out;
   }
-
 }
 
 function viewOf(resource: AppliedResource, kvKeys: number | undefined, intent: Intent | undefined): ResourceView {

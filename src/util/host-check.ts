@@ -9,7 +9,10 @@ import { fail } from './options.js';
 
 /** 127.0.0.0/8, ::1 (and ::ffff:127.x), localhost: an address only this machine reaches. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (isIP(h) === 4) return h.startsWith('127.');
   if (isIP(h) === 6) return h === '::1' || /^(0:){7}1$/.test(h) || /^::ffff:127\./.test(h);
@@ -81,6 +84,10 @@ export function addHostCheck(app: FastifyInstance, check: HostCheck): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.host;
     if (hostAllowed(header, port(), allowed) || anyHost(request)) return;
-    return reply.code(421).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(misdirected(header ?? '', port(), check.hint));
+    return reply
+      .code(421)
+      .type('text/plain; charset=utf-8')
+      .header('x-content-type-options', 'nosniff')
+      .send(misdirected(header ?? '', port(), check.hint));
   });
 }

@@ -52,7 +52,9 @@ export function urlParts(text: string): UrlParts | undefined {
   const q = tail.indexOf('?');
   if (q >= 0) [tail, query] = [tail.slice(0, q), tail.slice(q + 1)];
   return {
-    scheme, host, path: tail,
+    scheme,
+    host,
+    path: tail,
     ...(at >= 0 && { userinfo: rest.slice(0, at) }),
     ...(query !== undefined && { query }),
     ...(fragment !== undefined && { fragment }),
@@ -80,11 +82,14 @@ export interface RedactUrlOptions {
 
 /** Query names kept, every value masked; a part without `=` is taken for a value. */
 const maskQuery = (query: string): string =>
-  query.split('&').map((part) => {
-    if (part === '') return part;
-    const eq = part.indexOf('=');
-    return eq < 0 ? MASK : `${part.slice(0, eq)}=${MASK}`;
-  }).join('&');
+  query
+    .split('&')
+    .map((part) => {
+      if (part === '') return part;
+      const eq = part.indexOf('=');
+      return eq < 0 ? MASK : `${part.slice(0, eq)}=${MASK}`;
+    })
+    .join('&');
 
 /**
  * A URL as messages may show it: `scheme://***@host:port/path?name=***#***`, or `scheme://***` when
@@ -102,8 +107,10 @@ export function redactUrl(url: string, options: RedactUrlOptions = {}): string {
   const hidden = options.path === 'hide' ? /[/?#]/ : /[?#]/;
   if (p.userinfo !== undefined && hidden.test(p.userinfo)) return `${p.scheme}://${MASK}`;
   const path = options.path === 'hide' && p.path !== '' && p.path !== '/' ? `/${MASK}` : p.path;
-  return `${p.scheme}://${p.userinfo !== undefined ? `${MASK}@` : ''}${p.host}${path}` +
-    `${p.query !== undefined ? `?${maskQuery(p.query)}` : ''}${p.fragment !== undefined ? `#${MASK}` : ''}`;
+  return (
+    `${p.scheme}://${p.userinfo !== undefined ? `${MASK}@` : ''}${p.host}${path}` +
+    `${p.query !== undefined ? `?${maskQuery(p.query)}` : ''}${p.fragment !== undefined ? `#${MASK}` : ''}`
+  );
 }
 
 /**

@@ -17,7 +17,6 @@ async function clientFor(handler: Handler, extra: { clock?: Clock; onResponse?: 
   return createClient({ baseUrl: stub.url, token: 'secret-token', ...extra });
 }
 
-
 const list = { name: 'Blocked', type: 'DOMAIN' } as const;
 
 describe('successful answers', () => {
@@ -37,7 +36,7 @@ describe('successful answers', () => {
     expect(await client.rollToken({ identifier: 't1' }, {})).toBe('new-secret');
   });
 
-  it('accepts the bulk write\'s empty object as a success without result', async () => {
+  it("accepts the bulk write's empty object as a success without result", async () => {
     const client = await clientFor(reply(200, {}));
     expect(await client.writeKvBulk({ account_identifier: 'a', namespace_identifier: 'n' }, [{ key: 'k', value: 'v' }])).toBeUndefined();
   });
@@ -119,9 +118,7 @@ describe('refusals', () => {
     const client = await clientFor(reply(200, { success: false, errors: [{ code: 7003, message: 'no such zone' }], messages: [], result: null }));
     const error = await failureOf(client.updateConnectivitySettings({ account_identifier: 'acc' }, { icmp_proxy_enabled: true }));
     expect(error).toMatchObject({ kind: 'http', status: 200, codes: [7003] });
-    expect(error.message).toBe(
-      'updateConnectivitySettings (PATCH /accounts/acc/zerotrust/connectivity_settings) answered 200 with success false: no such zone [7003]',
-    );
+    expect(error.message).toBe('updateConnectivitySettings (PATCH /accounts/acc/zerotrust/connectivity_settings) answered 200 with success false: no such zone [7003]');
   });
 
   it('treats malformed JSON on a 200 as an answer error with a clear message', async () => {

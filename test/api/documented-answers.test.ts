@@ -74,13 +74,13 @@ describe('answers that are not the documented shape', () => {
   });
 });
 
-describe('answers in the documented shape, or the provider\'s full envelope', () => {
+describe("answers in the documented shape, or the provider's full envelope", () => {
   it('takes the full envelope where only {result} is documented', async () => {
     const client = await clientFor(reply(200, envelope({ id: 'l1', name: 'Blocked', extra_field: 1 })));
     expect(await client.createList({ identifier: 'acc' }, list)).toEqual({ id: 'l1', name: 'Blocked', extra_field: 1 });
   });
 
-  it('takes the bulk write\'s {} and its envelope', async () => {
+  it("takes the bulk write's {} and its envelope", async () => {
     const client = await clientFor((req, res) => reply(200, req.url.includes('second') ? envelope({ successful_key_count: 1 }) : {})(req, res));
     expect(await client.writeKvBulk(kv, [{ key: 'k', value: 'v' }])).toBeUndefined();
     expect(await client.writeKvBulk({ ...kv, namespace_identifier: 'second' }, [{ key: 'k', value: 'v' }])).toEqual({ successful_key_count: 1 });
@@ -94,13 +94,13 @@ describe('answers in the documented shape, or the provider\'s full envelope', ()
     expect(await client.putScriptContent({ ...params, service_name: 's2' }, upload)).toEqual({ id: 's2', etag: 'e2' });
   });
 
-  it('takes any value as the AI run\'s result inside its envelope', async () => {
+  it("takes any value as the AI run's result inside its envelope", async () => {
     const client = await clientFor(reply(200, envelope({ response: 'hello' })));
     expect(await client.runAi({ account_identifier: 'acc', model_name: '@cf/m' }, { prompt: 'hi' })).toEqual({ response: 'hello' });
   });
 });
 
-describe('an AI model\'s answer that is not JSON', () => {
+describe("an AI model's answer that is not JSON", () => {
   it('is the result itself, byte for byte, with its content type', async () => {
     const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28]);
     const client = await clientFor((_req, res) => {
@@ -121,4 +121,3 @@ describe('an AI model\'s answer that is not JSON', () => {
     expect(error.kind).toBe('answer');
   });
 });
-

@@ -16,7 +16,6 @@ async function clientFor(handler: Handler, timeoutMs?: number) {
   return createClient({ baseUrl: stub.url, token: 'secret-token', ...(timeoutMs ? { timeoutMs } : {}) });
 }
 
-
 /** Never answers; the socket stays open until the stub closes. */
 const silent: Handler = () => {};
 

@@ -22,7 +22,11 @@ describe('each operation, valid', () => {
     const result = await client.putScriptContent(params, {
       metadata: { main_module: 'index.js', compatibility_date: '2024-01-01' },
       modules: [
-        { name: 'index.js', content: 'import { add } from "./lib.js"; export default { fetch() { return new Response(String(add(1, 2))) } }', contentType: 'application/javascript+module' },
+        {
+          name: 'index.js',
+          content: 'import { add } from "./lib.js"; export default { fetch() { return new Response(String(add(1, 2))) } }',
+          contentType: 'application/javascript+module',
+        },
         { name: 'lib.js', content: new TextEncoder().encode('export const add = (a, b) => a + b;'), contentType: 'application/javascript+module' },
       ],
     });
@@ -182,7 +186,13 @@ const invalid: Invalid[] = [
   { op: 'createLocation', params: { identifier: acc }, body: { networks: ['192.0.2.0/24'] }, status: 400, names: 'name' },
   { op: 'createToken', params: {}, body: { name: 'no policies' }, status: 400, names: 'policies' },
   { op: 'updateList', params: { identifier: acc, uuid: '00000000-0000-4000-8000-000000000000' }, body: { name: 'n' }, status: 404, names: 'uuid' },
-  { op: 'writeKvBulk', params: { account_identifier: acc, namespace_identifier: 'ns-1' }, body: [{ key: 'k', value: 'v', expiration_ttl: 30 }], status: 400, names: 'expiration_ttl' },
+  {
+    op: 'writeKvBulk',
+    params: { account_identifier: acc, namespace_identifier: 'ns-1' },
+    body: [{ key: 'k', value: 'v', expiration_ttl: 30 }],
+    status: 400,
+    names: 'expiration_ttl',
+  },
   { op: 'updateRoute', params: { zone_id: 'zone-1', route_id: 'r' }, body: { script: 'api' }, status: 400, names: 'pattern' },
   { op: 'updateLogging', params: { identifier: acc }, body: { redact_pii: 'yes' }, status: 400, names: 'redact_pii' },
   { op: 'createGatewayAccount', params: { identifier: acc }, body: {}, status: 400, names: 'account_id' },

@@ -17,9 +17,7 @@ describe('client options', () => {
     ['https://api.example.com/', ' (such as https://api.example.com/client/v4)'],
     ['not a url', ''],
   ])('refuses the base URL %s', (baseUrl, hint) => {
-    expect(() => checkBaseUrl(baseUrl, '--base-url')).toThrow(
-      `Expected \`--base-url\` to be an http(s) URL ending in /client/v4${hint}, got \`${baseUrl}\` (string)`,
-    );
+    expect(() => checkBaseUrl(baseUrl, '--base-url')).toThrow(`Expected \`--base-url\` to be an http(s) URL ending in /client/v4${hint}, got \`${baseUrl}\` (string)`);
   });
 
   it('refuses a base URL with a query or credentials, showing neither', () => {

@@ -7,7 +7,10 @@ import { parseMembers, readRateLimit } from '../../src/api/ratelimit.js';
 describe('rate-limit headers', () => {
   it('reads the structured form the provider sends, with its policy', () => {
     expect(readRateLimit({ ratelimit: '"default";r=50;t=30', 'ratelimit-policy': '"default";q=1200;w=300' }, 200)).toEqual({
-      remaining: 50, resetMs: 30_000, quota: 1200, windowMs: 300_000,
+      remaining: 50,
+      resetMs: 30_000,
+      quota: 1200,
+      windowMs: 300_000,
     });
   });
 
@@ -24,7 +27,10 @@ describe('rate-limit headers', () => {
 
   it('counts the reset as one window when the structured form leaves it out', () => {
     expect(readRateLimit({ ratelimit: '"default";r=7', 'ratelimit-policy': '"default";q=100;w=10' }, 200)).toEqual({
-      remaining: 7, resetMs: 10_000, quota: 100, windowMs: 10_000,
+      remaining: 7,
+      resetMs: 10_000,
+      quota: 100,
+      windowMs: 10_000,
     });
   });
 
@@ -35,7 +41,10 @@ describe('rate-limit headers', () => {
 
   it('reads the older fields whatever their case, and a limit that carries its policies', () => {
     expect(readRateLimit({ 'RateLimit-Limit': '10, 10;w=1, 50;w=60', 'RateLimit-Remaining': '9', 'RateLimit-Reset': '1' }, 200)).toEqual({
-      remaining: 9, resetMs: 1000, quota: 10, windowMs: 1000,
+      remaining: 9,
+      resetMs: 1000,
+      quota: 10,
+      windowMs: 1000,
     });
   });
 

@@ -38,13 +38,17 @@ describe('signing', () => {
     await client.editUser({}, { country: 'IE' });
     await client.editUser({}, { country: 'IE' }, { credential: 'key' });
     await client.editUser({}, { country: 'IE' }, { credential: 'svc' });
-    const auth = (r: Received) => ['authorization', 'x-auth-email', 'x-auth-key', 'x-auth-user-service-key'].filter((h) => r.headers[h] !== undefined).map((h) => `${h}=${String(r.headers[h])}`);
+    const auth = (r: Received) =>
+      ['authorization', 'x-auth-email', 'x-auth-key', 'x-auth-user-service-key'].filter((h) => r.headers[h] !== undefined).map((h) => `${h}=${String(r.headers[h])}`);
     expect(stub.received.map(auth)).toEqual([
       ['authorization=Bearer env-token-0001'],
       ['x-auth-email=ops@example.com', 'x-auth-key=api-key-secret-0001'],
       ['x-auth-user-service-key=svc-key-secret-0001'],
     ]);
-    await expect(client.editUser({}, { country: 'IE' }, { credential: 'gone' })).rejects.toMatchObject({ reachedServer: false, message: expect.stringContaining('credential gone has no secret in this run') });
+    await expect(client.editUser({}, { country: 'IE' }, { credential: 'gone' })).rejects.toMatchObject({
+      reachedServer: false,
+      message: expect.stringContaining('credential gone has no secret in this run'),
+    });
     expect(stub.received).toHaveLength(3);
   });
 });
@@ -96,7 +100,10 @@ describe('JSON requests', () => {
 describe('KV bulk writes', () => {
   it('serializes an array of pairs as JSON', async () => {
     const client = await clientFor();
-    const pairs = [{ key: 'a', value: 'x', expiration_ttl: 60 }, { key: 'b', value: 'eA==', base64: true }];
+    const pairs = [
+      { key: 'a', value: 'x', expiration_ttl: 60 },
+      { key: 'b', value: 'eA==', base64: true },
+    ];
     await client.writeKvBulk({ account_identifier: 'acc', namespace_identifier: 'ns' }, pairs);
     expect(last().url).toBe('/client/v4/accounts/acc/storage/kv/namespaces/ns/bulk');
     expect(JSON.parse(last().body.toString('utf8'))).toEqual(pairs);
@@ -142,7 +149,7 @@ describe('script uploads', () => {
     expect(JSON.parse(await metadata.text())).toEqual({ main_module: 'index.js', compatibility_date: '2024-01-01' });
   });
 
-  it('sends the part-naming headers when given, under the provider\'s CF-WORKER- prefix', async () => {
+  it("sends the part-naming headers when given, under the provider's CF-WORKER- prefix", async () => {
     const client = await clientFor();
     await client.putScriptContent(params, {
       metadata: {},
@@ -158,9 +165,9 @@ describe('script uploads', () => {
   it('refuses an upload that is not a ScriptUpload without sending anything', async () => {
     const client = await clientFor();
     await expect(client.call('putScriptContent', params, { name: 'x' })).rejects.toThrow(TypeError);
-    await expect(
-      client.call('putScriptContent', params, { metadata: {}, modules: [{ name: 'metadata', content: '', contentType: 'text/plain' }] }),
-    ).rejects.toThrow('a module cannot be named `metadata`');
+    await expect(client.call('putScriptContent', params, { metadata: {}, modules: [{ name: 'metadata', content: '', contentType: 'text/plain' }] })).rejects.toThrow(
+      'a module cannot be named `metadata`',
+    );
     expect(stub?.received).toHaveLength(0);
   });
 });

@@ -27,7 +27,6 @@ beforeAll(async () => {
 });
 afterAll(() => echo.close());
 
-
 function expectNoToken(error: ApiError, token: string) {
   for (const text of [error.message, error.stack ?? '', JSON.stringify(error), inspect(error, { depth: 10, showHidden: true })]) {
     expect(text).not.toContain(token);

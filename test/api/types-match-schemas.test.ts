@@ -77,10 +77,18 @@ const EXCEPTIONS: readonly Exception[] = [
   { op: 'createToken', path: 'rotate', rule: 'spec only', reason: 'an addition of the document: raising it calls operation 16, it is never in a body' },
   { op: 'updateList', path: 'type', rule: 'spec only', reason: 'not part of operation 9: a change of type is blocked' },
   { op: 'updateList', path: 'items', rule: 'spec only', reason: 'not part of operation 9: a change of items is blocked' },
-  { op: 'createLocation', path: 'networks[]', rule: 'one alternative', sends: 'an object {network}', reason: 'a document writes a network as a CIDR string or {network}; the kind sends {network} objects, the form the provider takes' },
+  {
+    op: 'createLocation',
+    path: 'networks[]',
+    rule: 'one alternative',
+    sends: 'an object {network}',
+    reason: 'a document writes a network as a CIDR string or {network}; the kind sends {network} objects, the form the provider takes',
+  },
   { op: 'createGatewayAccount', path: 'account_id', rule: 'type only', reason: 'sent from the scope, metadata.account; the spec is empty' },
   {
-    op: 'updateConnectivitySettings', path: 'offramp_tunnel_enabled', rule: 'spec only',
+    op: 'updateConnectivitySettings',
+    path: 'offramp_tunnel_enabled',
+    rule: 'spec only',
     reason: "the reference's stand-in name, which the provider ignores: the kind sends the flag as offramp_warp_enabled",
   },
 ];
@@ -104,11 +112,16 @@ const unknownDesc: Desc = { kind: 'unknown' };
 function show(d: Desc | 'closed'): string {
   if (d === 'closed') return 'no other keys';
   switch (d.kind) {
-    case 'enum': return `one of ${d.values.join(', ')}`;
-    case 'array': return `a list of ${show(d.items)}`;
-    case 'object': return d.props.size === 0 && d.rest !== 'closed' ? `a map of ${show(d.rest)}` : `an object {${[...d.props.keys()].join(', ')}}`;
-    case 'union': return d.members.map(show).join(' or ');
-    default: return d.kind;
+    case 'enum':
+      return `one of ${d.values.join(', ')}`;
+    case 'array':
+      return `a list of ${show(d.items)}`;
+    case 'object':
+      return d.props.size === 0 && d.rest !== 'closed' ? `a map of ${show(d.rest)}` : `an object {${[...d.props.keys()].join(', ')}}`;
+    case 'union':
+      return d.members.map(show).join(' or ');
+    default:
+      return d.kind;
   }
 }
 
@@ -172,7 +185,10 @@ function describeSchema(schema: Schema | boolean | undefined, root: Schema): Des
   if (schema === undefined || schema === true) return unknownDesc;
   if (schema === false) return { kind: 'union', members: [] };
   if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#/')) {
-    const target = schema.$ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Schema)[key], root) as Schema;
+    const target = schema.$ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Schema)[key], root) as Schema;
     return describeSchema(target, root);
   }
   if (Array.isArray(schema.enum)) return { kind: 'enum', values: (schema.enum as string[]).map(String).sort() };
@@ -182,12 +198,17 @@ function describeSchema(schema: Schema | boolean | undefined, root: Schema): Des
   const type = schema.type;
   if (Array.isArray(type)) return { kind: 'union', members: type.map((t) => describeSchema({ ...schema, type: t }, root)) };
   switch (type) {
-    case 'string': return { kind: 'string' };
+    case 'string':
+      return { kind: 'string' };
     case 'number':
-    case 'integer': return { kind: 'number' };
-    case 'boolean': return { kind: 'boolean' };
-    case 'null': return { kind: 'null' };
-    case 'array': return { kind: 'array', items: describeSchema(schema.items as Schema | undefined, root) };
+    case 'integer':
+      return { kind: 'number' };
+    case 'boolean':
+      return { kind: 'boolean' };
+    case 'null':
+      return { kind: 'null' };
+    case 'array':
+      return { kind: 'array', items: describeSchema(schema.items as Schema | undefined, root) };
     case 'object': {
       const required = new Set((schema.required as string[] | undefined) ?? []);
       const props = new Map<string, Prop>();
@@ -197,7 +218,8 @@ function describeSchema(schema: Schema | boolean | undefined, root: Schema): Des
       const extra = schema.additionalProperties as Schema | boolean | undefined;
       return { kind: 'object', props, rest: extra === false ? 'closed' : describeSchema(extra, root) };
     }
-    default: return unknownDesc;
+    default:
+      return unknownDesc;
   }
 }
 

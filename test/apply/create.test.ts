@@ -25,10 +25,7 @@ describe('creating (POST) without ever creating twice', () => {
     });
     const result = await h.execute(plan([c]));
     expect(h.calls).toHaveLength(2);
-    expect(h.events).toEqual([
-      `beginIntent ${c.resource}`, `call ${c.id}`, 'abandonIntent 1',
-      `beginIntent ${c.resource}`, `call ${c.id}`, `recordSuccess ${c.resource}`,
-    ]);
+    expect(h.events).toEqual([`beginIntent ${c.resource}`, `call ${c.id}`, 'abandonIntent 1', `beginIntent ${c.resource}`, `call ${c.id}`, `recordSuccess ${c.resource}`]);
     expect(h.state.calls('recordSuccess')[0].intentId).toBe(2);
     expect(result.succeeded[0]).toMatchObject({ attempts: 2, remoteId: 'list-1' });
   });

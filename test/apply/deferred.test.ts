@@ -19,8 +19,7 @@ function deferred(made: () => Promise<{ body: unknown; kvKeys?: readonly KvKeyRe
   return { body, log };
 }
 
-const chunk = (name: string, body: DeferredBody) =>
-  action(name, { kind: 'KvPairs', change: 'kv', operation: 'writeKvBulk', body, record: { hash: '' } });
+const chunk = (name: string, body: DeferredBody) => action(name, { kind: 'KvPairs', change: 'kv', operation: 'writeKvBulk', body, record: { hash: '' } });
 
 describe('a deferred body', () => {
   it('is taken once, sent as made, its keys recorded, and let go once the action is settled', async () => {

@@ -9,9 +9,12 @@ describe('executing a plan', () => {
     const c = action('c', { needs: [b.id] });
     const result = await h.execute(plan([a, b, c]));
     expect(h.events).toEqual([
-      'call WorkerRoute/a#write', 'recordSuccess WorkerRoute/a',
-      'call WorkerRoute/b#write', 'recordSuccess WorkerRoute/b',
-      'call WorkerRoute/c#write', 'recordSuccess WorkerRoute/c',
+      'call WorkerRoute/a#write',
+      'recordSuccess WorkerRoute/a',
+      'call WorkerRoute/b#write',
+      'recordSuccess WorkerRoute/b',
+      'call WorkerRoute/c#write',
+      'recordSuccess WorkerRoute/c',
     ]);
     expect(h.state.get(b.resource)).toMatchObject({ remoteId: `id-${b.id}`, request: b.record.request, hash: b.record.hash });
     expect(result.succeeded.map((s) => s.action.id)).toEqual([a.id, b.id, c.id]);
@@ -20,13 +23,26 @@ describe('executing a plan', () => {
 
   it('records the request, hash, memo, remote id, etag and KV keys the call applied', async () => {
     const kv = action('ns', {
-      kind: 'KvPairs', change: 'kv', operation: 'writeKvBulk',
-      record: { request: { chunks: 1 }, hash: 'h1', memo: { from: 'record' }, kvKeys: [['k1', 'hash1'], ['k2', 'hash2']] },
+      kind: 'KvPairs',
+      change: 'kv',
+      operation: 'writeKvBulk',
+      record: {
+        request: { chunks: 1 },
+        hash: 'h1',
+        memo: { from: 'record' },
+        kvKeys: [
+          ['k1', 'hash1'],
+          ['k2', 'hash2'],
+        ],
+      },
     });
     const h = harness(() => ({}), { interpret: () => ({ remoteId: 'r-1', etag: 'e-1', memo: { from: 'outcome' } }) });
     await h.execute(plan([kv]));
     expect(h.state.get(kv.resource)).toMatchObject({ status: 'applied', request: { chunks: 1 }, hash: 'h1', remoteId: 'r-1', etag: 'e-1', memo: { from: 'outcome' } });
-    expect([...h.state.snapshot().kvKeys(kv.resource)]).toEqual([['k1', 'hash1'], ['k2', 'hash2']]);
+    expect([...h.state.snapshot().kvKeys(kv.resource)]).toEqual([
+      ['k1', 'hash1'],
+      ['k2', 'hash2'],
+    ]);
   });
 
   it('keeps the memo of the action when the outcome has none', async () => {
@@ -68,10 +84,12 @@ describe('executing a plan', () => {
     const onBlocked = action('route', { needs: ['GatewayList/list#update'] });
     const onUncertain = action('route2', { needs: ['GatewayLocation/home#create'] });
     const h = harness(() => ({}));
-    const result = await h.execute(plan([onBlocked, onUncertain], {
-      blocked: [{ resource: 'GatewayList/list', kind: 'GatewayList', name: 'list', reason: 'type cannot change', fields: ['type'] }],
-      uncertain: [{ resource: 'GatewayLocation/home', kind: 'GatewayLocation', name: 'home', operation: 'createLocation', since: '2026-01-01T00:00:00Z', message: 'timed out' }],
-    }));
+    const result = await h.execute(
+      plan([onBlocked, onUncertain], {
+        blocked: [{ resource: 'GatewayList/list', kind: 'GatewayList', name: 'list', reason: 'type cannot change', fields: ['type'] }],
+        uncertain: [{ resource: 'GatewayLocation/home', kind: 'GatewayLocation', name: 'home', operation: 'createLocation', since: '2026-01-01T00:00:00Z', message: 'timed out' }],
+      }),
+    );
     expect(result.skipped.map((s) => s.because)).toEqual([
       'needs GatewayList/list#update, which is blocked: type cannot change',
       'needs GatewayLocation/home#create, whose create is uncertain',
@@ -105,16 +123,19 @@ describe('executing a plan', () => {
     const seen: string[] = [];
     const a = action('a');
     const b = action('b', { needs: [a.id] });
-    const h = harness((call) => {
-      if (call.action === a.id) throw httpError(404);
-      return {};
-    }, {
-      hooks: {
-        onActionStart: (x) => seen.push(`start ${x.name}`),
-        onActionEnd: (x, status) => seen.push(`end ${x.name} ${status}`),
-        onProgress: (p) => seen.push(`${p.done}/${p.total}`),
+    const h = harness(
+      (call) => {
+        if (call.action === a.id) throw httpError(404);
+        return {};
       },
-    });
+      {
+        hooks: {
+          onActionStart: (x) => seen.push(`start ${x.name}`),
+          onActionEnd: (x, status) => seen.push(`end ${x.name} ${status}`),
+          onProgress: (p) => seen.push(`${p.done}/${p.total}`),
+        },
+      },
+    );
     await h.execute(plan([a, b]));
     expect(seen).toEqual(['start a', 'end a failed', '1/2', '2/2']);
   });
@@ -126,10 +147,13 @@ describe('executing a plan', () => {
     };
     const chunks = [chunk(1, 10_000), chunk(2, 10_000), chunk(3, 42)];
     const progress: unknown[] = [];
-    const h = harness((call) => {
-      if (call.action === chunks[1].id) throw httpError(413);
-      return {};
-    }, { hooks: { onProgress: (p) => progress.push(p) }, concurrency: 1 });
+    const h = harness(
+      (call) => {
+        if (call.action === chunks[1].id) throw httpError(413);
+        return {};
+      },
+      { hooks: { onProgress: (p) => progress.push(p) }, concurrency: 1 },
+    );
     await h.execute(plan(chunks));
     expect(progress).toEqual([
       { done: 1, total: 3, pairs: 10_000, bytes: 1_000_000 },

@@ -1,9 +1,7 @@
 // An in-memory StateStore for the executor's tests: behaves like the real one for what apply uses,
 // and keeps a journal of every call (with its arguments) so tests can check order and content.
 
-import type {
-  AppliedResource, Intent, ResourceIdentity, ResourceStatus, StateSnapshot, StateStore, SuccessRecord,
-} from '../../src/state/types.js';
+import type { AppliedResource, Intent, ResourceIdentity, ResourceStatus, StateSnapshot, StateStore, SuccessRecord } from '../../src/state/types.js';
 import { kvKeyRecords } from '../../src/state/kv-keys.js';
 import type { Json } from '../../src/util/json.js';
 

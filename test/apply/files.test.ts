@@ -17,7 +17,8 @@ beforeEach(() => {
 
 const tokenCreate = () => createAction('deploy-bot', { kind: 'ApiToken', operation: 'createToken', record: { request: { name: 'deploy-bot' }, hash: 'h' } });
 const tokenRoll = () => action('deploy-bot', { kind: 'ApiToken', change: 'roll', operation: 'rollToken', record: { memo: { rotate: 2 } } });
-const readSecret = (action: Action) => (result: unknown) => (action.change === 'create' ? { remoteId: 'tok-1', secret: (result as { value: string }).value } : { secret: result as string });
+const readSecret = (action: Action) => (result: unknown) =>
+  action.change === 'create' ? { remoteId: 'tok-1', secret: (result as { value: string }).value } : { secret: result as string };
 
 describe('token secrets', () => {
   it('writes the secret to <secretsDir>/<name>, mode 0600 in a 0700 folder', async () => {
@@ -86,7 +87,10 @@ describe('token secrets', () => {
   it('keeps the secret where a handed-in sink says, leaving the secrets folder untouched', async () => {
     const secrets = path.join(dir, 'secrets');
     const kept: [string, string][] = [];
-    const sink = { shown: 'state postgres://db (workspace prod)', write: async (name: string, secret: string) => (kept.push([name, secret]), 'state postgres://db (workspace prod), encrypted') };
+    const sink = {
+      shown: 'state postgres://db (workspace prod)',
+      write: async (name: string, secret: string) => (kept.push([name, secret]), 'state postgres://db (workspace prod), encrypted'),
+    };
     const h = harness(() => ({ value: SECRET }), { secretsDir: secrets, secrets: sink, interpret: (a, r) => readSecret(a)(r) });
     const result = await h.execute(plan([tokenCreate()]));
     expect(kept).toEqual([['deploy-bot', SECRET]]);

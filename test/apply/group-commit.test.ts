@@ -29,7 +29,13 @@ describe.each(BACKENDS)('apply on the $name state', (backend) => {
       });
       const interpret = (_: unknown, result: unknown): Outcome => ({ remoteId: (result as { id: string }).id });
       const executor = createExecutor({
-        client, state, interpret, clock, logger: recordingLogger().logger, secretsDir: '/nonexistent/secrets', concurrency: 8,
+        client,
+        state,
+        interpret,
+        clock,
+        logger: recordingLogger().logger,
+        secretsDir: '/nonexistent/secrets',
+        concurrency: 8,
         rateLimit: { requests: 1_000_000, intervalMs: 1_000 },
       });
       const result = await executor.execute(plan(actions));

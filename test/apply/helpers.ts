@@ -145,7 +145,14 @@ export function harness(script: Script, options: Partial<ExecutorOptions> = {}):
     return typeof id === 'string' ? { remoteId: id } : {};
   };
   const executor = createExecutor({
-    client, state, interpret, clock, logger, secretsDir: '/nonexistent/secrets', ...options, retry: { random: () => 1, ...options.retry },
+    client,
+    state,
+    interpret,
+    clock,
+    logger,
+    secretsDir: '/nonexistent/secrets',
+    ...options,
+    retry: { random: () => 1, ...options.retry },
   });
   return { clock, state, calls, maxInFlight, lines, events, execute: (p) => executor.execute(p) };
 }

@@ -37,15 +37,23 @@ describe('limits', () => {
         fc.integer({ min: 1, max: 4 }),
         async (requests, intervalMs, failuresPerAction, concurrency) => {
           const actions = failuresPerAction.map((_, i) => action(`r${i}`));
-          const h = harness((call, n) => {
-            const i = actions.findIndex((a) => a.id === call.action);
-            if (n <= failuresPerAction[i]) throw httpError(503);
-            return {};
-          }, { rateLimit: { requests, intervalMs }, concurrency, retry: { baseDelayMs: 10 } });
+          const h = harness(
+            (call, n) => {
+              const i = actions.findIndex((a) => a.id === call.action);
+              if (n <= failuresPerAction[i]) throw httpError(503);
+              return {};
+            },
+            { rateLimit: { requests, intervalMs }, concurrency, retry: { baseDelayMs: 10 } },
+          );
           const result = await h.execute(plan(actions));
           const total = failuresPerAction.reduce((t, f) => t + f + 1, 0);
           expect(result.requests).toBe(total);
-          expect(busiestWindow(h.calls.map((c) => c.at), intervalMs)).toBeLessThanOrEqual(requests);
+          expect(
+            busiestWindow(
+              h.calls.map((c) => c.at),
+              intervalMs,
+            ),
+          ).toBeLessThanOrEqual(requests);
         },
       ),
       { numRuns: 40 },
@@ -56,7 +64,12 @@ describe('limits', () => {
     const h = harness(() => ({}), { rateLimit: { requests: 2, intervalMs: 1000 } });
     await h.execute(plan([action('a'), action('b')]));
     await h.execute(plan([action('c')]));
-    expect(busiestWindow(h.calls.map((c) => c.at), 1000)).toBe(2);
+    expect(
+      busiestWindow(
+        h.calls.map((c) => c.at),
+        1000,
+      ),
+    ).toBe(2);
     expect(h.clock.sleeps).toEqual([1000]);
   });
 

@@ -7,7 +7,7 @@ import { FakeState } from './fake-state.js';
 import { action, FakeClock, harness, plan } from './helpers.js';
 
 describe('the rate cap per credential', () => {
-  it('gives each credential its own window: the second call of one waits, the other credential\'s does not', async () => {
+  it("gives each credential its own window: the second call of one waits, the other credential's does not", async () => {
     const h = harness(() => ({}), { rateLimit: { requests: 1, intervalMs: 1000 }, concurrency: 4 });
     const t0 = h.clock.t;
     await h.execute(plan([action('a', { credential: 'x' }), action('b', { credential: 'y' }), action('c', { credential: 'x' })]));
@@ -15,7 +15,7 @@ describe('the rate cap per credential', () => {
     expect(at).toEqual({ a: 0, b: 0, c: 1000 });
   });
 
-  it('lets a call whose credential must wait hold no concurrency slot: the other credential\'s call goes first', async () => {
+  it("lets a call whose credential must wait hold no concurrency slot: the other credential's call goes first", async () => {
     // One slot: were c to wait for x's window inside it, b would go after c.
     const h = harness(() => ({}), { rateLimit: { requests: 1, intervalMs: 1000 }, concurrency: 1 });
     await h.execute(plan([action('a', { credential: 'x' }), action('c', { credential: 'x' }), action('b', { credential: 'y' })]));

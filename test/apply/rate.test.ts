@@ -35,7 +35,7 @@ async function sendOne(limiter: ReturnType<typeof createRateLimiter>, seen?: Ser
   answer(permit, seen);
 }
 
-describe('pacing by the server\'s count', () => {
+describe("pacing by the server's count", () => {
   it('stops at the remaining count and resumes once the reset has passed', async () => {
     const { clock, limiter, start } = limiterAt(1000);
     await sendOne(limiter, { remaining: 3, resetMs: 5000 });
@@ -64,7 +64,7 @@ describe('pacing by the server\'s count', () => {
     expect(await sendMany(limiter, clock, 4, start)).toEqual([0, 0, 0, 2000]);
   });
 
-  it('takes a later window\'s count as soon as an answer tells it', async () => {
+  it("takes a later window's count as soon as an answer tells it", async () => {
     const { clock, limiter, start } = limiterAt(1000);
     const [a, b] = [await limiter.acquire(), await limiter.acquire()];
     a.sent();
@@ -93,7 +93,7 @@ describe('pacing by the server\'s count', () => {
     expect(clock.sleeps).toEqual([1000]);
   });
 
-  it('lets an answer to an earlier call not undo what a later call\'s answer said', async () => {
+  it("lets an answer to an earlier call not undo what a later call's answer said", async () => {
     const { clock, limiter, start } = limiterAt(1000);
     const older = await limiter.acquire();
     older.sent();
@@ -140,13 +140,13 @@ describe('pacing by the server\'s count', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('holds every sender until a 429\'s Retry-After has passed', async () => {
+  it("holds every sender until a 429's Retry-After has passed", async () => {
     const { clock, limiter, start } = limiterAt(1000);
     await sendOne(limiter, { remaining: 0, resetMs: 1000, retryAfterMs: 8000 });
     expect(await sendMany(limiter, clock, 2, start)).toEqual([8000, 8000]);
   });
 
-  it('counts a permit\'s answer once, and none for a permit given back', async () => {
+  it("counts a permit's answer once, and none for a permit given back", async () => {
     const { clock, limiter, start } = limiterAt(1000);
     const unsent = await limiter.acquire();
     unsent.cancel();
@@ -183,13 +183,18 @@ describe('the executor paces each credential by its answers', () => {
     return { client, sends };
   }
 
-  it('sends no call past the server\'s limit, each credential in its own windows', async () => {
+  it("sends no call past the server's limit, each credential in its own windows", async () => {
     const h = harness(() => ({}));
     const server = fixedWindowServer(h.clock, 5, 10_000);
     const { createExecutor } = await import('../../src/apply/index.js');
     const executor = createExecutor({
-      client: server.client, state: h.state, interpret: () => ({}), clock: h.clock, secretsDir: '/nonexistent/secrets',
-      concurrency: 3, rateLimit: { requests: 100_000, intervalMs: 10_000 },
+      client: server.client,
+      state: h.state,
+      interpret: () => ({}),
+      clock: h.clock,
+      secretsDir: '/nonexistent/secrets',
+      concurrency: 3,
+      rateLimit: { requests: 100_000, intervalMs: 10_000 },
     });
     const actions = [...Array.from({ length: 12 }, (_, i) => action(`x${i}`, { credential: 'x' })), ...Array.from({ length: 7 }, (_, i) => action(`y${i}`, { credential: 'y' }))];
     const result = await executor.execute(plan(actions));

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { action, harness, httpError, plan, refused, reset, timedOut } from './helpers.js';
 
 /** Fails with `errors` in turn, then answers `{}`. */
-const failThen = (...errors: Error[]) => (_: unknown, n: number) => {
-  if (n <= errors.length) throw errors[n - 1];
-  return {};
-};
+const failThen =
+  (...errors: Error[]) =>
+  (_: unknown, n: number) => {
+    if (n <= errors.length) throw errors[n - 1];
+    return {};
+  };
 
 describe('retrying a PUT or PATCH', () => {
   it.each([
@@ -68,10 +70,14 @@ describe('retrying a PUT or PATCH', () => {
     const result = await h.execute(plan([signed, action('b')]));
     expect(h.calls).toHaveLength(2);
     expect(result.succeeded.map((x) => x.action.name)).toEqual(['b']);
-    expect(result.failed).toEqual([{
-      action: signed, attempts: 1, terminal: true,
-      error: `server answered ${status}; signed by credentials prod: check that its secret is current and that it may call updateRoute`,
-    }]);
+    expect(result.failed).toEqual([
+      {
+        action: signed,
+        attempts: 1,
+        terminal: true,
+        error: `server answered ${status}; signed by credentials prod: check that its secret is current and that it may call updateRoute`,
+      },
+    ]);
     const unsigned = harness(failThen(httpError(status)));
     const r = await unsigned.execute(plan([action('c')]));
     expect(r.failed[0]!.error).toContain('signed by the API token (EDGESYNC_API_TOKEN or --token-file)');
@@ -79,9 +85,12 @@ describe('retrying a PUT or PATCH', () => {
 
   it('gives up after maxAttempts with the last error', async () => {
     const a = action('a');
-    const h = harness((_, n) => {
-      throw n < 3 ? httpError(503) : httpError(504);
-    }, { retry: { maxAttempts: 3 } });
+    const h = harness(
+      (_, n) => {
+        throw n < 3 ? httpError(503) : httpError(504);
+      },
+      { retry: { maxAttempts: 3 } },
+    );
     const result = await h.execute(plan([a]));
     expect(h.calls).toHaveLength(3);
     expect(h.clock.sleeps).toEqual([500, 1000]);
@@ -109,7 +118,7 @@ describe('retrying a PUT or PATCH', () => {
     expect(seen).toEqual([[a.id, 'server answered 503', 500, 1]]);
   });
 
-  it('does not retry an error that is not the client\'s (a bug does not fix itself)', async () => {
+  it("does not retry an error that is not the client's (a bug does not fix itself)", async () => {
     const h = harness(failThen(new TypeError('cannot read properties of undefined')));
     const result = await h.execute(plan([action('a')]));
     expect(h.calls).toHaveLength(1);

@@ -8,7 +8,15 @@ import { FakeState } from './fake-state.js';
 import { action, plan } from './helpers.js';
 
 const ref = (name: string) => ({ resource: `WorkerRoute/${name}`, kind: 'WorkerRoute', name });
-const applied = (name: string, status: AppliedResource['status'] = 'applied'): AppliedResource => ({ key: `WorkerRoute/${name}`, kind: 'WorkerRoute', name, scope: {}, status, request: {}, hash: 'h' });
+const applied = (name: string, status: AppliedResource['status'] = 'applied'): AppliedResource => ({
+  key: `WorkerRoute/${name}`,
+  kind: 'WorkerRoute',
+  name,
+  scope: {},
+  status,
+  request: {},
+  hash: 'h',
+});
 
 function seed(state: FakeState, resource: AppliedResource): void {
   state.resources.set(resource.key, resource);
@@ -38,7 +46,14 @@ describe('resource statuses in state', () => {
     const state = new FakeState();
     seed(state, applied('ran'));
     seed(state, applied('unsure', 'uncertain'));
-    executorOver(state).settle(plan([], { forgotten: [{ ...ref('ran'), why: 'a model run leaves nothing to remove' }, { ...ref('unsure'), why: 'x' }] }));
+    executorOver(state).settle(
+      plan([], {
+        forgotten: [
+          { ...ref('ran'), why: 'a model run leaves nothing to remove' },
+          { ...ref('unsure'), why: 'x' },
+        ],
+      }),
+    );
     expect(state.get('WorkerRoute/ran')).toBeUndefined();
     expect(state.get('WorkerRoute/unsure')?.status).toBe('uncertain');
   });
@@ -59,10 +74,15 @@ describe('resource statuses in state', () => {
     const state = new FakeState();
     seed(state, applied('pending', 'uncertain'));
     seed(state, applied('kv'));
-    executorOver(state).settle(plan([], {
-      blocked: [{ ...ref('pending'), reason: 'r', fields: [] }, { ...ref('never'), reason: 'r', fields: [] }],
-      orphaned: [{ ...ref('kv'), keys: ['k1'], message: 'keys' }],
-    }));
+    executorOver(state).settle(
+      plan([], {
+        blocked: [
+          { ...ref('pending'), reason: 'r', fields: [] },
+          { ...ref('never'), reason: 'r', fields: [] },
+        ],
+        orphaned: [{ ...ref('kv'), keys: ['k1'], message: 'keys' }],
+      }),
+    );
     expect(state.get('WorkerRoute/pending')?.status).toBe('uncertain');
     expect(state.get('WorkerRoute/never')).toBeUndefined();
     expect(state.get('WorkerRoute/kv')?.status).toBe('applied');

@@ -15,9 +15,12 @@ describe('a run that cannot connect at all', () => {
     ['EAI_AGAIN', 'host lookup failed'],
   ])('stops at its first calls after %s, naming the base URL and the option that gave it', async (code, words) => {
     const actions = [action('a'), createAction('b'), action('c'), action('d'), action('e'), action('f')];
-    const h = harness(() => {
-      throw noConnection(code);
-    }, { server });
+    const h = harness(
+      () => {
+        throw noConnection(code);
+      },
+      { server },
+    );
     const result = await h.execute(plan(actions));
     const line = `cannot connect to http://127.0.0.1:1/client/v4 (${words}): check --base-url`;
     expect(result.unreachable).toBe(line);
@@ -33,17 +36,23 @@ describe('a run that cannot connect at all', () => {
   });
 
   it('counts no request as sent when none connected', async () => {
-    const h = harness(() => {
-      throw noConnection('ECONNREFUSED');
-    }, { server });
+    const h = harness(
+      () => {
+        throw noConnection('ECONNREFUSED');
+      },
+      { server },
+    );
     const result = await h.execute(plan([action('a'), action('b')]));
     expect(result.requests).toBe(0);
   });
 
   it('names EDGESYNC_BASE_URL when the base URL came from there', async () => {
-    const h = harness(() => {
-      throw noConnection('ENOTFOUND');
-    }, { server: { url: 'https://api.example.invalid/client/v4', option: 'EDGESYNC_BASE_URL' } });
+    const h = harness(
+      () => {
+        throw noConnection('ENOTFOUND');
+      },
+      { server: { url: 'https://api.example.invalid/client/v4', option: 'EDGESYNC_BASE_URL' } },
+    );
     const result = await h.execute(plan([action('a')]));
     expect(result.unreachable).toBe('cannot connect to https://api.example.invalid/client/v4 (host not found): check EDGESYNC_BASE_URL');
   });
@@ -53,10 +62,13 @@ describe('a refused connection once a call of the run connected', () => {
   it('is retried as before, and the run goes on', async () => {
     const first = action('first');
     const later = action('later', { needs: [first.id] });
-    const h = harness((call, n) => {
-      if (call.action === later.id && n <= 2) throw noConnection('ECONNREFUSED');
-      return {};
-    }, { server });
+    const h = harness(
+      (call, n) => {
+        if (call.action === later.id && n <= 2) throw noConnection('ECONNREFUSED');
+        return {};
+      },
+      { server },
+    );
     const result = await h.execute(plan([first, later]));
     expect(result.unreachable).toBeUndefined();
     expect(result.succeeded.map((s) => s.action.id)).toEqual([first.id, later.id]);
@@ -68,11 +80,14 @@ describe('a refused connection once a call of the run connected', () => {
   it('is retried when an earlier call was answered, even with an error', async () => {
     const first = action('first');
     const later = action('later');
-    const h = harness((call, n) => {
-      if (call.action === first.id) throw httpError(404);
-      if (n === 1) throw noConnection('ECONNREFUSED');
-      return {};
-    }, { concurrency: 1, server });
+    const h = harness(
+      (call, n) => {
+        if (call.action === first.id) throw httpError(404);
+        if (n === 1) throw noConnection('ECONNREFUSED');
+        return {};
+      },
+      { concurrency: 1, server },
+    );
     const result = await h.execute(plan([first, later]));
     expect(result.unreachable).toBeUndefined();
     expect(result.succeeded.map((s) => s.action.id)).toEqual([later.id]);
@@ -81,16 +96,19 @@ describe('a refused connection once a call of the run connected', () => {
 
 describe('a retry', () => {
   it('says what it waits for, how long, and which attempt comes next', async () => {
-    const h = harness((_, n) => {
-      if (n === 1) throw connectionReset();
-      if (n === 2) throw httpError(503);
-      return {};
-    }, { retry: { random: () => 1 } });
+    const h = harness(
+      (_, n) => {
+        if (n === 1) throw connectionReset();
+        if (n === 2) throw httpError(503);
+        return {};
+      },
+      { retry: { random: () => 1 } },
+    );
     await h.execute(plan([action('a')]));
-    const said = h.lines.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === 'warn').map((l) => l.msg);
-    expect(said).toEqual([
-      'retrying updateRoute in 500 ms after connection reset (attempt 2 of 8)',
-      'retrying updateRoute in 1 s after HTTP 503 (attempt 3 of 8)',
-    ]);
+    const said = h.lines
+      .map((l) => JSON.parse(l) as { level: string; msg: string })
+      .filter((l) => l.level === 'warn')
+      .map((l) => l.msg);
+    expect(said).toEqual(['retrying updateRoute in 500 ms after connection reset (attempt 2 of 8)', 'retrying updateRoute in 1 s after HTTP 503 (attempt 3 of 8)']);
   });
 });

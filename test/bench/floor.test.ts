@@ -45,6 +45,8 @@ describe('the floor client', () => {
   });
 
   it('refuses a request size below one before reading anything', async () => {
-    await expect(runFloor({ file: '/nonexistent', format: 'json', baseUrl: 'http://127.0.0.1:1/client/v4', pairsPerRequest: 0 }, 't')).rejects.toThrow('Expected `pairsPerRequest` to be a number from 1 up, got `0` (number)');
+    await expect(runFloor({ file: '/nonexistent', format: 'json', baseUrl: 'http://127.0.0.1:1/client/v4', pairsPerRequest: 0 }, 't')).rejects.toThrow(
+      'Expected `pairsPerRequest` to be a number from 1 up, got `0` (number)',
+    );
   });
 });

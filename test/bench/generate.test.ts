@@ -74,6 +74,11 @@ describe('the benchmark data generator', () => {
     const text = fs.readFileSync(path.join(root, 'pairs.jsonl'), 'utf8');
     expect(size).toBe(Buffer.byteLength(text));
     expect(text.endsWith('}\n')).toBe(true);
-    expect(text.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(readPairs(root));
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(readPairs(root));
   });
 });

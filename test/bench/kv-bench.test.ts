@@ -15,9 +15,15 @@ describe('the KV bench', () => {
     const progress: string[] = [];
     try {
       const { groups, goals } = await runKvBench({ pairs: 3000, tmpDir, progress: (line) => progress.push(line) });
-      expect(groups.map((g) => [g.pairs, g.format, g.floor.report.pairs, g.floor.emulatorRequests])).toEqual([[3000, 'json', 3000, 1], [3000, 'jsonl', 3000, 1]]);
+      expect(groups.map((g) => [g.pairs, g.format, g.floor.report.pairs, g.floor.emulatorRequests])).toEqual([
+        [3000, 'json', 3000, 1],
+        [3000, 'jsonl', 3000, 1],
+      ]);
       for (const { runs } of groups) {
-        expect(runs.map((r) => [r.state, r.rows.length, r.firstSync.emulatorRequests, r.noopSync?.emulatorRequests])).toEqual([['sqlite', 4, 1, 0], ['postgres', 4, 1, 0]]);
+        expect(runs.map((r) => [r.state, r.rows.length, r.firstSync.emulatorRequests, r.noopSync?.emulatorRequests])).toEqual([
+          ['sqlite', 4, 1, 0],
+          ['postgres', 4, 1, 0],
+        ]);
         expect(runs[0].rows.every((r) => r.databaseCpuMs === undefined)).toBe(true);
         expect(runs[1].rows.every((r) => typeof r.databaseCpuMs === 'number' && r.databaseCpuMs >= 0)).toBe(true);
         // The state's size on disk is read after the first sync: SQLite's file, PostgreSQL's tables.

@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { renderPacingGoal, renderPacingTable, type PacingRow } from '../../bench/pacing-bench.js';
 
 const row = (label: string, applyMs: number, extra: Partial<PacingRow> = {}): PacingRow => ({
-  label, calls: 600, perCredential: { a: 600 }, wallMs: applyMs + 1000, applyMs, limited: 0, ...extra,
+  label,
+  calls: 600,
+  perCredential: { a: 600 },
+  wallMs: applyMs + 1000,
+  applyMs,
+  limited: 0,
+  ...extra,
 });
 
 const perCredential = [row('one account, one credential', 50_000), row('two accounts, two credentials', 52_000), row('two accounts, one credential (one shared pace)', 110_000)];
@@ -24,13 +30,17 @@ describe('the pacing bench report', () => {
 
   it('says the goal is met with at most one 429 within 1.1× of the ideal, and missed otherwise', () => {
     const goal = (r: PacingRow) => renderPacingGoal([...perCredential, r]).split('\n')[1];
-    expect(goal(paced(65_000, 1))).toBe("- Paced by the emulator's headers, 600 actions finish with 1 answer of 429 in 65.00 s, 1.08× the ideal 60.00 s (goal at most 1 answer of 429 and at most 1.1×: met).");
+    expect(goal(paced(65_000, 1))).toBe(
+      "- Paced by the emulator's headers, 600 actions finish with 1 answer of 429 in 65.00 s, 1.08× the ideal 60.00 s (goal at most 1 answer of 429 and at most 1.1×: met).",
+    );
     expect(goal(paced(67_000, 0))).toContain('1.12× the ideal 60.00 s (goal at most 1 answer of 429 and at most 1.1×: MISSED)');
     expect(goal(paced(50_000, 2))).toContain('with 2 answers of 429');
     expect(goal(paced(50_000, 2))).toMatch(/MISSED\)\.$/);
   });
 
   it('keeps the goal per credential as it was', () => {
-    expect(renderPacingGoal(perCredential)).toMatch(/^- Two credentials finish 600 calls in 52\.00 s, one alone its 600 in 50\.00 s: 1\.04× \(goal about 1×, at most 1\.15×: met\); under one shared credential the same calls take 110\.00 s\.$/);
+    expect(renderPacingGoal(perCredential)).toMatch(
+      /^- Two credentials finish 600 calls in 52\.00 s, one alone its 600 in 50\.00 s: 1\.04× \(goal about 1×, at most 1\.15×: met\); under one shared credential the same calls take 110\.00 s\.$/,
+    );
   });
 });

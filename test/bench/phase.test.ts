@@ -16,11 +16,20 @@ import { checkKvBenchOptions } from '../../bench/kv-bench.js';
 describe('the benchmark command lines', () => {
   it('reads a phase mode with its config, state, base URL and rate limit', () => {
     expect(parsePhaseArgs(['apply', '--config', 'c', '--state', 's.db', '--base-url', 'http://x/client/v4', '--rate-limit', '100/10'])).toEqual({
-      mode: 'apply', config: 'c', state: 's.db', baseUrl: 'http://x/client/v4', rateLimit: '100/10',
+      mode: 'apply',
+      config: 'c',
+      state: 's.db',
+      baseUrl: 'http://x/client/v4',
+      rateLimit: '100/10',
     });
     expect(() => parsePhaseArgs(['apply', '--config', 'c', '--state', 's.db', '--rate-limit', 'fast'])).toThrow('Expected `--rate-limit`');
     expect(parsePhaseArgs(['plan', '--config', 'c', '--state', 's.db'])).toEqual({ mode: 'plan', config: 'c', state: 's.db' });
-    expect(parsePhaseArgs(['plan', '--config', 'c', '--state', 'postgres://db/x', '--workspace', 'bench'])).toEqual({ mode: 'plan', config: 'c', state: 'postgres://db/x', workspace: 'bench' });
+    expect(parsePhaseArgs(['plan', '--config', 'c', '--state', 'postgres://db/x', '--workspace', 'bench'])).toEqual({
+      mode: 'plan',
+      config: 'c',
+      state: 'postgres://db/x',
+      workspace: 'bench',
+    });
   });
 
   it('refuses an unknown mode, a flag without a value and a missing state', () => {
@@ -31,7 +40,14 @@ describe('the benchmark command lines', () => {
 
   it('reads the benchmark flags as numbers and refuses unknown ones', () => {
     expect(parseBenchArgs(['--pairs', '5000', '--changed', '0.02'])).toEqual({ kv: { pairs: [5000], changed: 0.02 }, pacing: {}, takeover: {}, gitops: {}, resources: {} });
-    expect(parseBenchArgs(['--calls', '60', '--rate', '10/1', '--only', 'pacing'])).toEqual({ kv: {}, pacing: { calls: 60, rate: '10/1' }, takeover: {}, gitops: {}, resources: {}, only: 'pacing' });
+    expect(parseBenchArgs(['--calls', '60', '--rate', '10/1', '--only', 'pacing'])).toEqual({
+      kv: {},
+      pacing: { calls: 60, rate: '10/1' },
+      takeover: {},
+      gitops: {},
+      resources: {},
+      only: 'pacing',
+    });
     expect(parseBenchArgs(['--kills', '3', '--only', 'takeover'])).toEqual({ kv: {}, pacing: {}, takeover: { kills: 3 }, gitops: {}, resources: {}, only: 'takeover' });
     expect(parseBenchArgs(['--pushes', '5', '--only', 'gitops'])).toEqual({ kv: {}, pacing: {}, takeover: {}, gitops: { pushes: 5 }, resources: {}, only: 'gitops' });
     expect(() => parseBenchArgs(['--pair', '5'])).toThrow('Expected `arguments`');

@@ -4,17 +4,44 @@
 import { describe, expect, it } from 'vitest';
 import type { FloorReport } from '../../bench/floor.js';
 import type { PhaseReport } from '../../bench/phase.js';
-import { renderComparison, renderFloor, renderGoals, renderKvGoals, renderStateSize, renderTable, type BackendRun, type KvGroup, type PhaseRow, type StateKind } from '../../bench/report.js';
+import {
+  renderComparison,
+  renderFloor,
+  renderGoals,
+  renderKvGoals,
+  renderStateSize,
+  renderTable,
+  type BackendRun,
+  type KvGroup,
+  type PhaseRow,
+  type StateKind,
+} from '../../bench/report.js';
 
 const MIB = 1024 * 1024;
 
 const report = (mode: PhaseReport['mode'], ms: number, rssMiB = 300, loadMs = 1000): PhaseReport => ({
-  mode, ms, loadMs, planMs: 100, applyMs: mode === 'apply' ? ms - loadMs - 100 : 0, cpuMs: ms, applyCpuMs: 500, maxRssBytes: rssMiB * MIB, requests: 0, actions: 0, failed: 0,
+  mode,
+  ms,
+  loadMs,
+  planMs: 100,
+  applyMs: mode === 'apply' ? ms - loadMs - 100 : 0,
+  cpuMs: ms,
+  applyCpuMs: 500,
+  maxRssBytes: rssMiB * MIB,
+  requests: 0,
+  actions: 0,
+  failed: 0,
 });
 
 function run(state: StateKind, firstMs: number, replanMs: number, { rssMiB = 300, noop = true } = {}): BackendRun {
   const row = (label: string, r: PhaseReport, extra: Partial<PhaseRow> = {}): PhaseRow => ({
-    label, state, report: r, emulatorRequests: 0, emulatorCpuMs: 900, ...(state === 'postgres' && { databaseCpuMs: 1234 }), ...extra,
+    label,
+    state,
+    report: r,
+    emulatorRequests: 0,
+    emulatorCpuMs: 900,
+    ...(state === 'postgres' && { databaseCpuMs: 1234 }),
+    ...extra,
   });
   const firstSync = { ...row('first sync', report('apply', firstMs, rssMiB)), stateBytes: (state === 'sqlite' ? 70 : 150) * MIB };
   const noopSync = noop ? row('no-op re-sync', report('apply', 2000)) : undefined;
@@ -35,9 +62,12 @@ describe('the KV bench report', () => {
     expect(lines[0]).toContain('| pairs | source | phase | state | wall |');
     expect(lines.slice(2).map((l) => l.split(' | ').slice(0, 5).join(' | '))).toEqual([
       '| 1,000,000 | JSON Lines | floor: a minimal client reads the file and PUTs it, 10,000 pairs a request | – | 4.00 s',
-      '| 1,000,000 | JSON Lines | first sync | SQLite | 6.00 s', '| 1,000,000 | JSON Lines | first sync | PostgreSQL | 8.00 s',
-      '| 1,000,000 | JSON Lines | no-op re-sync | SQLite | 2.00 s', '| 1,000,000 | JSON Lines | no-op re-sync | PostgreSQL | 2.00 s',
-      '| 1,000,000 | JSON Lines | no-op re-plan | SQLite | 2.00 s', '| 1,000,000 | JSON Lines | no-op re-plan | PostgreSQL | 2.50 s',
+      '| 1,000,000 | JSON Lines | first sync | SQLite | 6.00 s',
+      '| 1,000,000 | JSON Lines | first sync | PostgreSQL | 8.00 s',
+      '| 1,000,000 | JSON Lines | no-op re-sync | SQLite | 2.00 s',
+      '| 1,000,000 | JSON Lines | no-op re-sync | PostgreSQL | 2.00 s',
+      '| 1,000,000 | JSON Lines | no-op re-plan | SQLite | 2.00 s',
+      '| 1,000,000 | JSON Lines | no-op re-plan | PostgreSQL | 2.50 s',
     ]);
     expect(lines[2]).toContain('| 100 | 400 MiB | – | 1.50 s | – | 2.50 s |');
     expect(lines[3]).toContain('| 300 MiB | 70 MiB | 6.00 s | – | 0.90 s |');
@@ -47,7 +77,9 @@ describe('the KV bench report', () => {
 
   it('says met when PostgreSQL is within 1.5× of SQLite, and MISSED when it is not', () => {
     const [first, replan] = renderComparison([run('sqlite', 6000, 2000), run('postgres', 9500, 2900)]);
-    expect(first).toMatch(/^- PostgreSQL's first sync within 1.5× of SQLite's: 9.50 s against 6.00 s, 1.58× \(MISSED\); without loading the config .* 8.50 s against 5.00 s, 1.70×\.$/);
+    expect(first).toMatch(
+      /^- PostgreSQL's first sync within 1.5× of SQLite's: 9.50 s against 6.00 s, 1.58× \(MISSED\); without loading the config .* 8.50 s against 5.00 s, 1.70×\.$/,
+    );
     expect(replan).toMatch(/^- PostgreSQL's no-op re-plan within 1.5× of SQLite's: 2.90 s against 2.00 s, 1.45× \(met\);/);
     expect(renderComparison([run('sqlite', 6000, 2000)])).toEqual([]);
   });

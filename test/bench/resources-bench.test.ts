@@ -9,7 +9,10 @@ const run = (ms: number, mib: number) => ({ ms, maxRssBytes: mib * 2 ** 20, cpuM
 const floor = (ms: number, work: number) => ({ ms, report: { mode: 'parse' as const, ms: work, documents: 1000, requests: 0, cpuMs: work, maxRssBytes: 70 * 2 ** 20 } });
 
 const group: ResourcesGroup = {
-  resources: 1000, accounts: 20, files: 10, counts: { Credentials: 20, GatewayAccount: 20, GatewayList: 960 },
+  resources: 1000,
+  accounts: 20,
+  files: 10,
+  counts: { Credentials: 20, GatewayAccount: 20, GatewayList: 960 },
   parseFloor: floor(500, 200),
   validate: run(2000, 110),
   firstPlan: run(2500, 120),
@@ -17,13 +20,27 @@ const group: ResourcesGroup = {
   apply: { ...run(8000, 150), emulatorCpuMs: 900, created: 980 },
   noopPlan: run(2600, 121),
   emptyPlan: run(600, 60),
-  watch: { startMs: 3000, maxRssBytes: 140 * 2 ** 20, edits: [{ callMs: 400, appliedMs: 410 }, { callMs: 600, appliedMs: 620 }, { callMs: 500, appliedMs: 505 }], brokenMs: 320 },
+  watch: {
+    startMs: 3000,
+    maxRssBytes: 140 * 2 ** 20,
+    edits: [
+      { callMs: 400, appliedMs: 410 },
+      { callMs: 600, appliedMs: 620 },
+      { callMs: 500, appliedMs: 505 },
+    ],
+    brokenMs: 320,
+  },
 };
 
 describe('the resources benchmark', () => {
   it('reads its resource counts, accounts and edits, and refuses a list that is not whole numbers', () => {
     expect(parseBenchArgs(['--resources', '1000,10000,50000', '--accounts', '10', '--edits', '3', '--repeats', '5', '--only', 'resources'])).toEqual({
-      kv: {}, pacing: {}, takeover: {}, gitops: {}, resources: { resources: [1000, 10_000, 50_000], accounts: 10, edits: 3, repeats: 5 }, only: 'resources',
+      kv: {},
+      pacing: {},
+      takeover: {},
+      gitops: {},
+      resources: { resources: [1000, 10_000, 50_000], accounts: 10, edits: 3, repeats: 5 },
+      only: 'resources',
     });
     expect(() => parseBenchArgs(['--resources', '1000,1e4'])).toThrow('Expected `resources` to be whole numbers separated by commas, as 1000,10000,50000');
     expect(() => parseBenchArgs(['--resources', '1000,1000'])).toThrow('each once');
@@ -45,15 +62,22 @@ describe('the resources benchmark', () => {
     expect(table[4]).toContain('| 1.00 s (work 0.70 s) | 70 MiB | 8.0× |');
     expect(table[7]).toContain('(3 edits: median, max) | 0.50 s, 0.60 s | 140 MiB |');
     expect(table[9]).toBe('| 1,000 | watch: a file broken → its error logged (file and line) | 0.32 s | – | – | – | – | – | – |');
-    expect(renderResourcesNotes([group])[0]).toBe('- Mix at 1,000: Credentials 20, GatewayAccount 20, GatewayList 960; 20 accounts, each signed by its own credential; 100 documents a file.');
+    expect(renderResourcesNotes([group])[0]).toBe(
+      '- Mix at 1,000: Credentials 20, GatewayAccount 20, GatewayList 960; 20 accounts, each signed by its own credential; 100 documents a file.',
+    );
     expect(renderResourcesNotes([group]).at(-1)).toBe('- No-op plan per resource: 1,000: 2.600 ms (2.000 ms beyond a start-up of 0.60 s).');
   });
 
-  it('gives the no-op plan\'s time per resource added from one size to the next, beside the parse floor\'s', () => {
-    const sized = (resources: number, planMs: number, floorMs: number): ResourcesGroup => ({ ...group, resources, noopPlan: run(planMs, 121), parseFloor: floor(floorMs, floorMs - 300) });
+  it("gives the no-op plan's time per resource added from one size to the next, beside the parse floor's", () => {
+    const sized = (resources: number, planMs: number, floorMs: number): ResourcesGroup => ({
+      ...group,
+      resources,
+      noopPlan: run(planMs, 121),
+      parseFloor: floor(floorMs, floorMs - 300),
+    });
     const notes = renderResourcesNotes([sized(10_000, 4_400, 1_400), sized(1_000, 2_600, 500), sized(50_000, 9_200, 5_400)]);
     expect(notes.at(-1)).toBe(
-      '- No-op plan per resource added: 1,000 → 10,000: 0.200 ms (parse floor 0.100 ms); 10,000 → 50,000: 0.120 ms (parse floor 0.100 ms); the last step\'s over the first\'s: 0.60.',
+      "- No-op plan per resource added: 1,000 → 10,000: 0.200 ms (parse floor 0.100 ms); 10,000 → 50,000: 0.120 ms (parse floor 0.100 ms); the last step's over the first's: 0.60.",
     );
     expect(renderResourcesNotes([group]).some((line) => line.includes('added'))).toBe(false);
   });

@@ -39,14 +39,20 @@ describe('the resources benchmark config generator', () => {
     expect(counts).toEqual(config.counts);
     // 15 per account: its Credentials, its GatewayAccount, then the first 13 of the cycle.
     expect(counts).toEqual({
-      Credentials: 20, GatewayAccount: 20, WorkerScript: 40, GatewayList: 80, WorkerDomain: 40,
-      WorkerRoute: 40, GatewayLocation: 40, GatewayProxyEndpoint: 20,
+      Credentials: 20,
+      GatewayAccount: 20,
+      WorkerScript: 40,
+      GatewayList: 80,
+      WorkerDomain: 40,
+      WorkerRoute: 40,
+      GatewayLocation: 40,
+      GatewayProxyEndpoint: 20,
     });
     expect(config.files.map((f) => path.basename(f))).toEqual(['resources-0000.yaml', 'resources-0001.yaml', 'resources-0002.yaml']);
     expect(config.lists).toHaveLength(80);
   });
 
-  it('signs every account-scoped resource with its account\'s own credential', async () => {
+  it("signs every account-scoped resource with its account's own credential", async () => {
     const root = tempRoot();
     const config = writeResourcesConfig(root, { resources: 440, accounts: 4 });
     const loaded = await loadConfig({ root, env: credentialsEnv(config.accounts, () => 'bench-token') });
@@ -62,7 +68,11 @@ describe('the resources benchmark config generator', () => {
 
   it('writes the same bytes for the same seed, other bytes for another, 100 documents a file', () => {
     const [a, b, c] = [tempRoot(), tempRoot(), tempRoot()];
-    const files = (root: string) => fs.readdirSync(root).sort().map((f) => fs.readFileSync(path.join(root, f), 'utf8'));
+    const files = (root: string) =>
+      fs
+        .readdirSync(root)
+        .sort()
+        .map((f) => fs.readFileSync(path.join(root, f), 'utf8'));
     writeResourcesConfig(a, { resources: 1000, seed: 7 });
     writeResourcesConfig(b, { resources: 1000, seed: 7 });
     writeResourcesConfig(c, { resources: 1000, seed: 8 });

@@ -47,7 +47,9 @@ describe('apply --force while edgesync watch holds the state', () => {
       expect(sleep.alive()).toBe(true);
       expect(approved).toBe(true);
       expect(said.join('\n')).toMatch(
-        new RegExp(`edgesync watch \\(pid ${sleep.pid}\\) holds the state, but it was not signalled: its lock records no start time .*\\. It applies this config over the change thresholds when it next looks, within 5 s`),
+        new RegExp(
+          `edgesync watch \\(pid ${sleep.pid}\\) holds the state, but it was not signalled: its lock records no start time .*\\. It applies this config over the change thresholds when it next looks, within 5 s`,
+        ),
       );
       // The approval waits for the daemon all the same.
       expect(fileApprovals(`${file}.approve`).take(digest)).toBe(true);
@@ -94,6 +96,8 @@ describe('apply --force while edgesync watch holds the state', () => {
     const file = lockedBy({ pid: 7, host: 'web-2' });
     const { approved, said } = forceApply(file);
     expect(approved).toBe(true);
-    expect(said).toEqual([expect.stringMatching(/^edgesync watch \(pid 7 on web-2\) holds the state: it applies this config over the change thresholds when it next looks, within 5 s/)]);
+    expect(said).toEqual([
+      expect.stringMatching(/^edgesync watch \(pid 7 on web-2\) holds the state: it applies this config over the change thresholds when it next looks, within 5 s/),
+    ]);
   });
 });

@@ -6,7 +6,12 @@ import { buildProgram } from '../../src/cli.js';
 import { remoteOptions, type ExecOptions } from '../../src/cli/common.js';
 
 const flags: ExecOptions = {
-  config: '.', state: '/nonexistent/state.db', baseUrl: 'http://127.0.0.1:8787/client/v4', concurrency: '4', rateLimit: '1200/300', timeout: '30',
+  config: '.',
+  state: '/nonexistent/state.db',
+  baseUrl: 'http://127.0.0.1:8787/client/v4',
+  concurrency: '4',
+  rateLimit: '1200/300',
+  timeout: '30',
 };
 const env = { EDGESYNC_API_TOKEN: 'tok' };
 
@@ -25,7 +30,10 @@ describe('a base URL', () => {
   });
 
   it('is taken without its trailing slash, with the option that gave it for later messages', () => {
-    expect(remoteOptions({ ...flags, baseUrl: 'http://127.0.0.1:8787/client/v4/' }, env).remote).toMatchObject({ baseUrl: 'http://127.0.0.1:8787/client/v4', baseUrlFrom: '--base-url' });
+    expect(remoteOptions({ ...flags, baseUrl: 'http://127.0.0.1:8787/client/v4/' }, env).remote).toMatchObject({
+      baseUrl: 'http://127.0.0.1:8787/client/v4',
+      baseUrlFrom: '--base-url',
+    });
     expect(remoteOptions({ ...flags, givenBy: { baseUrl: 'EDGESYNC_BASE_URL' } }, env).remote).toMatchObject({ baseUrlFrom: 'EDGESYNC_BASE_URL' });
   });
 });

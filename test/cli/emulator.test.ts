@@ -10,11 +10,30 @@ afterEach(() => {
 describe('edgesync emulator flags', () => {
   it('turns flags into emulator options', () => {
     const { options, generatedToken } = optionsFromFlags(
-      { port: '8787', token: ['a', 'b'], apiKey: ['ops@example.com:k-1'], serviceKey: ['sk-1'], failRate: '0.25', rateLimit: '100/60', latency: '20', seed: '9', host: '127.0.0.1' },
+      {
+        port: '8787',
+        token: ['a', 'b'],
+        apiKey: ['ops@example.com:k-1'],
+        serviceKey: ['sk-1'],
+        failRate: '0.25',
+        rateLimit: '100/60',
+        latency: '20',
+        seed: '9',
+        host: '127.0.0.1',
+      },
       {},
     );
     expect(options).toEqual({
-      tokens: ['a', 'b'], apiKeys: [{ email: 'ops@example.com', key: 'k-1' }], serviceKeys: ['sk-1'], grants: [], port: 8787, host: '127.0.0.1', failRate: 0.25, rateLimit: { limit: 100, windowSeconds: 60 }, latencyMs: 20, seed: 9,
+      tokens: ['a', 'b'],
+      apiKeys: [{ email: 'ops@example.com', key: 'k-1' }],
+      serviceKeys: ['sk-1'],
+      grants: [],
+      port: 8787,
+      host: '127.0.0.1',
+      failRate: 0.25,
+      rateLimit: { limit: 100, windowSeconds: 60 },
+      latencyMs: 20,
+      seed: 9,
     });
     expect(generatedToken).toBeUndefined();
     expect(() => optionsFromFlags({ apiKey: ['no-colon'] }, {})).toThrow('Expected `--api-key` to be EMAIL:KEY, got `(value not shown)`');
@@ -68,15 +87,18 @@ describe('running the emulator command', () => {
     let printed!: () => void;
     const ready = new Promise<void>((resolve) => (printed = resolve));
     const stop = new AbortController();
-    const running = runEmulator({ token: ['cli-token'] }, {
-      stdout: (t) => {
-        out.push(t);
-        printed();
+    const running = runEmulator(
+      { token: ['cli-token'] },
+      {
+        stdout: (t) => {
+          out.push(t);
+          printed();
+        },
+        stderr: (t) => void err.push(t),
+        env: {},
+        stop: stop.signal,
       },
-      stderr: (t) => void err.push(t),
-      env: {},
-      stop: stop.signal,
-    });
+    );
     await ready;
     expect(out).toHaveLength(1);
     expect(out[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/client\/v4\n$/);

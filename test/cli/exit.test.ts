@@ -24,7 +24,11 @@ describe('plan --detailed-exitcode', () => {
     expect(planExitCode(plan([action('a')], { blocked: blocked.blocked }))).toBe(2);
   });
 
-  it.each([['an uncertain create', uncertain], ['a blocked change', blocked], ['a resource waiting on one', waiting]])('is 3 with nothing to apply but %s', (_what, p) => {
+  it.each([
+    ['an uncertain create', uncertain],
+    ['a blocked change', blocked],
+    ['a resource waiting on one', waiting],
+  ])('is 3 with nothing to apply but %s', (_what, p) => {
     expect(planExitCode(p)).toBe(3);
   });
 });

@@ -12,8 +12,12 @@ describe('a secrets folder inside the config root', () => {
     const result = await loadRoot({ config, state: path.join(config, '.edgesync', 'state.db'), secrets: path.join(config, 'secrets') });
     expect(result.ok ? result.resources.map((r) => r.name) : result.errors).toEqual([
       {
-        file: path.relative(process.cwd(), path.join(config, 'secrets')), line: 1, col: 1, path: '',
-        message: 'the secrets folder is inside the config root, where its files would be taken for config: pass `--secrets DIR` outside the root, or keep it under a dot-folder such as .edgesync/',
+        file: path.relative(process.cwd(), path.join(config, 'secrets')),
+        line: 1,
+        col: 1,
+        path: '',
+        message:
+          'the secrets folder is inside the config root, where its files would be taken for config: pass `--secrets DIR` outside the root, or keep it under a dot-folder such as .edgesync/',
       },
     ]);
   });

@@ -6,8 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { watchOptions, type WatchFlags } from '../../src/cli/watch.js';
 
 const flags: WatchFlags = {
-  config: '.', state: '/nonexistent/state.db', baseUrl: 'http://127.0.0.1:1/client/v4', concurrency: '4', rateLimit: '1200/300',
-  debounce: '500', listen: '127.0.0.1:0', shutdownTimeout: '10', timeout: '30', notifyRepeat: '1h',
+  config: '.',
+  state: '/nonexistent/state.db',
+  baseUrl: 'http://127.0.0.1:1/client/v4',
+  concurrency: '4',
+  rateLimit: '1200/300',
+  debounce: '500',
+  listen: '127.0.0.1:0',
+  shutdownTimeout: '10',
+  timeout: '30',
+  notifyRepeat: '1h',
 };
 const env = { EDGESYNC_API_TOKEN: 'tok' };
 /** A logger that drops everything. */
@@ -39,7 +47,10 @@ describe('edgesync watch flags', () => {
 
   it('takes --allowed-host names for the endpoint, and refuses one that is no Host', () => {
     expect(watchOptions(flags, silentLogger(), env).allowedHosts).toBeUndefined();
-    expect(watchOptions({ ...flags, allowedHost: ['Proxy.example', 'edge.example.com:8443'] }, silentLogger(), env).allowedHosts).toEqual(['proxy.example', 'edge.example.com:8443']);
+    expect(watchOptions({ ...flags, allowedHost: ['Proxy.example', 'edge.example.com:8443'] }, silentLogger(), env).allowedHosts).toEqual([
+      'proxy.example',
+      'edge.example.com:8443',
+    ]);
     expect(() => watchOptions({ ...flags, allowedHost: ['https://proxy.example/'] }, silentLogger(), env)).toThrow(/^Expected `--allowed-host` to be a host name, or NAME:PORT/);
   });
 

@@ -11,25 +11,19 @@ test('a YAML file over the size bound is refused from its size alone (a sparse 1
   fs.writeFileSync(huge, '');
   fs.truncateSync(huge, 1024 ** 3);
   const errors = errorsOf(await loadConfig({ root, env: {} }));
-  expect(errors).toEqual([
-    { file: displayFile(huge), line: 1, col: 1, path: '', message: 'file is 1 GiB, over the 16 MiB bound (maxFileBytes): refused without reading it' },
-  ]);
+  expect(errors).toEqual([{ file: displayFile(huge), line: 1, col: 1, path: '', message: 'file is 1 GiB, over the 16 MiB bound (maxFileBytes): refused without reading it' }]);
 });
 
 test('binary garbage gives one clear error at the first NUL byte', async () => {
   const root = tempRoot({ 'garbage.yaml': Buffer.concat([Buffer.from('apiVersion: edgesync/v1\nkind: Gat'), Buffer.from([0, 1, 2, 0, 0xff, 0xfe])]) });
   const errors = errorsOf(await loadConfig({ root, env: {} }));
-  expect(errors).toEqual([
-    { file: displayFile(path.join(root, 'garbage.yaml')), line: 2, col: 10, path: '', message: 'binary content (a NUL byte): not a YAML text file' },
-  ]);
+  expect(errors).toEqual([{ file: displayFile(path.join(root, 'garbage.yaml')), line: 2, col: 10, path: '', message: 'binary content (a NUL byte): not a YAML text file' }]);
 });
 
 test('invalid UTF-8 gives one clear error at the bad byte', async () => {
   const root = tempRoot({ 'latin1.yaml': Buffer.concat([Buffer.from('a: 1\nname: caf'), Buffer.from([0xe9, 0x0a])]) });
   const errors = errorsOf(await loadConfig({ root, env: {} }));
-  expect(errors).toEqual([
-    { file: displayFile(path.join(root, 'latin1.yaml')), line: 2, col: 10, path: '', message: 'binary content (invalid UTF-8): not a YAML text file' },
-  ]);
+  expect(errors).toEqual([{ file: displayFile(path.join(root, 'latin1.yaml')), line: 2, col: 10, path: '', message: 'binary content (invalid UTF-8): not a YAML text file' }]);
 });
 
 test('a YAML symlink that leads outside the root is refused', async () => {
@@ -37,7 +31,9 @@ test('a YAML symlink that leads outside the root is refused', async () => {
   const root = tempRoot({ 'ok.yaml': LIST('inside') });
   fs.symlinkSync(path.join(outside, 'elsewhere.yaml'), path.join(root, 'linked.yaml'));
   const errors = errorsOf(await loadConfig({ root, env: {} }));
-  expect(errors).toEqual([expect.objectContaining({ file: displayFile(path.join(root, 'linked.yaml')), message: expect.stringContaining('symlink leads outside the config root') })]);
+  expect(errors).toEqual([
+    expect.objectContaining({ file: displayFile(path.join(root, 'linked.yaml')), message: expect.stringContaining('symlink leads outside the config root') }),
+  ]);
 });
 
 test('a file reference through a symlink that leads outside the root is refused', async () => {

@@ -43,7 +43,9 @@ it('reports a file broken among many at its file and line without reading the ot
   fs.writeFileSync(broken, good.replace('type: IP', 'type: [IP'));
   const errors = errorsOf(await loadConfig({ root, env: {}, cache }));
   expect(cache.counts).toMatchObject({ files: 200, read: 1, built: 1 });
-  expect(errors).toEqual([expect.objectContaining({ file: path.relative(process.cwd(), broken), line: 8, message: expect.stringContaining('the list opened with "[" here is not closed') })]);
+  expect(errors).toEqual([
+    expect.objectContaining({ file: path.relative(process.cwd(), broken), line: 8, message: expect.stringContaining('the list opened with "[" here is not closed') }),
+  ]);
   fs.writeFileSync(broken, good);
   const fixed = await loadConfig({ root, env: {}, cache });
   expect(fixed.ok).toBe(true);
@@ -84,7 +86,7 @@ it('reads every file from scratch after invalidate() with no paths, and when a v
   expect(cache.counts).toMatchObject({ files: 3, read: 3, built: 3 });
 });
 
-it('gives the digest the content hash of the resources\' keys and hashes in key order gives', async () => {
+it("gives the digest the content hash of the resources' keys and hashes in key order gives", async () => {
   const loaded = await loadConfig({ root: manyFiles(3), env: {} });
   if (!loaded.ok) throw new Error('expected a valid config');
   expect(loaded.digest).toBe(contentHash(loaded.resources.map((r) => [r.key, r.hash]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1))));

@@ -30,7 +30,9 @@ describe('a folder that cannot be read', () => {
       },
     });
     expect(found.files.map((f) => path.relative(root, f))).toEqual([path.join('a', 'list.yaml')]);
-    expect(found.problems).toEqual([{ file: path.join(root, 'b'), line: 1, col: 1, message: 'folder cannot be read (EACCES): its files are not checked; fix its permissions or remove it' }]);
+    expect(found.problems).toEqual([
+      { file: path.join(root, 'b'), line: 1, col: 1, message: 'folder cannot be read (EACCES): its files are not checked; fix its permissions or remove it' },
+    ]);
   });
 
   it.skipIf(isRoot)('is reported by the loader with its position, not thrown (needs a user that permissions bind)', async () => {
@@ -67,7 +69,7 @@ describe('one error, one line', () => {
     );
   });
 
-  it('reports a JSON source error on one line, at its own line and column, without the file\'s text', async () => {
+  it("reports a JSON source error on one line, at its own line and column, without the file's text", async () => {
     const root = tempRoot({
       'kv.yaml': `apiVersion: edgesync/v1
 kind: KvPairs

@@ -29,12 +29,25 @@ const credentialOf = async (files: Record<string, string>) => {
 
 describe('which credential signs a resource', () => {
   it('is the one metadata.credentials names, else the one holding its account, else the default, else the environment token', async () => {
-    const creds = CRED('a', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]') + CRED('b', '  type: apiKey\n  secret: { env: B_KEY }\n  email: { env: B_EMAIL }\n  default: true');
-    expect(await credentialOf({
-      'c.yaml': creds,
-      'r.yaml': LIST('in-a', '0123456789abcdef0123456789abcdef') + LIST('named', '0123456789abcdef0123456789abcdef', '  credentials: b\n') + LIST('other', 'fedcba9876543210fedcba9876543210') + PROFILE(),
-    })).toEqual({ 'in-a': 'a', named: 'b', other: 'b', me: 'b' });
-    expect(await credentialOf({ 'c.yaml': CRED('a', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]'), 'r.yaml': LIST('other', 'fedcba9876543210fedcba9876543210') })).toEqual({ other: null });
+    const creds =
+      CRED('a', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]') +
+      CRED('b', '  type: apiKey\n  secret: { env: B_KEY }\n  email: { env: B_EMAIL }\n  default: true');
+    expect(
+      await credentialOf({
+        'c.yaml': creds,
+        'r.yaml':
+          LIST('in-a', '0123456789abcdef0123456789abcdef') +
+          LIST('named', '0123456789abcdef0123456789abcdef', '  credentials: b\n') +
+          LIST('other', 'fedcba9876543210fedcba9876543210') +
+          PROFILE(),
+      }),
+    ).toEqual({ 'in-a': 'a', named: 'b', other: 'b', me: 'b' });
+    expect(
+      await credentialOf({
+        'c.yaml': CRED('a', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]'),
+        'r.yaml': LIST('other', 'fedcba9876543210fedcba9876543210'),
+      }),
+    ).toEqual({ other: null });
   });
 
   it('never carries the secret in the resource: only where it is read', async () => {
@@ -46,13 +59,42 @@ describe('which credential signs a resource', () => {
 
 describe('a Credentials document is refused', () => {
   const cases: [string, Record<string, string>, string, RegExp][] = [
-    ['with the secret written inline', { 'c.yaml': CRED('a', '  secret: literally-the-token') }, 'spec.secret', /takes \{ env: NAME \} or \{ file: PATH \}, never the secret itself/],
-    ['naming a variable that is not set', { 'c.yaml': CRED('a', '  secret: { env: UNSET_VAR }') }, 'spec.secret.env', /^UNSET_VAR is not set: credential a has no secret, and nothing is sent while one is missing$/],
+    [
+      'with the secret written inline',
+      { 'c.yaml': CRED('a', '  secret: literally-the-token') },
+      'spec.secret',
+      /takes \{ env: NAME \} or \{ file: PATH \}, never the secret itself/,
+    ],
+    [
+      'naming a variable that is not set',
+      { 'c.yaml': CRED('a', '  secret: { env: UNSET_VAR }') },
+      'spec.secret.env',
+      /^UNSET_VAR is not set: credential a has no secret, and nothing is sent while one is missing$/,
+    ],
     ['with an email on a bearer credential', { 'c.yaml': CRED('a', '  secret: { env: A_TOKEN }\n  email: x@example.com') }, 'spec.email', /a bearer credential takes no email/],
     ['as an apiKey without an email', { 'c.yaml': CRED('a', '  type: apiKey\n  secret: { env: A_TOKEN }') }, 'spec.email', /an apiKey credential needs email/],
-    ['claiming an account another claims', { 'c.yaml': CRED('a', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]') + CRED('b', '  secret: { env: B_KEY }\n  accounts: ["0123456789abcdef0123456789abcdef"]') }, 'spec.accounts[0]', /account 0123456789abcdef0123456789abcdef is claimed by credentials a and b/],
-    ['as a second default', { 'c.yaml': CRED('a', '  secret: { env: A_TOKEN }\n  default: true') + CRED('b', '  secret: { env: B_KEY }\n  default: true') }, 'spec.default', /credentials a and b are both the default/],
-    ['when a resource names an unknown one', { 'r.yaml': LIST('l', '0123456789abcdef0123456789abcdef', '  credentials: nope\n') }, 'metadata.credentials', /names credentials nope, which no Credentials document defines/],
+    [
+      'claiming an account another claims',
+      {
+        'c.yaml':
+          CRED('a', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]') +
+          CRED('b', '  secret: { env: B_KEY }\n  accounts: ["0123456789abcdef0123456789abcdef"]'),
+      },
+      'spec.accounts[0]',
+      /account 0123456789abcdef0123456789abcdef is claimed by credentials a and b/,
+    ],
+    [
+      'as a second default',
+      { 'c.yaml': CRED('a', '  secret: { env: A_TOKEN }\n  default: true') + CRED('b', '  secret: { env: B_KEY }\n  default: true') },
+      'spec.default',
+      /credentials a and b are both the default/,
+    ],
+    [
+      'when a resource names an unknown one',
+      { 'r.yaml': LIST('l', '0123456789abcdef0123456789abcdef', '  credentials: nope\n') },
+      'metadata.credentials',
+      /names credentials nope, which no Credentials document defines/,
+    ],
     [
       'as a user service key for an operation other than 1 and 14',
       { 'c.yaml': CRED('svc', '  type: userServiceKey\n  secret: { env: A_TOKEN }'), 'r.yaml': PROFILE('  credentials: svc\n') },

@@ -16,18 +16,23 @@ const value = fc.letrec((tie) => ({
 })).node;
 const step = fc.oneof(key, fc.nat(4));
 
-it('places every path, present or not, where the document\'s locator places it', () => {
+it("places every path, present or not, where the document's locator places it", () => {
   fc.assert(
-    fc.property(fc.dictionary(key, value, { minKeys: 1, maxKeys: 4 }), fc.array(fc.array(step, { maxLength: 5 }), { minLength: 1, maxLength: 20 }), fc.constantFrom('block', 'flow'), (doc, paths, style) => {
-      const text = `# a comment first\n${stringify(doc, style === 'flow' ? { collectionStyle: 'flow' } : {})}`;
-      const parsed = parseYaml(text, {}, LIMITS).documents[0]!;
-      const at = errorAtPlaces(placesOf(parsed.value, parsed.locator), 'creds.yaml');
-      // Paths that are in the document, and others that go past or beside them.
-      for (const path of [...paths, ...Object.keys(doc).map((k) => [k, 0, 'x'])]) {
-        const { line, col } = parsed.locator.value(path);
-        expect(at(path, 'm')).toMatchObject({ file: 'creds.yaml', line, col, message: 'm' });
-      }
-    }),
+    fc.property(
+      fc.dictionary(key, value, { minKeys: 1, maxKeys: 4 }),
+      fc.array(fc.array(step, { maxLength: 5 }), { minLength: 1, maxLength: 20 }),
+      fc.constantFrom('block', 'flow'),
+      (doc, paths, style) => {
+        const text = `# a comment first\n${stringify(doc, style === 'flow' ? { collectionStyle: 'flow' } : {})}`;
+        const parsed = parseYaml(text, {}, LIMITS).documents[0]!;
+        const at = errorAtPlaces(placesOf(parsed.value, parsed.locator), 'creds.yaml');
+        // Paths that are in the document, and others that go past or beside them.
+        for (const path of [...paths, ...Object.keys(doc).map((k) => [k, 0, 'x'])]) {
+          const { line, col } = parsed.locator.value(path);
+          expect(at(path, 'm')).toMatchObject({ file: 'creds.yaml', line, col, message: 'm' });
+        }
+      },
+    ),
     { numRuns: 300 },
   );
 });

@@ -9,21 +9,27 @@ import type { DesiredResource } from '../../src/kinds/kind.js';
 
 const resource = (key: string, hash: string) => ({ key, hash }) as DesiredResource;
 const expected = (rs: readonly DesiredResource[]) =>
-  createHash('sha256').update(JSON.stringify(rs.map((r) => [r.key, r.hash]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1)))).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify(rs.map((r) => [r.key, r.hash]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1))))
+    .digest('hex');
 
 describe('the config digest (properties)', () => {
   it('is the hash of the sorted [key, hash] pairs as JSON, for any keys and any order, loaded again or shuffled', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom(...'0123456789abcdef') })), { selector: ([k]) => k, maxLength: 30 }), fc.nat(), (pairs, seed) => {
-        const rs = pairs.map(([k, h]) => resource(`GatewayList[account="${k}"]/n`, h));
-        expect(digestOf(rs)).toBe(expected(rs));
-        // The same keys in the same places: the kept order serves; values may differ.
-        const rehashed = rs.map((r) => resource(r.key, `${r.hash}0`));
-        expect(digestOf(rehashed)).toBe(expected(rehashed));
-        // Moved: sorted again, the same digest as before the move.
-        const moved = [...rs].sort((a, b) => ((a.key.length + seed) % 7) - ((b.key.length + seed) % 7));
-        expect(digestOf(moved)).toBe(expected(rs));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.tuple(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom(...'0123456789abcdef') })), { selector: ([k]) => k, maxLength: 30 }),
+        fc.nat(),
+        (pairs, seed) => {
+          const rs = pairs.map(([k, h]) => resource(`GatewayList[account="${k}"]/n`, h));
+          expect(digestOf(rs)).toBe(expected(rs));
+          // The same keys in the same places: the kept order serves; values may differ.
+          const rehashed = rs.map((r) => resource(r.key, `${r.hash}0`));
+          expect(digestOf(rehashed)).toBe(expected(rehashed));
+          // Moved: sorted again, the same digest as before the move.
+          const moved = [...rs].sort((a, b) => ((a.key.length + seed) % 7) - ((b.key.length + seed) % 7));
+          expect(digestOf(moved)).toBe(expected(rs));
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -54,7 +54,12 @@ function load(files: Record<string, string>) {
 }
 
 test('a resource carries its identity, scope, id, dependsOn, hash and source', async () => {
-  const result = await load({ 'w.yaml': doc('one', '  parts: [a, b]', 'account: 0123456789abcdef0123456789abcdef\n  zone: 023e105f4ecef8ad9ca31a8372d0c353\n  id: remote-7\n  dependsOn: [Widget/two]') + '---\n' + doc('two', '  parts: []') });
+  const result = await load({
+    'w.yaml':
+      doc('one', '  parts: [a, b]', 'account: 0123456789abcdef0123456789abcdef\n  zone: 023e105f4ecef8ad9ca31a8372d0c353\n  id: remote-7\n  dependsOn: [Widget/two]') +
+      '---\n' +
+      doc('two', '  parts: []'),
+  });
   if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
   const [one, two] = result.resources;
   expect(one).toEqual({

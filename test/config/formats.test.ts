@@ -11,15 +11,19 @@ describe('duration', () => {
   });
   test('accepts any concatenation of numbers each with a unit', () => {
     const part = fc.tuple(fc.nat(100000), fc.option(fc.nat(999), { nil: undefined }), fc.constantFrom('ns', 'us', 'µs', 'ms', 's', 'm', 'h'));
-    fc.assert(fc.property(fc.array(part, { minLength: 1, maxLength: 5 }), (parts) => {
-      const text = parts.map(([n, frac, unit]) => `${n}${frac === undefined ? '' : `.${frac}`}${unit}`).join('');
-      expect(isDuration(text)).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1, maxLength: 5 }), (parts) => {
+        const text = parts.map(([n, frac, unit]) => `${n}${frac === undefined ? '' : `.${frac}`}${unit}`).join('');
+        expect(isDuration(text)).toBe(true);
+      }),
+    );
   });
   test('refuses a number without its unit at the end', () => {
-    fc.assert(fc.property(fc.nat(), fc.nat(), (a, b) => {
-      expect(isDuration(`${a}h${b}`)).toBe(false);
-    }));
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), (a, b) => {
+        expect(isDuration(`${a}h${b}`)).toBe(false);
+      }),
+    );
   });
 });
 
@@ -33,13 +37,17 @@ describe('cidr', () => {
   );
   test('accepts every IPv4 prefix length up to 32 and none above', () => {
     const octet = fc.integer({ min: 0, max: 255 });
-    fc.assert(fc.property(fc.tuple(octet, octet, octet, octet), fc.integer({ min: 0, max: 200 }), (ip, bits) => {
-      expect(isCidr(`${ip.join('.')}/${bits}`)).toBe(bits <= 32);
-    }));
+    fc.assert(
+      fc.property(fc.tuple(octet, octet, octet, octet), fc.integer({ min: 0, max: 200 }), (ip, bits) => {
+        expect(isCidr(`${ip.join('.')}/${bits}`)).toBe(bits <= 32);
+      }),
+    );
   });
   test('accepts every IPv6 prefix length up to 128 and none above', () => {
-    fc.assert(fc.property(fc.ipV6(), fc.integer({ min: 0, max: 300 }), (ip, bits) => {
-      expect(isCidr(`${ip}/${bits}`)).toBe(bits <= 128);
-    }));
+    fc.assert(
+      fc.property(fc.ipV6(), fc.integer({ min: 0, max: 300 }), (ip, bits) => {
+        expect(isCidr(`${ip}/${bits}`)).toBe(bits <= 128);
+      }),
+    );
   });
 });

@@ -19,9 +19,17 @@ const KV = (value: string) =>
 
 /** Documents a file is made of: valid ones, one defined twice across files, a broken one, a bad field, a dangling dependsOn. */
 const DOCS = [
-  LIST('x', 'one'), LIST('x', 'two'), LIST('y', 'one'), LIST('z', 'one', '  dependsOn: ["GatewayList/x"]\n'),
-  LIST('w', 'one', '  dependsOn: ["GatewayList/missing"]\n'), LIST('v', 'one').replace('type: IP', 'type: HOST'),
-  'kind: [\n  broken', WORKER, KV('hello'), KV('world'), LIST('y', '${DESCRIPTION}'),
+  LIST('x', 'one'),
+  LIST('x', 'two'),
+  LIST('y', 'one'),
+  LIST('z', 'one', '  dependsOn: ["GatewayList/x"]\n'),
+  LIST('w', 'one', '  dependsOn: ["GatewayList/missing"]\n'),
+  LIST('v', 'one').replace('type: IP', 'type: HOST'),
+  'kind: [\n  broken',
+  WORKER,
+  KV('hello'),
+  KV('world'),
+  LIST('y', '${DESCRIPTION}'),
 ];
 const FILES = ['a.yaml', 'b.yaml', 'sub/c.yaml', 'sub/deep/d.yml'];
 const MODULES = ['export default { fetch: () => new Response("a") };', 'export default { fetch: () => new Response("b") };'];
@@ -35,7 +43,10 @@ type Edit =
   | { op: 'full' };
 
 const edit: fc.Arbitrary<Edit> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constant('write' as const), file: fc.nat(FILES.length - 1), docs: fc.array(fc.nat(DOCS.length - 1), { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ op: fc.constant('write' as const), file: fc.nat(FILES.length - 1), docs: fc.array(fc.nat(DOCS.length - 1), { minLength: 1, maxLength: 3 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('remove' as const), file: fc.nat(FILES.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('rename' as const), from: fc.nat(FILES.length - 1), to: fc.nat(FILES.length - 1) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('module' as const), content: fc.nat(MODULES.length - 1) }) },
@@ -104,8 +115,24 @@ function plain(value: unknown): unknown {
 
 const state = snapshot({
   resources: [
-    applied({ key: 'GatewayList[account=0123456789abcdef0123456789abcdef]/x', kind: 'GatewayList', name: 'x', scope: { account: '0123456789abcdef0123456789abcdef' } } as Partial<DesiredResource> as DesiredResource, { name: 'x', type: 'IP', description: 'one' }),
-    applied({ key: 'GatewayList[account=0123456789abcdef0123456789abcdef]/gone', kind: 'GatewayList', name: 'gone', scope: { account: '0123456789abcdef0123456789abcdef' } } as Partial<DesiredResource> as DesiredResource, { name: 'gone', type: 'IP' }),
+    applied(
+      {
+        key: 'GatewayList[account=0123456789abcdef0123456789abcdef]/x',
+        kind: 'GatewayList',
+        name: 'x',
+        scope: { account: '0123456789abcdef0123456789abcdef' },
+      } as Partial<DesiredResource> as DesiredResource,
+      { name: 'x', type: 'IP', description: 'one' },
+    ),
+    applied(
+      {
+        key: 'GatewayList[account=0123456789abcdef0123456789abcdef]/gone',
+        kind: 'GatewayList',
+        name: 'gone',
+        scope: { account: '0123456789abcdef0123456789abcdef' },
+      } as Partial<DesiredResource> as DesiredResource,
+      { name: 'gone', type: 'IP' },
+    ),
   ],
 });
 const planOf = (r: LoadResult) => (r.ok ? plain(buildPlan(r.resources, state, { now: 1_800_000_000_000 })) : undefined);

@@ -24,13 +24,24 @@ test('a malformed reference is a problem, not silently kept', () => {
 });
 
 test('text without references comes back as it was', () => {
-  fc.assert(fc.property(fc.string().filter((s) => !s.includes('${')), (text) => {
-    expect(interpolate(text, {})).toEqual({ value: text, problems: [] });
-  }));
+  fc.assert(
+    fc.property(
+      fc.string().filter((s) => !s.includes('${')),
+      (text) => {
+        expect(interpolate(text, {})).toEqual({ value: text, problems: [] });
+      },
+    ),
+  );
 });
 
 test('any value of a set variable is inserted verbatim, even one that looks like a reference', () => {
-  fc.assert(fc.property(fc.string(), fc.string().filter((s) => !s.includes('$')), (value, around) => {
-    expect(interpolate(`${around}\${V}${around}`, { V: value })).toEqual({ value: `${around}${value}${around}`, problems: [] });
-  }));
+  fc.assert(
+    fc.property(
+      fc.string(),
+      fc.string().filter((s) => !s.includes('$')),
+      (value, around) => {
+        expect(interpolate(`${around}\${V}${around}`, { V: value })).toEqual({ value: `${around}${value}${around}`, problems: [] });
+      },
+    ),
+  );
 });

@@ -18,7 +18,9 @@ const env = { A_TOKEN: 'secret-value-a-0123456789', B_TOKEN: 'secret-value-b-012
 function config(extra: Record<string, string> = {}): string {
   const files: Record<string, string> = { 'src/index.js': 'export default { fetch: () => new Response("ok") };', 'workers/api.yaml': WORKER('../src/index.js'), 'kv.yaml': KV };
   for (let f = 0; f < 40; f++) files[`lists/l-${String(f).padStart(2, '0')}.yaml`] = Array.from({ length: 5 }, (_, i) => LIST(`l${f}-${i}`)).join('---\n');
-  files['creds.yaml'] = [CRED('a', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]'), CRED('b', '  secret: { env: B_TOKEN }\n  default: true')].join('---\n');
+  files['creds.yaml'] = [CRED('a', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]'), CRED('b', '  secret: { env: B_TOKEN }\n  default: true')].join(
+    '---\n',
+  );
   const root = tempRoot({ ...files, ...extra });
   // Written an hour back: an edit made now is told apart by its stamp.
   const old = new Date(Date.now() - 3_600_000);
@@ -51,9 +53,12 @@ describe('a load in two threads', () => {
     expect(Buffer.isBuffer(worker.modules[0]!.content)).toBe(true);
   });
 
-  it('reports every error one thread reports, at the same places, credentials\' among them', async () => {
+  it("reports every error one thread reports, at the same places, credentials' among them", async () => {
     const root = config({
-      'creds-more.yaml': [CRED('c', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]\n  default: true'), CRED('d', '  secret: { env: UNSET_TOKEN }')].join('---\n'),
+      'creds-more.yaml': [
+        CRED('c', '  secret: { env: A_TOKEN }\n  accounts: ["0123456789abcdef0123456789abcdef"]\n  default: true'),
+        CRED('d', '  secret: { env: UNSET_TOKEN }'),
+      ].join('---\n'),
       'broken.yaml': 'kind: [\n  broken',
       'vars.yaml': LIST('v', '  description: ${UNSET_VARIABLE}\n'),
       'lists/l-07.yaml': LIST('l3-1'),
@@ -62,7 +67,9 @@ describe('a load in two threads', () => {
     expect(counts.helped).toBeGreaterThan(0);
     expect(helped.ok).toBe(false);
     expect(comparable(helped)).toEqual(comparable(alone));
-    const messages = comparable(helped).map((e) => (e as { message: string }).message).join('\n');
+    const messages = comparable(helped)
+      .map((e) => (e as { message: string }).message)
+      .join('\n');
     expect(messages).toMatch(/claimed by credentials c and a/);
     expect(messages).toMatch(/both the default/);
     expect(messages).toMatch(/defined twice/);

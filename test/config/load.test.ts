@@ -12,7 +12,10 @@ const at = (scenario: string, file: string, line: number, col: number, field: st
 
 describe('each bad input is refused with its file, line, column and field, and nothing else', () => {
   const cases: [string, ReturnType<typeof at>[]][] = [
-    ['malformed-yaml', [at('malformed-yaml', 'broken.yaml', 4, 9, '', 'this value holds ": " (a colon and a space), which YAML reads as the start of another field: quote it, as name: "a: b"')]],
+    [
+      'malformed-yaml',
+      [at('malformed-yaml', 'broken.yaml', 4, 9, '', 'this value holds ": " (a colon and a space), which YAML reads as the start of another field: quote it, as name: "a: b"')],
+    ],
     ['unknown-kind', [at('unknown-kind', 'thing.yaml', 2, 7, 'kind', 'unknown kind "GatewayThing"; known kinds: AccessOrganization, AiRun, ApiToken')]],
     ['unknown-api-version', [at('unknown-api-version', 'list.yaml', 1, 13, 'apiVersion', 'expected "edgesync/v1", got "edgesync/v2"')]],
     ['missing-required-field', [at('missing-required-field', 'list.yaml', 6, 1, 'spec.name', 'missing required field "name"')]],

@@ -14,7 +14,12 @@ const sourceSchema = {
         ],
       },
     },
-    ttl: { oneOf: [{ type: 'integer', minimum: 60 }, { type: 'string', format: 'duration' }] },
+    ttl: {
+      oneOf: [
+        { type: 'integer', minimum: 60 },
+        { type: 'string', format: 'duration' },
+      ],
+    },
   },
 };
 

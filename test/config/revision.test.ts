@@ -31,7 +31,10 @@ describe('the config revision', () => {
   });
 
   it('is read from packed-refs when the branch has no ref file', () => {
-    const dir = checkout({ '.git/HEAD': 'ref: refs/heads/main\n', '.git/packed-refs': `# pack-refs with: peeled fully-peeled sorted\n${B} refs/heads/dev\n${A} refs/heads/main\n` });
+    const dir = checkout({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      '.git/packed-refs': `# pack-refs with: peeled fully-peeled sorted\n${B} refs/heads/dev\n${A} refs/heads/main\n`,
+    });
     expect(gitRevision(dir)).toEqual({ commit: A, ref: 'refs/heads/main' });
   });
 
@@ -87,7 +90,7 @@ describe('a checkout with edits not committed', () => {
     expect(await hasLocalChanges(root)).toBe(true);
   });
 
-  it('makes a folder source\'s revision the commit with local changes', async () => {
+  it("makes a folder source's revision the commit with local changes", async () => {
     const root = committed();
     const source = folderSource(root);
     const clean = await source.load({ env: {} });
@@ -101,4 +104,3 @@ describe('a checkout with edits not committed', () => {
     expect(await hasLocalChanges(path.join(os.tmpdir(), 'edgesync-no-such-folder'))).toBe(false);
   });
 });
-

@@ -50,7 +50,10 @@ describe('two documents aiming at one remote object', () => {
     const { root, errors } = await errorsIn({ 'a.yaml': profile('me'), 'b.yaml': profile('me-again') });
     expect(errors).toEqual([
       {
-        file: path.relative(process.cwd(), path.join(root, 'b.yaml')), line: 4, col: 9, path: 'metadata.name',
+        file: path.relative(process.cwd(), path.join(root, 'b.yaml')),
+        line: 4,
+        col: 9,
+        path: 'metadata.name',
         message: `UserProfile/me-again writes the same object as UserProfile/me at ${where(root, 'a.yaml', 4, 9)} (the calling user's profile): each would overwrite the other on every run; keep one document`,
       },
     ]);
@@ -64,7 +67,14 @@ describe('two documents aiming at one remote object', () => {
   test('two WorkerRoute documents with one zone and route are refused at the route', async () => {
     const { root, errors } = await errorsIn({ 'routes.yaml': `${route('api', 'api')}---\n${route('api-v2', 'api-v2')}` });
     expect(errors).toEqual([
-      expect.objectContaining({ line: 16, col: 10, path: 'metadata.route', message: expect.stringContaining(`same object as WorkerRoute[zone=023e105f4ecef8ad9ca31a8372d0c353,route=9a7806061c88ada191ed06f989cc3dac]/api at ${where(root, 'routes.yaml', 6, 10)} (route 9a7806061c88ada191ed06f989cc3dac of zone 023e105f4ecef8ad9ca31a8372d0c353)`) }),
+      expect.objectContaining({
+        line: 16,
+        col: 10,
+        path: 'metadata.route',
+        message: expect.stringContaining(
+          `same object as WorkerRoute[zone=023e105f4ecef8ad9ca31a8372d0c353,route=9a7806061c88ada191ed06f989cc3dac]/api at ${where(root, 'routes.yaml', 6, 10)} (route 9a7806061c88ada191ed06f989cc3dac of zone 023e105f4ecef8ad9ca31a8372d0c353)`,
+        ),
+      }),
     ]);
   });
 
@@ -72,14 +82,23 @@ describe('two documents aiming at one remote object', () => {
     const domain = (name: string, hostname: string) =>
       `apiVersion: edgesync/v1\nkind: WorkerDomain\nmetadata:\n  name: ${name}\n  account: "${ACCOUNT}"\nspec:\n  environment: production\n  hostname: ${hostname}\n  service: api\n  zone_id: 023e105f4ecef8ad9ca31a8372d0c353\n`;
     const { errors } = await errorsIn({ 'a.yaml': domain('api', 'api.example.com'), 'b.yaml': domain('api-upper', 'API.example.com') });
-    expect(errors).toEqual([expect.objectContaining({ line: 8, col: 13, path: 'spec.hostname', message: expect.stringContaining('(hostname api.example.com of account 0123456789abcdef0123456789abcdef)') })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        line: 8,
+        col: 13,
+        path: 'spec.hostname',
+        message: expect.stringContaining('(hostname api.example.com of account 0123456789abcdef0123456789abcdef)'),
+      }),
+    ]);
   });
 
   test('two account settings of one kind on one account are refused; on two accounts they are fine', async () => {
     const org = (name: string, account: string) =>
       `apiVersion: edgesync/v1\nkind: ConnectivitySettings\nmetadata:\n  name: ${name}\n  account: "${account}"\nspec:\n  icmp_proxy_enabled: true\n`;
     const { errors } = await errorsIn({ 'a.yaml': org('one', ACCOUNT), 'b.yaml': org('two', ACCOUNT) });
-    expect(errors).toEqual([expect.objectContaining({ path: 'metadata.account', message: expect.stringContaining('(the connectivity settings of account 0123456789abcdef0123456789abcdef)') })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ path: 'metadata.account', message: expect.stringContaining('(the connectivity settings of account 0123456789abcdef0123456789abcdef)') }),
+    ]);
     const root = tempRoot({ 'a.yaml': org('one', ACCOUNT), 'b.yaml': org('two', 'fedcba9876543210fedcba9876543210') });
     expect((await loadConfig({ root, env: {} })).ok).toBe(true);
   });
@@ -88,7 +107,12 @@ describe('two documents aiming at one remote object', () => {
     const list = (name: string) =>
       `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: ${name}\n  account: "${ACCOUNT}"\n  id: 2c3e57e0-aaaa-bbbb-cccc-000000000001\nspec:\n  name: ${name}\n  type: IP\n`;
     const { errors } = await errorsIn({ 'a.yaml': list('blocked'), 'b.yaml': list('blocked-too') });
-    expect(errors).toEqual([expect.objectContaining({ path: 'metadata.id', message: expect.stringContaining('(GatewayList 2c3e57e0-aaaa-bbbb-cccc-000000000001 of account 0123456789abcdef0123456789abcdef)') })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        path: 'metadata.id',
+        message: expect.stringContaining('(GatewayList 2c3e57e0-aaaa-bbbb-cccc-000000000001 of account 0123456789abcdef0123456789abcdef)'),
+      }),
+    ]);
   });
 
   test('two AiRun documents writing one output file are refused at the output', async () => {
@@ -104,7 +128,10 @@ describe('two KvPairs documents on one namespace', () => {
     const { root, errors } = await errorsIn({ 'a.yaml': kv('site', ['index', 'shared/flag']), 'b.yaml': kv('flags', ['shared/flag', 'other']) });
     expect(errors).toEqual([
       {
-        file: path.relative(process.cwd(), path.join(root, 'b.yaml')), line: 6, col: 14, path: 'metadata.namespace',
+        file: path.relative(process.cwd(), path.join(root, 'b.yaml')),
+        line: 6,
+        col: 14,
+        path: 'metadata.namespace',
         message: `KvPairs[account=0123456789abcdef0123456789abcdef,namespace=0f2ac74b498b48028cb68387c421e279]/flags writes key "shared/flag", which KvPairs[account=0123456789abcdef0123456789abcdef,namespace=0f2ac74b498b48028cb68387c421e279]/site at ${where(root, 'a.yaml', 6, 14)} also writes (KV namespace 0f2ac74b498b48028cb68387c421e279 of account 0123456789abcdef0123456789abcdef): each would overwrite the other on every run; keep each key in one document`,
       },
     ]);

@@ -48,7 +48,15 @@ test('--json prints validity, resources and errors for machines', async () => {
   expect(parsed).toEqual({
     valid: false,
     resources: [],
-    errors: [{ file: path.join(FIXTURES, 'unknown-field-typo', 'list.yaml'), line: 9, col: 3, path: 'spec.descriptoin', message: 'unknown field "descriptoin" (not in the interface); did you mean "description"?' }],
+    errors: [
+      {
+        file: path.join(FIXTURES, 'unknown-field-typo', 'list.yaml'),
+        line: 9,
+        col: 3,
+        path: 'spec.descriptoin',
+        message: 'unknown field "descriptoin" (not in the interface); did you mean "description"?',
+      },
+    ],
   });
   expect(bad.exitCode).toBe(1);
 
@@ -79,7 +87,9 @@ test('a secrets folder inside the config root is refused like any config error, 
   const secrets = path.relative(process.cwd(), path.join(root, 'secrets'));
   // The state file beside the config puts the default secrets folder there too.
   const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, 'state.db'));
-  expect(stderr).toBe(`${secrets}:1:1  the secrets folder is inside the config root, where its files would be taken for config: pass \`--secrets DIR\` outside the root, or keep it under a dot-folder such as .edgesync/\n1 error in 1 file\n`);
+  expect(stderr).toBe(
+    `${secrets}:1:1  the secrets folder is inside the config root, where its files would be taken for config: pass \`--secrets DIR\` outside the root, or keep it under a dot-folder such as .edgesync/\n1 error in 1 file\n`,
+  );
   expect(exitCode).toBe(1);
   const json = JSON.parse((await run('--config', root, '--secrets', path.join(root, 'secrets'), '--json')).stdout);
   expect(json).toMatchObject({ valid: false, errors: [{ file: secrets, line: 1, col: 1, path: '' }] });
@@ -87,15 +97,19 @@ test('a secrets folder inside the config root is refused like any config error, 
 });
 
 test('an AiRun output over the state file is refused at its file:line:col', async () => {
-  const yaml = 'apiVersion: edgesync/v1\nkind: AiRun\nmetadata:\n  name: summary\n  account: "0123456789abcdef0123456789abcdef"\n  model: m\nspec:\n  input: { prompt: hi }\n  output: state.db\n';
+  const yaml =
+    'apiVersion: edgesync/v1\nkind: AiRun\nmetadata:\n  name: summary\n  account: "0123456789abcdef0123456789abcdef"\n  model: m\nspec:\n  input: { prompt: hi }\n  output: state.db\n';
   const root = tempRoot({ 'ai.yaml': yaml });
   const { stderr, exitCode } = await run('--config', root, '--state', path.join(root, 'state.db'), '--secrets', path.join(root, '.edgesync', 'secrets'));
-  expect(stderr).toBe(`${path.relative(process.cwd(), path.join(root, 'ai.yaml'))}:9:11  spec.output  "state.db" is one of edgesync's own files (the state or the secrets): refused\n1 error in 1 file\n`);
+  expect(stderr).toBe(
+    `${path.relative(process.cwd(), path.join(root, 'ai.yaml'))}:9:11  spec.output  "state.db" is one of edgesync's own files (the state or the secrets): refused\n1 error in 1 file\n`,
+  );
   expect(exitCode).toBe(1);
 });
 
 test("a model name or a route climbing out of its path with '..' is refused at each value's file:line, all at once", async () => {
-  const ai = 'apiVersion: edgesync/v1\nkind: AiRun\nmetadata:\n  name: summary\n  account: "0123456789abcdef0123456789abcdef"\n  model: "@cf/../../../../../user/tokens"\nspec:\n  input: { name: stolen, policies: [] }\n  output: out.json\n';
+  const ai =
+    'apiVersion: edgesync/v1\nkind: AiRun\nmetadata:\n  name: summary\n  account: "0123456789abcdef0123456789abcdef"\n  model: "@cf/../../../../../user/tokens"\nspec:\n  input: { name: stolen, policies: [] }\n  output: out.json\n';
   const route = 'apiVersion: edgesync/v1\nkind: WorkerRoute\nmetadata:\n  name: api\n  zone: ".."\n  route: ".."\nspec:\n  pattern: example.com/*\n';
   const root = tempRoot({ 'ai.yaml': ai, 'route.yaml': route });
   const { stderr, exitCode } = await run('--config', root);
@@ -141,7 +155,9 @@ describe('credentials whose secrets are not on this machine', () => {
     const err: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
-    await expect(program.parseAsync(['node', 'edgesync', 'plan', '--config', root, '--state', path.join(root, '.edgesync', 'state.db')])).rejects.toThrow(/nothing was planned or applied/);
+    await expect(program.parseAsync(['node', 'edgesync', 'plan', '--config', root, '--state', path.join(root, '.edgesync', 'state.db')])).rejects.toThrow(
+      /nothing was planned or applied/,
+    );
     expect(err.join('')).toMatch(/spec\.secret\.env {2}EDGESYNC_TEST_UNSET_TOKEN is not set: credential main has no secret/);
     expect(err.join('')).toMatch(/spec\.email\.env {2}EDGESYNC_TEST_UNSET_EMAIL is not set: credential ops has no email/);
   });

@@ -56,7 +56,9 @@ describe('a YAML mistake', () => {
     ]);
   });
 
-  it('with no plainer words, keeps the parser\'s and says what to check', () => {
-    expect(said('- a\nb: 1\n')).toEqual(['2:1 YAML cannot read this (Unexpected scalar at node end): check this line\'s indentation, and that each field is written "name: value"']);
+  it("with no plainer words, keeps the parser's and says what to check", () => {
+    expect(said('- a\nb: 1\n')).toEqual([
+      '2:1 YAML cannot read this (Unexpected scalar at node end): check this line\'s indentation, and that each field is written "name: value"',
+    ]);
   });
 });

@@ -55,7 +55,12 @@ test('nested aliases are refused exactly when their expansion exceeds the budget
   fc.assert(
     fc.property(fc.integer({ min: 2, max: 12 }), fc.integer({ min: 1, max: 8 }), (width, depth) => {
       const lines = [`l0: &l0 [${Array(width).fill('x').join(', ')}]`];
-      for (let d = 1; d <= depth; d++) lines.push(`l${d}: &l${d} [${Array(width).fill(`*l${d - 1}`).join(', ')}]`);
+      for (let d = 1; d <= depth; d++)
+        lines.push(
+          `l${d}: &l${d} [${Array(width)
+            .fill(`*l${d - 1}`)
+            .join(', ')}]`,
+        );
       const parsed = parseYaml(lines.join('\n') + '\n', {}, limits);
       // Nodes produced inside aliases: row d expands `width` copies of list d-1, whose items are
       // themselves aliases (one node each) to list d-2, and so on.

@@ -57,18 +57,22 @@ describe('edgesync watch as a process', () => {
     const emu = await emulator(5000);
     const { root, state } = fixture('gateway-creates');
     const child = watch(['--config', root, '--state', state, '--base-url', emu.url, '--concurrency', '1', '--shutdown-timeout', '0']);
-    await waitFor('a create in flight', () => {
-      try {
-        const reader = openStateStore({ file: state, readOnly: true });
+    await waitFor(
+      'a create in flight',
+      () => {
         try {
-          return reader.snapshot().intents.size > 0;
-        } finally {
-          reader.close();
+          const reader = openStateStore({ file: state, readOnly: true });
+          try {
+            return reader.snapshot().intents.size > 0;
+          } finally {
+            reader.close();
+          }
+        } catch {
+          return false; // not created yet
         }
-      } catch {
-        return false; // not created yet
-      }
-    }, 15_000);
+      },
+      15_000,
+    );
     child.kill('SIGTERM');
     const { code } = await child.exited;
     expect(code, child.stderr()).toBe(0);

@@ -28,10 +28,14 @@ export class ManualClock implements Clock {
       if (signal?.aborted) return reject(signal.reason);
       const timer: Timer = { at: this.t + ms, resolve };
       this.timers.push(timer);
-      signal?.addEventListener('abort', () => {
-        this.timers = this.timers.filter((x) => x !== timer);
-        reject(signal.reason);
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.timers = this.timers.filter((x) => x !== timer);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
   }
   /** Delays of the timers waiting, from now. */
@@ -58,7 +62,16 @@ export class ManualClock implements Clock {
 /** `name` or `name=version`: a new version is a changed resource. */
 const resource = (spec: string): DesiredResource => {
   const [name, hash = name] = spec.split('=');
-  return { key: `UserProfile/${name}`, kind: 'UserProfile', name, scope: {}, dependsOn: [], request: {}, hash, source: { file: 'x.yaml', line: 1, col: 1 } } as unknown as DesiredResource;
+  return {
+    key: `UserProfile/${name}`,
+    kind: 'UserProfile',
+    name,
+    scope: {},
+    dependsOn: [],
+    request: {},
+    hash,
+    source: { file: 'x.yaml', line: 1, col: 1 },
+  } as unknown as DesiredResource;
 };
 
 export const valid = (names: string[], digest = names.join(',')): LoadResult => ({ ok: true, resources: names.map(resource), files: [], digest });
@@ -69,7 +82,16 @@ export const invalid = (...errors: Partial<ConfigError>[]): LoadResult => ({
 });
 
 export const action = (name: string): Action =>
-  ({ id: `UserProfile/${name}#update`, resource: `UserProfile/${name}`, kind: 'UserProfile', name, scope: {}, needs: [], change: 'update', operation: 'editUser' }) as unknown as Action;
+  ({
+    id: `UserProfile/${name}#update`,
+    resource: `UserProfile/${name}`,
+    kind: 'UserProfile',
+    name,
+    scope: {},
+    needs: [],
+    change: 'update',
+    operation: 'editUser',
+  }) as unknown as Action;
 
 /** `unreachable`: not sent, as the run could not connect at all (a wrong base URL). */
 export type Outcome = 'succeeded' | 'failed' | 'refused' | 'uncertain' | 'unreachable';
@@ -80,9 +102,11 @@ export function applyResult(actions: readonly Action[], outcome: (a: Action) => 
   const by = (o: Outcome) => actions.filter((a) => outcome(a) === o);
   return {
     succeeded: by('succeeded').map((a) => ({ action: a, attempts: 1 })),
-    failed: [...by('failed').map((a) => ({ action: a, error: 'server answered 503', attempts: 3, terminal: false })),
+    failed: [
+      ...by('failed').map((a) => ({ action: a, error: 'server answered 503', attempts: 3, terminal: false })),
       ...by('refused').map((a) => ({ action: a, error: 'server answered 400', attempts: 1, terminal: true })),
-      ...by('unreachable').map((a) => ({ action: a, error: `not sent: ${UNREACHABLE}`, attempts: 1, terminal: false, unreachable: true as const }))],
+      ...by('unreachable').map((a) => ({ action: a, error: `not sent: ${UNREACHABLE}`, attempts: 1, terminal: false, unreachable: true as const })),
+    ],
     uncertain: by('uncertain').map((a) => ({ action: a, error: 'timed out after sending' })),
     skipped: [],
     requests: actions.length - by('unreachable').length,
@@ -138,6 +162,9 @@ export class FakeEngine implements LoopEngine {
 
 export function recordingLogger(): { logger: LoopLogger & { debug(o: object, m?: string): void }; lines: { level: string; msg: string; obj: object }[] } {
   const lines: { level: string; msg: string; obj: object }[] = [];
-  const at = (level: string) => (obj: object, msg = '') => void lines.push({ level, msg, obj });
+  const at =
+    (level: string) =>
+    (obj: object, msg = '') =>
+      void lines.push({ level, msg, obj });
   return { logger: { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') }, lines };
 }

@@ -16,7 +16,9 @@ function setup() {
   /** What each invalidate said: the paths, or 'all'. */
   const told: (readonly string[] | 'all')[] = [];
   const loop = createReconcileLoop({
-    engine, clock, logger,
+    engine,
+    clock,
+    logger,
     timing: checkTiming({ debounceMs: 500, fullReloadIntervalMs: 10 * MINUTE }),
     observer: { onRun: (r) => runs.push(`${r.reason}:${r.result}`) },
     invalidate: (paths) => told.push(paths ?? 'all'),

@@ -31,7 +31,12 @@ function scripted() {
 
 function logger() {
   const lines: string[] = [];
-  return { lines, info: (_: object, m?: string) => lines.push(`info ${m}`), warn: (_: object, m?: string) => lines.push(`warn ${m}`), error: (_: object, m?: string) => lines.push(`error ${m}`) };
+  return {
+    lines,
+    info: (_: object, m?: string) => lines.push(`info ${m}`),
+    warn: (_: object, m?: string) => lines.push(`warn ${m}`),
+    error: (_: object, m?: string) => lines.push(`error ${m}`),
+  };
 }
 
 describe('following a git remote', () => {
@@ -57,7 +62,13 @@ describe('following a git remote', () => {
     const log = logger();
     const syncs: [string | undefined, boolean][] = [];
     const follower = await followGit({
-      checkout: remote.checkout, intervalMs: 60_000, retryInitialMs: 1000, clock, logger: log, onCommit: () => {}, onSync: (error, repeated) => syncs.push([error, repeated]),
+      checkout: remote.checkout,
+      intervalMs: 60_000,
+      retryInitialMs: 1000,
+      clock,
+      logger: log,
+      onCommit: () => {},
+      onSync: (error, repeated) => syncs.push([error, repeated]),
     });
     const syncedAt = new Date(clock.now()).toISOString();
     remote.answer(async () => {
@@ -73,7 +84,12 @@ describe('following a git remote', () => {
     await clock.advance(2000);
     expect(follower.status()).toEqual({ commit: 'c1', failures: 0, syncedAt: new Date(clock.now()).toISOString() });
     // Told once per cause (a notification), then that it answers again.
-    expect(syncs.map(([error, repeated]) => [error === undefined ? 'ok' : 'failed', repeated])).toEqual([['ok', false], ['failed', false], ['failed', true], ['ok', false]]);
+    expect(syncs.map(([error, repeated]) => [error === undefined ? 'ok' : 'failed', repeated])).toEqual([
+      ['ok', false],
+      ['failed', false],
+      ['failed', true],
+      ['ok', false],
+    ]);
     expect(clock.pending()).toEqual([60_000]);
     await follower.stop();
   });

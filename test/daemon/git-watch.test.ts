@@ -19,7 +19,8 @@ afterEach(async () => {
 });
 
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
-const list = (name: string) => `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: ${name}\n  account: ${ACCOUNT}\nspec:\n  name: ${name}\n  type: DOMAIN\n  items:\n    - value: ${name}.example.net\n`;
+const list = (name: string) =>
+  `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: ${name}\n  account: ${ACCOUNT}\nspec:\n  name: ${name}\n  type: DOMAIN\n  items:\n    - value: ${name}.example.net\n`;
 
 async function emulator(): Promise<RunningEmulator> {
   const e = await startEmulator({ port: 0, tokens: [TOKEN] });
@@ -33,7 +34,11 @@ function stateDir(): string {
   return dir;
 }
 
-const creates = (emu: RunningEmulator) => emu.requests().filter((r) => r.method === 'POST' && r.status === 200).map((r) => (r.body as { name?: string }).name);
+const creates = (emu: RunningEmulator) =>
+  emu
+    .requests()
+    .filter((r) => r.method === 'POST' && r.status === 200)
+    .map((r) => (r.body as { name?: string }).name);
 
 describe('watch --git', () => {
   it('applies the followed commit, fetches at once on a signed push, and keeps the last good commit through an invalid one', async () => {
@@ -43,13 +48,34 @@ describe('watch --git', () => {
     const emu = await emulator();
     const dir = stateDir();
     fs.writeFileSync(path.join(dir, 'hook-secret'), 'the-hook-secret\n');
-    const child = spawnWatch([
-      '--git', remote.url, '--ref', 'main', '--path', 'config', '--interval', '1h', '--webhook-secret-file', path.join(dir, 'hook-secret'),
-      '--state', path.join(dir, 'state', 'state.db'), '--base-url', emu.url,
-    ], cleanup);
+    const child = spawnWatch(
+      [
+        '--git',
+        remote.url,
+        '--ref',
+        'main',
+        '--path',
+        'config',
+        '--interval',
+        '1h',
+        '--webhook-secret-file',
+        path.join(dir, 'hook-secret'),
+        '--state',
+        path.join(dir, 'state', 'state.db'),
+        '--base-url',
+        emu.url,
+      ],
+      cleanup,
+    );
     const url = await waitFor('the endpoint', () => child.log.find((l) => typeof l.url === 'string')?.url as string | undefined, 15_000);
     await waitFor('the first commit applied', () => creates(emu).includes('one'), 15_000);
-    type Status = { revision: { commit?: string }; invalidRevision?: { commit: string }; source: { commit?: string; error?: string }; configValid: boolean; configErrors: { text: string }[] };
+    type Status = {
+      revision: { commit?: string };
+      invalidRevision?: { commit: string };
+      source: { commit?: string; error?: string };
+      configValid: boolean;
+      configErrors: { text: string }[];
+    };
     const status = async () => (await (await fetch(`${url}/status`)).json()) as Status;
     expect((await status()).revision).toMatchObject({ source: 'git', commit: first });
 
@@ -80,7 +106,7 @@ describe('watch --git', () => {
     expect((await status()).invalidRevision).toBeUndefined();
     // The run's log line comes through the child's stdout, which may trail its /status.
     const reconciled = () => child.log.filter((l) => l.msg?.toString().startsWith('reconciled')).map((l) => l.revision);
-    await waitFor('the fix\'s run logged', () => reconciled().includes(fix), 15_000);
+    await waitFor("the fix's run logged", () => reconciled().includes(fix), 15_000);
     expect(reconciled()).toEqual([first, second, fix]);
     // Each list was created once, whatever came between.
     expect(creates(emu).sort()).toEqual(['one', 'three', 'two']);
@@ -107,10 +133,25 @@ describe('watch --git', () => {
     cleanup.push(() => receiver.close());
     const dir = stateDir();
     fs.writeFileSync(path.join(dir, 'hook-secret'), 'the-hook-secret\n');
-    const child = spawnWatch([
-      '--git', remote.url, '--ref', 'main', '--interval', '1h', '--webhook-secret-file', path.join(dir, 'hook-secret'), '--notify', receiver.url,
-      '--state', path.join(dir, 'state', 'state.db'), '--base-url', emu.url,
-    ], cleanup);
+    const child = spawnWatch(
+      [
+        '--git',
+        remote.url,
+        '--ref',
+        'main',
+        '--interval',
+        '1h',
+        '--webhook-secret-file',
+        path.join(dir, 'hook-secret'),
+        '--notify',
+        receiver.url,
+        '--state',
+        path.join(dir, 'state', 'state.db'),
+        '--base-url',
+        emu.url,
+      ],
+      cleanup,
+    );
     const url = await waitFor('the endpoint', () => child.log.find((l) => typeof l.url === 'string')?.url as string | undefined, 15_000);
     await waitFor('the first commit applied', () => creates(emu).includes('one'), 15_000);
     const source = async () => ((await (await fetch(`${url}/status`)).json()) as { source: { commit?: string; error?: string; failures: number } }).source;
@@ -124,7 +165,11 @@ describe('watch --git', () => {
     const calls = emu.requests().length;
     expect((await push()).status).toBe(202);
     await waitFor('the failure in /status', async () => (await source()).error !== undefined, 15_000);
-    expect(await source()).toMatchObject({ commit: first, failures: 1, error: expect.stringMatching(/^cannot fetch main from file:\/\/.+remote\.git: .*does not appear to be a git repository/) });
+    expect(await source()).toMatchObject({
+      commit: first,
+      failures: 1,
+      error: expect.stringMatching(/^cannot fetch main from file:\/\/.+remote\.git: .*does not appear to be a git repository/),
+    });
     const events = () => receiver.bodies as { event: string; reason: string; revision: string }[];
     await waitFor('the notification', () => events().some((e) => e.event === 'fetch_failed'), 15_000);
     expect(events().find((e) => e.event === 'fetch_failed')).toMatchObject({ revision: first, reason: expect.stringMatching(/the last good commit stays in force$/) });
@@ -151,7 +196,9 @@ describe('watch --git', () => {
   it('exits 1 with one line when the remote cannot be fetched and nothing was ever checked out, never showing the token', async () => {
     const emu = await emulator();
     const dir = stateDir();
-    const child = spawnWatch(['--git', 'file:///nonexistent/repo.git', '--state', path.join(dir, 'state', 'state.db'), '--base-url', emu.url], cleanup, { EDGESYNC_GIT_TOKEN: 'git-token-secret' });
+    const child = spawnWatch(['--git', 'file:///nonexistent/repo.git', '--state', path.join(dir, 'state', 'state.db'), '--base-url', emu.url], cleanup, {
+      EDGESYNC_GIT_TOKEN: 'git-token-secret',
+    });
     const { code } = await child.exited;
     expect(code).toBe(1);
     expect(child.stderr()).toMatch(/cannot fetch HEAD from file:\/\/\/nonexistent\/repo\.git/);

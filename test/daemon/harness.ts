@@ -70,13 +70,25 @@ export async function startHarness(
   const stop = new AbortController();
   const source = folderSource(root);
   const engine = createEngine({
-    source, store, client, secretsDir: path.join(dir, 'state', 'secrets'), logger, env: {}, signal: stop.signal, hooks: metrics.hooks,
+    source,
+    store,
+    client,
+    secretsDir: path.join(dir, 'state', 'secrets'),
+    logger,
+    env: {},
+    signal: stop.signal,
+    hooks: metrics.hooks,
     retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
   });
   let daemon: Daemon;
   try {
     daemon = await startDaemon({
-      root, engine, store, metrics, stop, logger,
+      root,
+      engine,
+      store,
+      metrics,
+      stop,
+      logger,
       listen: { host: '127.0.0.1', port: 0 },
       timing: { debounceMs: options.debounceMs ?? 100, retryInitialMs: 20, retryMaxMs: 200, shutdownTimeoutMs: 5000 },
       watch: chokidarWatcher({ stabilityMs: 40, pollMs: 10 }),
@@ -90,7 +102,11 @@ export async function startHarness(
     throw err;
   }
   return {
-    emulator, daemon, root, log, source,
+    emulator,
+    daemon,
+    root,
+    log,
+    source,
     edit(rel, change) {
       const file = path.join(root, rel);
       fs.writeFileSync(file, change(fs.readFileSync(file, 'utf8')));

@@ -38,7 +38,7 @@ describe('the daemon heap growth bound', () => {
     expect(() => boundHeapGrowth(Number.NaN)).toThrow('Expected `--heap-growth`');
   });
 
-  it('keeps a heap that holds data and churns garbage well below what V8\'s own rule lets it reach', () => {
+  it("keeps a heap that holds data and churns garbage well below what V8's own rule lets it reach", () => {
     const own = peakHeap(0);
     const bounded = peakHeap(30);
     expect(bounded).toBeLessThan(own * 0.75);

@@ -21,7 +21,8 @@ async function quiet(x: Harness): Promise<number> {
     if (x.daemon.status().runs === before && !x.daemon.status().running) return before;
   }
 }
-const LIST = (name: string) => `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: ${name}\n  account: 0123456789abcdef0123456789abcdef\nspec:\n  name: ${name}\n  type: IP\n  description: first\n`;
+const LIST = (name: string) =>
+  `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: ${name}\n  account: 0123456789abcdef0123456789abcdef\nspec:\n  name: ${name}\n  type: IP\n  description: first\n`;
 
 it('reads only the edited file among a hundred, and keeps the last good config in force through a file broken among them', async () => {
   h = await startHarness();

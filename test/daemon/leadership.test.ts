@@ -42,7 +42,11 @@ function start(lock: ReturnType<typeof scriptedLock>) {
   const clock = new ManualClock();
   const logs: string[] = [];
   const roles: boolean[] = [];
-  const logger = { info: (_: object, m?: string) => logs.push(`info ${m}`), warn: (_: object, m?: string) => logs.push(`warn ${m}`), error: (_: object, m?: string) => logs.push(`error ${m}`) };
+  const logger = {
+    info: (_: object, m?: string) => logs.push(`info ${m}`),
+    warn: (_: object, m?: string) => logs.push(`warn ${m}`),
+    error: (_: object, m?: string) => logs.push(`error ${m}`),
+  };
   const terms = createTerms({
     leadership: lock.leadership,
     pollMs: 1000,

@@ -12,7 +12,9 @@ function setup(timing = {}) {
   const { logger, lines } = recordingLogger();
   const runs: string[] = [];
   const loop = createReconcileLoop({
-    engine, clock, logger,
+    engine,
+    clock,
+    logger,
     timing: checkTiming({ debounceMs: 500, retryInitialMs: 1000, retryMaxMs: 8000, shutdownTimeoutMs: 2000, ...timing }),
     observer: { onRun: (r) => runs.push(`${r.reason}:${r.result}`) },
   });

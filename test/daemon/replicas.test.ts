@@ -94,10 +94,14 @@ describe('replicas of watch on a PostgreSQL state', () => {
     await waitFor('the standby taking over', () => logged(b, 'took over'), TAKEOVER_MS + 5000);
     expect(Date.now() - killedAt).toBeLessThanOrEqual(TAKEOVER_MS);
 
-    const status = await waitFor('the new leader converging', async () => {
-      const s = await statusOf(standby);
-      return s.runs >= 1 && !['error', 'failed'].includes(s.lastRun?.result ?? 'error') && s;
-    }, 20_000);
+    const status = await waitFor(
+      'the new leader converging',
+      async () => {
+        const s = await statusOf(standby);
+        return s.runs >= 1 && !['error', 'failed'].includes(s.lastRun?.result ?? 'error') && s;
+      },
+      20_000,
+    );
     expect(status.role).toBe('leader');
     expect((await get(`${standby}/metrics`)).text).toMatch(/^edgesync_leader 1$/m);
     // The create cut off by the kill is uncertain: shown, and never sent again.
@@ -145,10 +149,11 @@ describe('replicas of watch on a PostgreSQL state', () => {
     type Event = { event: string; reason: string; workspace?: string };
     const changes = () => (receiver.bodies as Event[]).filter((e) => e.event === 'leader_changed');
     await waitFor('both role changes notified', () => changes().length >= 2, 10_000);
-    expect(changes().map((e) => e.reason).sort()).toEqual([
-      expect.stringMatching(/^this replica lost the state's lock and stands by/),
-      'this replica took over: it now writes the state',
-    ]);
+    expect(
+      changes()
+        .map((e) => e.reason)
+        .sort(),
+    ).toEqual([expect.stringMatching(/^this replica lost the state's lock and stands by/), 'this replica took over: it now writes the state']);
     expect(changes().every((e) => e.workspace === workspace)).toBe(true);
   });
 
@@ -168,14 +173,21 @@ describe('replicas of watch on a PostgreSQL state', () => {
     const emu = await emulator(0);
     const ws = e2eWorkspace();
     const workspace = `approve-${randomBytes(4).toString('hex')}`;
-    const child = spawnWatch(['--config', ws.root, '--state', inject('pgUrl'), '--workspace', workspace, '--secrets', ws.secrets, '--base-url', emu.url, '--max-update-share', '0'], cleanup);
+    const child = spawnWatch(
+      ['--config', ws.root, '--state', inject('pgUrl'), '--workspace', workspace, '--secrets', ws.secrets, '--base-url', emu.url, '--max-update-share', '0'],
+      cleanup,
+    );
     const url = await endpoint(child);
     await waitFor('the first reconcile', async () => (await statusOf(url)).lastRun?.result === 'ok', 20_000);
     editDoc(ws, RESOURCES.UserProfile.file, RESOURCES.UserProfile.name, (d) => d.setIn(['spec', 'country'], 'IE'));
-    const held = await waitFor('the plan held', async () => {
-      const s = (await statusOf(url)) as Status & { revision: { digest: string } };
-      return s.lastRun?.result === 'held' && s;
-    }, 15_000);
+    const held = await waitFor(
+      'the plan held',
+      async () => {
+        const s = (await statusOf(url)) as Status & { revision: { digest: string } };
+        return s.lastRun?.result === 'held' && s;
+      },
+      15_000,
+    );
     const updated = () => emu.requests().some((r) => r.operation === 15 && (r.body as { country?: string }).country === 'IE');
     expect(updated()).toBe(false);
     // No SIGHUP: the leader finds the approval at its next look.

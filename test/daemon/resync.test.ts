@@ -12,7 +12,9 @@ function setup(resyncIntervalMs?: number) {
   const { logger } = recordingLogger();
   const runs: string[] = [];
   const loop = createReconcileLoop({
-    engine, clock, logger,
+    engine,
+    clock,
+    logger,
     timing: checkTiming({ debounceMs: 500, retryInitialMs: 1000, retryMaxMs: 8000, shutdownTimeoutMs: 2000, ...(resyncIntervalMs !== undefined && { resyncIntervalMs }) }),
     observer: { onRun: (r) => runs.push(`${r.reason}:${r.result}`) },
   });

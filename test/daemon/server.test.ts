@@ -63,16 +63,24 @@ describe('the push webhook on a loopback endpoint', () => {
   it('takes a signed push under any Host (a forge through a reverse proxy) while /status stays refused', async () => {
     const app = buildServer({ ...sourcesOf(world()), hostCheck: { hint: 'allow it' } });
     const pushes: number[] = [];
-    registerGitHook(app, { secret: 'hook-secret-0001', ref: 'main', onPush: () => {
-      pushes.push(1);
-      return undefined;
-    } });
+    registerGitHook(app, {
+      secret: 'hook-secret-0001',
+      ref: 'main',
+      onPush: () => {
+        pushes.push(1);
+        return undefined;
+      },
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
       const body = JSON.stringify({ ref: 'refs/heads/main' });
       const signature = `sha256=${createHmac('sha256', 'hook-secret-0001').update(body).digest('hex')}`;
-      const hook = await requestWithHost(`${origin}/hooks/git`, 'git.example.com', { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+      const hook = await requestWithHost(`${origin}/hooks/git`, 'git.example.com', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+        body,
+      });
       expect(hook.status).toBe(202);
       expect(pushes).toHaveLength(1);
       expect((await requestWithHost(`${origin}/status`, 'git.example.com')).status).toBe(421);

@@ -22,7 +22,9 @@ async function hook(ref = 'main') {
   apps.push(app);
   const pushes: number[] = [];
   registerGitHook(app, {
-    secret: SECRET, ref, onPush: () => {
+    secret: SECRET,
+    ref,
+    onPush: () => {
       pushes.push(1);
       return undefined;
     },
@@ -38,14 +40,24 @@ describe('the push webhook', () => {
   it('fetches for a GitHub push to the followed branch signed with the secret', async () => {
     const { app, pushes } = await hook();
     const body = push('refs/heads/main');
-    const res = await app.inject({ method: 'POST', url: '/hooks/git', payload: body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': sign(body), 'x-github-event': 'push', 'x-github-delivery': 'd-1' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/hooks/git',
+      payload: body,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': sign(body), 'x-github-event': 'push', 'x-github-delivery': 'd-1' },
+    });
     expect(res.statusCode).toBe(202);
     expect(pushes).toHaveLength(1);
   });
 
   it('fetches for a GitLab push carrying the secret token', async () => {
     const { app, pushes } = await hook();
-    const res = await app.inject({ method: 'POST', url: '/hooks/git', payload: push('refs/heads/main'), headers: { 'content-type': 'application/json', 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Push Hook' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/hooks/git',
+      payload: push('refs/heads/main'),
+      headers: { 'content-type': 'application/json', 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Push Hook' },
+    });
     expect(res.statusCode).toBe(202);
     expect(pushes).toHaveLength(1);
   });
@@ -124,7 +136,12 @@ async function followed() {
   const body = push('refs/heads/main');
   const signature = sign(body);
   const deliver = async (id: string) => {
-    const res = await app.inject({ method: 'POST', url: '/hooks/git', payload: body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature, 'x-github-event': 'push', 'x-github-delivery': id } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/hooks/git',
+      payload: body,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature, 'x-github-event': 'push', 'x-github-delivery': id },
+    });
     await flush();
     return { status: res.statusCode, body: res.json() as { status: string; reason?: string } };
   };
@@ -163,7 +180,9 @@ describe('replays of a signed push under new delivery ids', () => {
     const answers = [];
     for (let i = 0; i < 10; i++) answers.push(await deliver(`during-backoff-${i}`));
     expect(fetches).toHaveLength(2);
-    expect(answers).toEqual(Array(10).fill({ status: 202, body: { status: 'deferred', reason: 'the last fetch failed: the next is its retry, in 1 s; a push does not cut the backoff short' } }));
+    expect(answers).toEqual(
+      Array(10).fill({ status: 202, body: { status: 'deferred', reason: 'the last fetch failed: the next is its retry, in 1 s; a push does not cut the backoff short' } }),
+    );
     await clock.advance(999);
     expect(fetches).toHaveLength(2);
     await clock.advance(1);

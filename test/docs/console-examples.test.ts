@@ -38,10 +38,7 @@ describe('the documents', () => {
     const notRun = all.filter((b) => b.notRun);
     expect(run.length).toBeGreaterThan(20);
     for (const b of all) expect(b.steps.length, `${b.file}:${b.line} holds no $ command`).toBeGreaterThan(0);
-    console.info(
-      `${run.length} console blocks run, ${notRun.length} not run:\n` +
-        notRun.map((b) => `  ${b.file}:${b.line}  ${b.notRun}`).join('\n'),
-    );
+    console.info(`${run.length} console blocks run, ${notRun.length} not run:\n` + notRun.map((b) => `  ${b.file}:${b.line}  ${b.notRun}`).join('\n'));
     // A skip says why, and stays rare: most examples are run.
     expect(notRun.length).toBeLessThanOrEqual(5);
   });
@@ -51,7 +48,8 @@ describe('the documents', () => {
       const text = fs.readFileSync(path.join(repo, file), 'utf8');
       for (const b of fencedBlocks(text)) {
         if (['bash', 'shell', 'shell-session', 'terminal'].includes(b.tag)) throw new Error(`${file}:${b.line}: tag it console (run) or sh (not run), not ${b.tag}`);
-        if (b.tag !== 'console' && b.body.some((l: string) => l.startsWith('$ '))) throw new Error(`${file}:${b.line}: a transcript with $ lines tagged ${b.tag || '(none)'}: tag it console`);
+        if (b.tag !== 'console' && b.body.some((l: string) => l.startsWith('$ ')))
+          throw new Error(`${file}:${b.line}: a transcript with $ lines tagged ${b.tag || '(none)'}: tag it console`);
       }
     }
   });
@@ -62,8 +60,9 @@ for (const file of files.filter((f) => blocksOf(f).some((b) => !b.notRun))) {
     it('prints what its console examples say', async () => {
       const blocks = await runDocument({ repo, file, startEmulator });
       const failures = blocks.flatMap((b) =>
-        b.steps.filter((s: { ok: boolean }) => !s.ok).map((s: { command: string; expected: string; actual: string }) =>
-          `${file}:${b.line}  $ ${s.command}\n--- written\n${s.expected}\n--- printed\n${s.actual}\n`),
+        b.steps
+          .filter((s: { ok: boolean }) => !s.ok)
+          .map((s: { command: string; expected: string; actual: string }) => `${file}:${b.line}  $ ${s.command}\n--- written\n${s.expected}\n--- printed\n${s.actual}\n`),
       );
       expect(failures.join('\n'), `${failures.length} command(s) printed something else`).toBe('');
     }, 600_000);

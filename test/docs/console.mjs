@@ -31,7 +31,10 @@ import path from 'node:path';
 
 /** The documents whose console blocks are run: the README and every guide. */
 export function docFiles(repo) {
-  const docs = fs.readdirSync(path.join(repo, 'docs')).filter((f) => f.endsWith('.md')).sort();
+  const docs = fs
+    .readdirSync(path.join(repo, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   return ['README.md', ...docs.map((f) => `docs/${f}`)];
 }
 
@@ -178,8 +181,15 @@ export async function runDocument({ repo, file, startEmulator, commandTimeoutMs 
     EDGESYNC_API_TOKEN: 'dev-token',
     STAGING_API_TOKEN: 'dev-token',
     EDGESYNC_LISTEN: `127.0.0.1:${listenPort}`,
-    GIT_AUTHOR_NAME: 'Docs', GIT_AUTHOR_EMAIL: 'docs@example.com', GIT_COMMITTER_NAME: 'Docs', GIT_COMMITTER_EMAIL: 'docs@example.com',
-    GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'init.defaultBranch', GIT_CONFIG_VALUE_0: 'main',
+    GIT_AUTHOR_NAME: 'Docs',
+    GIT_AUTHOR_EMAIL: 'docs@example.com',
+    GIT_COMMITTER_NAME: 'Docs',
+    GIT_COMMITTER_EMAIL: 'docs@example.com',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'init.defaultBranch',
+    GIT_CONFIG_VALUE_0: 'main',
   };
   const shell = spawn('bash', ['--noprofile', '--norc'], { cwd: scratch, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   let buffer = '';
@@ -247,7 +257,13 @@ export async function runDocument({ repo, file, startEmulator, commandTimeoutMs 
     }
   } finally {
     // The shell and whatever it left running (an emulator, a daemon) are one process group.
-    const stop = (signal) => { try { process.kill(-shell.pid, signal); } catch { /* gone */ } };
+    const stop = (signal) => {
+      try {
+        process.kill(-shell.pid, signal);
+      } catch {
+        /* gone */
+      }
+    };
     stop('SIGTERM');
     const deadline = Date.now() + 15_000;
     while (!exited && Date.now() < deadline) await sleep(50);

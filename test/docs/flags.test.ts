@@ -13,8 +13,32 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const COMMANDS = ['validate', 'plan', 'apply', 'watch', 'emulator', 'state'] as const;
 const STATE_SUBCOMMANDS = ['list', 'show', 'forget', 'resolve', 'runs', 'secret', 'export', 'import', 'migrate', 'unlock'];
 /** Flags of other programs that inline code shows beside edgesync's: npm run bench, node, docker, git, biome, systemctl. */
-const OTHERS = new Set(['only', 'pairs', 'formats', 'changed', 'value-bytes', 'backends', 'calls', 'rate', 'kills', 'pushes',
-  'resources', 'accounts', 'repeats', 'edits', 'record', 'trace-gc', 'max-old-space-size', 'env-file', 'now', 'depth', 'filter', 'hostname', 'error-on-warnings', 'write']);
+const OTHERS = new Set([
+  'only',
+  'pairs',
+  'formats',
+  'changed',
+  'value-bytes',
+  'backends',
+  'calls',
+  'rate',
+  'kills',
+  'pushes',
+  'resources',
+  'accounts',
+  'repeats',
+  'edits',
+  'record',
+  'trace-gc',
+  'max-old-space-size',
+  'env-file',
+  'now',
+  'depth',
+  'filter',
+  'hostname',
+  'error-on-warnings',
+  'write',
+]);
 
 const help = (...args: string[]): string => execFileSync(process.execPath, [path.join(repo, 'bin/edgesync'), ...args, '--help'], { encoding: 'utf8' });
 const flagsIn = (text: string): string[] => [...text.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((m) => m[1]);

@@ -11,13 +11,9 @@ import { anchors, prose } from './anchors.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-
-
 describe('links of the README and the guides', () => {
   it('make GitHub anchors as GitHub does', () => {
-    expect([...anchors('## Token secrets in the database: `EDGESYNC_SECRETS_KEY`\n## A\n## A\n')]).toEqual([
-      'token-secrets-in-the-database-edgesync_secrets_key', 'a', 'a-1',
-    ]);
+    expect([...anchors('## Token secrets in the database: `EDGESYNC_SECRETS_KEY`\n## A\n## A\n')]).toEqual(['token-secrets-in-the-database-edgesync_secrets_key', 'a', 'a-1']);
   });
 
   for (const file of docFiles(repo)) {

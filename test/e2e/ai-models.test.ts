@@ -12,7 +12,9 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 function imageRun() {
   const ws = workspace();
   for (const entry of fs.readdirSync(ws.root)) if (entry !== 'ai') fs.rmSync(path.join(ws.root, entry), { recursive: true });
-  fs.writeFileSync(ws.file('ai/summary.yaml'), `apiVersion: edgesync/v1
+  fs.writeFileSync(
+    ws.file('ai/summary.yaml'),
+    `apiVersion: edgesync/v1
 kind: AiRun
 metadata:
   name: hero-image
@@ -22,7 +24,8 @@ spec:
   input:
     prompt: A lighthouse at dawn
   output: ../.out/hero.png
-`);
+`,
+  );
   return ws;
 }
 
@@ -36,9 +39,12 @@ describe('an AI model that answers an image', () => {
     expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
     expect(fs.statSync(ws.file('.out/hero.png')).mode & 0o777).toBe(0o600);
     expect(first.stdout).toMatch(new RegExp(`output of AiRun\\[.*\\]/hero-image written to .*hero\\.png \\(received image/png, ${png.length} B\\)`));
-    expect(emu.requests().filter((r) => r.operation === 14).map((r) => r.path)).toEqual([
-      '/client/v4/accounts/0123456789abcdef0123456789abcdef/ai/run/@cf/stabilityai/stable-diffusion-xl-base-1.0',
-    ]);
+    expect(
+      emu
+        .requests()
+        .filter((r) => r.operation === 14)
+        .map((r) => r.path),
+    ).toEqual(['/client/v4/accounts/0123456789abcdef0123456789abcdef/ai/run/@cf/stabilityai/stable-diffusion-xl-base-1.0']);
 
     const store = openStateStore({ file: ws.state, readOnly: true });
     try {
@@ -56,7 +62,10 @@ describe('an AI model that answers an image', () => {
   it('refuses stream: true at validate, naming the field', async () => {
     const emu = await emulator();
     const ws = imageRun();
-    fs.writeFileSync(ws.file('ai/summary.yaml'), fs.readFileSync(ws.file('ai/summary.yaml'), 'utf8').replace('    prompt: A lighthouse at dawn\n', '    prompt: A lighthouse at dawn\n    stream: true\n'));
+    fs.writeFileSync(
+      ws.file('ai/summary.yaml'),
+      fs.readFileSync(ws.file('ai/summary.yaml'), 'utf8').replace('    prompt: A lighthouse at dawn\n', '    prompt: A lighthouse at dawn\n    stream: true\n'),
+    );
     const result = await apply(ws, emu);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/summary\.yaml:\d+:\d+ {2}spec\.input\.stream {2}stream: true asks for a streamed answer/);
@@ -65,11 +74,13 @@ describe('an AI model that answers an image', () => {
 });
 
 describe('an AI model that takes a file', () => {
-  it('gets the file\'s bytes with the type of its extension, and runs again only when the file changes', async () => {
+  it("gets the file's bytes with the type of its extension, and runs again only when the file changes", async () => {
     const emu = await emulator();
     const ws = imageRun();
     fs.writeFileSync(ws.file('ai/meeting.mp3'), Buffer.from([0xff, 0xfb, 0x90, 0x64, 0x00, 0x01, 0x02]));
-    fs.writeFileSync(ws.file('ai/summary.yaml'), `apiVersion: edgesync/v1
+    fs.writeFileSync(
+      ws.file('ai/summary.yaml'),
+      `apiVersion: edgesync/v1
 kind: AiRun
 metadata:
   name: transcript
@@ -78,7 +89,8 @@ metadata:
 spec:
   inputFile: meeting.mp3
   output: ../.out/transcript.json
-`);
+`,
+    );
     const first = await apply(ws, emu);
     expect(first.code, first.stdout + first.stderr).toBe(0);
     expect(JSON.parse(fs.readFileSync(ws.file('.out/transcript.json'), 'utf8'))).toEqual({ text: expect.stringMatching(/^emulated transcript of 7 bytes/) });

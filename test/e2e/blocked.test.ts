@@ -37,16 +37,20 @@ describe('blocked changes', () => {
     const planned = await cli(['plan', ...ws.local, '--json', '--detailed-exitcode']);
     expect(planned.code, planned.stderr).toBe(2);
     const blocked = new Map((JSON.parse(planned.stdout).blocked as BlockedJson[]).map((b) => [b.resource, b]));
-    expect([...blocked.keys()].sort()).toEqual(
-      [RESOURCES.GatewayList.key, RESOURCES.GatewayLocation.key, RESOURCES.GatewayProxyEndpoint.key, RESOURCES.ApiToken.key].sort(),
-    );
+    expect([...blocked.keys()].sort()).toEqual([RESOURCES.GatewayList.key, RESOURCES.GatewayLocation.key, RESOURCES.GatewayProxyEndpoint.key, RESOURCES.ApiToken.key].sort());
     expect(blocked.get(RESOURCES.GatewayList.key)!.fields.sort()).toEqual(['items', 'type']);
     expect(blocked.get(RESOURCES.GatewayList.key)!.reason).toMatch(/type and items cannot be changed in place/);
     expect(blocked.get(RESOURCES.GatewayLocation.key)).toMatchObject({ fields: ['networks'], reason: expect.stringMatching(/no update operation exists for GatewayLocation/) });
-    expect(blocked.get(RESOURCES.GatewayProxyEndpoint.key)).toMatchObject({ fields: ['subdomain'], reason: expect.stringMatching(/no update operation exists for GatewayProxyEndpoint/) });
+    expect(blocked.get(RESOURCES.GatewayProxyEndpoint.key)).toMatchObject({
+      fields: ['subdomain'],
+      reason: expect.stringMatching(/no update operation exists for GatewayProxyEndpoint/),
+    });
     expect(blocked.get(RESOURCES.ApiToken.key)).toMatchObject({ fields: ['rotate'], reason: expect.stringMatching(/rotate can only be raised: the last applied value is 2/) });
     // Each blocked change says where its document is.
-    expect(blocked.get(RESOURCES.GatewayLocation.key)!.source).toMatchObject({ file: expect.stringMatching(new RegExp(`${RESOURCES.GatewayLocation.file}$`)), line: expect.any(Number) });
+    expect(blocked.get(RESOURCES.GatewayLocation.key)!.source).toMatchObject({
+      file: expect.stringMatching(new RegExp(`${RESOURCES.GatewayLocation.file}$`)),
+      line: expect.any(Number),
+    });
     const text = await cli(['plan', ...ws.local]);
     expect(text.stdout).toMatch(new RegExp(`^! ${RESOURCES.GatewayLocation.key.replace(/[[\]]/g, '\\$&')}  blocked \\(.*${RESOURCES.GatewayLocation.file}:\\d+\\)$`, 'm'));
 

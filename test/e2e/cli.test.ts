@@ -74,7 +74,12 @@ describe('ApiToken secrets', () => {
     const mark = emu.requests().length;
     const rolled = await apply(ws, emu, '--verbose');
     expect(rolled.code, rolled.stderr).toBe(0);
-    expect(emu.requests().slice(mark).map((c) => c.operation)).toEqual([16]);
+    expect(
+      emu
+        .requests()
+        .slice(mark)
+        .map((c) => c.operation),
+    ).toEqual([16]);
     const second = fs.readFileSync(secretFile, 'utf8').trim();
     expect(second).not.toBe(first);
     expect(fs.statSync(secretFile).mode & 0o777).toBe(0o600);
@@ -135,7 +140,9 @@ describe('a base URL without /client/v4', () => {
     const ws = workspace();
     const flag = await cli(['apply', ...ws.local, '--secrets', ws.secrets, '--base-url', 'http://127.0.0.1:8787/']);
     expect(flag.code).toBe(1);
-    expect(flag.stderr.trim()).toBe('Expected `--base-url` to be an http(s) URL ending in /client/v4 (such as http://127.0.0.1:8787/client/v4), got `http://127.0.0.1:8787/` (string)');
+    expect(flag.stderr.trim()).toBe(
+      'Expected `--base-url` to be an http(s) URL ending in /client/v4 (such as http://127.0.0.1:8787/client/v4), got `http://127.0.0.1:8787/` (string)',
+    );
     const fromEnv = await cli(['apply', ...ws.local, '--secrets', ws.secrets], { env: { EDGESYNC_BASE_URL: 'http://127.0.0.1:8787' } });
     expect(fromEnv.stderr.trim()).toMatch(/^Expected `EDGESYNC_BASE_URL` to be an http\(s\) URL ending in \/client\/v4/);
     expect(fs.existsSync(ws.state)).toBe(false);

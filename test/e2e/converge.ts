@@ -73,7 +73,10 @@ export async function expectConverged(ws: Workspace, emu: RunningEmulator): Prom
   try {
     for (const post of POST_RESOURCES) {
       const found = post.find(s);
-      expect(found.map((o) => o.id), `objects of ${post.key}`).toEqual([store.get(post.key)?.remoteId]);
+      expect(
+        found.map((o) => o.id),
+        `objects of ${post.key}`,
+      ).toEqual([store.get(post.key)?.remoteId]);
     }
   } finally {
     store.close();

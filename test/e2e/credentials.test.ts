@@ -72,7 +72,12 @@ describe('credentials', () => {
 
     const state = path.dirname(ws.state);
     const written = [
-      planned.stdout, planned.stderr, applied.stdout, applied.stderr, fs.readFileSync(planFile, 'utf8'), JSON.stringify(requests),
+      planned.stdout,
+      planned.stderr,
+      applied.stdout,
+      applied.stderr,
+      fs.readFileSync(planFile, 'utf8'),
+      JSON.stringify(requests),
       ...fs.readdirSync(state).map((f) => fs.readFileSync(path.join(state, f)).toString('latin1')),
     ].join('\n');
     for (const secret of Object.values(SECRETS)) expect(written.includes(secret), secret.slice(0, 8)).toBe(false);

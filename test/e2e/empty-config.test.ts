@@ -19,7 +19,9 @@ describe('an empty config over a full state', () => {
     const refused = await cli(['apply', ...args]);
     // Held: nothing was sent, and a person must decide.
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toMatch(/the config at .*empty has no document: 14 of 14 applied resources would be orphaned\. .* Nothing was applied; pass --allow-empty to go ahead\./);
+    expect(refused.stderr).toMatch(
+      /the config at .*empty has no document: 14 of 14 applied resources would be orphaned\. .* Nothing was applied; pass --allow-empty to go ahead\./,
+    );
     expect(emu.requests().length).toBe(mark);
 
     const planned = await cli(['plan', '--config', empty, '--state', ws.state]);

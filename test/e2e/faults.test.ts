@@ -50,7 +50,10 @@ describe('apply under injected faults', () => {
       else await run();
       plan = await planNow(ws);
     }
-    expect(emu.requests().some((c) => c.status === 429 || c.status >= 500), 'no fault was injected').toBe(true);
+    expect(
+      emu.requests().some((c) => c.status === 429 || c.status >= 500),
+      'no fault was injected',
+    ).toBe(true);
     await expectConverged(ws, emu);
   });
 });

@@ -21,8 +21,11 @@ function listsOnly(): Workspace {
   const ws = workspace();
   for (const entry of fs.readdirSync(ws.root)) if (entry !== 'zero-trust') fs.rmSync(path.join(ws.root, entry), { recursive: true });
   for (const file of fs.readdirSync(ws.file('zero-trust'))) if (file !== 'gateway-account.yaml') fs.rmSync(ws.file(`zero-trust/${file}`));
-  const docs = Array.from({ length: LISTS }, (_, k) =>
-    `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: list-${k}\n  account: ${ACCOUNT}\nspec:\n  name: ${listName(k)}\n  type: DOMAIN\n  items:\n    - value: host-${k}.example.net\n`);
+  const docs = Array.from(
+    { length: LISTS },
+    (_, k) =>
+      `apiVersion: edgesync/v1\nkind: GatewayList\nmetadata:\n  name: list-${k}\n  account: ${ACCOUNT}\nspec:\n  name: ${listName(k)}\n  type: DOMAIN\n  items:\n    - value: host-${k}.example.net\n`,
+  );
   fs.writeFileSync(ws.file('zero-trust/lists.yaml'), docs.join('---\n'));
   return ws;
 }
@@ -34,7 +37,11 @@ function seenByEmulator(emu: RunningEmulator) {
     const name = (r.body as { name?: unknown } | undefined)?.name;
     if (r.method === 'POST' && r.path.endsWith('/gateway/lists') && typeof name === 'string') posts.set(name, (posts.get(name) ?? 0) + 1);
   }
-  const objects = (k: number) => emu.state().lists.filter((o) => o.name === listName(k)).map((o) => o.id);
+  const objects = (k: number) =>
+    emu
+      .state()
+      .lists.filter((o) => o.name === listName(k))
+      .map((o) => o.id);
   return { posts: (k: number) => posts.get(listName(k)) ?? 0, objects };
 }
 

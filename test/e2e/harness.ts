@@ -23,8 +23,9 @@ if (!fs.existsSync(path.join(repo, 'dist/cli.js'))) {
   throw new Error('The end-to-end tests run the built command line: run `npm run build` first.');
 }
 const builtAt = fs.statSync(path.join(repo, 'dist/cli.js')).mtimeMs;
-const newer = (fs.readdirSync(path.join(repo, 'src'), { recursive: true }) as string[])
-  .filter((f) => f.endsWith('.ts') && fs.statSync(path.join(repo, 'src', f)).mtimeMs > builtAt);
+const newer = (fs.readdirSync(path.join(repo, 'src'), { recursive: true }) as string[]).filter(
+  (f) => f.endsWith('.ts') && fs.statSync(path.join(repo, 'src', f)).mtimeMs > builtAt,
+);
 if (newer.length) console.warn(`dist/ is older than ${newer.length} file(s) of src/ (e.g. src/${newer[0]}): the command line under test may be stale; run \`npm run build\``);
 
 const cleanups: (() => unknown)[] = [];
@@ -71,8 +72,7 @@ export function startCli(args: readonly string[], options: { readonly cwd?: stri
   return { child, done };
 }
 
-export const cli = (args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<CliResult> =>
-  startCli(args, options).done;
+export const cli = (args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<CliResult> => startCli(args, options).done;
 
 /** A temp folder holding a copy of a fixture root (`root/`), the state file and the secrets folder. */
 export interface Workspace {
@@ -96,7 +96,11 @@ export function workspace(fixture = 'all-kinds'): Workspace {
   const secrets = path.join(dir, 'secrets');
   const local = ['--config', root, '--state', state];
   return {
-    dir, root, state, secrets, local,
+    dir,
+    root,
+    state,
+    secrets,
+    local,
     remote: (emu) => [...local, '--secrets', secrets, '--base-url', emu.url],
     file: (rel) => path.join(root, rel),
   };

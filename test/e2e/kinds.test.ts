@@ -75,8 +75,7 @@ describe('apply and plan over every kind', () => {
     const listId = remoteId(ws, RESOURCES.GatewayList.key);
     const tokenId = remoteId(ws, RESOURCES.ApiToken.key);
     fs.writeFileSync(ws.file('workers/src/index.js'), 'export default { fetch: () => new Response("v2") };\n');
-    const set = (kind: keyof typeof RESOURCES, path: (string | number)[], value: unknown) =>
-      editDoc(ws, RESOURCES[kind].file, RESOURCES[kind].name, (d) => d.setIn(path, value));
+    const set = (kind: keyof typeof RESOURCES, path: (string | number)[], value: unknown) => editDoc(ws, RESOURCES[kind].file, RESOURCES[kind].name, (d) => d.setIn(path, value));
     set('WorkerDomain', ['spec', 'environment'], 'staging');
     set('WorkerRoute', ['spec', 'pattern'], 'example.com/v2/*');
     set('KvPairs', ['spec', 'pairs', 1, 'value'], 'No maintenance planned');
@@ -99,7 +98,10 @@ describe('apply and plan over every kind', () => {
     expect(byOp(1)[0].path).toBe(`/accounts/${ACCOUNT}/workers/services/api/environments/production/content`);
     expect(emu.state().scripts[0].modules.find((m) => m.name === 'index.js')?.content).toContain('"v2"');
     expect(byOp(2)[0].body).toEqual({
-      name: 'Example Ltd.', auth_domain: 'example.cloudflareaccess.com', auto_redirect_to_identity: false, session_duration: '24h',
+      name: 'Example Ltd.',
+      auth_domain: 'example.cloudflareaccess.com',
+      auto_redirect_to_identity: false,
+      session_duration: '24h',
       login_design: { background_color: '#ffffff', text_color: '#1f2937' },
     });
     expect(byOp(3)[0]).toMatchObject({

@@ -15,7 +15,6 @@ function kvOnly() {
   return ws;
 }
 
-
 /** The KV keys the state holds, sorted; none while the state does not exist yet. */
 function recordedKeys(state: string): string[] {
   if (!fs.existsSync(state)) return [];

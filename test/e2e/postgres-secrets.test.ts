@@ -19,7 +19,13 @@ async function dumpSecrets(workspaceName: string): Promise<string> {
   await admin.connect();
   try {
     const { rows } = await admin.query('SELECT * FROM secrets WHERE workspace = $1', [workspaceName]);
-    return rows.map((r: Record<string, unknown>) => Object.values(r).map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') : String(v))).join('|')).join('\n');
+    return rows
+      .map((r: Record<string, unknown>) =>
+        Object.values(r)
+          .map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') : String(v)))
+          .join('|'),
+      )
+      .join('\n');
   } finally {
     await admin.end();
   }
@@ -79,7 +85,9 @@ describe('token secrets in a PostgreSQL state', () => {
     );
     const wrongApply = await cli(['plan', '--config', ws.root, ...state, '--secrets', ws.secrets], { env: withKey(other) });
     expect(wrongApply.code).toBe(1);
-    expect(wrongApply.stderr).toMatch(/credential deployer: its secret file ci-deploy cannot be read \(the secret of token ci-deploy in state .* was written under the key with fingerprint/);
+    expect(wrongApply.stderr).toMatch(
+      /credential deployer: its secret file ci-deploy cannot be read \(the secret of token ci-deploy in state .* was written under the key with fingerprint/,
+    );
     const missing = await cli(['state', 'secret', 'nobody', ...state], { env: withKey(key) });
     expect([missing.code, missing.stdout]).toEqual([1, '']);
     expect(missing.stderr).toMatch(/^state postgres:\/\/\S+ \(workspace e2e-secrets-\w+\) keeps no secret of token nobody: `edgesync state list` shows/);

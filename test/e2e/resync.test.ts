@@ -44,7 +44,9 @@ describe('apply --resync', () => {
     const list = emu.state().lists.find((l) => l.name === 'Blocked domains')!;
     // The dashboard's edit: the same update operation, another name.
     const renamed = await fetch(`${emu.url}/accounts/${ACCOUNT}/gateway/lists/${String(list.id)}`, {
-      method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Renamed by hand' }),
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Renamed by hand' }),
     });
     expect(renamed.status).toBe(200);
     emu.clearRequests();
@@ -88,7 +90,12 @@ describe('a saved --resync plan', () => {
     emu.clearRequests();
     const r = await cli(['apply', ...ws.remote(emu), file]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(emu.requests().map((c) => c.operation).sort((a, b) => a! - b!)).toEqual(RESENT);
+    expect(
+      emu
+        .requests()
+        .map((c) => c.operation)
+        .sort((a, b) => a! - b!),
+    ).toEqual(RESENT);
   });
 });
 

@@ -5,8 +5,15 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { apply, cli, emulator, workspace } from './harness.js';
 
-
-const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'edgesync test', GIT_AUTHOR_EMAIL: 'test@example.invalid', GIT_COMMITTER_NAME: 'edgesync test', GIT_COMMITTER_EMAIL: 'test@example.invalid' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'edgesync test',
+  GIT_AUTHOR_EMAIL: 'test@example.invalid',
+  GIT_COMMITTER_NAME: 'edgesync test',
+  GIT_COMMITTER_EMAIL: 'test@example.invalid',
+};
 
 describe('the runs kept in the state', () => {
   it('names an apply with the commit the config was read at, and what came of it', async () => {

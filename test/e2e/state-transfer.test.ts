@@ -31,7 +31,10 @@ describe('backups and moves of the state from the command line', () => {
     expect(intoPg.code, intoPg.stderr).toBe(0);
     expect(JSON.parse(intoPg.stdout)).toMatchObject({ resources: 14, intents: 0, kvKeys: 5 });
 
-    for (const state of [['--state', file], ['--state', url, '--workspace', name]]) {
+    for (const state of [
+      ['--state', file],
+      ['--state', url, '--workspace', name],
+    ]) {
       const plan = await cli(['plan', '--config', ws.root, ...state, '--secrets', ws.secrets, '--detailed-exitcode']);
       expect(plan.code, plan.stdout + plan.stderr).toBe(0);
       expect(plan.stdout).toContain('No changes. 14 resources up to date.');
@@ -52,7 +55,9 @@ describe('backups and moves of the state from the command line', () => {
     expect(moved.code, moved.stderr).toBe(0);
     const kv = moved.stdout.match(/^ {4}KvPairs\S+ {2}5$/m);
     expect(kv, moved.stdout).not.toBeNull();
-    expect(moved.stdout.split('\n')[0]).toMatch(/^Copied 14 resources, 5 KV keys from state \S+ to state postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace e2e-migrate-\w+\)\.$/);
+    expect(moved.stdout.split('\n')[0]).toMatch(
+      /^Copied 14 resources, 5 KV keys from state \S+ to state postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace e2e-migrate-\w+\)\.$/,
+    );
     expect(moved.stdout).toContain('Read back from the target, each as in the source:\n  resources  14\n  intents     0\n  KV keys     5\n');
     expect(moved.stdout).not.toContain(new URL(url).password);
 

@@ -83,20 +83,23 @@ async function overflow(page: Page): Promise<{ page: number; table: number }> {
 /** Names of the table drawn with a line break between two letters or digits: broken in the middle of a word. */
 async function brokenNames(page: Page): Promise<string[]> {
   return page.locator('table.resources .name').evaluateAll((names) =>
-    names.filter((n) => {
-      const text = n.firstChild;
-      if (!text || text.nodeType !== Node.TEXT_NODE) return false;
-      const word = /[A-Za-z0-9]/;
-      const top = (i: number) => {
-        const range = document.createRange();
-        range.setStart(text, i);
-        range.setEnd(text, i + 1);
-        return range.getBoundingClientRect().top;
-      };
-      const chars = text.textContent ?? '';
-      for (let i = 1; i < chars.length; i++) if (word.test(chars[i - 1]!) && word.test(chars[i]!) && top(i) > top(i - 1) + 1) return true;
-      return false;
-    }).map((n) => n.textContent ?? ''));
+    names
+      .filter((n) => {
+        const text = n.firstChild;
+        if (!text || text.nodeType !== Node.TEXT_NODE) return false;
+        const word = /[A-Za-z0-9]/;
+        const top = (i: number) => {
+          const range = document.createRange();
+          range.setStart(text, i);
+          range.setEnd(text, i + 1);
+          return range.getBoundingClientRect().top;
+        };
+        const chars = text.textContent ?? '';
+        for (let i = 1; i < chars.length; i++) if (word.test(chars[i - 1]!) && word.test(chars[i]!) && top(i) > top(i - 1) + 1) return true;
+        return false;
+      })
+      .map((n) => n.textContent ?? ''),
+  );
 }
 
 /** Waits for what the page shows, with room for a slow machine (the default is one second). */
@@ -156,14 +159,19 @@ describe.skipIf(!chromium)('the status page in a browser', () => {
     expect(problems).toEqual([]);
   });
 
-  it('fits a phone\'s width, honours dark mode, and keeps screenshots of both', { timeout: 60_000 }, async () => {
+  it("fits a phone's width, honours dark mode, and keeps screenshots of both", { timeout: 60_000 }, async () => {
     const { url } = await daemonWithState();
     const b = await browser();
     const phone = await b.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
     await phone.goto(`${url}/`);
     await poll(() => phone.locator('h1 .overall').textContent()).toBe('Needs attention');
     // Each cell says which column it is when the table is stacked.
-    expect(await phone.locator('table.resources td[data-label="Status"]').first().evaluate((td) => getComputedStyle(td, '::before').content)).toBe('"Status"');
+    expect(
+      await phone
+        .locator('table.resources td[data-label="Status"]')
+        .first()
+        .evaluate((td) => getComputedStyle(td, '::before').content),
+    ).toBe('"Status"');
     await shot(phone, 'phone');
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
@@ -182,7 +190,10 @@ describe.skipIf(!chromium)('the status page in a browser', () => {
     cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     // Names of a real config's length, and a long error beside them: the columns a crowded table squeezes.
     const gateway = path.join(root, 'gateway.yaml');
-    fs.writeFileSync(gateway, fs.readFileSync(gateway, 'utf8').replace(/name: list-(\d)$/gm, (_m, n: string) => `name: quarantined-phishing-domains-${n}`));
+    fs.writeFileSync(
+      gateway,
+      fs.readFileSync(gateway, 'utf8').replace(/name: list-(\d)$/gm, (_m, n: string) => `name: quarantined-phishing-domains-${n}`),
+    );
     const git = (...args: string[]) => execFileSync('git', ['-C', dir, '-c', 'user.name=Edge Sync', '-c', 'user.email=edgesync@example.com', ...args], { encoding: 'utf8' }).trim();
     git('init', '-q', '-b', 'main');
     git('add', 'config');
@@ -226,7 +237,11 @@ describe.skipIf(!chromium)('the status page in a browser', () => {
     expect(await overflow(page)).toEqual({ page: 0, table: 0 });
     expect(await brokenNames(page)).toEqual([]);
     // Only ids (code, keys) may break anywhere; names and sentences break between words.
-    const wrapOf = (selector: string) => page.locator(selector).first().evaluate((e) => getComputedStyle(e).overflowWrap);
+    const wrapOf = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((e) => getComputedStyle(e).overflowWrap);
     expect([await wrapOf('table.resources .name'), await wrapOf('.todo p'), await wrapOf('#attention p')]).not.toContain('anywhere');
     expect([await wrapOf('table.resources td code'), await wrapOf('#attention .key')]).toEqual(['anywhere', 'anywhere']);
     await docShot(page, 'status-page');

@@ -22,7 +22,7 @@ function kvWorkspace(): { root: string; args: (url: string) => string[] } {
 }
 
 describe('change thresholds', () => {
-  it('refuse a plan rewriting 40% of a namespace\'s keys, name the counts, send nothing, and apply it under a raised --max-kv-share', async () => {
+  it("refuse a plan rewriting 40% of a namespace's keys, name the counts, send nothing, and apply it under a raised --max-kv-share", async () => {
     const emu = await emulator();
     const ws = kvWorkspace();
     expect((await cli(ws.args(emu.url))).code).toBe(0);
@@ -39,7 +39,7 @@ describe('change thresholds', () => {
     expect(callsSince(emu, mark).map((c) => c.kv?.pairs)).toEqual([800]);
   });
 
-  it('take a resource\'s own metadata.maxChangeShare, and --force over any threshold', async () => {
+  it("take a resource's own metadata.maxChangeShare, and --force over any threshold", async () => {
     const emu = await emulator();
     const ws = kvWorkspace();
     expect((await cli(ws.args(emu.url))).code).toBe(0);
@@ -63,7 +63,9 @@ describe('change thresholds', () => {
     editDoc(ws, RESOURCES.WorkerRoute.file, RESOURCES.WorkerRoute.name, (d) => d.setIn(['spec', 'pattern'], 'example.com/v2/*'));
     const plan = await cli(['plan', ...ws.local, '--detailed-exitcode']);
     expect(plan.code).toBe(2);
-    expect(plan.stderr).toMatch(/warning: the plan updates 5 of the 14 resources in state \(35\.7%\), over the update threshold of 30% \(--max-update-share\): `apply` refuses it without --force\./);
+    expect(plan.stderr).toMatch(
+      /warning: the plan updates 5 of the 14 resources in state \(35\.7%\), over the update threshold of 30% \(--max-update-share\): `apply` refuses it without --force\./,
+    );
     const mark = emu.requests().length;
     expect((await apply(ws, emu)).code).toBe(3);
     expect(callsSince(emu, mark)).toEqual([]);

@@ -69,6 +69,4 @@ export const hex32 = /^[0-9a-f]{32}$/;
 export const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const isoShape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-export const policies = [
-  { effect: 'allow', permission_groups: [{ id: 'c8fed203ed3043cba015a93ad1616f1f', name: 'Zone Read' }], resources: { 'com.example.zone.*': '*' } },
-];
+export const policies = [{ effect: 'allow', permission_groups: [{ id: 'c8fed203ed3043cba015a93ad1616f1f', name: 'Zone Read' }], resources: { 'com.example.zone.*': '*' } }];

@@ -10,7 +10,10 @@ describe('inspection endpoints', () => {
   it('GET /__emulator/state answers the same JSON as state(), KV as counts only', async () => {
     const { call, emu } = await harness();
     // A value no id or timestamp can contain by chance (a hex id may hold "abc").
-    await call('PUT', '/accounts/a/storage/kv/namespaces/n/bulk', [{ key: 'k1', value: 'value-one' }, { key: 'k2', value: 'de' }]);
+    await call('PUT', '/accounts/a/storage/kv/namespaces/n/bulk', [
+      { key: 'k1', value: 'value-one' },
+      { key: 'k2', value: 'de' },
+    ]);
     await call('PATCH', '/user', { zipcode: '1000' });
     const a = await get(`${emu.origin}/__emulator/state`);
     expect(a.json).toEqual(emu.state());
@@ -26,8 +29,15 @@ describe('inspection endpoints', () => {
     pairs.set('third', { value: Buffer.from('x') });
     const plain = await get(`${emu.origin}/__emulator/kv/a/n`);
     expect(plain.json).toEqual({
-      account: 'a', namespace: 'n', count: 3, truncated: false,
-      keys: [{ key: 'text', size: 6 }, { key: 'bin', size: 2, expiration: 2_000_000_000, metadata: { m: 1 } }, { key: 'third', size: 1 }],
+      account: 'a',
+      namespace: 'n',
+      count: 3,
+      truncated: false,
+      keys: [
+        { key: 'text', size: 6 },
+        { key: 'bin', size: 2, expiration: 2_000_000_000, metadata: { m: 1 } },
+        { key: 'third', size: 1 },
+      ],
     });
     const withValues = await get(`${emu.origin}/__emulator/kv/a/n?values=1&limit=2`);
     expect(withValues.json.truncated).toBe(true);
@@ -51,7 +61,7 @@ describe('inspection endpoints', () => {
 });
 
 describe('the request log', () => {
-  it('records method, path, operation, status, time, the credential\'s form and fingerprint, and small JSON bodies', async () => {
+  it("records method, path, operation, status, time, the credential's form and fingerprint, and small JSON bodies", async () => {
     const { call, emu } = await harness();
     await call('PATCH', '/user?x=1', { country: 'NL' });
     await call('PATCH', '/user', { country: 1 });

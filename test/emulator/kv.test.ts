@@ -14,7 +14,10 @@ describe('KV bulk write: what is stored', () => {
 
   it('keeps an expiration given alone and leaves a pair without either never expiring', async () => {
     const { call, emu } = await harness();
-    await call('PUT', bulk, [{ key: 'abs', value: 'v', expiration: 1_900_000_000 }, { key: 'forever', value: 'v' }]);
+    await call('PUT', bulk, [
+      { key: 'abs', value: 'v', expiration: 1_900_000_000 },
+      { key: 'forever', value: 'v' },
+    ]);
     expect(emu.kv('acc', 'ns').get('abs')?.expiration).toBe(1_900_000_000);
     expect(emu.kv('acc', 'ns').get('forever')?.expiration).toBeUndefined();
   });
@@ -22,7 +25,10 @@ describe('KV bulk write: what is stored', () => {
   it('decodes base64 values and stores the bytes', async () => {
     const { call, emu } = await harness();
     const bytes = Buffer.from([0, 255, 1, 128, 10]);
-    await call('PUT', bulk, [{ key: 'bin', value: bytes.toString('base64'), base64: true }, { key: 'text', value: 'héllo' }]);
+    await call('PUT', bulk, [
+      { key: 'bin', value: bytes.toString('base64'), base64: true },
+      { key: 'text', value: 'héllo' },
+    ]);
     expect(emu.kv('acc', 'ns').get('bin')?.value).toEqual(bytes);
     expect(emu.kv('acc', 'ns').get('text')?.value.toString('utf8')).toBe('héllo');
   });
@@ -129,45 +135,58 @@ describe('KV limits hold for any input', () => {
   const keyArb = fc.string({ unit: 'binary', minLength: 1, maxLength: 300 });
 
   it('accepts a key exactly when it is at most 512 UTF-8 bytes without whitespace or control characters', () => {
-    fc.assert(fc.property(keyArb, (key) => {
-      const ok = Buffer.byteLength(key) <= 512 && !/[\s\p{Cc}\p{Cs}]/u.test(key) && key !== '.' && key !== '..';
-      expect(kvProblems([{ key, value: 'v' }], 100, NOW).length === 0).toBe(ok);
-    }));
+    fc.assert(
+      fc.property(keyArb, (key) => {
+        const ok = Buffer.byteLength(key) <= 512 && !/[\s\p{Cc}\p{Cs}]/u.test(key) && key !== '.' && key !== '..';
+        expect(kvProblems([{ key, value: 'v' }], 100, NOW).length === 0).toBe(ok);
+      }),
+    );
   });
 
   it('accepts an expiration_ttl exactly when it is at least 60', () => {
-    fc.assert(fc.property(fc.double({ min: -1e6, max: 1e6, noNaN: true }), (ttl) => {
-      expect(kvProblems([{ key: 'k', expiration_ttl: ttl }], 100, NOW).length === 0).toBe(ttl >= 60);
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: -1e6, max: 1e6, noNaN: true }), (ttl) => {
+        expect(kvProblems([{ key: 'k', expiration_ttl: ttl }], 100, NOW).length === 0).toBe(ttl >= 60);
+      }),
+    );
   });
 
   it('accepts an absolute expiration exactly when it is at least 60 seconds ahead, unless a ttl wins', () => {
-    fc.assert(fc.property(fc.integer({ min: -1e6, max: 1e6 }), (ahead) => {
-      const expiration = NOW / 1000 + ahead;
-      expect(kvProblems([{ key: 'k', expiration }], 100, NOW).length === 0).toBe(ahead >= 60);
-      expect(kvProblems([{ key: 'k', expiration, expiration_ttl: 60 }], 100, NOW).length === 0).toBe(expiration >= 0);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: -1e6, max: 1e6 }), (ahead) => {
+        const expiration = NOW / 1000 + ahead;
+        expect(kvProblems([{ key: 'k', expiration }], 100, NOW).length === 0).toBe(ahead >= 60);
+        expect(kvProblems([{ key: 'k', expiration, expiration_ttl: 60 }], 100, NOW).length === 0).toBe(expiration >= 0);
+      }),
+    );
   });
 
   it('accepts metadata exactly when its JSON is at most 1,024 bytes, and never the keys . and ..', () => {
-    fc.assert(fc.property(fc.integer({ min: 1000, max: 1050 }), (size) => {
-      const metadata = { m: 'x'.repeat(size - '{"m":""}'.length) };
-      expect(kvProblems([{ key: 'k', metadata }], 100, NOW).length === 0).toBe(size <= 1024);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1000, max: 1050 }), (size) => {
+        const metadata = { m: 'x'.repeat(size - '{"m":""}'.length) };
+        expect(kvProblems([{ key: 'k', metadata }], 100, NOW).length === 0).toBe(size <= 1024);
+      }),
+    );
     expect(kvProblems([{ key: '.' }, { key: '..' }], 100, NOW)).toEqual(['[0].key: must not be "."', '[1].key: must not be ".."']);
   });
 
   it('accepts a pair count and a body size exactly when both are within the limits', () => {
-    fc.assert(fc.property(fc.integer({ min: 9_990, max: 10_010 }), fc.integer({ min: 99_999_990, max: 100_000_010 }), (n, bytes) => {
-      const body = Array.from({ length: n }, (_, i) => ({ key: `k${i}` }));
-      expect(kvProblems(body, bytes, NOW).length === 0).toBe(n <= 10_000 && bytes <= 100_000_000);
-    }), { numRuns: 30 });
+    fc.assert(
+      fc.property(fc.integer({ min: 9_990, max: 10_010 }), fc.integer({ min: 99_999_990, max: 100_000_010 }), (n, bytes) => {
+        const body = Array.from({ length: n }, (_, i) => ({ key: `k${i}` }));
+        expect(kvProblems(body, bytes, NOW).length === 0).toBe(n <= 10_000 && bytes <= 100_000_000);
+      }),
+      { numRuns: 30 },
+    );
   });
 
   it('takes as base64 exactly what Buffer encodes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
-      expect(isStrictBase64(Buffer.from(bytes).toString('base64'))).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        expect(isStrictBase64(Buffer.from(bytes).toString('base64'))).toBe(true);
+      }),
+    );
     expect(isStrictBase64('abc')).toBe(false);
     expect(isStrictBase64('ab=c')).toBe(false);
   });

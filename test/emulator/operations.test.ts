@@ -25,7 +25,7 @@ describe('answers, ids and timestamps per operation', () => {
     expect(emu.state().connectivity).toEqual([{ account: 'a', icmp_proxy_enabled: true, offramp_warp_enabled: true }]);
   });
 
-  it('operation 17 takes the document\'s spelling of the off-ramp flag too, kept under the provider\'s name', async () => {
+  it("operation 17 takes the document's spelling of the off-ramp flag too, kept under the provider's name", async () => {
     const { call, emu } = await harness();
     await call('PATCH', '/accounts/a/zerotrust/connectivity_settings', { offramp_tunnel_enabled: true });
     expect(emu.state().connectivity).toEqual([{ account: 'a', icmp_proxy_enabled: false, offramp_warp_enabled: true }]);
@@ -39,7 +39,7 @@ describe('answers, ids and timestamps per operation', () => {
     expect(created.json).toEqual({ errors: [], messages: [], success: true, result: expect.objectContaining({ name: 'L' }) });
   });
 
-  it('takes the account create and the token roll without a body, as the provider\'s clients send them', async () => {
+  it("takes the account create and the token roll without a body, as the provider's clients send them", async () => {
     const { call } = await harness();
     const account = await call('POST', '/accounts/acc9/gateway', undefined);
     expect(account.status).toBe(200);
@@ -80,7 +80,7 @@ describe('answers, ids and timestamps per operation', () => {
     );
   });
 
-  it('operation 7 takes networks as strings and as the provider\'s {network} objects', async () => {
+  it("operation 7 takes networks as strings and as the provider's {network} objects", async () => {
     const { call } = await harness();
     const a = await call('POST', '/accounts/a/gateway/locations', { name: 'HQ', networks: ['192.0.2.0/24', { network: '198.51.100.0/24' }] });
     expect(a.status).toBe(200);
@@ -111,16 +111,24 @@ describe('answers, ids and timestamps per operation', () => {
     expect(emu.state().ai_runs).toBe(3);
   });
 
-  it('operation 14 streams a text model\'s answer as server-sent events when asked to, ending with [DONE]', async () => {
+  it("operation 14 streams a text model's answer as server-sent events when asked to, ending with [DONE]", async () => {
     const { call } = await harness();
     const whole = await call('POST', '/accounts/a/ai/run/@cf/meta/llama-3.1-8b-instruct', { prompt: 'hi' });
     const streamed = await call('POST', '/accounts/a/ai/run/@cf/meta/llama-3.1-8b-instruct', { prompt: 'hi', stream: true });
     expect(streamed.status).toBe(200);
     expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const events = streamed.text.split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+    const events = streamed.text
+      .split('\n\n')
+      .filter(Boolean)
+      .map((e) => e.replace(/^data: /, ''));
     expect(events.at(-1)).toBe('[DONE]');
     expect(events.length).toBeGreaterThan(2);
-    expect(events.slice(0, -1).map((e) => JSON.parse(e).response).join('')).toMatch(/^emulated answer of @cf\/meta\/llama-3.1-8b-instruct \(/);
+    expect(
+      events
+        .slice(0, -1)
+        .map((e) => JSON.parse(e).response)
+        .join(''),
+    ).toMatch(/^emulated answer of @cf\/meta\/llama-3.1-8b-instruct \(/);
     expect(whole.json.result.response.startsWith('emulated answer of')).toBe(true);
   });
 
@@ -162,10 +170,18 @@ describe('answers, ids and timestamps per operation', () => {
 
   it('operation 6 gives lists a UUID, items timestamps and a count; operation 9 answers with count and keeps created_at', async () => {
     const { call, emu, advance } = await harness();
-    const created = await call('POST', '/accounts/a/gateway/lists', { name: 'L', type: 'DOMAIN', description: 'd', items: [{ value: 'a.com' }, { value: 'b.com', created_at: '2029-01-01T00:00:00Z' }] });
+    const created = await call('POST', '/accounts/a/gateway/lists', {
+      name: 'L',
+      type: 'DOMAIN',
+      description: 'd',
+      items: [{ value: 'a.com' }, { value: 'b.com', created_at: '2029-01-01T00:00:00Z' }],
+    });
     const list = created.json.result;
     expect(list.id).toMatch(uuidShape);
-    expect(list.items).toEqual([{ value: 'a.com', created_at: list.created_at }, { value: 'b.com', created_at: '2029-01-01T00:00:00Z' }]);
+    expect(list.items).toEqual([
+      { value: 'a.com', created_at: list.created_at },
+      { value: 'b.com', created_at: '2029-01-01T00:00:00Z' },
+    ]);
     advance(1000);
     const updated = await call('PUT', `/accounts/a/gateway/lists/${list.id}`, { name: 'L2' });
     expect(Object.keys(updated.json.result).sort()).toEqual(['count', 'created_at', 'id', 'name', 'type', 'updated_at']);
@@ -200,7 +216,7 @@ describe('answers, ids and timestamps per operation', () => {
     expect(emu.state().gateway_accounts).toHaveLength(1);
   });
 
-  it('operation 10 answers the provider\'s envelope with the count of keys written and the keys not written', async () => {
+  it("operation 10 answers the provider's envelope with the count of keys written and the keys not written", async () => {
     const { call } = await harness();
     const a = await call('PUT', '/accounts/a/storage/kv/namespaces/n/bulk', [{ key: 'k', value: 'v' }]);
     expect(a.json).toEqual({ errors: [], messages: [], success: true, result: { successful_key_count: 1, unsuccessful_keys: [] } });
@@ -209,7 +225,10 @@ describe('answers, ids and timestamps per operation', () => {
   it('operation 10 stores none of the keys a fault refuses, and names them', async () => {
     const { call, emu } = await harness();
     emu.setFaults({ kvRefuse: { pattern: '^tmp/' } });
-    const a = await call('PUT', '/accounts/a/storage/kv/namespaces/n/bulk', [{ key: 'keep', value: 'v' }, { key: 'tmp/x', value: 'v' }]);
+    const a = await call('PUT', '/accounts/a/storage/kv/namespaces/n/bulk', [
+      { key: 'keep', value: 'v' },
+      { key: 'tmp/x', value: 'v' },
+    ]);
     expect(a.json.result).toEqual({ successful_key_count: 1, unsuccessful_keys: ['tmp/x'] });
     expect([...emu.kv('a', 'n').keys()]).toEqual(['keep']);
   });
@@ -239,7 +258,8 @@ describe('tokens', () => {
 
   it('operation 3 replaces the token fields with the request and keeps issued_on', async () => {
     const { call, emu, advance } = await harness();
-    const created = (await call('POST', '/user/tokens', { name: 'ci', policies, not_before: '2029-01-01T00:00:00Z', condition: { 'request.ip': { in: ['10.0.0.0/8'] } } })).json.result;
+    const created = (await call('POST', '/user/tokens', { name: 'ci', policies, not_before: '2029-01-01T00:00:00Z', condition: { 'request.ip': { in: ['10.0.0.0/8'] } } })).json
+      .result;
     advance(2000);
     const a = await call('PUT', `/user/tokens/${created.id}`, { id: created.id, name: 'ci2', policies: [], status: 'active' });
     expect(a.status).toBe(200);

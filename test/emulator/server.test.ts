@@ -24,7 +24,11 @@ describe('a loopback emulator reached under another name', () => {
   it('refuses to set faults or clear the request log for it', async () => {
     const { call, emu } = await harness();
     await call('PATCH', '/user', { country: 'NL' });
-    const faults = await requestWithHost(`${emu.origin}/__emulator/faults`, ATTACKER, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ failRate: 1 }) });
+    const faults = await requestWithHost(`${emu.origin}/__emulator/faults`, ATTACKER, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ failRate: 1 }),
+    });
     expect(faults.status).toBe(421);
     expect((await requestWithHost(`${emu.origin}/__emulator/requests`, ATTACKER, { method: 'DELETE' })).status).toBe(421);
     expect((await call('PATCH', '/user', { country: 'BE' })).status).toBe(200);
@@ -33,7 +37,11 @@ describe('a loopback emulator reached under another name', () => {
 
   it('answers an operation of the interface under another name 421 too, even with a valid token', async () => {
     const { emu } = await harness();
-    const answer = await requestWithHost(`${emu.url}/user`, ATTACKER, { method: 'PATCH', headers: { authorization: `Bearer ${startToken}`, 'content-type': 'application/json' }, body: '{"country":"NL"}' });
+    const answer = await requestWithHost(`${emu.url}/user`, ATTACKER, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${startToken}`, 'content-type': 'application/json' },
+      body: '{"country":"NL"}',
+    });
     expect(answer.status).toBe(421);
     expect(emu.state().user.country).not.toBe('NL');
   });

@@ -61,7 +61,10 @@ describe('operation 1: script upload', () => {
   it('takes the service worker part from metadata body_part, with metadata sent as a plain field', async () => {
     const { call, emu } = await harness();
     const a = await call('PUT', content, undefined, {
-      raw: form([{ name: 'metadata', text: JSON.stringify({ body_part: 'script' }), field: true }, { name: 'script', text: 'addEventListener("fetch", () => {})', type: 'application/javascript' }]),
+      raw: form([
+        { name: 'metadata', text: JSON.stringify({ body_part: 'script' }), field: true },
+        { name: 'script', text: 'addEventListener("fetch", () => {})', type: 'application/javascript' },
+      ]),
     });
     expect(a.status).toBe(200);
     expect(emu.state().scripts[0].main_module).toBe('script');
@@ -86,22 +89,58 @@ describe('operation 1: script upload', () => {
     expect(messages(refused)).toContain('metadata.main_module: names part "main.js", which is not in the upload');
   });
 
-  it.each([['SVC-WORKER-MAIN-MODULE-PART'], ['SVC-WORKER-BODY-PART'], ['CF-WORKER-MAIN-MODULE-PART'], ['CF-WORKER-BODY-PART']])('takes the main module from the %s header', async (header) => {
-    const { call, emu } = await harness();
-    const a = await call('PUT', content, undefined, { raw: form([metadata({}), { name: 'main.js', text: worker }]), headers: { [header]: 'main.js' } });
-    expect(a.status).toBe(200);
-    expect(emu.state().scripts[0].main_module).toBe('main.js');
-  });
+  it.each([['SVC-WORKER-MAIN-MODULE-PART'], ['SVC-WORKER-BODY-PART'], ['CF-WORKER-MAIN-MODULE-PART'], ['CF-WORKER-BODY-PART']])(
+    'takes the main module from the %s header',
+    async (header) => {
+      const { call, emu } = await harness();
+      const a = await call('PUT', content, undefined, { raw: form([metadata({}), { name: 'main.js', text: worker }]), headers: { [header]: 'main.js' } });
+      expect(a.status).toBe(200);
+      expect(emu.state().scripts[0].main_module).toBe('main.js');
+    },
+  );
 
   const refusals: [string, PartSpec[], Record<string, string>, string[]][] = [
     ['no metadata part', [{ name: 'index.js', text: worker }], { 'SVC-WORKER-MAIN-MODULE-PART': 'index.js' }, ['metadata: required part missing']],
-    ['metadata that is not JSON', [{ name: 'metadata', text: '{nope', type: 'application/json' }, { name: 'index.js', text: worker }], { 'SVC-WORKER-MAIN-MODULE-PART': 'index.js' }, ['metadata: not valid JSON']],
-    ['metadata that is not an object', [metadata(['index.js']), { name: 'index.js', text: worker }], { 'SVC-WORKER-MAIN-MODULE-PART': 'index.js' }, ['metadata: expected a JSON object, got array']],
-    ['no module part', [metadata({ main_module: 'index.js' })], {}, ['body: at least one module part required', 'metadata.main_module: names part "index.js", which is not in the upload']],
+    [
+      'metadata that is not JSON',
+      [
+        { name: 'metadata', text: '{nope', type: 'application/json' },
+        { name: 'index.js', text: worker },
+      ],
+      { 'SVC-WORKER-MAIN-MODULE-PART': 'index.js' },
+      ['metadata: not valid JSON'],
+    ],
+    [
+      'metadata that is not an object',
+      [metadata(['index.js']), { name: 'index.js', text: worker }],
+      { 'SVC-WORKER-MAIN-MODULE-PART': 'index.js' },
+      ['metadata: expected a JSON object, got array'],
+    ],
+    [
+      'no module part',
+      [metadata({ main_module: 'index.js' })],
+      {},
+      ['body: at least one module part required', 'metadata.main_module: names part "index.js", which is not in the upload'],
+    ],
     ['a main module named nowhere', [metadata({}), { name: 'index.js', text: worker }], {}, ['metadata.main_module: the main module is named nowhere']],
-    ['a main module that names a missing part', [metadata({ main_module: 'main.js' }), { name: 'index.js', text: worker }], {}, ['metadata.main_module: names part "main.js", which is not in the upload']],
-    ['a header that names a missing part', [metadata({}), { name: 'index.js', text: worker }], { 'SVC-WORKER-BODY-PART': 'worker.js' }, ['header SVC-WORKER-BODY-PART: names part "worker.js"']],
-    ['a main_module of the wrong type', [metadata({ main_module: 1 }), { name: 'index.js', text: worker }], { 'SVC-WORKER-MAIN-MODULE-PART': 'index.js' }, ['metadata.main_module: expected string, got number']],
+    [
+      'a main module that names a missing part',
+      [metadata({ main_module: 'main.js' }), { name: 'index.js', text: worker }],
+      {},
+      ['metadata.main_module: names part "main.js", which is not in the upload'],
+    ],
+    [
+      'a header that names a missing part',
+      [metadata({}), { name: 'index.js', text: worker }],
+      { 'SVC-WORKER-BODY-PART': 'worker.js' },
+      ['header SVC-WORKER-BODY-PART: names part "worker.js"'],
+    ],
+    [
+      'a main_module of the wrong type',
+      [metadata({ main_module: 1 }), { name: 'index.js', text: worker }],
+      { 'SVC-WORKER-MAIN-MODULE-PART': 'index.js' },
+      ['metadata.main_module: expected string, got number'],
+    ],
   ];
 
   it.each(refusals)('refuses an upload with %s and stores nothing', async (_name, parts, headers, expected) => {

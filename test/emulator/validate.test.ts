@@ -11,9 +11,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('ISO 8601 datetimes', () => {
   it('accepts every date a Date prints as ISO', () => {
-    fc.assert(fc.property(fc.date({ min: new Date('1970-01-01'), max: new Date('9999-12-31'), noInvalidDate: true }), (d) => {
-      expect(isIsoDateTime(d.toISOString())).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.date({ min: new Date('1970-01-01'), max: new Date('9999-12-31'), noInvalidDate: true }), (d) => {
+        expect(isIsoDateTime(d.toISOString())).toBe(true);
+      }),
+    );
   });
 
   it.each(['2030-01-01', '2030-01-01 00:00:00Z', '2030-13-01T00:00:00Z', '2030-02-29T00:00:00Z', '2030-01-01T24:00:00Z', '2030-01-01T00:00:00', 'tomorrow', ''])(
@@ -81,7 +83,11 @@ describe("the emulator's schema files", () => {
   });
 
   it('cover every operation with a JSON body, and each file is used', () => {
-    expect(Object.keys(bodySchemaFiles).map(Number).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);
+    expect(
+      Object.keys(bodySchemaFiles)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);
     const used = new Set(Object.values(bodySchemaFiles));
     const shared = files.filter((f) => !used.has(f));
     expect(shared).toEqual(['common.schema.json']);

@@ -32,8 +32,13 @@ describe('the composition root', () => {
   it('ignores the state file, its WAL, journal, lock and approval files, and the secrets folder', () => {
     const root = composeRoot({ source: folderSource('/srv/config'), state: sqliteBackend('/var/lib/edgesync/state.db') });
     expect(root.ignore).toEqual([
-      '/var/lib/edgesync/state.db', '/var/lib/edgesync/state.db-wal', '/var/lib/edgesync/state.db-shm',
-      '/var/lib/edgesync/state.db-journal', '/var/lib/edgesync/state.db.lock', '/var/lib/edgesync/state.db.approve', '/var/lib/edgesync/secrets',
+      '/var/lib/edgesync/state.db',
+      '/var/lib/edgesync/state.db-wal',
+      '/var/lib/edgesync/state.db-shm',
+      '/var/lib/edgesync/state.db-journal',
+      '/var/lib/edgesync/state.db.lock',
+      '/var/lib/edgesync/state.db.approve',
+      '/var/lib/edgesync/secrets',
     ]);
     expect([root.secretsDir, root.outputsDir]).toEqual(['/var/lib/edgesync/secrets', '/srv/config']);
   });
@@ -59,9 +64,22 @@ describe('the composition root', () => {
     emu = await startEmulator({ tokens: [TOKEN], port: 0 });
     const ws = workspace();
     const heard: string[] = [];
-    const loud: EventSink = { hooks: { onActionEnd: () => { throw new Error('sink broke'); } }, onResponse: () => heard.push('first response') };
+    const loud: EventSink = {
+      hooks: {
+        onActionEnd: () => {
+          throw new Error('sink broke');
+        },
+      },
+      onResponse: () => heard.push('first response'),
+    };
     const quiet: EventSink = { hooks: { onActionEnd: (a, status) => heard.push(`${a.change} ${status}`) }, onResponse: (info) => heard.push(`${info.operation} ${info.status}`) };
-    const root = composeRoot({ source: folderSource(ws.config), state: sqliteBackend(ws.state), remote: { baseUrl: emu.url, token: TOKEN }, owner: 'root test', sinks: [loud, quiet] });
+    const root = composeRoot({
+      source: folderSource(ws.config),
+      state: sqliteBackend(ws.state),
+      remote: { baseUrl: emu.url, token: TOKEN },
+      owner: 'root test',
+      sinks: [loud, quiet],
+    });
     const session = root.session();
     try {
       const loaded = await session.engine.load();
@@ -74,7 +92,7 @@ describe('the composition root', () => {
     } finally {
       session.close();
     }
-    expect(root.planOffline((await root.load() as Extract<LoadResult, { ok: true }>).resources).actions).toEqual([]);
+    expect(root.planOffline(((await root.load()) as Extract<LoadResult, { ok: true }>).resources).actions).toEqual([]);
   });
 
   it('plans from a state read ahead while the files were built, seeing what was applied after that read', async () => {

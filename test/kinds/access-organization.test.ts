@@ -12,8 +12,12 @@ const spec = {
 
 describe('AccessOrganization', () => {
   putScenarios({
-    kind: 'AccessOrganization', metadata, spec, changed: { ...spec, session_duration: '12h' },
-    operation: 'updateAccessOrganization', params: { identifier: ACCOUNT },
+    kind: 'AccessOrganization',
+    metadata,
+    spec,
+    changed: { ...spec, session_duration: '12h' },
+    operation: 'updateAccessOrganization',
+    params: { identifier: ACCOUNT },
   });
 
   it('names the nested field that changed in the diff', () => {

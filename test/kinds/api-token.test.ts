@@ -44,7 +44,9 @@ describe('ApiToken', () => {
     const [action, ...rest] = plan(token({ ...spec, expires_on: '2028-01-01T00:00:00Z' }), created()).actions;
     expect(rest).toEqual([]);
     expect(action).toMatchObject({
-      change: 'update', operation: 'updateToken', params: { identifier: TOKEN_ID },
+      change: 'update',
+      operation: 'updateToken',
+      params: { identifier: TOKEN_ID },
       body: { id: TOKEN_ID, ...spec, status: 'active', expires_on: '2028-01-01T00:00:00Z' },
       diff: [{ path: 'expires_on', before: '2027-01-01T00:00:00Z', after: '2028-01-01T00:00:00Z' }],
     });
@@ -98,7 +100,9 @@ describe('ApiToken', () => {
     expect(schemaErrors(document('ApiToken', metadata, { ...spec, status: 'paused' }))).toContain('/spec/status must be equal to one of the allowed values');
     expect(schemaErrors(document('ApiToken', metadata, { ...spec, expires_on: 'next year' }))).toContain('/spec/expires_on must match format "date-time"');
     expect(schemaErrors(document('ApiToken', metadata, { ...spec, rotate: -1 }))).toContain('/spec/rotate must be >= 0');
-    expect(schemaErrors(document('ApiToken', metadata, { ...spec, condition: { 'request.ip': { in: ['10.0.0.1'] } } }))).toContain('/spec/condition/request.ip/in/0 must match format "cidr"');
+    expect(schemaErrors(document('ApiToken', metadata, { ...spec, condition: { 'request.ip': { in: ['10.0.0.1'] } } }))).toContain(
+      '/spec/condition/request.ip/in/0 must match format "cidr"',
+    );
     expect(schemaErrors(document('ApiToken', metadata, { ...spec, policies: [{ efect: 'allow' }] }))).toContain('/spec/policies/0 must NOT have additional properties');
   });
 

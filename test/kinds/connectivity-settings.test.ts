@@ -7,8 +7,13 @@ const spec = { icmp_proxy_enabled: true, offramp_warp_enabled: false };
 
 describe('ConnectivitySettings', () => {
   patchScenarios({
-    kind: 'ConnectivitySettings', metadata, spec, changed: { ...spec, offramp_warp_enabled: true }, removable: 'icmp_proxy_enabled',
-    operation: 'updateConnectivitySettings', params: { account_identifier: ACCOUNT },
+    kind: 'ConnectivitySettings',
+    metadata,
+    spec,
+    changed: { ...spec, offramp_warp_enabled: true },
+    removable: 'icmp_proxy_enabled',
+    operation: 'updateConnectivitySettings',
+    params: { account_identifier: ACCOUNT },
   });
 
   it('has a schema that takes only the flags, as booleans', () => {
@@ -17,13 +22,13 @@ describe('ConnectivitySettings', () => {
     expect(schemaErrors(document('ConnectivitySettings', metadata, { warp_enabled: true }))).toContain('/spec must NOT have additional properties');
   });
 
-  it('sends the document\'s offramp_tunnel_enabled under the provider\'s name, offramp_warp_enabled', () => {
+  it("sends the document's offramp_tunnel_enabled under the provider's name, offramp_warp_enabled", () => {
     const { desired, issues } = desire('ConnectivitySettings', metadata, { offramp_tunnel_enabled: true });
     expect(issues).toEqual([]);
     expect(plan(desired).actions[0]!.body).toEqual({ offramp_warp_enabled: true });
   });
 
-  it('refuses both names of the flag in one document, at the document\'s name', () => {
+  it("refuses both names of the flag in one document, at the document's name", () => {
     const { issues } = desire('ConnectivitySettings', metadata, { offramp_tunnel_enabled: true, offramp_warp_enabled: true });
     expect(issues).toEqual([{ path: ['spec', 'offramp_tunnel_enabled'], message: 'offramp_tunnel_enabled is another name of offramp_warp_enabled: write one of them, not both' }]);
   });

@@ -5,7 +5,11 @@ import { canonicalJson, type Json } from '../../src/util/json.js';
 import { applyDecision, desire, plan, tempRoot } from './helpers.js';
 
 const json = fc.jsonValue() as fc.Arbitrary<Json>;
-const object = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }).filter((k) => !k.includes('.')), json, { maxKeys: 6 });
+const object = fc.dictionary(
+  fc.string({ minLength: 1, maxLength: 6 }).filter((k) => !k.includes('.')),
+  json,
+  { maxKeys: 6 },
+);
 
 describe('field-level diffs', () => {
   it('are empty exactly when the canonical JSON of both sides is the same', () => {
@@ -18,7 +22,15 @@ describe('field-level diffs', () => {
 
   it('are empty for the same request written in another key order, and name a changed leaf of it', () => {
     const reversed = (v: Json): Json =>
-      Array.isArray(v) ? v.map(reversed) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversed(x)])) : v;
+      Array.isArray(v)
+        ? v.map(reversed)
+        : v !== null && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.entries(v)
+                .reverse()
+                .map(([k, x]) => [k, reversed(x)]),
+            )
+          : v;
     fc.assert(
       fc.property(object, (a) => {
         expect(diffJson(a, reversed(a))).toEqual([]);
@@ -59,10 +71,7 @@ describe('canonical requests', () => {
 });
 
 describe('PATCH kinds', () => {
-  const profile = fc.record(
-    { country: fc.string(), first_name: fc.string(), last_name: fc.string(), telephone: fc.string(), zipcode: fc.string() },
-    { requiredKeys: [] },
-  );
+  const profile = fc.record({ country: fc.string(), first_name: fc.string(), last_name: fc.string(), telephone: fc.string(), zipcode: fc.string() }, { requiredKeys: [] });
 
   it('send exactly the fields whose values differ, and record the merge of old and sent', () => {
     fc.assert(

@@ -9,8 +9,20 @@ describe('the example config root', () => {
     const kinds = new Set(examples.map(({ doc }) => doc.kind));
     expect([...kinds].sort()).toEqual(
       [
-        'AccessOrganization', 'AiRun', 'ApiToken', 'ConnectivitySettings', 'Credentials', 'GatewayAccount', 'GatewayList', 'GatewayLocation',
-        'GatewayLogging', 'GatewayProxyEndpoint', 'UserProfile', 'WorkerDomain', 'WorkerRoute', 'WorkerScript',
+        'AccessOrganization',
+        'AiRun',
+        'ApiToken',
+        'ConnectivitySettings',
+        'Credentials',
+        'GatewayAccount',
+        'GatewayList',
+        'GatewayLocation',
+        'GatewayLogging',
+        'GatewayProxyEndpoint',
+        'UserProfile',
+        'WorkerDomain',
+        'WorkerRoute',
+        'WorkerScript',
       ].sort(),
     );
   });

@@ -26,7 +26,8 @@ describe('GatewayList', () => {
     const { desired } = desire('GatewayList', metadata, { ...spec, name: 'Bad domains' });
     const [action] = plan(desired, created()).actions;
     expect(action).toMatchObject({
-      change: 'update', operation: 'updateList',
+      change: 'update',
+      operation: 'updateList',
       params: { identifier: ACCOUNT, uuid: LIST_ID },
       body: { name: 'Bad domains', description: 'Nobody goes there' },
       diff: [{ path: 'name', before: 'Blocked domains', after: 'Bad domains' }],
@@ -48,11 +49,16 @@ describe('GatewayList', () => {
     const { desired } = desire('GatewayList', metadata, spec);
     const applied = created();
     const answer = gatewayList.resend!({ desired, applied });
-    expect('actions' in answer && answer.actions).toEqual([{
-      change: 'update', operation: 'updateList', params: { identifier: ACCOUNT, uuid: LIST_ID },
-      body: { name: 'Blocked domains', description: 'Nobody goes there' }, diff: [],
-      record: { request: applied.request, hash: applied.hash },
-    }]);
+    expect('actions' in answer && answer.actions).toEqual([
+      {
+        change: 'update',
+        operation: 'updateList',
+        params: { identifier: ACCOUNT, uuid: LIST_ID },
+        body: { name: 'Blocked domains', description: 'Nobody goes there' },
+        diff: [],
+        record: { request: applied.request, hash: applied.hash },
+      },
+    ]);
   });
 
   it('is not sent again by --resync when its create answered without an id, and says why', () => {

@@ -7,8 +7,12 @@ const spec = { name: 'Head office', client_default: true, ecs_support: false, ne
 
 describe('GatewayLocation', () => {
   createOnlyScenarios({
-    kind: 'GatewayLocation', metadata, spec, changed: { ...spec, networks: ['198.51.100.0/24'] },
-    operation: 'createLocation', params: { identifier: ACCOUNT },
+    kind: 'GatewayLocation',
+    metadata,
+    spec,
+    changed: { ...spec, networks: ['198.51.100.0/24'] },
+    operation: 'createLocation',
+    params: { identifier: ACCOUNT },
   });
 
   it('follows the GatewayAccount of the same account', () => {
@@ -23,11 +27,13 @@ describe('GatewayLocation', () => {
     expect(schemaErrors(document('GatewayLocation', metadata, { name: 'x', networks: ['192.0.2.0'] }))).toContain('/spec/networks/0 must match format "location-network"');
     for (const network of ['2001:db8::/48', '10.0.0.0/16']) {
       expect(schemaErrors(document('GatewayLocation', metadata, { name: 'x', networks: [network] }))).toContain('/spec/networks/0 must match format "location-network"');
-      expect(schemaErrors(document('GatewayLocation', metadata, { name: 'x', networks: [{ network }] }))).toContain('/spec/networks/0/network must match format "location-network"');
+      expect(schemaErrors(document('GatewayLocation', metadata, { name: 'x', networks: [{ network }] }))).toContain(
+        '/spec/networks/0/network must match format "location-network"',
+      );
     }
   });
 
-  it('sends networks as the provider\'s {network} objects, written either way, and records them as strings', () => {
+  it("sends networks as the provider's {network} objects, written either way, and records them as strings", () => {
     const { desired } = desire('GatewayLocation', metadata, spec);
     const [create] = plan(desired).actions;
     expect(create!.body).toMatchObject({ networks: [{ network: '192.0.2.0/24' }, { network: '198.51.100.0/28' }] });

@@ -7,8 +7,12 @@ const spec = { redact_pii: true, settings_by_rule_type: { dns: { log_all: false,
 
 describe('GatewayLogging', () => {
   putScenarios({
-    kind: 'GatewayLogging', metadata, spec, changed: { ...spec, redact_pii: false },
-    operation: 'updateLogging', params: { identifier: ACCOUNT },
+    kind: 'GatewayLogging',
+    metadata,
+    spec,
+    changed: { ...spec, redact_pii: false },
+    operation: 'updateLogging',
+    params: { identifier: ACCOUNT },
   });
 
   it('follows the GatewayAccount of the same account when there is one', () => {

@@ -7,8 +7,12 @@ const spec = { name: 'Office proxy', ips: ['192.0.2.0/24'], subdomain: 'office-p
 
 describe('GatewayProxyEndpoint', () => {
   createOnlyScenarios({
-    kind: 'GatewayProxyEndpoint', metadata, spec, changed: { ...spec, subdomain: 'proxy' },
-    operation: 'createProxyEndpoint', params: { identifier: ACCOUNT },
+    kind: 'GatewayProxyEndpoint',
+    metadata,
+    spec,
+    changed: { ...spec, subdomain: 'proxy' },
+    operation: 'createProxyEndpoint',
+    params: { identifier: ACCOUNT },
   });
 
   it('has a schema that requires ips as CIDRs', () => {

@@ -7,7 +7,16 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import '../../src/kinds/index.js';
 import { createSchemaValidator } from '../../src/config/schema.js';
-import { identityKey, type BuildContext, type DesiredResource, type FieldPath, type KindDecision, type KindDefinition, type PlanContext, type ResourceDocument } from '../../src/kinds/kind.js';
+import {
+  identityKey,
+  type BuildContext,
+  type DesiredResource,
+  type FieldPath,
+  type KindDecision,
+  type KindDefinition,
+  type PlanContext,
+  type ResourceDocument,
+} from '../../src/kinds/kind.js';
 import { getKind } from '../../src/kinds/registry.js';
 import { dependencyGraph } from '../../src/plan/order.js';
 import type { AppliedResource } from '../../src/state/types.js';
@@ -30,7 +39,11 @@ export function kindOf(name: string): KindDefinition {
 export function followed(self: DesiredResource, others: readonly DesiredResource[]): string[] {
   const all = [self, ...others.filter((o) => o !== self)];
   const problems: string[] = [];
-  const deps = dependencyGraph(all, all.map((d) => kindOf(d.kind)), problems);
+  const deps = dependencyGraph(
+    all,
+    all.map((d) => kindOf(d.kind)),
+    problems,
+  );
   if (problems.length) throw new Error(problems.join('\n'));
   return deps[0]!.map((j) => all[j]!.key);
 }
@@ -144,11 +157,7 @@ export function plan(desired: DesiredResource, applied?: AppliedResource): KindD
  * Applies every action of the decision as the executor would: records merged over the state,
  * outcome ids kept. `results` answers each action by its change.
  */
-export function applyDecision(
-  desired: DesiredResource,
-  applied: AppliedResource | undefined,
-  results: Partial<Record<string, unknown>> = {},
-): AppliedResource {
+export function applyDecision(desired: DesiredResource, applied: AppliedResource | undefined, results: Partial<Record<string, unknown>> = {}): AppliedResource {
   const def = kindOf(desired.kind);
   let state: AppliedResource = applied ?? { key: desired.key, kind: desired.kind, name: desired.name, scope: desired.scope, status: 'applied' };
   for (const action of plan(desired, applied).actions) {

@@ -24,7 +24,11 @@ async function refusals(files: Record<string, string>, env: Record<string, strin
 describe('validate refuses a path parameter that would send a call elsewhere', () => {
   it('refuses an AiRun model climbing out of its path with "..", at the model\'s line', async () => {
     const { root, errors } = await refusals({
-      'ai/steal.yaml': doc('AiRun', `  name: steal\n  account: ${ACCOUNT}\n  model: "@cf/../../../../../user/tokens"\n`, '  input: { name: stolen, policies: [] }\n  output: ../.out/token.json\n'),
+      'ai/steal.yaml': doc(
+        'AiRun',
+        `  name: steal\n  account: ${ACCOUNT}\n  model: "@cf/../../../../../user/tokens"\n`,
+        '  input: { name: stolen, policies: [] }\n  output: ../.out/token.json\n',
+      ),
     });
     expect(errors.map(formatError)).toEqual([
       `${shown(root, 'ai/steal.yaml')}:6:10  metadata.model  model must be a model name such as @cf/meta/llama-3.1-8b-instruct: parts between slashes, each of letters, digits and @ . _ : -, none empty, '.' or '..'; found '..' as parts 2, 3, 4, 5 and 6, which a URL parser takes for the folder above`,
@@ -40,9 +44,13 @@ describe('validate refuses a path parameter that would send a call elsewhere', (
     ]);
   });
 
-  it('reports every refused value of every document together with the schema\'s own errors', async () => {
+  it("reports every refused value of every document together with the schema's own errors", async () => {
     const { errors } = await refusals({
-      'a.yaml': doc('WorkerScript', `  name: api\n  account: acc\n  service: ../api\n  environment: "."\n`, '  main_module: index.js\n  modules: [{ name: index.js, content: x }]\n  unknown: 1\n'),
+      'a.yaml': doc(
+        'WorkerScript',
+        `  name: api\n  account: acc\n  service: ../api\n  environment: "."\n`,
+        '  main_module: index.js\n  modules: [{ name: index.js, content: x }]\n  unknown: 1\n',
+      ),
       'b.yaml': doc('KvPairs', `  name: site\n  account: ${ACCOUNT}\n  namespace: "%2e%2e"\n`, '  pairs: [{ key: a, value: b }]\n'),
       'c.yaml': doc('ApiToken', '  name: ci\n  id: ".."\n', '  name: CI\n  policies: []\n'),
     });
@@ -67,11 +75,10 @@ describe('account ids', () => {
   });
 
   it('is checked after ${VAR} interpolation, at the line of the reference', async () => {
-    const { root, errors } = await refusals(
-      { 'org.yaml': doc('AccessOrganization', '  name: org\n  account: ${ACCOUNT_ID}\n', '  name: Org\n') },
-      { ACCOUNT_ID: LOOKALIKE },
-    );
-    expect(errors.map(formatError)).toEqual([expect.stringMatching(new RegExp(`^${shown(root, 'org.yaml')}:5:12  metadata\\.account  account must be 32 hexadecimal characters.*U\\+0430\\) at position 27$`))]);
+    const { root, errors } = await refusals({ 'org.yaml': doc('AccessOrganization', '  name: org\n  account: ${ACCOUNT_ID}\n', '  name: Org\n') }, { ACCOUNT_ID: LOOKALIKE });
+    expect(errors.map(formatError)).toEqual([
+      expect.stringMatching(new RegExp(`^${shown(root, 'org.yaml')}:5:12  metadata\\.account  account must be 32 hexadecimal characters.*U\\+0430\\) at position 27$`)),
+    ]);
   });
 
   it('refuses a short, uppercase or padded id in words a user can act on', () => {
@@ -87,7 +94,9 @@ describe('account ids', () => {
       { 'creds.yaml': `apiVersion: edgesync/v1\nkind: Credentials\nmetadata:\n  name: prod\nspec:\n  secret: { env: TOKEN }\n  accounts: ["${ACCOUNT}", "${LOOKALIKE}"]\n` },
       { TOKEN: 'a-token-0123456789' },
     );
-    expect(errors).toEqual([expect.objectContaining({ line: 7, path: 'spec.accounts[1]', message: expect.stringContaining("found a non-ASCII character 'а' (U+0430) at position 27") })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ line: 7, path: 'spec.accounts[1]', message: expect.stringContaining("found a non-ASCII character 'а' (U+0430) at position 27") }),
+    ]);
   });
 });
 
@@ -111,7 +120,14 @@ describe('the other identifiers, as the provider forms them', () => {
   });
 
   it("takes the provider's model names, with their slashes, and a name with none", () => {
-    for (const model of ['@cf/meta/llama-3.1-8b-instruct', '@hf/thebloke/deepseek-coder-6.7b-base-awq', '@cf/stabilityai/stable-diffusion-xl-base-1.0', '@cf/qwen/qwen1.5-0.5b-chat', '@cf/openai/whisper', 'm']) {
+    for (const model of [
+      '@cf/meta/llama-3.1-8b-instruct',
+      '@hf/thebloke/deepseek-coder-6.7b-base-awq',
+      '@cf/stabilityai/stable-diffusion-xl-base-1.0',
+      '@cf/qwen/qwen1.5-0.5b-chat',
+      '@cf/openai/whisper',
+      'm',
+    ]) {
       expect(checkScopeValue('model', model)).toBeUndefined();
     }
     expect(checkScopeValue('model', '@cf/./whisper')).toMatch(/found '\.' as part 2, which a URL parser takes for this folder$/);

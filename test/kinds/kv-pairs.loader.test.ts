@@ -11,7 +11,13 @@ const EXAMPLE = path.resolve('examples/kv');
 
 /** A state snapshot of KV keys only. */
 function snapshot(kv: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map()): StateSnapshot {
-  return { resources: new Map(), intents: new Map(), kvKeys: (resource) => kv.get(resource) ?? new Map(), kvKeyCount: (resource) => kv.get(resource)?.size ?? 0, kvExpired: () => [] };
+  return {
+    resources: new Map(),
+    intents: new Map(),
+    kvKeys: (resource) => kv.get(resource) ?? new Map(),
+    kvKeyCount: (resource) => kv.get(resource)?.size ?? 0,
+    kvExpired: () => [],
+  };
 }
 
 let cleanup = (): void => undefined;
@@ -31,7 +37,10 @@ describe('KvPairs through the config loader and the planner', () => {
   it('reports a bad pair of a JSON source at the `file:` line of the YAML document', async () => {
     const temp = tempRoot({
       'kv.yaml': fs.readFileSync(path.join(EXAMPLE, 'kv.yaml'), 'utf8'),
-      'pairs.json': JSON.stringify([{ key: 'ok', value: '1' }, { key: 'bad key', value: '2' }]),
+      'pairs.json': JSON.stringify([
+        { key: 'ok', value: '1' },
+        { key: 'bad key', value: '2' },
+      ]),
       'static/a.txt': 'a',
     });
     cleanup = temp.cleanup;

@@ -120,7 +120,14 @@ describe('KvPairs kind', () => {
   it('trusts an acknowledged hash with as many keys stored as desired, and never reads the keys', () => {
     const desired = desiredKv({ pairs: base });
     const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
-    const untouched = { desired, applied, kvKeyCount: base.length, get kvKeys(): ReadonlyMap<string, string> { throw new Error('keys were read'); } };
+    const untouched = {
+      desired,
+      applied,
+      kvKeyCount: base.length,
+      get kvKeys(): ReadonlyMap<string, string> {
+        throw new Error('keys were read');
+      },
+    };
     expect(kind.plan(untouched)).toEqual({ actions: [], blocked: [], notes: [] });
   });
 

@@ -7,8 +7,13 @@ const spec = { first_name: 'Sam', last_name: 'Rivera', country: 'GB' };
 
 describe('UserProfile', () => {
   patchScenarios({
-    kind: 'UserProfile', metadata, spec, changed: { ...spec, first_name: 'Samira', zipcode: 'EC1A 1BB' }, removable: 'last_name',
-    operation: 'editUser', params: {},
+    kind: 'UserProfile',
+    metadata,
+    spec,
+    changed: { ...spec, first_name: 'Samira', zipcode: 'EC1A 1BB' },
+    removable: 'last_name',
+    operation: 'editUser',
+    params: {},
   });
 
   it('has no scope: it is the calling user', () => {

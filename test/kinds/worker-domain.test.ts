@@ -7,8 +7,12 @@ const spec = { environment: 'production', hostname: 'api.example.com', service: 
 
 describe('WorkerDomain', () => {
   putScenarios({
-    kind: 'WorkerDomain', metadata, spec, changed: { ...spec, service: 'api-v2' },
-    operation: 'attachWorkerDomain', params: { account_identifier: ACCOUNT },
+    kind: 'WorkerDomain',
+    metadata,
+    spec,
+    changed: { ...spec, service: 'api-v2' },
+    operation: 'attachWorkerDomain',
+    params: { account_identifier: ACCOUNT },
   });
 
   it('follows the WorkerScript of the same account whose service it names', () => {
@@ -32,7 +36,9 @@ describe('WorkerDomain', () => {
     for (const change of [{ hostname: 'www.example.com' }, { zone_id: 'ffffffffffffffffffffffffffffffff' }]) {
       const decision = plan(desire('WorkerDomain', metadata, { ...spec, ...change }).desired, applied);
       expect(decision.actions).toEqual([]);
-      expect(decision.blocked).toEqual([{ reason: expect.stringMatching(/cannot change in place: attaching the new one would leave api\.example\.com \(zone 023e.*\) attached/), fields: Object.keys(change) }]);
+      expect(decision.blocked).toEqual([
+        { reason: expect.stringMatching(/cannot change in place: attaching the new one would leave api\.example\.com \(zone 023e.*\) attached/), fields: Object.keys(change) },
+      ]);
     }
     expect(plan(desire('WorkerDomain', metadata, { ...spec, hostname: 'API.example.com' }).desired, applied).blocked).toEqual([]);
   });

@@ -8,8 +8,12 @@ const spec = { pattern: 'example.com/api/*', script: 'api' };
 
 describe('WorkerRoute', () => {
   putScenarios({
-    kind: 'WorkerRoute', metadata, spec, changed: { ...spec, pattern: 'example.com/v2/*' },
-    operation: 'updateRoute', params: { zone_id: ZONE, route_id: '9a7806061c88ada191ed06f989cc3dac' },
+    kind: 'WorkerRoute',
+    metadata,
+    spec,
+    changed: { ...spec, pattern: 'example.com/v2/*' },
+    operation: 'updateRoute',
+    params: { zone_id: ZONE, route_id: '9a7806061c88ada191ed06f989cc3dac' },
   });
 
   it('is identified by its zone and route', () => {
@@ -18,7 +22,11 @@ describe('WorkerRoute', () => {
 
   it('follows the WorkerScript whose service is its script', () => {
     const self = desire('WorkerRoute', metadata, spec).desired;
-    const script = desire('WorkerScript', { name: 'api', account: 'a1', service: 'api', environment: 'production' }, { body_part: 'w.js', modules: [{ name: 'w.js', content: '' }] }).desired;
+    const script = desire(
+      'WorkerScript',
+      { name: 'api', account: 'a1', service: 'api', environment: 'production' },
+      { body_part: 'w.js', modules: [{ name: 'w.js', content: '' }] },
+    ).desired;
     expect(followed(self, [self, script])).toEqual([script.key]);
     expect(followed(desire('WorkerRoute', metadata, { pattern: 'x/*' }).desired, [script])).toEqual([]);
   });

@@ -16,14 +16,19 @@ const files = {
 };
 
 function esm(spec: Record<string, unknown> = {}, root = tempRoot(files)) {
-  return desire('WorkerScript', scope, {
-    main_module: 'index.js',
-    modules: [
-      { name: 'index.js', file: 'src/index.js' },
-      { name: 'greeting.js', file: 'src/greeting.js' },
-    ],
-    ...spec,
-  }, { root });
+  return desire(
+    'WorkerScript',
+    scope,
+    {
+      main_module: 'index.js',
+      modules: [
+        { name: 'index.js', file: 'src/index.js' },
+        { name: 'greeting.js', file: 'src/greeting.js' },
+      ],
+      ...spec,
+    },
+    { root },
+  );
 }
 
 describe('WorkerScript', () => {
@@ -68,7 +73,10 @@ describe('WorkerScript', () => {
 
   it('reports a main module that is not one of the modules at spec.main_module, and a missing file at its path', () => {
     const { issues } = desire('WorkerScript', scope, { main_module: 'main.js', modules: [{ name: 'index.js', file: 'src/missing.js' }] });
-    expect(issues.map((i) => i.path)).toEqual([['spec', 'modules', 0, 'file'], ['spec', 'main_module']]);
+    expect(issues.map((i) => i.path)).toEqual([
+      ['spec', 'modules', 0, 'file'],
+      ['spec', 'main_module'],
+    ]);
     expect(issues[1]!.message).toContain('main.js');
   });
 
@@ -88,7 +96,15 @@ describe('WorkerScript', () => {
     const applied = applyDecision(first, undefined, { write: { id: 'api', etag: 'e1' } });
     expect(plan(first, applied).actions).toEqual([]);
 
-    const changed = esm({ modules: [{ name: 'index.js', file: 'src/index.js' }, { name: 'greeting.js', content: 'export const greet = () => "hey";' }] }, root).desired;
+    const changed = esm(
+      {
+        modules: [
+          { name: 'index.js', file: 'src/index.js' },
+          { name: 'greeting.js', content: 'export const greet = () => "hey";' },
+        ],
+      },
+      root,
+    ).desired;
     const again = plan(changed, applied);
     expect(again.actions.map((a) => a.change)).toEqual(['write']);
     expect(again.actions[0]!.diff.map((c) => c.path)).toEqual(['modules.1.sha256']);
@@ -96,7 +112,10 @@ describe('WorkerScript', () => {
 
   it('refuses bindings, compatibility_date and every other metadata field, saying the operation uploads modules only', () => {
     const { issues } = esm({ metadata: { compatibility_date: '2025-01-15', bindings: [{ type: 'secret_text', name: 'KEY', text: 'hunter2' }] } });
-    expect(issues.map((i) => i.path)).toEqual([['spec', 'metadata', 'compatibility_date'], ['spec', 'metadata', 'bindings']]);
+    expect(issues.map((i) => i.path)).toEqual([
+      ['spec', 'metadata', 'compatibility_date'],
+      ['spec', 'metadata', 'bindings'],
+    ]);
     expect(issues[1]!.message).toMatch(/^not taken: this operation uploads modules only, .*bindings is a script setting/);
     expect(JSON.stringify(issues)).not.toContain('hunter2');
   });

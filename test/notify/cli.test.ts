@@ -41,7 +41,10 @@ describe('edgesync watch --notify', () => {
   it('refuses a --notify URL that is not http, https or slack+https in one line, without its password, and exits 1', async () => {
     const { dir, root } = copyFixture('small-root');
     cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const child = spawnWatch(['--config', root, '--state', path.join(dir, 'state', 'state.db'), '--base-url', 'http://127.0.0.1:9/client/v4', '--notify', 'ftp://bot:hunter2@files.example/hook'], cleanup);
+    const child = spawnWatch(
+      ['--config', root, '--state', path.join(dir, 'state', 'state.db'), '--base-url', 'http://127.0.0.1:9/client/v4', '--notify', 'ftp://bot:hunter2@files.example/hook'],
+      cleanup,
+    );
     expect((await child.exited).code).toBe(1);
     expect(child.log.map((l) => l.msg)).toEqual(['Expected `--notify` to be an http://, https:// or slack+https:// URL, got `ftp://***@files.example/***`']);
     expect(child.stderr()).not.toContain('hunter2');

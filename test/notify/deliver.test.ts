@@ -39,7 +39,13 @@ async function closedPort(): Promise<number> {
 }
 
 const event = (over: Partial<NotifyEvent> = {}): NotifyEvent => ({
-  event: 'reconcile_failed', at: '2027-01-15T08:00:00.000Z', revision: 'abc123', resources: ['Site/a'], reason: 'server answered 503', host: 'edge-1', ...over,
+  event: 'reconcile_failed',
+  at: '2027-01-15T08:00:00.000Z',
+  revision: 'abc123',
+  resources: ['Site/a'],
+  reason: 'server answered 503',
+  host: 'edge-1',
+  ...over,
 });
 
 describe('delivering notifications', () => {
@@ -48,7 +54,15 @@ describe('delivering notifications', () => {
     const { logger, lines } = recordingLogger();
     const failed: NotifyEvent[] = [];
     const d = createDelivery({
-      target: parseNotifyUrl(r.url), clock: systemClock, fetch, timeoutMs: 5000, retries: 3, backoffMs: 1, maxQueued: 10, logger, onFailed: (e) => failed.push(e),
+      target: parseNotifyUrl(r.url),
+      clock: systemClock,
+      fetch,
+      timeoutMs: 5000,
+      retries: 3,
+      backoffMs: 1,
+      maxQueued: 10,
+      logger,
+      onFailed: (e) => failed.push(e),
     });
     d.enqueue(event());
     d.enqueue(event({ event: 'recovered', resources: [], reason: 'reconciled again' }));
@@ -78,7 +92,18 @@ describe('delivering notifications', () => {
     const { logger, lines } = recordingLogger();
     const notifier = createNotifier({ targets: [parseNotifyUrl(`${r.url}?key=do-not-log-me`)], registry, logger, retries: 3, backoffMs: 1, host: 'edge-1' });
     notifier.observer.onRun({
-      reason: 'change', result: 'error', startedAt: '', finishedAt: '', actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, revision: null, errors: ['connect ECONNREFUSED'],
+      reason: 'change',
+      result: 'error',
+      startedAt: '',
+      finishedAt: '',
+      actions: 0,
+      succeeded: 0,
+      failed: 0,
+      uncertain: 0,
+      skipped: 0,
+      requests: 0,
+      revision: null,
+      errors: ['connect ECONNREFUSED'],
     });
     notifier.observer.onConfig({ ok: false, files: [], errors: [{ file: 'a.yaml', line: 2, col: 1, path: '', message: 'bad' }] });
     await notifier.idle();
@@ -94,7 +119,17 @@ describe('delivering notifications', () => {
   it('abandons a receiver that never answers at stop, without waiting for its retries', async () => {
     const r = await receiver('never');
     const { logger, lines } = recordingLogger();
-    const d = createDelivery({ target: parseNotifyUrl(r.url), clock: systemClock, fetch, timeoutMs: 60_000, retries: 3, backoffMs: 60_000, maxQueued: 10, logger, onFailed: () => {} });
+    const d = createDelivery({
+      target: parseNotifyUrl(r.url),
+      clock: systemClock,
+      fetch,
+      timeoutMs: 60_000,
+      retries: 3,
+      backoffMs: 60_000,
+      maxQueued: 10,
+      logger,
+      onFailed: () => {},
+    });
     d.enqueue(event());
     d.enqueue(event({ event: 'recovered' }));
     for (let i = 0; i < 200 && r.bodies.length === 0; i++) await new Promise((res) => setTimeout(res, 10));
@@ -107,7 +142,17 @@ describe('delivering notifications', () => {
     const r = await receiver('never');
     const { logger, lines } = recordingLogger();
     const failed: NotifyEvent[] = [];
-    const d = createDelivery({ target: parseNotifyUrl(r.url), clock: systemClock, fetch, timeoutMs: 50, retries: 1, backoffMs: 1, maxQueued: 10, logger, onFailed: (e) => failed.push(e) });
+    const d = createDelivery({
+      target: parseNotifyUrl(r.url),
+      clock: systemClock,
+      fetch,
+      timeoutMs: 50,
+      retries: 1,
+      backoffMs: 1,
+      maxQueued: 10,
+      logger,
+      onFailed: (e) => failed.push(e),
+    });
     d.enqueue(event());
     await d.idle();
     expect(r.bodies).toHaveLength(2);
@@ -121,7 +166,17 @@ describe('delivering notifications', () => {
     const deliver = async (url: string) => {
       const { logger, text } = bufferLogger();
       const failed: NotifyEvent[] = [];
-      const d = createDelivery({ target: parseNotifyUrl(url), clock: systemClock, fetch, timeoutMs: 5000, retries: 1, backoffMs: 1, maxQueued: 10, logger, onFailed: (e) => failed.push(e) });
+      const d = createDelivery({
+        target: parseNotifyUrl(url),
+        clock: systemClock,
+        fetch,
+        timeoutMs: 5000,
+        retries: 1,
+        backoffMs: 1,
+        maxQueued: 10,
+        logger,
+        onFailed: (e) => failed.push(e),
+      });
       d.enqueue(event());
       await d.idle();
       return { log: text(), failed };
@@ -142,8 +197,13 @@ describe('delivering notifications', () => {
       const { log, failed } = await deliver(withCredentials(Number(new URL(r.url).port)));
       expect(failed).toEqual([event()]);
       expect(r.requests.map((q) => q.headers.authorization)).toEqual([basic, basic]);
-      const lines = log.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; err: string; url: string });
-      expect(lines).toEqual([expect.objectContaining({ url: expect.stringMatching(/^http:\/\/\*\*\*@127\.0\.0\.1:\d+\/\*\*\*\?token=\*\*\*$/), err: 'answered 500 (after 2 attempts)' })]);
+      const lines = log
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { msg: string; err: string; url: string });
+      expect(lines).toEqual([
+        expect.objectContaining({ url: expect.stringMatching(/^http:\/\/\*\*\*@127\.0\.0\.1:\d+\/\*\*\*\?token=\*\*\*$/), err: 'answered 500 (after 2 attempts)' }),
+      ]);
       expect(log).not.toMatch(/PASSWORD123|QSECRET|alice/);
     });
 

@@ -5,21 +5,40 @@ import type { Plan } from '../../src/plan/types.js';
 import { action, applyResult, invalid, valid } from '../daemon/fakes.js';
 
 const report = (over: Partial<RunReport>): RunReport => ({
-  reason: 'change', result: 'ok', startedAt: '2027-01-15T08:00:00.000Z', finishedAt: '2027-01-15T08:00:01.000Z',
-  actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, revision: null, errors: [], ...over,
+  reason: 'change',
+  result: 'ok',
+  startedAt: '2027-01-15T08:00:00.000Z',
+  finishedAt: '2027-01-15T08:00:01.000Z',
+  actions: 0,
+  succeeded: 0,
+  failed: 0,
+  uncertain: 0,
+  skipped: 0,
+  requests: 0,
+  revision: null,
+  errors: [],
+  ...over,
 });
 
 const plan = (over: Partial<Plan>): Plan => ({ actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [], ...over });
 
 describe('events of the daemon’s reports', () => {
   it('says a failed run failed, with its resources and first error, and the first ok run after it recovered', () => {
-    const failed = runEvents(report({ result: 'failed', actions: 2, failed: 1, succeeded: 1, errors: ['UserProfile/me#update: server answered 503'], retryAt: '2027-01-15T08:00:02.000Z' }), NO_RUNS, {
-      applied: ['UserProfile/you'], failed: ['UserProfile/me'],
-    });
-    expect(failed.drafts).toEqual([{
-      event: 'reconcile_failed', resources: ['UserProfile/me'],
-      reason: '1 of 2 action(s) failed: UserProfile/me#update: server answered 503; retrying with backoff',
-    }]);
+    const failed = runEvents(
+      report({ result: 'failed', actions: 2, failed: 1, succeeded: 1, errors: ['UserProfile/me#update: server answered 503'], retryAt: '2027-01-15T08:00:02.000Z' }),
+      NO_RUNS,
+      {
+        applied: ['UserProfile/you'],
+        failed: ['UserProfile/me'],
+      },
+    );
+    expect(failed.drafts).toEqual([
+      {
+        event: 'reconcile_failed',
+        resources: ['UserProfile/me'],
+        reason: '1 of 2 action(s) failed: UserProfile/me#update: server answered 503; retrying with backoff',
+      },
+    ]);
     const again = runEvents(report({ result: 'error', errors: ['connect ECONNREFUSED', 'second'] }), failed.memory);
     expect(again.drafts).toEqual([{ event: 'reconcile_failed', resources: [], reason: 'reconcile failed: connect ECONNREFUSED (and 1 more)' }]);
     const ok = runEvents(report({ result: 'ok', actions: 1, succeeded: 1 }), again.memory, { applied: ['UserProfile/me'], failed: [] });
@@ -41,20 +60,23 @@ describe('events of the daemon’s reports', () => {
     expect(configEvents(valid(['me']))).toEqual([]);
     const [event] = configEvents(invalid({}, { file: 'zero-trust/x.yaml', line: 9 }));
     expect(event).toEqual({
-      event: 'config_invalid', resources: [],
+      event: 'config_invalid',
+      resources: [],
       reason: 'user/profile.yaml:3:5  spec.country  must be 2 letters (and 1 more) in 2 files; nothing applied, the last good config stays in force',
     });
   });
 
   it('groups the uncertain creates, blocked changes and orphans of a plan into one event each', () => {
-    const drafts = planEvents(plan({
-      uncertain: [{ resource: 'Site/b', kind: 'Site', name: 'b', operation: 'createSite', since: '2027-01-15T07:00:00Z', message: 'create may have happened' }],
-      blocked: [
-        { resource: 'Site/z', kind: 'Site', name: 'z', reason: 'type cannot change', fields: ['type'] },
-        { resource: 'Site/a', kind: 'Site', name: 'a', reason: 'type cannot change', fields: ['type'] },
-      ],
-      orphaned: [{ resource: 'UserProfile/old', kind: 'UserProfile', name: 'old', message: 'no longer in the config; left in place' }],
-    }));
+    const drafts = planEvents(
+      plan({
+        uncertain: [{ resource: 'Site/b', kind: 'Site', name: 'b', operation: 'createSite', since: '2027-01-15T07:00:00Z', message: 'create may have happened' }],
+        blocked: [
+          { resource: 'Site/z', kind: 'Site', name: 'z', reason: 'type cannot change', fields: ['type'] },
+          { resource: 'Site/a', kind: 'Site', name: 'a', reason: 'type cannot change', fields: ['type'] },
+        ],
+        orphaned: [{ resource: 'UserProfile/old', kind: 'UserProfile', name: 'old', message: 'no longer in the config; left in place' }],
+      }),
+    );
     expect(drafts).toEqual([
       { event: 'create_uncertain', resources: ['Site/b'], reason: 'Site/b: create may have happened' },
       { event: 'change_blocked', resources: ['Site/a', 'Site/z'], reason: 'Site/z: type cannot change (and 1 more)' },
@@ -65,9 +87,13 @@ describe('events of the daemon’s reports', () => {
 
   it('says which creates of an apply became uncertain', () => {
     const result = applyResult([action('me'), action('you')], (a) => (a.name === 'me' ? 'uncertain' : 'succeeded'));
-    expect(appliedEvents(result)).toEqual([{
-      event: 'create_uncertain', resources: ['UserProfile/me'], reason: 'UserProfile/me#update: timed out after sending; see `edgesync state resolve`',
-    }]);
+    expect(appliedEvents(result)).toEqual([
+      {
+        event: 'create_uncertain',
+        resources: ['UserProfile/me'],
+        reason: 'UserProfile/me#update: timed out after sending; see `edgesync state resolve`',
+      },
+    ]);
     expect(appliedEvents(applyResult([action('me')], () => 'succeeded'))).toEqual([]);
   });
 

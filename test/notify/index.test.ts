@@ -16,7 +16,18 @@ afterEach(async () => {
 });
 
 const failedRun = (errors: string[]): RunReport => ({
-  reason: 'retry', result: 'error', startedAt: '', finishedAt: '', actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, revision: null, errors,
+  reason: 'retry',
+  result: 'error',
+  startedAt: '',
+  finishedAt: '',
+  actions: 0,
+  succeeded: 0,
+  failed: 0,
+  uncertain: 0,
+  skipped: 0,
+  requests: 0,
+  revision: null,
+  errors,
 });
 
 /** A fetch that records bodies and answers as `answer` says at the time. */
@@ -33,8 +44,14 @@ function fakeFetch(answer: () => number = () => 200) {
 function notifierWith(options: { clock?: ManualClock; fetch: FetchLike; repeatMs?: number }) {
   const { logger, lines } = recordingLogger();
   const notifier = createNotifier({
-    targets: [parseNotifyUrl('http://receiver.example/hook')], registry: new Registry(), logger, host: 'edge-1',
-    fetch: options.fetch, retries: 0, ...(options.clock && { clock: options.clock }), ...(options.repeatMs !== undefined && { repeatMs: options.repeatMs }),
+    targets: [parseNotifyUrl('http://receiver.example/hook')],
+    registry: new Registry(),
+    logger,
+    host: 'edge-1',
+    fetch: options.fetch,
+    retries: 0,
+    ...(options.clock && { clock: options.clock }),
+    ...(options.repeatMs !== undefined && { repeatMs: options.repeatMs }),
   });
   cleanup.push(() => notifier.close(0));
   return { notifier, lines };
@@ -60,7 +77,12 @@ describe('the notifier', () => {
     await notifier.idle();
     expect(bodies).toHaveLength(3);
     expect(bodies[2]).toEqual({
-      event: 'reconcile_failed', at: new Date(clock.now()).toISOString(), revision: null, resources: [], reason: 'reconcile failed: connect ECONNREFUSED', host: 'edge-1',
+      event: 'reconcile_failed',
+      at: new Date(clock.now()).toISOString(),
+      revision: null,
+      resources: [],
+      reason: 'reconcile failed: connect ECONNREFUSED',
+      host: 'edge-1',
     });
   });
 
@@ -68,19 +90,27 @@ describe('the notifier', () => {
     const r = await startReceiver();
     cleanup.push(() => r.close());
     const notifier = createNotifier({
-      targets: [parseNotifyUrl(r.url)], registry: new Registry(), logger: recordingLogger().logger,
-      secrets: ['api-token-0123456789'], database: { url: 'postgres://edgesync:db-pass-4242@db.example/edgesync', workspace: 'prod' },
+      targets: [parseNotifyUrl(r.url)],
+      registry: new Registry(),
+      logger: recordingLogger().logger,
+      secrets: ['api-token-0123456789'],
+      database: { url: 'postgres://edgesync:db-pass-4242@db.example/edgesync', workspace: 'prod' },
     });
     cleanup.push(() => notifier.close(0));
     notifier.observer.onConfig(valid(['me'], 'digest-1'));
-    notifier.observer.onRun(failedRun([
-      'sent Authorization: Bearer api-token-0123456789', 'password authentication failed for db-pass-4242', 'fetch https://bot:hunter2@git.example/cfg.git failed',
-    ]));
+    notifier.observer.onRun(
+      failedRun(['sent Authorization: Bearer api-token-0123456789', 'password authentication failed for db-pass-4242', 'fetch https://bot:hunter2@git.example/cfg.git failed']),
+    );
     await notifier.idle();
     expect(r.raw).toHaveLength(1);
     for (const secret of ['api-token-0123456789', 'db-pass-4242', 'hunter2']) expect(r.raw[0]).not.toContain(secret);
     expect(r.bodies[0]).toEqual({
-      event: 'reconcile_failed', at: expect.any(String), revision: 'digest-1', resources: [], host: os.hostname(), workspace: 'prod',
+      event: 'reconcile_failed',
+      at: expect.any(String),
+      revision: 'digest-1',
+      resources: [],
+      host: os.hostname(),
+      workspace: 'prod',
       reason: 'reconcile failed: sent Authorization: Bearer [redacted] (and 2 more)',
     });
   });
@@ -95,7 +125,11 @@ describe('the notifier', () => {
     notifier.observer.onConfig({ ok: false, files: ['a.yaml'], errors: [{ file: 'a.yaml', line: 3, col: 1, path: '', message: 'bad' }], revision: { commit: bad } });
     notifier.onFetchFailed('cannot fetch main from https://git.example/config.git: Could not resolve host');
     await notifier.idle();
-    expect(bodies.map((b) => [b.event, b.revision])).toEqual([['reconcile_failed', good], ['config_invalid', bad], ['fetch_failed', good]]);
+    expect(bodies.map((b) => [b.event, b.revision])).toEqual([
+      ['reconcile_failed', good],
+      ['config_invalid', bad],
+      ['fetch_failed', good],
+    ]);
     expect(bodies[2]!.reason).toBe('cannot fetch main from https://git.example/config.git: Could not resolve host; the last good commit stays in force');
   });
 
@@ -128,7 +162,10 @@ describe('the notifier', () => {
     const engine = new FakeEngine();
     const runs: string[] = [];
     const loop = createReconcileLoop({
-      engine, clock, logger: recordingLogger().logger, timing: checkTiming({ debounceMs: 500, retryInitialMs: 1000, retryMaxMs: 8000, shutdownTimeoutMs: 2000 }),
+      engine,
+      clock,
+      logger: recordingLogger().logger,
+      timing: checkTiming({ debounceMs: 500, retryInitialMs: 1000, retryMaxMs: 8000, shutdownTimeoutMs: 2000 }),
       observer: { ...notifier.observer, onRun: (report) => (notifier.observer.onRun(report), runs.push(`${report.reason}:${report.result}`)) },
     });
     loop.start();

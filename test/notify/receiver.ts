@@ -21,20 +21,27 @@ export async function startReceiver(answer: 'ok' | number | 'never' = 'ok'): Pro
   const server = http.createServer((req, res) => {
     requests.push({ url: req.url ?? '', headers: req.headers });
     let text = '';
-    req.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => {
-      raw.push(text);
-      bodies.push(JSON.parse(text));
-      if (answer === 'never') return;
-      res.writeHead(answer === 'ok' ? 200 : answer).end('ok');
-    });
+    req
+      .setEncoding('utf8')
+      .on('data', (c: string) => (text += c))
+      .on('end', () => {
+        raw.push(text);
+        bodies.push(JSON.parse(text));
+        if (answer === 'never') return;
+        res.writeHead(answer === 'ok' ? 200 : answer).end('ok');
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
-    url: `http://127.0.0.1:${port}/hook`, bodies, raw, requests,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    url: `http://127.0.0.1:${port}/hook`,
+    bodies,
+    raw,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -32,7 +32,15 @@ function applied(resources: readonly DesiredResource[]): StateSnapshot {
   const state = new Map<string, AppliedResource>();
   for (const a of buildPlan(resources, EMPTY).actions) {
     state.set(a.resource, {
-      key: a.resource, kind: a.kind, name: a.name, scope: a.scope, status: 'applied', remoteId: `id-${a.name}`, request: a.record.request, hash: a.record.hash, memo: a.record.memo,
+      key: a.resource,
+      kind: a.kind,
+      name: a.name,
+      scope: a.scope,
+      status: 'applied',
+      remoteId: `id-${a.name}`,
+      request: a.record.request,
+      hash: a.record.hash,
+      memo: a.record.memo,
     });
   }
   return { ...EMPTY, resources: state };

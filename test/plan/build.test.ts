@@ -51,7 +51,9 @@ describe('buildPlan', () => {
     const location = resource('Location', 'office', { scope: account, request: { name: 'Office', networks: ['10.0.0.0/8'] } });
     const plan = buildPlan([location], snapshot({ resources: [applied(location, { name: 'Office' })] }), fakeKinds);
     expect(plan.actions).toEqual([]);
-    expect(plan.blocked).toEqual([{ resource: location.key, kind: 'Location', name: 'office', reason: 'no update operation exists for Location', fields: ['networks'], source: location.source }]);
+    expect(plan.blocked).toEqual([
+      { resource: location.key, kind: 'Location', name: 'office', reason: 'no update operation exists for Location', fields: ['networks'], source: location.source },
+    ]);
     expect(plan.unchanged).toEqual([]);
   });
 
@@ -71,7 +73,11 @@ describe('buildPlan', () => {
   it('shows a change of the credential that signs a resource, and sends nothing for it alone', () => {
     const site = resource('Site', 'web', { scope: account });
     const signed = (credential: string | undefined, before: string | undefined) =>
-      buildPlan([{ ...site, ...(credential && { credential }) }], snapshot({ resources: [applied(site, site.request as Obj, before === undefined ? {} : { credential: before })] }), fakeKinds);
+      buildPlan(
+        [{ ...site, ...(credential && { credential }) }],
+        snapshot({ resources: [applied(site, site.request as Obj, before === undefined ? {} : { credential: before })] }),
+        fakeKinds,
+      );
     const moved = signed('prod', 'old');
     expect(moved.actions).toEqual([]);
     expect(moved.notes.map((n) => n.message)).toEqual(['signed by credentials prod now, by credentials old when last applied: nothing is sent for that alone']);
@@ -110,9 +116,7 @@ describe('buildPlan', () => {
     spy.mockRestore();
     expect(plan.actions).toEqual([]);
     expect(plan.unchanged).toEqual([]);
-    expect(plan.uncertain).toEqual([
-      expect.objectContaining({ resource: 'Token/ci', kind: 'Token', name: 'ci', operation: 'createToken', since: '2026-11-21T09:00:00.000Z' }),
-    ]);
+    expect(plan.uncertain).toEqual([expect.objectContaining({ resource: 'Token/ci', kind: 'Token', name: 'ci', operation: 'createToken', since: '2026-11-21T09:00:00.000Z' })]);
     expect(plan.uncertain[0]!.message).toBe(
       'a create was sent but its outcome is unknown; nothing will create it again until you run `edgesync state resolve Token/ci --id ID` (it exists) or `--recreate` (it does not)',
     );
@@ -144,7 +148,11 @@ describe('dependency order', () => {
 
   it('keeps file order among independent resources', () => {
     const names = ['e', 'b', 'd', 'a', 'c'];
-    const plan = buildPlan(names.map((n) => resource('Site', n, { scope: account })), snapshot(), fakeKinds);
+    const plan = buildPlan(
+      names.map((n) => resource('Site', n, { scope: account })),
+      snapshot(),
+      fakeKinds,
+    );
     expect(plan.actions.map((x) => x.name)).toEqual(names);
   });
 

@@ -53,7 +53,10 @@ export function snapshot(
     intents: new Map((parts.intents ?? []).map((i) => [i.resource, i])),
     kvKeys: (key) => new Map(Object.entries(parts.kv?.[key] ?? {})),
     kvKeyCount: (key) => Object.keys(parts.kv?.[key] ?? {}).length,
-    kvExpired: (key, at) => Object.entries(parts.expires?.[key] ?? {}).flatMap(([k, t]) => (t <= at ? [k] : [])).sort(),
+    kvExpired: (key, at) =>
+      Object.entries(parts.expires?.[key] ?? {})
+        .flatMap(([k, t]) => (t <= at ? [k] : []))
+        .sort(),
   };
 }
 
@@ -65,7 +68,14 @@ function fieldDiff(before: Obj, after: Obj, sensitive: readonly string[] = []): 
     .map((p) => ({ path: p, ...(p in before && { before: before[p] }), ...(p in after && { after: after[p] }), ...(sensitive.includes(p) && { sensitive: true }) }));
 }
 
-function action(change: ActionDraft['change'], operation: OperationName | null, ctx: PlanContext, diff: FieldChange[], body: unknown = ctx.desired.request, details?: readonly string[]): ActionDraft {
+function action(
+  change: ActionDraft['change'],
+  operation: OperationName | null,
+  ctx: PlanContext,
+  diff: FieldChange[],
+  body: unknown = ctx.desired.request,
+  details?: readonly string[],
+): ActionDraft {
   return { change, operation, params: {}, body, diff, ...(details && { details }), record: { request: ctx.desired.request, hash: ctx.desired.hash } };
 }
 
@@ -88,7 +98,13 @@ function fakeKind(kind: string, options: FakeKindOptions): KindDefinition {
     const before = (ctx.applied?.request ?? {}) as Obj;
     const after = ctx.desired.request as Obj;
     const diff = fieldDiff(ctx.applied ? before : {}, after, options.sensitive);
-    if (!ctx.applied) return { ...NONE, actions: [action(options.family === 'post' ? 'create' : options.family === 'put' ? 'write' : 'update', options.operation, ctx, diff, ctx.desired.request, options.details?.(ctx))] };
+    if (!ctx.applied)
+      return {
+        ...NONE,
+        actions: [
+          action(options.family === 'post' ? 'create' : options.family === 'put' ? 'write' : 'update', options.operation, ctx, diff, ctx.desired.request, options.details?.(ctx)),
+        ],
+      };
     if (ctx.applied.hash === ctx.desired.hash) return NONE;
     if (options.family === 'put') return { ...NONE, actions: [action('write', options.operation, ctx, diff)] };
     if (options.family === 'post' && !options.update) {
@@ -138,8 +154,15 @@ export function kvKind(perChunk = 2): KindDefinition {
         const chunk = changed.slice(n * perChunk, (n + 1) * perChunk).map(([key, value]) => ({ key, value }));
         const bytes = Buffer.byteLength(JSON.stringify(chunk));
         return {
-          change: 'kv', operation: 'writeKvBulk', params: {}, body: chunk, diff: [], suffix: `${n + 1}/${count}`,
-          summary: `${chunk.length} pair(s), ${bytes} B`, size: { pairs: chunk.length, bytes }, record: { kvKeys: chunk.map((p) => [p.key, contentHash(p.value)]) },
+          change: 'kv',
+          operation: 'writeKvBulk',
+          params: {},
+          body: chunk,
+          diff: [],
+          suffix: `${n + 1}/${count}`,
+          summary: `${chunk.length} pair(s), ${bytes} B`,
+          size: { pairs: chunk.length, bytes },
+          record: { kvKeys: chunk.map((p) => [p.key, contentHash(p.value)]) },
         };
       });
       return { ...NONE, actions, ...(orphanedKeys.length && { orphanedKeys }) };
@@ -153,8 +176,13 @@ export const kinds: Record<string, KindDefinition> = {
   List: fakeKind('List', { family: 'post', operation: 'createList', update: 'updateList' }),
   Location: fakeKind('Location', { family: 'post', operation: 'createLocation' }),
   Script: fakeKind('Script', {
-    family: 'put', operation: 'putScriptContent', sensitive: ['binding_text'],
-    details: (ctx) => ((ctx.desired.payload as { modules?: { name: string; contentType: string; content: Buffer }[] } | undefined)?.modules ?? []).map((m) => `module ${m.name}  ${m.contentType}  ${m.content.length} bytes`),
+    family: 'put',
+    operation: 'putScriptContent',
+    sensitive: ['binding_text'],
+    details: (ctx) =>
+      ((ctx.desired.payload as { modules?: { name: string; contentType: string; content: Buffer }[] } | undefined)?.modules ?? []).map(
+        (m) => `module ${m.name}  ${m.contentType}  ${m.content.length} bytes`,
+      ),
   }),
   // A route follows the Site of its scope named by its request's `site`, as a real route follows its script.
   Route: fakeKind('Route', {

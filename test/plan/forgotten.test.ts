@@ -14,8 +14,14 @@ function state(...rows: AppliedResource[]): StateSnapshot {
 }
 
 const run: AppliedResource = {
-  key: RUN, kind: 'AiRun', name: 'release-summary', scope: { account: 'acc', model: '@cf/meta/llama-3.1-8b-instruct' }, status: 'applied',
-  request: { input: {}, output: '.out/summary.json' }, hash: 'h', source: { file: 'ai/summary.yaml', line: 6, col: 1 },
+  key: RUN,
+  kind: 'AiRun',
+  name: 'release-summary',
+  scope: { account: 'acc', model: '@cf/meta/llama-3.1-8b-instruct' },
+  status: 'applied',
+  request: { input: {}, output: '.out/summary.json' },
+  hash: 'h',
+  source: { file: 'ai/summary.yaml', line: 6, col: 1 },
 };
 const route: AppliedResource = { key: ROUTE, kind: 'WorkerRoute', name: 'api', scope: { zone: 'z', route: 'r' }, status: 'applied', request: {}, hash: 'h' };
 

@@ -14,9 +14,7 @@ describe('a config that drops most of the state', () => {
     const one = snapshot({ resources: [applied(sites[0]!)] });
     const found = massOrphaning(buildPlan([], one, fakeKinds), 'config');
     expect(found).toMatchObject({ orphaned: 1, inState: 1, emptyConfig: true });
-    expect(found!.message).toBe(
-      'the config at config has no document: 1 of 1 applied resources would be orphaned. Is --config the right folder, and the checkout complete?',
-    );
+    expect(found!.message).toBe('the config at config has no document: 1 of 1 applied resources would be orphaned. Is --config the right folder, and the checkout complete?');
   });
 
   it('is caught when more than half of the resources in state would be orphaned', () => {

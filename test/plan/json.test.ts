@@ -12,7 +12,21 @@ describe('renderJson', () => {
     expect(json.format_version).toBe(2);
     expect(json.made_from).toBeNull();
     expect(json.has_changes).toBe(true);
-    expect(Object.keys(json)).toEqual(['format_version', 'made_from', 'has_changes', 'actions', 'blocked', 'orphaned', 'forgotten', 'uncertain', 'waiting', 'notes', 'unchanged', 'excluded', 'summary']);
+    expect(Object.keys(json)).toEqual([
+      'format_version',
+      'made_from',
+      'has_changes',
+      'actions',
+      'blocked',
+      'orphaned',
+      'forgotten',
+      'uncertain',
+      'waiting',
+      'notes',
+      'unchanged',
+      'excluded',
+      'summary',
+    ]);
     expect(json.actions.map((a) => a.id)).toEqual(plan.actions.map((a) => a.id));
     // Each with where its document is (null for an orphan state knows no file of).
     expect(json.blocked).toEqual(plan.blocked.map((b) => ({ ...b, source: b.source ?? null })));
@@ -24,10 +38,23 @@ describe('renderJson', () => {
 
   it('describes each action by identity, change, operation and method, with its needs and size', () => {
     expect(json.actions[0]).toEqual({
-      id: 'List[account=acc1]/blocked-domains#create', resource: 'List[account=acc1]/blocked-domains', kind: 'List', name: 'blocked-domains',
-      scope: { account: 'acc1' }, change: 'create', operation: 'createList', method: 'POST', needs: [],
-      diff: [{ path: 'name', after: 'Blocked domains' }, { path: 'type', after: 'DOMAIN' }], summary: null, size: null,
-      record_hash: plan.actions[0]!.record.hash, credential: null,
+      id: 'List[account=acc1]/blocked-domains#create',
+      resource: 'List[account=acc1]/blocked-domains',
+      kind: 'List',
+      name: 'blocked-domains',
+      scope: { account: 'acc1' },
+      change: 'create',
+      operation: 'createList',
+      method: 'POST',
+      needs: [],
+      diff: [
+        { path: 'name', after: 'Blocked domains' },
+        { path: 'type', after: 'DOMAIN' },
+      ],
+      summary: null,
+      size: null,
+      record_hash: plan.actions[0]!.record.hash,
+      credential: null,
     });
     expect(json.actions[0]!.record_hash).toMatch(/^[0-9a-f]{64}$/);
     const chunk = json.actions.find((a) => a.change === 'kv')!;
@@ -42,8 +69,21 @@ describe('renderJson', () => {
 
   it('counts the plan in snake_case', () => {
     expect(json.summary).toEqual({
-      create: 1, update: 4, adopt: 0, roll: 0, run: 0, kv_chunks: 2, kv_pairs: 3, kv_bytes: json.actions.reduce((n, a) => n + (a.size?.bytes ?? 0), 0),
-      blocked: 1, orphaned: 2, orphaned_kv_keys: 2, forgotten: 0, uncertain: 1, waiting: 0, unchanged: 0,
+      create: 1,
+      update: 4,
+      adopt: 0,
+      roll: 0,
+      run: 0,
+      kv_chunks: 2,
+      kv_pairs: 3,
+      kv_bytes: json.actions.reduce((n, a) => n + (a.size?.bytes ?? 0), 0),
+      blocked: 1,
+      orphaned: 2,
+      orphaned_kv_keys: 2,
+      forgotten: 0,
+      uncertain: 1,
+      waiting: 0,
+      unchanged: 0,
     });
   });
 

@@ -55,7 +55,9 @@ describe('--target', () => {
   });
 
   it('suggests the closest keys for a pattern that names none', () => {
-    expect(() => buildPlan(all, snapshot(), { ...fakeKinds, targets: ['List/alowed'] })).toThrow(`--target List/alowed names no resource of the config; did you mean ${other.key}?`);
+    expect(() => buildPlan(all, snapshot(), { ...fakeKinds, targets: ['List/alowed'] })).toThrow(
+      `--target List/alowed names no resource of the config; did you mean ${other.key}?`,
+    );
   });
 
   it('plans everything and leaves nothing out without targets', () => {

@@ -30,7 +30,8 @@ function bigModel(perAccount: number): { desired: DesiredResource[]; expected: M
   };
   const scripts = perAccount / 5;
   const service = (a: number, s: number) => (s === 0 ? 'shared' : `a${a}-s${s}`);
-  const scriptKey = (a: number, s: number) => identityKey('WorkerScript', { account: `acc${a}`, service: service(a, s), environment: 'production' }, `s${s}`, ['account', 'service', 'environment']);
+  const scriptKey = (a: number, s: number) =>
+    identityKey('WorkerScript', { account: `acc${a}`, service: service(a, s), environment: 'production' }, `s${s}`, ['account', 'service', 'environment']);
   for (let a = 0; a < ACCOUNTS; a++) {
     const account = `acc${a}`;
     const first = desired.length;
@@ -60,9 +61,7 @@ function spied(desired: readonly DesiredResource[]): { defs: KindDefinition[]; c
     if (!def) {
       const real = getKind(d.kind)!;
       const dependencies = real.dependencies;
-      def = dependencies
-        ? { ...real, dependencies: (...args: unknown[]) => (calls.push(args), dependencies.apply(real, args as [DesiredResource])) }
-        : real;
+      def = dependencies ? { ...real, dependencies: (...args: unknown[]) => (calls.push(args), dependencies.apply(real, args as [DesiredResource])) } : real;
       wrapped.set(d.kind, def);
     }
     return def;

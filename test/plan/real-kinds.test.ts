@@ -22,9 +22,15 @@ function appliedState(plan: Plan): StateSnapshot {
   for (const a of plan.actions) {
     const before = resources.get(a.resource);
     resources.set(a.resource, {
-      key: a.resource, kind: a.kind, name: a.name, scope: a.scope, status: 'applied',
+      key: a.resource,
+      kind: a.kind,
+      name: a.name,
+      scope: a.scope,
+      status: 'applied',
       remoteId: before?.remoteId ?? (a.change === 'create' ? `id-${a.name}` : undefined),
-      request: a.record.request ?? before?.request, hash: a.record.hash ?? before?.hash, memo: a.record.memo ?? before?.memo,
+      request: a.record.request ?? before?.request,
+      hash: a.record.hash ?? before?.hash,
+      memo: a.record.memo ?? before?.memo,
     });
   }
   return { ...EMPTY, resources };

@@ -29,15 +29,24 @@ async function appliedState(plan: Plan): Promise<StateSnapshot> {
   for (const a of await madeActions(plan.actions)) {
     const before = resources.get(a.resource);
     resources.set(a.resource, {
-      key: a.resource, kind: a.kind, name: a.name, scope: a.scope, status: 'applied',
+      key: a.resource,
+      kind: a.kind,
+      name: a.name,
+      scope: a.scope,
+      status: 'applied',
       remoteId: before?.remoteId ?? (a.change === 'create' || a.change === 'adopt' ? `id-${a.name}` : undefined),
-      request: a.record.request ?? before?.request, hash: a.record.hash ?? before?.hash, memo: a.record.memo ?? before?.memo,
+      request: a.record.request ?? before?.request,
+      hash: a.record.hash ?? before?.hash,
+      memo: a.record.memo ?? before?.memo,
     });
     for (const [key, hash] of kvKeyRecords(a.record.kvKeys ?? [])) kv.set(a.resource, (kv.get(a.resource) ?? new Map()).set(key, hash));
   }
   return {
-    resources, intents: new Map(),
-    kvKeys: (key) => kv.get(key) ?? new Map(), kvKeyCount: (key) => kv.get(key)?.size ?? 0, kvExpired: () => [],
+    resources,
+    intents: new Map(),
+    kvKeys: (key) => kv.get(key) ?? new Map(),
+    kvKeyCount: (key) => kv.get(key)?.size ?? 0,
+    kvExpired: () => [],
   };
 }
 
@@ -69,7 +78,11 @@ const TABLE: Record<string, { resent: string } | { not: RegExp }> = {
 
 describe('--resync over every kind', () => {
   it('has a row for every registered kind', () => {
-    expect(Object.keys(TABLE).sort()).toEqual(allKinds().map((k) => k.kind).sort());
+    expect(Object.keys(TABLE).sort()).toEqual(
+      allKinds()
+        .map((k) => k.kind)
+        .sort(),
+    );
   });
 
   it('sends exactly the PUT and PATCH kinds again, each once and whole, marked as a resync', async () => {
@@ -84,7 +97,12 @@ describe('--resync over every kind', () => {
     // A PATCH kind sends every desired field, not only changed ones (none changed).
     const profile = desired.find((d) => d.kind === 'UserProfile')!;
     expect(plan.actions.find((a) => a.kind === 'UserProfile')!.body).toEqual(profile.request);
-    expect([...plan.unchanged].sort()).toEqual(desired.filter((d) => !(d.kind in expected)).map((d) => d.key).sort());
+    expect([...plan.unchanged].sort()).toEqual(
+      desired
+        .filter((d) => !(d.kind in expected))
+        .map((d) => d.key)
+        .sort(),
+    );
   });
 
   it.each(Object.entries(TABLE).filter(([, row]) => 'not' in row))('passes over %s, and says why when it is named by --replace', async (kind, row) => {

@@ -31,7 +31,9 @@ describe('a saved plan is stale', () => {
 
   it('when the state was written since, or the config changed (naming what changed)', () => {
     expect(staleReasons(saved(), now({ state: { lineage: 'aaaaaaaa11112222', serial: 5 } }))).toEqual(['the state changed since (write 4 then, 5 now): another apply ran']);
-    expect(staleReasons(saved(), now({ config_digest: 'd2', resources: { [site.key]: 'other', 'List/new': 'h' } }))).toEqual([`the config changed since: List/new (added), ${site.key}`]);
+    expect(staleReasons(saved(), now({ config_digest: 'd2', resources: { [site.key]: 'other', 'List/new': 'h' } }))).toEqual([
+      `the config changed since: List/new (added), ${site.key}`,
+    ]);
   });
 
   it('when the plan made now differs though the digests agree (as when a KV key expired since)', () => {
@@ -42,7 +44,9 @@ describe('a saved plan is stale', () => {
     const file = readSavedPlan(savedPlanText(before, madeFrom(before, { digest: 'd', resources: [kv] })), 'p.json');
     const after = buildPlan([{ ...kv, request: { pairs: { a: '1', b: '2' } } }], withKv, kinds);
     const json = planToJson(after, madeFrom(after, { digest: 'd', resources: [kv] }));
-    expect(staleReasons(file, json as typeof json & { made_from: MadeFrom })).toEqual([expect.stringMatching(/^the plan made now differs in KvPairs\[account=a,namespace=n\]\/kv#kv:1\/1 /)]);
+    expect(staleReasons(file, json as typeof json & { made_from: MadeFrom })).toEqual([
+      expect.stringMatching(/^the plan made now differs in KvPairs\[account=a,namespace=n\]\/kv#kv:1\/1 /),
+    ]);
   });
 });
 
@@ -51,7 +55,10 @@ describe('the config root a saved plan was made from', () => {
     const plan = buildPlan([site], state, fakeKinds);
     return readSavedPlan(savedPlanText(plan, madeFrom(plan, config, configRootOf(root, cwd))), 'p.json');
   };
-  const folders = (...dirs: string[]) => (dir: string) => dirs.includes(dir);
+  const folders =
+    (...dirs: string[]) =>
+    (dir: string) =>
+      dirs.includes(dir);
 
   it('is recorded relative to the folder plan ran in, and absolute', () => {
     expect(made('infra/prod', '/srv/config-repo').made_from.config_root).toEqual({ relative: path.join('infra', 'prod'), absolute: '/srv/config-repo/infra/prod' });

@@ -25,7 +25,10 @@ export function reviewPlan(): Plan {
     request: { main_module: 'index.js', binding_text: 'bind-SECRET-456' },
   });
   const orphan = resource('List', 'old-list', { scope: account });
-  const upload = { metadata: { main_module: 'index.js' }, modules: [{ name: 'index.js', contentType: 'application/javascript+module', content: Buffer.from('module-SECRET-000'.repeat(100)) }] };
+  const upload = {
+    metadata: { main_module: 'index.js' },
+    modules: [{ name: 'index.js', contentType: 'application/javascript+module', content: Buffer.from('module-SECRET-000'.repeat(100)) }],
+  };
   const scriptWithBody = { ...script, request: script.request, payload: upload };
   const state = snapshot({
     resources: [

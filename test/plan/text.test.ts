@@ -47,7 +47,7 @@ describe('renderText', () => {
     expect(kv).toEqual(['~ KvPairs[account=acc1,namespace=ns1]/static  write 3 pairs in 2 chunks (86 B)']);
   });
 
-  it('shows the lines a kind gives under its action (a script\'s modules), never their content', () => {
+  it("shows the lines a kind gives under its action (a script's modules), never their content", () => {
     const at = text.indexOf('~ Script[account=acc1]/api  write (PUT putScriptContent)');
     expect(text[at + 1]).toBe('    module index.js  application/javascript+module  1700 bytes');
   });
@@ -121,9 +121,25 @@ describe('renderText', () => {
 describe('summarize', () => {
   it('counts actions by change and KV pairs, chunks and bytes', () => {
     expect(summarize(reviewPlan())).toEqual({
-      create: 1, update: 4, adopt: 0, roll: 0, run: 0, kvChunks: 2, kvPairs: 3, kvBytes: 86,
-      blocked: 1, orphaned: 2, orphanedKvKeys: 2, forgotten: 0, uncertain: 1, waiting: 0, unchanged: 0,
-      resync: 0, resyncCalls: 0, resyncKvChunks: 0, resyncKvPairs: 0,
+      create: 1,
+      update: 4,
+      adopt: 0,
+      roll: 0,
+      run: 0,
+      kvChunks: 2,
+      kvPairs: 3,
+      kvBytes: 86,
+      blocked: 1,
+      orphaned: 2,
+      orphanedKvKeys: 2,
+      forgotten: 0,
+      uncertain: 1,
+      waiting: 0,
+      unchanged: 0,
+      resync: 0,
+      resyncCalls: 0,
+      resyncKvChunks: 0,
+      resyncKvPairs: 0,
     });
   });
 });

@@ -23,7 +23,19 @@ function seededState(): string {
   const file = tempStateFile();
   withStore({ file }, (store) => {
     store.recordSuccess(list, { request: { name: 'Blocked domains', type: 'DOMAIN' }, hash: 'h1', remoteId: 'uuid-1' }, at);
-    store.recordSuccess(flags, { request: { namespace: 'ns1' }, hash: 'h2', kvKeys: [['a', h('ha')], ['b', h('hb')], ['c', h('hc')]] }, at);
+    store.recordSuccess(
+      flags,
+      {
+        request: { namespace: 'ns1' },
+        hash: 'h2',
+        kvKeys: [
+          ['a', h('ha')],
+          ['b', h('hb')],
+          ['c', h('hc')],
+        ],
+      },
+      at,
+    );
   });
   withStore({ file, lock: false }, (store) => store.beginIntent(pending, 'createList', { name: 'Allowed' }, 'h3', at));
   withStore({ file }, () => {}); // the next open finds the crashed create
@@ -111,7 +123,9 @@ describe('edgesync state', () => {
     );
     const refused = await run('forget', list.key, '--state', file, '--config', root);
     expect(refused.code).toBe(1);
-    expect(refused.err).toMatch(/is still described by the config \(.*list\.yaml:1:1\): once forgotten, the next apply creates it again .* Remove the document first, or pass --force\.\n$/);
+    expect(refused.err).toMatch(
+      /is still described by the config \(.*list\.yaml:1:1\): once forgotten, the next apply creates it again .* Remove the document first, or pass --force\.\n$/,
+    );
     expect(withStore({ file, readOnly: true }, (store) => store.get(list.key))).toMatchObject({ key: list.key, status: 'applied' });
     process.exitCode = undefined;
     const forced = await run('forget', list.key, '--state', file, '--config', root, '--force');
@@ -146,7 +160,9 @@ describe('edgesync state', () => {
     const { out, code } = await run('resolve', pending.key, '--id', '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', '--state', file);
     expect(code).toBe(0);
     expect(out).toBe(`Resolved ${pending.key}: recorded as applied with id 2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10.\n`);
-    withStore({ file, readOnly: true }, (store) => expect(store.get(pending.key)).toMatchObject({ status: 'applied', remoteId: '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', request: { name: 'Allowed' } }));
+    withStore({ file, readOnly: true }, (store) =>
+      expect(store.get(pending.key)).toMatchObject({ status: 'applied', remoteId: '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', request: { name: 'Allowed' } }),
+    );
   });
 
   it('resolves an uncertain create with --recreate so the next apply creates it', async () => {
@@ -228,7 +244,7 @@ describe('edgesync state --state before or after the subcommand', () => {
     expect(answers[0].out + answers[0].err).not.toContain('.edgesync/state.db');
   });
 
-  it('hands --workspace down too, and lets the subcommand\'s own --state win', async () => {
+  it("hands --workspace down too, and lets the subcommand's own --state win", async () => {
     const file = seededState();
     const refused = await run('--workspace', 'prod', 'export', '--state', file);
     expect(refused.code).toBe(1);
@@ -254,7 +270,11 @@ describe('edgesync state unlock', () => {
     const file = lockedBy({ pid });
     const { out, code } = await run('unlock', '--state', file);
     expect(code).toBe(0);
-    expect(out).toMatch(new RegExp(`^Removed the lock of state \\S+state\\.db, held by pid ${pid} \\(edgesync watch\\) on ${os.hostname()} since 2026-01-01T00:00:00.000Z: it was stale: pid ${pid} is not running\\.\n$`));
+    expect(out).toMatch(
+      new RegExp(
+        `^Removed the lock of state \\S+state\\.db, held by pid ${pid} \\(edgesync watch\\) on ${os.hostname()} since 2026-01-01T00:00:00.000Z: it was stale: pid ${pid} is not running\\.\n$`,
+      ),
+    );
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
   });
 
@@ -304,7 +324,7 @@ describe('edgesync state unlock', () => {
     expect(await run('unlock', '--state', file)).toMatchObject({ code: 0, out: expect.stringMatching(/is not locked: there is no lock to clear\.\n$/) });
   });
 
-  it('says a PostgreSQL state has no lock file: its lock goes with the holder\'s session', async () => {
+  it("says a PostgreSQL state has no lock file: its lock goes with the holder's session", async () => {
     const { out, code } = await run('unlock', '--state', 'postgres://edgesync@db.invalid/edgesync');
     expect(code).toBe(0);
     expect(out).toMatch(/its lock belongs to the holder's database session and goes with it/);
@@ -318,7 +338,9 @@ describe('edgesync state, given a resource as Kind/name', () => {
     expect([shown.code, shown.err]).toEqual([0, '']);
     expect(shown.out).toContain(`${list.key}\n`);
     expect(shown.out).toContain('remote id:  uuid-1');
-    expect((await run('resolve', 'GatewayList/allowed', '--id', '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', '--state', file)).out).toBe(`Resolved ${pending.key}: recorded as applied with id 2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10.\n`);
+    expect((await run('resolve', 'GatewayList/allowed', '--id', '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', '--state', file)).out).toBe(
+      `Resolved ${pending.key}: recorded as applied with id 2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10.\n`,
+    );
     expect((await run('forget', 'KvPairs/flags', '--state', file)).out).toBe(`Forgot ${flags.key} (status applied, 3 KV keys). The remote object, if any, is untouched.\n`);
   });
 

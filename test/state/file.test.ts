@@ -43,7 +43,7 @@ describe('a state file that is not one edgesync wrote', () => {
     expect(failure(() => openStateStore({ file })).message).toMatch(/is not a SQLite database \(a foreign or damaged file\)/);
   });
 
-  it('refuses another program\'s SQLite database', () => {
+  it("refuses another program's SQLite database", () => {
     const file = tempStateFile();
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const db = new Database(file);

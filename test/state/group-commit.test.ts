@@ -83,10 +83,7 @@ describe.each(BACKENDS)('group commit on the $name state', (backend) => {
     const target = backend.fresh();
     await usingAsync(target, async (store) => {
       const writer = stateWriter(store);
-      await Promise.all([
-        writer.recordSuccess(lists[0], { request, hash: 'h1', remoteId: 'uuid-0' }, at),
-        writer.recordSuccess(lists[0], { hash: 'h2', etag: 'e2' }, at),
-      ]);
+      await Promise.all([writer.recordSuccess(lists[0], { request, hash: 'h1', remoteId: 'uuid-0' }, at), writer.recordSuccess(lists[0], { hash: 'h2', etag: 'e2' }, at)]);
       expect(store.get(lists[0].key)).toMatchObject({ status: 'applied', remoteId: 'uuid-0', hash: 'h2', etag: 'e2', request });
     });
   });
@@ -94,11 +91,15 @@ describe.each(BACKENDS)('group commit on the $name state', (backend) => {
   it('writes nothing of a group whose transaction fails, and tells every write why', async () => {
     const target = backend.fresh();
     using(target, (store) => store.recordStatus(lists[4], 'applied'));
-    await usingAsync(target, async (store) => {
-      const writer = stateWriter(store);
-      const results = await Promise.allSettled(lists.slice(0, 2).map((id) => writer.beginIntent(id, 'createList', request, 'h', at)));
-      for (const r of results) expect(r).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/read-only/) } });
-    }, { readOnly: true });
+    await usingAsync(
+      target,
+      async (store) => {
+        const writer = stateWriter(store);
+        const results = await Promise.allSettled(lists.slice(0, 2).map((id) => writer.beginIntent(id, 'createList', request, 'h', at)));
+        for (const r of results) expect(r).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/read-only/) } });
+      },
+      { readOnly: true },
+    );
     using(target, (store) => expect(store.snapshot().intents.size).toBe(0));
   });
 });

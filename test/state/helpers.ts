@@ -66,8 +66,11 @@ export function removeCompiled(): void {
 
 /** Property: whatever chunks of `keys` are recorded for `resource`, each key ends with the last hash written. */
 export function checkLastHashWins(
-  store: Pick<StateStore, 'get' | 'forget' | 'recordSuccess' | 'snapshot'>, resource: ResourceIdentity,
-  chunk: fc.Arbitrary<KvKeyRecord[]>, maxChunks: number, numRuns: number,
+  store: Pick<StateStore, 'get' | 'forget' | 'recordSuccess' | 'snapshot'>,
+  resource: ResourceIdentity,
+  chunk: fc.Arbitrary<KvKeyRecord[]>,
+  maxChunks: number,
+  numRuns: number,
 ): void {
   const at = new Date('2026-11-21T10:00:00.000Z');
   fc.assert(

@@ -14,25 +14,33 @@ const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffe
 describe.each(BACKENDS)('stored KV keys in pages ($name)', (backend) => {
   it('come in UTF-8 byte order, each with its hash, however the pages cut them', () => {
     const keys = ['b', 'a', 'é', '\u{E000}', '\u{1F600}', 'z', '\u{FFFD}', 'A', '~'];
-    using(backend.fresh(), (store) => {
-      store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, h(`h:${k}`)] as const) }, at);
-      const pages = [...store.snapshot().kvKeyPages!(kv.key)];
-      expect(pages.length).toBe(3);
-      const read = pages.flatMap((p) => p.keys);
-      expect(read).toEqual([...keys].sort(byteOrder));
-      expect(pages.flatMap((p) => p.hashes)).toEqual(read.map((k) => h(`h:${k}`)));
-      expect([...store.snapshot().kvKeyPages!(identity('none', 'KvPairs').key)]).toEqual([]);
-    }, { kvPageSize: 4 });
+    using(
+      backend.fresh(),
+      (store) => {
+        store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, h(`h:${k}`)] as const) }, at);
+        const pages = [...store.snapshot().kvKeyPages!(kv.key)];
+        expect(pages.length).toBe(3);
+        const read = pages.flatMap((p) => p.keys);
+        expect(read).toEqual([...keys].sort(byteOrder));
+        expect(pages.flatMap((p) => p.hashes)).toEqual(read.map((k) => h(`h:${k}`)));
+        expect([...store.snapshot().kvKeyPages!(identity('none', 'KvPairs').key)]).toEqual([]);
+      },
+      { kvPageSize: 4 },
+    );
   });
 
   it('hold every key once, in order, for any keys and page size', () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }), { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (keys, size) => {
-        using(backend.fresh(), (store) => {
-          if (keys.length) store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, h('h')] as const) }, at);
-          const read = [...store.snapshot().kvKeyPages!(kv.key)].flatMap((p) => p.keys);
-          expect(read).toEqual([...keys].sort(byteOrder));
-        }, { kvPageSize: size });
+        using(
+          backend.fresh(),
+          (store) => {
+            if (keys.length) store.recordSuccess(kv, { kvKeys: keys.map((k) => [k, h('h')] as const) }, at);
+            const read = [...store.snapshot().kvKeyPages!(kv.key)].flatMap((p) => p.keys);
+            expect(read).toEqual([...keys].sort(byteOrder));
+          },
+          { kvPageSize: size },
+        );
       }),
       { numRuns: backend.name === 'SQLite' ? 50 : 10 },
     );

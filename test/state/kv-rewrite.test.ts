@@ -15,8 +15,30 @@ const written = at.getTime() / 1000;
 describe.each(BACKENDS)('KV keys written again on the $name state', (backend) => {
   it('take their new hash and expiry, in a chunk beside new keys or alone', () => {
     using(backend.fresh(), (store) => {
-      store.recordSuccess(kv, { kvKeys: [['a', h('h1'), written + 500], ['b', h('h1'), null, 60], ['c', h('h1')]] }, at);
-      store.recordSuccess(kv, { kvKeys: [['new', h('h2')], ['a', h('h2')], ['c', h('h2'), written + 100], ['b', h('h2'), null, 60], ['b', h('h3')]] }, at);
+      store.recordSuccess(
+        kv,
+        {
+          kvKeys: [
+            ['a', h('h1'), written + 500],
+            ['b', h('h1'), null, 60],
+            ['c', h('h1')],
+          ],
+        },
+        at,
+      );
+      store.recordSuccess(
+        kv,
+        {
+          kvKeys: [
+            ['new', h('h2')],
+            ['a', h('h2')],
+            ['c', h('h2'), written + 100],
+            ['b', h('h2'), null, 60],
+            ['b', h('h3')],
+          ],
+        },
+        at,
+      );
       const snap = store.snapshot();
       expect(Object.fromEntries(snap.kvKeys(kv.key))).toEqual({ a: h('h2'), b: h('h3'), c: h('h2'), new: h('h2') });
       expect(snap.kvExpired(kv.key, written + 10_000)).toEqual(['c']);
@@ -35,8 +57,15 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
 
   it('keep the last hash and expiry of each key, whether a chunk carries expiries or not', () => {
     using(backend.fresh(), (store) => {
-      const expiry = fc.oneof(fc.constant([] as const), fc.constant([null] as const), fc.integer({ min: 1, max: 900 }).map((s) => [written + s] as const), fc.integer({ min: 1, max: 900 }).map((s) => [null, s] as const));
-      const record = fc.tuple(fc.constantFrom('a', 'b', 'c', 'é', 'q"uote', 'back\\slash'), fc.stringMatching(/^[0-9a-f]{1,4}$/).map(h), expiry).map(([key, hash, rest]): KvKeyRecord => [key, hash, ...rest]);
+      const expiry = fc.oneof(
+        fc.constant([] as const),
+        fc.constant([null] as const),
+        fc.integer({ min: 1, max: 900 }).map((s) => [written + s] as const),
+        fc.integer({ min: 1, max: 900 }).map((s) => [null, s] as const),
+      );
+      const record = fc
+        .tuple(fc.constantFrom('a', 'b', 'c', 'é', 'q"uote', 'back\\slash'), fc.stringMatching(/^[0-9a-f]{1,4}$/).map(h), expiry)
+        .map(([key, hash, rest]): KvKeyRecord => [key, hash, ...rest]);
       fc.assert(
         fc.property(fc.array(fc.array(record, { maxLength: 6 }), { maxLength: 4 }), (chunks) => {
           if (store.get(kv.key)) store.forget(kv.key);
@@ -62,7 +91,7 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
     });
   });
 
-  it('keep the same keys and hashes written as a chunk\'s columns as written as records, the last of a repeated key winning', () => {
+  it("keep the same keys and hashes written as a chunk's columns as written as records, the last of a repeated key winning", () => {
     using(backend.fresh(), (store) => {
       const record = fc.tuple(fc.constantFrom('a', 'b', 'c', 'é', 'q"uote', 'back\\slash', '\u{1f511}'), fc.stringMatching(/^[0-9a-f]{1,4}$/).map(h));
       fc.assert(
@@ -70,7 +99,12 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
           if (store.get(kv.key)) store.forget(kv.key);
           const expected = new Map<string, string>();
           for (const records of chunks) {
-            const columns: KvKeyColumns = { columns: true, count: records.length, keys: Buffer.from(records.map(([k]) => k).join('\n')), hashes: Buffer.from(records.map(([, hash]) => hash).join(''), 'hex') };
+            const columns: KvKeyColumns = {
+              columns: true,
+              count: records.length,
+              keys: Buffer.from(records.map(([k]) => k).join('\n')),
+              hashes: Buffer.from(records.map(([, hash]) => hash).join(''), 'hex'),
+            };
             store.recordSuccess(kv, { kvKeys: columns }, at);
             for (const [key, hash] of records) expected.set(key, hash);
           }
@@ -94,7 +128,18 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
   it('refuse a hash that is not hex, as a whole chunk, beside keys whose hashes are', () => {
     using(backend.fresh(), (store) => {
       store.recordSuccess(kv, { kvKeys: [['kept', h('k')]] }, at);
-      expect(() => store.recordSuccess(kv, { kvKeys: [['a', h('a')], ['b', 'z'.repeat(32)]] }, at)).toThrow();
+      expect(() =>
+        store.recordSuccess(
+          kv,
+          {
+            kvKeys: [
+              ['a', h('a')],
+              ['b', 'z'.repeat(32)],
+            ],
+          },
+          at,
+        ),
+      ).toThrow();
       expect(Object.fromEntries(store.snapshot().kvKeys(kv.key))).toEqual({ kept: h('k') });
     });
   });

@@ -37,7 +37,18 @@ describe('KV keys in state', () => {
     const file = tempStateFile();
     const written = at.getTime() / 1000;
     withStore({ file }, (store) => {
-      store.recordSuccess(kv, { kvKeys: [['forever', h('h0')], ['absolute', h('h1'), written + 500], ['ttl', h('h2'), null, 60], ['both', h('h3'), written + 9_000, 120]] }, at);
+      store.recordSuccess(
+        kv,
+        {
+          kvKeys: [
+            ['forever', h('h0')],
+            ['absolute', h('h1'), written + 500],
+            ['ttl', h('h2'), null, 60],
+            ['both', h('h3'), written + 9_000, 120],
+          ],
+        },
+        at,
+      );
       const snap = store.snapshot();
       expect(snap.kvExpired(kv.key, written + 59)).toEqual([]);
       expect(snap.kvExpired(kv.key, written + 60)).toEqual(['ttl']);

@@ -51,7 +51,9 @@ describe('the state lock', () => {
       const locked = error as StateLockedError;
       expect(locked.holder).toMatchObject({ pid: process.pid, owner: 'edgesync apply', host: os.hostname() });
       expect(locked.message).toMatch(
-        new RegExp(`^state .+state\\.db is locked by pid ${process.pid} \\(edgesync apply\\) on ${os.hostname()} since \\d{4}-.+; wait for it to finish or stop it \\(once it is gone, the next run takes its lock over\\)`),
+        new RegExp(
+          `^state .+state\\.db is locked by pid ${process.pid} \\(edgesync apply\\) on ${os.hostname()} since \\d{4}-.+; wait for it to finish or stop it \\(once it is gone, the next run takes its lock over\\)`,
+        ),
       );
     });
   });
@@ -141,7 +143,9 @@ describe('the state lock', () => {
   it('refuses a lock from another host, saying it cannot be checked from here and how to clear it', () => {
     const file = stateLockedBy({ pid: 7, host: 'web-2' });
     const message = refusal(() => openStateStore({ file }));
-    expect(message).toMatch(new RegExp(`is locked by pid 7 \\(edgesync watch\\) on web-2 since 2026-01-01T00:00:00.000Z, which cannot be checked from this host \\(${os.hostname()}\\)`));
+    expect(message).toMatch(
+      new RegExp(`is locked by pid 7 \\(edgesync watch\\) on web-2 since 2026-01-01T00:00:00.000Z, which cannot be checked from this host \\(${os.hostname()}\\)`),
+    );
     expect(message).toMatch(/If no edgesync runs on web-2 any more, clear the lock with `edgesync state unlock --state \S+state\.db`/);
   });
 

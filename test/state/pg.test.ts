@@ -77,7 +77,20 @@ describe('the PostgreSQL state', () => {
     await admin().query('UPDATE leases SET epoch = epoch + 1 WHERE workspace = $1', [workspace]);
     expect(() => store.recordSuccess(identity('other'), { request: { name: 'y' }, hash: 'h2' }, at)).toThrow(/another holder took the lock over/);
     expect(() => store.beginIntent(identity('third'), 'createList', {}, 'h3', at)).toThrow(/another holder took the lock over/);
-    const finished = { reason: 'change', result: 'ok', startedAt: '', finishedAt: '', revision: null, actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, errors: [] };
+    const finished = {
+      reason: 'change',
+      result: 'ok',
+      startedAt: '',
+      finishedAt: '',
+      revision: null,
+      actions: 0,
+      succeeded: 0,
+      failed: 0,
+      uncertain: 0,
+      skipped: 0,
+      requests: 0,
+      errors: [],
+    };
     expect(() => store.recordRun(finished)).toThrow(/another holder took the lock over/);
     expect((await admin().query('SELECT count(*)::int AS n FROM runs WHERE workspace = $1', [workspace])).rows[0].n).toBe(0);
     const rows = await admin().query('SELECT key FROM resources WHERE workspace = $1 ORDER BY key', [workspace]);
@@ -112,17 +125,22 @@ describe('the PostgreSQL state', () => {
   it('stops, and lets another writer take the lock, when its database session is cut', async () => {
     const workspace = fresh();
     const store = open(workspace);
-    const { rows } = await admin().query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtextextended('edgesync workspace ' || $1, 0) & x'ffffffff'::bigint)::oid", [workspace]);
+    const { rows } = await admin().query(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtextextended('edgesync workspace ' || $1, 0) & x'ffffffff'::bigint)::oid",
+      [workspace],
+    );
     expect(rows).toHaveLength(1);
     await admin().query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
-    await expect.poll(() => {
-      try {
-        store.verify();
-        return 'still held';
-      } catch (err) {
-        return (err as Error).message;
-      }
-    }).toMatch(/session was lost, and the lock with it; nothing more is sent/);
+    await expect
+      .poll(() => {
+        try {
+          store.verify();
+          return 'still held';
+        } catch (err) {
+          return (err as Error).message;
+        }
+      })
+      .toMatch(/session was lost, and the lock with it; nothing more is sent/);
     expect(() => store.recordStatus(list, 'orphaned')).toThrow(/lost/);
     store.close();
     const next = open(workspace);
@@ -132,13 +150,17 @@ describe('the PostgreSQL state', () => {
 
   it('says what to fix for a wrong password, an unreachable server and a newer schema, never showing the password', async () => {
     const wrong = url.replace(/:[^:@/]+@/, ':not-the-password@');
-    expect(() => openPgStateStore({ url: wrong, workspace: fresh() })).toThrow(/^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace test-\w+\): password authentication failed/);
+    expect(() => openPgStateStore({ url: wrong, workspace: fresh() })).toThrow(
+      /^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace test-\w+\): password authentication failed/,
+    );
     try {
       openPgStateStore({ url: wrong, workspace: fresh() });
     } catch (err) {
       expect((err as Error).message).not.toContain('not-the-password');
     }
-    expect(() => openPgStateStore({ url: 'postgres://edgesync:secret@127.0.0.1:1/state', workspace: fresh() })).toThrow(/^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:1\/state \(workspace test-\w+\): .*ECONNREFUSED/);
+    expect(() => openPgStateStore({ url: 'postgres://edgesync:secret@127.0.0.1:1/state', workspace: fresh() })).toThrow(
+      /^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:1\/state \(workspace test-\w+\): .*ECONNREFUSED/,
+    );
     expect(() => pgBackend(url, 'no spaces')).toThrow('Expected `--workspace` to be a name of 1 to 64 letters');
     await admin().query('CREATE DATABASE newer');
     const newer = url.replace(/\/postgres$/, '/newer');
@@ -162,7 +184,11 @@ describe('the PostgreSQL state', () => {
     } catch (err) {
       message = (err as Error).message;
     }
-    expect(message).toMatch(new RegExp(`^cannot create edgesync's tables in state postgres://\\*\\*\\*@.+: permission denied for schema public; grant ${role} the right to create them \\(GRANT CREATE ON SCHEMA public TO ${role}\\)`));
+    expect(message).toMatch(
+      new RegExp(
+        `^cannot create edgesync's tables in state postgres://\\*\\*\\*@.+: permission denied for schema public; grant ${role} the right to create them \\(GRANT CREATE ON SCHEMA public TO ${role}\\)`,
+      ),
+    );
     expect(message).not.toContain('limited-password');
     const c = new pg.Client({ connectionString: url.replace(/\/postgres$/, `/${database}`) });
     await c.connect();
@@ -217,13 +243,24 @@ describe('the PostgreSQL state', () => {
       expect(snapshot.revision).toEqual({ lineage: 'lineage-a', serial: 7 });
       expect([...snapshot.kvKeys(kv.key)]).toEqual(keys.map(([k], i) => [k, h(`hash-${i}`)]).sort(([a], [b]) => byBytes(a, b)));
       expect(snapshot.kvKeyCount(kv.key)).toBe(250);
-      expect(snapshot.kvExpired(kv.key, 1_100)).toEqual(keys.filter(([, , e]) => e !== null && e <= 1_100).map(([k]) => k).sort(byBytes));
+      expect(snapshot.kvExpired(kv.key, 1_100)).toEqual(
+        keys
+          .filter(([, , e]) => e !== null && e <= 1_100)
+          .map(([k]) => k)
+          .sort(byBytes),
+      );
       expect([...snapshot.kvKeys(other.key)]).toEqual([['x', h('hx')]]);
       // Written after the move: a new resource's keys, a key of an old one rewritten.
       store.recordSuccess(identity('new', 'KvPairs'), { kvKeys: [['n', h('hn')]], hash: '' }, at);
       store.recordSuccess(kv, { kvKeys: [['k/001', h('rewritten')]], hash: '' }, at);
       expect(store.snapshot().kvKeys(kv.key).get('k/001')).toBe(h('rewritten'));
-      expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 250], [other.key, 1], [identity('new', 'KvPairs').key, 1]]));
+      expect(store.kvKeyCounts()).toEqual(
+        new Map([
+          [kv.key, 250],
+          [other.key, 1],
+          [identity('new', 'KvPairs').key, 1],
+        ]),
+      );
     } finally {
       store.close();
     }
@@ -238,7 +275,7 @@ describe('the PostgreSQL state', () => {
     await admin().query(`DROP DATABASE ${database}`);
   });
 
-  it('keeps each KV resource\'s stored key count equal to its keys through every write', async () => {
+  it("keeps each KV resource's stored key count equal to its keys through every write", async () => {
     const workspace = fresh();
     const kv = identity('flags', 'KvPairs');
     const other = identity('other', 'KvPairs');
@@ -253,7 +290,10 @@ describe('the PostgreSQL state', () => {
       { resource: other.key, stored: 10, keys: 10 },
     ]);
     expect(store.forgetKvKeys(kv.key, ['key-0000', 'not-there', 'key-0149'])).toEqual(['key-0000', 'key-0149']);
-    store.forgetKvKeys(other.key, chunk(0, 10).map(([k]) => k));
+    store.forgetKvKeys(
+      other.key,
+      chunk(0, 10).map(([k]) => k),
+    );
     expect(await keyCounts(workspace)).toEqual([
       { resource: kv.key, stored: 148, keys: 148 },
       { resource: other.key, stored: 0, keys: 0 },

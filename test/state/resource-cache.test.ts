@@ -102,17 +102,25 @@ describe.each(BACKENDS)('the $name state read through its cache of rows', (backe
 describe('a SQLite state written by another process between snapshots', () => {
   it('is read whole again: the other writer’s rows are seen', () => {
     const target = sqlite.fresh();
-    using(target, (store) => {
-      store.recordSuccess(identity('mine'), { request: { n: 1 }, hash: 'h1' }, at);
-      expect([...store.snapshot().resources.keys()]).toEqual([identity('mine').key]);
-      // Another connection (a state import, an operator's `state forget`) writes without going through this store.
-      using(target, (other) => {
-        other.recordSuccess(identity('theirs'), { request: { n: 2 }, hash: 'h2' }, at);
-        other.recordStatus(identity('mine'), 'blocked', 'changed elsewhere');
-      }, { lock: false });
-      const seen = store.snapshot().resources;
-      expect([...seen.keys()].sort()).toEqual([identity('mine').key, identity('theirs').key].sort());
-      expect(seen.get(identity('mine').key)?.status).toBe('blocked');
-    }, { lock: false });
+    using(
+      target,
+      (store) => {
+        store.recordSuccess(identity('mine'), { request: { n: 1 }, hash: 'h1' }, at);
+        expect([...store.snapshot().resources.keys()]).toEqual([identity('mine').key]);
+        // Another connection (a state import, an operator's `state forget`) writes without going through this store.
+        using(
+          target,
+          (other) => {
+            other.recordSuccess(identity('theirs'), { request: { n: 2 }, hash: 'h2' }, at);
+            other.recordStatus(identity('mine'), 'blocked', 'changed elsewhere');
+          },
+          { lock: false },
+        );
+        const seen = store.snapshot().resources;
+        expect([...seen.keys()].sort()).toEqual([identity('mine').key, identity('theirs').key].sort());
+        expect(seen.get(identity('mine').key)?.status).toBe('blocked');
+      },
+      { lock: false },
+    );
   });
 });

@@ -7,8 +7,19 @@ import type { RunRecord } from '../../src/state/types.js';
 import { BACKENDS, using } from './backends.js';
 
 const run = (n: number, over: Partial<RunRecord> = {}): RunRecord => ({
-  reason: 'change', result: 'ok', startedAt: `2027-01-15T08:00:${String(n % 60).padStart(2, '0')}.000Z`, finishedAt: `2027-01-15T08:01:${String(n % 60).padStart(2, '0')}.000Z`,
-  revision: `commit-${n}`, actions: n, succeeded: n, failed: 0, uncertain: 0, skipped: 0, requests: n, errors: [], ...over,
+  reason: 'change',
+  result: 'ok',
+  startedAt: `2027-01-15T08:00:${String(n % 60).padStart(2, '0')}.000Z`,
+  finishedAt: `2027-01-15T08:01:${String(n % 60).padStart(2, '0')}.000Z`,
+  revision: `commit-${n}`,
+  actions: n,
+  succeeded: n,
+  failed: 0,
+  uncertain: 0,
+  skipped: 0,
+  requests: n,
+  errors: [],
+  ...over,
 });
 
 describe.each(BACKENDS)('runs kept in a $name state', (backend) => {
@@ -18,10 +29,14 @@ describe.each(BACKENDS)('runs kept in a $name state', (backend) => {
       store.recordRun(run(1));
       store.recordRun(run(2, { result: 'failed', failed: 1, errors: ['GatewayList/a#create: answered 500'], revision: null }));
     });
-    using(target, (store) => {
-      expect(store.runs()).toEqual([run(2, { result: 'failed', failed: 1, errors: ['GatewayList/a#create: answered 500'], revision: null }), run(1)]);
-      expect(store.runs(1)).toHaveLength(1);
-    }, { readOnly: true });
+    using(
+      target,
+      (store) => {
+        expect(store.runs()).toEqual([run(2, { result: 'failed', failed: 1, errors: ['GatewayList/a#create: answered 500'], revision: null }), run(1)]);
+        expect(store.runs(1)).toHaveLength(1);
+      },
+      { readOnly: true },
+    );
   });
 
   it(`keeps the newest ${KEPT_RUNS} and cuts a long list of errors short`, () => {

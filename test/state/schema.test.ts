@@ -138,13 +138,28 @@ describe('the state schema', () => {
     const flags = identity('flags', 'KvPairs');
     const big = { ...flags, key: 'KvPairs[account=acc1]/big', name: 'big' };
     withStore({ file }, (store) => {
-      expect(store.kvKeyCounts()).toEqual(new Map([[flags.key, 1], [big.key, 300]]));
+      expect(store.kvKeyCounts()).toEqual(
+        new Map([
+          [flags.key, 1],
+          [big.key, 300],
+        ]),
+      );
       const keys = store.snapshot().kvKeys(big.key);
       expect(keys.size).toBe(300);
       expect(keys.get('k007')).toBe(h('h7'));
       expect(store.snapshot().kvExpired(big.key, 2_000_000_010)).toEqual(['k001', 'k003', 'k005', 'k007', 'k009']);
       // New keys count once; a key written again does not count again; dropped keys are taken off.
-      store.recordSuccess(big, { kvKeys: [['k000', h('again')], ['new', h('h')], ['new', h('h2')]] }, new Date());
+      store.recordSuccess(
+        big,
+        {
+          kvKeys: [
+            ['k000', h('again')],
+            ['new', h('h')],
+            ['new', h('h2')],
+          ],
+        },
+        new Date(),
+      );
       expect(store.kvKeyCount(big.key)).toBe(301);
       expect(store.snapshot().kvKeys(big.key).get('new')).toBe(h('h2'));
       store.forgetKvKeys(big.key, ['k000', 'k001']);
@@ -155,7 +170,7 @@ describe('the state schema', () => {
     expect(userVersion(file)).toBe(SCHEMA_VERSION);
   });
 
-  it('keeps each KV key\'s hash as its 16 bytes (version 10), converted from the base64 text of earlier versions', () => {
+  it("keeps each KV key's hash as its 16 bytes (version 10), converted from the base64 text of earlier versions", () => {
     const file = tempStateFile();
     writeVersion1Fixture(file);
     const db = new Database(file);
@@ -177,13 +192,33 @@ describe('the state schema', () => {
       expect(keys.get('k007')).toMatch(/^[0-9a-f]{32}$/);
       expect(store.snapshot().kvKeys(flags.key)).toEqual(new Map([['beta', firstBytes(base64Hash('hb'))]]));
       expect(store.snapshot().kvExpired(big, 2_000_000_005)).toEqual(['k001', 'k003', 'k005']);
-      expect(store.kvKeyCounts()).toEqual(new Map([[flags.key, 1], [big, 200]]));
+      expect(store.kvKeyCounts()).toEqual(
+        new Map([
+          [flags.key, 1],
+          [big, 200],
+        ]),
+      );
       // The counts move with each write, now that no trigger keeps them.
-      store.recordSuccess(resource, { kvKeys: [['k000', h('again')], ['new', h('n1')], ['new', h('n2')]] }, new Date());
+      store.recordSuccess(
+        resource,
+        {
+          kvKeys: [
+            ['k000', h('again')],
+            ['new', h('n1')],
+            ['new', h('n2')],
+          ],
+        },
+        new Date(),
+      );
       expect(store.kvKeyCount(big)).toBe(201);
       expect(store.snapshot().kvKeys(big).get('k000')).toBe(h('again'));
       store.forgetKvKeys(big, ['k001', 'k002', 'absent']);
-      expect(store.kvKeyCounts()).toEqual(new Map([[flags.key, 1], [big, 199]]));
+      expect(store.kvKeyCounts()).toEqual(
+        new Map([
+          [flags.key, 1],
+          [big, 199],
+        ]),
+      );
       expect(store.snapshot().kvKeys(big).size).toBe(199);
     });
     const check = new Database(file, { readonly: true });

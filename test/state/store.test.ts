@@ -25,9 +25,7 @@ describe('the state store', () => {
 
   it('keeps a recorded success with every field after reopening', () => {
     const file = tempStateFile();
-    withStore({ file }, (store) =>
-      store.recordSuccess(list, { request, hash: contentHash(request), remoteId: 'uuid-1', etag: 'W/"1"', memo: { rotate: 2 } }, at),
-    );
+    withStore({ file }, (store) => store.recordSuccess(list, { request, hash: contentHash(request), remoteId: 'uuid-1', etag: 'W/"1"', memo: { rotate: 2 } }, at));
     withStore({ file }, (store) => {
       expect(store.get(list.key)).toEqual({
         ...list,
@@ -86,7 +84,18 @@ describe('the state store', () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
     withStore({ file }, (store) => {
-      store.recordSuccess(kv, { request: { namespace: 'ns' }, hash: 'h', kvKeys: [['a', h('ha')], ['b', h('hb')]] }, at);
+      store.recordSuccess(
+        kv,
+        {
+          request: { namespace: 'ns' },
+          hash: 'h',
+          kvKeys: [
+            ['a', h('ha')],
+            ['b', h('hb')],
+          ],
+        },
+        at,
+      );
       const dropped = store.forget(kv.key);
       expect(dropped).toMatchObject({ resource: { key: kv.key }, kvKeys: 2 });
       expect(store.get(kv.key)).toBeUndefined();
@@ -99,10 +108,23 @@ describe('the state store', () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
     withStore({ file }, (store) => {
-      store.recordSuccess(kv, { kvKeys: [['a', h('ha')], ['b', h('hb')], ['c', h('hc')]] }, at);
+      store.recordSuccess(
+        kv,
+        {
+          kvKeys: [
+            ['a', h('ha')],
+            ['b', h('hb')],
+            ['c', h('hc')],
+          ],
+        },
+        at,
+      );
       expect(store.missingKvKeys(kv.key, ['a', 'zz'])).toEqual(['zz']);
       expect(store.forgetKvKeys(kv.key, ['a', 'zz'])).toEqual(['a']);
-      expect([...store.snapshot().kvKeys(kv.key)]).toEqual([['b', h('hb')], ['c', h('hc')]]);
+      expect([...store.snapshot().kvKeys(kv.key)]).toEqual([
+        ['b', h('hb')],
+        ['c', h('hc')],
+      ]);
       expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 2]]));
     });
   });
@@ -131,7 +153,16 @@ describe('the state store', () => {
       store.recordSuccess(kv, { kvKeys: [['a', h('h1')]] }, at);
       const before = store.snapshot();
       expect([...before.kvKeys(kv.key)]).toEqual([['a', h('h1')]]);
-      store.recordSuccess(kv, { kvKeys: [['a', h('h2')], ['b', h('h3')]] }, at);
+      store.recordSuccess(
+        kv,
+        {
+          kvKeys: [
+            ['a', h('h2')],
+            ['b', h('h3')],
+          ],
+        },
+        at,
+      );
       store.recordSuccess(list, { request, hash: 'h' }, at);
       expect([...before.kvKeys(kv.key)]).toEqual([['a', h('h1')]]);
       expect(before.kvKeyCount(kv.key)).toBe(1);
@@ -145,7 +176,18 @@ describe('the state store', () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
     withStore({ file }, (store) => {
-      store.recordSuccess(kv, { request, hash: 'sealed', kvKeys: [['a', h('h1')], ['b', h('h2')]] }, at);
+      store.recordSuccess(
+        kv,
+        {
+          request,
+          hash: 'sealed',
+          kvKeys: [
+            ['a', h('h1')],
+            ['b', h('h2')],
+          ],
+        },
+        at,
+      );
       expect(store.snapshot().kvKeyCount(kv.key)).toBe(2);
       expect(store.snapshot().kvKeyCount('KvPairs/none')).toBe(0);
       expect(store.get(kv.key)?.hash).toBe('sealed');

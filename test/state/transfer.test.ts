@@ -55,13 +55,34 @@ function reading<T>(spec: StateSpec, use: (store: SqlStateStore) => T): T {
 /** Every kind of row: applied with every field, failed, an uncertain create, an open one, KV keys with and without expiry, an old build's secret hashes. */
 function populate(spec: StateSpec): void {
   writing(spec, (store) => {
-    store.recordSuccess(list, { request: { name: 'Blocked', items: [{ value: 'example.com' }] }, hash: 'h-list', remoteId: 'uuid-1', etag: 'W/"1"', memo: { rotate: 2 }, credential: '', source: { file: 'zt.yaml', line: 3, col: 1 } }, at);
+    store.recordSuccess(
+      list,
+      {
+        request: { name: 'Blocked', items: [{ value: 'example.com' }] },
+        hash: 'h-list',
+        remoteId: 'uuid-1',
+        etag: 'W/"1"',
+        memo: { rotate: 2 },
+        credential: '',
+        source: { file: 'zt.yaml', line: 3, col: 1 },
+      },
+      at,
+    );
     store.recordFailure(identity('broken'), '400: items[0].value is not a domain', at);
     const uncertain = store.beginIntent(identity('maybe'), 'createList', { name: 'Maybe' }, 'h-maybe', at);
     store.markUncertain(uncertain, 'timed out after 30 s');
     const keys = Array.from({ length: KV_KEYS }, (_, i) => [`key-${String(i).padStart(5, '0')}`, h(`hash-${i}`), i % 3 === 0 ? written + i : null] as const);
     store.recordSuccess(kv, { request: { namespace: 'ns' }, hash: 'h-kv', kvKeys: keys }, at);
-    store.recordSuccess(kv, { kvKeys: [['with-ttl', h('hash-ttl'), null, 120], ['ünïcode/ключ', h('hash-u')]] }, at);
+    store.recordSuccess(
+      kv,
+      {
+        kvKeys: [
+          ['with-ttl', h('hash-ttl'), null, 120],
+          ['ünïcode/ключ', h('hash-u')],
+        ],
+      },
+      at,
+    );
     store.recordSuccess(script, { request: { metadata: { main_module: 'index.js' }, secrets: { API_KEY: 'a'.repeat(64) } }, hash: 'h-script' }, at);
   });
   // Left open by a holder that is still running when the export reads it.
@@ -100,7 +121,18 @@ describe.each(BACKENDS)('a $name state exported', ({ name }) => {
     const file = JSON.parse(text);
     expect(file).toMatchObject({ format: 'edgesync-state', version: 1, exported_at: at.toISOString(), state: { serial: 8 } });
     expect(file.records.map((r: { type: string }) => r.type)).toEqual([
-      'resource', 'resource', 'resource', 'resource', 'resource', 'resource', 'intent', 'intent', 'kv_keys', 'kv_keys', 'kv_keys', 'end',
+      'resource',
+      'resource',
+      'resource',
+      'resource',
+      'resource',
+      'resource',
+      'intent',
+      'intent',
+      'kv_keys',
+      'kv_keys',
+      'kv_keys',
+      'end',
     ]);
     expect(file.records.at(-1)).toEqual({ type: 'end', resources: 6, intents: 2, kv_keys: KV_KEYS + 2 });
     expect(tally).toMatchObject({ resources: 6, intents: 2, kvKeys: KV_KEYS + 2, redacted: 1 });
@@ -202,7 +234,20 @@ describe.each(BACKENDS)('an export imported into an empty $name state', ({ name 
 
   it('takes the base64 hashes of an export written before the state kept 16 bytes, as 32 hex digits', () => {
     const from = specs[name]();
-    writing(from, (store) => store.recordSuccess(kv, { request: {}, hash: 'h', kvKeys: [['a', h('a'), written + 60], ['b', h('b')]] }, at));
+    writing(from, (store) =>
+      store.recordSuccess(
+        kv,
+        {
+          request: {},
+          hash: 'h',
+          kvKeys: [
+            ['a', h('a'), written + 60],
+            ['b', h('b')],
+          ],
+        },
+        at,
+      ),
+    );
     // An earlier edgesync exported each hash as the base64 text of the whole SHA-256.
     const older = exportOf(from).replace(h('a'), base64Hash('a')).replace(h('b'), base64Hash('b'));
     expect(older).toContain(`["a","${base64Hash('a')}",${written + 60}]`);
@@ -210,7 +255,10 @@ describe.each(BACKENDS)('an export imported into an empty $name state', ({ name 
     expect(importState(fileWith(older), into).counts.kvKeys).toBe(2);
     reading(into, (store) => {
       const first16 = (b64: string) => Buffer.from(b64, 'base64').subarray(0, 16).toString('hex');
-      expect([...store.snapshot().kvKeys(kv.key)]).toEqual([['a', first16(base64Hash('a'))], ['b', first16(base64Hash('b'))]]);
+      expect([...store.snapshot().kvKeys(kv.key)]).toEqual([
+        ['a', first16(base64Hash('a'))],
+        ['b', first16(base64Hash('b'))],
+      ]);
       expect(store.snapshot().kvExpired(kv.key, written + 60)).toEqual(['a']);
     });
     expect(body(exportOf(into))).toBe(body(exportOf(from)));
@@ -294,7 +342,20 @@ describe.each(BACKENDS)('an import into a $name state is refused, writing nothin
 
   it('when the file lists a KV key twice, found only once written: rolled back, and a new SQLite file removed again', () => {
     const from = specs[name]();
-    writing(from, (store) => store.recordSuccess(kv, { request: {}, hash: 'h', kvKeys: [['a', h('h1')], ['b', h('h2')]] }, at));
+    writing(from, (store) =>
+      store.recordSuccess(
+        kv,
+        {
+          request: {},
+          hash: 'h',
+          kvKeys: [
+            ['a', h('h1')],
+            ['b', h('h2')],
+          ],
+        },
+        at,
+      ),
+    );
     const twice = exportOf(from).replace(`["b","${h('h2')}",null]`, `["a","${h('h2')}",null]`);
     const into = specs[name]();
     expect(() => importState(fileWith(twice), into, 'state.json')).toThrow(

@@ -9,7 +9,19 @@ describe('which Host a loopback listener answers', () => {
   });
 
   it('refuses another name, another port, or a name that only starts like an address', () => {
-    for (const host of ['attacker.example', 'attacker.example:9300', 'localhost:9301', '127.0.0.1:80', '127.attacker.example', '127.0.0.1.attacker.example:9300', '[::2]:9300', '10.0.0.5:9300', 'localhost:99999', 'a b', 'user@127.0.0.1']) {
+    for (const host of [
+      'attacker.example',
+      'attacker.example:9300',
+      'localhost:9301',
+      '127.0.0.1:80',
+      '127.attacker.example',
+      '127.0.0.1.attacker.example:9300',
+      '[::2]:9300',
+      '10.0.0.5:9300',
+      'localhost:99999',
+      'a b',
+      'user@127.0.0.1',
+    ]) {
       expect(hostAllowed(host, 9300)).toBe(false);
     }
   });
@@ -38,7 +50,9 @@ describe('which Host a loopback listener answers', () => {
 
   it('says in one line what it refused and how to allow it', () => {
     const line = misdirected('attacker.example', 9300, 'start it with --allowed-host NAME');
-    expect(line).toBe('Misdirected request: this listener is on loopback and answers Host localhost, 127.0.0.1 or [::1], with no port or port 9300, not "attacker.example"; start it with --allowed-host NAME\n');
+    expect(line).toBe(
+      'Misdirected request: this listener is on loopback and answers Host localhost, 127.0.0.1 or [::1], with no port or port 9300, not "attacker.example"; start it with --allowed-host NAME\n',
+    );
     expect(line.trimEnd()).not.toContain('\n');
   });
 

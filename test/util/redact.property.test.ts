@@ -34,8 +34,7 @@ interface Case {
 /** A secret, and its runs of 6 or more characters between delimiters (what a parser's split leaves of it). */
 const pieces = (s: string): string[] => [s, ...s.split(/[@#?/:&=%]/).filter((piece) => piece.length >= 6)];
 /** No secret of a case is found in another (which a URL may show by design, as a git remote's path). */
-const apart = (c: Case): boolean =>
-  Object.values(c).every((x, i) => Object.values(c).every((y, j) => i === j || pieces(x).every((piece) => !y.includes(piece))));
+const apart = (c: Case): boolean => Object.values(c).every((x, i) => Object.values(c).every((y, j) => i === j || pieces(x).every((piece) => !y.includes(piece))));
 
 const record = (user: fc.Arbitrary<string>, password: fc.Arbitrary<string>): fc.Arbitrary<Case> =>
   fc.record({ user: fc.oneof(fc.constant('alice'), user), password, query: querySecret, pathSecret: plainSecret }).filter(apart);
@@ -61,9 +60,18 @@ describe('the redactor', () => {
         expectNone(redactText(message), kept);
         expectNone(redactText(message, { path: 'hide' }), [...kept, c.pathSecret]);
         expectNone(redactText(`token ${c.pathSecret} refused; sent ${c.query}`, { secrets: [c.pathSecret, c.query] }), [c.pathSecret, c.query]);
-        expectNone(JSON.stringify(redactHeaders({
-          Authorization: `Bearer ${c.query}`, cookie: `session=${c.password}`, 'X-Auth-Token': c.pathSecret, Location: url, 'Set-Cookie': [c.query],
-        })), kept);
+        expectNone(
+          JSON.stringify(
+            redactHeaders({
+              Authorization: `Bearer ${c.query}`,
+              cookie: `session=${c.password}`,
+              'X-Auth-Token': c.pathSecret,
+              Location: url,
+              'Set-Cookie': [c.query],
+            }),
+          ),
+          kept,
+        );
       }),
       { numRuns: 400 },
     );
@@ -100,7 +108,14 @@ describe('what the redactor’s callers show', () => {
         const logger = createLogger({ destination: new Writable({ write: (chunk, _enc, done) => ((log += String(chunk)), done()) }) });
         // The errors fetch and servers give: the URL quoted whole, or its parts echoed.
         const d = createDelivery({
-          target, clock: systemClock, timeoutMs: 5000, retries: 0, backoffMs: 0, maxQueued: 10, logger, onFailed: () => {},
+          target,
+          clock: systemClock,
+          timeoutMs: 5000,
+          retries: 0,
+          backoffMs: 0,
+          maxQueued: 10,
+          logger,
+          onFailed: () => {},
           fetch: async (given) => {
             throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${url} (${given}; ${c.pathSecret} ${c.query} ${c.password})`);
           },
@@ -130,7 +145,10 @@ describe('what the redactor’s callers show', () => {
     await fc.assert(
       fc.asyncProperty(reachable, async (c) => {
         const url = `https://${c.user}:${c.password}@127.0.0.1:1/org/config.git?token=${c.query}`;
-        const err = await git(['ls-remote', url], { cwd: '/', timeoutMs: 10_000 }).then(() => undefined, (e: Error) => e);
+        const err = await git(['ls-remote', url], { cwd: '/', timeoutMs: 10_000 }).then(
+          () => undefined,
+          (e: Error) => e,
+        );
         expect(err).toBeInstanceOf(Error);
         expectNone(err!.message, [...userinfoSecrets(c), c.query]);
       }),

@@ -69,12 +69,27 @@ describe('a message as it may be shown', () => {
 
 describe('headers as they may be logged', () => {
   it('have credentials masked by name and URLs in other values redacted', () => {
-    expect(redactHeaders({
-      Authorization: 'Basic YWxpY2U6UEFTUw==', cookie: 'session=abc', 'x-api-key': 'k', 'X-Auth-Token': 't', 'proxy-authorization': 'p',
-      location: 'https://u:p@h/cb?code=xyz', 'content-type': 'application/json', 'set-cookie': ['a=b'], none: undefined,
-    })).toEqual({
-      Authorization: '***', cookie: '***', 'x-api-key': '***', 'X-Auth-Token': '***', 'proxy-authorization': '***',
-      location: 'https://***@h/cb?code=***', 'content-type': 'application/json', 'set-cookie': '***',
+    expect(
+      redactHeaders({
+        Authorization: 'Basic YWxpY2U6UEFTUw==',
+        cookie: 'session=abc',
+        'x-api-key': 'k',
+        'X-Auth-Token': 't',
+        'proxy-authorization': 'p',
+        location: 'https://u:p@h/cb?code=xyz',
+        'content-type': 'application/json',
+        'set-cookie': ['a=b'],
+        none: undefined,
+      }),
+    ).toEqual({
+      Authorization: '***',
+      cookie: '***',
+      'x-api-key': '***',
+      'X-Auth-Token': '***',
+      'proxy-authorization': '***',
+      location: 'https://***@h/cb?code=***',
+      'content-type': 'application/json',
+      'set-cookie': '***',
     });
   });
 });

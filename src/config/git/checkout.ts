@@ -154,7 +154,8 @@ export class GitCheckout {
       ['remote.origin.partialclonefilter', 'blob:none'],
       ['core.sparseCheckout', this.path === '.' ? 'false' : 'true'],
       ['core.sparseCheckoutCone', 'false'],
-    ] as const) await this.git(['config', key, value]);
+    ] as const)
+      await this.git(['config', key, value]);
     const info = path.join(this.workDir, '.git', 'info');
     fs.mkdirSync(info, { recursive: true });
     fs.writeFileSync(path.join(info, 'sparse-checkout'), this.path === '.' ? '/*\n' : `${sparsePattern(this.path)}\n`);
@@ -179,7 +180,8 @@ export class GitCheckout {
     for (const entry of (await this.git(['ls-tree', '-r', '-z', commit, '--', under])).split('\0')) {
       if (!entry) continue;
       const [meta, file] = entry.split('\t');
-      if (meta.startsWith('120000 ')) throw new GitError(`${at}: ${file} is a symbolic link; a git source reads no links (one could point outside the checkout), so nothing is applied from it`);
+      if (meta.startsWith('120000 '))
+        throw new GitError(`${at}: ${file} is a symbolic link; a git source reads no links (one could point outside the checkout), so nothing is applied from it`);
     }
     await this.fetchContents(at, tree);
     // Every file under --path is here now: `ls-tree -l` reads sizes without fetching anything.
@@ -191,19 +193,26 @@ export class GitCheckout {
       if (mode === '160000') continue;
       bytes += Number(size) || 0;
     }
-    if (bytes > this.maxBytes) throw new GitError(`${at}: the files under ${this.path} come to ${bytes} bytes and exceed ${this.maxBytes} bytes (--git-max-bytes); nothing is applied from it`);
+    if (bytes > this.maxBytes)
+      throw new GitError(`${at}: the files under ${this.path} come to ${bytes} bytes and exceed ${this.maxBytes} bytes (--git-max-bytes); nothing is applied from it`);
   }
 
   /** Fetches, in one request, the contents under `tree` the partial clone lacks (none when the remote sent everything). */
   private async fetchContents(at: string, tree: string): Promise<void> {
     // --missing=print lists what is absent without fetching it.
     const listed = await this.git(['rev-list', '--objects', '--no-object-names', '--missing=print', tree]);
-    const missing = listed.split('\n').filter((l) => l.startsWith('?')).map((l) => l.slice(1));
+    const missing = listed
+      .split('\n')
+      .filter((l) => l.startsWith('?'))
+      .map((l) => l.slice(1));
     if (missing.length === 0) return;
     try {
       // As git fetches a missing object itself: by id, without telling the remote what is here
       // (it would leave out what those commits reach, which a partial clone may not have).
-      await this.git(['-c', 'fetch.negotiationAlgorithm=noop', 'fetch', '-q', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', '--filter=blob:none', '--stdin', 'origin'], `${missing.join('\n')}\n`);
+      await this.git(
+        ['-c', 'fetch.negotiationAlgorithm=noop', 'fetch', '-q', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', '--filter=blob:none', '--stdin', 'origin'],
+        `${missing.join('\n')}\n`,
+      );
     } catch (err) {
       throw new GitError(`cannot fetch the files under ${this.path} of ${at}: ${err instanceof GitError ? err.reason : String(err)}`);
     }

@@ -15,7 +15,10 @@ export interface GitAuth {
 /** A git command that failed, or a commit refused; `reason` is what git said (first error line, credentials taken out). */
 export class GitError extends Error {
   override name = 'GitError';
-  constructor(message: string, readonly reason = message) {
+  constructor(
+    message: string,
+    readonly reason = message,
+  ) {
     super(message);
   }
 }
@@ -33,7 +36,10 @@ function gitEnv(auth: GitAuth = {}): NodeJS.ProcessEnv {
     GIT_CONFIG_GLOBAL: '/dev/null',
     LC_ALL: 'C',
   };
-  const config: [string, string][] = [['core.symlinks', 'false'], ['advice.detachedHead', 'false']];
+  const config: [string, string][] = [
+    ['core.symlinks', 'false'],
+    ['advice.detachedHead', 'false'],
+  ];
   if (auth.token !== undefined) {
     const basic = Buffer.from(`x-access-token:${auth.token}`).toString('base64');
     config.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
@@ -60,10 +66,16 @@ const NEEDS_CREDENTIALS = /could not read (Username|Password)|Authentication fai
  * around it: ssh's own line before it ("Host key verification failed."), a connect error's cause after it.
  */
 function reasonOf(stderr: string): string | undefined {
-  const said = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !CHATTER.test(l));
+  const said = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !CHATTER.test(l));
   const at = said.findIndex((l) => /^(fatal|error):/.test(l));
   if (at < 0) return said[0];
-  const before = said.slice(0, at).filter((l) => !/^(fatal|error|warning):/.test(l)).slice(-2);
+  const before = said
+    .slice(0, at)
+    .filter((l) => !/^(fatal|error|warning):/.test(l))
+    .slice(-2);
   // "fatal: unable to connect to HOST:" ends with a colon: the next line is why.
   const after = said[at].endsWith(':') && said[at + 1] !== undefined ? [said[at + 1]] : [];
   const line = [...before, said[at], ...after].join(' ');
@@ -82,17 +94,28 @@ function commandOf(args: readonly string[]): string {
 /** Runs `git ARGS` in `cwd`; resolves with stdout, rejects with a GitError naming what failed. */
 export function git(
   args: readonly string[],
-  options: { readonly cwd: string; readonly auth?: GitAuth; readonly timeoutMs?: number; readonly secrets?: readonly string[]; /** Written to git's standard input. */ readonly input?: string },
+  options: {
+    readonly cwd: string;
+    readonly auth?: GitAuth;
+    readonly timeoutMs?: number;
+    readonly secrets?: readonly string[] /** Written to git's standard input. */;
+    readonly input?: string;
+  },
 ): Promise<string> {
   const secrets = [...(options.secrets ?? []), ...(options.auth?.token ? [options.auth.token] : [])];
   return new Promise((resolve, reject) => {
-    const child = execFile('git', args, { cwd: options.cwd, env: gitEnv(options.auth), timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      const timedOut = (err as { killed?: boolean }).killed === true;
-      const reason = timedOut ? `no answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s` : (reasonOf(stderr) ?? err.message);
-      const shown = redactText(reason, { secrets });
-      reject(new GitError(`git ${commandOf(args)}: ${shown}`, shown));
-    });
+    const child = execFile(
+      'git',
+      args,
+      { cwd: options.cwd, env: gitEnv(options.auth), timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        const timedOut = (err as { killed?: boolean }).killed === true;
+        const reason = timedOut ? `no answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s` : (reasonOf(stderr) ?? err.message);
+        const shown = redactText(reason, { secrets });
+        reject(new GitError(`git ${commandOf(args)}: ${shown}`, shown));
+      },
+    );
     // A git that exits before reading all of it closes the pipe: its exit status says why, not EPIPE.
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(options.input ?? '');

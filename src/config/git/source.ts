@@ -9,7 +9,6 @@ export function gitSource(checkout: GitCheckout): ConfigSource {
   return {
     root: checkout.root,
     load: (options) =>
-      checkout.reading(async (commit) =>
-        withRevision(await loadConfig({ ...options, root: checkout.root }), commit === undefined ? undefined : { commit, ref: checkout.ref })),
+      checkout.reading(async (commit) => withRevision(await loadConfig({ ...options, root: checkout.root }), commit === undefined ? undefined : { commit, ref: checkout.ref })),
   };
 }

@@ -33,7 +33,9 @@ export function readUiToken(file: string): string {
   }
   const token = raw.trim();
   if (token.length < MIN_TOKEN || /\s/.test(token)) {
-    throw new OptionError(`The UI token file ${file} must hold one token of at least ${MIN_TOKEN} characters without spaces (e.g. \`openssl rand -hex 24 > ${file}\`), got ${token.length ? `${token.length} characters` : 'nothing'}`);
+    throw new OptionError(
+      `The UI token file ${file} must hold one token of at least ${MIN_TOKEN} characters without spaces (e.g. \`openssl rand -hex 24 > ${file}\`), got ${token.length ? `${token.length} characters` : 'nothing'}`,
+    );
   }
   return token;
 }

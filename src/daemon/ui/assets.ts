@@ -184,4 +184,5 @@ export const PAGE_JS = `
 `;
 
 /** The tab's icon: two arrows in a circle, in one color that reads on light and dark tabs. */
-export const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#0b62c4"/><path d="M9 13h11l-3-3m6 9H12l3 3" fill="none" stroke="#fff" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round"/></svg>';
+export const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#0b62c4"/><path d="M9 13h11l-3-3m6 9H12l3 3" fill="none" stroke="#fff" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round"/></svg>';

@@ -14,10 +14,17 @@ export function commitSubjects(root: string, timeoutMs = 2000): (commit: string)
     let subject = known.get(commit);
     if (!subject) {
       subject = new Promise((resolve) => {
-        execFile('git', ['-C', root, 'log', '-1', '--format=%s', commit, '--'], {
-          timeout: timeoutMs, windowsHide: true, maxBuffer: 64 * 1024,
-          env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' },
-        }, (err, stdout) => resolve(err ? undefined : stdout.trim().slice(0, 200) || undefined));
+        execFile(
+          'git',
+          ['-C', root, 'log', '-1', '--format=%s', commit, '--'],
+          {
+            timeout: timeoutMs,
+            windowsHide: true,
+            maxBuffer: 64 * 1024,
+            env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' },
+          },
+          (err, stdout) => resolve(err ? undefined : stdout.trim().slice(0, 200) || undefined),
+        );
       });
       if (known.size >= KEPT) known.delete(known.keys().next().value!);
       known.set(commit, subject);

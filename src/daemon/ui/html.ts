@@ -35,6 +35,9 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
 /** An ISO 8601 time as the page shows it before its script puts it in local time. */
 export function time(iso: string | undefined | null): Html {
   if (!iso) return html`<span class="none">never</span>`;
-  const shown = iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z').replace(/Z$/, ' UTC');
+  const shown = iso
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/Z$/, ' UTC');
   return html`<time datetime="${iso}">${shown}</time>`;
 }

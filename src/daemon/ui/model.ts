@@ -54,10 +54,16 @@ export interface ModelSources {
 function overallOf(s: LoopStatus, role: Role): { overall: Overall; why?: string } {
   if (role.role === 'standby') {
     const leader = role.leader;
-    return { overall: 'standby', why: `another replica writes the state${leader ? ` (${leader.owner}, pid ${leader.pid} on ${leader.host}, since ${leader.since})` : ''}; this one takes over if it stops` };
+    return {
+      overall: 'standby',
+      why: `another replica writes the state${leader ? ` (${leader.owner}, pid ${leader.pid} on ${leader.host}, since ${leader.since})` : ''}; this one takes over if it stops`,
+    };
   }
   if (!s.configValid && s.configErrors.length) {
-    return { overall: 'config invalid', why: `${s.configErrors.length} config error${s.configErrors.length === 1 ? '' : 's'}: nothing is applied from the files; ${s.digest ? 'the last good config stays in force' : 'no config was ever valid'}` };
+    return {
+      overall: 'config invalid',
+      why: `${s.configErrors.length} config error${s.configErrors.length === 1 ? '' : 's'}: nothing is applied from the files; ${s.digest ? 'the last good config stays in force' : 'no config was ever valid'}`,
+    };
   }
   if (s.running) return { overall: 'applying' };
   const run = s.lastRun;
@@ -66,8 +72,13 @@ function overallOf(s: LoopStatus, role: Role): { overall: Overall; why?: string 
   if (degraded) return { overall: 'needs attention', why: degraded.replace(/; see \/status$/, '') };
   if (run.result === 'held') return { overall: 'needs attention', why: `held: ${run.errors[0] ?? 'the plan needs a person'}` };
   const attention = run.needsAttention?.length ?? 0;
-  if (attention) return { overall: 'needs attention', why: `the config is not wholly in force until a person acts on ${attention === 1 ? 'one resource' : `${attention} resources`} (listed below)` };
-  if (run.result !== 'ok') return { overall: 'needs attention', why: `the last run ended ${run.result}${run.errors[0] ? `: ${run.errors[0]}` : ''}${run.retryAt ? '; it is retried' : ''}` };
+  if (attention)
+    return {
+      overall: 'needs attention',
+      why: `the config is not wholly in force until a person acts on ${attention === 1 ? 'one resource' : `${attention} resources`} (listed below)`,
+    };
+  if (run.result !== 'ok')
+    return { overall: 'needs attention', why: `the last run ended ${run.result}${run.errors[0] ? `: ${run.errors[0]}` : ''}${run.retryAt ? '; it is retried' : ''}` };
   return { overall: 'in step' };
 }
 
@@ -90,16 +101,24 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
   const role = src.role();
   const run = s.lastRun;
   const message = s.revision && (await src.commitMessage?.(s.revision.commit).catch(() => undefined));
-  const nexts = [
-    ...(run?.retryAt ? [{ at: run.retryAt, why: 'retry' as const }] : []),
-    ...(s.resyncAt ? [{ at: s.resyncAt, why: 'resync' as const }] : []),
-  ].sort((a, b) => (a.at < b.at ? -1 : 1));
+  const nexts = [...(run?.retryAt ? [{ at: run.retryAt, why: 'retry' as const }] : []), ...(s.resyncAt ? [{ at: s.resyncAt, why: 'resync' as const }] : [])].sort((a, b) =>
+    a.at < b.at ? -1 : 1,
+  );
   const source = sourceOf(src);
   const header: Header = {
     ...overallOf(s, role),
     ...(s.revision
-      ? { revision: { commit: s.revision.commit, ...(s.revision.ref && { ref: s.revision.ref }), ...(message && { message }), ...(s.revision.localChanges && { localChanges: true as const }) } }
-      : s.digest ? { revision: { digest: s.digest } } : {}),
+      ? {
+          revision: {
+            commit: s.revision.commit,
+            ...(s.revision.ref && { ref: s.revision.ref }),
+            ...(message && { message }),
+            ...(s.revision.localChanges && { localChanges: true as const }),
+          },
+        }
+      : s.digest
+        ? { revision: { digest: s.digest } }
+        : {}),
     ...(s.invalidRevision && { invalidRevision: s.invalidRevision.commit, ...(s.invalidRevision.localChanges && { invalidLocalChanges: true as const }) }),
     ...(run && { lastRun: { at: run.finishedAt, reason: run.reason, result: run.result } }),
     ...(nexts[0] && { next: nexts[0] }),
@@ -114,7 +133,11 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
     ...(s.plan && { plan: planText(s.plan, s.running ? undefined : run?.result) }),
     ...(invalid
       ? { planNote: 'The files are invalid: nothing is applied from them. The plan below is the last one made, from the last good config.' }
-      : s.running ? { planNote: 'A run is applying this plan now.' } : !s.plan ? { planNote: role.role === 'standby' ? 'A standby makes no plan.' : 'No plan has been made yet.' } : {}),
+      : s.running
+        ? { planNote: 'A run is applying this plan now.' }
+        : !s.plan
+          ? { planNote: role.role === 'standby' ? 'A standby makes no plan.' : 'No plan has been made yet.' }
+          : {}),
   };
 }
 
@@ -127,6 +150,21 @@ const RUNNING_TICK_MS = 3000;
  */
 export function pageVersion(src: Pick<ModelSources, 'status' | 'role' | 'source'>, now: number): string {
   const s = src.status();
-  const parts = [s.runs, s.running, s.configValid, s.configErrors.length, s.digest, s.revision?.commit, s.revision?.localChanges, s.invalidRevision?.commit, s.invalidRevision?.localChanges, s.lastRun?.finishedAt, s.resyncAt, src.role(), src.source?.(), s.running ? Math.floor(now / RUNNING_TICK_MS) : 0];
+  const parts = [
+    s.runs,
+    s.running,
+    s.configValid,
+    s.configErrors.length,
+    s.digest,
+    s.revision?.commit,
+    s.revision?.localChanges,
+    s.invalidRevision?.commit,
+    s.invalidRevision?.localChanges,
+    s.lastRun?.finishedAt,
+    s.resyncAt,
+    src.role(),
+    src.source?.(),
+    s.running ? Math.floor(now / RUNNING_TICK_MS) : 0,
+  ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
 }

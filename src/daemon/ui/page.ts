@@ -13,7 +13,14 @@ export interface PageParts {
   readonly version: string;
 }
 
-const TITLES = { 'starting': 'starting', 'in step': 'in step', 'applying': 'applying', 'needs attention': 'needs attention', 'config invalid': 'config invalid', 'standby': 'standby' } as const;
+const TITLES = {
+  starting: 'starting',
+  'in step': 'in step',
+  applying: 'applying',
+  'needs attention': 'needs attention',
+  'config invalid': 'config invalid',
+  standby: 'standby',
+} as const;
 
 function pageTitle(model: PageModel): string {
   return `edgesync: ${TITLES[model.header.overall]}`;

@@ -43,9 +43,10 @@ export function planText(plan: Plan, lastResult: string | undefined): string {
   const cached = rendered.get(plan);
   if (cached?.key === key) return cached.text;
   const lines = renderText(planNow(plan, lastResult)).split('\n');
-  const text = lines.length <= PLAN_LINES + 1
-    ? lines.join('\n')
-    : [...lines.slice(0, PLAN_LINES), `… ${lines.length - PLAN_LINES - 1} more lines (\`edgesync plan\` prints them all)`, '', lines.at(-1)!].join('\n');
+  const text =
+    lines.length <= PLAN_LINES + 1
+      ? lines.join('\n')
+      : [...lines.slice(0, PLAN_LINES), `… ${lines.length - PLAN_LINES - 1} more lines (\`edgesync plan\` prints them all)`, '', lines.at(-1)!].join('\n');
   rendered.set(plan, { key, text });
   return text;
 }

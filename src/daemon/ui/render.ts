@@ -9,7 +9,12 @@ import type { Header, PageModel } from './model.js';
 import { PAGE_SIZE, PAGE_STATUSES, type ResourceRow, type RowPage, type RowQuery } from './resources.js';
 
 const OVERALL_TEXT = {
-  'starting': 'Starting', 'in step': 'In step', 'applying': 'Applying', 'needs attention': 'Needs attention', 'config invalid': 'Config invalid', 'standby': 'Standby',
+  starting: 'Starting',
+  'in step': 'In step',
+  applying: 'Applying',
+  'needs attention': 'Needs attention',
+  'config invalid': 'Config invalid',
+  standby: 'Standby',
 } as const;
 
 /** A CSS class from a word ("needs attention" → needs-attention). */
@@ -24,7 +29,9 @@ export function renderHeader(h: Header): Html {
       : html`commit <code title="${rev.commit}">${rev.commit.slice(0, 12)}</code>${rev.localChanges ? html` <strong class="local">with local changes</strong>` : ''}${rev.ref ? html` on <code>${rev.ref.replace(/^refs\/heads\//, '')}</code>` : ''}${rev.message ? html` <q class="subject">${rev.message}</q>` : ''}`;
   const next = h.next
     ? html`${h.next.why} at ${time(h.next.at)}`
-    : h.source?.nextFetchAt ? html`on a new commit; next fetch at ${time(h.source.nextFetchAt)}` : html`on the next change to the files`;
+    : h.source?.nextFetchAt
+      ? html`on a new commit; next fetch at ${time(h.source.nextFetchAt)}`
+      : html`on the next change to the files`;
   const role = h.role.role === 'leader' ? 'leader: this replica writes the state' : 'standby: another replica writes the state';
   return html`<h1><span class="brand">edgesync</span> <span class="overall overall-${cls(h.overall)}">${OVERALL_TEXT[h.overall]}</span></h1>
 ${h.why ? html`<p class="why">${h.why}</p>` : ''}
@@ -83,16 +90,21 @@ export function renderResources(page: RowPage, query: RowQuery): Html {
   const first = page.matching ? (page.page - 1) * PAGE_SIZE + 1 : 0;
   const caption = page.matching
     ? `Resources ${formatCount(first)}–${formatCount(first + page.rows.length - 1)} of ${formatCount(page.matching)}${filtered ? ` matching (${formatCount(page.total)} in all)` : ''}`
-    : page.total ? `No resource matches (${formatCount(page.total)} in all)` : 'No resources yet';
+    : page.total
+      ? `No resource matches (${formatCount(page.total)} in all)`
+      : 'No resources yet';
   const cell = (label: string, content: Html | string, extra = '') => html`<td role="cell" data-label="${label}"${extra ? html` class="${extra}"` : ''}>${content}</td>`;
-  const rows = page.rows.map((r) => html`<tr role="row" class="row-${r.status}">
+  const rows = page.rows.map(
+    (r) => html`<tr role="row" class="row-${r.status}">
 ${cell('Kind', r.kind)}${cell('Name', html`<span class="name" title="${r.key}">${r.name}</span>${r.todo ? html`<div class="todo">${todoOf(r)}</div>` : ''}`)}${cell('Scope', r.scope ? html`<span title="${r.scope}">${shortScope(r.scope)}</span>` : '', 'scope')}
 ${cell('Status', html`<span class="status status-${r.status}">${r.status}</span>`)}${cell('Remote id', r.remoteId ? html`<code>${r.remoteId}</code>` : '')}
-${cell('Last applied', r.appliedAt ? time(r.appliedAt) : '')}${cell('Last error', r.lastError !== undefined && r.lastError !== r.todo?.message ? r.lastError : '', 'error')}</tr>`);
-  const pager = page.pages > 1
-    ? html`<nav class="pager" aria-label="Pages of resources">${page.page > 1 ? html`<a href="/${queryString({ ...query, page: page.page - 1 })}" data-page="${page.page - 1}">Previous</a>` : ''}
+${cell('Last applied', r.appliedAt ? time(r.appliedAt) : '')}${cell('Last error', r.lastError !== undefined && r.lastError !== r.todo?.message ? r.lastError : '', 'error')}</tr>`,
+  );
+  const pager =
+    page.pages > 1
+      ? html`<nav class="pager" aria-label="Pages of resources">${page.page > 1 ? html`<a href="/${queryString({ ...query, page: page.page - 1 })}" data-page="${page.page - 1}">Previous</a>` : ''}
 <span>page ${page.page} of ${page.pages}</span>${page.page < page.pages ? html`<a href="/${queryString({ ...query, page: page.page + 1 })}" data-page="${page.page + 1}">Next</a>` : ''}</nav>`
-    : '';
+      : '';
   return html`<div class="scroll"><table role="table" class="resources"><caption>${caption}</caption>
 <thead role="rowgroup"><tr role="row">${COLUMNS.map((c) => html`<th role="columnheader" scope="col">${c}</th>`)}</tr></thead>
 <tbody role="rowgroup">${rows}</tbody></table></div>${pager}`;
@@ -121,7 +133,9 @@ export function renderHistory(model: PageModel): Html {
   return html`<h2 id="history-title">Runs</h2>
 <div class="scroll"><table class="history"><caption>${model.history.length === 1 ? 'The one run' : `The last ${model.history.length} runs`} the state keeps, newest first</caption>
 <thead><tr><th scope="col">Finished</th><th scope="col">Reason</th><th scope="col">Result</th><th scope="col">Revision</th><th scope="col">Duration</th><th scope="col">Actions</th><th scope="col">Results</th><th scope="col">Requests</th><th scope="col">First error</th></tr></thead>
-<tbody>${model.history.map((r) => html`<tr><td>${time(r.finishedAt)}</td><td>${r.reason}</td><td><span class="result result-${cls(r.result)}">${r.result}</span></td>
+<tbody>${model.history.map(
+    (r) => html`<tr><td>${time(r.finishedAt)}</td><td>${r.reason}</td><td><span class="result result-${cls(r.result)}">${r.result}</span></td>
 <td>${r.revision ? html`<code title="${r.revision}">${r.revision.slice(0, 12)}</code>` : ''}</td><td>${duration(r)}</td><td>${r.actions}</td>
-<td>${r.actions ? `${r.succeeded} applied${r.failed ? `, ${r.failed} failed` : ''}${r.uncertain ? `, ${r.uncertain} uncertain` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}` : ''}</td><td>${r.requests}</td><td class="error">${r.errors[0] ?? ''}</td></tr>`)}</tbody></table></div>`;
+<td>${r.actions ? `${r.succeeded} applied${r.failed ? `, ${r.failed} failed` : ''}${r.uncertain ? `, ${r.uncertain} uncertain` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}` : ''}</td><td>${r.requests}</td><td class="error">${r.errors[0] ?? ''}</td></tr>`,
+  )}</tbody></table></div>`;
 }

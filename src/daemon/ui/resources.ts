@@ -35,7 +35,10 @@ export interface RowSources {
   readonly running: boolean;
 }
 
-const scopeText = (scope: Readonly<Record<string, string>>) => Object.entries(scope).map(([k, v]) => `${k}=${v}`).join(', ');
+const scopeText = (scope: Readonly<Record<string, string>>) =>
+  Object.entries(scope)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
 
 /** Every row, those needing a person first (in PAGE_STATUSES order), then by key. */
 export function resourceRows(src: RowSources): ResourceRow[] {
@@ -43,7 +46,11 @@ export function resourceRows(src: RowSources): ResourceRow[] {
   const rows = new Map<string, ResourceRow>();
   for (const r of src.resources) {
     rows.set(r.key, {
-      key: r.key, kind: r.kind, name: r.name, scope: scopeText(r.scope), status: r.status,
+      key: r.key,
+      kind: r.kind,
+      name: r.name,
+      scope: scopeText(r.scope),
+      status: r.status,
       ...(r.remoteId !== undefined && { remoteId: r.remoteId }),
       ...(r.appliedAt !== undefined && { appliedAt: r.appliedAt }),
       ...(r.lastError !== undefined && { lastError: r.lastError }),
@@ -69,12 +76,21 @@ export function resourceRows(src: RowSources): ResourceRow[] {
     }
     for (const b of plan.blocked) set(b, 'blocked', { message: b.reason, commands: [] });
     for (const w of plan.waiting) set(w, 'waiting', { message: w.message, commands: commandsIn(w.message) });
-    for (const u of plan.uncertain) set(u, 'uncertain', { message: 'a create was sent and its outcome is unknown: nothing creates it again until you say what became of it', commands: resolveCommands(u.resource) });
+    for (const u of plan.uncertain)
+      set(u, 'uncertain', {
+        message: 'a create was sent and its outcome is unknown: nothing creates it again until you say what became of it',
+        commands: resolveCommands(u.resource),
+      });
     for (const o of plan.orphaned) set(o, 'orphaned', { message: o.message, commands: commandsIn(o.message) });
   }
   for (const row of rows.values()) {
-    if (row.status === 'uncertain' && !row.todo) rows.set(row.key, { ...row, todo: { message: 'a create was sent and its outcome is unknown', commands: resolveCommands(row.key) } });
-    if (row.status === 'orphaned' && !row.todo) rows.set(row.key, { ...row, todo: { message: 'no document describes it; no delete operation exists: remove it by hand, then forget it', commands: [`edgesync state forget ${shellQuote(row.key)}`] } });
+    if (row.status === 'uncertain' && !row.todo)
+      rows.set(row.key, { ...row, todo: { message: 'a create was sent and its outcome is unknown', commands: resolveCommands(row.key) } });
+    if (row.status === 'orphaned' && !row.todo)
+      rows.set(row.key, {
+        ...row,
+        todo: { message: 'no document describes it; no delete operation exists: remove it by hand, then forget it', commands: [`edgesync state forget ${shellQuote(row.key)}`] },
+      });
   }
   const rank = (s: PageStatus) => (NEEDS_PERSON.has(s) ? PAGE_STATUSES.indexOf(s) : PAGE_STATUSES.length);
   return [...rows.values()].sort((a, b) => rank(a.status) - rank(b.status) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -133,12 +149,21 @@ export function pageOf(all: readonly ResourceRow[], query: RowQuery): RowPage {
     kinds.set(row.kind, (kinds.get(row.kind) ?? 0) + 1);
   }
   const q = query.q?.trim().toLowerCase();
-  const matching = all.filter((r) => (!query.kind || r.kind === query.kind) && (!query.status || r.status === query.status) && (!q || r.name.toLowerCase().includes(q) || r.key.toLowerCase().includes(q)));
+  const matching = all.filter(
+    (r) => (!query.kind || r.kind === query.kind) && (!query.status || r.status === query.status) && (!q || r.name.toLowerCase().includes(q) || r.key.toLowerCase().includes(q)),
+  );
   const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
   const page = Math.min(Math.max(1, Math.floor(query.page ?? 1)), pages);
   const attention = all.filter(needsPerson);
   return {
-    rows: matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), matching: matching.length, total: all.length, page, pages, statuses,
-    kinds: [...kinds].sort(([a], [b]) => (a < b ? -1 : 1)), attention: attention.slice(0, ATTENTION_SHOWN), attentionCount: attention.length,
+    rows: matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
+    matching: matching.length,
+    total: all.length,
+    page,
+    pages,
+    statuses,
+    kinds: [...kinds].sort(([a], [b]) => (a < b ? -1 : 1)),
+    attention: attention.slice(0, ATTENTION_SHOWN),
+    attentionCount: attention.length,
   };
 }

@@ -17,7 +17,8 @@ export interface UiSources extends ModelSources {
 
 /** Nothing loaded from elsewhere, no inline script or style, no framing. */
 const HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
@@ -50,7 +51,8 @@ function rowCache(src: UiSources) {
     const started = Date.now();
     if (kept && (kept.version === version || (s.running && started - kept.at < 10 * kept.tookMs))) return kept.rows;
     const rows = resourceRows({
-      resources: src.resources(), running: s.running,
+      resources: src.resources(),
+      running: s.running,
       ...(s.plan && { plan: s.plan }),
       ...(s.lastRun && { lastRun: { result: s.lastRun.result, startedAt: s.lastRun.startedAt, errors: s.lastRun.errors } }),
     });

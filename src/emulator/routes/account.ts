@@ -79,7 +79,8 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
 
   operation(app, 17, 'PATCH', '/accounts/:account_identifier/zerotrust/connectivity_settings', (req, p) => {
     const { offramp_tunnel_enabled: documentName, ...body } = validBody(ctx, req);
-    if (documentName !== undefined && body.offramp_warp_enabled !== undefined) throw new EmulatorError(400, ['offramp_tunnel_enabled and offramp_warp_enabled name one flag: send one']);
+    if (documentName !== undefined && body.offramp_warp_enabled !== undefined)
+      throw new EmulatorError(400, ['offramp_tunnel_enabled and offramp_warp_enabled name one flag: send one']);
     // Kept under the provider's name, whichever spelling came.
     const sent = documentName === undefined ? body : { ...body, offramp_warp_enabled: documentName };
     const previous = store.connectivity.get(p.account_identifier) ?? { icmp_proxy_enabled: false, offramp_warp_enabled: false };

@@ -16,8 +16,7 @@ export function registerGatewayOperations(app: FastifyInstance, ctx: Context): v
     return answer(record);
   };
 
-  operation(app, 5, 'POST', '/accounts/:identifier/gateway/proxy_endpoints', (req, p) =>
-    create(store.proxyEndpoints, p.identifier, hexId(), validBody(ctx, req)));
+  operation(app, 5, 'POST', '/accounts/:identifier/gateway/proxy_endpoints', (req, p) => create(store.proxyEndpoints, p.identifier, hexId(), validBody(ctx, req)));
 
   operation(app, 6, 'POST', '/accounts/:identifier/gateway/lists', (req, p) => {
     const body = validBody(ctx, req);

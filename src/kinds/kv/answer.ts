@@ -17,7 +17,7 @@ export function bulkOutcome(body: readonly WirePair[] | KvChunkBytes, result: un
   const { successful_key_count: count, unsuccessful_keys: listed } = result;
   if (listed === undefined && count === undefined) return {};
   if (listed !== undefined && !(Array.isArray(listed) && listed.every((k) => typeof k === 'string'))) {
-    throw new Error('the bulk write\'s unsuccessful_keys is not a list of keys: nothing of it is recorded');
+    throw new Error("the bulk write's unsuccessful_keys is not a list of keys: nothing of it is recorded");
   }
   const refused = [...new Set((listed ?? []) as string[])];
   if (count !== undefined && (typeof count !== 'number' || count + refused.length !== sentCount)) {

@@ -1,7 +1,6 @@
 // Cutting changed KV pairs into bulk requests within the bulk write's limits (docs/operations.md, operation 10).
 // Sizes are the serialized bytes actually sent, so a chunk never exceeds the request limit.
 
-
 /** Limits of one bulk write (operation 10). */
 export interface KvLimits {
   /** Pairs per request. @default 10_000 */

@@ -59,7 +59,10 @@ export class SpanReader {
   private start = 0;
   private got = 0;
 
-  constructor(private readonly fd: number, windowBytes = WINDOW) {
+  constructor(
+    private readonly fd: number,
+    windowBytes = WINDOW,
+  ) {
     this.buf = Buffer.allocUnsafe(windowBytes);
   }
 
@@ -82,7 +85,13 @@ export class SpanReader {
  * A span that is not JSON now, or beyond the file's end, is a PieceProblem: the file changed.
  * `windowBytes`: bytes read at a time, unless one element is longer (@default 1 MiB).
  */
-export function* elementsAt(file: string, bounds: ElementBounds, skip: (index: number) => boolean, raw: (index: number) => boolean = () => false, windowBytes = WINDOW): Generator<SourceItem> {
+export function* elementsAt(
+  file: string,
+  bounds: ElementBounds,
+  skip: (index: number) => boolean,
+  raw: (index: number) => boolean = () => false,
+  windowBytes = WINDOW,
+): Generator<SourceItem> {
   const fd = fs.openSync(file, 'r');
   try {
     const spanOf = bounds.cursor();

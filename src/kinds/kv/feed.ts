@@ -66,9 +66,7 @@ interface SpanPart {
 }
 
 function partsOf(payload: KvPayload, seqs: Uint32Array): SpanPart[] {
-  return payload.spans
-    .map((span) => ({ span, lo: lowerBound(seqs, span.first), hi: lowerBound(seqs, span.first + span.count) }))
-    .filter((p) => p.hi > p.lo);
+  return payload.spans.map((span) => ({ span, lo: lowerBound(seqs, span.first), hi: lowerBound(seqs, span.first + span.count) })).filter((p) => p.hi > p.lo);
 }
 
 /** The pieces of `part`, cut where chunks end. */
@@ -131,10 +129,11 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
   const waiting = new Map<number, { resolve: (m: Made) => void; reject: (e: Error) => void; signal?: AbortSignal }>();
   // A stop rejects the takes waiting on it.
   const stops = new StopListeners((signal) => {
-    for (const [n, w] of waiting) if (w.signal === signal) {
-      waiting.delete(n);
-      w.reject(new Error('stopped'));
-    }
+    for (const [n, w] of waiting)
+      if (w.signal === signal) {
+        waiting.delete(n);
+        w.reject(new Error('stopped'));
+      }
   });
   let failure: Error | undefined;
   let started = false;
@@ -213,39 +212,41 @@ export function deferredChunks(payload: KvPayload, seqs: Uint32Array, chunks: re
   };
 
   const taken = new Set<number>();
-  return chunks.map((_, n): DeferredBody => ({
-    deferred: true,
-    take(signal) {
-      // The files are read once, forward: a chunk is made once.
-      if (taken.has(n)) return Promise.reject(new Error(`chunk ${n + 1} of this plan was taken already: plan again`));
-      taken.add(n);
-      start();
-      if (failure) return Promise.reject(failure);
-      const ready = made.get(n);
-      if (ready) {
-        made.delete(n);
-        return Promise.resolve(ready);
-      }
-      if (signal?.aborted) return Promise.reject(new Error('stopped'));
-      const promise = new Promise<Made>((resolve, reject) => {
-        stops.listen(signal);
-        const settle = () => stops.unlisten(signal);
-        waiting.set(n, {
-          resolve: (m) => (settle(), resolve(m)),
-          reject: (e) => (settle(), reject(e)),
-          signal,
+  return chunks.map(
+    (_, n): DeferredBody => ({
+      deferred: true,
+      take(signal) {
+        // The files are read once, forward: a chunk is made once.
+        if (taken.has(n)) return Promise.reject(new Error(`chunk ${n + 1} of this plan was taken already: plan again`));
+        taken.add(n);
+        start();
+        if (failure) return Promise.reject(failure);
+        const ready = made.get(n);
+        if (ready) {
+          made.delete(n);
+          return Promise.resolve(ready);
+        }
+        if (signal?.aborted) return Promise.reject(new Error('stopped'));
+        const promise = new Promise<Made>((resolve, reject) => {
+          stops.listen(signal);
+          const settle = () => stops.unlisten(signal);
+          waiting.set(n, {
+            resolve: (m) => (settle(), resolve(m)),
+            reject: (e) => (settle(), reject(e)),
+            signal,
+          });
         });
-      });
-      void pump();
-      return promise;
-    },
-    done() {
-      unsettled.delete(n);
-      made.delete(n);
-      const buffer = buffers.get(n);
-      buffers.delete(n);
-      if (buffer) pool.give(buffer);
-      void pump();
-    },
-  }));
+        void pump();
+        return promise;
+      },
+      done() {
+        unsettled.delete(n);
+        made.delete(n);
+        const buffer = buffers.get(n);
+        buffers.delete(n);
+        if (buffer) pool.give(buffer);
+        void pump();
+      },
+    }),
+  );
 }

@@ -141,10 +141,13 @@ export function originsOf(ctx: BuildContext, spec: { readonly pairs?: readonly u
   if (!Array.isArray(spec?.sources)) return out;
   spec.sources.forEach((source, s) => {
     const origin =
-      typeof source.file === 'string' ? fileOrigin(ctx, s, source.file, 'json')
-      : typeof source.jsonl === 'string' ? fileOrigin(ctx, s, source.jsonl, 'jsonl')
-      : typeof source.dir === 'string' ? dirOrigin(ctx, s, source.dir, source.prefix)
-      : void ctx.issue(['spec', 'sources', s], 'expected {file: pairs.json}, {jsonl: pairs.jsonl} or {dir: folder/, prefix?: "…"}');
+      typeof source.file === 'string'
+        ? fileOrigin(ctx, s, source.file, 'json')
+        : typeof source.jsonl === 'string'
+          ? fileOrigin(ctx, s, source.jsonl, 'jsonl')
+          : typeof source.dir === 'string'
+            ? dirOrigin(ctx, s, source.dir, source.prefix)
+            : void ctx.issue(['spec', 'sources', s], 'expected {file: pairs.json}, {jsonl: pairs.jsonl} or {dir: folder/, prefix?: "…"}');
     if (origin) out.push(origin);
   });
   return out;

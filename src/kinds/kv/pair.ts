@@ -119,19 +119,18 @@ export function typeName(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
 }
 
-
 function checkKey(key: unknown, problem: ProblemSink): boolean {
-  if (typeof key !== 'string') return problem('key', `expected a string, got ${typeName(key)}`), false;
-  if (key === '') return problem('key', 'must not be empty'), false;
+  if (typeof key !== 'string') return (problem('key', `expected a string, got ${typeName(key)}`), false);
+  if (key === '') return (problem('key', 'must not be empty'), false);
   // The provider refuses them (they would read as path segments).
-  if (key === '.' || key === '..') return problem('key', `must not be "${key}": the provider refuses it`), false;
+  if (key === '.' || key === '..') return (problem('key', `must not be "${key}": the provider refuses it`), false);
   // A UTF-16 unit is at most 3 UTF-8 bytes: short keys need no measuring.
   const bytes = key.length * 3 > KV_RULES.maxKeyBytes ? Buffer.byteLength(key) : 0;
-  if (bytes > KV_RULES.maxKeyBytes) return problem('key', `is ${bytes} bytes (UTF-8); at most ${KV_RULES.maxKeyBytes}`), false;
+  if (bytes > KV_RULES.maxKeyBytes) return (problem('key', `is ${bytes} bytes (UTF-8); at most ${KV_RULES.maxKeyBytes}`), false);
   const bad = BAD_KEY_CHAR.exec(key);
   if (bad) {
     const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    return problem('key', `must be printable without whitespace or control characters; U+${code} at position ${bad.index}`), false;
+    return (problem('key', `must be printable without whitespace or control characters; U+${code} at position ${bad.index}`), false);
   }
   return true;
 }
@@ -140,7 +139,7 @@ function checkValue(p: Record<string, unknown>, problem: ProblemSink): boolean {
   const { value, base64 } = p;
   let ok = true;
   if (base64 !== undefined && typeof base64 !== 'boolean') ok = (problem('base64', `expected true or false, got ${typeName(base64)}`), false);
-  if (typeof value !== 'string') return problem('value', `expected a string, got ${typeName(value)}`), false;
+  if (typeof value !== 'string') return (problem('value', `expected a string, got ${typeName(value)}`), false);
   const bytes = value.length * 3 > KV_RULES.maxValueBytes ? Buffer.byteLength(value) : 0;
   if (bytes > KV_RULES.maxValueBytes) ok = (problem('value', `is ${bytes.toLocaleString('en-US')} bytes; at most 26,214,400 (25 MiB)`), false);
   else if (base64 === true && (value.length % 4 !== 0 || !BASE64.test(value))) ok = (problem('value', 'base64 is true but the value is not valid base64'), false);
@@ -166,7 +165,8 @@ function checkRest(p: Record<string, unknown>, problem: ProblemSink, minExpirati
     if (bytes > KV_RULES.maxMetadataBytes) ok = (problem('metadata', `is ${bytes} bytes as JSON; the provider takes at most ${KV_RULES.maxMetadataBytes}`), false);
   }
   for (const field in p) {
-    if (!FIELDS.has(field)) ok = (problem(field, `unknown field (a pair has key, value, base64, expiration, expiration_ttl, metadata)${didYouMean(closest(field, FIELDS))}`), false);
+    if (!FIELDS.has(field))
+      ok = (problem(field, `unknown field (a pair has key, value, base64, expiration, expiration_ttl, metadata)${didYouMean(closest(field, FIELDS))}`), false);
   }
   return ok;
 }
@@ -212,7 +212,7 @@ function wireString(p: WirePair, plain: boolean): string {
  * uses the ttl and ignores it (docs/operations.md, operation 10): hashing it would re-send pairs for nothing.
  */
 export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes: number = KV_RULES.maxRequestBytes, minExpiration = 0): PreparedPair | undefined {
-  if (!isObject(raw)) return problem('', `expected a pair {key, value, …}, got ${typeName(raw)}`), undefined;
+  if (!isObject(raw)) return (problem('', `expected a pair {key, value, …}, got ${typeName(raw)}`), undefined);
   const okKey = checkKey(raw.key, problem);
   const okValue = checkValue(raw, problem);
   if (!(checkRest(raw, problem, minExpiration) && okKey && okValue)) return undefined;
@@ -220,7 +220,14 @@ export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes:
   if ((raw.base64 as boolean | undefined) === false || (raw.expiration !== undefined && raw.expiration_ttl !== undefined)) {
     const { key, value, expiration_ttl, metadata } = pair;
     const expiration = expiration_ttl === undefined ? pair.expiration : undefined;
-    pair = { key, value, ...(pair.base64 ? { base64: true } : {}), ...(expiration !== undefined ? { expiration } : {}), ...(expiration_ttl !== undefined ? { expiration_ttl } : {}), ...(metadata !== undefined ? { metadata } : {}) };
+    pair = {
+      key,
+      value,
+      ...(pair.base64 ? { base64: true } : {}),
+      ...(expiration !== undefined ? { expiration } : {}),
+      ...(expiration_ttl !== undefined ? { expiration_ttl } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
+    };
   }
   // Order and key order change no byte count, so the canonical string measures the wire bytes.
   const plain = isPlainPair(pair);
@@ -228,7 +235,9 @@ export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes:
   // A plain pair's JSON is ASCII: one byte a character.
   const size = plain ? s.length : Buffer.byteLength(s);
   if (size + 2 > maxRequestBytes) {
-    return problem('', `the serialized pair is ${size.toLocaleString('en-US')} bytes: more than one bulk request may carry (${maxRequestBytes.toLocaleString('en-US')})`), undefined;
+    return (
+      problem('', `the serialized pair is ${size.toLocaleString('en-US')} bytes: more than one bulk request may carry (${maxRequestBytes.toLocaleString('en-US')})`), undefined
+    );
   }
   // One object of one shape for every pair (no spread): a million pairs are prepared per plan.
   const bare = plain && pair.expiration === undefined && pair.expiration_ttl === undefined;

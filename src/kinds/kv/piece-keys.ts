@@ -38,7 +38,10 @@ export class PieceKeys {
 
   /** The keys' UTF-8 lines (each ending in "\n") and the hashes' bytes, as views of buffers of their own, which a message may transfer. */
   views(): { keys: Uint8Array; hashes: Uint8Array } {
-    return { keys: new Uint8Array(this.keys.buffer, this.keys.byteOffset, this.keyBytes), hashes: new Uint8Array(this.hashes.buffer, this.hashes.byteOffset, this.count * KV_HASH_BYTES) };
+    return {
+      keys: new Uint8Array(this.keys.buffer, this.keys.byteOffset, this.keyBytes),
+      hashes: new Uint8Array(this.hashes.buffer, this.hashes.byteOffset, this.count * KV_HASH_BYTES),
+    };
   }
 
   /** The keys' UTF-8 joined by "\n" and the hashes' bytes, in buffers of their own; empty again after. */

@@ -37,7 +37,10 @@ export interface Piece {
 /** An item the plan read is no longer there as it was: `why` when it is not a valid pair now, `short` when it is gone. */
 export class PieceProblem extends Error {
   override name = 'PieceProblem';
-  constructor(readonly at: ItemPosition | undefined, readonly why?: string) {
+  constructor(
+    readonly at: ItemPosition | undefined,
+    readonly why?: string,
+  ) {
     super(why ?? (at ? 'another pair' : 'fewer pairs'));
   }
 }
@@ -76,7 +79,11 @@ export class PieceMaker {
   private expiring: number[] = [];
 
   /** `pool`: where each piece's bytes are taken from (@default new buffers). */
-  constructor(private readonly spec: PieceSpec, private readonly items: Iterator<SourceItem>, private readonly pool?: BodyPool) {}
+  constructor(
+    private readonly spec: PieceSpec,
+    private readonly items: Iterator<SourceItem>,
+    private readonly pool?: BodyPool,
+  ) {}
 
   /** Whether every piece was made. */
   get done(): boolean {

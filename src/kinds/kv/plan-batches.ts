@@ -79,7 +79,10 @@ class ReaderThread {
   private readonly worker: Worker;
   private taken = 0;
 
-  constructor(private readonly name: string, start: Omit<PlanStart, 'flags' | 'port'>) {
+  constructor(
+    private readonly name: string,
+    start: Omit<PlanStart, 'flags' | 'port'>,
+  ) {
     const flags = new SharedArrayBuffer(12);
     this.slots = new Int32Array(flags);
     const { port1, port2 } = new MessageChannel();
@@ -168,7 +171,7 @@ export function* planBatches(stream: Stream, minExpiration: number, maxProblems:
   const segments = stream.format === 'jsonl' ? segmentsOf(stream.file, segmentBytes) : [0, Infinity];
   const count = segments.length / 2;
   const threads: ReaderThread[] = [];
-  const width = count > 1 ? options.threads ?? 2 : 1;
+  const width = count > 1 ? (options.threads ?? 2) : 1;
   try {
     for (let t = 0; t < width; t++) {
       const mine = count > 1 ? segments.filter((_, i) => Math.floor(i / 2) % width === t) : undefined;
@@ -183,7 +186,10 @@ export function* planBatches(stream: Stream, minExpiration: number, maxProblems:
         const { end, segment } = batch;
         if (end && (end.thrown !== undefined || end.readError !== undefined)) {
           const readError = end.readError === undefined || k === 0 ? end.readError : (wholeFileError(stream, index) ?? end.readError);
-          yield { ...shifted(batch, index, line), end: { problems: problems + end.problems, ...(readError !== undefined && { readError }), ...(end.thrown !== undefined && { thrown: end.thrown }) } };
+          yield {
+            ...shifted(batch, index, line),
+            end: { problems: problems + end.problems, ...(readError !== undefined && { readError }), ...(end.thrown !== undefined && { thrown: end.thrown }) },
+          };
           return;
         }
         const out = shifted(batch, index, line);

@@ -45,9 +45,12 @@ function pageOf(map: ReadonlyMap<string, string>): KvKeyPage {
 /** What the plan says of keys whose recorded expiry has passed: those still desired go again. */
 function expiryNotes(resent: KeyTally, gone: KeyTally): string[] {
   const notes: string[] = [];
-  if (resent.count) notes.push(`${plural(resent.count, 'key')} expired remotely since written (${someKeys(resent.keys, 3, resent.count)}): sent again, as the config still has them`);
+  if (resent.count)
+    notes.push(`${plural(resent.count, 'key')} expired remotely since written (${someKeys(resent.keys, 3, resent.count)}): sent again, as the config still has them`);
   if (gone.count) {
-    notes.push(`${plural(gone.count, 'key')} no longer in the config expired remotely (${someKeys(gone.keys, 3, gone.count)}): nothing is left to remove; \`edgesync state forget\` drops them from state`);
+    notes.push(
+      `${plural(gone.count, 'key')} no longer in the config expired remotely (${someKeys(gone.keys, 3, gone.count)}): nothing is left to remove; \`edgesync state forget\` drops them from state`,
+    );
   }
   return notes;
 }
@@ -162,7 +165,10 @@ export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDeci
   // Sorted into reading order, the order the sources are read again in; the apply holds the array to its end.
   const actions = changed.length ? chunkActions(ctx, changed.toArray().sort(), limits) : [];
   return {
-    actions, blocked: [], notes: expiryNotes(resent, gone), ...(actions.length && { share: { changed: rewritten, of: storedCount } }),
+    actions,
+    blocked: [],
+    notes: expiryNotes(resent, gone),
+    ...(actions.length && { share: { changed: rewritten, of: storedCount } }),
     ...(orphans.count ? { orphanedKeys: orphans.keys, ...(orphans.count > orphans.keys.length && { orphanedKeyCount: orphans.count }) } : {}),
   };
 }

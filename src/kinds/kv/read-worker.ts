@@ -41,7 +41,18 @@ class Batch {
   message(end?: PlanBatch['end'], segment?: PlanBatch['segment']): [PlanBatch, ArrayBuffer[]] {
     const { count } = this;
     const { keys, hashes } = this.pairs.views();
-    const batch: PlanBatch = { count, sizes: this.sizes.subarray(0, count), tags: this.tags.subarray(0, count), wire: this.wire.subarray(0, count), bounds: this.bounds.subarray(0, 2 * count), keys, hashes, problems: this.problems, ...(end && { end }), ...(segment && { segment }) };
+    const batch: PlanBatch = {
+      count,
+      sizes: this.sizes.subarray(0, count),
+      tags: this.tags.subarray(0, count),
+      wire: this.wire.subarray(0, count),
+      bounds: this.bounds.subarray(0, 2 * count),
+      keys,
+      hashes,
+      problems: this.problems,
+      ...(end && { end }),
+      ...(segment && { segment }),
+    };
     return [batch, [this.sizes.buffer, this.tags.buffer, this.wire.buffer, this.bounds.buffer, keys.buffer as ArrayBuffer, hashes.buffer as ArrayBuffer]];
   }
 }

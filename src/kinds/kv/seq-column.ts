@@ -27,7 +27,6 @@ export class SeqColumn {
   }
 }
 
-
 /** A flag per pair in reading order, a bit each, grown a block at a time. */
 export class FlagColumn {
   private readonly blocks: Uint8Array[] = [];

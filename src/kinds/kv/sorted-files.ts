@@ -73,7 +73,11 @@ export class RecordReader {
   keyEnd = 0;
   key = '';
   seq = 0;
-  constructor(private readonly fd: number, private buf: Buffer, private readonly file: string) {}
+  constructor(
+    private readonly fd: number,
+    private buf: Buffer,
+    private readonly file: string,
+  ) {}
 
   /** Moves to the next record; false at the end of the file. */
   advance(): boolean {

@@ -92,9 +92,11 @@ export class SortedKeys {
     if (typeof key !== 'string') throw new TypeError(`Expected a key string, got ${typeof key}`);
     const hex = typeof hash === 'string';
     if (hex ? hash.length !== HASH_BYTES * 2 : !(hash instanceof Uint8Array && at >= 0 && at + HASH_BYTES <= hash.length)) throw hashError(key, hash);
-    if (size >>> 0 !== size || seq >>> 0 !== seq) throw new TypeError(`Expected the size and seq of ${JSON.stringify(key)} to be integers from 0 below 2^32, got ${size} and ${seq}`);
+    if (size >>> 0 !== size || seq >>> 0 !== seq)
+      throw new TypeError(`Expected the size and seq of ${JSON.stringify(key)} to be integers from 0 below 2^32, got ${size} and ${seq}`);
     if (SURROGATE.test(key)) {
-      if (!(key as unknown as { isWellFormed(): boolean }).isWellFormed()) throw new TypeError(`Expected the key ${JSON.stringify(key)} to be well-formed: it has a lone surrogate`);
+      if (!(key as unknown as { isWellFormed(): boolean }).isWellFormed())
+        throw new TypeError(`Expected the key ${JSON.stringify(key)} to be well-formed: it has a lone surrogate`);
       this.astral = true;
     }
     if (this.n === this.runEntries || (this.n > 0 && this.chars + key.length > this.runKeyChars)) this.spill();

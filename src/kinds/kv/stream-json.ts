@@ -188,7 +188,8 @@ export class JsonItems implements ItemReader {
     if (!this.started) {
       this.started = true;
       if (token === TokenType.LEFT_BRACKET) return void ((this.depth = 1), (this.justOpened = true), this.gap(offset + 1));
-      const shown = token === TokenType.LEFT_BRACE ? 'an object' : !scalar(token) ? TOKEN_TEXT[token] : typeof t.value === 'string' && t.value.length > 40 ? 'a string' : typeName(t.value);
+      const shown =
+        token === TokenType.LEFT_BRACE ? 'an object' : !scalar(token) ? TOKEN_TEXT[token] : typeof t.value === 'string' && t.value.length > 40 ? 'a string' : typeName(t.value);
       throw located(this.name, this.lines.at(offset), `expected ${LIST}, got ${shown}`);
     }
     if (this.wantValue) {

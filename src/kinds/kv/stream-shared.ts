@@ -105,7 +105,7 @@ export class Utf8Check {
       const joined = Buffer.concat([this.carry, chunk.subarray(0, from)]);
       // Judged at once when it cannot be completed, so no later byte is taken as text before it is refused.
       if (!chunk.subarray(0, from).every((b) => (b & 0xc0) === 0x80)) return this.carryAt + firstInvalid(joined);
-      if (from < need) return (this.carry = joined), -1;
+      if (from < need) return ((this.carry = joined), -1);
       if (!isUtf8(joined)) return this.carryAt + firstInvalid(joined);
       this.carry = Buffer.alloc(0);
     }

@@ -72,7 +72,13 @@ export function pairItems(file: string, format: PairFormat, name?: string, optio
   const { range } = options;
   const start = range?.start ?? 0;
   const end = range?.end ?? Infinity;
-  return read(file, chunkBytes, (out, bom) => (format === 'json' ? new JsonItems(shown, maxItemBytes, out, bom, skip) : new LineItems(shown, maxItemBytes, out, bom, skip, raw)), start, end);
+  return read(
+    file,
+    chunkBytes,
+    (out, bom) => (format === 'json' ? new JsonItems(shown, maxItemBytes, out, bom, skip) : new LineItems(shown, maxItemBytes, out, bom, skip, raw)),
+    start,
+    end,
+  );
 }
 
 function* read(file: string, chunkBytes: number, reader: (out: SourceItem[], bom: number) => ItemReader, start: number, end: number): Generator<SourceItem, void, undefined> {

@@ -20,7 +20,8 @@ export function pgApprovals(url: string, workspace: string, shown: string): Appr
           `INSERT INTO approvals (workspace, config_digest, approved_at) VALUES ($1, $2, now())
            ON CONFLICT (workspace) DO UPDATE SET config_digest = EXCLUDED.config_digest, approved_at = EXCLUDED.approved_at`,
           [workspace, digest],
-        ));
+        ),
+      );
     },
     waiting: () => use((s) => s.query('SELECT 1 FROM approvals WHERE workspace = $1', [workspace]).rowCount > 0),
     take: (digest) =>

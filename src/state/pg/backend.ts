@@ -37,8 +37,7 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
     defaultSecretsDir: workspaceSecretsDir(local, ws),
     localDir: local,
     database: { url, workspace: ws },
-    open: ({ owner, secretsDir, notSecrets, clock }) =>
-      openPgStateStore({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: ifMissing(secretsDir, notSecrets) }),
+    open: ({ owner, secretsDir, notSecrets, clock }) => openPgStateStore({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: ifMissing(secretsDir, notSecrets) }),
     read(use, secretsDir, notSecrets) {
       const kept = ahead.take();
       if (kept) return readKept(kept, use);
@@ -50,7 +49,6 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
     },
     readAhead: ahead.readAhead,
     openReadOnly,
-    claim: ({ owner, secretsDir, notSecrets, clock }) =>
-      claimPgState({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: ifMissing(secretsDir, notSecrets) }),
+    claim: ({ owner, secretsDir, notSecrets, clock }) => claimPgState({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: ifMissing(secretsDir, notSecrets) }),
   };
 }

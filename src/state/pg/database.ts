@@ -46,7 +46,10 @@ class PgStatement implements SqlStatement {
   private mode: 'rows' | 'raw' | 'pluck' = 'rows';
   private readonly compiled: ReturnType<typeof placeholders>;
 
-  constructor(private readonly db: PgDatabase, sql: string) {
+  constructor(
+    private readonly db: PgDatabase,
+    sql: string,
+  ) {
     this.compiled = placeholders(sql);
   }
 
@@ -90,7 +93,10 @@ export class PgDatabase implements SqlDatabase {
   /** The statements of a batch being written (see `batch`). */
   private collected: { sql: string; params: unknown[] }[] | undefined;
 
-  constructor(readonly session: PgSession, public bound: Bound) {}
+  constructor(
+    readonly session: PgSession,
+    public bound: Bound,
+  ) {}
 
   prepare(sql: string): PgStatement {
     return new PgStatement(this, sql);

@@ -151,14 +151,20 @@ function prepare(session: PgSession, o: ResolvedPgOptions): void {
   if (exists) return;
   if (o.readOnly) throw new StateMissingError(`${o.shown} does not exist`);
   o.onMissing?.(o.label);
-  session.query("INSERT INTO meta (workspace, lineage) VALUES ($1, md5(random()::text || clock_timestamp()::text)) ON CONFLICT DO NOTHING", [o.workspace]);
+  session.query('INSERT INTO meta (workspace, lineage) VALUES ($1, md5(random()::text || clock_timestamp()::text)) ON CONFLICT DO NOTHING', [o.workspace]);
 }
 
 /** The store on a prepared session; a writable one (epoch set) first settles a dead holder's open intents. */
 function storeOn(session: PgSession, o: ResolvedPgOptions, epoch: number | null): SqlStateStore {
   const db = new PgDatabase(session, { ws: o.workspace, epoch });
   const store = new SqlStateStore({
-    db, sql: pgStatements(db), clock: o.clock, kvPageSize: o.kvPageSize, readOnly: o.readOnly, onClose: () => {}, shown: o.label,
+    db,
+    sql: pgStatements(db),
+    clock: o.clock,
+    kvPageSize: o.kvPageSize,
+    readOnly: o.readOnly,
+    onClose: () => {},
+    shown: o.label,
     verify: () => {
       if (session.lost) throw new Error(`${o.shown}: the database session was lost, and the lock with it; nothing more is sent`);
     },

@@ -17,7 +17,10 @@ class SecretsKeyError extends Error {
 /** A row written under another key than the one given: named by both fingerprints, not as a decryption failure. */
 export class SecretKeyMismatchError extends Error {
   override name = 'SecretKeyMismatchError';
-  constructor(readonly written: string, readonly given: string) {
+  constructor(
+    readonly written: string,
+    readonly given: string,
+  ) {
     super(`was written under the key with fingerprint ${written}, but ${SECRETS_KEY_ENV} is the key with fingerprint ${given}: set the key it was written with`);
   }
 }

@@ -9,7 +9,10 @@ import { compiledFile } from '../../util/compiled.js';
 /** A query the database refused, with its SQLSTATE code. */
 export class PgQueryError extends Error {
   override name = 'PgQueryError';
-  constructor(message: string, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
     super(message);
   }
 }
@@ -39,7 +42,11 @@ export class PgSession {
   private readonly pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
 
   /** `shown` names the database in messages (never with its password). */
-  constructor(url: string, private readonly shown: string, private readonly timeoutMs = 60_000) {
+  constructor(
+    url: string,
+    private readonly shown: string,
+    private readonly timeoutMs = 60_000,
+  ) {
     const flags = new SharedArrayBuffer(12);
     const { port1, port2 } = new MessageChannel();
     const start: WorkerStart = { url, flags, port: port2, applicationName: 'edgesync' };

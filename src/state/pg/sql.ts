@@ -11,7 +11,7 @@ const RID = '(SELECT id FROM kv_resources WHERE workspace = :ws AND resource = ?
 const RESOURCE_COLUMNS = ['kind', 'name', 'scope', 'remote_id', 'request', 'hash', 'applied_at', 'etag', 'memo', 'status', 'last_error', 'source', 'credential'];
 
 /** Where a page starts: the first key, or the one after the previous page's last (see kv_page in ./schema.ts). */
-const from = (next: boolean) => (next ? "? || chr(1)" : "''");
+const from = (next: boolean) => (next ? '? || chr(1)' : "''");
 
 /** Keys are COLLATE "C": ORDER BY, max() and >= compare bytes, as SQLite's BINARY does, so pages neither skip nor repeat. */
 function kvPage(db: SqlDatabase, next: boolean): SqlStatement {
@@ -49,7 +49,8 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
     // Chunks come in key order, so a chunk of a first sync spans no stored key: one index probe
     // then skips the update and its scan (a tenth of the CPU). The resource's id is made with its
     // first chunk, and its key count moves by the keys inserted.
-    putKvKeys: json(p(`WITH e AS MATERIALIZED (
+    putKvKeys: json(
+      p(`WITH e AS MATERIALIZED (
         SELECT DISTINCT ON ((r.value ->> 0) COLLATE "C") (r.value ->> 0) COLLATE "C" AS key, decode(r.value ->> 1, 'hex') AS hash,
           CASE WHEN r.value ->> 3 IS NOT NULL THEN @at::bigint + (r.value ->> 3)::bigint ELSE (r.value ->> 2)::bigint END AS expires
         FROM jsonb_array_elements(@keys::jsonb) WITH ORDINALITY AS r(value, n)
@@ -71,7 +72,8 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
       )
       INSERT INTO kv_keys (rid, key, hash, expires)
       SELECT coalesce((SELECT id FROM found), (SELECT id FROM made)), e.key, e.hash, e.expires FROM e
-      WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.key = e.key)`)),
+      WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.key = e.key)`),
+    ),
     // putKvKeys makes the resource's id with its first chunk.
     addKvResource: p('SELECT 1 WHERE ?::text IS NULL'),
     kvExpired: p(`SELECT key FROM kv_keys WHERE rid = ${RID} AND expires IS NOT NULL AND expires <= ? ORDER BY key`).pluck(true),

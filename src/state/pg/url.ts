@@ -36,7 +36,14 @@ export function pgUrlProblem(url: string): string | undefined {
   if (host === '' && !socketHost) return 'it names no host: write postgres://user:password@host:port/database';
   // What the driver's own parser is given (its stand-in for an empty host beside ?host=).
   try {
-    new URL(host === '' ? url.trim().replace('@/', '@localhost/').replace(/^(postgres(?:ql)?:\/\/)\//i, '$1localhost/') : url.trim());
+    new URL(
+      host === ''
+        ? url
+            .trim()
+            .replace('@/', '@localhost/')
+            .replace(/^(postgres(?:ql)?:\/\/)\//i, '$1localhost/')
+        : url.trim(),
+    );
   } catch {
     return 'it is not a valid URL (check the host name, and percent-encode any space or % in it)';
   }

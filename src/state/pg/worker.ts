@@ -75,15 +75,18 @@ client?.on('end', lost);
 
 const connected: Promise<pg.Client> = client
   ? client.connect().then(() => {
-    connectedOnce = true;
-    return client;
-  })
+      connectedOnce = true;
+      return client;
+    })
   : Promise.reject(made as Error);
 // Each query answers a failure to connect; none is left unhandled before the first query comes.
 connected.catch(() => undefined);
 /** Statement text and values as pg takes them; without values the simple protocol runs, which takes several statements (a migration) in one text. */
-const queryOf = (q: { sql: string; params: readonly unknown[]; rowMode?: 'array' }) =>
-  ({ text: q.sql, ...(q.params.length > 0 && { values: q.params as unknown[] }), ...(q.rowMode && { rowMode: q.rowMode }) });
+const queryOf = (q: { sql: string; params: readonly unknown[]; rowMode?: 'array' }) => ({
+  text: q.sql,
+  ...(q.params.length > 0 && { values: q.params as unknown[] }),
+  ...(q.rowMode && { rowMode: q.rowMode }),
+});
 
 const failure = (id: number, err: Error & { code?: string }): Answer => ({ id, ok: false, message: err.message, ...(err.code && { code: err.code }) });
 
@@ -109,12 +112,14 @@ let tail: Promise<unknown> = Promise.resolve();
 start.port.on('message', (q: QueryMessage | BatchMessage | 'close') => {
   if (q === 'close') {
     // The main thread waits for this: the session, and any lock it held, is gone when close returns.
-    tail = tail.then(() => client?.end().catch(() => undefined)).finally(() => {
-      Atomics.store(flags, 2, 1);
-      Atomics.notify(flags, 2);
-      start.port.close();
-      parentPort?.close();
-    });
+    tail = tail
+      .then(() => client?.end().catch(() => undefined))
+      .finally(() => {
+        Atomics.store(flags, 2, 1);
+        Atomics.notify(flags, 2);
+        start.port.close();
+        parentPort?.close();
+      });
     return;
   }
   tail = tail.then(async () => {

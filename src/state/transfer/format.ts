@@ -117,9 +117,21 @@ export function resourceRecord(row: ResourceRow): { record: ResourceRecord; reda
   const request = parsed(row.request);
   const clean = request === undefined ? { value: undefined, redacted: false } : withoutSecrets(request);
   const record = compact<ResourceRecord>({
-    type: 'resource', key: row.key, kind: row.kind, name: row.name, scope: JSON.parse(row.scope) as Json, status: row.status,
-    remote_id: set(row.remote_id), request: clean.value, hash: clean.redacted ? undefined : set(row.hash), applied_at: set(row.applied_at),
-    etag: set(row.etag), memo: parsed(row.memo), last_error: set(row.last_error), source: parsed(row.source), credential: set(row.credential),
+    type: 'resource',
+    key: row.key,
+    kind: row.kind,
+    name: row.name,
+    scope: JSON.parse(row.scope) as Json,
+    status: row.status,
+    remote_id: set(row.remote_id),
+    request: clean.value,
+    hash: clean.redacted ? undefined : set(row.hash),
+    applied_at: set(row.applied_at),
+    etag: set(row.etag),
+    memo: parsed(row.memo),
+    last_error: set(row.last_error),
+    source: parsed(row.source),
+    credential: set(row.credential),
   });
   return { record, redacted: clean.redacted };
 }
@@ -127,24 +139,45 @@ export function resourceRecord(row: ResourceRow): { record: ResourceRecord; reda
 export function intentRecord(row: IntentRow): { record: IntentRecord; redacted: boolean } {
   const clean = withoutSecrets(JSON.parse(row.request) as Json);
   const record = compact<IntentRecord>({
-    type: 'intent', resource: row.resource, operation: row.operation, request: clean.value,
-    request_hash: clean.redacted ? '' : row.request_hash, started_at: row.started_at, error: set(row.error), prior_status: set(row.prior_status),
+    type: 'intent',
+    resource: row.resource,
+    operation: row.operation,
+    request: clean.value,
+    request_hash: clean.redacted ? '' : row.request_hash,
+    started_at: row.started_at,
+    error: set(row.error),
+    prior_status: set(row.prior_status),
   });
   return { record, redacted: clean.redacted };
 }
 
 export function resourceRow(r: ResourceRecord): ResourceRow {
   return {
-    key: r.key, kind: r.kind, name: r.name, scope: canonicalJson(r.scope), remote_id: r.remote_id ?? null, request: jsonText(r.request),
-    hash: r.hash ?? null, applied_at: r.applied_at ?? null, etag: r.etag ?? null, memo: jsonText(r.memo), status: r.status,
-    last_error: r.last_error ?? null, source: r.source ? canonicalJson(r.source) : null, credential: r.credential ?? null,
+    key: r.key,
+    kind: r.kind,
+    name: r.name,
+    scope: canonicalJson(r.scope),
+    remote_id: r.remote_id ?? null,
+    request: jsonText(r.request),
+    hash: r.hash ?? null,
+    applied_at: r.applied_at ?? null,
+    etag: r.etag ?? null,
+    memo: jsonText(r.memo),
+    status: r.status,
+    last_error: r.last_error ?? null,
+    source: r.source ? canonicalJson(r.source) : null,
+    credential: r.credential ?? null,
   };
 }
 
 export function intentRow(i: IntentRecord): Omit<IntentRow, 'id' | 'error'> {
   return {
-    resource: i.resource, operation: i.operation, request: canonicalJson(i.request), request_hash: i.request_hash,
-    started_at: i.started_at, prior_status: i.prior_status ?? null,
+    resource: i.resource,
+    operation: i.operation,
+    request: canonicalJson(i.request),
+    request_hash: i.request_hash,
+    started_at: i.started_at,
+    prior_status: i.prior_status ?? null,
   };
 }
 
@@ -222,7 +255,9 @@ export function checkRecord(value: unknown): StateRecord {
   const type = value.type as StateRecord['type'];
   const unknown = Object.keys(value).find((field) => !FIELDS[type].includes(field));
   if (unknown !== undefined) {
-    throw new OptionError(`a ${type} record has a field \`${unknown}\` that version ${FORMAT_VERSION} of the format does not have: a later edgesync wrote it, or it was edited by hand`);
+    throw new OptionError(
+      `a ${type} record has a field \`${unknown}\` that version ${FORMAT_VERSION} of the format does not have: a later edgesync wrote it, or it was edited by hand`,
+    );
   }
   check(value);
   return value as unknown as StateRecord;

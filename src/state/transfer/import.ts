@@ -146,7 +146,9 @@ function* records(file: string, shown: string, layout: Layout, counter: Counter)
     } else if (record.type === 'end') {
       const t = counter.tally();
       if (record.resources !== t.resources || record.intents !== t.intents || record.kv_keys !== t.kvKeys) {
-        throw at(`the end record counts ${record.resources} resources, ${record.intents} intents and ${record.kv_keys} KV keys, but the file holds ${t.resources}, ${t.intents} and ${t.kvKeys}: it was cut or edited; export the state again`);
+        throw at(
+          `the end record counts ${record.resources} resources, ${record.intents} intents and ${record.kv_keys} KV keys, but the file holds ${t.resources}, ${t.intents} and ${t.kvKeys}: it was cut or edited; export the state again`,
+        );
       }
       ended = where;
     } else if (!seen.has(record.resource)) {

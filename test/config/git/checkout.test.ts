@@ -18,14 +18,21 @@ afterEach(() => {
 function setup(options: Partial<GitCheckoutOptions> = {}): { remote: TestRemote; cache: string; checkout: (more?: Partial<GitCheckoutOptions>) => GitCheckout } {
   const remote = testRemote();
   const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-git-cache-'));
-  cleanup.push(() => remote.close(), () => fs.rmSync(cache, { recursive: true, force: true }));
+  cleanup.push(
+    () => remote.close(),
+    () => fs.rmSync(cache, { recursive: true, force: true }),
+  );
   return { remote, cache, checkout: (more = {}) => new GitCheckout({ url: remote.url, cacheDir: cache, ...options, ...more }) };
 }
 
 const read = (c: GitCheckout, file: string) => fs.readFileSync(path.join(c.root, file), 'utf8');
 
 /** The work tree's files, outside .git. */
-const workFiles = (c: GitCheckout) => filesUnder(c.workDir).map((f) => f.file).filter((f) => !f.startsWith('.git')).sort();
+const workFiles = (c: GitCheckout) =>
+  filesUnder(c.workDir)
+    .map((f) => f.file)
+    .filter((f) => !f.startsWith('.git'))
+    .sort();
 
 const MiB = 1024 * 1024;
 
@@ -115,7 +122,9 @@ describe('a git checkout', () => {
     }
 
     const second = remote.commit({ 'config/a.yaml': 'a: 2\n', 'config/big.yaml': randomBytes(100 * 1024).toString('hex') });
-    await expect(c.sync()).rejects.toThrow(/^commit [0-9a-f]{12} of file:\/\/.+: the files under config come to 204805 bytes and exceed 65536 bytes \(--git-max-bytes\); nothing is applied from it$/);
+    await expect(c.sync()).rejects.toThrow(
+      /^commit [0-9a-f]{12} of file:\/\/.+: the files under config come to 204805 bytes and exceed 65536 bytes \(--git-max-bytes\); nothing is applied from it$/,
+    );
     expect(await c.current()).toBe(first);
     expect(read(c, 'a.yaml')).toBe('a: 1\n');
     expect(workFiles(c)).toEqual(['config/a.yaml']);
@@ -139,7 +148,12 @@ describe('a git checkout', () => {
     const work = path.join(cache, 'work');
     fs.mkdirSync(work, { recursive: true });
     const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
-    for (const args of [['init', '-q'], ['remote', 'add', 'origin', remote.url], ['fetch', '-q', '--depth', '1', 'origin', '+main:refs/edgesync/target'], ['checkout', '-q', '--detach', 'refs/edgesync/target']]) {
+    for (const args of [
+      ['init', '-q'],
+      ['remote', 'add', 'origin', remote.url],
+      ['fetch', '-q', '--depth', '1', 'origin', '+main:refs/edgesync/target'],
+      ['checkout', '-q', '--detach', 'refs/edgesync/target'],
+    ]) {
       execFileSync('git', args, { cwd: work, env });
     }
     const c = checkout({ path: 'config' });
@@ -152,7 +166,10 @@ describe('a git checkout', () => {
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-git-cache-'));
     cleanup.push(() => fs.rmSync(cache, { recursive: true, force: true }));
     const c = new GitCheckout({ url: 'https://deploy:s3cret-token@127.0.0.1:1/org/config.git', cacheDir: cache, auth: { token: 'another-token' }, timeoutMs: 20_000 });
-    const err = await c.sync().then(() => undefined, (e: Error) => e);
+    const err = await c.sync().then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/^cannot fetch HEAD from https:\/\/\*\*\*@127\.0\.0\.1:1\/org\/config\.git: /);
     expect(err?.message).not.toMatch(/s3cret-token|another-token|deploy/);
   });
@@ -162,7 +179,10 @@ describe('a git checkout', () => {
     cleanup.push(() => fs.rmSync(cache, { recursive: true, force: true }));
     const c = new GitCheckout({ url: 'https://127.0.0.1:1/org/config.git?token=Q-SECRET-0123456789', cacheDir: cache, timeoutMs: 20_000 });
     expect(c.shown).toBe('https://127.0.0.1:1/org/config.git?token=***');
-    const err = await c.sync().then(() => undefined, (e: Error) => e);
+    const err = await c.sync().then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/^cannot fetch HEAD from https:\/\/127\.0\.0\.1:1\/org\/config\.git\?token=\*\*\*: /);
     expect(err?.message).not.toContain('Q-SECRET');
   });

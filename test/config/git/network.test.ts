@@ -33,7 +33,11 @@ function checkout(options: Omit<GitCheckoutOptions, 'cacheDir'>, cacheDir?: stri
 }
 
 const read = (c: GitCheckout, file: string) => fs.readFileSync(path.join(c.root, file), 'utf8');
-const failure = (c: GitCheckout) => c.sync().then(() => expect.unreachable('the sync succeeded'), (e: unknown) => e as Error);
+const failure = (c: GitCheckout) =>
+  c.sync().then(
+    () => expect.unreachable('the sync succeeded'),
+    (e: unknown) => e as Error,
+  );
 
 /** The sync fails with a GitError naming the remote, and the work tree stays at `good` with `file` as it was. */
 async function refusedKeeping(c: GitCheckout, good: string, file: [string, string]): Promise<GitError> {

@@ -181,7 +181,11 @@ exec sh -c "$last"
     bin,
     calls: () =>
       fs.existsSync(log)
-        ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => line.split('\0').slice(0, -1))
+        ? fs
+            .readFileSync(log, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => line.split('\0').slice(0, -1))
         : [],
     refuseHostKey: () => fs.writeFileSync(refuse, ''),
     close: () => fs.rmSync(dir, { recursive: true, force: true }),

@@ -18,15 +18,36 @@ export function applied(kind: string, name: string, extra: Partial<AppliedResour
 
 export function createAction(kind: string, name: string): Action {
   return {
-    id: `${kind}[account=${ACCOUNT}]/${name}#create`, resource: `${kind}[account=${ACCOUNT}]/${name}`, kind, name, scope: { account: ACCOUNT },
-    needs: [], change: 'create', operation: 'createGatewayList', params: {}, body: {}, record: {}, diff: [{ path: 'name', after: name }],
+    id: `${kind}[account=${ACCOUNT}]/${name}#create`,
+    resource: `${kind}[account=${ACCOUNT}]/${name}`,
+    kind,
+    name,
+    scope: { account: ACCOUNT },
+    needs: [],
+    change: 'create',
+    operation: 'createGatewayList',
+    params: {},
+    body: {},
+    record: {},
+    diff: [{ path: 'name', after: name }],
   } as unknown as Action;
 }
 
 export function run(over: Partial<RunReport> = {}): RunReport {
   return {
-    reason: 'change', result: 'ok', startedAt: '2026-01-02T03:04:00.000Z', finishedAt: '2026-01-02T03:04:02.500Z', revision: 'abc123',
-    actions: 2, succeeded: 2, failed: 0, uncertain: 0, skipped: 0, requests: 2, errors: [], ...over,
+    reason: 'change',
+    result: 'ok',
+    startedAt: '2026-01-02T03:04:00.000Z',
+    finishedAt: '2026-01-02T03:04:02.500Z',
+    revision: 'abc123',
+    actions: 2,
+    succeeded: 2,
+    failed: 0,
+    uncertain: 0,
+    skipped: 0,
+    requests: 2,
+    errors: [],
+    ...over,
   };
 }
 

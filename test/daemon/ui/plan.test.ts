@@ -9,16 +9,35 @@ const empty: Plan = { actions: [], blocked: [], orphaned: [], uncertain: [], wai
 
 function tokenAction(name: string): Action {
   return {
-    id: `ApiToken/${name}#create`, resource: `ApiToken/${name}`, kind: 'ApiToken', name, scope: {}, needs: [], change: 'create', operation: 'createToken',
-    params: {}, body: { name, value: 'tok-secret-value-123' }, record: { request: { name }, kvKeys: [['k', 'h']] },
-    diff: [{ path: 'name', after: name }, { path: 'value', after: 'tok-secret-value-123', sensitive: true }],
+    id: `ApiToken/${name}#create`,
+    resource: `ApiToken/${name}`,
+    kind: 'ApiToken',
+    name,
+    scope: {},
+    needs: [],
+    change: 'create',
+    operation: 'createToken',
+    params: {},
+    body: { name, value: 'tok-secret-value-123' },
+    record: { request: { name }, kvKeys: [['k', 'h']] },
+    diff: [
+      { path: 'name', after: name },
+      { path: 'value', after: 'tok-secret-value-123', sensitive: true },
+    ],
   } as unknown as Action;
 }
 
 describe('the plan the status page shows', () => {
   it('keeps no request body, state record or sensitive value between runs', () => {
     const kept = withoutBodies({ ...empty, actions: [tokenAction('ci')] });
-    expect(kept.actions[0]).toMatchObject({ body: undefined, record: {}, diff: [{ path: 'name', after: 'ci' }, { path: 'value', after: '(sensitive)', sensitive: true }] });
+    expect(kept.actions[0]).toMatchObject({
+      body: undefined,
+      record: {},
+      diff: [
+        { path: 'name', after: 'ci' },
+        { path: 'value', after: '(sensitive)', sensitive: true },
+      ],
+    });
     expect(JSON.stringify(kept)).not.toContain('tok-secret-value-123');
   });
 
@@ -46,7 +65,9 @@ describe('the plan the status page shows', () => {
     const clock = new ManualClock();
     const engine = new FakeEngine();
     const loop = createReconcileLoop({
-      engine, clock, logger: recordingLogger().logger,
+      engine,
+      clock,
+      logger: recordingLogger().logger,
       timing: checkTiming({ debounceMs: 500, resyncIntervalMs: 3_600_000 }),
     });
     expect(loop.status().plan).toBeUndefined();

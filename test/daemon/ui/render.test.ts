@@ -14,7 +14,14 @@ async function page(w: World, query: RowQuery = {}): Promise<string> {
 }
 
 /** The visible text of a fragment: tags dropped, entities read. */
-const textOf = (markup: string) => markup.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const textOf = (markup: string) =>
+  markup
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 /** The resources table's row for a name. */
 function rowOf(doc: string, name: string): string {
@@ -25,10 +32,13 @@ function rowOf(doc: string, name: string): string {
 }
 
 describe('the status page, rendered without a browser', () => {
-  it('shows a blocked resource\'s reason once in its row, not again as its last error', async () => {
+  it("shows a blocked resource's reason once in its row, not again as its last error", async () => {
     const reason = "a list's type and items cannot be changed in place";
     const w = world({ resources: [applied('GatewayList', 'stuck', { status: 'blocked', lastError: reason })] });
-    w.status = { ...w.status, plan: { ...EMPTY_PLAN, blocked: [{ resource: `GatewayList[account=${ACCOUNT}]/stuck`, kind: 'GatewayList', name: 'stuck', reason, fields: ['type'] }] } };
+    w.status = {
+      ...w.status,
+      plan: { ...EMPTY_PLAN, blocked: [{ resource: `GatewayList[account=${ACCOUNT}]/stuck`, kind: 'GatewayList', name: 'stuck', reason, fields: ['type'] }] },
+    };
     const doc = await page(w);
     const row = doc.slice(doc.indexOf('<tr role="row" class="row-blocked"'));
     expect(textOf(row.slice(0, row.indexOf('</tr>'))).split(reason)).toHaveLength(2);
@@ -39,7 +49,13 @@ describe('the status page, rendered without a browser', () => {
     const commit = 'a'.repeat(40);
     w.status = { ...w.status, revision: { commit, ref: 'refs/heads/main', localChanges: true } };
     expect(textOf(await page(w))).toContain(`commit ${commit.slice(0, 12)} with local changes on main`);
-    w.status = { ...w.status, revision: { commit }, configValid: false, configErrors: [{ file: 'a.yaml', line: 1, col: 1, path: 'spec', message: 'bad' }], invalidRevision: { commit, localChanges: true } };
+    w.status = {
+      ...w.status,
+      revision: { commit },
+      configValid: false,
+      configErrors: [{ file: 'a.yaml', line: 1, col: 1, path: 'spec', message: 'bad' }],
+      invalidRevision: { commit, localChanges: true },
+    };
     const text = textOf(await page(w));
     expect(text).toContain(`refused: commit ${commit.slice(0, 12)} with local changes (its files are invalid)`);
     expect(text).not.toContain(`commit ${commit.slice(0, 12)} with local changes on`);
@@ -69,7 +85,7 @@ describe('the status page, rendered without a browser', () => {
     expect(doc).toContain('<q class="subject">Block &lt;b&gt;more&lt;/b&gt; domains</q>');
   });
 
-  it('says applying while a run is in flight, and marks the plan\'s resources pending', async () => {
+  it("says applying while a run is in flight, and marks the plan's resources pending", async () => {
     const w = world();
     w.status = { ...w.status, running: true, plan: withoutBodies({ ...EMPTY_PLAN, actions: [createAction('GatewayList', 'new-list')] }) };
     const doc = await page(w);
@@ -97,7 +113,10 @@ describe('the status page, rendered without a browser', () => {
     w.status = {
       ...w.status,
       lastRun: run({ result: 'uncertain', needsAttention: [{ resource: key, why: 'uncertain', message: uncertainMessage(key) }] }),
-      plan: { ...EMPTY_PLAN, uncertain: [{ resource: key, kind: 'GatewayList', name: 'allowed', operation: 'createGatewayList', since: '2026-01-02T03:00:00.000Z', message: uncertainMessage(key) }] },
+      plan: {
+        ...EMPTY_PLAN,
+        uncertain: [{ resource: key, kind: 'GatewayList', name: 'allowed', operation: 'createGatewayList', since: '2026-01-02T03:00:00.000Z', message: uncertainMessage(key) }],
+      },
     };
     const doc = await page(w);
     expect(doc).toContain('<title>edgesync: needs attention</title>');
@@ -127,8 +146,19 @@ describe('the status page, rendered without a browser', () => {
         ...EMPTY_PLAN,
         actions: [createAction('GatewayList', 'fresh')],
         blocked: [{ resource: key('stuck'), kind: 'GatewayList', name: 'stuck', reason: 'no update operation exists for type', fields: ['type'] }],
-        waiting: [{ resource: key('after'), kind: 'GatewayList', name: 'after', on: key('unsure'), because: 'uncertain', message: `waits for ${key('unsure')}: its create is uncertain; settle it with \`edgesync state resolve '${key('unsure')}'\`. Nothing is sent for this resource until then` }],
-        orphaned: [{ resource: key('gone'), kind: 'GatewayList', name: 'gone', message: `no delete operation exists; remove it by hand, then \`edgesync state forget '${key('gone')}'\`` }],
+        waiting: [
+          {
+            resource: key('after'),
+            kind: 'GatewayList',
+            name: 'after',
+            on: key('unsure'),
+            because: 'uncertain',
+            message: `waits for ${key('unsure')}: its create is uncertain; settle it with \`edgesync state resolve '${key('unsure')}'\`. Nothing is sent for this resource until then`,
+          },
+        ],
+        orphaned: [
+          { resource: key('gone'), kind: 'GatewayList', name: 'gone', message: `no delete operation exists; remove it by hand, then \`edgesync state forget '${key('gone')}'\`` },
+        ],
       },
     };
     const doc = await page(w);
@@ -140,7 +170,10 @@ describe('the status page, rendered without a browser', () => {
     expect(rowOf(doc, 'after')).toContain(`edgesync state resolve '${key('unsure')}'`);
     expect(rowOf(doc, 'fresh')).toContain('pending');
 
-    w.status = { ...w.status, lastRun: run({ result: 'held', errors: ['3 of 4 resources would be updated (over 30%): held until the files change, or `edgesync apply --force` approves it.'] }) };
+    w.status = {
+      ...w.status,
+      lastRun: run({ result: 'held', errors: ['3 of 4 resources would be updated (over 30%): held until the files change, or `edgesync apply --force` approves it.'] }),
+    };
     expect(rowOf(await page(w), 'fresh')).toMatch(/held.*edgesync apply --force/s);
   });
 
@@ -151,7 +184,10 @@ describe('the status page, rendered without a browser', () => {
     expect(before).toContain('<title>edgesync: starting</title>');
     expect(textOf(before)).toContain('No plan has been made yet.');
     expect(textOf(before)).toContain('No run kept yet.');
-    w.status = { ...world().status, lastRun: run({ result: 'held', errors: ['would orphan 9 of 10 resources. Held until the files change, or edgesync runs with --allow-empty.'] }) };
+    w.status = {
+      ...world().status,
+      lastRun: run({ result: 'held', errors: ['would orphan 9 of 10 resources. Held until the files change, or edgesync runs with --allow-empty.'] }),
+    };
     const held = await page(w);
     expect(held).toContain('<title>edgesync: needs attention</title>');
     expect(textOf(held)).toContain('held: would orphan 9 of 10 resources.');

@@ -49,8 +49,18 @@ describe('the status page on the endpoint', () => {
   it('never shows a secret, a token value or a KV value', async () => {
     const w = world();
     const action = {
-      id: 'ApiToken/ci#create', resource: 'ApiToken/ci', kind: 'ApiToken', name: 'ci', scope: {}, needs: [], change: 'create', operation: 'createToken', params: {},
-      body: { value: SECRET, pairs: [{ key: 'k', value: 'kv-value-never-shown' }] }, record: {}, diff: [{ path: 'value', after: SECRET, sensitive: true }],
+      id: 'ApiToken/ci#create',
+      resource: 'ApiToken/ci',
+      kind: 'ApiToken',
+      name: 'ci',
+      scope: {},
+      needs: [],
+      change: 'create',
+      operation: 'createToken',
+      params: {},
+      body: { value: SECRET, pairs: [{ key: 'k', value: 'kv-value-never-shown' }] },
+      record: {},
+      diff: [{ path: 'value', after: SECRET, sensitive: true }],
     } as unknown as Action;
     w.status = { ...w.status, running: true, plan: withoutBodies({ ...EMPTY_PLAN, actions: [action] }) };
     const app = serverOf(w);

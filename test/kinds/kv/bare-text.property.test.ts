@@ -8,19 +8,17 @@ import { BARE_KEY_AT, bareKeyEnd, digestTag, hashTag, kvDigest, KV_RULES, prepar
 /** Characters near the rules' edges: space, dot, quote, backslash, DEL, a control, non-ASCII. */
 const edgy = fc.string({ unit: fc.constantFrom('a', 'Z', '0', '/', '.', ' ', '"', '\\', '\x7f', '\x01', 'é', '~', '!'), maxLength: 6 });
 /** A line near `{"key":"K","value":"V"}`: escaped or raw fields, other spacing, another order, more fields, a cut, a space after. */
-const line = fc
-  .record({ key: edgy, value: edgy, how: fc.constantFrom('json', 'raw', 'spaced', 'reordered', 'extra', 'cut', 'ttl', 'trailing') })
-  .map(({ key, value, how }) => {
-    const json = JSON.stringify({ key, value });
-    if (how === 'raw') return `{"key":"${key}","value":"${value}"}`;
-    if (how === 'spaced') return json.replace(':', ': ');
-    if (how === 'reordered') return JSON.stringify({ value, key });
-    if (how === 'extra') return JSON.stringify({ key, value, base64: false });
-    if (how === 'ttl') return JSON.stringify({ key, value, expiration_ttl: 60 });
-    if (how === 'cut') return json.slice(0, -1);
-    if (how === 'trailing') return `${json} `;
-    return json;
-  });
+const line = fc.record({ key: edgy, value: edgy, how: fc.constantFrom('json', 'raw', 'spaced', 'reordered', 'extra', 'cut', 'ttl', 'trailing') }).map(({ key, value, how }) => {
+  const json = JSON.stringify({ key, value });
+  if (how === 'raw') return `{"key":"${key}","value":"${value}"}`;
+  if (how === 'spaced') return json.replace(':', ': ');
+  if (how === 'reordered') return JSON.stringify({ value, key });
+  if (how === 'extra') return JSON.stringify({ key, value, base64: false });
+  if (how === 'ttl') return JSON.stringify({ key, value, expiration_ttl: 60 });
+  if (how === 'cut') return json.slice(0, -1);
+  if (how === 'trailing') return `${json} `;
+  return json;
+});
 
 /** What the parse and checks make of a line: the prepared pair when it is bare and its text is its JSON as sent. */
 function parsed(text: string, maxRequestBytes: number) {

@@ -59,7 +59,9 @@ describe('A bare pair sent as read', () => {
         const parsed = await chunksOf(file, text, true);
         expect(asRead.chunks).toEqual(parsed.chunks);
         // Sent as read: exactly the compact texts of pairs that are a key and a plain value (base64 true too).
-        const bare = items.map(([p, how]) => how === 'compact' && (p as { base64?: boolean }).base64 !== false && !('metadata' in p) && !('expiration_ttl' in p) && !/["\\é\n😀]/u.test(p.value));
+        const bare = items.map(
+          ([p, how]) => how === 'compact' && (p as { base64?: boolean }).base64 !== false && !('metadata' in p) && !('expiration_ttl' in p) && !/["\\é\n😀]/u.test(p.value),
+        );
         expect(asRead.wire).toEqual(bare);
       }),
       { numRuns: 80 },

@@ -9,14 +9,34 @@ import { desiredKv, FAKE_NOW, madeActions, planContext } from './helpers.js';
 
 // Units that JSON escapes or UTF-8 widens, mixed with ordinary ones.
 const tricky = fc.constantFrom('"', '\\', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', 'é', '€', '😀', '/', '<');
-const unit = fc.oneof(tricky, fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), fc.constantFrom('a', 'b', 'z', '0'));
+const unit = fc.oneof(
+  tricky,
+  fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  fc.constantFrom('a', 'b', 'z', '0'),
+);
 const text = fc.string({ unit, maxLength: 40 });
-const keyText = fc.string({ unit: fc.oneof(fc.constantFrom('a', 'b', 'é', '/', '"', '\\', '😀'), fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c))), minLength: 1, maxLength: 12 }).filter((k) => k !== '.' && k !== '..');
+const keyText = fc
+  .string({
+    unit: fc.oneof(
+      fc.constantFrom('a', 'b', 'é', '/', '"', '\\', '😀'),
+      fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+    ),
+    minLength: 1,
+    maxLength: 12,
+  })
+  .filter((k) => k !== '.' && k !== '..');
 const metadata = fc.dictionary(text, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
 
 const rawPair = fc.oneof(
   fc.record(
-    { key: keyText, value: text, base64: fc.constant(false), expiration: fc.integer({ min: Math.floor(FAKE_NOW / 1000) + 60, max: 2 ** 40 }), expiration_ttl: fc.integer({ min: 60, max: 1e7 }), metadata },
+    {
+      key: keyText,
+      value: text,
+      base64: fc.constant(false),
+      expiration: fc.integer({ min: Math.floor(FAKE_NOW / 1000) + 60, max: 2 ** 40 }),
+      expiration_ttl: fc.integer({ min: 60, max: 1e7 }),
+      metadata,
+    },
     { requiredKeys: ['key', 'value'] },
   ),
   fc.record({ key: keyText, value: fc.base64String({ maxLength: 40 }), base64: fc.constant(true) }),
@@ -35,8 +55,7 @@ const preparedPairs = fc.uniqueArray(rawPair, { selector: (p) => p.key, maxLengt
 );
 
 // A request is at least `[]` plus one pair, so the chunker takes no byte limit under 3.
-const limits = (maxSize: number) =>
-  fc.record({ maxPairs: fc.integer({ min: 1, max: 12 }), maxBytes: fc.integer({ min: Math.max(3, maxSize + 2), max: maxSize + 600 }) });
+const limits = (maxSize: number) => fc.record({ maxPairs: fc.integer({ min: 1, max: 12 }), maxBytes: fc.integer({ min: Math.max(3, maxSize + 2), max: maxSize + 600 }) });
 
 describe('KV chunking', () => {
   it('computes each pair size as the bytes JSON.stringify sends, escapes and unicode included', () => {
@@ -48,9 +67,7 @@ describe('KV chunking', () => {
   });
 
   it('never breaks either limit, and each chunk measures exactly its serialized bytes', () => {
-    const input = fc.array(anyPair, { maxLength: 60 }).chain((pairs) =>
-      fc.tuple(fc.constant(pairs), limits(Math.max(0, ...pairs.map(pairSize)))),
-    );
+    const input = fc.array(anyPair, { maxLength: 60 }).chain((pairs) => fc.tuple(fc.constant(pairs), limits(Math.max(0, ...pairs.map(pairSize)))));
     fc.assert(
       fc.property(input, ([pairs, lim]) => {
         const sizes = pairs.map(pairSize);
@@ -81,7 +98,13 @@ describe('KV chunking', () => {
         // Per desired pair: 0 unknown to state, 1 stored unchanged, 2 stored with another hash,
         // 3 stored unchanged but expired remotely.
         fc.array(fc.integer({ min: 0, max: 3 }), { minLength: prepared.length, maxLength: prepared.length }),
-        fc.uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 6 }).map((s) => `gone/${s}`), fc.boolean()), { maxLength: 5, selector: ([k]) => k }),
+        fc.uniqueArray(
+          fc.tuple(
+            fc.string({ minLength: 1, maxLength: 6 }).map((s) => `gone/${s}`),
+            fc.boolean(),
+          ),
+          { maxLength: 5, selector: ([k]) => k },
+        ),
         limits(Math.max(0, ...prepared.map((p) => p.size))),
       ),
     );
@@ -120,7 +143,10 @@ describe('KV chunking', () => {
           expect(a.size!.bytes).toBeLessThanOrEqual(lim.maxBytes);
           expect(a.size!.pairs).toBeLessThanOrEqual(lim.maxPairs);
         });
-        const orphans = gone.filter(([k, e]) => !e && !prepared.some((p) => p.pair.key === k)).map(([k]) => k).sort(compareUtf8);
+        const orphans = gone
+          .filter(([k, e]) => !e && !prepared.some((p) => p.pair.key === k))
+          .map(([k]) => k)
+          .sort(compareUtf8);
         expect(decision.orphanedKeys ?? []).toEqual(orphans);
       }),
     );

@@ -23,34 +23,52 @@ function boundsOf(file: string, chunkBytes: number): ElementBounds {
 
 const gap = fc.constantFrom('', ' ', '\n', '\r\n', '\t ', '\n\n  ');
 const pair = fc.record(
-  { key: fc.string({ minLength: 1, maxLength: 12 }), value: fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 20 })), metadata: fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.array(fc.boolean(), { maxLength: 3 }))) },
+  {
+    key: fc.string({ minLength: 1, maxLength: 12 }),
+    value: fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 20 })),
+    metadata: fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.array(fc.boolean(), { maxLength: 3 }))),
+  },
   { requiredKeys: ['key', 'value'] },
 );
 
-describe('JSON array elements read at the plan\'s bounds', () => {
+describe("JSON array elements read at the plan's bounds", () => {
   it('are the values the tokenizer reads, or their bytes when asked raw, whatever the spacing, a BOM, the sizes read at a time or the elements skipped', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(pair, gap, gap, fc.boolean()), { maxLength: 40 }), gap, fc.boolean(), fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: 256 }), (elements, end, bom, chunkBytes, windowBytes) => {
-        const text = `${bom ? '\ufeff' : ''}[${elements.map(([p, before, after]) => `${before}${JSON.stringify(p, null, before.includes('\n') ? 1 : undefined)}${after}`).join(',')}${end}]`;
-        const file = path.join(dir, `p${files++}.json`);
-        fs.writeFileSync(file, text);
-        const bounds = boundsOf(file, chunkBytes);
-        expect(bounds.length).toBe(elements.length);
-        const wanted = elements.map(([, , , keep], i) => (keep ? i : -1)).filter((i) => i >= 0);
-        const read = [...elementsAt(file, bounds, (i) => !elements[i][3], undefined, windowBytes)];
-        expect(read.map((item) => item.index)).toEqual(wanted);
-        expect(read.map((item) => item.value)).toEqual(wanted.map((i) => elements[i][0]));
-        // Those asked raw come as the bytes of their span, unparsed, valid until the next is taken: copied at once.
-        const raw: SourceItem[] = [];
-        for (const item of elementsAt(file, bounds, (i) => !elements[i][3], (i) => i % 2 === 0, windowBytes)) raw.push(item.bytes ? { ...item, bytes: Buffer.from(item.bytes) } : item);
-        expect(raw.map((item) => (item.bytes ? JSON.parse(item.bytes.toString('utf8')) : item.value))).toEqual(wanted.map((i) => elements[i][0]));
-        expect(raw.map((item) => item.bytes !== undefined)).toEqual(wanted.map((i) => i % 2 === 0));
-      }),
+      fc.property(
+        fc.array(fc.tuple(pair, gap, gap, fc.boolean()), { maxLength: 40 }),
+        gap,
+        fc.boolean(),
+        fc.integer({ min: 1, max: 64 }),
+        fc.integer({ min: 1, max: 256 }),
+        (elements, end, bom, chunkBytes, windowBytes) => {
+          const text = `${bom ? '\ufeff' : ''}[${elements.map(([p, before, after]) => `${before}${JSON.stringify(p, null, before.includes('\n') ? 1 : undefined)}${after}`).join(',')}${end}]`;
+          const file = path.join(dir, `p${files++}.json`);
+          fs.writeFileSync(file, text);
+          const bounds = boundsOf(file, chunkBytes);
+          expect(bounds.length).toBe(elements.length);
+          const wanted = elements.map(([, , , keep], i) => (keep ? i : -1)).filter((i) => i >= 0);
+          const read = [...elementsAt(file, bounds, (i) => !elements[i][3], undefined, windowBytes)];
+          expect(read.map((item) => item.index)).toEqual(wanted);
+          expect(read.map((item) => item.value)).toEqual(wanted.map((i) => elements[i][0]));
+          // Those asked raw come as the bytes of their span, unparsed, valid until the next is taken: copied at once.
+          const raw: SourceItem[] = [];
+          for (const item of elementsAt(
+            file,
+            bounds,
+            (i) => !elements[i][3],
+            (i) => i % 2 === 0,
+            windowBytes,
+          ))
+            raw.push(item.bytes ? { ...item, bytes: Buffer.from(item.bytes) } : item);
+          expect(raw.map((item) => (item.bytes ? JSON.parse(item.bytes.toString('utf8')) : item.value))).toEqual(wanted.map((i) => elements[i][0]));
+          expect(raw.map((item) => item.bytes !== undefined)).toEqual(wanted.map((i) => i % 2 === 0));
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
-  it('finds any element\'s span among thousands, asked in order or not', () => {
+  it("finds any element's span among thousands, asked in order or not", () => {
     const values = Array.from({ length: 5000 }, (_, i) => ({ key: `k${i}`, value: 'v'.repeat(i % 37) }));
     const file = path.join(dir, 'many.json');
     fs.writeFileSync(file, `[ ${values.map((v) => JSON.stringify(v)).join(' , ')} ]`);
@@ -68,7 +86,12 @@ describe('JSON array elements read at the plan\'s bounds', () => {
   });
 
   it('finds the span of an element of 65,535 bytes or more among short ones', () => {
-    const values = [{ key: 'a', value: '1' }, { key: 'long', value: 'x'.repeat(70_000) }, { key: 'b', value: 'y'.repeat(65_520) }, { key: 'c', value: '3' }];
+    const values = [
+      { key: 'a', value: '1' },
+      { key: 'long', value: 'x'.repeat(70_000) },
+      { key: 'b', value: 'y'.repeat(65_520) },
+      { key: 'c', value: '3' },
+    ];
     const file = path.join(dir, 'long.json');
     fs.writeFileSync(file, JSON.stringify(values));
     const bounds = boundsOf(file, 4096);

@@ -31,7 +31,7 @@ function planOf(files: Record<string, string>, spec: object, before: (root: stri
 }
 
 describe('KV chunk bodies read at apply', () => {
-  it('are the plan\'s pairs in reading order, each chunk made once, whatever order they are taken in', async () => {
+  it("are the plan's pairs in reading order, each chunk made once, whatever order they are taken in", async () => {
     const lines = pairs.map((p) => JSON.stringify(p)).join('\n');
     const { bodies } = planOf({ 'pairs.jsonl': lines }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     expect(bodies).toHaveLength(3);
@@ -62,7 +62,7 @@ describe('KV chunk bodies read at apply', () => {
     await expect(bodies[2].take()).rejects.toThrow('pairs.json[12] is not the pair the plan read');
   });
 
-  it('reads a JSON array\'s elements where the plan found them: a BOM, spaces and line breaks between them', async () => {
+  it("reads a JSON array's elements where the plan found them: a BOM, spaces and line breaks between them", async () => {
     const text = `\ufeff[\n  ${pairs.map((p) => JSON.stringify(p, null, 1)).join(' ,\n\t')}\r\n]\n`;
     const { bodies } = planOf({ 'pairs.json': text }, { sources: [{ file: 'pairs.json' }] });
     const sent = [];
@@ -98,7 +98,16 @@ describe('KV chunk bodies read at apply', () => {
 
   it('closes each file once its pairs are read, and the last one with the last chunk', async () => {
     const { bodies } = planOf(
-      { 'a.jsonl': pairs.slice(0, 12).map((p) => JSON.stringify(p)).join('\n'), 'b.jsonl': pairs.slice(12).map((p) => JSON.stringify(p)).join('\n') },
+      {
+        'a.jsonl': pairs
+          .slice(0, 12)
+          .map((p) => JSON.stringify(p))
+          .join('\n'),
+        'b.jsonl': pairs
+          .slice(12)
+          .map((p) => JSON.stringify(p))
+          .join('\n'),
+      },
       { sources: [{ jsonl: 'a.jsonl' }, { jsonl: 'b.jsonl' }] },
     );
     const closes = vi.spyOn(fs, 'closeSync');
@@ -110,7 +119,7 @@ describe('KV chunk bodies read at apply', () => {
     closes.mockRestore();
   });
 
-  it('leaves no listener on the run\'s stop signal once a body is taken', async () => {
+  it("leaves no listener on the run's stop signal once a body is taken", async () => {
     const { bodies } = planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
     const stop = new AbortController();
     await Promise.all(bodies.map((b) => b.take(stop.signal)));

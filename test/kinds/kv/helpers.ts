@@ -27,7 +27,11 @@ export function tempRoot(files: Record<string, string | Buffer> = {}): { root: s
   return { root, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
 }
 
-const show = (p: FieldPath): string => p.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('').replace(/^\./, '');
+const show = (p: FieldPath): string =>
+  p
+    .map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`))
+    .join('')
+    .replace(/^\./, '');
 
 /** When fake contexts say the config is loaded: 2026-11-21T10:00:00Z. */
 export const FAKE_NOW = Date.UTC(2026, 10, 21, 10, 0, 0);
@@ -42,17 +46,17 @@ export function fakeContext(root: string): FakeContext {
     issue,
     readFile(ref, p) {
       const file = path.join(root, ref);
-      if (!fs.existsSync(file)) return issue(p, `${ref}: no such file`), undefined;
+      if (!fs.existsSync(file)) return (issue(p, `${ref}: no such file`), undefined);
       return fs.readFileSync(file);
     },
     streamFile(ref, p) {
       const file = path.join(root, ref);
-      if (!fs.existsSync(file)) return issue(p, `${ref}: no such file`), undefined;
+      if (!fs.existsSync(file)) return (issue(p, `${ref}: no such file`), undefined);
       return { path: file, size: fs.statSync(file).size };
     },
     listFiles(ref, p) {
       const dir = path.join(root, ref);
-      if (!fs.existsSync(dir)) return issue(p, `${ref}: no such folder`), undefined;
+      if (!fs.existsSync(dir)) return (issue(p, `${ref}: no such folder`), undefined);
       const out: { rel: string; ref: string; size: number }[] = [];
       const walk = (rel: string): void => {
         for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {

@@ -32,7 +32,10 @@ describe('KV pair rules (docs/operations.md, operation 10), each reported at its
     const now = Math.floor(FAKE_NOW / 1000);
     expect(issuesOf({ key: 'k', value: 'v', expiration: now + 60 })).toEqual([]);
     expect(issuesOf({ key: 'k', value: 'v', expiration: now + 59 })).toEqual([
-      { path: 'spec.pairs[1].expiration', message: `${now + 59} (2026-11-21T10:00:59.000Z) is less than 60 seconds from now: the provider refuses it; use a later time or expiration_ttl` },
+      {
+        path: 'spec.pairs[1].expiration',
+        message: `${now + 59} (2026-11-21T10:00:59.000Z) is less than 60 seconds from now: the provider refuses it; use a later time or expiration_ttl`,
+      },
     ]);
     expect(issuesOf({ key: 'k', value: 'v', expiration: now - 3600, expiration_ttl: 120 })).toEqual([]);
   });
@@ -51,7 +54,10 @@ describe('KV pair rules (docs/operations.md, operation 10), each reported at its
   });
 
   it('refuses keys with whitespace, control characters or lone surrogates, naming the character', () => {
-    expect(issuesOf({ key: 'a b', value: 'v' })[0]).toEqual({ path: 'spec.pairs[1].key', message: 'must be printable without whitespace or control characters; U+0020 at position 1' });
+    expect(issuesOf({ key: 'a b', value: 'v' })[0]).toEqual({
+      path: 'spec.pairs[1].key',
+      message: 'must be printable without whitespace or control characters; U+0020 at position 1',
+    });
     expect(issuesOf({ key: 'tab\there', value: 'v' })[0].message).toContain('U+0009 at position 3');
     expect(issuesOf({ key: 'bell\u0007', value: 'v' })[0].message).toContain('U+0007');
     expect(issuesOf({ key: 'nbsp\u00a0', value: 'v' })[0].message).toContain('U+00A0');
@@ -66,7 +72,10 @@ describe('KV pair rules (docs/operations.md, operation 10), each reported at its
   });
 
   it('measures a base64 value on its base64 text and requires it to be valid base64', () => {
-    expect(issuesOf({ key: 'k', value: 'A'.repeat(26_214_404), base64: true })[0]).toMatchObject({ path: 'spec.pairs[1].value', message: expect.stringContaining('26,214,404 bytes') });
+    expect(issuesOf({ key: 'k', value: 'A'.repeat(26_214_404), base64: true })[0]).toMatchObject({
+      path: 'spec.pairs[1].value',
+      message: expect.stringContaining('26,214,404 bytes'),
+    });
     expect(issuesOf({ key: 'k', value: 'abc', base64: true })).toEqual([{ path: 'spec.pairs[1].value', message: 'base64 is true but the value is not valid base64' }]);
     expect(issuesOf({ key: 'k', value: 'ab$=', base64: true })).toHaveLength(1);
     expect(issuesOf({ key: 'k', value: 'abc', base64: false })).toEqual([]);

@@ -8,7 +8,7 @@ import { PieceKeys } from '../../../src/kinds/kv/piece-keys.js';
 
 const digestOf = (key: string): Buffer => createHash('sha256').update(key).digest();
 
-describe('A piece\'s keys and hashes', () => {
+describe("A piece's keys and hashes", () => {
   it('come back as UTF-8 joined by line breaks and as 16 bytes each, given as strings or as bytes (a digest as one-byte characters), across growth, and empty again after', () => {
     const key = fc.string({ unit: fc.constantFrom('a', 'é', '😀', '/', '"', '\\'), minLength: 1, maxLength: 300 });
     fc.assert(
@@ -25,7 +25,11 @@ describe('A piece\'s keys and hashes', () => {
           }
         }
         const taken = keys.take();
-        expect({ ...taken, keys: taken.keys.toString('utf8'), hashes: taken.hashes.toString('hex') }).toEqual({ count: entries.length, keys: entries.map(([k]) => k).join('\n'), hashes: entries.map(([k]) => digestOf(k).toString('hex', 0, 16)).join('') });
+        expect({ ...taken, keys: taken.keys.toString('utf8'), hashes: taken.hashes.toString('hex') }).toEqual({
+          count: entries.length,
+          keys: entries.map(([k]) => k).join('\n'),
+          hashes: entries.map(([k]) => digestOf(k).toString('hex', 0, 16)).join(''),
+        });
         const again = keys.take();
         expect([again.count, again.keys.length, again.hashes.length]).toEqual([0, 0, 0]);
       }),

@@ -14,7 +14,12 @@ import { fakeContext, tempRoot } from './helpers.js';
 let cleanup = (): void => undefined;
 afterEach(() => cleanup());
 
-const pairs = Array.from({ length: 2_500 }, (_, i) => ({ key: `k/${i % 5 === 0 ? 'é' : ''}${String(i).padStart(5, '0')}`, value: i % 3 === 0 ? `v${i}` : `value ${i} ü`, ...(i % 7 === 0 && { expiration_ttl: 3600 }), ...(i % 11 === 0 && { metadata: { z: 1, a: [i] } }) }));
+const pairs = Array.from({ length: 2_500 }, (_, i) => ({
+  key: `k/${i % 5 === 0 ? 'é' : ''}${String(i).padStart(5, '0')}`,
+  value: i % 3 === 0 ? `v${i}` : `value ${i} ü`,
+  ...(i % 7 === 0 && { expiration_ttl: 3600 }),
+  ...(i % 11 === 0 && { metadata: { z: 1, a: [i] } }),
+}));
 const jsonl = (items: readonly unknown[]) => items.map((p) => JSON.stringify(p)).join('\n');
 
 /** The document built twice: in the main thread and in a reader thread; both contexts' issues. */
@@ -52,7 +57,11 @@ async function sendAll(payload: KvPayload): Promise<{ bytes: string[]; records: 
 describe('a KV source read in a reader thread', () => {
   it('reads pairs of the largest value a pair may hold (25 MiB) within its bounded heap, as the main thread does', () => {
     const big = 'x'.repeat(26_214_400);
-    const items = [{ key: 'big/1', value: big }, { key: 'small', value: 's' }, { key: 'big/2', value: `${big.slice(2)}é` }];
+    const items = [
+      { key: 'big/1', value: big },
+      { key: 'small', value: 's' },
+      { key: 'big/2', value: `${big.slice(2)}é` },
+    ];
     const { here, there } = bothWays({ 'pairs.jsonl': jsonl(items) }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     expect(there.ctx.issues).toEqual([]);
     expect(there.built.request).toEqual(here.built.request);
@@ -79,7 +88,10 @@ describe('a KV source read in a reader thread', () => {
     lines.push('{"key": "k/last", "value": }', JSON.stringify({ key: 'after', value: 'never read' }));
     const { here, there } = bothWays({ 'pairs.jsonl': lines.join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     expect(there.ctx.issues).toEqual(here.ctx.issues);
-    expect(there.ctx.issues[0]).toEqual({ path: 'spec.sources[0].jsonl', message: 'pairs.jsonl:6.key: must be printable without whitespace or control characters; U+0020 at position 3' });
+    expect(there.ctx.issues[0]).toEqual({
+      path: 'spec.sources[0].jsonl',
+      message: 'pairs.jsonl:6.key: must be printable without whitespace or control characters; U+0020 at position 3',
+    });
     expect(there.ctx.issues.map((i) => i.message)).toContain(`… and ${2 * 148 - MAX_PROBLEMS_PER_SOURCE} more problems in pairs.jsonl`);
     expect(there.ctx.issues.some((i) => /^pairs\.jsonl:301(:\d+)?: not valid JSON: /.test(i.message))).toBe(true);
   });
@@ -112,7 +124,10 @@ describe('a KV source read in a reader thread', () => {
       `\ufeff[\n${list.map((p, i) => (i === 0 ? '' : i % 4 ? ',' : ',\n ') + (typeof p === 'string' ? p : JSON.stringify(p, null, i % 2 ? 1 : undefined))).join('')}\n]`;
     const { here, there } = bothWays({ 'pairs.json': textOf(items) }, { sources: [{ file: 'pairs.json' }] });
     expect(there.ctx.issues).toEqual(here.ctx.issues);
-    expect(there.ctx.issues[0]).toEqual({ path: 'spec.sources[0].file', message: 'pairs.json[4].key: must be printable without whitespace or control characters; U+0020 at position 3' });
+    expect(there.ctx.issues[0]).toEqual({
+      path: 'spec.sources[0].file',
+      message: 'pairs.json[4].key: must be printable without whitespace or control characters; U+0020 at position 3',
+    });
     expect(there.built.request).toEqual(here.built.request);
     const a = there.built.payload as KvPayload;
     const b = here.built.payload as KvPayload;
@@ -173,7 +188,13 @@ describe('a KV source read in a reader thread', () => {
 
 describe('a chunk sent as its bytes', () => {
   it('counts its pairs for the answer and gives back those refused, parsed from the bytes', () => {
-    const piece = (items: readonly object[]) => ({ bytes: Buffer.from(JSON.stringify(items)), count: items.length, keys: new Uint8Array(), hashes: new Uint8Array(), expiring: [] });
+    const piece = (items: readonly object[]) => ({
+      bytes: Buffer.from(JSON.stringify(items)),
+      count: items.length,
+      keys: new Uint8Array(),
+      hashes: new Uint8Array(),
+      expiring: [],
+    });
     const body = chunkBody([piece(pairs.slice(0, 2)), piece(pairs.slice(2, 3))]);
     expect(JSON.parse(Buffer.from(body).toString())).toEqual(pairs.slice(0, 3));
     expect(bulkOutcome(body, { successful_key_count: 3, unsuccessful_keys: [] })).toEqual({});

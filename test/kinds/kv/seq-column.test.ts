@@ -34,16 +34,20 @@ describe('a column of seqs', () => {
 
   it('keeps lengths at 2 bytes and the rare long one aside, and flags at a bit, each read back by seq across blocks', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.nat(0xfffe), fc.integer({ min: 0xfffe, max: 0x10001 }), fc.integer({ min: 0x10000, max: 2 ** 31 })), { maxLength: 300 }), fc.nat(70_000), (values, before) => {
-        const lengths = new LengthColumn();
-        const flags = new FlagColumn();
-        // Filler first, so the values fall on either side of a block's end.
-        for (let i = 0; i < before; i++) lengths.push(i % 7), flags.push(i % 3 === 0);
-        for (const v of values) lengths.push(v), flags.push(v % 2 === 1);
-        expect(values.map((_, i) => lengths.get(before + i))).toEqual(values);
-        expect(values.map((_, i) => flags.get(before + i))).toEqual(values.map((v) => v % 2 === 1));
-        expect([lengths.length, flags.length]).toEqual([before + values.length, before + values.length]);
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.nat(0xfffe), fc.integer({ min: 0xfffe, max: 0x10001 }), fc.integer({ min: 0x10000, max: 2 ** 31 })), { maxLength: 300 }),
+        fc.nat(70_000),
+        (values, before) => {
+          const lengths = new LengthColumn();
+          const flags = new FlagColumn();
+          // Filler first, so the values fall on either side of a block's end.
+          for (let i = 0; i < before; i++) lengths.push(i % 7), flags.push(i % 3 === 0);
+          for (const v of values) lengths.push(v), flags.push(v % 2 === 1);
+          expect(values.map((_, i) => lengths.get(before + i))).toEqual(values);
+          expect(values.map((_, i) => flags.get(before + i))).toEqual(values.map((v) => v % 2 === 1));
+          expect([lengths.length, flags.length]).toEqual([before + values.length, before + values.length]);
+        },
+      ),
       { numRuns: 30 },
     );
   });

@@ -85,7 +85,13 @@ describe('SortedKeys', () => {
   });
 
   it('touches no disk while the entries fit in one run', () => {
-    const { keys, got } = sortedOf([{ key: 'b', hash: h('b'), size: 1, seq: 0 }, { key: 'a', hash: h('a'), size: 2, seq: 1 }], 2);
+    const { keys, got } = sortedOf(
+      [
+        { key: 'b', hash: h('b'), size: 1, seq: 0 },
+        { key: 'a', hash: h('a'), size: 2, seq: 1 },
+      ],
+      2,
+    );
     expect(got.map((e) => e.key)).toEqual(['a', 'b']);
     expect(folders()).toEqual([]);
     keys.close();
@@ -121,7 +127,7 @@ describe('SortedKeys', () => {
     expect(() => started.next()).toThrow('iterated after close()');
   });
 
-  it('takes a hash as 16 bytes from an offset, as a reader thread\'s batch holds them, and gives it back as hex', () => {
+  it("takes a hash as 16 bytes from an offset, as a reader thread's batch holds them, and gives it back as hex", () => {
     const keys = new SortedKeys({ tmpDir: tmp });
     const batch = Buffer.concat([Buffer.from(h('b'), 'hex'), Buffer.from(h('a'), 'hex')]);
     keys.add('b', batch, 1, 0, 0);
@@ -180,7 +186,12 @@ describe('SortedKeys', () => {
 describe('SortedKeys left open', () => {
   /** The module and what it imports, transpiled into `tmp`, then `script` run in a node with gc exposed. */
   function runChild(script: string): string {
-    for (const [from, to] of [['src/kinds/kv/sorted.ts', 'kinds/kv/sorted.js'], ['src/util/options.ts', 'util/options.js'], ['src/util/compare.ts', 'util/compare.js'], ['src/kinds/kv/sorted-files.ts', 'kinds/kv/sorted-files.js']]) {
+    for (const [from, to] of [
+      ['src/kinds/kv/sorted.ts', 'kinds/kv/sorted.js'],
+      ['src/util/options.ts', 'util/options.js'],
+      ['src/util/compare.ts', 'util/compare.js'],
+      ['src/kinds/kv/sorted-files.ts', 'kinds/kv/sorted-files.js'],
+    ]) {
       const source = fs.readFileSync(path.resolve(from), 'utf8');
       const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
       fs.mkdirSync(path.dirname(path.join(tmp, 'lib', to)), { recursive: true });

@@ -37,7 +37,10 @@ describe('KV sources', () => {
   it('merges inline pairs, a JSON file and a folder with a prefix: keys in byte order, pairs sent in reading order', async () => {
     const { built, payload, issues } = build(
       {
-        'pairs.json': JSON.stringify([{ key: 'config/b', value: '2', metadata: { v: 1 } }, { key: 'config/a', value: '1', expiration_ttl: 3600 }]),
+        'pairs.json': JSON.stringify([
+          { key: 'config/b', value: '2', metadata: { v: 1 } },
+          { key: 'config/a', value: '1', expiration_ttl: 3600 },
+        ]),
         'static/index.html': '<h1>hi</h1>',
         'static/img/logo.png': PNG,
       },
@@ -63,7 +66,10 @@ describe('KV sources', () => {
     ]);
     const good = build({ 'pairs.jsonl': '{"key":"b","value":"2"}\r\n{"key":"a","value":"1"}\r\n' }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     expect(good.issues).toEqual([]);
-    expect(await sent(good.built)).toEqual([{ key: 'b', value: '2' }, { key: 'a', value: '1' }]);
+    expect(await sent(good.built)).toEqual([
+      { key: 'b', value: '2' },
+      { key: 'a', value: '1' },
+    ]);
   });
 
   it('sends valid UTF-8 files as text and anything else as base64', async () => {
@@ -82,15 +88,43 @@ describe('KV sources', () => {
   });
 
   it('gives the same digest whatever order the pairs are written in', () => {
-    const a = build({}, { pairs: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }] }).built.request;
-    const b = build({}, { pairs: [{ key: 'b', value: '2' }, { key: 'a', value: '1' }] }).built.request;
-    const c = build({}, { pairs: [{ key: 'b', value: '2' }, { key: 'a', value: 'changed' }] }).built.request;
+    const a = build(
+      {},
+      {
+        pairs: [
+          { key: 'a', value: '1' },
+          { key: 'b', value: '2' },
+        ],
+      },
+    ).built.request;
+    const b = build(
+      {},
+      {
+        pairs: [
+          { key: 'b', value: '2' },
+          { key: 'a', value: '1' },
+        ],
+      },
+    ).built.request;
+    const c = build(
+      {},
+      {
+        pairs: [
+          { key: 'b', value: '2' },
+          { key: 'a', value: 'changed' },
+        ],
+      },
+    ).built.request;
     expect(a).toEqual(b);
     expect(a).not.toEqual(c);
   });
 
   it('points a bad pair of a JSON file at the source, with the pair index in the message', () => {
-    const pairs = [{ key: 'ok', value: 'v' }, { key: 'bad key', value: 'v' }, { key: 'k2', value: 'v', expiration_ttl: 10 }];
+    const pairs = [
+      { key: 'ok', value: 'v' },
+      { key: 'bad key', value: 'v' },
+      { key: 'k2', value: 'v', expiration_ttl: 10 },
+    ];
     const { issues } = build({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
     expect(issues).toEqual([
       { path: 'spec.sources[0].file', message: 'pairs.json[1].key: must be printable without whitespace or control characters; U+0020 at position 3' },
@@ -135,7 +169,11 @@ describe('KV sources', () => {
 describe('KV sources read as streams', () => {
   it('give the same keys, hashes and request whether the pairs are inline, in a JSON file or in JSON Lines', () => {
     const pairOf = fc.record(
-      { key: fc.string({ unit: fc.constantFrom('a', 'b', 'é', '/', '"', '\\', '😀', 'z', '0'), minLength: 1, maxLength: 8 }).filter((k) => k !== '.' && k !== '..'), value: fc.string({ maxLength: 20 }), expiration_ttl: fc.integer({ min: 60, max: 1e6 }) },
+      {
+        key: fc.string({ unit: fc.constantFrom('a', 'b', 'é', '/', '"', '\\', '😀', 'z', '0'), minLength: 1, maxLength: 8 }).filter((k) => k !== '.' && k !== '..'),
+        value: fc.string({ maxLength: 20 }),
+        expiration_ttl: fc.integer({ min: 60, max: 1e6 }),
+      },
       { requiredKeys: ['key', 'value'] },
     );
     fc.assert(
@@ -158,7 +196,12 @@ describe('KV sources read as streams', () => {
 describe('KV duplicate keys', () => {
   it('names both origins when a key is defined inline and in a JSON file', () => {
     const { issues, payload } = build(
-      { 'pairs.json': JSON.stringify([{ key: 'x', value: '1' }, { key: 'dup', value: '2' }]) },
+      {
+        'pairs.json': JSON.stringify([
+          { key: 'x', value: '1' },
+          { key: 'dup', value: '2' },
+        ]),
+      },
       { pairs: [{ key: 'dup', value: 'inline' }], sources: [{ file: 'pairs.json' }] },
     );
     expect(issues).toEqual([{ path: 'spec.sources[0].file', message: 'key "dup" is defined twice: spec.pairs[0] and pairs.json[1]' }]);
@@ -167,7 +210,14 @@ describe('KV duplicate keys', () => {
 
   it('names both origins when a folder and a file define the same key, and within one file', () => {
     const { issues } = build(
-      { 'pairs.json': JSON.stringify([{ key: 'a/b.txt', value: '1' }, { key: 'z', value: '1' }, { key: 'z', value: '2' }]), 'static/b.txt': 'x' },
+      {
+        'pairs.json': JSON.stringify([
+          { key: 'a/b.txt', value: '1' },
+          { key: 'z', value: '1' },
+          { key: 'z', value: '2' },
+        ]),
+        'static/b.txt': 'x',
+      },
       { sources: [{ file: 'pairs.json' }, { dir: 'static/', prefix: 'a/' }] },
     );
     expect(issues).toEqual([
@@ -182,7 +232,15 @@ describe('KV duplicate keys', () => {
   });
 
   it('points an inline duplicate at its key', () => {
-    const { issues } = build({}, { pairs: [{ key: 'k', value: '1' }, { key: 'k', value: '2' }] });
+    const { issues } = build(
+      {},
+      {
+        pairs: [
+          { key: 'k', value: '1' },
+          { key: 'k', value: '2' },
+        ],
+      },
+    );
     expect(issues).toEqual([{ path: 'spec.pairs[1].key', message: 'key "k" is defined twice: spec.pairs[0] and spec.pairs[1]' }]);
   });
 });

@@ -39,7 +39,11 @@ function readAll(file: string, format: 'json' | 'jsonl', chunkBytes: number, max
 
 // Units that JSON escapes or UTF-8 widens (lone surrogates included: JSON.stringify escapes them), mixed with plain ones.
 const tricky = fc.constantFrom('"', '\\', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', 'é', '€', '😀', '/', '<');
-const unit = fc.oneof(tricky, fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), fc.constantFrom('a', 'b', 'z', '0'));
+const unit = fc.oneof(
+  tricky,
+  fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  fc.constantFrom('a', 'b', 'z', '0'),
+);
 const text = fc.string({ unit, maxLength: 20 });
 const pair = fc.record(
   {
@@ -80,16 +84,22 @@ function layout(elements: unknown[], spaces: string[], pretty: boolean[]): { tex
 describe('Reading a JSON array of pairs a chunk at a time', () => {
   it('hands out the same elements as JSON.parse of the whole file, in order, with their index, line and column, whatever the chunk size', () => {
     fc.assert(
-      fc.property(fc.array(element, { maxLength: 8 }), fc.array(space, { minLength: 1, maxLength: 6 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }), fc.boolean(), (elements, spaces, pretty, bom) => {
-        const { text, places } = layout(elements, spaces, pretty);
-        const file = write('pairs.json', (bom ? '\ufeff' : '') + text);
-        for (const chunkBytes of CHUNKS) {
-          const { items, error } = readAll(file, 'json', chunkBytes);
-          expect(error).toBeUndefined();
-          expect(items.map((item) => item.value)).toEqual(JSON.parse(text));
-          expect(items.map(({ index, line, col }) => ({ index, line, col }))).toEqual(places.map((p, index) => ({ index, ...p })));
-        }
-      }),
+      fc.property(
+        fc.array(element, { maxLength: 8 }),
+        fc.array(space, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        (elements, spaces, pretty, bom) => {
+          const { text, places } = layout(elements, spaces, pretty);
+          const file = write('pairs.json', (bom ? '\ufeff' : '') + text);
+          for (const chunkBytes of CHUNKS) {
+            const { items, error } = readAll(file, 'json', chunkBytes);
+            expect(error).toBeUndefined();
+            expect(items.map((item) => item.value)).toEqual(JSON.parse(text));
+            expect(items.map(({ index, line, col }) => ({ index, line, col }))).toEqual(places.map((p, index) => ({ index, ...p })));
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -165,7 +175,12 @@ describe('Reading a JSON array of pairs a chunk at a time', () => {
         expect(error?.startsWith(prefix), `${error} starts with ${prefix}`).toBe(true);
         if (typeof reason === 'string') expect(error!.slice(prefix.length)).toBe(reason);
         else expect(error!.slice(prefix.length)).toMatch(reason);
-        expect(items.map((item) => item.value)).toEqual([{ key: 'a', value: '1' }, { key: 'b', value: '2' }].slice(0, handed));
+        expect(items.map((item) => item.value)).toEqual(
+          [
+            { key: 'a', value: '1' },
+            { key: 'b', value: '2' },
+          ].slice(0, handed),
+        );
       }
     }
   });
@@ -211,7 +226,11 @@ describe('Reading a JSON array of pairs a chunk at a time', () => {
 describe('Reading JSON Lines a chunk at a time', () => {
   const ending = fc.constantFrom('\n', '\r\n');
   const blank = fc.constantFrom('', ' ', '\t ');
-  const entry = fc.oneof({ weight: 3, arbitrary: pair.map((p) => ({ value: p as unknown, blank: false })) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => ({ value: v as unknown, blank: false })) }, { weight: 1, arbitrary: blank.map((b) => ({ value: b as unknown, blank: true })) });
+  const entry = fc.oneof(
+    { weight: 3, arbitrary: pair.map((p) => ({ value: p as unknown, blank: false })) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => ({ value: v as unknown, blank: false })) },
+    { weight: 1, arbitrary: blank.map((b) => ({ value: b as unknown, blank: true })) },
+  );
 
   it('hands out each non-blank line parsed, in order, with its index and line number, whatever the chunk size', () => {
     fc.assert(
@@ -265,18 +284,22 @@ describe('Reading JSON Lines a chunk at a time', () => {
 });
 
 describe('Reading again for a few items', () => {
-  it('passes over the items it is told to skip, hands JSON Lines asked raw as their text\'s bytes, and the others as a full read does', () => {
+  it("passes over the items it is told to skip, hands JSON Lines asked raw as their text's bytes, and the others as a full read does", () => {
     const flags = fc.array(fc.boolean(), { minLength: 30, maxLength: 30 });
     fc.assert(
       fc.property(fc.array(pair, { minLength: 1, maxLength: 30 }), flags, flags, fc.constantFrom(...CHUNKS), (pairs, skipped, raw, chunkBytes) => {
-        for (const [format, content] of [['json', JSON.stringify(pairs, null, 1)], ['jsonl', pairs.map((p) => JSON.stringify(p)).join('\n\n')]] as const) {
+        for (const [format, content] of [
+          ['json', JSON.stringify(pairs, null, 1)],
+          ['jsonl', pairs.map((p) => JSON.stringify(p)).join('\n\n')],
+        ] as const) {
           const file = write(`pairs.${format}`, content);
           const full = [...pairItems(file, format, undefined, { chunkBytes })];
           for (const f of full) expect(JSON.parse(f.text!)).toEqual(f.value);
           const asked: number[] = [];
           // Bytes handed raw are valid until the next item is taken: copied at once.
           const some: SourceItem[] = [];
-          for (const item of pairItems(file, format, undefined, { chunkBytes, skip: (i) => (asked.push(i), skipped[i]), raw: (i) => raw[i] })) some.push(item.bytes ? { ...item, bytes: Buffer.from(item.bytes) } : item);
+          for (const item of pairItems(file, format, undefined, { chunkBytes, skip: (i) => (asked.push(i), skipped[i]), raw: (i) => raw[i] }))
+            some.push(item.bytes ? { ...item, bytes: Buffer.from(item.bytes) } : item);
           expect(asked).toEqual(full.map((f) => f.index));
           const expected = (f: SourceItem, i: number): SourceItem => {
             if (skipped[i]) return { ...untexted(f), value: undefined };

@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 describe('the secrets folder of a workspace', () => {
-  it('is today\'s folder for the default workspace and a folder of its own below it for any other', () => {
+  it("is today's folder for the default workspace and a folder of its own below it for any other", () => {
     const local = path.resolve('.edgesync');
     expect(pgBackend(URL).defaultSecretsDir).toBe(path.join(local, 'secrets'));
     expect(pgBackend(URL, 'default').defaultSecretsDir).toBe(path.join(local, 'secrets'));
@@ -25,7 +25,7 @@ describe('the secrets folder of a workspace', () => {
     expect(workspaceSecretsDir('/x', 'prod')).toBe(path.join('/x', 'secrets', '@prod'));
   });
 
-  it('of a new default workspace is not taken for a lost state for another workspace\'s secrets below it', () => {
+  it("of a new default workspace is not taken for a lost state for another workspace's secrets below it", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-ws-secrets-'));
     dirs.push(dir);
     const shared = path.join(dir, 'secrets');

@@ -15,7 +15,7 @@ const at = new Date('2026-11-21T10:00:00.000Z');
 const admin = adminClient();
 
 describe('a PostgreSQL state of an earlier schema', () => {
-  it('keeps each KV key\'s hash as its 16 bytes (version 6), converted from the base64 text of a database at schema version 5', async () => {
+  it("keeps each KV key's hash as its 16 bytes (version 6), converted from the base64 text of a database at schema version 5", async () => {
     const database = `v5_${randomBytes(4).toString('hex')}`;
     await admin().query(`CREATE DATABASE ${database}`);
     const older = url.replace(/\/postgres$/, `/${database}`);
@@ -31,7 +31,8 @@ describe('a PostgreSQL state of an earlier schema', () => {
       await c.query("INSERT INTO meta (workspace, lineage, serial) VALUES ('a', 'lineage-a', 7)");
       const { rows } = await c.query("INSERT INTO kv_resources (workspace, resource, key_count) VALUES ('a', $1, $2) RETURNING id", [kv.key, keys.length]);
       await c.query('INSERT INTO kv_keys (rid, key, hash, expires) SELECT $1, r.key, r.hash, r.expires FROM json_to_recordset($2) AS r(key text, hash text, expires bigint)', [
-        rows[0].id, JSON.stringify(keys.map(([key, hash, expires]) => ({ key, hash, expires }))),
+        rows[0].id,
+        JSON.stringify(keys.map(([key, hash, expires]) => ({ key, hash, expires }))),
       ]);
     } finally {
       await c.end();
@@ -43,7 +44,17 @@ describe('a PostgreSQL state of an earlier schema', () => {
       expect(snapshot.kvKeyCount(kv.key)).toBe(250);
       expect(snapshot.kvExpired(kv.key, 1_010)).toEqual(['k/000', 'k/005', 'k/010']);
       // Written after the conversion: a key rewritten, a new one, one forgotten.
-      store.recordSuccess(kv, { kvKeys: [['k/001', h('rewritten')], ['new', h('new')]], hash: '' }, at);
+      store.recordSuccess(
+        kv,
+        {
+          kvKeys: [
+            ['k/001', h('rewritten')],
+            ['new', h('new')],
+          ],
+          hash: '',
+        },
+        at,
+      );
       expect(store.forgetKvKeys(kv.key, ['k/002'])).toEqual(['k/002']);
       expect(store.snapshot().kvKeys(kv.key).get('k/001')).toBe(h('rewritten'));
       expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 250]]));

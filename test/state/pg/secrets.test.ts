@@ -5,9 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { adminClient } from '../pg-admin.js';
 import { describe, expect, inject, it } from 'vitest';
 import { PgSecrets } from '../../../src/state/pg/secret-store.js';
-import {
-  keyFingerprint, openSecret, parseSecretsKey, sealSecret, SecretIntegrityError, SecretKeyMismatchError, type SealedSecret,
-} from '../../../src/state/pg/secrets.js';
+import { keyFingerprint, openSecret, parseSecretsKey, sealSecret, SecretIntegrityError, SecretKeyMismatchError, type SealedSecret } from '../../../src/state/pg/secrets.js';
 
 const SECRET = 'tok_0a1b2c3d4e5f60718293a4b5c6d7e8f9';
 const key = randomBytes(32);

@@ -96,7 +96,10 @@ describe('edgesync with a malformed PostgreSQL URL', () => {
       [['plan', '--config', dir, '--state', hash]],
       [['plan', '--config', dir, '--state', port]],
       [['plan', '--config', dir], { EDGESYNC_STATE: twoAts }],
-      [['watch', '--config', dir, '--state', twoAts, '--base-url', 'http://127.0.0.1:9/client/v4', '--listen', '127.0.0.1:0', '--log-format', 'json'], { EDGESYNC_API_TOKEN: 'not-used-token-0001' }],
+      [
+        ['watch', '--config', dir, '--state', twoAts, '--base-url', 'http://127.0.0.1:9/client/v4', '--listen', '127.0.0.1:0', '--log-format', 'json'],
+        { EDGESYNC_API_TOKEN: 'not-used-token-0001' },
+      ],
     ];
     // One at a time: a process's start is what is timed.
     for (const [args, env] of invocations) {
@@ -116,6 +119,8 @@ describe('edgesync with a malformed PostgreSQL URL', () => {
   it('names --to for the target of `state migrate`', async () => {
     const r = await run(['state', 'migrate', '--state', path.join(dir, 'none.db'), '--to', 'postgres://edg:Secr3t#Pa55@127.0.0.1:1/db']);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe('--to: the PostgreSQL URL is malformed: the password (or user name) holds a character that must be percent-encoded (#, ?, /, @); write it as %23, %3F, %2F, %40');
+    expect(r.stderr.trim()).toBe(
+      '--to: the PostgreSQL URL is malformed: the password (or user name) holds a character that must be percent-encoded (#, ?, /, @); write it as %23, %3F, %2F, %40',
+    );
   }, 60_000);
 });
