@@ -10,6 +10,7 @@ interface PlanCliOptions extends CommonOptions, ThresholdOptions, DriftFlags {
   readonly out?: string;
   readonly target?: readonly string[];
   readonly detailedExitcode?: boolean;
+  readonly verbose?: boolean;
 }
 
 export function register(program: Command): void {
@@ -17,6 +18,7 @@ export function register(program: Command): void {
     .description('show what apply would change (nothing is sent)')
     .option('--json', 'print the plan as JSON (the shape of a saved plan, docs/plan-format.md)')
     .option('--out <file>', 'also save the plan, for `edgesync apply FILE` to apply exactly it (no secret, no KV value)')
+    .option('--verbose', 'list every resource left out by --target or unchanged, each KV chunk, and what each change waits for')
     .option('--detailed-exitcode', 'exit 0 when in step, 2 with changes to apply, 3 when nothing is to apply but something needs a person, 1 on error')
     .action(async (opts: PlanCliOptions) => {
       const thresholds = thresholdsOf(opts);
@@ -32,7 +34,7 @@ export function register(program: Command): void {
       // It names the config root, which `apply FILE` reads when not given --config.
       let madeOnce: ReturnType<typeof madeFrom> | undefined;
       const made = () => (madeOnce ??= madeFrom(plan, config, configRootOf(root.source.root, process.cwd())));
-      process.stdout.write(opts.json ? renderJson(plan, made()) + '\n' : renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
+      process.stdout.write(opts.json ? renderJson(plan, made()) + '\n' : renderText(plan, { color: process.stdout.isTTY === true, verbose: opts.verbose === true }) + '\n');
       if (opts.out !== undefined) {
         const { writeFileSync } = await import('node:fs');
         writeFileSync(opts.out, savedPlanText(plan, made()));

@@ -19,6 +19,17 @@ describe('--target', () => {
     expect(rest.actions.map((a: { resource: string }) => a.resource)).toContain(RESOURCES.UserProfile.key);
   });
 
+  it('plan --verbose lists each resource --target left out, where plain plan only counts them', async () => {
+    const ws = workspace();
+    const plain = await cli(['plan', ...ws.local, '--target', 'GatewayList/*']);
+    expect(plain.stdout).toMatch(/Left out by --target: \d+ resources of the config \(--verbose lists them\)\./);
+    expect(plain.stdout).not.toContain(RESOURCES.UserProfile.key);
+    const verbose = await cli(['plan', ...ws.local, '--target', 'GatewayList/*', '--verbose']);
+    expect(verbose.code, verbose.stderr).toBe(0);
+    expect(verbose.stdout).toMatch(/Left out by --target: \d+ resources of the config\./);
+    expect(verbose.stdout).toContain(RESOURCES.UserProfile.key);
+  });
+
   it('refuses a pattern that names nothing, exit 1, nothing sent', async () => {
     const emu = await emulator();
     const ws = workspace();
