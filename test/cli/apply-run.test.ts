@@ -2,14 +2,12 @@
 // and SIGHUP goes only to a process verified to be that edgesync, never to whatever has its pid now.
 
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { approveForDaemon } from '../../src/cli/apply-run.js';
 import { fileApprovals } from '../../src/state/approvals.js';
 import { openStateStore } from '../../src/state/index.js';
-import { compiledStateEntry, removeCompiled, tempStateFile } from '../state/helpers.js';
+import { compiledStateEntry, removeCompiled, stateLockedBy, tempStateFile } from '../state/helpers.js';
 import { bootId, hasProc, sleeper, startTimeOf } from '../state/processes.js';
 
 afterAll(removeCompiled);
@@ -29,19 +27,12 @@ function forceApply(file: string): { approved: boolean; said: string[] } {
   return { approved, said };
 }
 
-function lockedBy(holder: Record<string, unknown>): string {
-  const file = tempStateFile();
-  openStateStore({ file }).close();
-  fs.writeFileSync(`${file}.lock`, JSON.stringify({ host: os.hostname(), owner: 'edgesync watch', since: '2026-01-01T00:00:00.000Z', ...holder }));
-  return file;
-}
-
 describe('apply --force while edgesync watch holds the state', () => {
   it.runIf(hasProc)('does not signal an unrelated process that now has the pid in the lock', async () => {
     const sleep = await sleeper();
     try {
       // A lock from an older edgesync: its pid alone, now a `sleep`'s.
-      const file = lockedBy({ pid: sleep.pid });
+      const file = stateLockedBy({ pid: sleep.pid });
       const { approved, said } = forceApply(file);
       await delay(200);
       expect(sleep.alive()).toBe(true);
@@ -61,7 +52,7 @@ describe('apply --force while edgesync watch holds the state', () => {
   it.runIf(hasProc)('does not signal a process whose pid and start time match the lock when it does not run edgesync', async () => {
     const sleep = await sleeper();
     try {
-      const file = lockedBy({ pid: sleep.pid, boot_id: bootId(), start_time: startTimeOf(sleep.pid) });
+      const file = stateLockedBy({ pid: sleep.pid, boot_id: bootId(), start_time: startTimeOf(sleep.pid) });
       const { said } = forceApply(file);
       await delay(200);
       expect(sleep.alive()).toBe(true);
@@ -93,7 +84,7 @@ describe('apply --force while edgesync watch holds the state', () => {
   });
 
   it('leaves the approval for a daemon on another host without signalling anything here', () => {
-    const file = lockedBy({ pid: 7, host: 'web-2' });
+    const file = stateLockedBy({ pid: 7, host: 'web-2' });
     const { approved, said } = forceApply(file);
     expect(approved).toBe(true);
     expect(said).toEqual([

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { register } from '../../src/cli/state.js';
 import { openStateStore } from '../../src/state/index.js';
 import { h } from '../helpers/kv-hash.js';
-import { identity, tempStateFile, withStore } from './helpers.js';
+import { identity, stateLockedBy, tempStateFile, withStore } from './helpers.js';
 import { hasProc, sleeper } from './processes.js';
 
 const at = new Date('2026-11-21T10:00:00.000Z');
@@ -257,17 +257,11 @@ describe('edgesync state --state before or after the subcommand', () => {
 
 describe('edgesync state unlock', () => {
   /** A state whose lock an earlier process left, naming `holder`. */
-  function lockedBy(holder: Record<string, unknown>): string {
-    const file = tempStateFile();
-    openStateStore({ file }).close();
-    fs.writeFileSync(`${file}.lock`, JSON.stringify({ host: os.hostname(), owner: 'edgesync watch', since: '2026-01-01T00:00:00.000Z', ...holder }));
-    return file;
-  }
   const deadPid = () => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 
   it('removes a lock whose holder is gone, saying whose it was and why it was stale', async () => {
     const pid = deadPid();
-    const file = lockedBy({ pid });
+    const file = stateLockedBy({ pid });
     const { out, code } = await run('unlock', '--state', file);
     expect(code).toBe(0);
     expect(out).toMatch(
@@ -279,7 +273,7 @@ describe('edgesync state unlock', () => {
   });
 
   it('removes a lock from another host, and says to make sure no edgesync still runs there', async () => {
-    const file = lockedBy({ pid: 7, host: 'web-2' });
+    const file = stateLockedBy({ pid: 7, host: 'web-2' });
     const { out, code } = await run('unlock', '--state', file);
     expect(code).toBe(0);
     expect(out).toMatch(/held by pid 7 \(edgesync watch\) on web-2 .*: it could not be checked from here; make sure no edgesync still runs on web-2\./);
@@ -303,7 +297,7 @@ describe('edgesync state unlock', () => {
   it.runIf(hasProc)('leaves an older lock naming a running pid unless --force, as that pid cannot be told from a later process', async () => {
     const sleep = await sleeper();
     try {
-      const file = lockedBy({ pid: sleep.pid });
+      const file = stateLockedBy({ pid: sleep.pid });
       const refused = await run('unlock', '--state', file);
       expect(refused.code).toBe(1);
       expect(refused.err).toMatch(/its lock records no start time .*: if it is not edgesync, pass --force to remove the lock\./);

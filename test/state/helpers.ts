@@ -18,6 +18,14 @@ export function tempStateFile(): string {
   return path.join(dir, '.edgesync', 'state.db');
 }
 
+/** A state file whose lock names `holder`, over a watch's lock taken on this host on 1 January 2026: a lock left by another process. */
+export function stateLockedBy(holder: Record<string, unknown>): string {
+  const file = tempStateFile();
+  openStateStore({ file }).close();
+  fs.writeFileSync(`${file}.lock`, JSON.stringify({ host: os.hostname(), owner: 'edgesync watch', since: '2026-01-01T00:00:00.000Z', ...holder }));
+  return file;
+}
+
 export function identity(name: string, kind = 'GatewayList', scope: Record<string, string> = { account: 'acc1' }): ResourceIdentity {
   return { key: `${kind}[account=${scope.account}]/${name}`, kind, name, scope };
 }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStateStore, StateLockedError } from '../../src/state/index.js';
 import { lockRefusal, type LockHolder } from '../../src/state/lock.js';
-import { compiledStateEntry, identity, removeCompiled, tempStateFile, withStore } from './helpers.js';
+import { compiledStateEntry, identity, removeCompiled, stateLockedBy, tempStateFile, withStore } from './helpers.js';
 import { bootId, hasProc, sleeper, startTimeOf } from './processes.js';
 
 afterAll(removeCompiled);
@@ -18,12 +18,6 @@ function deadPid(): number {
 }
 
 /** A state whose lock file names `holder`, written by hand as an earlier process left it. */
-function stateLockedBy(holder: Record<string, unknown>): string {
-  const file = tempStateFile();
-  openStateStore({ file }).close();
-  fs.writeFileSync(`${file}.lock`, JSON.stringify({ host: os.hostname(), owner: 'edgesync watch', since: '2026-01-01T00:00:00.000Z', ...holder }));
-  return file;
-}
 
 function refusal(open: () => void): string {
   try {
