@@ -46,19 +46,19 @@ function seenByEmulator(emu: RunningEmulator) {
 }
 
 /** The state as a restart finds it: each list's status and remote id, and the open intents. */
-function stateAfter(ws: Workspace) {
-  const store = openStateStore({ file: ws.state, readOnly: true });
+async function stateAfter(ws: Workspace) {
+  const store = await openStateStore({ file: ws.state, readOnly: true });
   try {
-    const snapshot = store.snapshot();
+    const snapshot = await store.snapshot();
     return { resources: snapshot.resources, intents: new Set(snapshot.intents.keys()) };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** Checks what the emulator got against what the state says; returns the keys left uncertain. */
-function expectNoDuplicateNorUnanswered(ws: Workspace, emu: RunningEmulator, where: string): Set<string> {
-  const { resources, intents } = stateAfter(ws);
+async function expectNoDuplicateNorUnanswered(ws: Workspace, emu: RunningEmulator, where: string): Promise<Set<string>> {
+  const { resources, intents } = await stateAfter(ws);
   const seen = seenByEmulator(emu);
   for (let k = 0; k < LISTS; k++) {
     const key = listKey(k);
@@ -81,9 +81,9 @@ function expectNoDuplicateNorUnanswered(ws: Workspace, emu: RunningEmulator, whe
 }
 
 /** Whether `key` has an intent committed in the state (none before the state exists). */
-function journaled(ws: Workspace, key: string): boolean {
+async function journaled(ws: Workspace, key: string): Promise<boolean> {
   try {
-    return stateAfter(ws).intents.has(key);
+    return (await stateAfter(ws)).intents.has(key);
   } catch {
     return false;
   }
@@ -144,7 +144,7 @@ async function killOnce(run: number, killAt: number): Promise<void> {
   const where = `run ${run} (killed as create ${killAt} arrived)`;
   expect(proxy.unjournaled, `${where}: creates that arrived before their intent was committed`).toEqual([]);
   expect(proxy.held(), where).toBeDefined();
-  const uncertain = expectNoDuplicateNorUnanswered(ws, emu, where);
+  const uncertain = await expectNoDuplicateNorUnanswered(ws, emu, where);
   // Sent and never received: it stays uncertain (the relay kept it from the emulator).
   expect(uncertain, where).toContain(listKey(proxy.held()!));
   expect(seenByEmulator(emu).posts(proxy.held()!), where).toBe(0);
@@ -156,9 +156,9 @@ async function killOnce(run: number, killAt: number): Promise<void> {
   expect(new Set(plan.uncertain.map((u) => u.resource)), where).toEqual(uncertain);
   emu.setFaults({ latencyMs: 0 });
   await apply(ws, emu);
-  const again = expectNoDuplicateNorUnanswered(ws, emu, `${where}, then applied again`);
+  const again = await expectNoDuplicateNorUnanswered(ws, emu, `${where}, then applied again`);
   expect(again, where).toEqual(uncertain);
-  const { resources } = stateAfter(ws);
+  const { resources } = await stateAfter(ws);
   for (let k = 0; k < LISTS; k++) if (!uncertain.has(listKey(k))) expect(resources.get(listKey(k))?.status, `${where}: list-${k}`).toBe('applied');
 }
 

@@ -19,14 +19,14 @@ async function applied() {
   return { emu, ws };
 }
 
-function remoteId(ws: Workspace, key: string): string {
-  const store = openStateStore({ file: ws.state, readOnly: true });
+async function remoteId(ws: Workspace, key: string): Promise<string> {
+  const store = await openStateStore({ file: ws.state, readOnly: true });
   try {
-    const id = store.get(key)?.remoteId;
+    const id = (await store.get(key))?.remoteId;
     if (!id) throw new Error(`${key} has no remote id in state`);
     return id;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
