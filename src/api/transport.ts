@@ -157,6 +157,7 @@ export async function exchange(url: string, x: Exchange): Promise<Answer> {
       else chunks.push(chunk);
     });
     stream.once('end', () => finish(undefined));
-    stream.once('error', (err: Error) => finish(failure(err, x, sent)));
+    // Kept after the first: a late error of a destroyed request must not go unheard (an uncaught 'error').
+    stream.on('error', (err: Error) => finish(failure(err, x, sent)));
   });
 }
