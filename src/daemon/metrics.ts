@@ -33,7 +33,7 @@ export interface DaemonMetrics {
 /** How often the loop is sampled: a delay shorter than this is not seen. */
 const LOOP_RESOLUTION_MS = 10;
 /** Seconds: what a liveness probe's timeout (1 s) and a 100 ms or 250 ms goal read off directly. */
-const LOOP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const LOOP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
  * Every LOOP_RESOLUTION_MS, how late the timer ran, observed into `into` at once. Not perf_hooks'
