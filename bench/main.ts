@@ -1,12 +1,17 @@
 // `npm run bench`: KV at scale (per pairs count and source format, on SQLite and PostgreSQL, against a floor), the pace
-// per credential, replicas' take-over time, then a git push's way in; the machine and markdown tables on stdout,
-// progress on stderr, then many resources of mixed kinds (its figures also as JSON on the last stdout line). `-- --only PART` runs one.
+// per credential, replicas' take-over time, a git push's way in, many resources of mixed kinds, then the daemon's answers
+// under load; the machine and markdown tables on stdout, progress on stderr, every part's figures as JSON on the last
+// stdout line. `-- --only PART` runs one; `-- --baseline DIR` or `--baseline-ref REF` compares with an older build.
 
+import fs from 'node:fs';
+import os from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { fail, OptionError } from '../src/util/options.js';
+import { checkInteger, checkString, fail, OptionError } from '../src/util/options.js';
+import { buildBaselineRef, checkBaselineDir, renderComparison, runCompared, type Baseline, type BenchJson } from './compare.js';
 import { checkGitopsBenchOptions, renderGitopsGoal, renderGitopsTable, runGitopsBench, type GitopsBenchOptions } from './gitops-bench.js';
 import { checkBackends, checkFormats, checkKvBenchOptions, checkPairs, runKvBench, type KvBenchOptions } from './kv-bench.js';
 import { PACING_RATE, renderPacingGoal, renderPacingTable, runPacingBench, type PacingBenchOptions } from './pacing-bench.js';
+import { checkLatencyBenchOptions, renderLatencyNotes, renderLatencyTable, runLatencyBench, type LatencyBenchOptions } from './latency-bench.js';
 import { machineLine, renderTable } from './report.js';
 import { checkResourceCounts, checkResourcesBenchOptions, runResourcesBench, type ResourcesBenchOptions } from './resources-bench.js';
 import { renderResourcesNotes, renderResourcesTable } from './resources-report.js';
@@ -18,15 +23,27 @@ export interface BenchArgs {
   readonly takeover: TakeoverBenchOptions;
   readonly gitops: GitopsBenchOptions;
   readonly resources: ResourcesBenchOptions;
+  readonly latency: LatencyBenchOptions;
   /** Which part runs. @default all */
   readonly only?: Part;
+  /** An older build to run the same parts with, in turn with this one, and to print beside it. @default none */
+  readonly baseline?: Baseline;
+  /** Runs of each build when comparing; each figure is the median of its runs. @default 1 */
+  readonly rounds?: number;
 }
 
-const PARTS = ['kv', 'pacing', 'takeover', 'gitops', 'resources'] as const;
+const PARTS = ['kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency'] as const;
 type Part = (typeof PARTS)[number];
 
 const KV_FLAGS: Record<string, 'changed' | 'valueBytes' | 'seed'> = { '--changed': 'changed', '--value-bytes': 'valueBytes', '--seed': 'seed' };
 const PACING_FLAGS: Record<string, 'calls'> = { '--calls': 'calls' };
+const LATENCY_FLAGS: Record<string, 'resources' | 'pairs' | 'planPairs'> = {
+  '--latency-resources': 'resources',
+  '--latency-pairs': 'pairs',
+  '--latency-plan-pairs': 'planPairs',
+};
+/** Flags of the comparison itself, not passed on to the compared runs. */
+const COMPARE_FLAGS = ['--baseline', '--baseline-ref', '--rounds'];
 
 /** "1000000,5000000": the counts, the text itself refused (naming it) when a part is not a whole number. */
 function pairsList(text: string, name = 'pairs', example = '1000000,5000000'): number[] {
@@ -35,14 +52,21 @@ function pairsList(text: string, name = 'pairs', example = '1000000,5000000'): n
   return parts.map(Number);
 }
 
-/** `--pairs N[,N…] --formats json,jsonl --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10 --kills 5 --pushes 10 --resources 1000,10000 --accounts 20 --edits 5 --repeats 3 --only kv|pacing|takeover|gitops|resources` */
+/**
+ * `--pairs N[,N…] --formats json,jsonl --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10
+ * --kills 5 --pushes 10 --resources 1000,10000 --accounts 20 --edits 5 --repeats 3 --latency-resources 20000 --latency-pairs 1000000
+ * --latency-plan-pairs 5000000 --only kv|pacing|takeover|gitops|resources|latency --baseline DIR | --baseline-ref REF --rounds 1`
+ */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const kv: { -readonly [K in keyof KvBenchOptions]: KvBenchOptions[K] } = {};
   const pacing: Record<string, number | string> = {};
   const takeover: { kills?: number } = {};
   const gitops: { pushes?: number } = {};
   const resources: { -readonly [K in keyof ResourcesBenchOptions]: ResourcesBenchOptions[K] } = {};
+  const latency: { -readonly [K in keyof LatencyBenchOptions]: LatencyBenchOptions[K] } = {};
   let only: BenchArgs['only'];
+  let baseline: Baseline | undefined;
+  let rounds: number | undefined;
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (value === undefined) fail('arguments', '--flag value pairs', flag);
@@ -58,15 +82,21 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (flag === '--accounts') resources.accounts = Number(value);
     else if (flag === '--edits') resources.edits = Number(value);
     else if (flag === '--repeats') resources.repeats = Number(value);
-    else if (flag === '--only') only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover', 'gitops' or 'resources'", value);
+    else if (LATENCY_FLAGS[flag]) latency[LATENCY_FLAGS[flag]] = Number(value);
+    else if (flag === '--baseline' || flag === '--baseline-ref') {
+      if (baseline) fail('baseline', 'one of --baseline DIR and --baseline-ref REF, once', value);
+      baseline = flag === '--baseline' ? { dir: value } : { ref: checkString('baseline-ref', value) };
+    } else if (flag === '--rounds') rounds = checkInteger('rounds', Number(value), 1, 20);
+    else if (flag === '--only')
+      only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover', 'gitops', 'resources' or 'latency'", value);
     else
       fail(
         'arguments',
-        `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--repeats', '--only'].join(', ')}`,
+        `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--repeats', ...Object.keys(LATENCY_FLAGS), '--only', ...COMPARE_FLAGS].join(', ')}`,
         flag,
       );
   }
-  return { kv, pacing, takeover, gitops, resources, ...(only && { only }) };
+  return { kv, pacing, takeover, gitops, resources, latency, ...(only && { only }), ...(baseline && { baseline }), ...(rounds !== undefined && { rounds }) };
 }
 
 /** Bad flags and values: one line naming what to fix, exit 1. */
@@ -77,6 +107,8 @@ function argsOrExit(argv: readonly string[]): BenchArgs {
     checkKvBenchOptions(args.kv);
     checkGitopsBenchOptions(args.gitops);
     checkResourcesBenchOptions(args.resources);
+    checkLatencyBenchOptions(args.latency);
+    if (args.baseline && 'dir' in args.baseline) checkBaselineDir(args.baseline.dir);
     return args;
   } catch (err) {
     if (!(err instanceof OptionError)) throw err;
@@ -85,35 +117,69 @@ function argsOrExit(argv: readonly string[]): BenchArgs {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const args = argsOrExit(process.argv.slice(2));
+/** Every chosen part with this build: the tables, then the figures as JSON on the last line. */
+async function runParts(args: BenchArgs): Promise<void> {
   const out: string[] = [];
+  const json: { -readonly [K in keyof BenchJson]: BenchJson[K] } = {};
   const runs = (part: Part) => args.only === undefined || args.only === part;
+  const gap = () => (out.length > 0 ? out.push('') : 0);
   if (runs('kv')) {
-    const kv = await runKvBench(args.kv);
+    const kv = (json.kv = await runKvBench(args.kv));
     out.push(renderTable(kv.groups), '', ...kv.goals);
   }
   if (runs('pacing')) {
     const rows = await runPacingBench(args.pacing);
-    if (out.length > 0) out.push('');
+    gap();
     out.push(renderPacingTable(rows, args.pacing.rate ?? PACING_RATE), '', renderPacingGoal(rows));
   }
   if (runs('takeover')) {
-    const rows = await runTakeoverBench(args.takeover);
-    if (out.length > 0) out.push('');
+    const rows = (json.takeover = await runTakeoverBench(args.takeover));
+    gap();
     out.push(renderTakeoverTable(rows), '', renderTakeoverGoal(rows));
   }
   if (runs('gitops')) {
-    const result = await runGitopsBench(args.gitops);
-    if (out.length > 0) out.push('');
+    const result = (json.gitops = await runGitopsBench(args.gitops));
+    gap();
     out.push(renderGitopsTable(result), '', ...renderGitopsGoal(result));
   }
-  let json: string | undefined;
   if (runs('resources')) {
-    const groups = await runResourcesBench(args.resources);
-    if (out.length > 0) out.push('');
+    const groups = (json.resources = await runResourcesBench(args.resources));
+    gap();
     out.push(renderResourcesTable(groups), '', ...renderResourcesNotes(groups));
-    json = JSON.stringify({ resources: groups });
   }
-  process.stdout.write(`${machineLine()}\n\n${out.join('\n')}\n${json === undefined ? '' : `\n${json}\n`}`);
+  if (runs('latency')) {
+    const result = (json.latency = await runLatencyBench(args.latency));
+    gap();
+    out.push(renderLatencyTable(result), '', ...renderLatencyNotes(result));
+  }
+  process.stdout.write(`${machineLine()}\n\n${out.join('\n')}\n\n${JSON.stringify(json)}\n`);
+}
+
+/** The arguments a compared run's own bench process takes: all but the comparison's. */
+function partArgsOf(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 2) if (!COMPARE_FLAGS.includes(argv[i]!)) out.push(argv[i]!, argv[i + 1]!);
+  return out;
+}
+
+/** The same parts with this build and the baseline, in turn; the figures side by side. */
+async function runComparison(argv: readonly string[], args: BenchArgs, baseline: Baseline): Promise<void> {
+  const say = (line: string) => void process.stderr.write(`${line}\n`);
+  const dir = 'dir' in baseline ? checkBaselineDir(baseline.dir) : buildBaselineRef(baseline.ref, os.tmpdir(), say);
+  try {
+    const compared = await runCompared(partArgsOf(argv), dir, 'dir' in baseline ? baseline.dir : baseline.ref, args.rounds ?? 1, say);
+    process.stdout.write(`${machineLine()}\n\n${renderComparison(compared)}\n`);
+  } finally {
+    if ('ref' in baseline) {
+      // The link to this checkout's node_modules first, on its own: nothing of what it points to is removed.
+      fs.unlinkSync(`${dir}/node_modules`);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const argv = process.argv.slice(2);
+  const args = argsOrExit(argv);
+  await (args.baseline ? runComparison(argv, args, args.baseline) : runParts(args));
 }

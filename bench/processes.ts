@@ -4,10 +4,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type { PhaseArgs, PhaseReport } from './phase.js';
-import { benchScript, BIN } from './paths.js';
+import { BIN, BUILD_BIN, buildScript } from './paths.js';
 
-/** The compiled phase runner. */
-const PHASE = benchScript('phase.js');
+/** The compiled phase runner, of the measured build: it runs its product in process. */
+const PHASE = buildScript('phase.js');
 
 /** Clock ticks per second of /proc's CPU times; 100 on Linux unless told otherwise. */
 const CLK_TCK = ((): number => {
@@ -197,7 +197,7 @@ export interface WatchProcess {
 
 /** `edgesync watch ARGS` on any free port (`--debounce` given in ARGS wins over 0). */
 export function startWatchProcess(args: readonly string[], env: NodeJS.ProcessEnv): WatchProcess {
-  const child = spawn(process.execPath, [BIN, 'watch', '--listen', '127.0.0.1:0', '--debounce', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  const child = spawn(process.execPath, [BUILD_BIN, 'watch', '--listen', '127.0.0.1:0', '--debounce', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
   const lines: LogLine[] = [];
   const waiters = new Set<() => void>();
   let partial = '';

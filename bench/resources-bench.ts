@@ -13,7 +13,7 @@ import { runResourcesFloorProcess, type ResourcesFloorArgs, type ResourcesFloorR
 import { credentialsEnv, writeResourcesConfig, type GeneratedConfig } from './resources-generate.js';
 import type { ProbeReport } from './resources-probe.js';
 import { processCpuMs, processPeakRssBytes, startEmulatorProcess, startWatchProcess, type EmulatorProcess, type LogLine, type WatchProcess } from './processes.js';
-import { benchScript, BIN } from './paths.js';
+import { benchScript, BUILD_BIN } from './paths.js';
 
 export interface ResourcesBenchOptions {
   /** Resource counts, each measured in turn (`--resources 1000,10000,50000`). @default [1000, 10000] */
@@ -116,7 +116,7 @@ export async function medianRun<T extends { readonly ms: number }>(times: number
 /** Runs `edgesync ARGS` with the probe loaded; an exit code not in `codes` throws with the end of its stderr. */
 function runCli(args: readonly string[], env: NodeJS.ProcessEnv, codes: readonly number[] = [0]): Promise<CliRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', PROBE, BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, ['--import', PROBE, BUILD_BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env });
   let err = '';
   let probe = '';
   child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));

@@ -1,4 +1,4 @@
-// createClient: sends each of the 17 operations once, over node:http (./transport.ts), and reports the outcome.
+// createClient: sends each of the 17 operations once, over got (./transport.ts), and reports the outcome.
 // It never retries: whether a call may be repeated (a POST may not, blindly) is the executor's decision.
 
 import type http from 'node:http';

@@ -229,9 +229,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(access.mode === 'open' && { hostCheck: { allowed: allowedHosts, hint: HOST_HINT } }),
   });
   options.routes?.(app);
+  // From before the first run: a load or plan that holds the loop shows in the histogram as it happens.
+  const unwatchLoop = metrics.watchEventLoop();
   try {
     await app.listen({ host: listen.host, port: listen.port });
   } catch (err) {
+    unwatchLoop();
     await terms.stop();
     throw err;
   }
@@ -289,6 +292,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   } catch (err) {
     approvalWatch.abort();
     await Promise.allSettled([watcher?.close(), app.close()]);
+    unwatchLoop();
     await terms.stop();
     throw err;
   }
@@ -302,6 +306,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       const finished = await terms.stop();
       if (!finished) logger.warn({ timeoutMs: timing.shutdownTimeoutMs }, 'calls still in flight at the shutdown timeout');
       await Promise.allSettled([watcher?.close(), app.close()]);
+      unwatchLoop();
       logger.info({}, 'stopped');
       return finished;
     })());

@@ -1,7 +1,7 @@
 // The daemon's Prometheus metrics, on a Registry of their own (never the global one), fed by
 // the loop's observer, the executor's progress hook and the client's onResponse.
 
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApplyResult, ExecutorHooks } from '../apply/index.js';
 import type { CallInfo } from '../api/index.js';
 import type { LoadResult } from '../config/index.js';
@@ -23,6 +23,36 @@ export interface DaemonMetrics {
   setLeader(leader: boolean): void;
   /** A git source's sync: counts failures, and times the last success (series made on first use). */
   gitSynced(error: string | undefined, at: number): void;
+  /**
+   * Starts sampling the event loop's delay into edgesync_event_loop_delay_seconds (the daemon calls it at
+   * start); returns what stops it, which leaves no timer behind. Once at a time.
+   */
+  watchEventLoop(): () => void;
+}
+
+/** How often the loop is sampled: a delay shorter than this is not seen. */
+const LOOP_RESOLUTION_MS = 10;
+/** Seconds: what a liveness probe's timeout (1 s) and a 100 ms or 250 ms goal read off directly. */
+const LOOP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * Every LOOP_RESOLUTION_MS, how late the timer ran, observed into `into` at once. Not perf_hooks'
+ * monitorEventLoopDelay: its reset() forgets its previous tick, so the interval after each move into the
+ * histogram was never recorded, and a block starting right after a scrape went unseen; and its percentiles
+ * give the samples' distribution only by steps. A timer of its own sees each delay exactly, cheaply.
+ */
+function sampleLoopDelay(into: Histogram): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let due = 0;
+  const tick = () => {
+    const now = performance.now();
+    into.observe(Math.max(0, now - due) / 1000);
+    due = now + LOOP_RESOLUTION_MS;
+    timer = setTimeout(tick, LOOP_RESOLUTION_MS);
+  };
+  due = performance.now() + LOOP_RESOLUTION_MS;
+  timer = setTimeout(tick, LOOP_RESOLUTION_MS);
+  return () => clearTimeout(timer);
 }
 
 export function createMetrics(options: { readonly defaultMetrics?: boolean } = {}): DaemonMetrics {
@@ -54,6 +84,13 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
     name: 'edgesync_revision_info',
     help: 'The git commit of the config in force (1); absent outside git.',
     labelNames: ['commit'],
+    registers: [registry],
+  });
+  let unwatchLoop: (() => void) | undefined;
+  const loopDelay = new Histogram({
+    name: 'edgesync_event_loop_delay_seconds',
+    help: 'How late the event loop ran a 10 ms timer: while it is late, the endpoint answers nothing.',
+    buckets: LOOP_BUCKETS,
     registers: [registry],
   });
   let git: { failures: Counter; synced: Gauge } | undefined;
@@ -90,6 +127,15 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
       });
     },
     setLeader: (is) => leader.set(is ? 1 : 0),
+    watchEventLoop() {
+      if (unwatchLoop) throw new Error('the event loop is already watched');
+      const stop = sampleLoopDelay(loopDelay);
+      unwatchLoop = stop;
+      return () => {
+        stop();
+        if (unwatchLoop === stop) unwatchLoop = undefined;
+      };
+    },
     gitSynced(error, at) {
       const m = gitMetrics();
       if (error === undefined) m.synced.set(at / 1000);

@@ -1,14 +1,17 @@
-// The client's own HTTP exchange: what goes on the wire (a whole body with its length, TLS for an
-// https URL) and how an answer that never ends, or ends early, is reported.
+// The client's HTTP exchange: what goes on the wire (a whole body with its length, TLS for an https
+// URL), whether a request was whole on the wire when it failed, and how an answer that never ends, or ends early, is reported.
 
 import { execFileSync } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
+import { exchange } from '../../src/api/transport.js';
 import { failureOf, reply, startStub, type Stub } from './stub.js';
 
 let stub: Stub | undefined;
@@ -63,6 +66,50 @@ describe('what goes on the wire', () => {
     await expect(client.updateList({ identifier: 'acc', uuid: 'l1' }, list)).resolves.toMatchObject({ id: 'l1' });
     const refused = await failureOf(client.createList({ identifier: 'acc' }, list));
     expect(refused.networkCode).toMatch(/CERT|SELF_SIGNED/);
+  });
+});
+
+/** A server that reads a request's headers and not its body, then does `then` with it. */
+async function unread(then: (req: http.IncomingMessage) => void): Promise<string> {
+  const server = http.createServer((req) => {
+    req.pause();
+    then(req);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  closers.push(() => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/client/v4`;
+}
+
+/** More than the connection's buffers hold: its last byte cannot be handed over while the server does not read. */
+const LARGE = 'x'.repeat(48 * 2 ** 20);
+
+describe('whether a request was whole on the wire', () => {
+  it('says a call aborted while its body was still going out never reached the server', async () => {
+    const controller = new AbortController();
+    const url = await unread(() => controller.abort());
+    const client = createClient({ baseUrl: url, token: 'secret-token' });
+    const error = await failureOf(client.createList({ identifier: 'acc' }, { ...list, description: LARGE }, { signal: controller.signal }));
+    expect(error).toMatchObject({ kind: 'network', reachedServer: false, networkCode: 'ERR_ABORTED' });
+    expect(error.message).toBe('createList (POST /accounts/acc/gateway/lists) was aborted before sending');
+  });
+
+  it('says a request whose connection was reset before its last byte went out was not sent, and one reset after it was', async () => {
+    const before = await unread((req) => req.socket.destroy());
+    const x = { method: 'POST', headers: {}, timeoutMs: 10_000, maxAnswerBytes: 2 ** 20 };
+    await expect(exchange(before, { ...x, body: LARGE })).rejects.toMatchObject({ sent: false, code: expect.stringMatching(/^(ECONNRESET|EPIPE)$/) });
+    stub = await startStub((_req, res) => res.socket?.destroy());
+    await expect(exchange(stub.url, { ...x, body: '{}' })).rejects.toMatchObject({ sent: true, code: 'ECONNRESET' });
+  });
+
+  it("leaves no listener on the caller's signal once a call is done, answered or failed", async () => {
+    const controller = new AbortController();
+    stub = await startStub(reply(200, { result: { id: 'l1', name: 'Blocked' } }));
+    const client = createClient({ baseUrl: stub.url, token: 'secret-token' });
+    await client.createList({ identifier: 'acc' }, list, { signal: controller.signal });
+    await client.updateList({ identifier: 'acc', uuid: 'l1' }, list, { signal: controller.signal });
+    const refused = createClient({ baseUrl: await unread((req) => req.socket.destroy()), token: 'secret-token' });
+    await failureOf(refused.createList({ identifier: 'acc' }, list, { signal: controller.signal }));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
 

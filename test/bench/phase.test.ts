@@ -39,23 +39,47 @@ describe('the benchmark command lines', () => {
   });
 
   it('reads the benchmark flags as numbers and refuses unknown ones', () => {
-    expect(parseBenchArgs(['--pairs', '5000', '--changed', '0.02'])).toEqual({ kv: { pairs: [5000], changed: 0.02 }, pacing: {}, takeover: {}, gitops: {}, resources: {} });
+    expect(parseBenchArgs(['--pairs', '5000', '--changed', '0.02'])).toEqual({
+      kv: { pairs: [5000], changed: 0.02 },
+      pacing: {},
+      takeover: {},
+      gitops: {},
+      resources: {},
+      latency: {},
+    });
     expect(parseBenchArgs(['--calls', '60', '--rate', '10/1', '--only', 'pacing'])).toEqual({
       kv: {},
       pacing: { calls: 60, rate: '10/1' },
       takeover: {},
       gitops: {},
       resources: {},
+      latency: {},
       only: 'pacing',
     });
-    expect(parseBenchArgs(['--kills', '3', '--only', 'takeover'])).toEqual({ kv: {}, pacing: {}, takeover: { kills: 3 }, gitops: {}, resources: {}, only: 'takeover' });
-    expect(parseBenchArgs(['--pushes', '5', '--only', 'gitops'])).toEqual({ kv: {}, pacing: {}, takeover: {}, gitops: { pushes: 5 }, resources: {}, only: 'gitops' });
+    expect(parseBenchArgs(['--kills', '3', '--only', 'takeover'])).toEqual({
+      kv: {},
+      pacing: {},
+      takeover: { kills: 3 },
+      gitops: {},
+      resources: {},
+      latency: {},
+      only: 'takeover',
+    });
+    expect(parseBenchArgs(['--pushes', '5', '--only', 'gitops'])).toEqual({ kv: {}, pacing: {}, takeover: {}, gitops: { pushes: 5 }, resources: {}, latency: {}, only: 'gitops' });
     expect(() => parseBenchArgs(['--pair', '5'])).toThrow('Expected `arguments`');
-    expect(() => parseBenchArgs(['--only', 'all'])).toThrow("Expected `only` to be 'kv', 'pacing', 'takeover', 'gitops' or 'resources'");
+    expect(() => parseBenchArgs(['--only', 'all'])).toThrow("Expected `only` to be 'kv', 'pacing', 'takeover', 'gitops', 'resources' or 'latency'");
   });
 
   it('reads which state backends the KV bench measures, each once', () => {
-    expect(parseBenchArgs(['--backends', 'postgres', '--only', 'kv'])).toEqual({ kv: { backends: ['postgres'] }, pacing: {}, takeover: {}, gitops: {}, resources: {}, only: 'kv' });
+    expect(parseBenchArgs(['--backends', 'postgres', '--only', 'kv'])).toEqual({
+      kv: { backends: ['postgres'] },
+      pacing: {},
+      takeover: {},
+      gitops: {},
+      resources: {},
+      latency: {},
+      only: 'kv',
+    });
     expect(parseBenchArgs(['--backends', 'sqlite,postgres']).kv.backends).toEqual(['sqlite', 'postgres']);
     expect(() => parseBenchArgs(['--backends', 'sqlite,mysql'])).toThrow("Expected `backends` to be a non-empty list of 'sqlite' and 'postgres', each once");
     expect(() => parseBenchArgs(['--backends', 'sqlite,sqlite'])).toThrow('Expected `backends`');
