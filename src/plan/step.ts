@@ -1,7 +1,7 @@
 // One resource's part of a plan: what its kind decides, re-sent under drift, placed after what it
 // depends on. Pure (it only reads the state); build.ts calls it for each resource a memo does not already hold.
 
-import type { ActionDraft, DesiredResource, KindDecision, KindDefinition, PlanContext } from '../kinds/kind.js';
+import type { ActionDraft, DesiredResource, KindDecision, KindDefinition } from '../kinds/kind.js';
 import type { AppliedResource, KvKeyPage, StateSnapshot } from '../state/types.js';
 import type { Step } from './memo.js';
 import { orphanKeysMessage } from './messages.js';

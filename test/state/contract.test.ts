@@ -165,7 +165,7 @@ describe.each(BACKENDS)('the $name state', (backend) => {
     const other = identity('other', 'KvPairs');
     await using(target, async (store) => {
       /** Each resource's stored count beside the keys read back. */
-      const counts = () => [kv, other].map(async (r) => [await store.kvKeyCount(r.key), (await (await store.snapshot()).kvKeys(r.key)).size]);
+      const counts = () => Promise.all([kv, other].map(async (r) => [await store.kvKeyCount(r.key), (await (await store.snapshot()).kvKeys(r.key)).size]));
       await store.recordSuccess(
         kv,
         {
@@ -176,7 +176,7 @@ describe.each(BACKENDS)('the $name state', (backend) => {
         },
         at,
       );
-      expect(counts()).toEqual([
+      expect(await counts()).toEqual([
         [2, 2],
         [0, 0],
       ]);
@@ -193,7 +193,7 @@ describe.each(BACKENDS)('the $name state', (backend) => {
         },
         at,
       );
-      expect(counts()).toEqual([
+      expect(await counts()).toEqual([
         [4, 4],
         [0, 0],
       ]);
@@ -208,25 +208,25 @@ describe.each(BACKENDS)('the $name state', (backend) => {
         at,
       );
       await store.recordSuccess(other, { kvKeys: [['a', h('x')]] }, at);
-      expect(counts()).toEqual([
+      expect(await counts()).toEqual([
         [4, 4],
         [1, 1],
       ]);
       expect(Object.fromEntries(await (await store.snapshot()).kvKeys(kv.key))).toEqual({ a: h('a2'), b: h('b3'), c: h('c1'), d: h('d2') });
       expect(await store.forgetKvKeys(kv.key, ['c', 'absent'])).toEqual(['c']);
-      expect(counts()).toEqual([
+      expect(await counts()).toEqual([
         [3, 3],
         [1, 1],
       ]);
       await store.forget(kv.key);
-      expect(counts()).toEqual([
+      expect(await counts()).toEqual([
         [0, 0],
         [1, 1],
       ]);
       expect(await store.kvKeyCounts()).toEqual(new Map([[other.key, 1]]));
       // Keys recorded again for the forgotten resource count from none.
       await store.recordSuccess(kv, { kvKeys: [['d', h('d3')]] }, at);
-      expect(counts()).toEqual([
+      expect(await counts()).toEqual([
         [1, 1],
         [1, 1],
       ]);

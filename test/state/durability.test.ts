@@ -25,11 +25,11 @@ describe('durability', () => {
     const kv = identity('flags', 'KvPairs');
     const signal = runAndKill(
       file,
-      `store.recordSuccess(${JSON.stringify(list)}, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-1' }, new Date());
+      `await store.recordSuccess(${JSON.stringify(list)}, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-1' }, new Date());
        const { createHash } = await import('node:crypto');
        const h = (label) => createHash('sha256').update(label).digest('hex').slice(0, 32);
        const keys = Array.from({ length: 10000 }, (_, i) => ['k' + i, h('h' + i)]);
-       store.recordSuccess(${JSON.stringify(kv)}, { kvKeys: keys }, new Date());`,
+       await store.recordSuccess(${JSON.stringify(kv)}, { kvKeys: keys }, new Date());`,
     );
     expect(signal).toBe('SIGKILL');
     await withStore({ file }, async (store) => {
@@ -43,7 +43,7 @@ describe('durability', () => {
   it('shows a create killed mid-call as uncertain, and takes over the dead holder\u2019s lock', async () => {
     const file = tempStateFile();
     const list = identity('blocked-domains');
-    runAndKill(file, `store.beginIntent(${JSON.stringify(list)}, 'createList', { name: 'x' }, 'h1', new Date());`);
+    runAndKill(file, `await store.beginIntent(${JSON.stringify(list)}, 'createList', { name: 'x' }, 'h1', new Date());`);
     await withStore({ file }, async (store) => {
       expect((await store.get(list.key))?.status).toBe('uncertain');
       expect((await store.snapshot()).intents.get(list.key)?.error).toMatch(/stopped before the outcome of createList was recorded/);

@@ -11,8 +11,8 @@ import { identity, tempStateFile, withStore } from './helpers.js';
 
 async function failure(open: () => unknown): Promise<Error> {
   try {
-    const store = (await open()) as { close(): void };
-    store.close();
+    const store = (await open()) as { close(): Promise<void> };
+    await store.close();
   } catch (err) {
     return err as Error;
   }
@@ -29,9 +29,9 @@ describe('a state file that is not one edgesync wrote', () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, '');
     for (const readOnly of [false, true]) {
-      const error = failure(() => openStateStore({ file, readOnly }));
+      const error = await failure(() => openStateStore({ file, readOnly }));
       expect(error).toBeInstanceOf(StateFileError);
-      expect((await error).message).toMatch(/^state .*state\.db is empty \(0 bytes\): .*would create everything again\. Restore it from a backup/);
+      expect(error.message).toMatch(/^state .*state\.db is empty \(0 bytes\): .*would create everything again\. Restore it from a backup/);
     }
     expect(fs.statSync(file).size).toBe(0);
   });
@@ -59,9 +59,9 @@ describe('a state file that is not one edgesync wrote', () => {
     bytes.fill(0x5a, 100, 4096); // page 1 past the header: the schema is gone
     fs.writeFileSync(file, bytes);
     for (const readOnly of [false, true]) {
-      const error = failure(() => openStateStore({ file, readOnly }));
+      const error = await failure(() => openStateStore({ file, readOnly }));
       expect(error).toBeInstanceOf(StateFileError);
-      expect((await error).message).toMatch(/^state .*state\.db (is damaged|is not a SQLite database).*restore it from a backup/);
+      expect(error.message).toMatch(/^state .*state\.db (is damaged|is not a SQLite database).*restore it from a backup/);
     }
   });
 
@@ -99,20 +99,20 @@ describe('a state file changed under an open store', () => {
     await withStore({ file }, async (store) => {
       await store.recordSuccess(identity('a'), { remoteId: 'uuid-a' }, new Date(0));
       fs.rmSync(file);
-      expect(async () => store.recordSuccess(identity('b'), { remoteId: 'uuid-b' }, new Date(0))).toThrow(/state .*state\.db was deleted while edgesync had it open/);
-      expect(async () => store.beginIntent(identity('c'), 'createList', {}, 'h', new Date(0))).toThrow(StateFileError);
-      expect(async () => store.verify()).toThrow(StateFileError);
+      await expect(store.recordSuccess(identity('b'), { remoteId: 'uuid-b' }, new Date(0))).rejects.toThrow(/state .*state\.db was deleted while edgesync had it open/);
+      await expect(store.beginIntent(identity('c'), 'createList', {}, 'h', new Date(0))).rejects.toThrow(StateFileError);
+      expect(() => store.verify()).toThrow(StateFileError);
     });
   });
 
   it('refuses every write and snapshot once the file was replaced by another', async () => {
     const file = tempStateFile();
-    await withStore({ file }, (store) => {
+    await withStore({ file }, async (store) => {
       const copy = `${file}.copy`;
       fs.copyFileSync(file, copy);
       fs.renameSync(copy, file);
-      expect(async () => store.recordSuccess(identity('b'), { remoteId: 'uuid-b' }, new Date(0))).toThrow(/was replaced by another file while edgesync had it open/);
-      expect(async () => store.snapshot()).toThrow(StateFileError);
+      await expect(store.recordSuccess(identity('b'), { remoteId: 'uuid-b' }, new Date(0))).rejects.toThrow(/was replaced by another file while edgesync had it open/);
+      await expect(store.snapshot()).rejects.toThrow(StateFileError);
     });
   });
 });
@@ -121,12 +121,12 @@ describe('the lock', () => {
   it('holds through a symlink to the same state', async () => {
     const file = tempStateFile();
     const link = path.join(path.dirname(path.dirname(file)), 'link.db');
-    await withStore({ file }, () => {
+    await withStore({ file }, async () => {
       fs.symlinkSync(file, link);
-      expect(failure(() => openStateStore({ file: link }))).toBeInstanceOf(StateLockedError);
+      expect(await failure(() => openStateStore({ file: link }))).toBeInstanceOf(StateLockedError);
     });
-    await withStore({ file: link }, () => {
-      expect(failure(() => openStateStore({ file }))).toBeInstanceOf(StateLockedError);
+    await withStore({ file: link }, async () => {
+      expect(await failure(() => openStateStore({ file }))).toBeInstanceOf(StateLockedError);
     });
   });
 
@@ -134,8 +134,8 @@ describe('the lock', () => {
     const file = tempStateFile();
     const dir = path.dirname(file);
     const other = path.join(dir, '..', path.basename(dir), '.', 'state.db');
-    await withStore({ file: other }, () => {
-      expect(failure(() => openStateStore({ file }))).toBeInstanceOf(StateLockedError);
+    await withStore({ file: other }, async () => {
+      expect(await failure(() => openStateStore({ file }))).toBeInstanceOf(StateLockedError);
     });
   });
 });

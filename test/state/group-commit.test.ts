@@ -32,7 +32,7 @@ describe.each(BACKENDS)('group commit on the $name state', (backend) => {
       const writer = stateWriter(store);
       const ids = await Promise.all(lists.map((id) => writer.beginIntent(id, 'createList', request, 'h', at)));
       expect(new Set(ids).size).toBe(lists.length);
-      expect(serial(store)).toBe(before + 1);
+      expect(await serial(store)).toBe(before + 1);
       const intents = (await store.snapshot()).intents;
       lists.forEach((id, k) => expect(intents.get(id.key)).toMatchObject({ id: ids[k], operation: 'createList', request }));
       for (const id of lists) expect((await store.get(id.key))?.status).toBe('uncertain');
@@ -70,7 +70,7 @@ describe.each(BACKENDS)('group commit on the $name state', (backend) => {
       ]);
       expect(results.slice(0, 4).map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
       expect(results[4]).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/no open intent 9999/) } });
-      expect(serial(store)).toBe(before + 1);
+      expect(await serial(store)).toBe(before + 1);
       expect(await store.get(lists[0].key)).toMatchObject({ status: 'applied', remoteId: 'uuid-0' });
       expect(await store.get(lists[1].key)).toMatchObject({ status: 'uncertain', lastError: 'timed out after 30000 ms' });
       expect(await store.get(lists[2].key)).toBeUndefined();

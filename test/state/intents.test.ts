@@ -36,7 +36,7 @@ describe('the intent journal', () => {
     await withStore({ file }, async (store) => {
       await store.beginIntent(list, 'createList', request, hash, at);
       expect((await store.get(list.key))?.status).toBe('uncertain');
-      expect(async () => store.beginIntent(list, 'createList', request, hash, at)).toThrow(/already has an open create \(createList since 2026-11-21T10:00:00.000Z\)/);
+      await expect(store.beginIntent(list, 'createList', request, hash, at)).rejects.toThrow(/already has an open create \(createList since 2026-11-21T10:00:00.000Z\)/);
     });
   });
 
@@ -125,8 +125,8 @@ describe('the intent journal', () => {
     const file = tempStateFile();
     await withStore({ file }, async (store) => {
       await store.recordSuccess(list, { request, hash, remoteId: 'uuid-1' }, at);
-      expect(async () => store.resolve(list.key, { id: 'x' })).toThrow(`${list.key} is not uncertain (its status is applied); only an uncertain create can be resolved`);
-      expect(async () => store.resolve('GatewayList/nope', { recreate: true })).toThrow('GatewayList/nope is not in state');
+      await expect(store.resolve(list.key, { id: 'x' })).rejects.toThrow(`${list.key} is not uncertain (its status is applied); only an uncertain create can be resolved`);
+      await expect(store.resolve('GatewayList/nope', { recreate: true })).rejects.toThrow('GatewayList/nope is not in state');
       expect(await store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
     });
   });

@@ -128,7 +128,7 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
   it('refuse a hash that is not hex, as a whole chunk, beside keys whose hashes are', async () => {
     await using(backend.fresh(), async (store) => {
       await store.recordSuccess(kv, { kvKeys: [['kept', h('k')]] }, at);
-      expect(() =>
+      await expect(
         store.recordSuccess(
           kv,
           {
@@ -139,7 +139,7 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
           },
           at,
         ),
-      ).toThrow();
+      ).rejects.toThrow();
       expect(Object.fromEntries(await (await store.snapshot()).kvKeys(kv.key))).toEqual({ kept: h('k') });
     });
   });

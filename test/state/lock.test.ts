@@ -19,9 +19,9 @@ function deadPid(): number {
 
 /** A state whose lock file names `holder`, written by hand as an earlier process left it. */
 
-function refusal(open: () => void): string {
+async function refusal(open: () => Promise<{ close(): Promise<void> }>): Promise<string> {
   try {
-    open();
+    await (await open()).close();
   } catch (err) {
     expect(err).toBeInstanceOf(StateLockedError);
     return (err as Error).message;
@@ -119,7 +119,7 @@ describe('the state lock', () => {
     const sleep = await sleeper();
     try {
       const file = await stateLockedBy({ pid: sleep.pid, boot_id: bootId(), start_time: startTimeOf(sleep.pid) });
-      expect(refusal(() => openStateStore({ file }))).toMatch(`is locked by pid ${sleep.pid} (edgesync watch)`);
+      expect(await refusal(() => openStateStore({ file }))).toMatch(`is locked by pid ${sleep.pid} (edgesync watch)`);
     } finally {
       sleep.stop();
     }
@@ -136,7 +136,7 @@ describe('the state lock', () => {
 
   it('refuses a lock from another host, saying it cannot be checked from here and how to clear it', async () => {
     const file = await stateLockedBy({ pid: 7, host: 'web-2' });
-    const message = refusal(() => openStateStore({ file }));
+    const message = await refusal(() => openStateStore({ file }));
     expect(message).toMatch(
       new RegExp(`is locked by pid 7 \\(edgesync watch\\) on web-2 since 2026-01-01T00:00:00.000Z, which cannot be checked from this host \\(${os.hostname()}\\)`),
     );
@@ -147,7 +147,7 @@ describe('the state lock', () => {
     const sleep = await sleeper();
     try {
       const file = await stateLockedBy({ pid: sleep.pid });
-      const message = refusal(() => openStateStore({ file }));
+      const message = await refusal(() => openStateStore({ file }));
       expect(message).toMatch(`is locked by pid ${sleep.pid} (edgesync watch)`);
       expect(message).toMatch(/its lock records no start time .*: if pid \d+ is not edgesync, clear the lock with `edgesync state unlock --state \S+ --force`/);
     } finally {
@@ -159,7 +159,9 @@ describe('the state lock', () => {
     const file = tempStateFile();
     await (await openStateStore({ file })).close();
     fs.writeFileSync(`${file}.lock`, '');
-    expect(refusal(() => openStateStore({ file }))).toMatch(/its lock file \S+\.lock is unreadable; if no edgesync is running, clear it with `edgesync state unlock --state \S+`/);
+    expect(await refusal(() => openStateStore({ file }))).toMatch(
+      /its lock file \S+\.lock is unreadable; if no edgesync is running, clear it with `edgesync state unlock --state \S+`/,
+    );
   });
 
   it('tells a container which state to use, as a SQLite lock outlives a container stopped uncleanly', () => {
@@ -193,7 +195,7 @@ describe('the state lock', () => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-    expect(async () => (await openStateStore({ file })).close()).toThrow(/\(child\)/);
+    await expect((async () => (await openStateStore({ file })).close())()).rejects.toThrow(/\(child\)/);
     fs.writeFileSync(release, '');
     await withStore({ file, lockTimeoutMs: 20_000 }, async (store) => expect(await store.list()).toEqual([]));
     await exited;
@@ -204,7 +206,7 @@ describe('the state lock', () => {
     const entry = compiledStateEntry();
     const script = `
       const { openStateStore } = await import(${JSON.stringify(entry)});
-      openStateStore({ file: ${JSON.stringify(file)}, owner: 'forgetful' });
+      await openStateStore({ file: ${JSON.stringify(file)}, owner: 'forgetful' });
       process.exit(0);`;
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(child.status).toBe(0);

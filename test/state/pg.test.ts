@@ -44,7 +44,7 @@ describe('the PostgreSQL state', () => {
     await first.recordSuccess(list, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-a' }, at);
     await first.close();
     const second = await open(b);
-    expect(second.list()).toEqual([]);
+    expect(await second.list()).toEqual([]);
     await second.recordSuccess(list, { request: { name: 'y' }, hash: 'h2', remoteId: 'uuid-b' }, at);
     await second.close();
     const again = await openPgStateStore({ url, workspace: a, readOnly: true });

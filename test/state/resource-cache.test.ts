@@ -36,17 +36,17 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 /** One step; a refusal (an intent already open, nothing to forget) is part of the behaviour, not a failure. */
 async function run(store: SqlStateStore, s: Step): Promise<void> {
   const id = (n: string) => identity(n);
-  const attempt = (fn: () => unknown) => {
+  const attempt = async (fn: () => Promise<unknown>) => {
     try {
-      fn();
+      await fn();
     } catch {
       // Refused writes change nothing; the comparison after checks that.
     }
   };
-  if (s.op === 'success') attempt(() => store.recordSuccess(id(s.name), { request: { n: s.n }, hash: `h${s.n}`, remoteId: `r-${s.name}` }, at));
-  if (s.op === 'failure') attempt(() => store.recordFailure(id(s.name), 'refused', at));
-  if (s.op === 'blocked') attempt(() => store.recordStatus(id(s.name), 'blocked', 'type cannot change'));
-  if (s.op === 'begin') attempt(() => store.beginIntent(id(s.name), 'create', { n: 0 }, 'h0', at));
+  if (s.op === 'success') await attempt(() => store.recordSuccess(id(s.name), { request: { n: s.n }, hash: `h${s.n}`, remoteId: `r-${s.name}` }, at));
+  if (s.op === 'failure') await attempt(() => store.recordFailure(id(s.name), 'refused', at));
+  if (s.op === 'blocked') await attempt(() => store.recordStatus(id(s.name), 'blocked', 'type cannot change'));
+  if (s.op === 'begin') await attempt(() => store.beginIntent(id(s.name), 'create', { n: 0 }, 'h0', at));
   if (s.op === 'close') {
     const intent = await store.intent(id(s.name).key);
     if (!intent) return;
@@ -55,7 +55,7 @@ async function run(store: SqlStateStore, s: Step): Promise<void> {
     if (s.how === 'uncertain') await store.markUncertain(intent.id, 'timed out');
     if (s.how === 'resolve') await store.resolve(id(s.name).key, { id: 'found' });
   }
-  if (s.op === 'forget') attempt(() => store.forget(id(s.name).key));
+  if (s.op === 'forget') await attempt(() => store.forget(id(s.name).key));
   if (s.op === 'group') {
     const writes: GroupWrite[] = s.names.map((n) => ({ write: 'recordSuccess', id: id(n), record: { request: { group: n }, hash: 'g' }, at }));
     await store.writeGroup(writes);
@@ -74,13 +74,13 @@ describe.each(BACKENDS)('the $name state read through its cache of rows', (backe
         const target = backend.fresh();
         const store = await target.open();
         try {
-          store.snapshot();
+          await store.snapshot();
           for (const s of steps) {
             await run(store, s);
-            expect(cached(store)).toEqual(whole(store));
+            expect(await cached(store)).toEqual(await whole(store));
           }
         } finally {
-          store.close();
+          await store.close();
         }
       }),
       { numRuns: backend.name === 'SQLite' ? 60 : 12 },

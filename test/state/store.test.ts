@@ -100,7 +100,7 @@ describe('the state store', () => {
       expect(dropped).toMatchObject({ resource: { key: kv.key }, kvKeys: 2 });
       expect(await store.get(kv.key)).toBeUndefined();
       expect((await (await store.snapshot()).kvKeys(kv.key)).size).toBe(0);
-      expect(async () => store.forget(kv.key)).toThrow(`${kv.key} is not in state`);
+      await expect(store.forget(kv.key)).rejects.toThrow(`${kv.key} is not in state`);
     });
   });
 
@@ -133,7 +133,7 @@ describe('the state store', () => {
     const file = tempStateFile();
     await withStore({ file }, async (store) => store.recordSuccess(list, { request, hash: 'h1' }, at));
     await withStore({ file, readOnly: true }, async (store) => {
-      expect(async () => store.recordFailure(list, 'boom', at)).toThrow('opened read-only');
+      await expect(store.recordFailure(list, 'boom', at)).rejects.toThrow('opened read-only');
       expect((await store.get(list.key))?.status).toBe('applied');
     });
   });

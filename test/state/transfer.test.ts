@@ -116,7 +116,7 @@ describe.each(BACKENDS)('a $name state exported', ({ name }) => {
     const spec = specs[name]();
     await populate(spec);
     const chunks: string[] = [];
-    const tally = reading(spec, (store) => exportState(store, (text) => chunks.push(text), { kvKeysPerRecord: 1_000, now: at }));
+    const tally = await reading(spec, (store) => exportState(store, (text) => chunks.push(text), { kvKeysPerRecord: 1_000, now: at }));
     const text = chunks.join('');
     const file = JSON.parse(text);
     expect(file).toMatchObject({ format: 'edgesync-state', version: 1, exported_at: at.toISOString(), state: { serial: 8 } });
@@ -160,7 +160,7 @@ describe('token secrets a PostgreSQL workspace keeps', () => {
     expect(parts.join('')).not.toContain(secret);
     const to = specs.PostgreSQL();
     expect((await migrateState(from, to)).keptSecrets).toBe(1);
-    expect(reading(to, (store) => store.withStatements('read', (sql) => sql.keptSecrets.get()))).toBe(0);
+    expect(await reading(to, (store) => store.withStatements('read', (sql) => sql.keptSecrets.get()))).toBe(0);
   });
 });
 
@@ -225,7 +225,7 @@ describe.each(BACKENDS)('an export imported into an empty $name state', ({ name 
       await store.resolve(identity('null-request').key, { id: 'uuid-9' });
       await store.beginIntent(identity('null-intent'), 'createList', null, '', at);
     });
-    const text = exportOf(from);
+    const text = await exportOf(from);
     expect(text).toContain('"remote_id":"uuid-9","request":null');
     expect(text).toContain(`{"type":"intent","resource":"${identity('null-intent').key}","operation":"createList","request":null,`);
     expect(JSON.parse(await text).records.find((r: { name?: string }) => r.name === 'never-applied')).not.toHaveProperty('request');
@@ -291,18 +291,18 @@ describe.each(BACKENDS)('an import into a $name state is refused, writing nothin
       /^other\.json is not an edgesync state export/,
     );
     await expect((async () => importState(fileWith(''), into, 'empty.json'))()).rejects.toThrow('empty.json is empty: it is not an edgesync state export');
-    expect(missing(into)).toBe(true);
+    expect(await missing(into)).toBe(true);
   });
 
   it('when the state already holds resources', async () => {
     const text = await valid();
     const into = specs[name]();
     await writing(into, (store) => store.recordSuccess(identity('mine'), { request: {}, hash: 'h' }, at));
-    const before = exportOf(into);
+    const before = await exportOf(into);
     await expect((async () => importState(fileWith(text), into))()).rejects.toThrow(
       /^state .+ already holds 1 resource: import only into an empty state; export it first if it matters$/,
     );
-    expect(exportOf(into)).toBe(before);
+    expect(await exportOf(into)).toBe(before);
   });
 
   it('when the file is not JSON, naming the line', async () => {
@@ -314,7 +314,7 @@ describe.each(BACKENDS)('an import into a $name state is refused, writing nothin
     await expect((async () => importState(fileWith(cut), into, 'cut.json'))()).rejects.toThrow(
       'cut.json ends without its closing ]}: the file is cut short; export the state again',
     );
-    expect(missing(into)).toBe(true);
+    expect(await missing(into)).toBe(true);
   });
 
   it('when a record is wrong or the counts disagree, naming the field and the line', async () => {
@@ -326,15 +326,16 @@ describe.each(BACKENDS)('an import into a $name state is refused, writing nothin
     await expect((async () => importState(fileWith(text.replace('"resources":1', '"resources":2')), into, 'state.json'))()).rejects.toThrow(
       /^state\.json line 3: the end record counts 2 resources/,
     );
-    expect(missing(into)).toBe(true);
+    expect(await missing(into)).toBe(true);
   });
 
-  it('when a record has a field this version does not know, rather than drop it', () => {
+  it('when a record has a field this version does not know, rather than drop it', async () => {
     const into = specs[name]();
-    expect(async () => importState(fileWith((await valid()).replace('"status":"applied"', '"status":"applied","owner":"team-a"')), into, 'state.json')).toThrow(
+    const text = await valid();
+    await expect((async () => importState(fileWith(text.replace('"status":"applied"', '"status":"applied","owner":"team-a"')), into, 'state.json'))()).rejects.toThrow(
       'state.json line 2: a resource record has a field `owner` that version 1 of the format does not have: a later edgesync wrote it, or it was edited by hand',
     );
-    expect(missing(into)).toBe(true);
+    expect(await missing(into)).toBe(true);
   });
 
   it('when a KV key\u2019s hash is neither 32 hex digits nor the base64 text of an earlier export, naming the field', async () => {
@@ -347,7 +348,7 @@ describe.each(BACKENDS)('an import into a $name state is refused, writing nothin
         `state.json line 3: Expected \`keys\` to be an array of [key, hash, expires] (a non-empty key, a hash of 32 hex digits, an integer or null), got`,
       );
     }
-    expect(missing(into)).toBe(true);
+    expect(await missing(into)).toBe(true);
   });
 
   it('when the file lists a KV key twice, found only once written: rolled back, and a new SQLite file removed again', async () => {
@@ -373,7 +374,7 @@ describe.each(BACKENDS)('an import into a $name state is refused, writing nothin
     );
     // A workspace made for the import stays, empty: an import into it can be tried again.
     if (name === 'SQLite') expect(fs.readdirSync(path.dirname(into.state))).toEqual([]);
-    else expect(readCounts(backendOf(into))).toMatchObject({ resources: 0, intents: 0, kvKeys: 0 });
+    else expect(await readCounts(backendOf(into))).toMatchObject({ resources: 0, intents: 0, kvKeys: 0 });
   });
 });
 
@@ -385,14 +386,14 @@ describe('a state migrated', () => {
   ])('from %s to %s holds the same records, counted back from the target, and the source is unchanged', async (a, b) => {
     const from = specs[a]();
     await populate(from);
-    const before = exportOf(from);
+    const before = await exportOf(from);
     const to = specs[b]();
     const done = await migrateState(from, to, { kvKeysPerRecord: 1000 });
     expect(done.counts).toMatchObject({ resources: 6, intents: 2, kvKeys: KV_KEYS + 2 });
     expect([...done.counts.kvKeysOf]).toEqual([[kv.key, KV_KEYS + 2]]);
-    expect(readCounts(backendOf(to))).toEqual(done.counts);
+    expect(await readCounts(backendOf(to))).toEqual(done.counts);
     expect(body(await exportOf(to))).toBe(body(await before));
-    expect(exportOf(from)).toBe(before);
+    expect(await exportOf(from)).toBe(before);
     await expect((async () => migrateState(from, to))()).rejects.toThrow(/already holds 6 resources, 2 intents, 2,502 KV keys: migrate only into an empty state/);
   });
 
