@@ -175,43 +175,43 @@ describe('dependency order', () => {
     expect(plan.actions[2]!.needs).toEqual([`${one.key}#write`, `${two.key}#write`]);
   });
 
-  it('refuses a dependency cycle and names every resource in it', () => {
+  it('refuses a dependency cycle and names every resource in it', async () => {
     const a = resource('Site', 'a', { scope: account, dependsOn: ['Site/b'] });
     const b = resource('Site', 'b', { scope: account, dependsOn: ['Site/c'] });
     const c = resource('Site', 'c', { scope: account, dependsOn: ['Site/a'] });
     const free = resource('Site', 'free', { scope: account });
-    const error = catchError(() => buildPlan([free, a, b, c], snapshot(), fakeKinds));
+    const error = await catchError(() => buildPlan([free, a, b, c], snapshot(), fakeKinds));
     expect(error).toBeInstanceOf(PlanError);
     expect(error.message).toContain('dependency cycle: Site[account=acc1]/a → Site[account=acc1]/b → Site[account=acc1]/c → Site[account=acc1]/a');
     expect(error.message).not.toContain('free');
   });
 
-  it('names each of two separate cycles in one error', () => {
+  it('names each of two separate cycles in one error', async () => {
     const a = resource('Site', 'a', { scope: account, dependsOn: ['Site/b'] });
     const b = resource('Site', 'b', { scope: account, dependsOn: ['Site/a'] });
     const c = resource('List', 'c', { scope: account, dependsOn: ['List/d'] });
     const d = resource('List', 'd', { scope: account, dependsOn: ['List/c'] });
-    const error = catchError(() => buildPlan([a, b, c, d], snapshot(), fakeKinds));
+    const error = await catchError(() => buildPlan([a, b, c, d], snapshot(), fakeKinds));
     expect(error.problems).toHaveLength(2);
     expect(error.message).toContain('Site[account=acc1]/a → Site[account=acc1]/b → Site[account=acc1]/a');
     expect(error.message).toContain('List[account=acc1]/c → List[account=acc1]/d → List[account=acc1]/c');
   });
 
-  it('refuses a resource that depends on itself, and references to nothing, all in one error', () => {
+  it('refuses a resource that depends on itself, and references to nothing, all in one error', async () => {
     const self = resource('Site', 'self', { scope: account, dependsOn: ['Site/self'] });
     const dangling = resource('Site', 'dangling', { scope: account, dependsOn: ['List/missing', 'Site/nope'] });
-    const error = catchError(() => buildPlan([self, dangling], snapshot(), fakeKinds));
+    const error = await catchError(() => buildPlan([self, dangling], snapshot(), fakeKinds));
     expect(error.problems).toHaveLength(3);
     expect(error.message).toContain('Site[account=acc1]/self depends on itself');
     expect(error.message).toContain('depends on List/missing, which no document describes');
     expect(error.message).toContain('depends on Site/nope, which no document describes');
   });
 
-  it('refuses two documents with one identity and an unknown kind, naming where they are', () => {
+  it('refuses two documents with one identity and an unknown kind, naming where they are', async () => {
     const one = resource('Site', 'twice', { scope: account });
     const two = resource('Site', 'twice', { scope: account });
     const odd = resource('Nope', 'x', { scope: account });
-    const error = catchError(() => buildPlan([one, two, odd], snapshot(), fakeKinds));
+    const error = await catchError(() => buildPlan([one, two, odd], snapshot(), fakeKinds));
     expect(error.problems).toEqual([
       `Site[account=acc1]/twice is described twice: /config/main.yaml:${one.source.line}:1 and /config/main.yaml:${two.source.line}:1`,
       `Nope[account=acc1]/x (/config/main.yaml:${odd.source.line}:1) has kind Nope, which is not known`,
@@ -300,9 +300,9 @@ describe('needs', () => {
   });
 });
 
-function catchError(run: () => unknown): PlanError {
+async function catchError(run: () => Promise<unknown>): Promise<PlanError> {
   try {
-    run();
+    await run();
   } catch (error) {
     return error as PlanError;
   }

@@ -43,7 +43,7 @@ describe('--target', () => {
 
   it('refuses a pattern that names no resource, with every such pattern at once', async () => {
     const run = () => buildPlan(all, snapshot(), { ...fakeKinds, targets: ['Nope/*', 'List/*', 'Site/x'] });
-    expect(run).toThrow(PlanError);
+    await expect(run()).rejects.toThrow(PlanError);
     try {
       await run();
     } catch (err) {

@@ -118,7 +118,7 @@ describe('--resync over every kind', () => {
     expect((await buildPlan(desired, state, { resync: true })).actions.filter((a) => a.kind === kind)).toEqual([]);
     const replace = () => buildPlan(desired, state, { replace: [self.key] });
     if (kind === 'KvPairs') expect((await replace()).actions.every((a) => a.kind === 'KvPairs' && a.resync)).toBe(true);
-    else expect(replace).toThrow((row as { not: RegExp }).not);
+    else await expect(replace()).rejects.toThrow((row as { not: RegExp }).not);
   });
 
   it('sends every KV pair again, in the usual chunks, only for a document with metadata.resync', async () => {
@@ -184,7 +184,7 @@ describe('--replace KEY', () => {
       }
       throw new Error('not refused');
     })();
-    expect(err).toBeInstanceOf(PlanError);
+    expect(await err).toBeInstanceOf(PlanError);
     expect((await err).message).toBe(
       `--replace ${location.key}: a GatewayLocation is created once (POST createLocation) and no operation sends its whole request again, so the interface cannot replace it in place; to recreate it, forget it with \`edgesync state forget '${location.key}'\` and apply`,
     );

@@ -75,8 +75,9 @@ describe('the config root a saved plan was made from', () => {
     expect(savedConfigRoot(saved, 'p.json', '/home/me', folders('/srv/config-repo/infra'))).toEqual({ root: '/srv/config-repo/infra', fallback: true });
   });
 
-  it('is refused, asking for --config, when neither is a folder', () => {
-    expect(async () => savedConfigRoot(await made('infra', '/srv/config-repo'), 'p.json', '/home/me', folders())).toThrow(
+  it('is refused, asking for --config, when neither is a folder', async () => {
+    const saved = await made('infra', '/srv/config-repo');
+    expect(() => savedConfigRoot(saved, 'p.json', '/home/me', folders())).toThrow(
       'p.json was made from the config root infra (/srv/config-repo/infra), which is not a folder here, from /home/me: pass --config DIR',
     );
   });

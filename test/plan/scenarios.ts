@@ -42,7 +42,7 @@ export async function reviewPlan(): Promise<Plan> {
     intents: [intent(pending, 'createToken', '2026-11-21T09:00:00.000Z')],
     kv: { [kv.key]: { same: contentHash('s'), gone1: contentHash('x'), gone2: contentHash('y') } },
   });
-  const plan = buildPlan([list, site, profile, location, pending, token, kv, scriptWithBody], state, fakeKinds);
+  const plan = await buildPlan([list, site, profile, location, pending, token, kv, scriptWithBody], state, fakeKinds);
   // The fake Script kind sends its request as the body; a real one sends the upload: swap it in.
-  return { ...plan, actions: (await plan).actions.map((a) => (a.kind === 'Script' ? { ...a, body: upload } : a)) };
+  return { ...plan, actions: plan.actions.map((a) => (a.kind === 'Script' ? { ...a, body: upload } : a)) };
 }
