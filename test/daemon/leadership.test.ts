@@ -114,10 +114,10 @@ describe('replicas', () => {
     await terms.stop();
   });
 
-  it('fails the start when the first try cannot reach the state, so a wrong URL or password ends the command', () => {
+  it('fails the start when the first try cannot reach the state, so a wrong URL or password ends the command', async () => {
     const lock = scriptedLock();
     lock.fail('cannot open state: password authentication failed');
-    expect(() => start(lock)).toThrow(/password authentication failed/);
+    await expect(start(lock)).rejects.toThrow(/password authentication failed/);
   });
 
   it('stops its work, releases the lock and the claim on stop, and tries no more', async () => {
