@@ -102,20 +102,24 @@ async function relay(emu: RunningEmulator, ws: Workspace, killAt: number, kill: 
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port), target.hostname);
     let seen = '';
+    // Each chunk is looked at, its intents read from the state, before it is passed on, in order.
+    let passed = Promise.resolve();
     client.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('latin1');
-      const names = [...seen.matchAll(/"name":"List (\d+)"/g)].map((m) => Number(m[1]));
-      seen = seen.slice(seen.lastIndexOf('"name":"List ') + 1);
-      for (const k of names) {
-        arrived.push(k);
-        if (!journaled(ws, listKey(k))) unjournaled.push(listKey(k));
-        if (arrived.length === killAt) held = k;
-      }
-      if (held !== undefined && names.includes(held)) {
-        kill();
-        return;
-      }
-      upstream.write(chunk);
+      passed = passed.then(async () => {
+        seen += chunk.toString('latin1');
+        const names = [...seen.matchAll(/"name":"List (\d+)"/g)].map((m) => Number(m[1]));
+        seen = seen.slice(seen.lastIndexOf('"name":"List ') + 1);
+        for (const k of names) {
+          arrived.push(k);
+          if (arrived.length === killAt) held = k;
+          if (!(await journaled(ws, listKey(k)))) unjournaled.push(listKey(k));
+        }
+        if (held !== undefined && names.includes(held)) {
+          kill();
+          return;
+        }
+        upstream.write(chunk);
+      });
     });
     upstream.pipe(client);
     client.on('error', () => upstream.destroy());

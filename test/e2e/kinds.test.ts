@@ -72,8 +72,8 @@ describe('apply and plan over every kind', () => {
 
   it('sends exactly the expected call for one changed field of each kind that can change', async () => {
     const { emu, ws } = await applied();
-    const listId = remoteId(ws, RESOURCES.GatewayList.key);
-    const tokenId = remoteId(ws, RESOURCES.ApiToken.key);
+    const listId = await remoteId(ws, RESOURCES.GatewayList.key);
+    const tokenId = await remoteId(ws, RESOURCES.ApiToken.key);
     fs.writeFileSync(ws.file('workers/src/index.js'), 'export default { fetch: () => new Response("v2") };\n');
     const set = (kind: keyof typeof RESOURCES, path: (string | number)[], value: unknown) => editDoc(ws, RESOURCES[kind].file, RESOURCES[kind].name, (d) => d.setIn(path, value));
     set('WorkerDomain', ['spec', 'environment'], 'staging');

@@ -81,7 +81,7 @@ describe('keys a bulk write refuses', () => {
     run.child.kill('SIGKILL');
     expect((await run.done).signal).toBe('SIGKILL');
     expect(emu.requests().filter((r) => r.operation === 10 && r.status === 200)).toHaveLength(1);
-    expect(recordedKeys(ws.state)).toEqual(['assets/robots.txt', 'banner', 'config/flags']);
+    expect(await recordedKeys(ws.state)).toEqual(['assets/robots.txt', 'banner', 'config/flags']);
 
     emu.setFaults({ kvRefuse: null });
     const mark = emu.requests().length;
