@@ -81,8 +81,8 @@ interface Ran {
 }
 
 /** Plans against the state as `edgesync plan` does: read-only, and empty before a first sync. */
-function planOnly(resources: readonly DesiredResource[], root: Root): Ran {
-  return { plan: root.planOffline(resources), planned: mark(), requests: 0, failed: 0 };
+async function planOnly(resources: readonly DesiredResource[], root: Root): Promise<Ran> {
+  return { plan: await root.planOffline(resources), planned: mark(), requests: 0, failed: 0 };
 }
 
 /** The composition root `edgesync apply` would build, with a sink counting the client's calls. */
@@ -104,14 +104,14 @@ function benchRoot(args: PhaseArgs, counter: { requests: number }): Root {
 
 /** Plans and applies through the engine, as `edgesync apply` does. */
 async function planAndApply(resources: readonly DesiredResource[], root: Root, counter: { requests: number }): Promise<Ran> {
-  const { engine, close } = root.session();
+  const { engine, close } = await root.session();
   try {
-    const plan = engine.plan(resources);
+    const plan = await engine.plan(resources);
     const planned = mark();
     const result = await engine.apply(plan, resources);
     return { plan, planned, requests: counter.requests, failed: result.failed.length + result.uncertain.length + result.skipped.length };
   } finally {
-    close();
+    await close();
   }
 }
 
@@ -122,7 +122,7 @@ export async function runPhase(args: PhaseArgs): Promise<PhaseReport> {
   const root = benchRoot(args, counter);
   const resources = await load(root);
   const loaded = mark();
-  const { plan, planned, requests, failed } = args.mode === 'plan' ? planOnly(resources, root) : await planAndApply(resources, root, counter);
+  const { plan, planned, requests, failed } = args.mode === 'plan' ? await planOnly(resources, root) : await planAndApply(resources, root, counter);
   const end = mark();
   return {
     mode: args.mode,

@@ -42,17 +42,17 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-state-bench-'));
 try {
   const file = path.join(dir, 'state.db');
   const id = { key: 'KvPairs[account=a]/big', kind: 'KvPairs', name: 'big', scope: { account: 'a' } };
-  const store = openStateStore({ file, owner: 'bench' });
-  const writes = timed(() => {
-    for (let c = 0; c < KEYS / CHUNK; c++) store.recordSuccess(id, { kvKeys: chunk(c) }, new Date());
+  const store = await openStateStore({ file, owner: 'bench' });
+  const writes = timed(async () => {
+    for (let c = 0; c < KEYS / CHUNK; c++) await store.recordSuccess(id, { kvKeys: chunk(c) }, new Date());
   });
-  store.close();
+  await store.close();
   console.log(`write ${KEYS} keys in ${KEYS / CHUNK} chunks (synchronous FULL): ${writes.wallMs} ms wall`);
   for (const mode of ['FULL', 'NORMAL'] as const) console.log(`one ${CHUNK}-key chunk, synchronous ${mode}: ${chunkCommitMs(dir, mode).toFixed(1)} ms`);
   for (let round = 1; round <= 3; round++) {
-    const reader = openStateStore({ file, readOnly: true });
-    const load = timed(() => reader.snapshot().kvKeys(id.key).size);
-    reader.close();
+    const reader = await openStateStore({ file, readOnly: true });
+    const load = timed(async () => (await (await reader.snapshot()).kvKeys(id.key)).size);
+    await reader.close();
     console.log(`snapshot with ${load.value} keys, round ${round}: ${load.wallMs} ms wall, ${load.cpuMs} ms CPU`);
   }
   const baseline = timed(() => new Map(Array.from({ length: KEYS }, (_, i) => [`user/${i}/preferences`, String(i)])).size);

@@ -27,7 +27,7 @@ export interface Executor {
   /** Runs every action of `plan` it can; resolves when all are settled (or, after a stop, when those in flight are). */
   execute(plan: Plan): Promise<ApplyResult>;
   /** For a plan with no action: records what it says of resources (blocked, orphaned, applied again); no call. */
-  settle(plan: Plan): void;
+  settle(plan: Plan): Promise<void>;
 }
 
 export function createExecutor(options: ExecutorOptions): Executor {
@@ -37,12 +37,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
   if (signal) allowListeners(signal, queue);
 
   return {
-    settle(plan) {
-      clearSettled(plan, resolved.state, resolved.logger);
-      recordUnsettled(plan, resolved.state, resolved.logger);
+    async settle(plan) {
+      await clearSettled(plan, resolved.state, resolved.logger);
+      await recordUnsettled(plan, resolved.state, resolved.logger);
     },
-    execute(plan) {
-      clearSettled(plan, resolved.state, resolved.logger);
+    async execute(plan) {
+      await clearSettled(plan, resolved.state, resolved.logger);
       const schedule = new Schedule(plan);
       const settled = schedule.reports;
       const startedAt = new Map<string, number>();
@@ -98,8 +98,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
           if (running > 0) return;
           // Nothing runs and nothing can start: what is left waits on itself.
           for (const i of [...schedule.pending]) finish(i, { status: 'skipped', because: 'its needs form a cycle' });
-          recordUnsettled(plan, resolved.state, resolved.logger);
-          resolve(collect(plan, settled, tally, signal?.aborted === true, ctx.link.connected ? undefined : ctx.link.unreachable));
+          void recordUnsettled(plan, resolved.state, resolved.logger).then(() =>
+            resolve(collect(plan, settled, tally, signal?.aborted === true, ctx.link.connected ? undefined : ctx.link.unreachable)),
+          );
         };
         pump();
       });

@@ -81,7 +81,7 @@ export interface ExecutorOptions {
   /** Written after every successful call; intents journal every create. */
   readonly state: StateStore;
   /** What to remember of a call's result (the kinds' `outcome`); injected so apply knows no kind. */
-  readonly interpret: (action: Action, result: unknown) => Outcome;
+  readonly interpret: (action: Action, result: unknown) => Outcome | Promise<Outcome>;
   /** @default systemClock */
   readonly clock?: Clock;
   /** Requests in flight at once. @default 4 */

@@ -251,7 +251,7 @@ async function settle(action: Action, ctx: RunContext, result: unknown, intentId
   const { options } = ctx;
   let outcome: Outcome;
   try {
-    outcome = options.interpret(action, result);
+    outcome = await options.interpret(action, result);
   } catch (err) {
     const message = `the response could not be read: ${describeError(err)}`;
     return intentId !== undefined ? await uncertain(ctx, action, intentId, message, attempts) : await failed(ctx, action, message, attempts, true);

@@ -8,10 +8,10 @@ import type { ExecutorLogger } from './options.js';
 type Store = Pick<StateStore, 'get' | 'recordStatus' | 'forget'>;
 
 /** Sets `status` (with its reason) on a resource state holds, unless it is uncertain or already says so. */
-function mark(state: Store, key: string, status: ResourceStatus, note: string | undefined): void {
-  const known = state.get(key);
+async function mark(state: Store, key: string, status: ResourceStatus, note: string | undefined): Promise<void> {
+  const known = await state.get(key);
   if (!known || known.status === 'uncertain' || (known.status === status && known.lastError === note)) return;
-  state.recordStatus({ key, kind: known.kind, name: known.name, scope: known.scope }, status, note);
+  await state.recordStatus({ key, kind: known.kind, name: known.name, scope: known.scope }, status, note);
 }
 
 /**
@@ -19,32 +19,32 @@ function mark(state: Store, key: string, status: ResourceStatus, note: string | 
  * planner names them (`settling`); a Plan made without that list (by hand, as tests do) has each
  * unchanged resource looked up, which for 50,000 took 0.6 s.
  */
-export function clearSettled(plan: Plan, state: Store, logger: ExecutorLogger): void {
-  guarded(logger, () => {
+export function clearSettled(plan: Plan, state: Store, logger: ExecutorLogger): Promise<void> {
+  return guarded(logger, async () => {
     for (const key of plan.settling ?? plan.unchanged) {
-      const status = state.get(key)?.status;
-      if (status === 'blocked' || status === 'orphaned') mark(state, key, 'applied', undefined);
+      const status = (await state.get(key))?.status;
+      if (status === 'blocked' || status === 'orphaned') await mark(state, key, 'applied', undefined);
     }
   });
 }
 
 /** After the calls (which record `applied` as they succeed): what stays blocked or orphaned says so. */
-export function recordUnsettled(plan: Plan, state: Store, logger: ExecutorLogger): void {
-  guarded(logger, () => {
-    for (const b of plan.blocked) mark(state, b.resource, 'blocked', b.reason);
-    for (const o of plan.orphaned) if (!o.keys) mark(state, o.resource, 'orphaned', o.message);
+export function recordUnsettled(plan: Plan, state: Store, logger: ExecutorLogger): Promise<void> {
+  return guarded(logger, async () => {
+    for (const b of plan.blocked) await mark(state, b.resource, 'blocked', b.reason);
+    for (const o of plan.orphaned) if (!o.keys) await mark(state, o.resource, 'orphaned', o.message);
     // No longer described, and nothing remote to remove (a run): nothing for a person to do.
     for (const f of plan.forgotten ?? []) {
-      const known = state.get(f.resource);
-      if (known && known.status !== 'uncertain') state.forget(f.resource);
+      const known = await state.get(f.resource);
+      if (known && known.status !== 'uncertain') await state.forget(f.resource);
     }
   });
 }
 
 /** A status that cannot be written is said, never a reason to fail the run: the calls' records matter more. */
-function guarded(logger: ExecutorLogger, write: () => void): void {
+async function guarded(logger: ExecutorLogger, write: () => Promise<void>): Promise<void> {
   try {
-    write();
+    await write();
   } catch (err) {
     logger.error({ error: err instanceof Error ? err.message : String(err) }, 'a resource status could not be recorded in state');
   }

@@ -152,10 +152,10 @@ export function approveForDaemon(err: unknown, approvals: Approvals, digest: str
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The apply kept in the state's history beside the daemon's runs; a history that cannot be written is only said. */
-function keepRun(engine: Engine, run: { startedAt: string; revision: string; actions: number; result: ApplyResult }, notices: Notices): void {
+async function keepRun(engine: Engine, run: { startedAt: string; revision: string; actions: number; result: ApplyResult }, notices: Notices): Promise<void> {
   const { result } = run;
   try {
-    engine.record({
+    await engine.record({
       reason: 'apply',
       result: applyOutcome(result),
       startedAt: run.startedAt,
@@ -190,16 +190,16 @@ async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, 
   const root = composeRoot({ ...remoteOptions(opts, process.env), owner: 'edgesync apply', logger: notices.logger, signal: stop.signal, sinks: [progressSink] });
   const config = await loadOrRefuse(root, report);
   const { resources } = config;
-  let session: ReturnType<typeof root.session>;
+  let session: Awaited<ReturnType<typeof root.session>>;
   try {
-    session = root.session();
+    session = await root.session();
   } catch (err) {
     if (opts.force && !saved && approveForDaemon(err, root.state.approvals, config.digest, notices)) return;
     throw err;
   }
   const { store, engine, close } = session;
   try {
-    const plan = saved ? engine.plan(resources, saved.made_from.targets, savedDrift(saved)) : engine.plan(resources, opts.target, driftOf(opts));
+    const plan = await (saved ? engine.plan(resources, saved.made_from.targets, savedDrift(saved)) : engine.plan(resources, opts.target, driftOf(opts)));
     if (saved) {
       // Exactly what was reviewed, or nothing: the plan made now must be the saved one.
       const stale = staleReasons(saved, planToJson(plan, madeFrom(plan, config)) as SavedPlan);
@@ -224,7 +224,7 @@ async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, 
       return;
     }
     if (!planHasChanges(plan)) {
-      engine.settle(plan);
+      await engine.settle(plan);
       process.exitCode = applyExitCode(plan, undefined, 0);
       return;
     }
@@ -243,7 +243,7 @@ async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, 
     const startedAt = new Date().toISOString();
     const result = await engine.apply(plan, resources);
     progress?.finish();
-    keepRun(engine, { startedAt, revision: config.revision?.commit ?? config.digest, actions: plan.actions.length, result }, notices);
+    await keepRun(engine, { startedAt, revision: config.revision?.commit ?? config.digest, actions: plan.actions.length, result }, notices);
     process.stdout.write(renderApplyResult(result) + '\n');
     // A CI job must not pass over a token whose secret nobody holds, nor a config not wholly in force.
     process.exitCode = applyExitCode(plan, { ...result, stopped: result.stopped || stop.signal.aborted }, lostSecrets(result).length);
@@ -255,6 +255,6 @@ async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, 
       process.exitCode = 1;
     }
   } finally {
-    close();
+    await close();
   }
 }

@@ -29,7 +29,7 @@ export function register(program: Command): void {
         import('../plan/index.js'),
         import('./exit.js'),
       ]);
-      const plan = root.planOffline(config.resources, opts.target, driftOf(opts));
+      const plan = await root.planOffline(config.resources, opts.target, driftOf(opts));
       // What the plan was made from lists every resource's hash: made only for the JSON and a saved plan.
       // It names the config root, which `apply FILE` reads when not given --config.
       let madeOnce: ReturnType<typeof madeFrom> | undefined;

@@ -66,16 +66,16 @@ function openPartial(partial: string, shown: string): number {
 }
 
 /** To stdout, or to --out through a file beside it renamed at the end: a failed export never leaves a file that looks whole. */
-function exportCommand(opts: ExportOptions): void {
+async function exportCommand(opts: ExportOptions): Promise<void> {
   const backend = backendOf(opts);
-  const store = openSource(backend, 'export');
+  const store = await openSource(backend, 'export');
   const out = opts.out === undefined ? undefined : path.resolve(opts.out);
   const partial = out && `${out}.partial`;
   let fd = 1;
   try {
     // Owner-only, as the state itself: it names every remote id. A .partial left by a killed export is replaced.
     if (partial) fd = openPartial(partial, opts.out!);
-    const tally = exportState(store, (text) => writeAll(fd, text));
+    const tally = await exportState(store, (text) => writeAll(fd, text));
     if (partial && out) {
       fs.fsyncSync(fd);
       fs.closeSync(fd);
@@ -90,7 +90,7 @@ function exportCommand(opts: ExportOptions): void {
     }
     throw err;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -102,19 +102,19 @@ function describe(c: Counts): string {
 
 const countsJson = (c: Counts) => ({ resources: c.resources, intents: c.intents, kvKeys: c.kvKeys, kvKeysOf: Object.fromEntries(c.kvKeysOf) });
 
-function importCommand(file: string, opts: ImportOptions): void {
-  const { into, counts } = importState(path.resolve(file), opts, file);
+async function importCommand(file: string, opts: ImportOptions): Promise<void> {
+  const { into, counts } = await importState(path.resolve(file), opts, file);
   if (opts.json) process.stdout.write(`${JSON.stringify({ file, into, ...countsJson(counts) }, null, 2)}\n`);
   else process.stdout.write(`Imported ${describe(counts)} from ${file} into ${into}.\n`);
 }
 
-function migrateCommand(opts: MigrateOptions): void {
+async function migrateCommand(opts: MigrateOptions): Promise<void> {
   if (isPgUrl(opts.to)) checkPgUrl(opts.to, 'to');
   if (!isPgUrl(opts.to) && opts.toWorkspace !== undefined) throw new Error('--to-workspace is for a postgres:// target; a SQLite file holds one state');
   // A PostgreSQL target keeps the source's workspace name unless told otherwise.
   const workspace = isPgUrl(opts.to) ? (opts.toWorkspace ?? opts.workspace) : undefined;
   const to: StateSpec = { state: opts.to, ...(workspace !== undefined && { workspace }) };
-  const done = migrateState(opts, to);
+  const done = await migrateState(opts, to);
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({ from: done.from, to: done.to, ...countsJson(done.counts), redacted: done.redacted, keptSecrets: done.keptSecrets }, null, 2)}\n`);
     return;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkAdoptedId } from '../kinds/identifiers.js';
 import { withReadOnly } from '../state/backend.js';
-import { shownPath, type SqlStateStore } from '../state/index.js';
+import { shownPath, type StateAdmin } from '../state/index.js';
 import { realStatePath } from '../state/file.js';
 import { clearLock, type LockHolder, type LockVerdict } from '../state/lock.js';
 import { isPgUrl } from '../state/pg/url.js';
@@ -60,19 +60,19 @@ function printJson(value: unknown): void {
 const shownState = (opts: StateCliOptions): string => stateBackend(opts.state, opts.workspace).shown;
 
 /** Reads need no lock; a state that does not exist yet reads as empty. */
-function withReader<T>(opts: StateCliOptions, use: (store: SqlStateStore | undefined) => T): T {
+function withReader<T>(opts: StateCliOptions, use: (store: StateAdmin | undefined) => Promise<T>): Promise<T> {
   return withReadOnly(stateBackend(opts.state, opts.workspace), use);
 }
 
-function withWriter<T>(opts: StateCliOptions, owner: string, use: (store: SqlStateStore) => T): T {
+async function withWriter<T>(opts: StateCliOptions, owner: string, use: (store: StateAdmin) => Promise<T>): Promise<T> {
   const backend = stateBackend(opts.state, opts.workspace);
   // Only a state that exists is repaired by hand: opened read-only first, which refuses a missing one.
-  backend.openReadOnly().close();
-  const store = backend.open({ owner });
+  await (await backend.openReadOnly()).close();
+  const store = await backend.open({ owner });
   try {
-    return use(store);
+    return await use(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -80,22 +80,25 @@ function notInState(key: string, opts: StateCliOptions): Error {
   return new Error(`${key} is not in ${shownState(opts)}; \`edgesync state list\` shows what is`);
 }
 
-function list(opts: ListOptions): void {
+async function list(opts: ListOptions): Promise<void> {
   const status = opts.status;
-  const views = withReader(opts, (store) => store?.views() ?? []).filter((v) => !status || v.resource.status === status);
+  const views = (await withReader(opts, async (store) => (await store?.views()) ?? [])).filter((v) => !status || v.resource.status === status);
   if (opts.json) return printJson(views.map(viewJson));
   print(views.length ? renderList(views) : `No resources${status ? ` with status ${status}` : ''} in ${shownState(opts)}.`);
 }
 
 /** `pattern`: a whole key, `Kind/name`, or a glob showing every resource it names (then JSON is a list). */
-function show(pattern: string, opts: StateCliOptions): void {
-  const views: ResourceView[] = withReader(opts, (store) => stateKeysShown(pattern, store, shownState(opts)).map((key) => store!.view(key)!));
+async function show(pattern: string, opts: StateCliOptions): Promise<void> {
+  const views: ResourceView[] = await withReader(opts, async (store) => {
+    const keys = await stateKeysShown(pattern, store, shownState(opts));
+    return Promise.all(keys.map(async (key) => (await store!.view(key))!));
+  });
   if (opts.json) printJson(isGlob(pattern) ? views.map(viewJson) : viewJson(views[0]!));
   else print(views.map(renderShow).join('\n\n'));
 }
 
 /** The key of the one resource `pattern` names in the state (a whole key, or `Kind/name`); a missing state is said by the writer that opens it. */
-const keyIn = (pattern: string, opts: StateCliOptions): string => withReader(opts, (store) => (store ? oneStateKey(pattern, store, shownState(opts)) : pattern));
+const keyIn = (pattern: string, opts: StateCliOptions): Promise<string> => withReader(opts, async (store) => (store ? oneStateKey(pattern, store, shownState(opts)) : pattern));
 
 /** KV keys from `--kv-keys a,b` or a file with one key per line. */
 function kvKeysToForget(opts: ForgetOptions): string[] | undefined {
@@ -131,18 +134,18 @@ async function checkNotDescribed(key: string, opts: ForgetOptions): Promise<void
 
 async function forget(pattern: string, opts: ForgetOptions): Promise<void> {
   const kvKeys = kvKeysToForget(opts);
-  const key = keyIn(pattern, opts);
+  const key = await keyIn(pattern, opts);
   if (!kvKeys) await checkNotDescribed(key, opts);
-  withWriter(opts, 'edgesync state forget', (store) => {
-    if (!store.get(key)) throw notInState(key, opts);
+  await withWriter(opts, 'edgesync state forget', async (store) => {
+    if (!(await store.get(key))) throw notInState(key, opts);
     if (kvKeys) {
-      const missing = store.missingKvKeys(key, kvKeys);
+      const missing = await store.missingKvKeys(key, kvKeys);
       if (missing.length) throw new Error(`${key} has no KV key ${missing.map((k) => JSON.stringify(k)).join(', ')} in state; nothing was dropped`);
-      const dropped = store.forgetKvKeys(key, kvKeys);
+      const dropped = await store.forgetKvKeys(key, kvKeys);
       if (opts.json) return printJson({ resource: key, kvKeys: dropped });
       return print(`Forgot ${dropped.length} KV key${dropped.length === 1 ? '' : 's'} of ${key}: ${dropped.join(', ')}`);
     }
-    const gone = store.forget(key);
+    const gone = await store.forget(key);
     if (opts.json) return printJson({ ...viewJson({ resource: gone.resource, intent: gone.intent }), kvKeys: gone.kvKeys });
     const what = [
       `status ${gone.resource.status}`,
@@ -196,9 +199,9 @@ function unlock(opts: UnlockOptions): void {
 }
 
 /** The daemon's runs the state keeps, newest first: when, what came of it, from which commit. */
-function runs(opts: StateCliOptions & { limit: string }): void {
+async function runs(opts: StateCliOptions & { limit: string }): Promise<void> {
   const limit = checkInteger('--limit', Number(opts.limit), 1, KEPT_RUNS);
-  const kept = withReader(opts, (store) => store?.runs(limit) ?? []);
+  const kept = await withReader(opts, async (store) => (await store?.runs(limit)) ?? []);
   if (opts.json) return printJson(kept);
   if (!kept.length) return print(`No runs kept in ${shownState(opts)}: \`edgesync watch\` keeps its last ${KEPT_RUNS}.`);
   for (const r of kept) {
@@ -207,15 +210,15 @@ function runs(opts: StateCliOptions & { limit: string }): void {
   }
 }
 
-function resolve(pattern: string, opts: ResolveOptions): void {
+async function resolve(pattern: string, opts: ResolveOptions): Promise<void> {
   if ((opts.id === undefined) === !opts.recreate) throw new Error('Pass exactly one of --id ID or --recreate');
-  const key = keyIn(pattern, opts);
+  const key = await keyIn(pattern, opts);
   // The id goes into the path of the resource's later updates: it must have the form the provider gives it.
   const problem = opts.id === undefined ? undefined : checkAdoptedId(key.split(/[[/]/)[0]!, opts.id);
   if (problem !== undefined) throw new Error(`--id: ${problem}`);
-  withWriter(opts, 'edgesync state resolve', (store) => {
-    store.resolve(key, opts.id !== undefined ? { id: opts.id } : { recreate: true });
-    const after = store.get(key);
+  await withWriter(opts, 'edgesync state resolve', async (store) => {
+    await store.resolve(key, opts.id !== undefined ? { id: opts.id } : { recreate: true });
+    const after = await store.get(key);
     if (opts.json) return printJson({ resource: key, resolution: opts.id !== undefined ? { id: opts.id } : { recreate: true }, state: after ?? null });
     if (opts.id !== undefined) print(`Resolved ${key}: recorded as applied with id ${opts.id}.`);
     else if (after) print(`Resolved ${key}: its uncertain create is dropped; it stays ${after.status} with id ${after.remoteId ?? '(none)'}.`);

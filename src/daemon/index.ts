@@ -209,9 +209,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       };
     },
   });
-  const resources = () => terms.current()?.store.list() ?? [];
+  const resources = async () => (await terms.current()?.store.list()) ?? [];
   metrics.trackResources(resources);
-  terms.first();
+  await terms.first();
   const status = () => loop?.status() ?? NO_RUN;
 
   const access = accessOf(listen.host, options.uiToken === undefined ? undefined : checkString('uiToken', options.uiToken));
@@ -221,7 +221,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     role: () => terms.role(),
     ...(options.source && { source: options.source }),
     resources,
-    history: (limit) => terms.current()?.store.runs?.(limit) ?? [],
+    history: async (limit) => (await terms.current()?.store.runs?.(limit)) ?? [],
     registry: metrics.registry,
     access,
     commitMessage: commitSubjects(root),

@@ -13,13 +13,13 @@ export interface Term {
   /** True once this replica holds the lock no more (its database session was lost). @default never */
   lost?(): boolean;
   /** Releases the lock. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** How a replica becomes the writer: the composition root's SessionClaim. */
 export interface Leadership {
-  /** The term when the lock was free (throws when the state cannot be reached); else undefined. */
-  take(): Term | undefined;
+  /** The term when the lock was free (rejects when the state cannot be reached); else undefined. */
+  take(): Promise<Term | undefined>;
   /** Who holds the lock while this replica stands by, if known. */
   holder(): LockHolder | undefined;
   close(): void;
@@ -40,8 +40,8 @@ export interface TermsOptions {
 }
 
 export interface Terms {
-  /** The first try, before anything listens: throws what a take throws (a wrong URL or password ends the start). */
-  first(): void;
+  /** The first try, before anything listens: rejects as a take does (a wrong URL or password ends the start). */
+  first(): Promise<void>;
   /** Begins the first term's work (when the first try took the lock) and the polling. */
   start(): void;
   current(): Term | undefined;
@@ -73,7 +73,7 @@ export function createTerms(options: TermsOptions): Terms {
     options.onRole(false);
     logger.error({}, "lost the state's lock (its database session ended): no more calls from this replica; standing by to take over again");
     await oldWork.stop();
-    old.close();
+    await old.close();
   };
 
   const tick = async () => {
@@ -83,7 +83,7 @@ export function createTerms(options: TermsOptions): Terms {
     }
     let taken: Term | undefined;
     try {
-      taken = leadership.take();
+      taken = await leadership.take();
       lastProblem = undefined;
     } catch (err) {
       // Said once per distinct problem, not at every poll.
@@ -93,7 +93,7 @@ export function createTerms(options: TermsOptions): Terms {
       return;
     }
     if (!taken || stopped) {
-      taken?.close();
+      await taken?.close();
       return;
     }
     logger.info({}, 'took over: this replica now writes the state (open intents of the last writer are uncertain)');
@@ -114,8 +114,8 @@ export function createTerms(options: TermsOptions): Terms {
   };
 
   return {
-    first() {
-      firstTerm = leadership.take();
+    async first() {
+      firstTerm = await leadership.take();
     },
     start() {
       const taken = firstTerm;
@@ -136,7 +136,7 @@ export function createTerms(options: TermsOptions): Terms {
       stopped = true;
       polling?.abort();
       const finished = (await work?.stop()) ?? true;
-      (term ?? firstTerm)?.close();
+      await (term ?? firstTerm)?.close();
       term = firstTerm = undefined;
       leadership.close();
       return finished;
@@ -148,7 +148,7 @@ export function createTerms(options: TermsOptions): Terms {
 export function fixedLeadership(term: Term): Leadership {
   let given = false;
   return {
-    take() {
+    async take() {
       if (given) return undefined;
       given = true;
       return term;

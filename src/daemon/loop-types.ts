@@ -15,12 +15,12 @@ import type { CheckedTiming } from './options.js';
 export interface LoopEngine {
   load(): Promise<LoadResult>;
   /** `drift.resync`: see PlanOptions.resync; the loop passes it on its resync runs. */
-  plan(resources: readonly DesiredResource[], targets?: readonly string[], drift?: { readonly resync?: boolean }): Plan;
+  plan(resources: readonly DesiredResource[], targets?: readonly string[], drift?: { readonly resync?: boolean }): Promise<Plan>;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** Records what a plan with no action says of resources (blocked, orphaned). @default nothing recorded */
-  settle?(plan: Plan): void;
+  settle?(plan: Plan): Promise<void>;
   /** Keeps a finished run in the state (its history outlives the process). @default not kept */
-  record?(run: RunReport): void;
+  record?(run: RunReport): Promise<void>;
 }
 
 /** A pino logger satisfies this. */

@@ -93,11 +93,13 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     };
     if (full.result === 'ok') logger.info(fields, full.actions ? `reconciled: ${full.succeeded} action(s) applied` : 'reconciled: nothing to change');
     else logger.warn(fields, `reconcile ${full.result}`);
+    // The history is not what is applied: a run that cannot be kept is said, and the loop goes on.
+    // The store keeps its calls in order: a later read or close comes after this write.
+    const cannotKeep = (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, "cannot keep this run in the state's history");
     try {
-      engine.record?.(full);
+      engine.record?.(full)?.catch(cannotKeep);
     } catch (err) {
-      // The history is not what is applied: a run that cannot be kept is said, and the loop goes on.
-      logger.warn({ err: err instanceof Error ? err.message : String(err) }, "cannot keep this run in the state's history");
+      cannotKeep(err);
     }
     notify(() => observer.onRun?.(full));
   };
@@ -161,7 +163,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       }
       base = { ...base, revision: inForce() };
       const resources = lastGood!.resources;
-      const plan = resync ? engine.plan(resources, undefined, { resync: true }) : engine.plan(resources);
+      const plan = await (resync ? engine.plan(resources, undefined, { resync: true }) : engine.plan(resources));
       status = { ...status, plan: withoutBodies(plan) };
       const attention = { needsAttention: needsAttention(plan) };
       const held = options.hold?.(plan, lastGood!.digest);
@@ -176,7 +178,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       for (const b of plan.blocked) logger.warn({ resource: b.resource, fields: b.fields }, b.reason);
       for (const w of plan.waiting) logger.warn({ resource: w.resource, on: w.on }, w.message);
       if (plan.actions.length === 0) {
-        engine.settle?.(plan);
+        await engine.settle?.(plan);
         retryPending = false;
         retryAttempt = 0;
         return finish({ ...base, ...attention, result: plan.uncertain.length ? 'uncertain' : 'ok', errors: plan.uncertain.map((u) => `${u.resource}: ${u.message}`) });

@@ -18,7 +18,7 @@ export interface DaemonMetrics {
   /** Hand to the reconcile loop. */
   readonly observer: LoopObserver;
   /** Makes edgesync_resources{status} count what `list` returns at each scrape (the state store's resources). */
-  trackResources(list: () => readonly { readonly status: ResourceStatus }[]): void;
+  trackResources(list: () => Promise<readonly { readonly status: ResourceStatus }[]>): void;
   /** edgesync_leader: 1 while this replica writes the state, 0 while it stands by. */
   setLeader(leader: boolean): void;
   /** A git source's sync: counts failures, and times the last success (series made on first use). */
@@ -119,9 +119,9 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
         help: 'Resources in state by status (applied, failed, blocked, orphaned, uncertain).',
         labelNames: ['status'],
         registers: [registry],
-        collect() {
+        async collect() {
           const counts = new Map<ResourceStatus, number>(STATUSES.map((s) => [s, 0]));
-          for (const r of list()) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+          for (const r of await list()) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
           for (const [status, n] of counts) this.set({ status }, n);
         },
       });

@@ -103,7 +103,7 @@ async function startWatchOn(options: WatchOptions, { metrics, notifier, git }: P
   });
   // A state shared between machines (PostgreSQL) can have replicas: this one may stand by.
   const claim = root.claim();
-  const writer = claim ? { leadership: replicaOf(claim) } : fixedWriter(root.session());
+  const writer = claim ? { leadership: replicaOf(claim) } : fixedWriter(await root.session());
   try {
     return await startDaemon({
       root: root.source.root,
@@ -131,7 +131,7 @@ async function startWatchOn(options: WatchOptions, { metrics, notifier, git }: P
       ...(notifier && claim && { onRole: (leader: boolean) => notifier.onRole(leader, claim.holder) }),
     });
   } catch (err) {
-    if ('close' in writer) writer.close();
+    if ('close' in writer) await writer.close();
     throw err;
   }
 }
@@ -143,8 +143,8 @@ function fixedWriter(session: Session) {
 /** The root's claim as the daemon's leadership: a term is a session, lost when its store can no longer verify the lock. */
 function replicaOf(claim: SessionClaim): Leadership {
   return {
-    take() {
-      const session = claim.take();
+    async take() {
+      const session = await claim.take();
       if (!session) return undefined;
       const lost = () => {
         try {

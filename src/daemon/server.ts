@@ -20,9 +20,9 @@ export interface EndpointSources {
   /** A git source's follower: the remote, the commit last fetched, the last fetch failure. @default none (a folder) */
   readonly source?: () => object;
   /** What the state store holds (StateStore.list). */
-  readonly resources: () => readonly AppliedResource[];
+  readonly resources: () => Promise<readonly AppliedResource[]>;
   /** The newest runs the state keeps (StateStore.runs), at most `limit`, before this process's too. */
-  readonly history: (limit: number) => readonly RunRecord[];
+  readonly history: (limit: number) => Promise<readonly RunRecord[]>;
   readonly registry: Registry;
   /**
    * Who may read /metrics, /status and the page: open, behind the UI token, or closed (then only
@@ -81,9 +81,10 @@ function resourceSlice(query: Record<string, unknown>): ResourceSlice {
 /** The most resources one /status answer holds when a limit is asked. */
 const MAX_LIMIT = 10_000;
 
-function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
+async function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
   const s = src.status();
   const role = src.role();
+  const [history, resources] = await Promise.all([src.history(STATUS_HISTORY), src.resources()]);
   return {
     // The config in force; a newer commit that was refused is `invalidRevision`, beside its errors.
     revision: revisionOf(s.revision, s.digest),
@@ -96,10 +97,10 @@ function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
     configValid: s.configValid,
     configErrors: s.configErrors.map((e) => ({ ...e, text: formatError(e) })),
     lastRun: s.lastRun ?? null,
-    history: src.history(STATUS_HISTORY),
+    history,
     // Resources the config asks for that no run can bring in step until a person acts.
     needsAttention: s.lastRun?.needsAttention ?? [],
-    ...sliced(src.resources(), slice),
+    ...sliced(resources, slice),
   };
 }
 

@@ -47,12 +47,12 @@ export interface EngineOptions {
 export interface Engine {
   load(): Promise<LoadResult>;
   /** `targets`, `drift.resync`, `drift.replace`: see PlanOptions. */
-  plan(resources: readonly DesiredResource[], targets?: readonly string[], drift?: Pick<PlanOptions, 'resync' | 'replace'>): Plan;
+  plan(resources: readonly DesiredResource[], targets?: readonly string[], drift?: Pick<PlanOptions, 'resync' | 'replace'>): Promise<Plan>;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** A plan with nothing to apply: what it says of resources (blocked, orphaned, applied again) goes to state. */
-  settle(plan: Plan): void;
+  settle(plan: Plan): Promise<void>;
   /** A finished run of the daemon, kept in the state's history. */
-  record(run: RunRecord): void;
+  record(run: RunRecord): Promise<void>;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -63,11 +63,12 @@ export function createEngine(options: EngineOptions): Engine {
   let current = new Map<string, DesiredResource>();
   // The daemon plans again at each edit: what the edit did not touch is not planned again.
   const memo = new PlanMemo();
-  const interpret = (action: Action, result: unknown): Outcome => {
+  const interpret = async (action: Action, result: unknown): Promise<Outcome> => {
     const desired = current.get(action.resource);
     const kind = getKind(action.kind);
     if (!kind || !desired) return {};
-    return kind.outcome(action, result, { desired, applied: store.get(action.resource) });
+    const applied = await store.get(action.resource);
+    return kind.outcome(action, result, { desired, ...(applied && { applied }) });
   };
   const executor = createExecutor({
     client: options.client,
@@ -90,12 +91,12 @@ export function createEngine(options: EngineOptions): Engine {
   });
   return {
     load: () => source.load({ env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: outputsDir, now: () => clock.now() }),
-    plan: (resources, targets, drift) => buildPlan(resources, store.snapshot(), { now: clock.now(), ...(targets && { targets }), ...drift, memo }),
+    plan: async (resources, targets, drift) => buildPlan(resources, await store.snapshot(), { now: clock.now(), ...(targets && { targets }), ...drift, memo }),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));
       return executor.execute(plan);
     },
     settle: (plan) => executor.settle(plan),
-    record: (run) => store.recordRun?.(run),
+    record: async (run) => store.recordRun?.(run),
   };
 }

@@ -13,7 +13,7 @@ import { buildPlan, type PlanOptions } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import type { StateBackend } from '../state/backend.js';
 import type { LockHolder } from '../state/lock.js';
-import type { SqlStateStore } from '../state/store.js';
+import type { StateAdmin } from '../state/admin.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkFunction, checkInteger, checkNumber, checkString, fail } from '../util/options.js';
@@ -76,7 +76,7 @@ export interface Session {
   readonly client: ApiClient;
   readonly engine: Engine;
   /** Releases the state's lock. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface Root {
@@ -93,9 +93,9 @@ export interface Root {
    */
   load(options?: { readonly readStateAhead?: boolean; readonly checkSecrets?: boolean }): Promise<LoadResult>;
   /** A plan against a snapshot read without the lock, as `plan` makes it: nothing is opened for writing. */
-  planOffline(resources: readonly DesiredResource[], targets?: readonly string[], drift?: Pick<PlanOptions, 'resync' | 'replace'>): Plan;
+  planOffline(resources: readonly DesiredResource[], targets?: readonly string[], drift?: Pick<PlanOptions, 'resync' | 'replace'>): Promise<Plan>;
   /** Opens the state (taking its lock) and the client, and builds the engine over them. */
-  session(): Session;
+  session(): Promise<Session>;
   /** For a replica: a claim whose `take` gives the session once the lock is free; undefined when the backend has no replicas (SQLite). */
   claim(): SessionClaim | undefined;
 }
@@ -103,7 +103,7 @@ export interface Root {
 /** A replica's standing claim on the state: see StateBackend.claim. */
 export interface SessionClaim {
   /** The session when the lock was free; else undefined, and `holder` names who has it. */
-  take(): Session | undefined;
+  take(): Promise<Session | undefined>;
   readonly holder: LockHolder | undefined;
   close(): void;
 }
@@ -206,7 +206,7 @@ export function composeRoot(options: RootOptions): Root {
     if (remote) return remote;
     throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');
   };
-  const sessionOn = (store: SqlStateStore, remote: RemoteOptions): Session => {
+  const sessionOn = async (store: StateAdmin, remote: RemoteOptions): Promise<Session> => {
     try {
       const client = createClient({
         baseUrl: remote.baseUrl,
@@ -236,7 +236,7 @@ export function composeRoot(options: RootOptions): Root {
       });
       return { store, client, engine, close: () => store.close() };
     } catch (err) {
-      store.close();
+      await store.close();
       throw err;
     }
   };
@@ -248,7 +248,7 @@ export function composeRoot(options: RootOptions): Root {
     outputsDir,
     ignore,
     async load(how) {
-      let ahead: { close(): void } | undefined;
+      let ahead: { close(): Promise<void> } | undefined;
       const meanwhile = how?.readStateAhead && state.readAhead ? () => void (ahead = state.readAhead!()) : undefined;
       let loaded: LoadResult | undefined;
       try {
@@ -263,22 +263,22 @@ export function composeRoot(options: RootOptions): Root {
         }));
       } finally {
         // No plan follows a refused config: the rows read ahead are let go.
-        if (!loaded?.ok) ahead?.close();
+        if (!loaded?.ok) await ahead?.close();
       }
     },
     planOffline: (resources, targets, drift) =>
       state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now(), ...(targets && { targets }), ...drift }), secretsDir, credentialFiles),
-    session() {
+    async session() {
       const to = needRemote();
-      return sessionOn(state.open({ owner, secretsDir, notSecrets: credentialFiles, clock }), to);
+      return sessionOn(await state.open({ owner, secretsDir, notSecrets: credentialFiles, clock }), to);
     },
     claim() {
       if (!state.claim) return undefined;
       const to = needRemote();
       const claim = state.claim({ owner, secretsDir, notSecrets: credentialFiles, clock });
       return {
-        take: () => {
-          const store = claim.take();
+        take: async () => {
+          const store = await claim.take();
           return store && sessionOn(store, to);
         },
         get holder() {

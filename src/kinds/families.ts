@@ -98,7 +98,11 @@ export function dependsOn(kind: string, scopeOf: (self: DesiredResource) => Read
 /** Gateway objects need the Zero Trust account of their account to exist first. */
 export const onGatewayAccount = dependsOn('GatewayAccount', (self) => ({ account: self.scope.account }));
 
-export function defineKind(base: KindBase, plan: (ctx: PlanContext) => KindDecision, outcome: (action: ActionDraft, result: unknown, ctx: PlanContext) => Outcome): KindDefinition {
+export function defineKind(
+  base: KindBase,
+  plan: (ctx: PlanContext) => KindDecision | Promise<KindDecision>,
+  outcome: (action: ActionDraft, result: unknown, ctx: PlanContext) => Outcome,
+): KindDefinition {
   return {
     kind: base.kind,
     scopeKeys: base.scopeKeys,

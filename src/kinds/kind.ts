@@ -210,10 +210,10 @@ export interface PlanContext {
   readonly desired: DesiredResource;
   /** Undefined when never applied. */
   readonly applied?: AppliedResource;
-  /** KvPairs only: key → stored hash (loaded when first read: a million keys cost a second). */
+  /** KvPairs only, when no pages are given (a test's state): key → stored hash. */
   readonly kvKeys?: ReadonlyMap<string, string>;
-  /** KvPairs only: the stored keys and hashes in UTF-8 byte order, a page at a time, read as iterated. */
-  readonly kvKeyPages?: () => Iterable<KvKeyPage>;
+  /** KvPairs only: the stored keys and hashes in UTF-8 byte order, a page at a time, read from the state as iterated. */
+  readonly kvKeyPages?: () => AsyncIterable<KvKeyPage>;
   /** KvPairs only: how many keys the state holds for the resource (cheap). */
   readonly kvKeyCount?: number;
   /** KvPairs only: stored keys whose recorded expiry has passed at the plan's time: gone remotely (cheap, indexed). */
@@ -274,8 +274,11 @@ export interface KindDefinition {
    * planner resolves them through an index of the desired model, which no kind ever sees.
    */
   dependencies?(self: DesiredResource): readonly DependencyRef[];
-  /** Pure: what changes, by which operation, and what is blocked. */
-  plan(ctx: PlanContext): KindDecision;
+  /**
+   * What changes, by which operation, and what is blocked. Pure: it reads nothing but `ctx`; a kind
+   * that reads the state's KV keys (`ctx.kvKeyPages`) answers with a Promise, the others at once.
+   */
+  plan(ctx: PlanContext): KindDecision | Promise<KindDecision>;
   /** Pure: what to remember after `action` succeeded with `result`. */
   outcome(action: ActionDraft, result: unknown, ctx: PlanContext): Outcome;
   /** The operations its actions may call: a credential that signs only some operations is checked against them. */

@@ -24,7 +24,7 @@ const base: KindDefinition = putKind({
  * The PUT attaches a hostname; no operation detaches one. Sending a new hostname under the same
  * document would leave the old one attached while the plan said it changed, so it is blocked.
  */
-function plan(ctx: PlanContext): KindDecision {
+function plan(ctx: PlanContext): KindDecision | Promise<KindDecision> {
   const before = ctx.applied?.request;
   const moved =
     before === undefined ? [] : ATTACHMENT.filter((name) => String(field(before, name) ?? '').toLowerCase() !== String(field(ctx.desired.request, name) ?? '').toLowerCase());

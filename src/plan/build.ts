@@ -1,5 +1,5 @@
-// The planner: desired model + state snapshot + the time → Plan. Pure: no I/O, no state writes.
-// Kinds decide what each resource needs; this file adds ids, order, needs and the whole-plan view.
+// The planner: desired model + state snapshot + the time → Plan. It only reads (the snapshot's KV keys,
+// asynchronously) and writes nothing. Kinds decide what each resource needs; this file adds ids, order, needs and the whole-plan view.
 
 import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
 import { getKind } from '../kinds/registry.js';
@@ -11,6 +11,7 @@ import type { PlanMemo, Structure } from './memo.js';
 import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
 import { closeKeys, selectTargets, targetMatcher } from './key-patterns.js';
 import { didYouMean } from '../util/closest.js';
+import { turn } from '../util/turn.js';
 import type { Action, BlockedChange, Forgotten, Orphan, Plan, PlanNote, ResourceRef, Share, UncertainCreate, WaitingResource } from './types.js';
 
 export interface PlanOptions {
@@ -67,14 +68,14 @@ interface Draft {
   updatedResources: number;
 }
 
-export function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Plan {
+export async function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Promise<Plan> {
   const lookup = options.kinds ?? getKind;
   const now = options.now ?? Date.now();
   const drift = driftOf(options, desired);
   // A drift run re-sends what is unchanged: its steps are not the ones kept.
   const memo = drift.resync || drift.replace.size ? undefined : options.memo;
   try {
-    const plan = planWith(desired, state, { lookup, now, drift, memo, targets: options.targets });
+    const plan = await planWith(desired, state, { lookup, now, drift, memo, targets: options.targets });
     memo?.endPlan();
     return plan;
   } catch (err) {
@@ -91,7 +92,7 @@ interface Checked {
   readonly targets: readonly string[] | undefined;
 }
 
-function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { lookup, now, drift, memo, targets }: Checked): Plan {
+async function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { lookup, now, drift, memo, targets }: Checked): Promise<Plan> {
   const structure = memo?.structureFor(desired, lookup) ?? structureOf(desired, lookup);
   memo?.keepStructure(structure);
   const { defs, deps } = structure;
@@ -132,7 +133,10 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
   const seenIds = new Set<string>();
   const refused: string[] = [];
   for (const key of excluded) if (drift.replace.has(key)) refused.push(`--replace ${key}: it is left out by --target`);
+  let planned = 0;
   for (const i of order) {
+    // A plan of many resources lets the event loop run now and then (a daemon's health check).
+    if (++planned % YIELD_EVERY === 0) await turn();
     const self = desired[i]!;
     const intent = state.intents.get(self.key);
     if (drift.replace.has(self.key) && (intent || deps[i]!.some((j) => trouble.has(j)))) {
@@ -158,7 +162,7 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
     const kept = memo && !defs[i]!.keyState;
     let step = kept ? memo.step(self, applied, needsFromDeps) : undefined;
     if (!step) {
-      step = stepOf(defs[i]!, self, applied, { state, now, drift, refused, needsFromDeps });
+      step = await stepOf(defs[i]!, self, applied, { state, now, drift, refused, needsFromDeps });
       if (kept) memo.keepStep(self, applied, needsFromDeps, step);
     }
     for (const action of step.actions) {
@@ -194,6 +198,8 @@ function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { l
 }
 
 const NO_NEEDS: readonly string[] = [];
+/** Resources planned between two turns of the event loop: a few milliseconds' work. */
+const YIELD_EVERY = 1000;
 /** Definitions, the dependency graph and the order of a model: what depends on the files alone. */
 function structureOf(desired: readonly DesiredResource[], lookup: Structure['lookup']): Structure {
   const defs = definitions(desired, lookup);

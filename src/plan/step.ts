@@ -1,8 +1,8 @@
 // One resource's part of a plan: what its kind decides, re-sent under drift, placed after what it
-// depends on. Pure; build.ts calls it for each resource a memo does not already hold.
+// depends on. Pure (it only reads the state); build.ts calls it for each resource a memo does not already hold.
 
-import type { ActionDraft, DesiredResource, KindDecision, KindDefinition, PlanContext } from '../kinds/kind.js';
-import type { AppliedResource, StateSnapshot } from '../state/types.js';
+import type { ActionDraft, DesiredResource, KindDecision, KindDefinition } from '../kinds/kind.js';
+import type { AppliedResource, KvKeyPage, StateSnapshot } from '../state/types.js';
 import type { Step } from './memo.js';
 import { orphanKeysMessage } from './messages.js';
 import { resendActions, type Drift } from './resend.js';
@@ -24,9 +24,14 @@ export interface StepInputs {
 }
 
 /** One resource's part of the plan: what its kind decides, re-sent under drift, placed after its dependencies. */
-export function stepOf(def: KindDefinition, self: DesiredResource, applied: AppliedResource | undefined, { state, now, drift, refused, needsFromDeps }: StepInputs): Step {
+export async function stepOf(
+  def: KindDefinition,
+  self: DesiredResource,
+  applied: AppliedResource | undefined,
+  { state, now, drift, refused, needsFromDeps }: StepInputs,
+): Promise<Step> {
   const ref = refOf(self);
-  let decision = decide(def, self, applied, state, now);
+  let decision = await decide(def, self, applied, state, now);
   const resent = resendActions(def, self, applied, decision, drift, refused);
   // Sent again as applied: nothing changes, so no share of a change threshold.
   if (resent) decision = { ...decision, actions: resent, share: undefined };
@@ -76,22 +81,19 @@ function fieldSource(self: DesiredResource, fields: readonly string[]): DesiredR
   return first ? { file: self.source.file, line: first.line, col: first.col } : self.source;
 }
 
-function decide(def: KindDefinition, desired: DesiredResource, applied: AppliedResource | undefined, state: StateSnapshot, now: number): KindDecision {
-  const ctx: PlanContext = { desired, ...(applied && { applied }) };
-  if (def.keyState) {
-    // The count now; the keys only if the kind reads them (a trusted hash needs none). A getter,
-    // not a spread: spreading would read them.
-    Object.defineProperties(ctx, {
-      kvKeyCount: { value: state.kvKeyCount(desired.key), enumerable: true },
-      kvKeys: { get: () => state.kvKeys(desired.key), enumerable: true },
-      kvKeyPages: {
-        value: () => state.kvKeyPages?.(desired.key) ?? [{ keys: [...state.kvKeys(desired.key).keys()], hashes: [...state.kvKeys(desired.key).values()] }],
-        enumerable: true,
-      },
-      kvExpired: { value: state.kvExpired(desired.key, now / 1000), enumerable: true },
-    });
-  }
-  return def.plan(ctx);
+async function decide(def: KindDefinition, desired: DesiredResource, applied: AppliedResource | undefined, state: StateSnapshot, now: number): Promise<KindDecision> {
+  if (!def.keyState) return def.plan({ desired, ...(applied && { applied }) });
+  // The count and the expired keys now (cheap); the keys only if the kind reads them (a trusted hash needs none).
+  const key = desired.key;
+  const [kvKeyCount, kvExpired] = await Promise.all([state.kvKeyCount(key), state.kvExpired(key, now / 1000)]);
+  const kvKeyPages = () => state.kvKeyPages?.(key) ?? onePage(state.kvKeys(key));
+  return def.plan({ desired, ...(applied && { applied }), kvKeyCount, kvExpired, kvKeyPages });
+}
+
+/** A snapshot's keys as one page, in the map's order. */
+async function* onePage(keys: Promise<ReadonlyMap<string, string>>): AsyncGenerator<KvKeyPage> {
+  const map = await keys;
+  yield { keys: [...map.keys()], hashes: [...map.values()] };
 }
 
 /**

@@ -9,11 +9,17 @@ import { checkMissingState, StateMissingError } from './file.js';
 import { openStateStore, shownPath } from './index.js';
 import { fileApprovals, type Approvals } from './approvals.js';
 import type { LockHolder } from './lock.js';
-import type { SqlStateStore } from './store.js';
+import type { StateAdmin } from './admin.js';
 import type { StateSnapshot } from './types.js';
 
 /** The state before any apply. */
-export const EMPTY_SNAPSHOT: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0, kvExpired: () => [] };
+export const EMPTY_SNAPSHOT: StateSnapshot = {
+  resources: new Map(),
+  intents: new Map(),
+  kvKeys: async () => new Map(),
+  kvKeyCount: async () => 0,
+  kvExpired: async () => [],
+};
 
 export interface StateBackend {
   /** As messages name it, e.g. "state .edgesync/state.db". */
@@ -38,18 +44,18 @@ export interface StateBackend {
     /** Files of the secrets folder that are the credentials' own, not traces of an apply. */
     readonly notSecrets?: readonly string[];
     readonly clock?: Clock;
-  }): SqlStateStore;
+  }): Promise<StateAdmin>;
   /** `use` on one consistent snapshot, without a lock; the empty state before any apply (unless lost, as above). */
-  read<T>(use: (snapshot: StateSnapshot) => T, secretsDir?: string, notSecrets?: readonly string[]): T;
+  read<T>(use: (snapshot: StateSnapshot) => Promise<T> | T, secretsDir?: string, notSecrets?: readonly string[]): Promise<T>;
   /**
    * Reads the resources now into a store kept for the next `read`, which then reads again only
    * what changed since: a plan reads the state so while its config is built. `close` lets the kept
    * store go when no read follows (a refused config). Never throws: a state that cannot be read is
    * reported by that `read`. @default none: `read` reads every row
    */
-  readAhead?(): { close(): void };
+  readAhead?(): { close(): Promise<void> };
   /** The store read-only, for `state list` and `state show`. */
-  openReadOnly(): SqlStateStore;
+  openReadOnly(): Promise<StateAdmin>;
   /**
    * For replicas: a claim that waits for the lock without holding up the caller (each `take` tries once).
    * Only a backend shared between machines has one (PostgreSQL); a SQLite file has a single writer host.
@@ -62,24 +68,24 @@ type OpenOptions = Parameters<StateBackend['open']>[0];
 /** A replica's standing claim on the state's lock. */
 export interface StateClaim {
   /** The writable store when the lock was free; else undefined, and `holder` names who has it. */
-  take(): SqlStateStore | undefined;
+  take(): Promise<StateAdmin | undefined>;
   readonly holder: LockHolder | undefined;
   close(): void;
 }
 
 /** `use` on the state opened read-only (closed after), or on undefined when it does not exist yet. */
-export function withReadOnly<T>(backend: Pick<StateBackend, 'openReadOnly'>, use: (store: SqlStateStore | undefined) => T): T {
-  let store: SqlStateStore;
+export async function withReadOnly<T>(backend: Pick<StateBackend, 'openReadOnly'>, use: (store: StateAdmin | undefined) => Promise<T> | T): Promise<T> {
+  let store: StateAdmin;
   try {
-    store = backend.openReadOnly();
+    store = await backend.openReadOnly();
   } catch (err) {
     if (err instanceof StateMissingError) return use(undefined);
     throw err;
   }
   try {
-    return use(store);
+    return await use(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -87,32 +93,36 @@ export function withReadOnly<T>(backend: Pick<StateBackend, 'openReadOnly'>, use
  * A read-only store opened and snapshotted ahead of a plan's read (StateBackend.readAhead), kept for
  * that read. A failure to open or read it (no state yet, say) keeps nothing: the read reports it.
  */
-export function readAheadKeeper(open: () => SqlStateStore): { take(): SqlStateStore | undefined; readAhead(): { close(): void } } {
-  let ahead: SqlStateStore | undefined;
+export function readAheadKeeper(open: () => Promise<StateAdmin>): { take(): Promise<StateAdmin | undefined>; readAhead(): { close(): Promise<void> } } {
+  let ahead: Promise<StateAdmin | undefined> | undefined;
   return {
-    /** The store read ahead, if any, given once: the caller closes it. */
+    /** The store read ahead, if any, given once (once its read ended): the caller closes it. */
     take() {
       const kept = ahead;
       ahead = undefined;
-      return kept;
+      return kept ?? Promise.resolve(undefined);
     },
     readAhead() {
-      let store: SqlStateStore | undefined;
-      try {
-        (store = ahead ??= open()).snapshot();
-      } catch {
-        ahead = undefined;
-        store?.close();
-        store = undefined;
-      }
+      // A store kept from an earlier read ahead is read again: only what changed since.
+      const before = ahead;
+      const mine = (ahead = (async () => {
+        let store = before ? await before : undefined;
+        try {
+          store ??= await open();
+          await store.snapshot();
+          return store;
+        } catch {
+          await store?.close();
+          return undefined;
+        }
+      })());
       return {
         // Closed here only while no read took it.
-        close() {
-          if (store !== undefined && ahead === store) {
+        async close() {
+          if (ahead === mine) {
             ahead = undefined;
-            store.close();
+            await (await mine)?.close();
           }
-          store = undefined;
         },
       };
     },
@@ -120,11 +130,11 @@ export function readAheadKeeper(open: () => SqlStateStore): { take(): SqlStateSt
 }
 
 /** `use` on a snapshot of `store`, closed after; its rows are trusted only while the serial has not moved (resource-cache.ts). */
-export function readKept<T>(store: SqlStateStore, use: (snapshot: StateSnapshot) => T): T {
+export async function readKept<T>(store: StateAdmin, use: (snapshot: StateSnapshot) => Promise<T> | T): Promise<T> {
   try {
-    return use(store.snapshot());
+    return await use(await store.snapshot());
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -142,14 +152,14 @@ export function sqliteBackend(file: string): StateBackend {
     localDir: path.dirname(absolute),
     open: ({ owner, secretsDir, notSecrets, clock }) =>
       openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(notSecrets && { notSecrets }), ...(clock && { clock }) }),
-    read(use, secretsDir, notSecrets) {
-      const kept = ahead.take();
+    async read(use, secretsDir, notSecrets) {
+      const kept = await ahead.take();
       if (!fs.existsSync(absolute)) {
-        kept?.close();
+        await kept?.close();
         checkMissingState(absolute, shownPath(absolute), secretsDir, notSecrets);
         return use(EMPTY_SNAPSHOT);
       }
-      return readKept(kept ?? openReadOnly(), use);
+      return readKept(kept ?? (await openReadOnly()), use);
     },
     readAhead: ahead.readAhead,
     openReadOnly,

@@ -5,6 +5,7 @@ import type { StoreStatements } from './sql.js';
 import { jsonText, withIdentity, type IntentRow } from './rows.js';
 import { dropResource, putSuccess, rowOf } from './row-writes.js';
 import type { ResourceCache } from './resource-cache.js';
+import type { SqlDatabase } from './sql-db.js';
 import type { GroupAnswer, GroupWrite, ResourceIdentity, StateStore, SuccessRecord } from './types.js';
 import type { Json } from '../util/json.js';
 
@@ -18,29 +19,29 @@ export interface Prepared {
   /** The resource it writes; undefined when it writes nothing. */
   readonly key: string | undefined;
   /** Returns the new intent's id for beginIntent. */
-  apply(): number | undefined;
+  apply(): Promise<number | undefined>;
 }
 
-const NOTHING: Prepared = { key: undefined, apply: () => undefined };
+const NOTHING: Prepared = { key: undefined, apply: async () => undefined };
 
 /**
  * Reads what `w` needs and checks it; throws WriteRefused where its single method would refuse.
  * `begun`: resources given an intent earlier in the same group (read before it was written).
  */
-export function prepareWrite(sql: StoreStatements, w: GroupWrite, begun?: Set<string>): Prepared {
+export async function prepareWrite(sql: StoreStatements, w: GroupWrite, begun?: Set<string>): Promise<Prepared> {
   switch (w.write) {
     case 'beginIntent': {
       const { id } = w;
-      const open = sql.intentByResource.get(id.key) as IntentRow | undefined;
+      const open = (await sql.intentByResource.get(id.key)) as IntentRow | undefined;
       if (open) throw new WriteRefused(`${id.key} already has an open create (${open.operation} since ${open.started_at}); resolve it with \`edgesync state resolve\` first`);
       if (begun?.has(id.key)) throw new WriteRefused(`${id.key} already has an open create (${w.operation}); resolve it with \`edgesync state resolve\` first`);
       begun?.add(id.key);
-      const row = rowOf(sql, id.key);
+      const row = await rowOf(sql, id.key);
       return {
         key: id.key,
-        apply: () => {
-          sql.putRow.run(withIdentity(row, id, 'uncertain'));
-          const info = sql.addIntent.run({
+        apply: async () => {
+          await sql.putRow.run(withIdentity(row, id, 'uncertain'));
+          const info = await sql.addIntent.run({
             resource: id.key,
             operation: w.operation,
             request: jsonText(w.request),
@@ -53,36 +54,36 @@ export function prepareWrite(sql: StoreStatements, w: GroupWrite, begun?: Set<st
       };
     }
     case 'recordSuccess': {
-      const row = rowOf(sql, w.id.key);
-      return { key: w.id.key, apply: () => void putSuccess(sql, row, w.id, w.record, w.at) };
+      const row = await rowOf(sql, w.id.key);
+      return { key: w.id.key, apply: async () => void (await putSuccess(sql, row, w.id, w.record, w.at)) };
     }
     case 'recordStatus': {
-      const row = rowOf(sql, w.id.key);
-      return { key: w.id.key, apply: () => void sql.putRow.run({ ...withIdentity(row, w.id, w.status), status: w.status, last_error: w.note ?? null }) };
+      const row = await rowOf(sql, w.id.key);
+      return { key: w.id.key, apply: async () => void (await sql.putRow.run({ ...withIdentity(row, w.id, w.status), status: w.status, last_error: w.note ?? null })) };
     }
     case 'markUncertain': {
-      const intent = sql.intentById.get(w.intentId) as IntentRow | undefined;
+      const intent = (await sql.intentById.get(w.intentId)) as IntentRow | undefined;
       if (!intent) throw new WriteRefused(`no open intent ${w.intentId} to mark uncertain`);
       return {
         key: intent.resource,
-        apply: () => {
-          sql.failIntent.run(w.error, w.intentId);
-          sql.setStatus.run('uncertain', w.error, intent.resource);
+        apply: async () => {
+          await sql.failIntent.run(w.error, w.intentId);
+          await sql.setStatus.run('uncertain', w.error, intent.resource);
           return undefined;
         },
       };
     }
     case 'abandonIntent': {
-      const intent = sql.intentById.get(w.intentId) as IntentRow | undefined;
+      const intent = (await sql.intentById.get(w.intentId)) as IntentRow | undefined;
       if (!intent) return NOTHING;
-      const row = rowOf(sql, intent.resource);
+      const row = await rowOf(sql, intent.resource);
       // A create that never reached the server leaves no trace of a resource that was new.
       const drop = row !== undefined && intent.prior_status === null && row.request === null && row.status === 'uncertain';
       return {
         key: intent.resource,
-        apply: () => {
-          sql.deleteIntent.run(w.intentId);
-          if (drop) dropResource(sql, row.key);
+        apply: async () => {
+          await sql.deleteIntent.run(w.intentId);
+          if (drop) await dropResource(sql, row.key);
           return undefined;
         },
       };
@@ -91,28 +92,33 @@ export function prepareWrite(sql: StoreStatements, w: GroupWrite, begun?: Set<st
 }
 
 /** The group's writes in the caller's transaction, each read and checked in turn; refused ones answered alone. */
-export function writeInOrder(sql: StoreStatements, cache: Pick<ResourceCache, 'wrote'>, writes: readonly GroupWrite[]): GroupAnswer[] {
+export async function writeInOrder(sql: StoreStatements, cache: Pick<ResourceCache, 'wrote'>, writes: readonly GroupWrite[]): Promise<GroupAnswer[]> {
   const begun = new Set<string>();
-  return writes.map((w): GroupAnswer => {
+  const answers: GroupAnswer[] = [];
+  for (const w of writes) {
     let prepared: Prepared;
     try {
-      prepared = prepareWrite(sql, w, begun);
+      prepared = await prepareWrite(sql, w, begun);
       cache.wrote(prepared.key);
     } catch (err) {
-      if (err instanceof WriteRefused) return { ok: false, error: err };
+      if (err instanceof WriteRefused) {
+        answers.push({ ok: false, error: err });
+        continue;
+      }
       throw err;
     }
-    const intentId = prepared.apply();
-    return intentId === undefined ? { ok: true } : { ok: true, intentId };
-  });
+    const intentId = await prepared.apply();
+    answers.push(intentId === undefined ? { ok: true } : { ok: true, intentId });
+  }
+  return answers;
 }
 
 /** What a group sent as one batch needs of its store. */
 export interface BatchParts {
   readonly sql: StoreStatements;
-  /** The database's batch (PostgreSQL): its statements sent at once, the last asked to change `lastChanges` rows. */
-  readonly batch: (fn: () => void, lastChanges?: number) => Promise<void>;
-  /** Told each resource a write reads and, once the batch is sent, that the serial moves by one. */
+  /** The database, whose batch (PostgreSQL) sends its statements at once, the last asked to change 1 row. */
+  readonly db: Pick<SqlDatabase, 'batch'>;
+  /** Told each resource a write reads and, once the batch is made, that the serial moves by one. */
   readonly cache: Pick<ResourceCache, 'wrote' | 'counted'>;
   /** What a failed read or batch rejects with. */
   failed(err: unknown): Error;
@@ -120,46 +126,46 @@ export interface BatchParts {
 
 /**
  * The group as one batch the thread does not wait for, when each write is of another resource;
- * undefined when it cannot be. Every write is read and checked first, refused ones answered alone.
+ * undefined (nothing sent) when it cannot be. Every write is read and checked first, in the batch's
+ * turn, refused ones answered alone. Resolves once the batch committed.
  */
-export function batchGroup(parts: BatchParts, writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[]> | undefined {
+export async function batchGroup(parts: BatchParts, writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[] | undefined> {
   const { sql, cache } = parts;
   const answers: GroupAnswer[] = [];
-  const ready: Prepared[] = [];
-  const keys = new Set<string>();
+  let split = false;
   try {
-    for (const w of writes) {
-      try {
-        const prepared = prepareWrite(sql, w);
-        cache.wrote(prepared.key);
-        if (prepared.key !== undefined) {
-          // Each write read its row before the batch: a second write of one resource would not see the first's.
-          if (keys.has(prepared.key)) return undefined;
-          keys.add(prepared.key);
+    await parts.db.batch!(async () => {
+      const ready: Prepared[] = [];
+      const keys = new Set<string>();
+      for (const w of writes) {
+        try {
+          const prepared = await prepareWrite(sql, w);
+          cache.wrote(prepared.key);
+          if (prepared.key !== undefined) {
+            // Each write read its row before the batch: a second write of one resource would not see the first's.
+            if (keys.has(prepared.key)) {
+              split = true;
+              return;
+            }
+            keys.add(prepared.key);
+          }
+          ready.push(prepared);
+          answers.push({ ok: true });
+        } catch (err) {
+          if (!(err instanceof WriteRefused)) throw err;
+          answers.push({ ok: false, error: err });
         }
-        ready.push(prepared);
-        answers.push({ ok: true });
-      } catch (err) {
-        if (!(err instanceof WriteRefused)) throw err;
-        answers.push({ ok: false, error: err });
       }
-    }
+      if (ready.length === 0) return;
+      for (const p of ready) await p.apply();
+      await sql.bumpSerial.run();
+      // Counted once made: a later read waits for the batch; if it fails the serial falls short and the read is whole.
+      cache.counted();
+    }, 1);
   } catch (err) {
-    return Promise.reject(parts.failed(err));
+    throw parts.failed(err);
   }
-  if (ready.length === 0) return Promise.resolve(answers);
-  const sent = parts.batch(() => {
-    for (const p of ready) p.apply();
-    sql.bumpSerial.run();
-  }, 1);
-  // Counted once sent: a later read waits for the batch; if it fails the serial falls short and the read is whole.
-  cache.counted();
-  return sent.then(
-    () => answers,
-    (err: unknown) => {
-      throw parts.failed(err);
-    },
-  );
+  return split ? undefined : answers;
 }
 
 /** The writes of one action's calls, as apply makes them: each resolves once its transaction committed. */
@@ -188,19 +194,12 @@ export function stateWriter(store: StateStore): StateWriter {
 }
 
 function directWriter(store: StateStore): StateWriter {
-  const now = <T>(write: () => T): Promise<T> => {
-    try {
-      return Promise.resolve(write());
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  };
   return {
-    beginIntent: (id, operation, request, requestHash, at) => now(() => store.beginIntent(id, operation, request, requestHash, at)),
-    recordSuccess: (id, record, at) => (store.recordSuccessAsync ? store.recordSuccessAsync(id, record, at) : now(() => store.recordSuccess(id, record, at))),
-    recordFailure: (id, error, at) => now(() => store.recordFailure(id, error, at)),
-    markUncertain: (intentId, error) => now(() => store.markUncertain(intentId, error)),
-    abandonIntent: (intentId) => now(() => store.abandonIntent(intentId)),
+    beginIntent: (id, operation, request, requestHash, at) => store.beginIntent(id, operation, request, requestHash, at),
+    recordSuccess: (id, record, at) => store.recordSuccess(id, record, at),
+    recordFailure: (id, error, at) => store.recordFailure(id, error, at),
+    markUncertain: (intentId, error) => store.markUncertain(intentId, error),
+    abandonIntent: (intentId) => store.abandonIntent(intentId),
   };
 }
 

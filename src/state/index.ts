@@ -10,11 +10,13 @@ import { acquireLock, type HeldLock } from './lock.js';
 import { checkVersion, migrate, schemaVersion, SCHEMA_VERSION } from './schema.js';
 import { statements } from './sql.js';
 import { SqlStateStore } from './store.js';
+import { SqliteDatabase } from './sqlite-db.js';
 
 export { StateFileError } from './file.js';
 export { StateLockedError } from './lock.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { SqlStateStore } from './store.js';
+export type { StateAdmin } from './admin.js';
 export type * from './types.js';
 
 /** Where the state lives and how it is opened. */
@@ -30,7 +32,7 @@ export interface StateOptions {
   /** For `plan` and `state list/show`: no lock, no writes. @default false */
   readonly readOnly?: boolean;
   readonly clock?: Clock;
-  /** KV keys read per page (one JSON text each) when a snapshot loads them. @default 100000 */
+  /** KV keys read per page (one JSON text each) when a snapshot loads them: a page takes a few milliseconds, the event loop runs between pages. @default 5000 */
   readonly kvPageSize?: number;
   /**
    * The token secrets folder: when the state file is missing but this folder holds files, the state was
@@ -69,7 +71,7 @@ function resolveOptions(o: StateOptions): Resolved {
     owner: o.owner ?? process.argv.join(' '),
     readOnly,
     clock: o.clock ?? systemClock,
-    kvPageSize: o.kvPageSize ?? 100_000,
+    kvPageSize: o.kvPageSize ?? 5_000,
     ...(o.secretsDir !== undefined && { secretsDir: o.secretsDir }),
     notSecrets: o.notSecrets ?? [],
   };
@@ -81,7 +83,7 @@ export function shownPath(file: string): string {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : path.resolve(file);
 }
 
-export function openStateStore(options: StateOptions): SqlStateStore {
+export async function openStateStore(options: StateOptions): Promise<SqlStateStore> {
   const o = resolveOptions(options);
   return o.readOnly ? openReadOnly(o) : openWritable(o);
 }
@@ -89,7 +91,7 @@ export function openStateStore(options: StateOptions): SqlStateStore {
 /** Owner read and write only: the state names every remote id and what each token was sent with. */
 const STATE_MODE = 0o600;
 
-function openWritable(o: Resolved): SqlStateStore {
+async function openWritable(o: Resolved): Promise<SqlStateStore> {
   const shown = shownPath(o.file);
   // The lock and every check use the real path: a symlink or another spelling of it is the same state.
   const file = realStatePath(o.file);
@@ -112,9 +114,10 @@ function openWritable(o: Resolved): SqlStateStore {
     migrate(db, shown);
     const opened = identityOf(file);
     const held = lock;
+    const wrapped = new SqliteDatabase(db);
     const store = new SqlStateStore({
-      db,
-      sql: statements(db),
+      db: wrapped,
+      sql: statements(wrapped),
       clock: o.clock,
       kvPageSize: o.kvPageSize,
       readOnly: false,
@@ -122,10 +125,10 @@ function openWritable(o: Resolved): SqlStateStore {
       shown,
       verify: () => checkSameFile(file, opened, shown),
     });
-    if (lock) store.recoverCrashedIntents();
+    if (lock) await store.recoverCrashedIntents();
     return store;
   } catch (err) {
-    db?.close();
+    if (db?.open) db.close();
     lock?.release();
     throw describeStateError(err, shown, 'open');
   }
@@ -177,7 +180,8 @@ function openReadOnly(o: Resolved): SqlStateStore {
       db = new Database(copy);
       migrate(db, shown);
     }
-    return new SqlStateStore({ db, sql: statements(db), clock: o.clock, kvPageSize: o.kvPageSize, readOnly: true, onClose: () => {}, shown, verify: () => {} });
+    const wrapped = new SqliteDatabase(db);
+    return new SqlStateStore({ db: wrapped, sql: statements(wrapped), clock: o.clock, kvPageSize: o.kvPageSize, readOnly: true, onClose: () => {}, shown, verify: () => {} });
   } catch (err) {
     if (db?.open) db.close();
     throw describeStateError(err, shown, 'open');

@@ -6,9 +6,9 @@ import type { AppliedResource } from './types.js';
 /** How the cache reads rows; the store gives its statements. */
 export interface CacheReads {
   /** Every resource, as its row says (an open intent not yet applied: the snapshot marks it). */
-  all(): Iterable<AppliedResource>;
+  all(): AsyncIterable<AppliedResource>;
   /** One resource as its row says; undefined when there is no row. */
-  one(key: string): AppliedResource | undefined;
+  one(key: string): Promise<AppliedResource | undefined>;
 }
 
 /** Which state and how many counted writes it had seen: the serial moves by one per counted write. */
@@ -46,16 +46,16 @@ export class ResourceCache {
   }
 
   /** The rows as they are now, read in the caller's transaction: only what changed is read again. */
-  read(reads: CacheReads, lineage: string, serial: number): Map<string, AppliedResource> {
+  async read(reads: CacheReads, lineage: string, serial: number): Promise<Map<string, AppliedResource>> {
     const seen = this.seen;
     const trusted = this.rows !== undefined && !this.dirtyAll && seen !== undefined && seen.lineage === lineage && seen.serial + this.ownWrites === serial;
     if (!trusted) {
       const rows = new Map<string, AppliedResource>();
-      for (const r of reads.all()) rows.set(r.key, r);
+      for await (const r of reads.all()) rows.set(r.key, r);
       this.rows = rows;
     } else {
       for (const key of this.dirty) {
-        const r = reads.one(key);
+        const r = await reads.one(key);
         if (r) this.rows!.set(key, r);
         else this.rows!.delete(key);
       }

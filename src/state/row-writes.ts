@@ -8,12 +8,12 @@ import { kvKeyCount } from './kv-keys.js';
 import type { ResourceIdentity, SuccessRecord } from './types.js';
 
 /** The resource's row; undefined when it has none. */
-export function rowOf(sql: StoreStatements, key: string): ResourceRow | undefined {
-  return sql.rowByKey.get(key) as ResourceRow | undefined;
+export async function rowOf(sql: StoreStatements, key: string): Promise<ResourceRow | undefined> {
+  return (await sql.rowByKey.get(key)) as ResourceRow | undefined;
 }
 
 /** The answer to a call recorded over `current` (undefined: no row yet); what the record leaves out stays. */
-export function putSuccess(sql: StoreStatements, current: ResourceRow | undefined, id: ResourceIdentity, record: SuccessRecord, at: Date): void {
+export async function putSuccess(sql: StoreStatements, current: ResourceRow | undefined, id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void> {
   const row = withIdentity(current, id, 'applied');
   const merged: ResourceRow = {
     ...row,
@@ -28,36 +28,36 @@ export function putSuccess(sql: StoreStatements, current: ResourceRow | undefine
     status: 'applied',
     last_error: null,
   };
-  sql.putRow.run(merged);
+  await sql.putRow.run(merged);
   if (record.kvKeys && kvKeyCount(record.kvKeys)) {
-    sql.addKvResource.run(id.key);
-    sql.putKvKeys.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), records: record.kvKeys } satisfies KvKeysParams);
+    await sql.addKvResource.run(id.key);
+    await sql.putKvKeys.run({ resource: id.key, at: Math.floor(at.getTime() / 1000), records: record.kvKeys } satisfies KvKeysParams);
   }
-  if (record.intentId !== undefined) sql.closeIntent.run(record.intentId, id.key);
+  if (record.intentId !== undefined) await sql.closeIntent.run(record.intentId, id.key);
 }
 
 /** The resource, its KV keys and its intents, gone. */
-export function dropResource(sql: StoreStatements, key: string): void {
-  sql.deleteRow.run(key);
-  sql.deleteAllKv.run(key);
-  sql.deleteIntents.run(key);
+export async function dropResource(sql: StoreStatements, key: string): Promise<void> {
+  await sql.deleteRow.run(key);
+  await sql.deleteAllKv.run(key);
+  await sql.deleteIntents.run(key);
 }
 
 /**
  * An uncertain create settled by a person: with the id it was given (the intent's request becomes
  * the applied one), or to be created again (the row goes back to what it was, or goes when it was new).
  */
-export function resolveResource(sql: StoreStatements, key: string, resolution: { id: string } | { recreate: true }, now: Date): void {
-  const row = rowOf(sql, key);
+export async function resolveResource(sql: StoreStatements, key: string, resolution: { id: string } | { recreate: true }, now: Date): Promise<void> {
+  const row = await rowOf(sql, key);
   if (!row) throw new Error(`${key} is not in state`);
-  const intent = sql.intentByResource.get(key) as IntentRow | undefined;
+  const intent = (await sql.intentByResource.get(key)) as IntentRow | undefined;
   if (!intent && row.status !== 'uncertain') {
     throw new Error(`${key} is not uncertain (its status is ${row.status}); only an uncertain create can be resolved`);
   }
-  sql.deleteIntents.run(key);
+  await sql.deleteIntents.run(key);
   if ('id' in resolution) {
     if (typeof resolution.id !== 'string' || resolution.id === '') throw new Error(`resolving ${key} needs a non-empty id`);
-    sql.putRow.run({
+    await sql.putRow.run({
       ...row,
       remote_id: resolution.id,
       request: intent ? intent.request : row.request,
@@ -67,9 +67,9 @@ export function resolveResource(sql: StoreStatements, key: string, resolution: {
       last_error: null,
     });
   } else if (row.request === null) {
-    dropResource(sql, key);
+    await dropResource(sql, key);
   } else {
     const prior = intent?.prior_status;
-    sql.putRow.run({ ...row, status: prior && prior !== 'uncertain' ? prior : 'applied', last_error: null });
+    await sql.putRow.run({ ...row, status: prior && prior !== 'uncertain' ? prior : 'applied', last_error: null });
   }
 }

@@ -2,14 +2,33 @@
 // uncertain), and each KV resource's keys read only when asked, a page at a time.
 
 import type { KvPage, StoreStatements } from './sql.js';
+import { toResource, type ResourceRow } from './rows.js';
+import type { SqlDatabase } from './sql-db.js';
+import { turn } from '../util/turn.js';
 import type { AppliedResource, Intent, KvKeyPage, StateRevision, StateSnapshot } from './types.js';
 
 const EMPTY_KV: ReadonlyMap<string, string> = new Map();
 
-/** How KV keys are read: the store's statements and its page size. */
+/** Resource rows read per page by a snapshot: a few milliseconds each, the event loop runs between them. */
+const ROWS_PER_PAGE = 2000;
+
+/** How KV keys are read: the store's database, its statements and its page size. */
 export interface KvReads {
+  readonly db: SqlDatabase;
   readonly sql: StoreStatements;
   readonly pageSize: number;
+}
+
+/** Every resource as its row says (an open intent not yet marked), in key order, a page at a time, in the caller's transaction. */
+export async function* pagedRows(sql: StoreStatements): AsyncGenerator<AppliedResource> {
+  let after = '';
+  for (;;) {
+    const rows = (await sql.rowsPage.all(after, ROWS_PER_PAGE)) as ResourceRow[];
+    for (const row of rows) yield toResource(row, false);
+    if (rows.length < ROWS_PER_PAGE) return;
+    after = rows[rows.length - 1]!.key;
+    await turn();
+  }
 }
 
 /** `rows`: the resources as the store keeps them, copied, so this snapshot stays as it was while later writes update them. */
@@ -27,37 +46,41 @@ export function snapshotOf(
   }
   // Keys load on first read: a plan that can trust a KV resource's hash never needs them.
   // They are read later than the rest; only the lock holder writes, so they still agree.
-  const kv = new Map<string, ReadonlyMap<string, string>>();
-  const kvKeys = (resource: string): ReadonlyMap<string, string> => {
-    if (!counts.get(resource)) return EMPTY_KV;
+  const kv = new Map<string, Promise<ReadonlyMap<string, string>>>();
+  const kvKeys = (resource: string): Promise<ReadonlyMap<string, string>> => {
+    if (!counts.get(resource)) return Promise.resolve(EMPTY_KV);
     let keys = kv.get(resource);
     if (!keys) kv.set(resource, (keys = kvKeyMap(reads, resource)));
     return keys;
   };
-  const kvExpired = (resource: string, at: number): readonly string[] => (counts.get(resource) ? (reads.sql.kvExpired.all(resource, Math.floor(at)) as string[]) : []);
-  const kvKeyPages = (resource: string): Iterable<KvKeyPage> => (counts.get(resource) ? kvPages(reads, resource) : []);
-  return { resources, intents, kvKeys, kvKeyPages, kvKeyCount: (resource: string) => counts.get(resource) ?? 0, kvExpired, revision };
+  const kvExpired = async (resource: string, at: number): Promise<readonly string[]> =>
+    counts.get(resource) ? ((await reads.db.transaction(() => reads.sql.kvExpired.all(resource, Math.floor(at)), 'read')) as string[]) : [];
+  const kvKeyPages = (resource: string): AsyncIterable<KvKeyPage> => (counts.get(resource) ? kvPages(reads, resource) : noPages());
+  return { resources, intents, kvKeys, kvKeyPages, kvKeyCount: async (resource: string) => counts.get(resource) ?? 0, kvExpired, revision };
 }
+
+async function* noPages(): AsyncGenerator<KvKeyPage> {}
 
 /**
  * Pages of `pageSize` keys, each page one JSON text built by the database and parsed by V8: per row this
  * allocates only the two strings, where iterating rows (even raw) costs an array and a native
  * call per row (about 45% more CPU for 1M keys).
  */
-function kvKeyMap(reads: KvReads, resource: string): Map<string, string> {
+async function kvKeyMap(reads: KvReads, resource: string): Promise<Map<string, string>> {
   const map = new Map<string, string>();
-  for (const { keys, hashes } of kvPages(reads, resource)) for (let i = 0; i < keys.length; i++) map.set(keys[i], hashes[i]);
+  for await (const { keys, hashes } of kvPages(reads, resource)) for (let i = 0; i < keys.length; i++) map.set(keys[i]!, hashes[i]!);
   return map;
 }
 
-/** The resource's keys in byte order, a page at a time: only the page is held. */
-function* kvPages({ sql, pageSize }: KvReads, resource: string): Generator<KvKeyPage> {
-  let page = sql.kvFirstPage.get(resource, pageSize) as KvPage;
+/** The resource's keys in byte order, a page at a time, each read in a transaction of its own: only the page is held. */
+async function* kvPages({ db, sql, pageSize }: KvReads, resource: string): AsyncGenerator<KvKeyPage> {
+  let page = (await db.transaction(() => sql.kvFirstPage.get(resource, pageSize), 'read')) as KvPage;
   for (;;) {
     const [keys, hashes, last, count] = page;
     if (count === 0) return;
     yield { keys: JSON.parse(keys) as string[], hashes: JSON.parse(hashes) as string[] };
     if (count < pageSize) return;
-    page = sql.kvNextPage.get(resource, last, pageSize) as KvPage;
+    await turn();
+    page = (await db.transaction(() => sql.kvNextPage.get(resource, last, pageSize), 'read')) as KvPage;
   }
 }

@@ -11,6 +11,7 @@ export type KvPage = [string, string, string, number];
 type StatementName =
   | 'rowByKey'
   | 'allRows'
+  | 'rowsPage'
   | 'putRow'
   | 'setStatus'
   | 'deleteRow'
@@ -142,22 +143,22 @@ function kvWrites(db: SqlDatabase): Pick<StoreStatements, 'putKvKeys' | 'deleteK
   const deleteAll = p(`DELETE FROM kv_keys WHERE rid = ${RID}`);
   const zero = p('UPDATE kv_resources SET key_count = 0 WHERE resource = ?');
   return {
-    putKvKeys: composite((params) => {
+    putKvKeys: composite(async (params) => {
       const { resource, at, records: chunk } = params as KvKeysParams;
       const asColumns = 'columns' in chunk ? columnsOf(chunk) : kvColumns(chunk);
       const [statements, bound] = asColumns ? [columns, { resource, ...asColumns }] : [records, { resource, at, keys: JSON.stringify(kvKeyRecords(chunk)) }];
-      const added = statements.insertNew.run(bound).changes;
-      if (added) count.run(added, resource);
+      const added = (await statements.insertNew.run(bound)).changes;
+      if (added) await count.run(added, resource);
       return added < kvKeyCount(chunk) ? statements.rewrite.run(bound) : { changes: added, lastInsertRowid: 0 };
     }),
-    deleteKv: composite((resource, key) => {
-      const done = deleteOne.run(resource, key);
-      if (done.changes) count.run(-done.changes, resource);
+    deleteKv: composite(async (resource, key) => {
+      const done = await deleteOne.run(resource, key);
+      if (done.changes) await count.run(-done.changes, resource);
       return done;
     }),
-    deleteAllKv: composite((resource) => {
-      const done = deleteAll.run(resource);
-      zero.run(resource);
+    deleteAllKv: composite(async (resource) => {
+      const done = await deleteAll.run(resource);
+      await zero.run(resource);
       return done;
     }),
   };
@@ -174,6 +175,7 @@ export function statements(db: SqlDatabase): StoreStatements {
   return {
     rowByKey: p('SELECT * FROM resources WHERE key = ?'),
     allRows: p('SELECT * FROM resources ORDER BY key'),
+    rowsPage: p('SELECT * FROM resources WHERE key > ? ORDER BY key LIMIT ?'),
     putRow: p(`INSERT OR REPLACE INTO resources (key, kind, name, scope, remote_id, request, hash, applied_at, etag, memo, status, last_error, source, credential)
       VALUES (@key, @kind, @name, @scope, @remote_id, @request, @hash, @applied_at, @etag, @memo, @status, @last_error, @source, @credential)`),
     setStatus: p('UPDATE resources SET status = ?, last_error = ? WHERE key = ?'),

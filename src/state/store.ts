@@ -1,6 +1,5 @@
-// The state store: every method of StateStore, each write one transaction, over SQLite or (through
-// src/state/pg/) PostgreSQL, each with its own statements.
-// Reads of the CLI (counts, one intent, missing KV keys) are extra methods of the concrete type.
+// The state store: every method of StateAdmin, each write one transaction, over SQLite or (through
+// src/state/pg/) PostgreSQL, each with its own statements, every call answered as a Promise.
 
 import type { Clock } from '../util/clock.js';
 import type { Json } from '../util/json.js';
@@ -12,8 +11,11 @@ import type { StoreStatements } from './sql.js';
 import { BatchCheckError, type SqlDatabase } from './sql-db.js';
 import { batchGroup, prepareWrite, writeInOrder } from './group-commit.js';
 import { ResourceCache } from './resource-cache.js';
-import { snapshotOf } from './snapshot.js';
-import type { AppliedResource, GroupAnswer, GroupWrite, Intent, ResourceIdentity, ResourceStatus, StateSnapshot, RunRecord, StateStore, SuccessRecord } from './types.js';
+import { pagedRows, snapshotOf } from './snapshot.js';
+import type { AppliedResource, GroupAnswer, GroupWrite, Intent, ResourceIdentity, ResourceStatus, StateSnapshot, RunRecord, SuccessRecord } from './types.js';
+import type { Forgotten, StateAdmin } from './admin.js';
+
+export type { Forgotten } from './admin.js';
 
 /** Runs kept in the state: the status page's history shows the last 50. */
 export const KEPT_RUNS = 100;
@@ -27,7 +29,7 @@ export interface StoreParts {
   /** KV keys per page when loading a resource's keys. */
   readonly kvPageSize: number;
   /** Runs after the database is closed (releases the lock). */
-  readonly onClose: () => void;
+  readonly onClose: () => void | Promise<void>;
   /** The file as messages show it. */
   readonly shown: string;
   /** Throws when the file is no longer the one opened (deleted or replaced): checked before each write and snapshot. */
@@ -39,18 +41,11 @@ export class StateFencedError extends Error {
   override name = 'StateFencedError';
 }
 
-/** What `forget` dropped. */
-export interface Forgotten {
-  readonly resource: AppliedResource;
-  readonly kvKeys: number;
-  readonly intent?: Intent;
-}
-
-export class SqlStateStore implements StateStore {
+export class SqlStateStore implements StateAdmin {
   private readonly db: SqlDatabase;
   private readonly clock: Clock;
   private readonly readOnly: boolean;
-  private readonly onClose: () => void;
+  private readonly onClose: () => void | Promise<void>;
   private readonly kvPageSize: number;
   private readonly shown: string;
   private readonly verifyFile: () => void;
@@ -77,39 +72,41 @@ export class SqlStateStore implements StateStore {
     this.verifyFile();
   }
 
-  snapshot(): StateSnapshot {
+  async snapshot(): Promise<StateSnapshot> {
     this.verifyFile();
-    return this.db.transaction(() => {
-      const intents = this.openIntents();
-      const [lineage, counted] = this.sql.revision.get() as [string, number];
+    return this.db.transaction(async () => {
+      const intents = await this.openIntents();
+      const [lineage, counted] = (await this.sql.revision.get()) as [string, number];
       const revision = { lineage, serial: Number(counted) };
-      const rows = this.cache.read(this.cacheReads, revision.lineage, revision.serial);
-      return snapshotOf(rows, intents, this.kvKeyCounts(), { sql: this.sql, pageSize: this.kvPageSize }, revision);
-    })();
+      const rows = await this.cache.read(this.cacheReads, revision.lineage, revision.serial);
+      return snapshotOf(rows, intents, await this.kvKeyCounts(false), { db: this.db, sql: this.sql, pageSize: this.kvPageSize }, revision);
+    }, 'read');
   }
 
-  get(key: string): AppliedResource | undefined {
-    const row = rowOf(this.sql, key);
-    return row && toResource(row, this.intent(key) !== undefined);
+  get(key: string): Promise<AppliedResource | undefined> {
+    return this.read(async () => {
+      const row = await rowOf(this.sql, key);
+      return row && toResource(row, (await this.sql.intentByResource.get(key)) !== undefined);
+    });
   }
 
-  list(): AppliedResource[] {
-    const intents = this.openIntents();
-    return (this.sql.allRows.all() as ResourceRow[]).map((row) => toResource(row, intents.has(row.key)));
+  list(): Promise<AppliedResource[]> {
+    return this.read(() => this.listIn());
   }
 
-  recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): void {
-    this.writeOne({ write: 'recordSuccess', id, record, at });
+  private async listIn(): Promise<AppliedResource[]> {
+    const intents = await this.openIntents();
+    return ((await this.sql.allRows.all()) as ResourceRow[]).map((row) => toResource(row, intents.has(row.key)));
   }
 
   /**
-   * As recordSuccess, but on PostgreSQL the thread goes on (sending, receiving) while the database
-   * commits it: resolved once committed, rejected as recordSuccess would throw. A later read or
-   * write waits for it (the session keeps order). On SQLite it is recordSuccess.
+   * One transaction. On PostgreSQL the thread goes on (sending, receiving) while the database
+   * commits it, as one batch: resolved once committed. A later read or write waits for it (the
+   * session keeps order).
    */
-  async recordSuccessAsync(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void> {
+  async recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void> {
     const [answer] = await this.writeGroup([{ write: 'recordSuccess', id, record, at }]);
-    if (!answer.ok) throw answer.error;
+    if (!answer!.ok) throw answer!.error;
   }
 
   /**
@@ -121,81 +118,85 @@ export class SqlStateStore implements StateStore {
   async writeGroup(writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[]> {
     if (writes.length === 0) return [];
     if (this.db.batch && !writes.some((w) => w.write === 'beginIntent')) {
-      const batched = this.batchGroup(writes);
+      const batched = await this.batchGroup(writes);
       if (batched) return batched;
     }
     return this.write(() => writeInOrder(this.sql, this.cache, writes));
   }
 
   /** The group as one batch (./group-commit.ts batchGroup), when the database batches. */
-  private batchGroup(writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[]> | undefined {
+  private batchGroup(writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[] | undefined> {
     this.checkWritable();
     const failed = (err: unknown): Error => (err instanceof BatchCheckError ? this.fenced() : describeStateError(err, this.shown, 'write'));
-    return batchGroup({ sql: this.sql, batch: this.db.batch!.bind(this.db), cache: this.cache, failed }, writes);
+    return batchGroup({ sql: this.sql, db: this.db, cache: this.cache, failed }, writes);
   }
 
-  /** How the cache reads rows: as they are, an open intent marked by the snapshot. */
+  /** How the cache reads rows, in the caller's transaction: as they are, an open intent marked by the snapshot. */
   private readonly cacheReads = {
-    all: () => (this.sql.allRows.all() as ResourceRow[]).map((row) => toResource(row, false)),
-    one: (key: string) => {
-      const row = rowOf(this.sql, key);
+    all: () => pagedRows(this.sql),
+    one: async (key: string) => {
+      const row = await rowOf(this.sql, key);
       return row && toResource(row, false);
     },
   };
 
   /** One write as its own transaction: a refusal is thrown. */
-  private writeOne(w: GroupWrite): number | undefined {
-    return this.write(() => {
-      const prepared = prepareWrite(this.sql, w);
+  private writeOne(w: GroupWrite): Promise<number | undefined> {
+    return this.write(async () => {
+      const prepared = await prepareWrite(this.sql, w);
       this.cache.wrote(prepared.key);
       return prepared.apply();
     });
   }
 
-  recordFailure(id: ResourceIdentity, error: string, _at: Date): void {
-    this.recordStatus(id, 'failed', error);
+  recordFailure(id: ResourceIdentity, error: string, _at: Date): Promise<void> {
+    return this.recordStatus(id, 'failed', error);
   }
 
-  recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): void {
-    this.writeOne({ write: 'recordStatus', id, status, ...(note !== undefined && { note }) });
+  async recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): Promise<void> {
+    await this.writeOne({ write: 'recordStatus', id, status, ...(note !== undefined && { note }) });
   }
 
   /** A new resource gets a row marked uncertain at once: if the process dies mid-call, that is the truth. */
-  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): number {
-    return this.writeOne({ write: 'beginIntent', id, operation, request, requestHash, at })!;
+  async beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): Promise<number> {
+    return (await this.writeOne({ write: 'beginIntent', id, operation, request, requestHash, at }))!;
   }
 
-  abandonIntent(intentId: number): void {
-    this.writeOne({ write: 'abandonIntent', intentId });
+  async abandonIntent(intentId: number): Promise<void> {
+    await this.writeOne({ write: 'abandonIntent', intentId });
   }
 
-  markUncertain(intentId: number, error: string): void {
-    this.writeOne({ write: 'markUncertain', intentId, error });
+  async markUncertain(intentId: number, error: string): Promise<void> {
+    await this.writeOne({ write: 'markUncertain', intentId, error });
   }
 
-  resolve(key: string, resolution: { id: string } | { recreate: true }): void {
-    this.cache.wrote(key);
-    this.write(() => resolveResource(this.sql, key, resolution, new Date(this.clock.now())));
-  }
-
-  forget(key: string): Forgotten {
-    this.cache.wrote(key);
+  resolve(key: string, resolution: { id: string } | { recreate: true }): Promise<void> {
     return this.write(() => {
-      const row = rowOf(this.sql, key);
+      this.cache.wrote(key);
+      return resolveResource(this.sql, key, resolution, new Date(this.clock.now()));
+    });
+  }
+
+  forget(key: string): Promise<Forgotten> {
+    return this.write(async () => {
+      this.cache.wrote(key);
+      const row = await rowOf(this.sql, key);
       if (!row) throw new Error(`${key} is not in state`);
-      const intent = this.intent(key);
-      const forgotten: Forgotten = { resource: toResource(row, intent !== undefined), kvKeys: this.kvKeyCount(key), ...(intent && { intent }) };
-      dropResource(this.sql, key);
+      const intent = await this.intentIn(key);
+      const kvKeys = (await this.sql.kvCount.get(key)) as number;
+      const forgotten: Forgotten = { resource: toResource(row, intent !== undefined), kvKeys, ...(intent && { intent }) };
+      await dropResource(this.sql, key);
       return forgotten;
     });
   }
 
   /** Returns the keys that were there and are now dropped. */
-  forgetKvKeys(resource: string, keys: readonly string[]): string[] {
-    this.cache.wrote(resource);
-    return this.write(() => {
-      const dropped = keys.filter((k) => this.sql.deleteKv.run(resource, k).changes > 0);
-      if (dropped.length) this.sql.clearHash.run(resource);
+  forgetKvKeys(resource: string, keys: readonly string[]): Promise<string[]> {
+    return this.write(async () => {
+      this.cache.wrote(resource);
+      const dropped: string[] = [];
+      for (const k of keys) if ((await this.sql.deleteKv.run(resource, k)).changes > 0) dropped.push(k);
+      if (dropped.length) await this.sql.clearHash.run(resource);
       return dropped;
     });
   }
@@ -205,81 +206,93 @@ export class SqlStateStore implements StateStore {
    * uncertain. Only the lock holder may decide so (without the lock they may belong to an apply
    * still running), once, on opening. Not a write of a run: the serial stays.
    */
-  recoverCrashedIntents(): void {
-    this.cache.wroteAll();
-    this.db
-      .transaction(() => {
-        this.sql.failOpenIntents.run();
-        this.sql.uncertainOpenIntents.run();
-      })
-      .immediate();
+  recoverCrashedIntents(): Promise<void> {
+    return this.db.transaction(async () => {
+      this.cache.wroteAll();
+      await this.sql.failOpenIntents.run();
+      await this.sql.uncertainOpenIntents.run();
+    }, 'write');
   }
 
   // Reads for `edgesync state` and tests.
 
-  intent(key: string): Intent | undefined {
-    const row = this.sql.intentByResource.get(key) as IntentRow | undefined;
+  intent(key: string): Promise<Intent | undefined> {
+    return this.read(() => this.intentIn(key));
+  }
+
+  private async intentIn(key: string): Promise<Intent | undefined> {
+    const row = (await this.sql.intentByResource.get(key)) as IntentRow | undefined;
     return row && toIntent(row);
   }
 
   /** Each resource with its KV key count and open intent, in key order. */
-  views(): ResourceView[] {
-    const counts = this.kvKeyCounts();
-    const intents = this.openIntents();
-    return this.list().map((resource) => viewOf(resource, counts.get(resource.key), intents.get(resource.key)));
+  views(): Promise<ResourceView[]> {
+    return this.read(async () => {
+      const counts = await this.kvKeyCounts(false);
+      const intents = await this.openIntents();
+      return (await this.listIn()).map((resource) => viewOf(resource, counts.get(resource.key), intents.get(resource.key)));
+    });
   }
 
-  view(key: string): ResourceView | undefined {
-    const resource = this.get(key);
-    return resource && viewOf(resource, this.kvKeyCount(key) || undefined, this.intent(key));
+  view(key: string): Promise<ResourceView | undefined> {
+    return this.read(async () => {
+      const row = await rowOf(this.sql, key);
+      if (!row) return undefined;
+      const intent = await this.intentIn(key);
+      const count = (await this.sql.kvCount.get(key)) as number;
+      return viewOf(toResource(row, intent !== undefined), count || undefined, intent);
+    });
   }
 
   /** Not a write of what is applied: the serial stays (a saved plan is still current), the fence holds (PostgreSQL). */
-  recordRun(run: RunRecord): void {
-    this.write(() => {
-      if (this.sql.addRun.run(toRunRow(run)).changes !== 1) throw this.fenced();
-      this.sql.pruneRuns.run(KEPT_RUNS);
+  recordRun(run: RunRecord): Promise<void> {
+    return this.write(async () => {
+      if ((await this.sql.addRun.run(toRunRow(run))).changes !== 1) throw this.fenced();
+      await this.sql.pruneRuns.run(KEPT_RUNS);
     }, false);
   }
 
   /** The newest runs first. */
-  runs(limit = KEPT_RUNS): RunRecord[] {
-    return (this.sql.recentRuns.all(limit) as RunRow[]).map(toRun);
+  runs(limit = KEPT_RUNS): Promise<RunRecord[]> {
+    return this.read(async () => ((await this.sql.recentRuns.all(limit)) as RunRow[]).map(toRun));
   }
 
-  kvKeyCount(resource: string): number {
-    return this.sql.kvCount.get(resource) as number;
+  kvKeyCount(resource: string): Promise<number> {
+    return this.read(async () => (await this.sql.kvCount.get(resource)) as number);
   }
 
-  kvKeyCounts(): Map<string, number> {
-    return new Map(this.sql.kvCounts.all() as [string, number][]);
+  /** `own`: in a transaction of its own; else in the caller's. */
+  kvKeyCounts(own = true): Promise<Map<string, number>> {
+    const counts = async () => new Map((await this.sql.kvCounts.all()) as [string, number][]);
+    return own ? this.read(counts) : counts();
   }
 
   /** Of `keys`, those the resource has no hash for. */
-  missingKvKeys(resource: string, keys: readonly string[]): string[] {
-    return keys.filter((k) => this.sql.kvHash.get(resource, k) === undefined);
+  missingKvKeys(resource: string, keys: readonly string[]): Promise<string[]> {
+    return this.read(async () => {
+      const missing: string[] = [];
+      for (const k of keys) if ((await this.sql.kvHash.get(resource, k)) === undefined) missing.push(k);
+      return missing;
+    });
   }
 
-  /**
-   * `fn` over this store's statements in one transaction, for the state's export and import
-   * (src/state/transfer/): a read sees one consistent state; a write is fenced and counted as one.
-   */
-  withStatements<T>(mode: 'read' | 'write', fn: (sql: StoreStatements) => T): T {
+  withStatements<T>(mode: 'read' | 'write', fn: (sql: StoreStatements) => Promise<T>): Promise<T> {
     if (mode === 'write') {
-      this.cache.wroteAll();
-      return this.write(() => fn(this.sql));
+      return this.write(() => {
+        this.cache.wroteAll();
+        return fn(this.sql);
+      });
     }
-    this.verifyFile();
-    return this.db.transaction(() => fn(this.sql))();
+    return this.read(() => fn(this.sql));
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     try {
-      this.db.close();
+      await this.db.close();
     } finally {
-      this.onClose();
+      await this.onClose();
     }
   }
 
@@ -289,20 +302,25 @@ export class SqlStateStore implements StateStore {
     this.verifyFile();
   }
 
+  /** `fn` in one read transaction: one consistent view. */
+  private read<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.transaction(fn, 'read');
+  }
+
   /** `fn` in one transaction; `counted`: the serial moves (a saved plan made before is stale). */
-  private write<T>(fn: () => T, counted = true): T {
+  private async write<T>(fn: () => Promise<T>, counted = true): Promise<T> {
     this.checkWritable();
     try {
-      const result = this.db
-        .transaction(() => {
-          const out = fn();
-          // On PostgreSQL the serial moves only while this holder's epoch is current: a holder that
-          // was taken over from writes nothing (the transaction rolls back with this error).
-          if (counted && this.sql.bumpSerial.run().changes !== 1) throw this.fenced();
-          return out;
-        })
-        .immediate();
-      if (counted) this.cache.counted();
+      const result = await this.db.transaction(async () => {
+        const out = await fn();
+        // On PostgreSQL the serial moves only while this holder's epoch is current: a holder that
+        // was taken over from writes nothing (the transaction rolls back with this error).
+        if (counted && (await this.sql.bumpSerial.run()).changes !== 1) throw this.fenced();
+        // Counted in the transaction, before any later read: a commit that then fails leaves the count
+        // ahead of the serial, and the next snapshot reads every row.
+        if (counted) this.cache.counted();
+        return out;
+      }, 'write');
       return result;
     } catch (err) {
       throw describeStateError(err, this.shown, 'write');
@@ -313,9 +331,9 @@ export class SqlStateStore implements StateStore {
     return new StateFencedError(`state ${this.shown}: another holder took the lock over; this one writes and sends nothing more`);
   }
 
-  private openIntents(): Map<string, Intent> {
+  private async openIntents(): Promise<Map<string, Intent>> {
     const out = new Map<string, Intent>();
-    for (const row of this.sql.allIntents.all() as IntentRow[]) if (!out.has(row.resource)) out.set(row.resource, toIntent(row));
+    for (const row of (await this.sql.allIntents.all()) as IntentRow[]) if (!out.has(row.resource)) out.set(row.resource, toIntent(row));
     return out;
   }
 }

@@ -75,25 +75,26 @@ export interface RunRecord {
   readonly errors: readonly string[];
 }
 
-/** A consistent read of the store, taken before planning. */
+/** A consistent read of the store, taken before planning; KV keys are read from the store when asked. */
 export interface StateSnapshot {
   readonly resources: ReadonlyMap<string, AppliedResource>;
   /** Open intents by resource key: those resources are uncertain. */
   readonly intents: ReadonlyMap<string, Intent>;
   /** KvPairs: key → hash of (value, expiration fields, metadata). Empty map if none. May load on first call. */
-  kvKeys(resource: string): ReadonlyMap<string, string>;
+  kvKeys(resource: string): Promise<ReadonlyMap<string, string>>;
   /**
    * KvPairs: the stored keys and their hashes in UTF-8 byte order (SQLite BINARY, PostgreSQL "C"), a
-   * page at a time, read as they are iterated: a plan of ten million keys never holds them all.
+   * page at a time, read as they are iterated: a plan of ten million keys never holds them all, and
+   * the event loop runs between pages.
    * @default the keys of `kvKeys`, in that order, as one page
    */
-  kvKeyPages?(resource: string): Iterable<KvKeyPage>;
+  kvKeyPages?(resource: string): AsyncIterable<KvKeyPage>;
   /** KvPairs: how many keys are stored, without loading them. */
-  kvKeyCount(resource: string): number;
+  kvKeyCount(resource: string): Promise<number>;
   /** Which state this is and how many writes it has seen; none before the state exists. */
   readonly revision?: StateRevision;
   /** KvPairs: the stored keys whose recorded expiry is `at` (seconds since the epoch) or earlier, sorted. Indexed. */
-  kvExpired(resource: string, at: number): readonly string[];
+  kvExpired(resource: string, at: number): Promise<readonly string[]>;
 }
 
 /** Stored KV keys in order, with their hashes at the same index. */
@@ -159,23 +160,25 @@ export type GroupWrite =
 /** What became of one write of a group: written (with the intent's id for beginIntent), or refused alone. */
 export type GroupAnswer = { readonly ok: true; readonly intentId?: number } | { readonly ok: false; readonly error: Error };
 
+/**
+ * The state as a run reads and writes it. Every method answers with a Promise: the SQLite store reads
+ * in pages that let the event loop run between them, the PostgreSQL one waits on the network.
+ */
 export interface StateStore {
   /** Throws when this store may no longer be written (its file replaced, its lock lost); checked before each call is sent. */
   verify?(): void;
-  snapshot(): StateSnapshot;
-  get(key: string): AppliedResource | undefined;
-  list(): AppliedResource[];
+  snapshot(): Promise<StateSnapshot>;
+  get(key: string): Promise<AppliedResource | undefined>;
+  list(): Promise<AppliedResource[]>;
   /** One transaction: resource record (merged over what is there), KV keys, intent closed. */
-  recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): void;
-  /** As recordSuccess, without holding up the thread while the database commits (PostgreSQL). @default recordSuccess */
-  recordSuccessAsync?(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void>;
-  recordFailure(id: ResourceIdentity, error: string, at: Date): void;
-  recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): void;
+  recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void>;
+  recordFailure(id: ResourceIdentity, error: string, at: Date): Promise<void>;
+  recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): Promise<void>;
   /**
    * Before a POST: records what is about to be created (redacted canonical request) and returns
    * the intent id. `state resolve --id` later records this request as applied with the id.
    */
-  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): number;
+  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): Promise<number>;
   /**
    * Group commit: `writes`, in order, in one transaction, answered in the same order once it
    * committed. A write its single method would refuse before writing (an open create, no such
@@ -184,21 +187,22 @@ export interface StateStore {
    */
   writeGroup?(writes: readonly GroupWrite[]): Promise<readonly GroupAnswer[]>;
   /** The POST provably did not reach the server: the intent is dropped. */
-  abandonIntent(intentId: number): void;
+  abandonIntent(intentId: number): Promise<void>;
   /** The outcome is unknown: the resource is uncertain until resolved. */
-  markUncertain(intentId: number, error: string): void;
+  markUncertain(intentId: number, error: string): Promise<void>;
   /** Resolve an uncertain create with the id it got, or allow it to be created again. */
-  resolve(key: string, resolution: { id: string } | { recreate: true }): void;
+  resolve(key: string, resolution: { id: string } | { recreate: true }): Promise<void>;
   /** Keeps a finished run (the newest ones are kept, the oldest dropped); no resource changes. @default not kept */
-  recordRun?(run: RunRecord): void;
+  recordRun?(run: RunRecord): Promise<void>;
   /** The runs kept, newest first. @default none kept */
-  runs?(limit?: number): RunRecord[];
+  runs?(limit?: number): Promise<RunRecord[]>;
   /** Drop a resource (and its KV keys) from state. */
-  forget(key: string): void;
+  forget(key: string): Promise<unknown>;
   /**
    * Drop KV keys of a resource (orphaned keys the user has removed by hand). Also clears the
    * resource's hash, so the next plan compares key by key instead of trusting it.
    */
-  forgetKvKeys(resource: string, keys: readonly string[]): void;
-  close(): void;
+  forgetKvKeys(resource: string, keys: readonly string[]): Promise<unknown>;
+  /** Lets the connection go (and the lock with it), after the transactions begun before. */
+  close(): Promise<void>;
 }

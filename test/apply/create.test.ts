@@ -10,8 +10,8 @@ describe('creating (POST) without ever creating twice', () => {
     const [begin] = h.state.calls('beginIntent');
     expect(begin.args.slice(1, 4)).toEqual(['createList', c.record.request, c.record.hash]);
     expect(h.state.calls('recordSuccess')[0].intentId).toBe(begin.intentId);
-    expect(h.state.get(c.resource)?.remoteId).toBe('list-1');
-    expect(h.state.snapshot().intents.size).toBe(0);
+    expect((await h.state.get(c.resource))?.remoteId).toBe('list-1');
+    expect((await h.state.snapshot()).intents.size).toBe(0);
   });
 
   it.each([
@@ -48,7 +48,7 @@ describe('creating (POST) without ever creating twice', () => {
     expect(h.calls.filter((x) => x.action === c.id)).toHaveLength(1);
     expect(h.clock.sleeps).toEqual([]);
     expect(result.uncertain).toEqual([{ action: c, error: expect.any(String) }]);
-    expect(h.state.snapshot().intents.get(c.resource)).toMatchObject({ operation: 'createList', error: result.uncertain[0].error });
+    expect((await h.state.snapshot()).intents.get(c.resource)).toMatchObject({ operation: 'createList', error: result.uncertain[0].error });
     expect(h.state.calls('abandonIntent')).toEqual([]);
     expect(result.skipped).toEqual([{ action: dependent, because: `needs ${c.id}, whose create is uncertain` }]);
     expect(result.succeeded.map((s) => s.action.id)).toEqual([independent.id]);
@@ -62,7 +62,7 @@ describe('creating (POST) without ever creating twice', () => {
     const result = await h.execute(plan([c]));
     expect(h.events).toEqual([`beginIntent ${c.resource}`, `call ${c.id}`, 'abandonIntent 1', `recordFailure ${c.resource}`]);
     expect(result.failed[0]).toMatchObject({ terminal: true, attempts: 1 });
-    expect(h.state.snapshot().intents.size).toBe(0);
+    expect((await h.state.snapshot()).intents.size).toBe(0);
   });
 
   it('leaves a create uncertain when its id cannot be recorded in state', async () => {
@@ -71,7 +71,7 @@ describe('creating (POST) without ever creating twice', () => {
     h.state.failNext = 'recordSuccess';
     const result = await h.execute(plan([c]));
     expect(result.uncertain[0].error).toMatch(/^created, but state could not be written \(success\): disk I\/O error/);
-    expect(h.state.snapshot().intents.has(c.resource)).toBe(true);
+    expect((await h.state.snapshot()).intents.has(c.resource)).toBe(true);
   });
 
   it('does not send a create whose intent cannot be journaled', async () => {
@@ -120,6 +120,6 @@ describe('the AI run (a POST that is not a create)', () => {
     expect(h.calls).toHaveLength(1);
     expect(result.failed[0]).toMatchObject({ terminal: true });
     expect(result.uncertain).toEqual([]);
-    expect(h.state.get(a.resource)?.status).toBe('failed');
+    expect((await h.state.get(a.resource))?.status).toBe('failed');
   });
 });

@@ -29,7 +29,7 @@ describe('a deferred body', () => {
     const result = await h.execute(plan([kv]));
     expect(result.succeeded.map((s) => s.action.id)).toEqual([kv.id]);
     expect(h.calls.map((c) => c.body)).toEqual([[{ key: 'a', value: '1' }]]);
-    expect([...h.state.snapshot().kvKeys(kv.resource)]).toEqual([['a', 'hash-a']]);
+    expect([...(await (await h.state.snapshot()).kvKeys(kv.resource))]).toEqual([['a', 'hash-a']]);
     expect(log).toEqual(['take', 'done']);
   });
 

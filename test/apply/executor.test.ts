@@ -16,7 +16,7 @@ describe('executing a plan', () => {
       'call WorkerRoute/c#write',
       'recordSuccess WorkerRoute/c',
     ]);
-    expect(h.state.get(b.resource)).toMatchObject({ remoteId: `id-${b.id}`, request: b.record.request, hash: b.record.hash });
+    expect(await h.state.get(b.resource)).toMatchObject({ remoteId: `id-${b.id}`, request: b.record.request, hash: b.record.hash });
     expect(result.succeeded.map((s) => s.action.id)).toEqual([a.id, b.id, c.id]);
     expect(result.requests).toBe(3);
   });
@@ -38,8 +38,8 @@ describe('executing a plan', () => {
     });
     const h = harness(() => ({}), { interpret: () => ({ remoteId: 'r-1', etag: 'e-1', memo: { from: 'outcome' } }) });
     await h.execute(plan([kv]));
-    expect(h.state.get(kv.resource)).toMatchObject({ status: 'applied', request: { chunks: 1 }, hash: 'h1', remoteId: 'r-1', etag: 'e-1', memo: { from: 'outcome' } });
-    expect([...h.state.snapshot().kvKeys(kv.resource)]).toEqual([
+    expect(await h.state.get(kv.resource)).toMatchObject({ status: 'applied', request: { chunks: 1 }, hash: 'h1', remoteId: 'r-1', etag: 'e-1', memo: { from: 'outcome' } });
+    expect([...(await (await h.state.snapshot()).kvKeys(kv.resource))]).toEqual([
       ['k1', 'hash1'],
       ['k2', 'hash2'],
     ]);
@@ -49,7 +49,7 @@ describe('executing a plan', () => {
     const a = action('a', { record: { request: {}, hash: 'h', memo: { rotate: 2 } } });
     const h = harness(() => ({}));
     await h.execute(plan([a]));
-    expect(h.state.get(a.resource)?.memo).toEqual({ rotate: 2 });
+    expect((await h.state.get(a.resource))?.memo).toEqual({ rotate: 2 });
   });
 
   it('adopts without calling: the id the kind reads is written to state', async () => {
@@ -58,7 +58,7 @@ describe('executing a plan', () => {
     const result = await h.execute(plan([adopt]));
     expect(h.calls).toEqual([]);
     expect(result.requests).toBe(0);
-    expect(h.state.get(adopt.resource)).toMatchObject({ status: 'applied', remoteId: 'loc-7' });
+    expect(await h.state.get(adopt.resource)).toMatchObject({ status: 'applied', remoteId: 'loc-7' });
   });
 
   it('skips what depends on a failed action and still does what does not', async () => {

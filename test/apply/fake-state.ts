@@ -36,26 +36,26 @@ export class FakeState implements StateStore {
     }
   }
 
-  snapshot(): StateSnapshot {
+  async snapshot(): Promise<StateSnapshot> {
     const open = [...this.intents.values()].filter((i) => i.state === 'open' || i.state === 'uncertain');
     return {
       resources: new Map(this.resources),
       intents: new Map(open.map((i) => [i.resource, i])),
-      kvKeys: (resource) => new Map(this.kv.get(resource) ?? []),
-      kvKeyCount: (resource) => this.kv.get(resource)?.size ?? 0,
-      kvExpired: () => [],
+      kvKeys: async (resource) => new Map(this.kv.get(resource) ?? []),
+      kvKeyCount: async (resource) => this.kv.get(resource)?.size ?? 0,
+      kvExpired: async () => [],
     };
   }
 
-  get(key: string): AppliedResource | undefined {
+  async get(key: string): Promise<AppliedResource | undefined> {
     return this.resources.get(key);
   }
 
-  list(): AppliedResource[] {
+  async list(): Promise<AppliedResource[]> {
     return [...this.resources.values()];
   }
 
-  recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): void {
+  async recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void> {
     this.log({ call: 'recordSuccess', key: id.key, ...(record.intentId !== undefined && { intentId: record.intentId }), args: [id, record, at] });
     const { kvKeys, intentId, ...fields } = record;
     const before = this.resources.get(id.key);
@@ -69,50 +69,50 @@ export class FakeState implements StateStore {
     if (intentId !== undefined) this.intent(intentId).state = 'closed';
   }
 
-  recordFailure(id: ResourceIdentity, error: string, at: Date): void {
+  async recordFailure(id: ResourceIdentity, error: string, at: Date): Promise<void> {
     this.log({ call: 'recordFailure', key: id.key, args: [id, error, at] });
     const before = this.resources.get(id.key);
     this.resources.set(id.key, { ...before, ...id, status: 'failed', lastError: error });
   }
 
-  recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): void {
+  async recordStatus(id: ResourceIdentity, status: ResourceStatus, note?: string): Promise<void> {
     this.log({ call: 'recordStatus', key: id.key, args: [id, status, note] });
     const { lastError: _, ...before } = this.resources.get(id.key) ?? ({} as Partial<AppliedResource>);
     this.resources.set(id.key, { ...before, ...id, status, ...(note !== undefined && { lastError: note }) } as AppliedResource);
   }
 
-  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): number {
+  async beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): Promise<number> {
     const intentId = this.nextIntent++;
     this.log({ call: 'beginIntent', key: id.key, intentId, args: [id, operation, request, requestHash, at] });
     this.intents.set(intentId, { id: intentId, resource: id.key, operation, request, requestHash, startedAt: at.toISOString(), state: 'open' });
     return intentId;
   }
 
-  abandonIntent(intentId: number): void {
+  async abandonIntent(intentId: number): Promise<void> {
     this.log({ call: 'abandonIntent', intentId, args: [intentId] });
     this.intent(intentId).state = 'abandoned';
   }
 
-  markUncertain(intentId: number, error: string): void {
+  async markUncertain(intentId: number, error: string): Promise<void> {
     this.log({ call: 'markUncertain', intentId, args: [intentId, error] });
     const intent = this.intent(intentId);
     this.intents.set(intentId, { ...intent, error, state: 'uncertain' });
   }
 
-  resolve(key: string, resolution: { id: string } | { recreate: true }): void {
+  async resolve(key: string, resolution: { id: string } | { recreate: true }): Promise<void> {
     this.log({ call: 'resolve', key, args: [key, resolution] });
   }
 
-  forget(key: string): void {
+  async forget(key: string): Promise<void> {
     this.log({ call: 'forget', key, args: [key] });
     this.resources.delete(key);
   }
 
-  forgetKvKeys(resource: string, keys: readonly string[]): void {
+  async forgetKvKeys(resource: string, keys: readonly string[]): Promise<void> {
     this.log({ call: 'forgetKvKeys', key: resource, args: [resource, keys] });
   }
 
-  close(): void {}
+  async close(): Promise<void> {}
 
   private intent(id: number): StoredIntent {
     const intent = this.intents.get(id);

@@ -41,7 +41,7 @@ describe('token secrets', () => {
     value = `${SECRET}-rolled`;
     await h.execute(plan([tokenRoll()]));
     expect(readFileSync(path.join(secrets, 'deploy-bot'), 'utf8')).toBe(`${SECRET}-rolled`);
-    expect(h.state.get('ApiToken/deploy-bot')?.memo).toEqual({ rotate: 2 });
+    expect((await h.state.get('ApiToken/deploy-bot'))?.memo).toEqual({ rotate: 2 });
   });
 
   it('never puts the secret in logs, results, state, hooks or errors', async () => {
@@ -65,8 +65,8 @@ describe('token secrets', () => {
     writeFileSync(blocker, '');
     const h = harness(() => ({ value: SECRET }), { secretsDir: path.join(blocker, 'secrets'), interpret: (a, r) => readSecret(a)(r) });
     const result = await h.execute(plan([tokenCreate()]));
-    expect(h.state.get('ApiToken/deploy-bot')).toMatchObject({ status: 'applied', remoteId: 'tok-1' });
-    expect(h.state.snapshot().intents.size).toBe(0);
+    expect(await h.state.get('ApiToken/deploy-bot')).toMatchObject({ status: 'applied', remoteId: 'tok-1' });
+    expect((await h.state.snapshot()).intents.size).toBe(0);
     expect(result.failed[0].error).toMatch(/token secret could not be written.*raise `rotate`/);
     expect(result.failed[0].secretLost).toMatch(/^the token secret could not be written to /);
     expect(renderApplyResult(result)).toMatch(/!! SECRET LOST: the new secret of ApiToken\/deploy-bot was received but could not be kept/);
@@ -80,7 +80,7 @@ describe('token secrets', () => {
     const result = await h.execute(plan([tokenRoll()]));
     expect(result.failed[0]).toMatchObject({ terminal: true, secretLost: expect.stringMatching(/could not be written/) });
     expect(lostSecrets(result)).toEqual([{ resource: 'ApiToken/deploy-bot', reason: expect.any(String) }]);
-    expect(h.state.get('ApiToken/deploy-bot')).toMatchObject({ status: 'failed' });
+    expect(await h.state.get('ApiToken/deploy-bot')).toMatchObject({ status: 'failed' });
     expect(h.state.calls('recordSuccess')).toEqual([]);
   });
 
@@ -149,7 +149,7 @@ describe('AI run outputs', () => {
     const h = writing('file/out.json');
     const result = await h.execute(plan([a]));
     expect(result.failed[0].error).toMatch(/^the output could not be written to file\/out\.json: /);
-    expect(h.state.get(a.resource)?.status).toBe('failed');
+    expect((await h.state.get(a.resource))?.status).toBe('failed');
   });
 
   it('refuses a write that a symlink made since validate would carry out of the outputs folder', async () => {

@@ -12,18 +12,18 @@ const CREATES = 40;
 describe.each(BACKENDS)('apply on the $name state', (backend) => {
   it('sends each create only after its intent is committed, and shares transactions between creates', { timeout: 60_000 }, async () => {
     const target = backend.fresh();
-    const state = target.open();
-    const reader = target.open({ readOnly: true, lock: false });
+    const state = await target.open();
+    const reader = await target.open({ readOnly: true, lock: false });
     try {
-      const before = state.snapshot().revision!.serial;
+      const before = (await state.snapshot()).revision!.serial;
       const unseen: string[] = [];
       const clock = new FakeClock();
       const actions = Array.from({ length: CREATES }, (_, k) => createAction(`list-${k}`));
       const byCall = new Map(actions.map((a) => [a.id, a]));
-      const { client, calls } = fakeClient(clock, (call) => {
+      const { client, calls } = fakeClient(clock, async (call) => {
         // Another connection sees only what was committed.
         const resource = byCall.get(call.action)!.resource;
-        if (!reader.snapshot().intents.has(resource)) unseen.push(resource);
+        if (!(await reader.snapshot()).intents.has(resource)) unseen.push(resource);
         if (call.action === actions[3].id) throw reset();
         return { id: `id-${call.action}` };
       });
@@ -44,8 +44,8 @@ describe.each(BACKENDS)('apply on the $name state', (backend) => {
       expect(result.succeeded).toHaveLength(CREATES - 1);
       expect(result.uncertain.map((u) => u.action.id)).toEqual([actions[3].id]);
       // Each create alone would take two transactions (its intent, then its answer).
-      expect(state.snapshot().revision!.serial - before).toBeLessThan(CREATES);
-      const after = reader.snapshot();
+      expect((await state.snapshot()).revision!.serial - before).toBeLessThan(CREATES);
+      const after = await reader.snapshot();
       expect([...after.intents.keys()]).toEqual([actions[3].resource]);
       for (const [k, a] of actions.entries()) {
         if (k === 3) expect(after.resources.get(a.resource)?.status).toBe('uncertain');

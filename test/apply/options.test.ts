@@ -53,7 +53,7 @@ describe('executor options', () => {
     const result = await executor.execute(plan([action('a'), action('b')]));
     expect(result.succeeded.map((s) => s.action.name)).toEqual(['a', 'b']);
     expect(calls).toEqual(['updateRoute', 'updateRoute']);
-    expect(state.get('WorkerRoute/a')?.hash).toBe('hash-a');
+    expect((await state.get('WorkerRoute/a'))?.hash).toBe('hash-a');
   });
 
   it('sends every request, retries included, through the queue and the limiter it is given', async () => {

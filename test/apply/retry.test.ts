@@ -57,7 +57,7 @@ describe('retrying a PUT or PATCH', () => {
     expect(h.calls).toHaveLength(1);
     expect(h.clock.sleeps).toEqual([]);
     expect(result.failed).toEqual([{ action: a, error: `server answered ${status}`, attempts: 1, terminal: true }]);
-    expect(h.state.get(a.resource)).toMatchObject({ status: 'failed', lastError: `server answered ${status}` });
+    expect(await h.state.get(a.resource)).toMatchObject({ status: 'failed', lastError: `server answered ${status}` });
   });
 
   it.each([401, 403])('does not retry a %i, and names the credential that signed the call, never its secret', async (status) => {
@@ -95,7 +95,7 @@ describe('retrying a PUT or PATCH', () => {
     expect(h.calls).toHaveLength(3);
     expect(h.clock.sleeps).toEqual([500, 1000]);
     expect(result.failed).toEqual([{ action: a, error: 'server answered 504', attempts: 3, terminal: false }]);
-    expect(h.state.get(a.resource)?.lastError).toBe('server answered 504');
+    expect((await h.state.get(a.resource))?.lastError).toBe('server answered 504');
   });
 
   it('starts the backoff again from the base after a success', async () => {

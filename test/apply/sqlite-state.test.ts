@@ -11,15 +11,15 @@ import { action, createAction, FakeClock, fakeClient, plan, refused, timedOut } 
 let store: StateStore | undefined;
 afterEach(() => store?.close());
 
-function open() {
+async function open() {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgesync-apply-state-'));
-  store = openStateStore({ file: path.join(dir, 'state.db'), lock: false });
+  store = await openStateStore({ file: path.join(dir, 'state.db'), lock: false });
   return store;
 }
 
 describe('against the SQLite state store', () => {
   it('remembers a created id, a retried create and an uncertain one, as the next plan will read them', async () => {
-    const state = open();
+    const state = await open();
     const clock = new FakeClock();
     const created = createAction('created', { credential: 'prod' });
     const retried = createAction('retried');
@@ -34,14 +34,14 @@ describe('against the SQLite state store', () => {
     const executor = createExecutor({ client, state, interpret, clock, secretsDir: '/nonexistent', retry: { random: () => 0 } });
     const result = await executor.execute(plan([created, retried, lost, kv]));
 
-    const snapshot = state.snapshot();
+    const snapshot = await state.snapshot();
     expect(snapshot.resources.get(created.resource)).toMatchObject({ status: 'applied', remoteId: `id-${created.id}`, hash: created.record.hash });
     // Which credential signed it: a name, or '' for the environment's token.
     expect(snapshot.resources.get(created.resource)?.credential).toBe('prod');
     expect(snapshot.resources.get(retried.resource)).toMatchObject({ status: 'applied', remoteId: `id-${retried.id}`, credential: '' });
     expect(snapshot.intents.get(lost.resource)).toMatchObject({ operation: 'createList', error: 'timed out after 30000 ms' });
     expect(snapshot.resources.get(lost.resource)?.status).toBe('uncertain');
-    expect([...snapshot.kvKeys(kv.resource)]).toEqual([['greeting', h('h1')]]);
+    expect([...(await snapshot.kvKeys(kv.resource))]).toEqual([['greeting', h('h1')]]);
     expect(snapshot.intents.size).toBe(1);
     expect(result.uncertain.map((u) => u.action.id)).toEqual([lost.id]);
   });

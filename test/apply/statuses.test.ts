@@ -27,26 +27,28 @@ function executorOver(state: FakeState) {
 }
 
 describe('resource statuses in state', () => {
-  it('records a blocked and an orphaned resource with their reasons, and applied again once unchanged', () => {
+  it('records a blocked and an orphaned resource with their reasons, and applied again once unchanged', async () => {
     const state = new FakeState();
     seed(state, applied('a'));
     seed(state, applied('gone'));
     const executor = executorOver(state);
-    executor.settle(plan([], { blocked: [{ ...ref('a'), reason: 'no update operation exists', fields: ['x'] }], orphaned: [{ ...ref('gone'), message: 'remove it by hand' }] }));
-    expect(state.get('WorkerRoute/a')).toMatchObject({ status: 'blocked', lastError: 'no update operation exists' });
-    expect(state.get('WorkerRoute/gone')).toMatchObject({ status: 'orphaned', lastError: 'remove it by hand' });
+    await executor.settle(
+      plan([], { blocked: [{ ...ref('a'), reason: 'no update operation exists', fields: ['x'] }], orphaned: [{ ...ref('gone'), message: 'remove it by hand' }] }),
+    );
+    expect(await state.get('WorkerRoute/a')).toMatchObject({ status: 'blocked', lastError: 'no update operation exists' });
+    expect(await state.get('WorkerRoute/gone')).toMatchObject({ status: 'orphaned', lastError: 'remove it by hand' });
 
-    executor.settle(plan([], { unchanged: ['WorkerRoute/a', 'WorkerRoute/gone'] }));
-    expect(state.get('WorkerRoute/a')?.status).toBe('applied');
-    expect(state.get('WorkerRoute/a')?.lastError).toBeUndefined();
-    expect(state.get('WorkerRoute/gone')?.status).toBe('applied');
+    await executor.settle(plan([], { unchanged: ['WorkerRoute/a', 'WorkerRoute/gone'] }));
+    expect((await state.get('WorkerRoute/a'))?.status).toBe('applied');
+    expect((await state.get('WorkerRoute/a'))?.lastError).toBeUndefined();
+    expect((await state.get('WorkerRoute/gone'))?.status).toBe('applied');
   });
 
-  it('forgets from the state a resource the plan forgets (a run no document describes), and leaves an uncertain one', () => {
+  it('forgets from the state a resource the plan forgets (a run no document describes), and leaves an uncertain one', async () => {
     const state = new FakeState();
     seed(state, applied('ran'));
     seed(state, applied('unsure', 'uncertain'));
-    executorOver(state).settle(
+    await executorOver(state).settle(
       plan([], {
         forgotten: [
           { ...ref('ran'), why: 'a model run leaves nothing to remove' },
@@ -54,27 +56,27 @@ describe('resource statuses in state', () => {
         ],
       }),
     );
-    expect(state.get('WorkerRoute/ran')).toBeUndefined();
-    expect(state.get('WorkerRoute/unsure')?.status).toBe('uncertain');
+    expect(await state.get('WorkerRoute/ran')).toBeUndefined();
+    expect((await state.get('WorkerRoute/unsure'))?.status).toBe('uncertain');
   });
 
-  it('reads the state only for the unchanged resources the plan names as settling, however many are unchanged', () => {
+  it('reads the state only for the unchanged resources the plan names as settling, however many are unchanged', async () => {
     const state = new FakeState();
     const unchanged = Array.from({ length: 1000 }, (_, i) => `r${i}`);
     for (const name of unchanged) seed(state, applied(name, name === 'r7' ? 'blocked' : 'applied'));
     const read: string[] = [];
     const get = state.get.bind(state);
     state.get = (key) => (read.push(key), get(key));
-    executorOver(state).settle(plan([], { unchanged: unchanged.map((n) => `WorkerRoute/${n}`), settling: ['WorkerRoute/r7'] }));
-    expect(state.get('WorkerRoute/r7')?.status).toBe('applied');
+    await executorOver(state).settle(plan([], { unchanged: unchanged.map((n) => `WorkerRoute/${n}`), settling: ['WorkerRoute/r7'] }));
+    expect((await state.get('WorkerRoute/r7'))?.status).toBe('applied');
     expect(new Set(read)).toEqual(new Set(['WorkerRoute/r7']));
   });
 
-  it('leaves an uncertain create, a resource state never held, and orphaned KV keys alone', () => {
+  it('leaves an uncertain create, a resource state never held, and orphaned KV keys alone', async () => {
     const state = new FakeState();
     seed(state, applied('pending', 'uncertain'));
     seed(state, applied('kv'));
-    executorOver(state).settle(
+    await executorOver(state).settle(
       plan([], {
         blocked: [
           { ...ref('pending'), reason: 'r', fields: [] },
@@ -83,9 +85,9 @@ describe('resource statuses in state', () => {
         orphaned: [{ ...ref('kv'), keys: ['k1'], message: 'keys' }],
       }),
     );
-    expect(state.get('WorkerRoute/pending')?.status).toBe('uncertain');
-    expect(state.get('WorkerRoute/never')).toBeUndefined();
-    expect(state.get('WorkerRoute/kv')?.status).toBe('applied');
+    expect((await state.get('WorkerRoute/pending'))?.status).toBe('uncertain');
+    expect(await state.get('WorkerRoute/never')).toBeUndefined();
+    expect((await state.get('WorkerRoute/kv'))?.status).toBe('applied');
   });
 
   it('keeps a resource blocked when another change of it was applied in the same run', async () => {
@@ -93,6 +95,6 @@ describe('resource statuses in state', () => {
     seed(state, applied('a'));
     const result = await executorOver(state).execute(plan([action('a')], { blocked: [{ ...ref('a'), reason: 'type cannot change', fields: ['type'] }] }));
     expect(result.succeeded).toHaveLength(1);
-    expect(state.get('WorkerRoute/a')).toMatchObject({ status: 'blocked', lastError: 'type cannot change', hash: 'hash-a' });
+    expect(await state.get('WorkerRoute/a')).toMatchObject({ status: 'blocked', lastError: 'type cannot change', hash: 'hash-a' });
   });
 });

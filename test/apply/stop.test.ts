@@ -17,7 +17,7 @@ describe('stopping', () => {
     const result = await h.execute(plan([a, b, c]));
     expect(h.calls.map((x) => x.action)).toEqual([a.id]);
     expect(result.succeeded.map((s) => s.action.id)).toEqual([a.id]);
-    expect(h.state.get(a.resource)?.status).toBe('applied');
+    expect((await h.state.get(a.resource))?.status).toBe('applied');
     expect(result.skipped).toEqual([
       { action: b, because: 'stopped' },
       { action: c, because: 'stopped' },

@@ -31,7 +31,7 @@ describe('a run that cannot connect at all', () => {
     expect(result.failed.every((f) => f.unreachable && !f.terminal && f.error === `not sent: ${line}`)).toBe(true);
     // The create's intent is given up (nothing reached the server): never uncertain.
     expect(result.uncertain).toEqual([]);
-    expect(h.state.snapshot().intents.size).toBe(0);
+    expect((await h.state.snapshot()).intents.size).toBe(0);
     expect(applyErrors(result)).toEqual([`${line}; 6 actions not sent`]);
   });
 

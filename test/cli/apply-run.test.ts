@@ -15,10 +15,10 @@ afterAll(removeCompiled);
 const digest = 'c0ffee'.repeat(10);
 
 /** Opens the state as `apply` does, and runs the `--force` path on its refusal; returns what was said. */
-function forceApply(file: string): { approved: boolean; said: string[] } {
+async function forceApply(file: string): Promise<{ approved: boolean; said: string[] }> {
   let refusal: unknown;
   try {
-    openStateStore({ file, owner: 'edgesync apply' }).close();
+    await (await openStateStore({ file, owner: 'edgesync apply' })).close();
   } catch (err) {
     refusal = err;
   }
@@ -32,8 +32,8 @@ describe('apply --force while edgesync watch holds the state', () => {
     const sleep = await sleeper();
     try {
       // A lock from an older edgesync: its pid alone, now a `sleep`'s.
-      const file = stateLockedBy({ pid: sleep.pid });
-      const { approved, said } = forceApply(file);
+      const file = await stateLockedBy({ pid: sleep.pid });
+      const { approved, said } = await forceApply(file);
       await delay(200);
       expect(sleep.alive()).toBe(true);
       expect(approved).toBe(true);
@@ -52,8 +52,8 @@ describe('apply --force while edgesync watch holds the state', () => {
   it.runIf(hasProc)('does not signal a process whose pid and start time match the lock when it does not run edgesync', async () => {
     const sleep = await sleeper();
     try {
-      const file = stateLockedBy({ pid: sleep.pid, boot_id: bootId(), start_time: startTimeOf(sleep.pid) });
-      const { said } = forceApply(file);
+      const file = await stateLockedBy({ pid: sleep.pid, boot_id: bootId(), start_time: startTimeOf(sleep.pid) });
+      const { said } = await forceApply(file);
       await delay(200);
       expect(sleep.alive()).toBe(true);
       expect(said.join('\n')).toMatch(`but it was not signalled: pid ${sleep.pid} runs sleep, not edgesync.`);
@@ -65,7 +65,7 @@ describe('apply --force while edgesync watch holds the state', () => {
   it.runIf(hasProc)('tells the edgesync that holds the state to apply now', async () => {
     const script = `
       const { openStateStore } = await import(${JSON.stringify(compiledStateEntry())});
-      const store = openStateStore({ file: process.argv[1], owner: 'edgesync watch' });
+      const store = await openStateStore({ file: process.argv[1], owner: 'edgesync watch' });
       process.on('SIGHUP', () => { process.stdout.write('reload\\n'); store.close(); process.exit(0); });
       process.stdout.write('locked\\n');
       setInterval(() => {}, 1000);`;
@@ -75,7 +75,7 @@ describe('apply --force while edgesync watch holds the state', () => {
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
       await expect.poll(() => out, { timeout: 20_000 }).toContain('locked');
-      const { said } = forceApply(file);
+      const { said } = await forceApply(file);
       expect(said.join('\n')).toMatch(`edgesync watch (pid ${child.pid}) holds the state: it was told to apply this config over the change thresholds now`);
       await expect.poll(() => out, { timeout: 10_000 }).toContain('reload');
     } finally {
@@ -83,9 +83,9 @@ describe('apply --force while edgesync watch holds the state', () => {
     }
   });
 
-  it('leaves the approval for a daemon on another host without signalling anything here', () => {
-    const file = stateLockedBy({ pid: 7, host: 'web-2' });
-    const { approved, said } = forceApply(file);
+  it('leaves the approval for a daemon on another host without signalling anything here', async () => {
+    const file = await stateLockedBy({ pid: 7, host: 'web-2' });
+    const { approved, said } = await forceApply(file);
     expect(approved).toBe(true);
     expect(said).toEqual([
       expect.stringMatching(/^edgesync watch \(pid 7 on web-2\) holds the state: it applies this config over the change thresholds when it next looks, within 5 s/),

@@ -37,19 +37,19 @@ describe('edgesync watch as a process', () => {
     expect(code, child.stderr()).toBe(0);
     expect(child.log.map((l) => l.msg)).toContain('stopped');
 
-    const store = openStateStore({ file: state, owner: 'test' });
+    const store = await openStateStore({ file: state, owner: 'test' });
     try {
-      const snapshot = store.snapshot();
+      const snapshot = await store.snapshot();
       expect([...snapshot.intents.values()]).toEqual([]);
-      const created = store.list().filter((r) => r.remoteId !== undefined);
+      const created = (await store.list()).filter((r) => r.remoteId !== undefined);
       const posts = emu.requests().filter((r) => r.method === 'POST' && r.status === 200);
       expect(created.length).toBe(posts.length);
       // The call in flight at SIGTERM finished and was recorded; the rest waits for the next start.
       expect(created.length).toBeGreaterThanOrEqual(2);
       expect(created.length).toBeLessThan(7);
-      expect(store.list().every((r) => r.status === 'applied')).toBe(true);
+      expect((await store.list()).every((r) => r.status === 'applied')).toBe(true);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -59,13 +59,13 @@ describe('edgesync watch as a process', () => {
     const child = watch(['--config', root, '--state', state, '--base-url', emu.url, '--concurrency', '1', '--shutdown-timeout', '0']);
     await waitFor(
       'a create in flight',
-      () => {
+      async () => {
         try {
-          const reader = openStateStore({ file: state, readOnly: true });
+          const reader = await openStateStore({ file: state, readOnly: true });
           try {
-            return reader.snapshot().intents.size > 0;
+            return (await reader.snapshot()).intents.size > 0;
           } finally {
-            reader.close();
+            await reader.close();
           }
         } catch {
           return false; // not created yet
@@ -77,12 +77,12 @@ describe('edgesync watch as a process', () => {
     const { code } = await child.exited;
     expect(code, child.stderr()).toBe(0);
     expect(child.log.some((l) => l.msg === 'calls still in flight at the shutdown timeout')).toBe(true);
-    const store = openStateStore({ file: state, owner: 'test' });
+    const store = await openStateStore({ file: state, owner: 'test' });
     try {
-      const [intent] = [...store.snapshot().intents.values()];
+      const [intent] = [...(await store.snapshot()).intents.values()];
       expect(intent).toMatchObject({ operation: 'createGatewayAccount', error: expect.stringMatching(/may have created the object/) });
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -105,7 +105,7 @@ describe('edgesync watch as a process', () => {
   it('exits 1 saying who holds the state when another process has it locked', async () => {
     const emu = await emulator();
     const { root, state } = fixture('small-root');
-    const holder = openStateStore({ file: state, owner: 'edgesync apply (test)' });
+    const holder = await openStateStore({ file: state, owner: 'edgesync apply (test)' });
     cleanup.push(() => holder.close());
     const child = watch(['--config', root, '--state', state, '--base-url', emu.url]);
     const { code } = await child.exited;

@@ -140,12 +140,12 @@ export class FakeEngine implements LoopEngine {
   settled: Plan[] = [];
   /** Plans made with drift.resync: each re-sends every resource. */
   resyncs = 0;
-  plan(resources: readonly DesiredResource[], _targets?: readonly string[], drift?: { readonly resync?: boolean }): Plan {
+  async plan(resources: readonly DesiredResource[], _targets?: readonly string[], drift?: { readonly resync?: boolean }): Promise<Plan> {
     if (drift?.resync) this.resyncs++;
     const actions = resources.filter((r) => drift?.resync || !this.applied.has(`${r.name}@${r.hash}`)).map((r) => action(r.name));
     return { actions, blocked: this.blocked, orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
   }
-  settle(plan: Plan): void {
+  async settle(plan: Plan): Promise<void> {
     this.settled.push(plan);
   }
   async apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult> {

@@ -66,7 +66,7 @@ export async function startHarness(
   const logger = pino({ level: 'debug' }, { write: (line: string) => void log.push(JSON.parse(line) as LogLine) });
   const metrics = createMetrics();
   const client = createClient({ baseUrl: emulator.url, token: TOKEN, onResponse: metrics.onResponse, timeoutMs: 5000 });
-  const store = openStateStore({ file: path.join(dir, 'state', 'state.db'), owner: 'daemon test' });
+  const store = await openStateStore({ file: path.join(dir, 'state', 'state.db'), owner: 'daemon test' });
   const stop = new AbortController();
   const source = folderSource(root);
   const engine = createEngine({
@@ -97,7 +97,7 @@ export async function startHarness(
       ...options.daemon,
     });
   } catch (err) {
-    store.close();
+    await store.close();
     await emulator.close();
     throw err;
   }

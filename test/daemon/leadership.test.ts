@@ -16,13 +16,18 @@ function scriptedLock() {
   let lost = false;
   let terms = 0;
   const leadership: Leadership = {
-    take() {
+    async take() {
       if (failing) throw new Error(failing);
       if (!free) return undefined;
       free = false;
       const n = ++terms;
       events.push(`take ${n}`);
-      const term: Term = { engine: {} as Term['engine'], store: { list: () => [] }, lost: () => lost, close: () => events.push(`close ${n}`) };
+      const term: Term = {
+        engine: {} as Term['engine'],
+        store: { list: async () => [], runs: async () => [] },
+        lost: () => lost,
+        close: async () => void events.push(`close ${n}`),
+      };
       return term;
     },
     holder: () => (free ? undefined : HOLDER),
@@ -38,7 +43,7 @@ function scriptedLock() {
   };
 }
 
-function start(lock: ReturnType<typeof scriptedLock>) {
+async function start(lock: ReturnType<typeof scriptedLock>) {
   const clock = new ManualClock();
   const logs: string[] = [];
   const roles: boolean[] = [];
@@ -58,7 +63,7 @@ function start(lock: ReturnType<typeof scriptedLock>) {
       return { stop: async () => (lock.events.push('work stopped'), true) };
     },
   });
-  terms.first();
+  await terms.first();
   terms.start();
   return { terms, clock, logs, roles };
 }
@@ -66,7 +71,7 @@ function start(lock: ReturnType<typeof scriptedLock>) {
 describe('replicas', () => {
   it('stands by while another replica holds the lock, naming it, and takes over at the first poll after it is free', async () => {
     const lock = scriptedLock();
-    const { terms, clock, roles } = start(lock);
+    const { terms, clock, roles } = await start(lock);
     expect(terms.role()).toEqual({ role: 'standby', leader: HOLDER });
     await clock.advance(3000);
     expect(lock.events).toEqual([]);
@@ -81,7 +86,7 @@ describe('replicas', () => {
   it('stops its work and releases the lock before standing by when its lock is lost, then takes over again once it is free', async () => {
     const lock = scriptedLock();
     lock.free();
-    const { terms, clock, logs, roles } = start(lock);
+    const { terms, clock, logs, roles } = await start(lock);
     expect(terms.role().role).toBe('leader');
     lock.lose();
     await clock.advance(1000);
@@ -98,7 +103,7 @@ describe('replicas', () => {
 
   it('keeps standing by when the database cannot be reached, saying so once per distinct problem', async () => {
     const lock = scriptedLock();
-    const { terms, clock, logs } = start(lock);
+    const { terms, clock, logs } = await start(lock);
     lock.fail('cannot open state postgres://edgesync:***@db/edgesync: connection refused');
     await clock.advance(5000);
     expect(logs.filter((l) => l.startsWith('warn standby: cannot try'))).toHaveLength(1);
@@ -109,16 +114,16 @@ describe('replicas', () => {
     await terms.stop();
   });
 
-  it('fails the start when the first try cannot reach the state, so a wrong URL or password ends the command', () => {
+  it('fails the start when the first try cannot reach the state, so a wrong URL or password ends the command', async () => {
     const lock = scriptedLock();
     lock.fail('cannot open state: password authentication failed');
-    expect(() => start(lock)).toThrow(/password authentication failed/);
+    await expect(start(lock)).rejects.toThrow(/password authentication failed/);
   });
 
   it('stops its work, releases the lock and the claim on stop, and tries no more', async () => {
     const lock = scriptedLock();
     lock.free();
-    const { terms, clock } = start(lock);
+    const { terms, clock } = await start(lock);
     await terms.stop();
     expect(lock.events).toEqual(['take 1', 'work started', 'work stopped', 'close 1', 'claim closed']);
     lock.free();

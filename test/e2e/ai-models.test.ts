@@ -46,11 +46,11 @@ describe('an AI model that answers an image', () => {
         .map((r) => r.path),
     ).toEqual(['/client/v4/accounts/0123456789abcdef0123456789abcdef/ai/run/@cf/stabilityai/stable-diffusion-xl-base-1.0']);
 
-    const store = openStateStore({ file: ws.state, readOnly: true });
+    const store = await openStateStore({ file: ws.state, readOnly: true });
     try {
-      expect(store.list().find((r) => r.kind === 'AiRun')?.memo).toEqual({ content_type: 'image/png', size: png.length });
+      expect((await store.list()).find((r) => r.kind === 'AiRun')?.memo).toEqual({ content_type: 'image/png', size: png.length });
     } finally {
-      store.close();
+      await store.close();
     }
 
     const mark = emu.requests().length;

@@ -31,13 +31,13 @@ export async function planNow(ws: Workspace): Promise<Plan> {
 /** One apply through the engine in this process: quicker than a child where no process is needed. */
 export async function applyInProcess(ws: Workspace, emu: RunningEmulator): Promise<ApplyResult> {
   const resources = await load(ws);
-  const store = openStateStore({ file: ws.state, owner: 'e2e converge' });
+  const store = await openStateStore({ file: ws.state, owner: 'e2e converge' });
   try {
     const client = createClient({ baseUrl: emu.url, token: TOKEN });
     const engine = createEngine({ source: folderSource(ws.root), store, client, secretsDir: ws.secrets, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
-    return await engine.apply(engine.plan(resources), resources);
+    return await engine.apply(await engine.plan(resources), resources);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -69,17 +69,17 @@ export async function convergeInProcess(ws: Workspace, emu: RunningEmulator, max
 /** Every POST resource exists exactly once, with the id state keeps, and every PUT/PATCH body is the fixture's. */
 export async function expectConverged(ws: Workspace, emu: RunningEmulator): Promise<void> {
   const s = emu.state();
-  const store = openStateStore({ file: ws.state, readOnly: true });
+  const store = await openStateStore({ file: ws.state, readOnly: true });
   try {
     for (const post of POST_RESOURCES) {
       const found = post.find(s);
       expect(
         found.map((o) => o.id),
         `objects of ${post.key}`,
-      ).toEqual([store.get(post.key)?.remoteId]);
+      ).toEqual([(await store.get(post.key))?.remoteId]);
     }
   } finally {
-    store.close();
+    await store.close();
   }
   expect(s.scripts.map((x) => [x.service, x.main_module, x.modules.map((m) => m.name)])).toEqual([['api', 'index.js', ['index.js', 'banner.txt']]]);
   expect(s.domains.map((d) => [d.hostname, d.service])).toEqual([['api.example.com', 'api']]);

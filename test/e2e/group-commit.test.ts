@@ -46,19 +46,19 @@ function seenByEmulator(emu: RunningEmulator) {
 }
 
 /** The state as a restart finds it: each list's status and remote id, and the open intents. */
-function stateAfter(ws: Workspace) {
-  const store = openStateStore({ file: ws.state, readOnly: true });
+async function stateAfter(ws: Workspace) {
+  const store = await openStateStore({ file: ws.state, readOnly: true });
   try {
-    const snapshot = store.snapshot();
+    const snapshot = await store.snapshot();
     return { resources: snapshot.resources, intents: new Set(snapshot.intents.keys()) };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** Checks what the emulator got against what the state says; returns the keys left uncertain. */
-function expectNoDuplicateNorUnanswered(ws: Workspace, emu: RunningEmulator, where: string): Set<string> {
-  const { resources, intents } = stateAfter(ws);
+async function expectNoDuplicateNorUnanswered(ws: Workspace, emu: RunningEmulator, where: string): Promise<Set<string>> {
+  const { resources, intents } = await stateAfter(ws);
   const seen = seenByEmulator(emu);
   for (let k = 0; k < LISTS; k++) {
     const key = listKey(k);
@@ -81,9 +81,9 @@ function expectNoDuplicateNorUnanswered(ws: Workspace, emu: RunningEmulator, whe
 }
 
 /** Whether `key` has an intent committed in the state (none before the state exists). */
-function journaled(ws: Workspace, key: string): boolean {
+async function journaled(ws: Workspace, key: string): Promise<boolean> {
   try {
-    return stateAfter(ws).intents.has(key);
+    return (await stateAfter(ws)).intents.has(key);
   } catch {
     return false;
   }
@@ -102,20 +102,24 @@ async function relay(emu: RunningEmulator, ws: Workspace, killAt: number, kill: 
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port), target.hostname);
     let seen = '';
+    // Each chunk is looked at, its intents read from the state, before it is passed on, in order.
+    let passed = Promise.resolve();
     client.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('latin1');
-      const names = [...seen.matchAll(/"name":"List (\d+)"/g)].map((m) => Number(m[1]));
-      seen = seen.slice(seen.lastIndexOf('"name":"List ') + 1);
-      for (const k of names) {
-        arrived.push(k);
-        if (!journaled(ws, listKey(k))) unjournaled.push(listKey(k));
-        if (arrived.length === killAt) held = k;
-      }
-      if (held !== undefined && names.includes(held)) {
-        kill();
-        return;
-      }
-      upstream.write(chunk);
+      passed = passed.then(async () => {
+        seen += chunk.toString('latin1');
+        const names = [...seen.matchAll(/"name":"List (\d+)"/g)].map((m) => Number(m[1]));
+        seen = seen.slice(seen.lastIndexOf('"name":"List ') + 1);
+        for (const k of names) {
+          arrived.push(k);
+          if (arrived.length === killAt) held = k;
+          if (!(await journaled(ws, listKey(k)))) unjournaled.push(listKey(k));
+        }
+        if (held !== undefined && names.includes(held)) {
+          kill();
+          return;
+        }
+        upstream.write(chunk);
+      });
     });
     upstream.pipe(client);
     client.on('error', () => upstream.destroy());
@@ -144,7 +148,7 @@ async function killOnce(run: number, killAt: number): Promise<void> {
   const where = `run ${run} (killed as create ${killAt} arrived)`;
   expect(proxy.unjournaled, `${where}: creates that arrived before their intent was committed`).toEqual([]);
   expect(proxy.held(), where).toBeDefined();
-  const uncertain = expectNoDuplicateNorUnanswered(ws, emu, where);
+  const uncertain = await expectNoDuplicateNorUnanswered(ws, emu, where);
   // Sent and never received: it stays uncertain (the relay kept it from the emulator).
   expect(uncertain, where).toContain(listKey(proxy.held()!));
   expect(seenByEmulator(emu).posts(proxy.held()!), where).toBe(0);
@@ -156,9 +160,9 @@ async function killOnce(run: number, killAt: number): Promise<void> {
   expect(new Set(plan.uncertain.map((u) => u.resource)), where).toEqual(uncertain);
   emu.setFaults({ latencyMs: 0 });
   await apply(ws, emu);
-  const again = expectNoDuplicateNorUnanswered(ws, emu, `${where}, then applied again`);
+  const again = await expectNoDuplicateNorUnanswered(ws, emu, `${where}, then applied again`);
   expect(again, where).toEqual(uncertain);
-  const { resources } = stateAfter(ws);
+  const { resources } = await stateAfter(ws);
   for (let k = 0; k < LISTS; k++) if (!uncertain.has(listKey(k))) expect(resources.get(listKey(k))?.status, `${where}: list-${k}`).toBe('applied');
 }
 

@@ -127,9 +127,9 @@ export function callsSince(emu: RunningEmulator, mark: number): RecordedRequest[
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `ready` every 10 ms; fails naming `what` after `timeoutMs`. */
-export async function waitFor(what: string, ready: () => boolean, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
+  while (!(await ready())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(10);
   }
@@ -147,13 +147,13 @@ export function tokenOnly(): Workspace {
 }
 
 /** Creates journaled and not yet answered (0 before the state exists): a create is in flight. */
-export function openIntents(ws: Workspace): number {
+export async function openIntents(ws: Workspace): Promise<number> {
   try {
-    const reader = openStateStore({ file: ws.state, readOnly: true });
+    const reader = await openStateStore({ file: ws.state, readOnly: true });
     try {
-      return reader.snapshot().intents.size;
+      return (await reader.snapshot()).intents.size;
     } finally {
-      reader.close();
+      await reader.close();
     }
   } catch {
     return 0;

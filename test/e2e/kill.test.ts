@@ -12,14 +12,14 @@ const RUNS = 8;
 const LATENCY_MS = 120;
 
 /** Creates sent whose outcome is not recorded yet, read as `plan` reads state (no lock). */
-function openIntents(file: string): string[] {
+async function openIntents(file: string): Promise<string[]> {
   if (!fs.existsSync(file)) return [];
   try {
-    const store = openStateStore({ file, readOnly: true });
+    const store = await openStateStore({ file, readOnly: true });
     try {
-      return [...store.snapshot().intents.keys()];
+      return [...(await store.snapshot()).intents.keys()];
     } finally {
-      store.close();
+      await store.close();
     }
   } catch {
     return []; // the apply is still creating the file
@@ -36,7 +36,7 @@ async function killOnce(run: number, moment: Moment): Promise<void> {
   const child = startCli(['apply', ...ws.remote(emu), '--concurrency', '2']);
   let inFlight: string[] = [];
   if (moment === 'create in flight') {
-    await waitFor('a create in flight', () => (inFlight = openIntents(ws.state)).length > 0);
+    await waitFor('a create in flight', async () => (inFlight = await openIntents(ws.state)).length > 0);
   } else {
     await waitFor('the first call of the apply', () => emu.requests().length > 0);
     await sleep(moment.afterFirstCallMs);
@@ -52,18 +52,18 @@ async function killOnce(run: number, moment: Moment): Promise<void> {
   const uncertain = new Set(plan.uncertain.map((u) => u.resource));
   for (const key of inFlight) expect(uncertain, `run ${run}: killed while creating ${key}`).toContain(key);
   const state = emu.state();
-  const store = openStateStore({ file: ws.state, readOnly: true });
+  const store = await openStateStore({ file: ws.state, readOnly: true });
   try {
     for (const post of POST_RESOURCES) {
       const found = post.find(state).map((o) => o.id);
-      const recorded = store.get(post.key)?.remoteId;
+      const recorded = (await store.get(post.key))?.remoteId;
       const where = `run ${run}: ${post.key}`;
       if (uncertain.has(post.key)) expect(found.length, where).toBeLessThanOrEqual(1);
       else if (recorded !== undefined) expect(found, where).toEqual([recorded]);
       else expect(found, where).toEqual([]);
     }
   } finally {
-    store.close();
+    await store.close();
   }
 
   emu.setFaults({ latencyMs: 0 });

@@ -19,14 +19,14 @@ async function applied() {
   return { emu, ws };
 }
 
-function remoteId(ws: Workspace, key: string): string {
-  const store = openStateStore({ file: ws.state, readOnly: true });
+async function remoteId(ws: Workspace, key: string): Promise<string> {
+  const store = await openStateStore({ file: ws.state, readOnly: true });
   try {
-    const id = store.get(key)?.remoteId;
+    const id = (await store.get(key))?.remoteId;
     if (!id) throw new Error(`${key} has no remote id in state`);
     return id;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -72,8 +72,8 @@ describe('apply and plan over every kind', () => {
 
   it('sends exactly the expected call for one changed field of each kind that can change', async () => {
     const { emu, ws } = await applied();
-    const listId = remoteId(ws, RESOURCES.GatewayList.key);
-    const tokenId = remoteId(ws, RESOURCES.ApiToken.key);
+    const listId = await remoteId(ws, RESOURCES.GatewayList.key);
+    const tokenId = await remoteId(ws, RESOURCES.ApiToken.key);
     fs.writeFileSync(ws.file('workers/src/index.js'), 'export default { fetch: () => new Response("v2") };\n');
     const set = (kind: keyof typeof RESOURCES, path: (string | number)[], value: unknown) => editDoc(ws, RESOURCES[kind].file, RESOURCES[kind].name, (d) => d.setIn(path, value));
     set('WorkerDomain', ['spec', 'environment'], 'staging');

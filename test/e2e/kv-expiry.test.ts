@@ -25,22 +25,22 @@ describe('KV keys that expire', () => {
     const yaml = ws.file('kv/kv.yaml');
     fs.writeFileSync(yaml, fs.readFileSync(yaml, 'utf8').replace('      expiration_ttl: 604800', '      expiration_ttl: 60'));
 
-    const store = openStateStore({ file: ws.state, owner: 'e2e expiry', clock });
+    const store = await openStateStore({ file: ws.state, owner: 'e2e expiry', clock });
     try {
       const engine = createEngine({ source: folderSource(ws.root), store, client: createClient({ baseUrl: emu.url, token: TOKEN }), secretsDir: ws.secrets, clock });
       const loaded = await loadConfig({ root: ws.root, env: {}, ignore: [], now: clock.now });
       if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
       const { resources } = loaded;
-      const first = await engine.apply(engine.plan(resources), resources);
+      const first = await engine.apply(await engine.plan(resources), resources);
       expect(first.failed).toEqual([]);
       expect(emu.kv(ACCOUNT, NAMESPACE).has('banner')).toBe(true);
 
       now += 59_000;
-      expect(engine.plan(resources).actions).toEqual([]);
+      expect((await engine.plan(resources)).actions).toEqual([]);
 
       now += 2_000;
       expect(emu.kv(ACCOUNT, NAMESPACE).has('banner')).toBe(false);
-      const plan = engine.plan(resources);
+      const plan = await engine.plan(resources);
       // One pair: the expired one (its body is read from the files when it is sent).
       expect(plan.actions.map((a) => a.size?.pairs)).toEqual([1]);
       expect(renderText(plan)).toContain('1 key expired remotely since written ("banner"): sent again, as the config still has them');
@@ -48,9 +48,9 @@ describe('KV keys that expire', () => {
       const again = await engine.apply(plan, resources);
       expect(again.failed).toEqual([]);
       expect(emu.kv(ACCOUNT, NAMESPACE).get('banner')?.expiration).toBe(now / 1000 + 60);
-      expect(engine.plan(resources).actions).toEqual([]);
+      expect((await engine.plan(resources)).actions).toEqual([]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

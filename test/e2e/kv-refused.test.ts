@@ -16,15 +16,15 @@ function kvOnly() {
 }
 
 /** The KV keys the state holds, sorted; none while the state does not exist yet. */
-function recordedKeys(state: string): string[] {
+async function recordedKeys(state: string): Promise<string[]> {
   if (!fs.existsSync(state)) return [];
-  const store = openStateStore({ file: state, readOnly: true });
+  const store = await openStateStore({ file: state, readOnly: true });
   try {
-    const snapshot = store.snapshot();
+    const snapshot = await store.snapshot();
     const resource = [...snapshot.resources.keys()].find((key) => key.startsWith('KvPairs'));
-    return resource ? [...snapshot.kvKeys(resource).keys()].sort() : [];
+    return resource ? [...(await snapshot.kvKeys(resource)).keys()].sort() : [];
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -70,9 +70,9 @@ describe('keys a bulk write refuses', () => {
     const ws = kvOnly();
     const run = startCli(['apply', ...ws.remote(emu)]);
     // Killed once the partial answer's accepted keys are recorded: the resend waits for a backoff.
-    const recorded = () => {
+    const recorded = async () => {
       try {
-        return recordedKeys(ws.state).length > 0;
+        return (await recordedKeys(ws.state)).length > 0;
       } catch {
         return false; // the state is being created
       }
@@ -81,7 +81,7 @@ describe('keys a bulk write refuses', () => {
     run.child.kill('SIGKILL');
     expect((await run.done).signal).toBe('SIGKILL');
     expect(emu.requests().filter((r) => r.operation === 10 && r.status === 200)).toHaveLength(1);
-    expect(recordedKeys(ws.state)).toEqual(['assets/robots.txt', 'banner', 'config/flags']);
+    expect(await recordedKeys(ws.state)).toEqual(['assets/robots.txt', 'banner', 'config/flags']);
 
     emu.setFaults({ kvRefuse: null });
     const mark = emu.requests().length;

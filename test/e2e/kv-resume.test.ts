@@ -71,12 +71,12 @@ function workspace(): { root: string; state: string; args: (url: string) => stri
 
 const allKeys = (): string[] => Array.from({ length: PAIRS }, (_, i) => benchKey(i, PAIRS));
 
-function acknowledgedKeys(state: string): Set<string> {
-  const store = openStateStore({ file: state, readOnly: true });
+async function acknowledgedKeys(state: string): Promise<Set<string>> {
+  const store = await openStateStore({ file: state, readOnly: true });
   try {
-    return new Set(store.snapshot().kvKeys(RESOURCE).keys());
+    return new Set((await (await store.snapshot()).kvKeys(RESOURCE)).keys());
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -113,7 +113,7 @@ describe('a KV sync through the command line', () => {
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
 
-    const acknowledged = acknowledgedKeys(ws.state);
+    const acknowledged = await acknowledgedKeys(ws.state);
     expect(acknowledged.size).toBeGreaterThanOrEqual(10_000);
     expect(acknowledged.size).toBeLessThan(PAIRS);
     expect(callsOf(proxy, 1).length).toBeGreaterThanOrEqual(2);
@@ -127,7 +127,7 @@ describe('a KV sync through the command line', () => {
     expect(resent.sort()).toEqual(allKeys().filter((key) => !acknowledged.has(key)));
     expect(callsOf(proxy, 2)).toHaveLength(Math.ceil((PAIRS - acknowledged.size) / 10_000));
     expectEmulatorHolds(emu, fileValues(ws.root));
-    expect(acknowledgedKeys(ws.state).size).toBe(PAIRS);
+    expect((await acknowledgedKeys(ws.state)).size).toBe(PAIRS);
   });
 
   it('sends no request at all when nothing changed', async () => {

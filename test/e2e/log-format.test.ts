@@ -19,7 +19,7 @@ async function troubledApply(...extra: string[]) {
   const emu = await emulator({ failRate: 1, latencyMs: 200 });
   const ws = workspace();
   const run = startCli(['apply', ...ws.remote(emu), '--concurrency', '1', ...extra]);
-  await waitFor('a create in flight', () => openIntents(ws) > 0);
+  await waitFor('a create in flight', async () => (await openIntents(ws)) > 0);
   await sleep(50);
   run.child.kill('SIGTERM');
   return run.done;

@@ -11,7 +11,7 @@ describe('a token secret that cannot be kept', () => {
     const emu = await emulator({ latencyMs: 800 });
     const ws = tokenOnly();
     const run = startCli(['apply', ...ws.remote(emu)]);
-    await waitFor('the token create in flight', () => openIntents(ws) > 0);
+    await waitFor('the token create in flight', async () => (await openIntents(ws)) > 0);
     fs.rmSync(ws.secrets, { recursive: true, force: true });
     fs.writeFileSync(ws.secrets, 'not a folder');
     const result = await run.done;
@@ -21,11 +21,11 @@ describe('a token secret that cannot be kept', () => {
     const created = emu.requests().filter((r) => r.method === 'POST');
     expect(created).toHaveLength(1);
     // The token exists: its id is kept, so a roll can reach it.
-    const store = openStateStore({ file: ws.state, readOnly: true });
+    const store = await openStateStore({ file: ws.state, readOnly: true });
     try {
-      expect(store.list().find((r) => r.kind === 'ApiToken')?.remoteId).toEqual(expect.any(String));
+      expect((await store.list()).find((r) => r.kind === 'ApiToken')?.remoteId).toEqual(expect.any(String));
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

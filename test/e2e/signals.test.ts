@@ -13,7 +13,7 @@ describe('apply and signals', () => {
       const emu = await emulator({ latencyMs: 1500 });
       const ws = tokenOnly();
       const run = startCli(['apply', ...ws.remote(emu)]);
-      await waitFor('a create in flight', () => openIntents(ws) > 0);
+      await waitFor('a create in flight', async () => (await openIntents(ws)) > 0);
       for (const signal of signals) {
         run.child.kill(signal);
         await sleep(100); // two of the same signal sent at once are delivered once
@@ -24,14 +24,14 @@ describe('apply and signals', () => {
       expect(result.stderr).toContain(`${signals[0]} received: no new calls; the calls in flight finish and are recorded`);
       if (signals.length > 1) expect(result.stderr).toMatch(/received again: still waiting for the calls in flight/);
       expect(fs.existsSync(`${ws.state}.lock`)).toBe(false);
-      const store = openStateStore({ file: ws.state, readOnly: true });
+      const store = await openStateStore({ file: ws.state, readOnly: true });
       try {
-        expect(store.snapshot().intents.size).toBe(0);
-        const token = store.list().find((r) => r.kind === 'ApiToken');
+        expect((await store.snapshot()).intents.size).toBe(0);
+        const token = (await store.list()).find((r) => r.kind === 'ApiToken');
         expect(token).toMatchObject({ status: 'applied', remoteId: expect.any(String) });
         expect(fs.readdirSync(ws.secrets).filter((f) => !f.startsWith('.'))).toHaveLength(1);
       } finally {
-        store.close();
+        await store.close();
       }
     },
   );

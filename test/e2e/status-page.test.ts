@@ -35,12 +35,12 @@ async function daemonWithState() {
   const { dir, root } = copyFixture('gateway-creates');
   cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   const state = path.join(dir, 'state', 'state.db');
-  const store = openStateStore({ file: state, owner: 'status page test' });
+  const store = await openStateStore({ file: state, owner: 'status page test' });
   const scope = { account: ACCOUNT };
-  const intent = store.beginIntent({ key: key('list-2'), kind: 'GatewayList', name: 'list-2', scope }, 'createList', { name: 'List 2' }, 'h', new Date());
-  store.markUncertain(intent, 'no answer within 30 s after the request was sent');
-  store.recordSuccess({ key: key(HOSTILE), kind: 'GatewayList', name: HOSTILE, scope }, { remoteId: 'old-list' }, new Date());
-  store.close();
+  const intent = await store.beginIntent({ key: key('list-2'), kind: 'GatewayList', name: 'list-2', scope }, 'createList', { name: 'List 2' }, 'h', new Date());
+  await store.markUncertain(intent, 'no answer within 30 s after the request was sent');
+  await store.recordSuccess({ key: key(HOSTILE), kind: 'GatewayList', name: HOSTILE, scope }, { remoteId: 'old-list' }, new Date());
+  await store.close();
   const child = spawnWatch(['--config', root, '--state', state, '--base-url', emu.url], cleanup);
   const url = await waitFor('the endpoint', () => child.log.find((l) => l.msg.startsWith('endpoint listening'))?.url as string | undefined, 15_000);
   await waitFor('the first run', () => child.log.some((l) => /^(reconciled|reconcile )/.test(l.msg)), 15_000);
@@ -200,11 +200,17 @@ describe.skipIf(!chromium)('the status page in a browser', () => {
     git('commit', '-q', '-m', 'Gateway lists for the office');
     const head = git('rev-parse', 'HEAD').slice(0, 12);
     const state = path.join(dir, 'state', 'state.db');
-    const store = openStateStore({ file: state, owner: 'status page test' });
+    const store = await openStateStore({ file: state, owner: 'status page test' });
     const uncertain = 'quarantined-phishing-domains-2';
-    const intent = store.beginIntent({ key: key(uncertain), kind: 'GatewayList', name: uncertain, scope: { account: ACCOUNT } }, 'createList', { name: 'List 2' }, 'h', new Date());
-    store.markUncertain(intent, `createList (POST /accounts/${ACCOUNT}/gateway/lists) timed out after 30000 ms: the request was sent and no answer came`);
-    store.close();
+    const intent = await store.beginIntent(
+      { key: key(uncertain), kind: 'GatewayList', name: uncertain, scope: { account: ACCOUNT } },
+      'createList',
+      { name: 'List 2' },
+      'h',
+      new Date(),
+    );
+    await store.markUncertain(intent, `createList (POST /accounts/${ACCOUNT}/gateway/lists) timed out after 30000 ms: the request was sent and no answer came`);
+    await store.close();
     const child = spawnWatch(['--config', root, '--state', state, '--base-url', emu.url], cleanup);
     const url = await waitFor('the endpoint', () => child.log.find((l) => l.msg.startsWith('endpoint listening'))?.url as string | undefined, 15_000);
     await waitFor('the first run', () => child.log.some((l) => /^(reconciled|reconcile )/.test(l.msg)), 15_000);

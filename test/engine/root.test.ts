@@ -55,9 +55,9 @@ describe('the composition root', () => {
     const root = composeRoot({ source: folderSource(ws.config), state: sqliteBackend(ws.state) });
     const loaded = await root.load();
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-    expect(root.planOffline(loaded.resources).actions.map((a) => a.change)).toEqual(['create']);
+    expect((await root.planOffline(loaded.resources)).actions.map((a) => a.change)).toEqual(['create']);
     expect(fs.existsSync(ws.state)).toBe(false);
-    expect(() => root.session()).toThrow(/^No interface base URL/);
+    await expect((async () => root.session())()).rejects.toThrow(/^No interface base URL/);
   });
 
   it('opens a session whose engine applies, and every sink hears the run: a throwing sink does not silence the next', async () => {
@@ -80,19 +80,19 @@ describe('the composition root', () => {
       owner: 'root test',
       sinks: [loud, quiet],
     });
-    const session = root.session();
+    const session = await root.session();
     try {
       const loaded = await session.engine.load();
       if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-      const result = await session.engine.apply(session.engine.plan(loaded.resources), loaded.resources);
+      const result = await session.engine.apply(await session.engine.plan(loaded.resources), loaded.resources);
       expect(result.succeeded).toHaveLength(1);
       expect(heard).toEqual(['first response', 'createList 200', 'create succeeded']);
       // The session holds the state's lock: a second one is refused, naming the holder.
-      expect(() => root.session()).toThrow(/root test/);
+      await expect((async () => root.session())()).rejects.toThrow(/root test/);
     } finally {
-      session.close();
+      await session.close();
     }
-    expect(root.planOffline(((await root.load()) as Extract<LoadResult, { ok: true }>).resources).actions).toEqual([]);
+    expect((await root.planOffline(((await root.load()) as Extract<LoadResult, { ok: true }>).resources)).actions).toEqual([]);
   });
 
   it('plans from a state read ahead while the files were built, seeing what was applied after that read', async () => {
@@ -100,13 +100,13 @@ describe('the composition root', () => {
     const ws = workspace();
     const root = composeRoot({ source: folderSource(ws.config), state: sqliteBackend(ws.state), remote: { baseUrl: emu.url, token: TOKEN }, owner: 'root test' });
     const applyAll = async () => {
-      const session = root.session();
+      const session = await root.session();
       try {
         const loaded = await session.engine.load();
         if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-        await session.engine.apply(session.engine.plan(loaded.resources), loaded.resources);
+        await session.engine.apply(await session.engine.plan(loaded.resources), loaded.resources);
       } finally {
-        session.close();
+        await session.close();
       }
     };
     await applyAll();
@@ -115,12 +115,12 @@ describe('the composition root', () => {
     if (!ahead.ok) throw new Error(JSON.stringify(ahead.errors));
     // Read ahead, the state knew only `blocked`: had the plan trusted that read, `allowed` would be created again.
     await applyAll();
-    expect(root.planOffline(ahead.resources).actions).toEqual([]);
+    expect((await root.planOffline(ahead.resources)).actions).toEqual([]);
     // A read ahead that no plan takes (a refused config) lets its store go: the next plan reads anew.
     fs.writeFileSync(path.join(ws.config, 'broken.yaml'), 'kind: [\n');
     expect((await root.load({ readStateAhead: true })).ok).toBe(false);
     fs.rmSync(path.join(ws.config, 'broken.yaml'));
-    expect(root.planOffline(ahead.resources).actions).toEqual([]);
+    expect((await root.planOffline(ahead.resources)).actions).toEqual([]);
   });
 
   it.each([

@@ -149,8 +149,11 @@ export function desire(kind: string, metadata: Record<string, unknown>, spec: un
   return { desired, issues: ctx.issues, built };
 }
 
+/** The decision of a kind that plans at once (every kind but KvPairs, whose plan reads the state's keys). */
 export function plan(desired: DesiredResource, applied?: AppliedResource): KindDecision {
-  return kindOf(desired.kind).plan({ desired, ...(applied && { applied }) });
+  const decision = kindOf(desired.kind).plan({ desired, ...(applied && { applied }) });
+  if (decision instanceof Promise) throw new TypeError(`${desired.kind} plans asynchronously: await its plan`);
+  return decision;
 }
 
 /**

@@ -14,9 +14,9 @@ function snapshot(kv: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map
   return {
     resources: new Map(),
     intents: new Map(),
-    kvKeys: (resource) => kv.get(resource) ?? new Map(),
-    kvKeyCount: (resource) => kv.get(resource)?.size ?? 0,
-    kvExpired: () => [],
+    kvKeys: async (resource) => kv.get(resource) ?? new Map(),
+    kvKeyCount: async (resource) => kv.get(resource)?.size ?? 0,
+    kvExpired: async () => [],
   };
 }
 
@@ -28,7 +28,7 @@ describe('KvPairs through the config loader and the planner', () => {
     const loaded = await loadConfig({ root: EXAMPLE, env: {} });
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
     expect(loaded.resources.map((r) => r.key)).toEqual(['KvPairs[account=0123456789abcdef0123456789abcdef,namespace=0f2ac74b498b48028511e2d1c1a3b9c1]/site-content']);
-    const plan = buildPlan(loaded.resources, snapshot());
+    const plan = await buildPlan(loaded.resources, snapshot());
     expect(plan.actions.map((a) => [a.operation, a.suffix])).toEqual([['writeKvBulk', '1/1']]);
     const text = renderText(plan, { color: false });
     expect(text).not.toContain('SPRING25');

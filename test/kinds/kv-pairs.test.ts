@@ -23,8 +23,8 @@ async function acknowledge(actions: readonly ActionDraft[], stored = new Map<str
 /** The keys the actions send, in the order they send them (the sources read again). */
 const keysOf = async (actions: readonly ActionDraft[]): Promise<string[]> => (await madeActions(actions)).flatMap((a) => (a.body as WirePair[]).map((p) => p.key));
 
-const planned = (ctx: PlanContext) => kind.plan(ctx).actions;
-const sentKeys = (desired: DesiredResource, stored: Map<string, string>): Promise<string[]> => keysOf(planned(planContext(desired, stored)));
+const planned = async (ctx: PlanContext) => (await kind.plan(ctx)).actions;
+const sentKeys = async (desired: DesiredResource, stored: Map<string, string>): Promise<string[]> => keysOf(await planned(planContext(desired, stored)));
 
 const base = [
   { key: 'a', value: '1' },
@@ -40,7 +40,7 @@ describe('KvPairs kind', () => {
 
   it('writes every pair on the first sync with one bulk write per chunk', async () => {
     const desired = desiredKv({ pairs: base });
-    const decision = kind.plan(planContext(desired));
+    const decision = await kind.plan(planContext(desired));
     expect(decision.actions).toHaveLength(1);
     const [action] = decision.actions;
     expect(action).toMatchObject({
@@ -63,12 +63,12 @@ describe('KvPairs kind', () => {
 
   it('sends nothing once every pair is acknowledged', async () => {
     const desired = desiredKv({ pairs: base });
-    const stored = await acknowledge(kind.plan(planContext(desired)).actions);
-    expect(kind.plan(planContext(desired, stored))).toEqual({ actions: [], blocked: [], notes: [] });
+    const stored = await acknowledge((await kind.plan(planContext(desired))).actions);
+    expect(await kind.plan(planContext(desired, stored))).toEqual({ actions: [], blocked: [], notes: [] });
   });
 
   it('sends only the keys whose value, expiration or metadata changed', async () => {
-    const stored = await acknowledge(kind.plan(planContext(desiredKv({ pairs: base }))).actions);
+    const stored = await acknowledge((await kind.plan(planContext(desiredKv({ pairs: base })))).actions);
     const changedValue = base.map((p) => (p.key === 'a' ? { ...p, value: 'one' } : p));
     const changedExpiration = base.map((p) => (p.key === 'b' ? { ...p, expiration: 1_900_000_001 } : p));
     const changedMetadata = base.map((p) => (p.key === 'c' ? { ...p, metadata: { x: 2, y: [1, 2] } } : p));
@@ -80,16 +80,16 @@ describe('KvPairs kind', () => {
   });
 
   it('reports keys removed from the files as orphaned and sends nothing for them', async () => {
-    const stored = await acknowledge(kind.plan(planContext(desiredKv({ pairs: base }))).actions);
-    const decision = kind.plan(planContext(desiredKv({ pairs: [base[1]] }), stored));
+    const stored = await acknowledge((await kind.plan(planContext(desiredKv({ pairs: base })))).actions);
+    const decision = await kind.plan(planContext(desiredKv({ pairs: [base[1]] }), stored));
     expect(decision.actions).toEqual([]);
     expect(decision.orphanedKeys).toEqual(['a', 'c']);
   });
 
   it('ignores a changed expiration while expiration_ttl is set, because the ttl is what counts', async () => {
     const withTtl = [{ key: 'k', value: 'v', expiration: 1_900_000_000, expiration_ttl: 600 }];
-    const stored = await acknowledge(kind.plan(planContext(desiredKv({ pairs: withTtl }))).actions);
-    const [sent] = await madeActions(kind.plan(planContext(desiredKv({ pairs: withTtl }))).actions);
+    const stored = await acknowledge((await kind.plan(planContext(desiredKv({ pairs: withTtl })))).actions);
+    const [sent] = await madeActions((await kind.plan(planContext(desiredKv({ pairs: withTtl })))).actions);
     expect(sent.body).toEqual([{ key: 'k', value: 'v', expiration_ttl: 600 }]);
     expect(await sentKeys(desiredKv({ pairs: [{ ...withTtl[0], expiration: 2_000_000_000 }] }), stored)).toEqual([]);
     expect(await sentKeys(desiredKv({ pairs: [{ ...withTtl[0], expiration_ttl: 700 }] }), stored)).toEqual(['k']);
@@ -98,26 +98,26 @@ describe('KvPairs kind', () => {
   it('resumes an interrupted sync with the chunks not yet acknowledged', async () => {
     const pairs = Array.from({ length: 25_000 }, (_, i) => ({ key: `k/${String(i).padStart(5, '0')}`, value: `v${i}` }));
     const desired = desiredKv({ pairs });
-    const first = await madeActions(kind.plan(planContext(desired)).actions);
+    const first = await madeActions((await kind.plan(planContext(desired))).actions);
     expect(first.map((a) => a.suffix)).toEqual(['1/3', '2/3', '3/3']);
     expect(first.map((a) => a.summary?.split(', ')[0])).toEqual(['10,000 pairs', '10,000 pairs', '5,000 pairs']);
     // Only the second chunk was acknowledged before the interruption.
     const stored = await acknowledge([first[1]]);
-    const resent = await keysOf(kind.plan(planContext(desired, stored)).actions);
+    const resent = await keysOf((await kind.plan(planContext(desired, stored))).actions);
     expect(resent).toEqual([...(first[0].body as WirePair[]), ...(first[2].body as WirePair[])].map((p) => p.key));
   });
 
-  it('records the resource hash only with the last chunk, which waits for the others', () => {
+  it('records the resource hash only with the last chunk, which waits for the others', async () => {
     const pairs = Array.from({ length: 25_000 }, (_, i) => ({ key: `k/${String(i).padStart(5, '0')}`, value: `v${i}` }));
     const desired = desiredKv({ pairs });
-    const actions = kind.plan(planContext(desired)).actions;
+    const actions = (await kind.plan(planContext(desired))).actions;
     expect(actions.map((a) => a.afterSiblings ?? false)).toEqual([false, false, true]);
     expect(actions.map((a) => a.record.hash)).toEqual(['', '', desired.hash]);
     expect(actions[2].record.request).toEqual(desired.request);
     expect(actions[0].record.request).toBeUndefined();
   });
 
-  it('trusts an acknowledged hash with as many keys stored as desired, and never reads the keys', () => {
+  it('trusts an acknowledged hash with as many keys stored as desired, and never reads the keys', async () => {
     const desired = desiredKv({ pairs: base });
     const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
     const untouched = {
@@ -128,28 +128,28 @@ describe('KvPairs kind', () => {
         throw new Error('keys were read');
       },
     };
-    expect(kind.plan(untouched)).toEqual({ actions: [], blocked: [], notes: [] });
+    expect(await kind.plan(untouched)).toEqual({ actions: [], blocked: [], notes: [] });
   });
 
   it('compares key by key when the stored count, status or hash does not match', async () => {
     const desired = desiredKv({ pairs: base });
-    const stored = await acknowledge(kind.plan(planContext(desired)).actions);
+    const stored = await acknowledge((await kind.plan(planContext(desired))).actions);
     stored.set('gone', 'h');
     const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
     // An extra stored key: the hash alone cannot show it is orphaned.
-    expect(kind.plan({ desired, applied, kvKeys: stored, kvKeyCount: stored.size }).orphanedKeys).toEqual(['gone']);
+    expect((await kind.plan({ desired, applied, kvKeys: stored, kvKeyCount: stored.size })).orphanedKeys).toEqual(['gone']);
     stored.delete('gone');
     stored.set('a', 'changed-remotely-by-an-unfinished-sync');
     // A failed sync leaves the status failed: its hash is not trusted either.
     const failed = { ...applied, status: 'failed' as const };
-    expect(await keysOf(kind.plan({ desired, applied: failed, kvKeys: stored, kvKeyCount: stored.size }).actions)).toEqual(['a']);
+    expect(await keysOf((await kind.plan({ desired, applied: failed, kvKeys: stored, kvKeyCount: stored.size })).actions)).toEqual(['a']);
   });
 
   it('sends again a key whose recorded expiry has passed, though its hash is in step, and says why', async () => {
     const desired = desiredKv({ pairs: base });
-    const stored = await acknowledge(kind.plan(planContext(desired)).actions);
+    const stored = await acknowledge((await kind.plan(planContext(desired))).actions);
     const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
-    const decision = kind.plan({ desired, applied, kvKeys: stored, kvKeyCount: stored.size, kvExpired: ['b'] });
+    const decision = await kind.plan({ desired, applied, kvKeys: stored, kvKeyCount: stored.size, kvExpired: ['b'] });
     const made = await madeActions(decision.actions);
     expect(made.flatMap((a) => (a.body as WirePair[]).map((p) => p.key))).toEqual(['b']);
     expect(decision.notes).toEqual(['1 key expired remotely since written ("b"): sent again, as the config still has them']);
@@ -158,9 +158,9 @@ describe('KvPairs kind', () => {
 
   it('does not call an expired key the config dropped orphaned: it is gone remotely already', async () => {
     const desired = desiredKv({ pairs: base });
-    const stored = await acknowledge(kind.plan(planContext(desired)).actions);
+    const stored = await acknowledge((await kind.plan(planContext(desired))).actions);
     stored.set('old/session', 'h').set('old/kept', 'h');
-    const decision = kind.plan({ desired, kvKeys: stored, kvKeyCount: stored.size, kvExpired: ['old/session'] });
+    const decision = await kind.plan({ desired, kvKeys: stored, kvKeyCount: stored.size, kvExpired: ['old/session'] });
     expect(decision.actions).toEqual([]);
     expect(decision.orphanedKeys).toEqual(['old/kept']);
     expect(decision.notes).toEqual([expect.stringMatching(/^1 key no longer in the config expired remotely \("old\/session"\): nothing is left to remove/)]);
@@ -168,7 +168,7 @@ describe('KvPairs kind', () => {
 
   it('remembers nothing from the answer beyond the chunk record', async () => {
     const desired = desiredKv({ pairs: base });
-    const [action] = await madeActions(kind.plan(planContext(desired)).actions);
+    const [action] = await madeActions((await kind.plan(planContext(desired))).actions);
     expect(kind.outcome(action, {}, planContext(desired))).toEqual({});
   });
 });
@@ -199,7 +199,7 @@ describe('KvPairs schema and example', () => {
     expect(keys).toEqual([...keys].sort());
     expect(keys).toEqual(expect.arrayContaining(['assets/index.html', 'assets/pixel.gif', 'config/feature-flags', 'redirects/docs', 'promo/launch']));
     const desired = { ...desiredKv({ pairs: [] }), request: built.request, payload: built.payload };
-    const sent = (await madeActions(kind.plan(planContext(desired)).actions)).flatMap((a) => a.body as WirePair[]);
+    const sent = (await madeActions((await kind.plan(planContext(desired))).actions)).flatMap((a) => a.body as WirePair[]);
     expect(sent.find((p) => p.key === 'assets/pixel.gif')?.base64).toBe(true);
     expect(sent.find((p) => p.key === 'promo/launch')).toEqual({ key: 'promo/launch', value: 'LAUNCH10', expiration_ttl: 86400 });
   });

@@ -11,7 +11,7 @@ import type { DesiredResource } from '../../src/kinds/kind.js';
 import { buildPlan, renderJson, renderText } from '../../src/plan/index.js';
 import type { AppliedResource, StateSnapshot } from '../../src/state/types.js';
 
-const EMPTY: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0, kvExpired: () => [] };
+const EMPTY: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: async () => new Map(), kvKeyCount: async () => 0, kvExpired: async () => [] };
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -28,9 +28,9 @@ async function load(yaml: string): Promise<readonly DesiredResource[]> {
 }
 
 /** The state after every action of a first plan of `resources` succeeded (creates get ids). */
-function applied(resources: readonly DesiredResource[]): StateSnapshot {
+async function applied(resources: readonly DesiredResource[]): Promise<StateSnapshot> {
   const state = new Map<string, AppliedResource>();
-  for (const a of buildPlan(resources, EMPTY).actions) {
+  for (const a of (await buildPlan(resources, EMPTY)).actions) {
     state.set(a.resource, {
       key: a.resource,
       kind: a.kind,
@@ -62,8 +62,8 @@ spec:
 
 describe('a blocked change', () => {
   it('points at the line of the field that changed, not at the first line of its document', async () => {
-    const state = applied(await load(list('DOMAIN')));
-    const plan = buildPlan(await load(list('URL')), state);
+    const state = await applied(await load(list('DOMAIN')));
+    const plan = await buildPlan(await load(list('URL')), state);
     expect(plan.blocked).toHaveLength(1);
     expect(plan.blocked[0]).toMatchObject({ fields: ['type'], source: { file: expect.stringMatching(/lists\.yaml$/), line: 10, col: 3 } });
     expect(renderText(plan)).toMatch(/^! GatewayList\[account=0123456789abcdef0123456789abcdef\]\/blocked-domains {2}blocked \(.*lists\.yaml:10\)$/m);
@@ -71,15 +71,15 @@ describe('a blocked change', () => {
   });
 
   it('points at the first of its fields in the file when several changed', async () => {
-    const state = applied(await load(list('DOMAIN')));
-    const plan = buildPlan(await load(list('URL').replace('malware.example.net', 'phishing.example.org')), state);
+    const state = await applied(await load(list('DOMAIN')));
+    const plan = await buildPlan(await load(list('URL').replace('malware.example.net', 'phishing.example.org')), state);
     expect([...plan.blocked[0]!.fields].sort()).toEqual(['items', 'type']);
     expect(plan.blocked[0]!.source).toMatchObject({ line: 10 });
   });
 
   it('points at a field the document stopped writing by where the document starts', async () => {
-    const state = applied(await load(list('DOMAIN')));
-    const plan = buildPlan(await load(list('DOMAIN').replace(/ {2}items:\n.*\n/, '')), state);
+    const state = await applied(await load(list('DOMAIN')));
+    const plan = await buildPlan(await load(list('DOMAIN').replace(/ {2}items:\n.*\n/, '')), state);
     expect(plan.blocked[0]).toMatchObject({ fields: ['items'], source: { line: 2, col: 1 } });
   });
 });

@@ -51,9 +51,9 @@ export function snapshot(
   return {
     resources: new Map((parts.resources ?? []).map((r) => [r.key, r])),
     intents: new Map((parts.intents ?? []).map((i) => [i.resource, i])),
-    kvKeys: (key) => new Map(Object.entries(parts.kv?.[key] ?? {})),
-    kvKeyCount: (key) => Object.keys(parts.kv?.[key] ?? {}).length,
-    kvExpired: (key, at) =>
+    kvKeys: async (key) => new Map(Object.entries(parts.kv?.[key] ?? {})),
+    kvKeyCount: async (key) => Object.keys(parts.kv?.[key] ?? {}).length,
+    kvExpired: async (key, at) =>
       Object.entries(parts.expires?.[key] ?? {})
         .flatMap(([k, t]) => (t <= at ? [k] : []))
         .sort(),
@@ -132,7 +132,7 @@ const tokenBase = fakeKind('Token', { family: 'post', operation: 'createToken', 
 const tokenKind: KindDefinition = {
   ...tokenBase,
   plan(ctx) {
-    const base = tokenBase.plan(ctx);
+    const base = tokenBase.plan(ctx) as KindDecision;
     const rotate = (r: Json | undefined) => ((r as Obj | undefined)?.rotate as number | undefined) ?? 0;
     if (!ctx.applied || rotate(ctx.desired.request) <= rotate(ctx.applied.request)) return base;
     return { ...base, actions: [...base.actions, action('roll', 'rollToken', ctx, [], {})] };
@@ -144,9 +144,10 @@ export function kvKind(perChunk = 2): KindDefinition {
   return {
     ...fakeKind('KvPairs', { family: 'put', operation: 'writeKvBulk' }),
     keyState: true,
-    plan(ctx) {
+    async plan(ctx) {
       const pairs = Object.entries((ctx.desired.request as { pairs: Record<string, string> }).pairs);
-      const stored = ctx.kvKeys ?? new Map<string, string>();
+      const stored = new Map(ctx.kvKeys);
+      for await (const page of ctx.kvKeyPages?.() ?? []) page.keys.forEach((k, i) => stored.set(k, page.hashes[i]!));
       const changed = pairs.filter(([k, v]) => stored.get(k) !== contentHash(v));
       const orphanedKeys = [...stored.keys()].filter((k) => !pairs.some(([key]) => key === k));
       const count = Math.ceil(changed.length / perChunk);

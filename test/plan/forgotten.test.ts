@@ -10,7 +10,7 @@ const RUN = 'AiRun[account=acc,model=@cf/meta/llama-3.1-8b-instruct]/release-sum
 const ROUTE = 'WorkerRoute[zone=z,route=r]/api';
 
 function state(...rows: AppliedResource[]): StateSnapshot {
-  return { resources: new Map(rows.map((r) => [r.key, r])), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0, kvExpired: () => [] };
+  return { resources: new Map(rows.map((r) => [r.key, r])), intents: new Map(), kvKeys: async () => new Map(), kvKeyCount: async () => 0, kvExpired: async () => [] };
 }
 
 const run: AppliedResource = {
@@ -26,8 +26,8 @@ const run: AppliedResource = {
 const route: AppliedResource = { key: ROUTE, kind: 'WorkerRoute', name: 'api', scope: { zone: 'z', route: 'r' }, status: 'applied', request: {}, hash: 'h' };
 
 describe('an AiRun whose document is gone', () => {
-  it('is forgotten, not orphaned, in one line saying why nothing needs removing', () => {
-    const plan = buildPlan([], state(run));
+  it('is forgotten, not orphaned, in one line saying why nothing needs removing', async () => {
+    const plan = await buildPlan([], state(run));
     expect(plan.orphaned).toEqual([]);
     expect(plan.forgotten).toEqual([{ resource: RUN, kind: 'AiRun', name: 'release-summary', why: 'a model run leaves nothing to remove', source: run.source }]);
     const text = renderText(plan);
@@ -37,14 +37,14 @@ describe('an AiRun whose document is gone', () => {
     expect(planToJson(plan)).toMatchObject({ forgotten: [{ resource: RUN, why: 'a model run leaves nothing to remove' }], summary: { forgotten: 1, orphaned: 0 } });
   });
 
-  it('beside an orphaned route, which is still to be removed by hand', () => {
-    const plan = buildPlan([], state(run, route));
+  it('beside an orphaned route, which is still to be removed by hand', async () => {
+    const plan = await buildPlan([], state(run, route));
     expect(plan.orphaned.map((o) => o.resource)).toEqual([ROUTE]);
     expect(plan.orphaned[0]!.message).toMatch(/remove it by hand/);
     expect(plan.forgotten!.map((f) => f.resource)).toEqual([RUN]);
   });
 
-  it('still counts against the guard of a config that drops most of the state', () => {
-    expect(massOrphaning(buildPlan([], state(run, route)), 'cfg')).toMatchObject({ orphaned: 2, inState: 2, emptyConfig: true });
+  it('still counts against the guard of a config that drops most of the state', async () => {
+    expect(massOrphaning(await buildPlan([], state(run, route)), 'cfg')).toMatchObject({ orphaned: 2, inState: 2, emptyConfig: true });
   });
 });

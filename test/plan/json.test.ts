@@ -3,8 +3,8 @@ import { buildPlan, renderJson, type PlanJson } from '../../src/plan/index.js';
 import { applied, fakeKinds, resource, snapshot } from './fakes.js';
 import { reviewPlan, SECRETS } from './scenarios.js';
 
-describe('renderJson', () => {
-  const plan = reviewPlan();
+describe('renderJson', async () => {
+  const plan = await reviewPlan();
   const output = renderJson(plan);
   const json = JSON.parse(output) as PlanJson;
 
@@ -87,9 +87,9 @@ describe('renderJson', () => {
     });
   });
 
-  it('says there are no changes when nothing is to be done', () => {
+  it('says there are no changes when nothing is to be done', async () => {
     const site = resource('Site', 'a');
-    const quiet = JSON.parse(renderJson(buildPlan([site], snapshot({ resources: [applied(site)] }), fakeKinds))) as PlanJson;
+    const quiet = JSON.parse(renderJson(await buildPlan([site], snapshot({ resources: [applied(site)] }), fakeKinds))) as PlanJson;
     expect(quiet.has_changes).toBe(false);
     expect(quiet.actions).toEqual([]);
     expect(quiet.unchanged).toEqual([site.key]);

@@ -13,39 +13,39 @@ const other = resource('List', 'allowed', { scope: account });
 const profile = resource('Profile', 'me');
 const all = [site, list, other, profile];
 
-const planned = (targets: string[], state = snapshot()) => {
-  const plan = buildPlan(all, state, { ...fakeKinds, targets });
+const planned = async (targets: string[], state = snapshot()) => {
+  const plan = await buildPlan(all, state, { ...fakeKinds, targets });
   return { resources: [...new Set(plan.actions.map((a) => a.resource))].sort(), excluded: plan.excluded, plan };
 };
 
 describe('--target', () => {
-  it('takes a resource by its key, with what it depends on, and lists the rest as left out', () => {
-    const { resources, excluded, plan } = planned([list.key]);
+  it('takes a resource by its key, with what it depends on, and lists the rest as left out', async () => {
+    const { resources, excluded, plan } = await planned([list.key]);
     expect(resources).toEqual([list.key, site.key].sort());
     expect(excluded).toEqual([other.key, profile.key].sort());
     expect(renderText(plan)).toContain('Left out by --target: 2 resources of the config (--verbose lists them).');
-    expect(renderText(plan, { verbose: true })).toContain(`    ${profile.key}`);
+    expect(renderText(await plan, { verbose: true })).toContain(`    ${profile.key}`);
   });
 
-  it('takes a glob over Kind/name or the key, and several patterns at once', () => {
-    expect(planned(['List/*']).resources).toEqual([list.key, other.key, site.key].sort());
-    expect(planned(['List/allow?d', 'Profile/me']).resources).toEqual([other.key, profile.key].sort());
-    expect(planned(['List[account=acc1]/*']).resources).toEqual([list.key, other.key, site.key].sort());
+  it('takes a glob over Kind/name or the key, and several patterns at once', async () => {
+    expect((await planned(['List/*'])).resources).toEqual([list.key, other.key, site.key].sort());
+    expect((await planned(['List/allow?d', 'Profile/me'])).resources).toEqual([other.key, profile.key].sort());
+    expect((await planned(['List[account=acc1]/*'])).resources).toEqual([list.key, other.key, site.key].sort());
   });
 
-  it('reports only the orphans a target names', () => {
+  it('reports only the orphans a target names', async () => {
     const gone = resource('List', 'gone', { scope: account });
     const oldSite = resource('Site', 'old', { scope: account });
     const state = snapshot({ resources: [applied(gone), applied(oldSite)] });
-    expect(planned(['List/*'], state).plan.orphaned.map((o) => o.resource)).toEqual([gone.key]);
-    expect(planned(['Profile/me'], state).plan.orphaned).toEqual([]);
+    expect((await (await planned(['List/*'], state)).plan).orphaned.map((o) => o.resource)).toEqual([gone.key]);
+    expect((await (await planned(['Profile/me'], state)).plan).orphaned).toEqual([]);
   });
 
-  it('refuses a pattern that names no resource, with every such pattern at once', () => {
+  it('refuses a pattern that names no resource, with every such pattern at once', async () => {
     const run = () => buildPlan(all, snapshot(), { ...fakeKinds, targets: ['Nope/*', 'List/*', 'Site/x'] });
-    expect(run).toThrow(PlanError);
+    await expect(run()).rejects.toThrow(PlanError);
     try {
-      run();
+      await run();
     } catch (err) {
       expect((err as PlanError).problems).toEqual([
         '--target Nope/* names no resource of the config (a key such as GatewayList[account=…]/name, or a glob such as GatewayList/*)',
@@ -54,14 +54,14 @@ describe('--target', () => {
     }
   });
 
-  it('suggests the closest keys for a pattern that names none', () => {
-    expect(() => buildPlan(all, snapshot(), { ...fakeKinds, targets: ['List/alowed'] })).toThrow(
+  it('suggests the closest keys for a pattern that names none', async () => {
+    await expect((async () => buildPlan(all, snapshot(), { ...fakeKinds, targets: ['List/alowed'] }))()).rejects.toThrow(
       `--target List/alowed names no resource of the config; did you mean ${other.key}?`,
     );
   });
 
-  it('plans everything and leaves nothing out without targets', () => {
-    const plan = buildPlan(all, snapshot(), fakeKinds);
+  it('plans everything and leaves nothing out without targets', async () => {
+    const plan = await buildPlan(all, snapshot(), fakeKinds);
     expect(plan.excluded).toBeUndefined();
     expect(new Set(plan.actions.map((a) => a.resource)).size).toBe(4);
   });

@@ -7,12 +7,12 @@ import { applied, fakeKinds, resource, snapshot } from './fakes.js';
 const secrets = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => `SECRET<${s}>`);
 
 describe('masking (properties)', () => {
-  it('never shows a sensitive value, whatever it holds, in text, verbose text or JSON', () => {
-    fc.assert(
-      fc.property(secrets, secrets, fc.boolean(), (before, after, created) => {
+  it('never shows a sensitive value, whatever it holds, in text, verbose text or JSON', async () => {
+    await fc.assert(
+      fc.asyncProperty(secrets, secrets, fc.boolean(), async (before, after, created) => {
         const token = resource('Token', 't', { request: { name: 'T', secret: after } });
         const state = snapshot({ resources: created ? [applied(token, { name: 'T', secret: before })] : [] });
-        const plan = buildPlan([token], state, fakeKinds);
+        const plan = await buildPlan([token], state, fakeKinds);
         const outputs = [renderText(plan), renderText(plan, { verbose: true, color: true }), renderJson(plan)];
         for (const output of outputs) {
           for (const secret of [before, after]) {

@@ -123,25 +123,25 @@ function change(w: World, e: Edit): void {
 }
 
 /** The plan, or the PlanError's message. */
-function planOf(w: World, options: PlanOptions): unknown {
+async function planOf(w: World, options: PlanOptions): Promise<unknown> {
   const state = snapshot({ resources: [...w.applied.values()], intents: [...w.intents.values()], kv: w.kv });
   try {
-    return buildPlan(w.desired, state, { ...fakeKinds, now: 1_800_000_000_000, ...options });
+    return await buildPlan(w.desired, state, { ...fakeKinds, now: 1_800_000_000_000, ...options });
   } catch (err) {
     return { refused: (err as Error).message };
   }
 }
 
 describe('planning with the memo of earlier plans (properties)', () => {
-  it('gives the plan a plan from scratch gives, after any sequence of edits to the files and the state', () => {
-    fc.assert(
-      fc.property(fc.array(fc.array(edit, { maxLength: 3 }), { maxLength: 12 }), (script) => {
+  it('gives the plan a plan from scratch gives, after any sequence of edits to the files and the state', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(edit, { maxLength: 3 }), { maxLength: 12 }), async (script) => {
         const w = start();
         const memo = new PlanMemo();
-        expect(planOf(w, { memo })).toEqual(planOf(w, {}));
+        expect(await planOf(w, { memo })).toEqual(await planOf(w, {}));
         for (const edits of script) {
           for (const e of edits) change(w, e);
-          expect(planOf(w, { memo })).toEqual(planOf(w, {}));
+          expect(await planOf(w, { memo })).toEqual(await planOf(w, {}));
         }
       }),
       { numRuns: 300 },
@@ -150,7 +150,7 @@ describe('planning with the memo of earlier plans (properties)', () => {
 });
 
 describe('a plan after one edit', () => {
-  it('asks the kinds about the edited resource only, not about the other thousand', () => {
+  it('asks the kinds about the edited resource only, not about the other thousand', async () => {
     const calls: string[] = [];
     const spied = (def: KindDefinition): KindDefinition => ({ ...def, plan: (ctx) => (calls.push(ctx.desired.key), def.plan(ctx)) });
     const lookup = (name: string) => (kinds[name] ? spied(kinds[name]) : undefined);
@@ -162,14 +162,14 @@ describe('a plan after one edit', () => {
       ...Array.from({ length: 500 }, (_, i) => resource('Route', `r${i}`, { scope, request: { site: `s${i}` } })),
     ];
     const state = snapshot({ resources: desired.map((r) => applied(r)) });
-    expect(buildPlan(desired, state, options).actions).toEqual([]);
+    expect((await buildPlan(desired, state, options)).actions).toEqual([]);
     expect(calls).toHaveLength(1000);
     calls.length = 0;
 
     const edited = [...desired];
     const request = { v: 1 };
     edited[7] = { ...desired[7]!, request, hash: contentHash(request) };
-    const plan = buildPlan(edited, state, options);
+    const plan = await buildPlan(edited, state, options);
     expect(plan.actions.map((a) => a.id)).toEqual([`${desired[7]!.key}#write`]);
     // The route of that site now needs its write; its own decision is made again too, since what it waits on changed.
     expect(calls).toEqual([desired[7]!.key, desired[507]!.key]);

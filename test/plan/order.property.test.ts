@@ -34,14 +34,14 @@ function hasCycle(n: number, edges: readonly (readonly [number, number])[]): boo
 }
 
 describe('dependency order (properties)', () => {
-  it('orders every resource once, after everything it depends on, or refuses exactly when there is a cycle', () => {
-    fc.assert(
-      fc.property(graphs, ({ n, edges }) => {
+  it('orders every resource once, after everything it depends on, or refuses exactly when there is a cycle', async () => {
+    await fc.assert(
+      fc.asyncProperty(graphs, async ({ n, edges }) => {
         const desired = model(n, edges);
         const cyclic = hasCycle(n, edges);
         let order: string[];
         try {
-          order = buildPlan(desired, snapshot(), fakeKinds).actions.map((a) => a.name);
+          order = (await buildPlan(desired, snapshot(), fakeKinds)).actions.map((a) => a.name);
         } catch (error) {
           expect(error).toBeInstanceOf(PlanError);
           expect(cyclic).toBe(true);
@@ -54,11 +54,11 @@ describe('dependency order (properties)', () => {
     );
   });
 
-  it('puts the earliest resource in the files first whenever several are free to go', () => {
-    fc.assert(
-      fc.property(graphs, ({ n, edges }) => {
+  it('puts the earliest resource in the files first whenever several are free to go', async () => {
+    await fc.assert(
+      fc.asyncProperty(graphs, async ({ n, edges }) => {
         fc.pre(!hasCycle(n, edges));
-        const order = buildPlan(model(n, edges), snapshot(), fakeKinds).actions.map((a) => Number(a.name.slice(1)));
+        const order = (await buildPlan(model(n, edges), snapshot(), fakeKinds)).actions.map((a) => Number(a.name.slice(1)));
         const done = new Set<number>();
         for (const next of order) {
           const free = Array.from({ length: n }, (_, i) => i).filter((i) => !done.has(i) && edges.every(([from, to]) => from !== i || done.has(to)));
@@ -69,13 +69,13 @@ describe('dependency order (properties)', () => {
     );
   });
 
-  it('names in its error only resources that are on a cycle', () => {
-    fc.assert(
-      fc.property(graphs, ({ n, edges }) => {
+  it('names in its error only resources that are on a cycle', async () => {
+    await fc.assert(
+      fc.asyncProperty(graphs, async ({ n, edges }) => {
         fc.pre(hasCycle(n, edges));
-        const error = (() => {
+        const error = await (async () => {
           try {
-            buildPlan(model(n, edges), snapshot(), fakeKinds);
+            await buildPlan(model(n, edges), snapshot(), fakeKinds);
           } catch (e) {
             return e as PlanError;
           }

@@ -14,7 +14,7 @@ async function load(): Promise<readonly DesiredResource[]> {
   return result.resources;
 }
 
-const EMPTY: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: () => new Map(), kvKeyCount: () => 0, kvExpired: () => [] };
+const EMPTY: StateSnapshot = { resources: new Map(), intents: new Map(), kvKeys: async () => new Map(), kvKeyCount: async () => 0, kvExpired: async () => [] };
 
 /** The state an executor leaves after every action of `plan` succeeded (each create gets an id). */
 function appliedState(plan: Plan): StateSnapshot {
@@ -38,7 +38,7 @@ function appliedState(plan: Plan): StateSnapshot {
 
 describe('planning real documents', () => {
   it('orders a first apply by the kinds’ own dependencies and keeps module contents out of both renderings', async () => {
-    const plan = buildPlan(await load(), EMPTY);
+    const plan = await buildPlan(await load(), EMPTY);
     const order = plan.actions.map((a) => `${a.kind}#${a.change}`);
     expect(order.indexOf('WorkerScript#write')).toBeLessThan(order.indexOf('WorkerRoute#write'));
     expect(order.indexOf('GatewayAccount#create')).toBeLessThan(order.indexOf('GatewayList#create'));
@@ -57,13 +57,13 @@ describe('planning real documents', () => {
 
   it('plans nothing once everything is applied, and blocks a list whose items changed', async () => {
     const desired = await load();
-    const state = appliedState(buildPlan(desired, EMPTY));
-    expect(renderText(buildPlan(desired, state))).toBe(`No changes. ${desired.length} resources up to date.`);
+    const state = appliedState(await buildPlan(desired, EMPTY));
+    expect(renderText(await buildPlan(desired, state))).toBe(`No changes. ${desired.length} resources up to date.`);
 
     const list = desired.find((d) => d.kind === 'GatewayList')!;
     const request = { ...(list.request as object), items: [{ value: 'other.example.com' }] };
     const changed = desired.map((d) => (d === list ? { ...d, request, hash: `${d.hash}-changed` } : d));
-    const plan = buildPlan(changed, state);
+    const plan = await buildPlan(changed, state);
     expect(plan.actions).toEqual([]);
     expect(plan.blocked).toEqual([expect.objectContaining({ resource: list.key, fields: expect.arrayContaining(['items']) })]);
     expect(renderText(plan)).toContain(`! ${list.key}  blocked`);

@@ -53,11 +53,11 @@ function shown(p: Place, plan: Plan): string {
 }
 
 async function withStore(p: Place, write: (store: SqlStateStore) => Promise<void>): Promise<void> {
-  const store = openStateStore({ file: p.state, owner: 'recorded plans', clock });
+  const store = await openStateStore({ file: p.state, owner: 'recorded plans', clock });
   try {
     await write(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

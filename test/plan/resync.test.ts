@@ -44,16 +44,16 @@ async function appliedState(plan: Plan): Promise<StateSnapshot> {
   return {
     resources,
     intents: new Map(),
-    kvKeys: (key) => kv.get(key) ?? new Map(),
-    kvKeyCount: (key) => kv.get(key)?.size ?? 0,
-    kvExpired: () => [],
+    kvKeys: async (key) => kv.get(key) ?? new Map(),
+    kvKeyCount: async (key) => kv.get(key)?.size ?? 0,
+    kvExpired: async () => [],
   };
 }
 
 async function inStep(): Promise<{ desired: DesiredResource[]; state: StateSnapshot }> {
   const desired = await load();
-  const state = await appliedState(buildPlan(desired, await appliedState({ actions: [] } as unknown as Plan)));
-  expect(buildPlan(desired, state).actions).toEqual([]);
+  const state = await appliedState(await buildPlan(desired, await appliedState({ actions: [] } as unknown as Plan)));
+  expect((await buildPlan(desired, state)).actions).toEqual([]);
   return { desired, state };
 }
 
@@ -87,7 +87,7 @@ describe('--resync over every kind', () => {
 
   it('sends exactly the PUT and PATCH kinds again, each once and whole, marked as a resync', async () => {
     const { desired, state } = await inStep();
-    const plan = buildPlan(desired, state, { resync: true });
+    const plan = await buildPlan(desired, state, { resync: true });
     const sent = Object.fromEntries(plan.actions.map((a) => [a.kind, `${a.change} ${a.operation}`]));
     const expected = Object.fromEntries(Object.entries(TABLE).flatMap(([kind, row]) => ('resent' in row ? [[kind, row.resent]] : [])));
     expect(sent).toEqual(expected);
@@ -115,20 +115,20 @@ describe('--resync over every kind', () => {
       expect('refused' in answer && answer.refused).toMatch((row as { not: RegExp }).not);
       return;
     }
-    expect(buildPlan(desired, state, { resync: true }).actions.filter((a) => a.kind === kind)).toEqual([]);
+    expect((await buildPlan(desired, state, { resync: true })).actions.filter((a) => a.kind === kind)).toEqual([]);
     const replace = () => buildPlan(desired, state, { replace: [self.key] });
-    if (kind === 'KvPairs') expect(replace().actions.every((a) => a.kind === 'KvPairs' && a.resync)).toBe(true);
-    else expect(replace).toThrow((row as { not: RegExp }).not);
+    if (kind === 'KvPairs') expect((await replace()).actions.every((a) => a.kind === 'KvPairs' && a.resync)).toBe(true);
+    else await expect(replace()).rejects.toThrow((row as { not: RegExp }).not);
   });
 
   it('sends every KV pair again, in the usual chunks, only for a document with metadata.resync', async () => {
     const { desired, state } = await inStep();
     const kv = desired.find((d) => d.kind === 'KvPairs')!;
     const optedIn = desired.map((d) => (d === kv ? { ...d, resync: true } : d));
-    const plan = buildPlan(optedIn, state, { resync: true });
+    const plan = await buildPlan(optedIn, state, { resync: true });
     const chunks = plan.actions.filter((a) => a.kind === 'KvPairs');
     expect(chunks.map((a) => a.change)).toEqual(['kv']);
-    expect(chunks[0]!.size!.pairs).toBe(state.kvKeyCount(kv.key));
+    expect(chunks[0]!.size!.pairs).toBe(await state.kvKeyCount(kv.key));
     expect(chunks[0]!.record.hash).toBe(kv.hash);
     expect(plan.shares).toEqual([]);
   });
@@ -138,22 +138,22 @@ describe('--resync over every kind', () => {
     const domain = desired.find((d) => d.kind === 'WorkerDomain')!;
     const moved = { ...(domain.request as object), hostname: 'elsewhere.example.com' };
     const edited = desired.map((d) => (d === domain ? { ...d, request: moved, hash: contentHash(moved) } : d));
-    const plan = buildPlan(edited, state, { resync: true });
+    const plan = await buildPlan(edited, state, { resync: true });
     expect(plan.blocked.map((b) => b.resource)).toEqual([domain.key]);
     expect(plan.actions.map((a) => a.resource)).not.toContain(domain.key);
-    expect(() => buildPlan(edited, state, { replace: [domain.key] })).toThrow(`--replace ${domain.key}: it is blocked`);
+    await expect((async () => buildPlan(edited, state, { replace: [domain.key] }))()).rejects.toThrow(`--replace ${domain.key}: it is blocked`);
   });
 
   it('leaves a resource with a change of its own to that change, and a first apply to its create', async () => {
     const desired = await load();
-    const first = buildPlan(desired, await appliedState({ actions: [] } as unknown as Plan), { resync: true });
+    const first = await buildPlan(desired, await appliedState({ actions: [] } as unknown as Plan), { resync: true });
     expect(first.actions.some((a) => a.resync)).toBe(false);
     expect(first.actions.map((a) => a.change)).toContain('create');
   });
 
   it('counts no resync in the update threshold, and says the cost in calls', async () => {
     const { desired, state } = await inStep();
-    const plan = buildPlan(desired, state, { resync: true });
+    const plan = await buildPlan(desired, state, { resync: true });
     expect(plan.updatedResources).toBe(0);
     expect(thresholdBreaches(plan, { maxUpdateShare: 0 })).toEqual([]);
     expect(summarize(plan)).toMatchObject({ update: 0, resync: 8, resyncCalls: 8 });
@@ -168,7 +168,7 @@ describe('--replace KEY', () => {
   it('sends one resource of an update kind again, and nothing else', async () => {
     const { desired, state } = await inStep();
     const route = desired.find((d) => d.kind === 'WorkerRoute')!;
-    const plan = buildPlan(desired, state, { replace: [route.key] });
+    const plan = await buildPlan(desired, state, { replace: [route.key] });
     expect(plan.actions.map((a) => [a.resource, a.change, a.resync])).toEqual([[route.key, 'write', true]]);
     expect(plan.actions[0]!.body).toEqual(route.request);
   });
@@ -176,16 +176,16 @@ describe('--replace KEY', () => {
   it('refuses a create-only kind in one line that says how to recreate it', async () => {
     const { desired, state } = await inStep();
     const location = desired.find((d) => d.kind === 'GatewayLocation')!;
-    const err = (() => {
+    const err = (async () => {
       try {
-        buildPlan(desired, state, { replace: [location.key] });
+        await buildPlan(desired, state, { replace: [location.key] });
       } catch (e) {
         return e as PlanError;
       }
       throw new Error('not refused');
     })();
-    expect(err).toBeInstanceOf(PlanError);
-    expect(err.message).toBe(
+    expect(await err).toBeInstanceOf(PlanError);
+    expect((await err).message).toBe(
       `--replace ${location.key}: a GatewayLocation is created once (POST createLocation) and no operation sends its whole request again, so the interface cannot replace it in place; to recreate it, forget it with \`edgesync state forget '${location.key}'\` and apply`,
     );
   });
@@ -193,15 +193,19 @@ describe('--replace KEY', () => {
   it('takes the short form Kind/name of a resource when it names one', async () => {
     const { desired, state } = await inStep();
     const route = desired.find((d) => d.kind === 'WorkerRoute')!;
-    const plan = buildPlan(desired, state, { replace: [`WorkerRoute/${route.name}`] });
+    const plan = await buildPlan(desired, state, { replace: [`WorkerRoute/${route.name}`] });
     expect(plan.actions.map((a) => [a.resource, a.change, a.resync])).toEqual([[route.key, 'write', true]]);
-    expect(() => buildPlan(desired, state, { replace: ['*'] })).toThrow(/^--replace \* names \d+ resources of the config \(.* and \d+ more\): give the key of one$/);
+    await expect((async () => buildPlan(desired, state, { replace: ['*'] }))()).rejects.toThrow(
+      /^--replace \* names \d+ resources of the config \(.* and \d+ more\): give the key of one$/,
+    );
   });
 
   it('refuses an unknown key in one line naming the close matches', async () => {
     const { desired, state } = await inStep();
-    expect(() => buildPlan(desired, state, { replace: ['UserProfil/me'] })).toThrow('--replace UserProfil/me names no resource of the config; did you mean UserProfile/me?');
-    expect(() => buildPlan(desired, state, { replace: ['Nothing/at-all-here'] })).toThrow(/names no resource of the config \(a key as `plan` prints it/);
+    await expect((async () => buildPlan(desired, state, { replace: ['UserProfil/me'] }))()).rejects.toThrow(
+      '--replace UserProfil/me names no resource of the config; did you mean UserProfile/me?',
+    );
+    await expect((async () => buildPlan(desired, state, { replace: ['Nothing/at-all-here'] }))()).rejects.toThrow(/names no resource of the config \(a key as `plan` prints it/);
     expect(closeKeys('ApiToken/ci-deploi', desired)).toEqual(['ApiToken/ci-deploy']);
   });
 });

@@ -9,40 +9,42 @@ const site = resource('Site', 'web', { scope: { account: 'a' } });
 const config = { digest: 'd1', resources: [site] };
 const state = { ...snapshot({ resources: [applied(site, { name: 'old' })] }), revision: { lineage: 'aaaaaaaa11112222', serial: 4 } };
 
-function saved(): SavedPlan {
-  const plan = buildPlan([site], state, fakeKinds);
+async function saved(): Promise<SavedPlan> {
+  const plan = await buildPlan([site], state, fakeKinds);
   return readSavedPlan(savedPlanText(plan, madeFrom(plan, config)), 'p.json');
 }
 
-const now = (over: Partial<MadeFrom>, plan = buildPlan([site], state, fakeKinds)) => {
-  const json = planToJson(plan, { ...madeFrom(plan, config), ...over });
+const now = async (over: Partial<MadeFrom>, plan = buildPlan([site], state, fakeKinds)) => {
+  const json = planToJson(await plan, { ...madeFrom(await plan, config), ...over });
   return json as typeof json & { made_from: MadeFrom };
 };
 
 describe('a saved plan is stale', () => {
-  it('never while the version, the state, the config and the plan made now are the same', () => {
-    expect(staleReasons(saved(), now({}))).toEqual([]);
+  it('never while the version, the state, the config and the plan made now are the same', async () => {
+    expect(staleReasons(await saved(), await now({}))).toEqual([]);
   });
 
-  it('when another edgesync made it, or against another state', () => {
-    expect(staleReasons(saved(), now({ edgesync_version: '9.9.9' }))).toEqual([expect.stringMatching(/^it was made by edgesync .*, and this is 9\.9\.9$/)]);
-    expect(staleReasons(saved(), now({ state: { lineage: 'bbbbbbbb', serial: 4 } }))).toEqual(['it was made against another state (aaaaaaaa…, this one is bbbbbbbb…)']);
+  it('when another edgesync made it, or against another state', async () => {
+    expect(staleReasons(await saved(), await now({ edgesync_version: '9.9.9' }))).toEqual([expect.stringMatching(/^it was made by edgesync .*, and this is 9\.9\.9$/)]);
+    expect(staleReasons(await saved(), await now({ state: { lineage: 'bbbbbbbb', serial: 4 } }))).toEqual(['it was made against another state (aaaaaaaa…, this one is bbbbbbbb…)']);
   });
 
-  it('when the state was written since, or the config changed (naming what changed)', () => {
-    expect(staleReasons(saved(), now({ state: { lineage: 'aaaaaaaa11112222', serial: 5 } }))).toEqual(['the state changed since (write 4 then, 5 now): another apply ran']);
-    expect(staleReasons(saved(), now({ config_digest: 'd2', resources: { [site.key]: 'other', 'List/new': 'h' } }))).toEqual([
+  it('when the state was written since, or the config changed (naming what changed)', async () => {
+    expect(staleReasons(await saved(), await now({ state: { lineage: 'aaaaaaaa11112222', serial: 5 } }))).toEqual([
+      'the state changed since (write 4 then, 5 now): another apply ran',
+    ]);
+    expect(staleReasons(await saved(), await now({ config_digest: 'd2', resources: { [site.key]: 'other', 'List/new': 'h' } }))).toEqual([
       `the config changed since: List/new (added), ${site.key}`,
     ]);
   });
 
-  it('when the plan made now differs though the digests agree (as when a KV key expired since)', () => {
+  it('when the plan made now differs though the digests agree (as when a KV key expired since)', async () => {
     const kv = resource('KvPairs', 'kv', { scope: { account: 'a', namespace: 'n' }, request: { pairs: { a: '1' } } });
     const kinds = { kinds: (name: string) => (name === 'KvPairs' ? kvKind() : fakeKinds.kinds(name)) };
     const withKv = { ...snapshot({ resources: [applied(kv)], kv: { [kv.key]: {} } }), revision: state.revision };
-    const before = buildPlan([kv], withKv, kinds);
+    const before = await buildPlan([kv], withKv, kinds);
     const file = readSavedPlan(savedPlanText(before, madeFrom(before, { digest: 'd', resources: [kv] })), 'p.json');
-    const after = buildPlan([{ ...kv, request: { pairs: { a: '1', b: '2' } } }], withKv, kinds);
+    const after = await buildPlan([{ ...kv, request: { pairs: { a: '1', b: '2' } } }], withKv, kinds);
     const json = planToJson(after, madeFrom(after, { digest: 'd', resources: [kv] }));
     expect(staleReasons(file, json as typeof json & { made_from: MadeFrom })).toEqual([
       expect.stringMatching(/^the plan made now differs in KvPairs\[account=a,namespace=n\]\/kv#kv:1\/1 /),
@@ -51,8 +53,8 @@ describe('a saved plan is stale', () => {
 });
 
 describe('the config root a saved plan was made from', () => {
-  const made = (root: string, cwd: string) => {
-    const plan = buildPlan([site], state, fakeKinds);
+  const made = async (root: string, cwd: string) => {
+    const plan = await buildPlan([site], state, fakeKinds);
     return readSavedPlan(savedPlanText(plan, madeFrom(plan, config, configRootOf(root, cwd))), 'p.json');
   };
   const folders =
@@ -60,26 +62,27 @@ describe('the config root a saved plan was made from', () => {
     (dir: string) =>
       dirs.includes(dir);
 
-  it('is recorded relative to the folder plan ran in, and absolute', () => {
-    expect(made('infra/prod', '/srv/config-repo').made_from.config_root).toEqual({ relative: path.join('infra', 'prod'), absolute: '/srv/config-repo/infra/prod' });
-    expect(made('/srv/config-repo', '/srv/config-repo').made_from.config_root).toEqual({ relative: '.', absolute: '/srv/config-repo' });
+  it('is recorded relative to the folder plan ran in, and absolute', async () => {
+    expect((await made('infra/prod', '/srv/config-repo')).made_from.config_root).toEqual({ relative: path.join('infra', 'prod'), absolute: '/srv/config-repo/infra/prod' });
+    expect((await made('/srv/config-repo', '/srv/config-repo')).made_from.config_root).toEqual({ relative: '.', absolute: '/srv/config-repo' });
     // It does not make a plan stale: a checkout elsewhere applies the same config.
-    expect(staleReasons(made('infra', '/a'), now({}))).toEqual([]);
+    expect(staleReasons(await made('infra', '/a'), await now({}))).toEqual([]);
   });
 
-  it('is read relative to the folder apply runs in when it is a folder there, else at its absolute path', () => {
-    const saved = made('infra', '/srv/config-repo');
+  it('is read relative to the folder apply runs in when it is a folder there, else at its absolute path', async () => {
+    const saved = await made('infra', '/srv/config-repo');
     expect(savedConfigRoot(saved, 'p.json', '/ci/checkout', folders('/ci/checkout/infra', '/srv/config-repo/infra'))).toEqual({ root: 'infra', fallback: false });
     expect(savedConfigRoot(saved, 'p.json', '/home/me', folders('/srv/config-repo/infra'))).toEqual({ root: '/srv/config-repo/infra', fallback: true });
   });
 
-  it('is refused, asking for --config, when neither is a folder', () => {
-    expect(() => savedConfigRoot(made('infra', '/srv/config-repo'), 'p.json', '/home/me', folders())).toThrow(
+  it('is refused, asking for --config, when neither is a folder', async () => {
+    const saved = await made('infra', '/srv/config-repo');
+    expect(() => savedConfigRoot(saved, 'p.json', '/home/me', folders())).toThrow(
       'p.json was made from the config root infra (/srv/config-repo/infra), which is not a folder here, from /home/me: pass --config DIR',
     );
   });
 
-  it('is not known for a plan saved before it was recorded: the current folder, as before', () => {
-    expect(savedConfigRoot(saved(), 'p.json', '/home/me', folders('/home/me'))).toBeUndefined();
+  it('is not known for a plan saved before it was recorded: the current folder, as before', async () => {
+    expect(savedConfigRoot(await saved(), 'p.json', '/home/me', folders('/home/me'))).toBeUndefined();
   });
 });

@@ -12,7 +12,7 @@ const account = { account: 'acc1' };
 const kvScope = { account: 'acc1', namespace: 'ns1' };
 
 /** Every kind of line at once: create, update, PATCH removal, blocked, uncertain, orphaned, KV, script upload. */
-export function reviewPlan(): Plan {
+export async function reviewPlan(): Promise<Plan> {
   const list = resource('List', 'blocked-domains', { scope: account, request: { name: 'Blocked domains', type: 'DOMAIN' } });
   const site = resource('Site', 'org', { scope: account, request: { name: 'New', auth_domain: 'x.example.com' } });
   const profile = resource('Profile', 'me', { request: { first_name: 'Sam' } });
@@ -42,7 +42,7 @@ export function reviewPlan(): Plan {
     intents: [intent(pending, 'createToken', '2026-11-21T09:00:00.000Z')],
     kv: { [kv.key]: { same: contentHash('s'), gone1: contentHash('x'), gone2: contentHash('y') } },
   });
-  const plan = buildPlan([list, site, profile, location, pending, token, kv, scriptWithBody], state, fakeKinds);
+  const plan = await buildPlan([list, site, profile, location, pending, token, kv, scriptWithBody], state, fakeKinds);
   // The fake Script kind sends its request as the body; a real one sends the upload: swap it in.
   return { ...plan, actions: plan.actions.map((a) => (a.kind === 'Script' ? { ...a, body: upload } : a)) };
 }

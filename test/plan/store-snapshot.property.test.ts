@@ -21,10 +21,10 @@ const KV_SCOPE = { account: 'a', namespace: 'n' };
 /** A KV kind that reads the stored keys as pages, in order, with their count and the expired ones: every read shows in its decision. */
 const pagedKv: KindDefinition = {
   ...kinds.KvPairs!,
-  plan(ctx): KindDecision {
+  async plan(ctx): Promise<KindDecision> {
     const pairs = (ctx.desired.request as { pairs: Record<string, string> }).pairs;
     const stored: [string, string][] = [];
-    for (const page of ctx.kvKeyPages!()) page.keys.forEach((k, i) => stored.push([k, page.hashes[i]!]));
+    for await (const page of ctx.kvKeyPages!()) page.keys.forEach((k, i) => stored.push([k, page.hashes[i]!]));
     const changed = Object.keys(pairs)
       .sort(compareUtf8)
       .filter((k) => stored.find(([s]) => s === k)?.[1] !== pairs[k]);
@@ -92,14 +92,16 @@ function inMemory(w: World): StateSnapshot {
     if (a.intent) intents.set(r.key, { id: 0, resource: r.key, operation: 'create', request: r.request, requestHash: r.hash, startedAt: new Date(NOW).toISOString() });
   }
   const kvOf = (key: string) => w.kv.filter((k) => resource('KvPairs', k.name, { scope: KV_SCOPE }).key === key).sort((x, y) => compareUtf8(x.key, y.key));
-  const kvKeys = (key: string) => new Map(kvOf(key).map((k) => [k.key, k.hash]));
+  const kvKeys = async (key: string) => new Map(kvOf(key).map((k) => [k.key, k.hash]));
   return {
     resources,
     intents,
     kvKeys,
-    kvKeyPages: (key: string): KvKeyPage[] => [{ keys: kvOf(key).map((k) => k.key), hashes: kvOf(key).map((k) => k.hash) }],
-    kvKeyCount: (key) => kvOf(key).length,
-    kvExpired: (key, at) => kvOf(key).flatMap((k) => (k.expires !== null && k.expires <= at ? [k.key] : [])),
+    kvKeyPages: async function* (key: string): AsyncGenerator<KvKeyPage> {
+      yield { keys: kvOf(key).map((k) => k.key), hashes: kvOf(key).map((k) => k.hash) };
+    },
+    kvKeyCount: async (key) => kvOf(key).length,
+    kvExpired: async (key, at) => kvOf(key).flatMap((k) => (k.expires !== null && k.expires <= at ? [k.key] : [])),
   };
 }
 
@@ -110,7 +112,7 @@ let files = 0;
 /** The same state written through the SQLite store (KV keys read back two to a page), planned over its snapshot. */
 async function overStore(w: World, desired: readonly DesiredResource[]): Promise<Plan> {
   const file = path.join(dir, `state-${++files}.db`);
-  const writer = openStateStore({ file, owner: 'property' });
+  const writer = await openStateStore({ file, owner: 'property' });
   try {
     for (const { r, ...a } of appliedOf(w)) {
       const id = { key: r.key, kind: r.kind, name: r.name, scope: r.scope };
@@ -124,13 +126,13 @@ async function overStore(w: World, desired: readonly DesiredResource[]): Promise
       if (records.length) await writer.recordSuccess({ key: r.key, kind: r.kind, name: r.name, scope: r.scope }, { kvKeys: records }, new Date(NOW - 60_000));
     }
   } finally {
-    writer.close();
+    await writer.close();
   }
-  const reader = openStateStore({ file, readOnly: true, kvPageSize: 2 });
+  const reader = await openStateStore({ file, readOnly: true, kvPageSize: 2 });
   try {
     return await buildPlan(desired, await reader.snapshot(), { ...lookup, now: NOW });
   } finally {
-    reader.close();
+    await reader.close();
   }
 }
 

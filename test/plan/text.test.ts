@@ -7,8 +7,8 @@ import { reviewPlan, SECRETS } from './scenarios.js';
 const lines = (plan: Plan, options?: Parameters<typeof renderText>[1]) => renderText(plan, options).split('\n');
 const EMPTY: Plan = { actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
 
-describe('renderText', () => {
-  const text = lines(reviewPlan());
+describe('renderText', async () => {
+  const text = lines(await reviewPlan());
 
   it('shows a create with a plus, the resource, the change and the operation, then its fields', () => {
     const at = text.indexOf('+ List[account=acc1]/blocked-domains  create (POST createList)');
@@ -52,8 +52,8 @@ describe('renderText', () => {
     expect(text[at + 1]).toBe('    module index.js  application/javascript+module  1700 bytes');
   });
 
-  it('never prints a secret, a KV value or module content, also in verbose and color output', () => {
-    for (const output of [renderText(reviewPlan()), renderText(reviewPlan(), { verbose: true, color: true })]) {
+  it('never prints a secret, a KV value or module content, also in verbose and color output', async () => {
+    for (const output of [renderText(await reviewPlan()), renderText(await reviewPlan(), { verbose: true, color: true })]) {
       for (const secret of SECRETS) expect(output).not.toContain(secret);
       expect(output).toContain('(sensitive)');
     }
@@ -65,8 +65,8 @@ describe('renderText', () => {
     expect(text.at(-1)).toBe('Plan: 1 to create, 4 to update, 3 KV pairs in 2 chunks; 1 blocked, 2 orphaned (2 KV keys), 1 uncertain.');
   });
 
-  it('uses color only when asked', () => {
-    const plan = reviewPlan();
+  it('uses color only when asked', async () => {
+    const plan = await reviewPlan();
     expect(renderText(plan)).not.toContain('\x1b[');
     const colored = renderText(plan, { color: true });
     expect(colored).toContain('\x1b[32m+\x1b[0m');
@@ -74,11 +74,11 @@ describe('renderText', () => {
     expect(colored.replace(/\x1b\[\d+m/g, '')).toBe(renderText(plan));
   });
 
-  it('shows every KV chunk, needs and unchanged resources only when verbose', () => {
+  it('shows every KV chunk, needs and unchanged resources only when verbose', async () => {
     const site = resource('Site', 'web', { scope: { account: 'a' } });
     const kv = resource('KvPairs', 'kv', { scope: { account: 'a' }, dependsOn: ['Site/web'], request: { pairs: { a: '1', b: '2', c: '3' } } });
     const quiet = resource('Site', 'quiet', { scope: { account: 'a' } });
-    const plan = buildPlan([site, kv, quiet], snapshot({ resources: [applied(quiet)] }), fakeKinds);
+    const plan = await buildPlan([site, kv, quiet], snapshot({ resources: [applied(quiet)] }), fakeKinds);
     const verbose = lines(plan, { verbose: true });
     const first = plan.actions.find((a) => a.suffix === '1/2')!;
     expect(verbose).toContain(`    chunk 1/2: ${first.summary}`);
@@ -88,10 +88,10 @@ describe('renderText', () => {
     expect(short.some((l) => l.includes('chunk 1/2') || l.includes('needs:') || l.includes('quiet'))).toBe(false);
   });
 
-  it('shortens long values unless verbose', () => {
+  it('shortens long values unless verbose', async () => {
     const long = 'x'.repeat(300);
     const site = resource('Site', 'long', { request: { description: long } });
-    const plan = buildPlan([site], snapshot(), fakeKinds);
+    const plan = await buildPlan([site], snapshot(), fakeKinds);
     const shortLine = lines(plan).find((l) => l.includes('description'))!;
     expect(shortLine.length).toBeLessThan(100);
     expect(shortLine.endsWith('…')).toBe(true);
@@ -105,10 +105,10 @@ describe('renderText', () => {
     expect(lines(plan, { verbose: true })[0]).toBe(`- KvPairs/x  25 orphaned KV keys: ${keys.join(', ')}`);
   });
 
-  it('says there is nothing to do on an unchanged state', () => {
+  it('says there is nothing to do on an unchanged state', async () => {
     const a = resource('Site', 'a');
     const b = resource('Site', 'b');
-    const plan = buildPlan([a, b], snapshot({ resources: [applied(a), applied(b)] }), fakeKinds);
+    const plan = await buildPlan([a, b], snapshot({ resources: [applied(a), applied(b)] }), fakeKinds);
     expect(renderText(plan)).toBe('No changes. 2 resources up to date.');
   });
 
@@ -119,8 +119,8 @@ describe('renderText', () => {
 });
 
 describe('summarize', () => {
-  it('counts actions by change and KV pairs, chunks and bytes', () => {
-    expect(summarize(reviewPlan())).toEqual({
+  it('counts actions by change and KV pairs, chunks and bytes', async () => {
+    expect(summarize(await reviewPlan())).toEqual({
       create: 1,
       update: 4,
       adopt: 0,

@@ -16,42 +16,42 @@ const BACKENDS: readonly { name: string; fresh: () => StateBackend }[] = [
   { name: 'PostgreSQL', fresh: () => pgBackend(inject('pgUrl'), `test-${randomBytes(6).toString('hex')}`) },
 ];
 
-function applied(backend: StateBackend, ...names: string[]): void {
-  const store = backend.open({ owner: 'read-ahead test' });
+async function applied(backend: StateBackend, ...names: string[]): Promise<void> {
+  const store = await backend.open({ owner: 'read-ahead test' });
   try {
-    for (const name of names) store.recordSuccess(identity(name), { request, hash: 'h', remoteId: `id-${name}` }, at);
+    for (const name of names) await store.recordSuccess(identity(name), { request, hash: 'h', remoteId: `id-${name}` }, at);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-const names = (backend: StateBackend): string[] => backend.read((snapshot) => [...snapshot.resources.values()].map((r) => r.name).sort());
+const names = (backend: StateBackend): Promise<string[]> => backend.read((snapshot) => [...snapshot.resources.values()].map((r) => r.name).sort());
 
 describe.each(BACKENDS)('the $name state read ahead', ({ fresh }) => {
-  it('gives the read that follows every write made after it', () => {
+  it('gives the read that follows every write made after it', async () => {
     const backend = fresh();
-    applied(backend, 'first');
+    await applied(backend, 'first');
     const ahead = backend.readAhead!();
-    applied(backend, 'second');
-    expect(names(backend)).toEqual(['first', 'second']);
+    await applied(backend, 'second');
+    expect(await names(backend)).toEqual(['first', 'second']);
     ahead.close();
     // Taken once: the next read opens the state again.
-    applied(backend, 'third');
-    expect(names(backend)).toEqual(['first', 'second', 'third']);
+    await applied(backend, 'third');
+    expect(await names(backend)).toEqual(['first', 'second', 'third']);
   });
 
-  it('is let go by close when no read took it, and the next read opens the state anew', () => {
+  it('is let go by close when no read took it, and the next read opens the state anew', async () => {
     const backend = fresh();
-    applied(backend, 'first');
-    backend.readAhead!().close();
-    expect(names(backend)).toEqual(['first']);
+    await applied(backend, 'first');
+    await backend.readAhead!().close();
+    expect(await names(backend)).toEqual(['first']);
   });
 
-  it('keeps nothing when there is no state yet: the read gives the empty state', () => {
+  it('keeps nothing when there is no state yet: the read gives the empty state', async () => {
     const backend = fresh();
     const ahead = backend.readAhead!();
-    expect(names(backend)).toEqual([]);
-    ahead.close();
+    expect(await names(backend)).toEqual([]);
+    await ahead.close();
   });
 });
 
@@ -60,45 +60,45 @@ describe('the store kept by a read-ahead', () => {
   const fakeStore = (failing = false) => {
     const seen = { snapshots: 0, closes: 0 };
     const store = {
-      snapshot: () => {
+      snapshot: async () => {
         seen.snapshots++;
         if (failing) throw new Error('cannot read');
       },
-      close: () => void seen.closes++,
+      close: async () => void seen.closes++,
     } as unknown as SqlStateStore;
     return { store, seen };
   };
 
-  it('is opened and read once, given to one read only, and not closed by a close after that read took it', () => {
+  it('is opened and read once, given to one read only, and not closed by a close after that read took it', async () => {
     const { store, seen } = fakeStore();
     let opens = 0;
-    const keeper = readAheadKeeper(() => (opens++, store));
+    const keeper = readAheadKeeper(async () => (opens++, store));
     const ahead = keeper.readAhead();
+    expect(await keeper.take()).toBe(store);
     expect([opens, seen.snapshots]).toEqual([1, 1]);
-    expect(keeper.take()).toBe(store);
-    expect(keeper.take()).toBeUndefined();
-    ahead.close();
+    expect(await keeper.take()).toBeUndefined();
+    await ahead.close();
     expect(seen.closes).toBe(0);
   });
 
-  it('is closed and forgotten by close while no read took it', () => {
+  it('is closed and forgotten by close while no read took it', async () => {
     const { store, seen } = fakeStore();
-    const keeper = readAheadKeeper(() => store);
-    keeper.readAhead().close();
+    const keeper = readAheadKeeper(async () => store);
+    await keeper.readAhead().close();
     expect(seen.closes).toBe(1);
-    expect(keeper.take()).toBeUndefined();
+    expect(await keeper.take()).toBeUndefined();
   });
 
-  it('keeps nothing when the store cannot be opened or read, closing what it opened', () => {
-    const missing = readAheadKeeper(() => {
+  it('keeps nothing when the store cannot be opened or read, closing what it opened', async () => {
+    const missing = readAheadKeeper(async () => {
       throw new Error('no state');
     });
-    expect(() => missing.readAhead().close()).not.toThrow();
-    expect(missing.take()).toBeUndefined();
+    await missing.readAhead().close();
+    expect(await missing.take()).toBeUndefined();
     const { store, seen } = fakeStore(true);
-    const unreadable = readAheadKeeper(() => store);
+    const unreadable = readAheadKeeper(async () => store);
     unreadable.readAhead();
+    expect(await unreadable.take()).toBeUndefined();
     expect(seen.closes).toBe(1);
-    expect(unreadable.take()).toBeUndefined();
   });
 });

@@ -19,7 +19,7 @@ export interface OpenOptions {
 
 /** A place for one state, opened as many times as a test needs. */
 export interface StateTarget {
-  open(options?: OpenOptions): SqlStateStore;
+  open(options?: OpenOptions): Promise<SqlStateStore>;
 }
 
 export interface Backend {
@@ -47,11 +47,11 @@ const postgres: Backend = {
 export const BACKENDS: readonly Backend[] = [sqlite, postgres];
 
 /** Opens a store on `target` and closes it after `use`, even when `use` throws. */
-export function using<T>(target: StateTarget, use: (store: SqlStateStore) => T, options?: OpenOptions): T {
-  const store = target.open(options);
+export async function using<T>(target: StateTarget, use: (store: SqlStateStore) => Promise<T> | T, options?: OpenOptions): Promise<T> {
+  const store = await target.open(options);
   try {
-    return use(store);
+    return await use(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }

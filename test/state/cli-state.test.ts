@@ -19,11 +19,11 @@ const pending = identity('allowed');
 const flags = identity('flags', 'KvPairs');
 
 /** A state with an applied list, a KV resource with three keys, and a create that crashed. */
-function seededState(): string {
+async function seededState(): Promise<string> {
   const file = tempStateFile();
-  withStore({ file }, (store) => {
-    store.recordSuccess(list, { request: { name: 'Blocked domains', type: 'DOMAIN' }, hash: 'h1', remoteId: 'uuid-1' }, at);
-    store.recordSuccess(
+  await withStore({ file }, async (store) => {
+    await store.recordSuccess(list, { request: { name: 'Blocked domains', type: 'DOMAIN' }, hash: 'h1', remoteId: 'uuid-1' }, at);
+    await store.recordSuccess(
       flags,
       {
         request: { namespace: 'ns1' },
@@ -37,8 +37,8 @@ function seededState(): string {
       at,
     );
   });
-  withStore({ file, lock: false }, (store) => store.beginIntent(pending, 'createList', { name: 'Allowed' }, 'h3', at));
-  withStore({ file }, () => {}); // the next open finds the crashed create
+  await withStore({ file, lock: false }, async (store) => store.beginIntent(pending, 'createList', { name: 'Allowed' }, 'h3', at));
+  await withStore({ file }, () => {}); // the next open finds the crashed create
   return file;
 }
 
@@ -64,7 +64,7 @@ afterEach(() => {
 
 describe('edgesync state', () => {
   it('lists every resource with status, remote id, applied time and KV key count', async () => {
-    const file = seededState();
+    const file = await seededState();
     const { out, code } = await run('list', '--state', file);
     expect(code).toBe(0);
     const lines = out.trimEnd().split('\n');
@@ -75,7 +75,7 @@ describe('edgesync state', () => {
   });
 
   it('filters the list by status and prints JSON', async () => {
-    const file = seededState();
+    const file = await seededState();
     const { out } = await run('list', '--state', file, '--status', 'uncertain', '--json');
     const parsed = JSON.parse(out) as { key: string; intent?: { operation: string } }[];
     expect(parsed.map((r) => r.key)).toEqual([pending.key]);
@@ -89,7 +89,7 @@ describe('edgesync state', () => {
   });
 
   it('shows the whole record with the request pretty-printed', async () => {
-    const file = seededState();
+    const file = await seededState();
     const { out } = await run('show', list.key, '--state', file);
     expect(out).toContain('remote id:  uuid-1');
     expect(out).toContain('  request:\n    {\n      "name": "Blocked domains",');
@@ -100,21 +100,21 @@ describe('edgesync state', () => {
   });
 
   it('refuses to show an unknown key with exit 1', async () => {
-    const { err, code } = await run('show', 'GatewayList/nope', '--state', seededState());
+    const { err, code } = await run('show', 'GatewayList/nope', '--state', await seededState());
     expect(code).toBe(1);
     expect(err).toMatch(/^GatewayList\/nope is not in state/);
   });
 
   it('forgets a resource and prints what it dropped', async () => {
-    const file = seededState();
+    const file = await seededState();
     const { out, code } = await run('forget', flags.key, '--state', file);
     expect(code).toBe(0);
     expect(out).toBe(`Forgot ${flags.key} (status applied, 3 KV keys). The remote object, if any, is untouched.\n`);
-    withStore({ file, readOnly: true }, (store) => expect(store.get(flags.key)).toBeUndefined());
+    await withStore({ file, readOnly: true }, async (store) => expect(await store.get(flags.key)).toBeUndefined());
   });
 
   it('refuses to forget a resource the config still describes, unless forced, naming where', async () => {
-    const file = seededState();
+    const file = await seededState();
     const root = path.join(path.dirname(file), 'config');
     fs.mkdirSync(root);
     fs.writeFileSync(
@@ -126,25 +126,25 @@ describe('edgesync state', () => {
     expect(refused.err).toMatch(
       /is still described by the config \(.*list\.yaml:1:1\): once forgotten, the next apply creates it again .* Remove the document first, or pass --force\.\n$/,
     );
-    expect(withStore({ file, readOnly: true }, (store) => store.get(list.key))).toMatchObject({ key: list.key, status: 'applied' });
+    expect(await withStore({ file, readOnly: true }, async (store) => store.get(list.key))).toMatchObject({ key: list.key, status: 'applied' });
     process.exitCode = undefined;
     const forced = await run('forget', list.key, '--state', file, '--config', root, '--force');
     expect(forced.code).toBe(0);
     expect(forced.err).toMatch(/^warning: .* is still described by the config/);
-    expect(withStore({ file, readOnly: true }, (store) => store.get(list.key))).toBeUndefined();
+    expect(await withStore({ file, readOnly: true }, async (store) => store.get(list.key))).toBeUndefined();
   });
 
   it('forgets only the KV keys named on the command line or in a file', async () => {
-    const file = seededState();
+    const file = await seededState();
     expect((await run('forget', flags.key, '--state', file, '--kv-keys', 'a,b')).out).toBe(`Forgot 2 KV keys of ${flags.key}: a, b\n`);
     const keysFile = path.join(path.dirname(file), 'orphans.txt');
     fs.writeFileSync(keysFile, 'c\n\n');
     expect((await run('forget', flags.key, '--state', file, '--kv-keys-file', keysFile)).out).toBe(`Forgot 1 KV key of ${flags.key}: c\n`);
-    withStore({ file, readOnly: true }, (store) => expect(store.kvKeyCount(flags.key)).toBe(0));
+    await withStore({ file, readOnly: true }, async (store) => expect(await store.kvKeyCount(flags.key)).toBe(0));
   });
 
   it('refuses to forget unknown keys and drops nothing', async () => {
-    const file = seededState();
+    const file = await seededState();
     const unknown = await run('forget', 'GatewayList/nope', '--state', file);
     expect(unknown.code).toBe(1);
     expect(unknown.err).toMatch(/GatewayList\/nope is not in state/);
@@ -152,27 +152,27 @@ describe('edgesync state', () => {
     const partial = await run('forget', flags.key, '--state', file, '--kv-keys', 'a,zz,yy');
     expect(partial.code).toBe(1);
     expect(partial.err).toBe(`${flags.key} has no KV key "zz", "yy" in state; nothing was dropped\n`);
-    withStore({ file, readOnly: true }, (store) => expect(store.kvKeyCount(flags.key)).toBe(3));
+    await withStore({ file, readOnly: true }, async (store) => expect(await store.kvKeyCount(flags.key)).toBe(3));
   });
 
   it('resolves an uncertain create with the id it got', async () => {
-    const file = seededState();
+    const file = await seededState();
     const { out, code } = await run('resolve', pending.key, '--id', '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', '--state', file);
     expect(code).toBe(0);
     expect(out).toBe(`Resolved ${pending.key}: recorded as applied with id 2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10.\n`);
-    withStore({ file, readOnly: true }, (store) =>
-      expect(store.get(pending.key)).toMatchObject({ status: 'applied', remoteId: '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', request: { name: 'Allowed' } }),
+    await withStore({ file, readOnly: true }, async (store) =>
+      expect(await store.get(pending.key)).toMatchObject({ status: 'applied', remoteId: '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10', request: { name: 'Allowed' } }),
     );
   });
 
   it('resolves an uncertain create with --recreate so the next apply creates it', async () => {
-    const file = seededState();
+    const file = await seededState();
     expect((await run('resolve', pending.key, '--recreate', '--state', file)).out).toMatch(/removed from state; the next apply creates it again/);
-    withStore({ file, readOnly: true }, (store) => expect(store.get(pending.key)).toBeUndefined());
+    await withStore({ file, readOnly: true }, async (store) => expect(await store.get(pending.key)).toBeUndefined());
   });
 
   it('needs exactly one of --id and --recreate, and an uncertain resource', async () => {
-    const file = seededState();
+    const file = await seededState();
     for (const args of [[], ['--id', 'x', '--recreate']]) {
       const { err, code } = await run('resolve', pending.key, '--state', file, ...args);
       expect([code, err]).toEqual([1, 'Pass exactly one of --id ID or --recreate\n']);
@@ -183,29 +183,29 @@ describe('edgesync state', () => {
   });
 
   it("refuses an id of another form than the provider's, which would go into the path of later updates", async () => {
-    const file = seededState();
+    const file = await seededState();
     const { err, code } = await run('resolve', pending.key, '--id', '../../user/tokens', '--state', file);
     expect([code, err]).toEqual([1, "--id: id must be the list's UUID, 8-4-4-4-12 hexadecimal characters such as 2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10; found '.' at position 1\n"]);
-    withStore({ file, readOnly: true }, (store) => expect(store.get(pending.key)?.status).toBe('uncertain'));
+    await withStore({ file, readOnly: true }, async (store) => expect((await store.get(pending.key))?.status).toBe('uncertain'));
   });
 
   it('refuses to write while another process holds the lock', async () => {
-    const file = seededState();
-    const holder = openStateStore({ file, owner: 'edgesync apply' });
+    const file = await seededState();
+    const holder = await openStateStore({ file, owner: 'edgesync apply' });
     try {
       const { err, code } = await run('forget', flags.key, '--state', file);
       expect(code).toBe(1);
       expect(err).toMatch(/is locked by pid \d+ \(edgesync apply\)/);
       expect((await run('list', '--state', file)).out).toContain(flags.key);
     } finally {
-      holder.close();
+      await holder.close();
     }
   });
 });
 
 describe('edgesync state --state before or after the subcommand', () => {
   it('exports the state named by `state --state F export` as by `state export --state F`', async () => {
-    const file = seededState();
+    const file = await seededState();
     const dir = path.dirname(file);
     const before = await run('--state', file, 'export', '--out', path.join(dir, 'before.json'));
     const after = await run('export', '--state', file, '--out', path.join(dir, 'after.json'));
@@ -229,7 +229,7 @@ describe('edgesync state --state before or after the subcommand', () => {
     const answers: { out: string; err: string; code: number }[] = [];
     for (const position of ['before', 'after'] as const) {
       // A fresh state each time: forget, resolve, import and migrate write.
-      const file = seededState();
+      const file = await seededState();
       const dir = path.dirname(file);
       if (_name === 'import') {
         await run('export', '--state', file, '--out', path.join(dir, 'backup.json'));
@@ -245,7 +245,7 @@ describe('edgesync state --state before or after the subcommand', () => {
   });
 
   it("hands --workspace down too, and lets the subcommand's own --state win", async () => {
-    const file = seededState();
+    const file = await seededState();
     const refused = await run('--workspace', 'prod', 'export', '--state', file);
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/^Expected `--workspace` to be left out for a SQLite state/);
@@ -261,7 +261,7 @@ describe('edgesync state unlock', () => {
 
   it('removes a lock whose holder is gone, saying whose it was and why it was stale', async () => {
     const pid = deadPid();
-    const file = stateLockedBy({ pid });
+    const file = await stateLockedBy({ pid });
     const { out, code } = await run('unlock', '--state', file);
     expect(code).toBe(0);
     expect(out).toMatch(
@@ -273,31 +273,31 @@ describe('edgesync state unlock', () => {
   });
 
   it('removes a lock from another host, and says to make sure no edgesync still runs there', async () => {
-    const file = stateLockedBy({ pid: 7, host: 'web-2' });
+    const file = await stateLockedBy({ pid: 7, host: 'web-2' });
     const { out, code } = await run('unlock', '--state', file);
     expect(code).toBe(0);
     expect(out).toMatch(/held by pid 7 \(edgesync watch\) on web-2 .*: it could not be checked from here; make sure no edgesync still runs on web-2\./);
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
-    withStore({ file }, () => {}); // the state opens again
+    await withStore({ file }, () => {}); // the state opens again
   });
 
   it('refuses while the holder runs, and leaves its lock', async () => {
-    const file = seededState();
-    const holder = openStateStore({ file, owner: 'edgesync apply' });
+    const file = await seededState();
+    const holder = await openStateStore({ file, owner: 'edgesync apply' });
     try {
       const { err, code } = await run('unlock', '--state', file);
       expect(code).toBe(1);
       expect(err).toMatch(new RegExp(`is locked by pid ${process.pid} \\(edgesync apply\\) .*, and that process is running: wait for it to finish or stop it`));
       expect(fs.existsSync(`${file}.lock`)).toBe(true);
     } finally {
-      holder.close();
+      await holder.close();
     }
   });
 
   it.runIf(hasProc)('leaves an older lock naming a running pid unless --force, as that pid cannot be told from a later process', async () => {
     const sleep = await sleeper();
     try {
-      const file = stateLockedBy({ pid: sleep.pid });
+      const file = await stateLockedBy({ pid: sleep.pid });
       const refused = await run('unlock', '--state', file);
       expect(refused.code).toBe(1);
       expect(refused.err).toMatch(/its lock records no start time .*: if it is not edgesync, pass --force to remove the lock\./);
@@ -314,7 +314,7 @@ describe('edgesync state unlock', () => {
   });
 
   it('says there is nothing to clear when the state is not locked', async () => {
-    const file = seededState();
+    const file = await seededState();
     expect(await run('unlock', '--state', file)).toMatchObject({ code: 0, out: expect.stringMatching(/is not locked: there is no lock to clear\.\n$/) });
   });
 
@@ -327,7 +327,7 @@ describe('edgesync state unlock', () => {
 
 describe('edgesync state, given a resource as Kind/name', () => {
   it('shows, forgets and resolves the one resource Kind/name names', async () => {
-    const file = seededState();
+    const file = await seededState();
     const shown = await run('show', 'GatewayList/blocked-domains', '--state', file);
     expect([shown.code, shown.err]).toEqual([0, '']);
     expect(shown.out).toContain(`${list.key}\n`);
@@ -339,7 +339,7 @@ describe('edgesync state, given a resource as Kind/name', () => {
   });
 
   it('shows every resource a glob names, as a list in JSON', async () => {
-    const file = seededState();
+    const file = await seededState();
     const { out, code } = await run('show', 'GatewayList/*', '--state', file, '--json');
     expect(code).toBe(0);
     expect((JSON.parse(out) as { key: string }[]).map((v) => v.key).sort()).toEqual([pending.key, list.key].sort());
@@ -347,7 +347,7 @@ describe('edgesync state, given a resource as Kind/name', () => {
   });
 
   it('suggests the closest keys when the argument names no resource', async () => {
-    const file = seededState();
+    const file = await seededState();
     const { err, code } = await run('forget', 'GatewayList/blocked-domain', '--state', file);
     expect(code).toBe(1);
     expect(err).toBe(`GatewayList/blocked-domain is not in state ${file}; did you mean ${list.key}?\n`);
@@ -356,12 +356,12 @@ describe('edgesync state, given a resource as Kind/name', () => {
   });
 
   it('refuses Kind/name that names resources of two accounts, listing their keys, and forgets neither', async () => {
-    const file = seededState();
+    const file = await seededState();
     const twin = identity('blocked-domains', 'GatewayList', { account: 'acc2' });
-    withStore({ file }, (store) => store.recordSuccess(twin, { request: { name: 'Blocked' }, hash: 'h4', remoteId: 'uuid-2' }, at));
+    await withStore({ file }, async (store) => store.recordSuccess(twin, { request: { name: 'Blocked' }, hash: 'h4', remoteId: 'uuid-2' }, at));
     const { err, code } = await run('forget', 'GatewayList/blocked-domains', '--state', file);
     expect(code).toBe(1);
     expect(err).toBe(`GatewayList/blocked-domains names 2 resources in state ${file} (${list.key}, ${twin.key}): give the whole key of one\n`);
-    withStore({ file, readOnly: true }, (store) => expect([store.get(list.key)?.status, store.get(twin.key)?.status]).toEqual(['applied', 'applied']));
+    await withStore({ file, readOnly: true }, async (store) => expect([(await store.get(list.key))?.status, (await store.get(twin.key))?.status]).toEqual(['applied', 'applied']));
   });
 });

@@ -10,7 +10,7 @@ afterAll(removeCompiled);
 function runAndKill(file: string, body: string): NodeJS.Signals | null {
   const script = `
     const { openStateStore } = await import(${JSON.stringify(compiledStateEntry())});
-    const store = openStateStore({ file: ${JSON.stringify(file)}, owner: 'doomed' });
+    const store = await openStateStore({ file: ${JSON.stringify(file)}, owner: 'doomed' });
     ${body}
     process.kill(process.pid, 'SIGKILL');`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
@@ -19,34 +19,34 @@ function runAndKill(file: string, body: string): NodeJS.Signals | null {
 }
 
 describe('durability', () => {
-  it('keeps every write that returned when the process is killed right after', () => {
+  it('keeps every write that returned when the process is killed right after', async () => {
     const file = tempStateFile();
     const list = identity('blocked-domains');
     const kv = identity('flags', 'KvPairs');
     const signal = runAndKill(
       file,
-      `store.recordSuccess(${JSON.stringify(list)}, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-1' }, new Date());
+      `await store.recordSuccess(${JSON.stringify(list)}, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-1' }, new Date());
        const { createHash } = await import('node:crypto');
        const h = (label) => createHash('sha256').update(label).digest('hex').slice(0, 32);
        const keys = Array.from({ length: 10000 }, (_, i) => ['k' + i, h('h' + i)]);
-       store.recordSuccess(${JSON.stringify(kv)}, { kvKeys: keys }, new Date());`,
+       await store.recordSuccess(${JSON.stringify(kv)}, { kvKeys: keys }, new Date());`,
     );
     expect(signal).toBe('SIGKILL');
-    withStore({ file }, (store) => {
-      expect(store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
-      const keys = store.snapshot().kvKeys(kv.key);
+    await withStore({ file }, async (store) => {
+      expect(await store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
+      const keys = await (await store.snapshot()).kvKeys(kv.key);
       expect(keys.size).toBe(10_000);
       expect(keys.get('k9999')).toBe(h('h9999'));
     });
   });
 
-  it('shows a create killed mid-call as uncertain, and takes over the dead holder\u2019s lock', () => {
+  it('shows a create killed mid-call as uncertain, and takes over the dead holder\u2019s lock', async () => {
     const file = tempStateFile();
     const list = identity('blocked-domains');
-    runAndKill(file, `store.beginIntent(${JSON.stringify(list)}, 'createList', { name: 'x' }, 'h1', new Date());`);
-    withStore({ file }, (store) => {
-      expect(store.get(list.key)?.status).toBe('uncertain');
-      expect(store.snapshot().intents.get(list.key)?.error).toMatch(/stopped before the outcome of createList was recorded/);
+    runAndKill(file, `await store.beginIntent(${JSON.stringify(list)}, 'createList', { name: 'x' }, 'h1', new Date());`);
+    await withStore({ file }, async (store) => {
+      expect((await store.get(list.key))?.status).toBe('uncertain');
+      expect((await store.snapshot()).intents.get(list.key)?.error).toMatch(/stopped before the outcome of createList was recorded/);
     });
   });
 });

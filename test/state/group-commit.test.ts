@@ -12,15 +12,15 @@ const at = new Date('2026-11-21T10:00:00.000Z');
 const request = { name: 'a list', type: 'DOMAIN' };
 const lists = ['a', 'b', 'c', 'd', 'e'].map((n) => identity(`list-${n}`));
 
-const serial = (store: SqlStateStore) => store.snapshot().revision!.serial;
+const serial = async (store: SqlStateStore) => (await store.snapshot()).revision!.serial;
 
 /** As `using`, for a test that awaits: the store closes once `use` settled. */
 async function usingAsync(target: StateTarget, use: (store: SqlStateStore) => Promise<void>, options?: OpenOptions): Promise<void> {
-  const store = target.open(options);
+  const store = await target.open(options);
   try {
     await use(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -28,14 +28,14 @@ describe.each(BACKENDS)('group commit on the $name state', (backend) => {
   it('writes the intents of creates let go together in one transaction and answers each with its own id', async () => {
     const target = backend.fresh();
     await usingAsync(target, async (store) => {
-      const before = serial(store);
+      const before = await serial(store);
       const writer = stateWriter(store);
       const ids = await Promise.all(lists.map((id) => writer.beginIntent(id, 'createList', request, 'h', at)));
       expect(new Set(ids).size).toBe(lists.length);
-      expect(serial(store)).toBe(before + 1);
-      const intents = store.snapshot().intents;
+      expect(await serial(store)).toBe(before + 1);
+      const intents = (await store.snapshot()).intents;
       lists.forEach((id, k) => expect(intents.get(id.key)).toMatchObject({ id: ids[k], operation: 'createList', request }));
-      for (const id of lists) expect(store.get(id.key)?.status).toBe('uncertain');
+      for (const id of lists) expect((await store.get(id.key))?.status).toBe('uncertain');
     });
   });
 
@@ -51,7 +51,7 @@ describe.each(BACKENDS)('group commit on the $name state', (backend) => {
       expect(first.status).toBe('fulfilled');
       expect(second).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/already has an open create/) } });
       expect(other.status).toBe('fulfilled');
-      expect([...store.snapshot().intents.keys()].sort()).toEqual([lists[0].key, lists[1].key].sort());
+      expect([...(await store.snapshot()).intents.keys()].sort()).toEqual([lists[0].key, lists[1].key].sort());
     });
   });
 
@@ -60,7 +60,7 @@ describe.each(BACKENDS)('group commit on the $name state', (backend) => {
     await usingAsync(target, async (store) => {
       const writer = stateWriter(store);
       const [ok, lost, refused] = await Promise.all(lists.slice(0, 3).map((id) => writer.beginIntent(id, 'createList', request, 'h', at)));
-      const before = serial(store);
+      const before = await serial(store);
       const results = await Promise.allSettled([
         writer.recordSuccess(lists[0], { request, hash: 'h', remoteId: 'uuid-0', intentId: ok }, at),
         writer.markUncertain(lost, 'timed out after 30000 ms'),
@@ -70,12 +70,12 @@ describe.each(BACKENDS)('group commit on the $name state', (backend) => {
       ]);
       expect(results.slice(0, 4).map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
       expect(results[4]).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/no open intent 9999/) } });
-      expect(serial(store)).toBe(before + 1);
-      expect(store.get(lists[0].key)).toMatchObject({ status: 'applied', remoteId: 'uuid-0' });
-      expect(store.get(lists[1].key)).toMatchObject({ status: 'uncertain', lastError: 'timed out after 30000 ms' });
-      expect(store.get(lists[2].key)).toBeUndefined();
-      expect(store.get(lists[3].key)).toMatchObject({ status: 'failed', lastError: '400 Bad Request' });
-      expect([...store.snapshot().intents.keys()]).toEqual([lists[1].key]);
+      expect(await serial(store)).toBe(before + 1);
+      expect(await store.get(lists[0].key)).toMatchObject({ status: 'applied', remoteId: 'uuid-0' });
+      expect(await store.get(lists[1].key)).toMatchObject({ status: 'uncertain', lastError: 'timed out after 30000 ms' });
+      expect(await store.get(lists[2].key)).toBeUndefined();
+      expect(await store.get(lists[3].key)).toMatchObject({ status: 'failed', lastError: '400 Bad Request' });
+      expect([...(await store.snapshot()).intents.keys()]).toEqual([lists[1].key]);
     });
   });
 
@@ -84,13 +84,13 @@ describe.each(BACKENDS)('group commit on the $name state', (backend) => {
     await usingAsync(target, async (store) => {
       const writer = stateWriter(store);
       await Promise.all([writer.recordSuccess(lists[0], { request, hash: 'h1', remoteId: 'uuid-0' }, at), writer.recordSuccess(lists[0], { hash: 'h2', etag: 'e2' }, at)]);
-      expect(store.get(lists[0].key)).toMatchObject({ status: 'applied', remoteId: 'uuid-0', hash: 'h2', etag: 'e2', request });
+      expect(await store.get(lists[0].key)).toMatchObject({ status: 'applied', remoteId: 'uuid-0', hash: 'h2', etag: 'e2', request });
     });
   });
 
   it('writes nothing of a group whose transaction fails, and tells every write why', async () => {
     const target = backend.fresh();
-    using(target, (store) => store.recordStatus(lists[4], 'applied'));
+    await using(target, (store) => store.recordStatus(lists[4], 'applied'));
     await usingAsync(
       target,
       async (store) => {
@@ -100,7 +100,7 @@ describe.each(BACKENDS)('group commit on the $name state', (backend) => {
       },
       { readOnly: true },
     );
-    using(target, (store) => expect(store.snapshot().intents.size).toBe(0));
+    await using(target, async (store) => expect((await store.snapshot()).intents.size).toBe(0));
   });
 });
 
@@ -113,7 +113,7 @@ describe('the state writer of a store that cannot group writes', () => {
       markUncertain: () => void calls.push('markUncertain'),
     } as unknown as StateStore;
     const writer = stateWriter(store);
-    const begun = writer.beginIntent(lists[0], 'createList', request, 'h', at);
+    const begun = await writer.beginIntent(lists[0], 'createList', request, 'h', at);
     expect(calls).toEqual(['beginIntent']);
     expect(await begun).toBe(7);
     await writer.recordSuccess(lists[0], { intentId: 7 }, at);

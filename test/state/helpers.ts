@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import ts from 'typescript';
 import { expect } from 'vitest';
-import { openStateStore, type StateOptions } from '../../src/state/index.js';
+import { openStateStore, type SqlStateStore, type StateOptions } from '../../src/state/index.js';
 import type { KvKeyRecord, ResourceIdentity, StateStore } from '../../src/state/types.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -19,9 +19,9 @@ export function tempStateFile(): string {
 }
 
 /** A state file whose lock names `holder`, over a watch's lock taken on this host on 1 January 2026: a lock left by another process. */
-export function stateLockedBy(holder: Record<string, unknown>): string {
+export async function stateLockedBy(holder: Record<string, unknown>): Promise<string> {
   const file = tempStateFile();
-  openStateStore({ file }).close();
+  await (await openStateStore({ file })).close();
   fs.writeFileSync(`${file}.lock`, JSON.stringify({ host: os.hostname(), owner: 'edgesync watch', since: '2026-01-01T00:00:00.000Z', ...holder }));
   return file;
 }
@@ -31,12 +31,12 @@ export function identity(name: string, kind = 'GatewayList', scope: Record<strin
 }
 
 /** Opens a store and closes it after `use`, even when `use` throws. */
-export function withStore<T>(options: StateOptions, use: (store: ReturnType<typeof openStateStore>) => T): T {
-  const store = openStateStore(options);
+export async function withStore<T>(options: StateOptions, use: (store: SqlStateStore) => Promise<T> | T): Promise<T> {
+  const store = await openStateStore(options);
   try {
-    return use(store);
+    return await use(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -73,23 +73,23 @@ export function removeCompiled(): void {
 }
 
 /** Property: whatever chunks of `keys` are recorded for `resource`, each key ends with the last hash written. */
-export function checkLastHashWins(
+export async function checkLastHashWins(
   store: Pick<StateStore, 'get' | 'forget' | 'recordSuccess' | 'snapshot'>,
   resource: ResourceIdentity,
   chunk: fc.Arbitrary<KvKeyRecord[]>,
   maxChunks: number,
   numRuns: number,
-): void {
+): Promise<void> {
   const at = new Date('2026-11-21T10:00:00.000Z');
-  fc.assert(
-    fc.property(fc.array(chunk, { maxLength: maxChunks }), (chunks) => {
-      if (store.get(resource.key)) store.forget(resource.key);
+  await fc.assert(
+    fc.asyncProperty(fc.array(chunk, { maxLength: maxChunks }), async (chunks) => {
+      if (await store.get(resource.key)) await store.forget(resource.key);
       const expected = new Map<string, string>();
       for (const keys of chunks) {
-        store.recordSuccess(resource, { kvKeys: keys }, at);
+        await store.recordSuccess(resource, { kvKeys: keys }, at);
         for (const [k, h] of keys) expected.set(k, h);
       }
-      expect(new Map(store.snapshot().kvKeys(resource.key))).toEqual(expected);
+      expect(new Map(await (await store.snapshot()).kvKeys(resource.key))).toEqual(expected);
     }),
     { numRuns },
   );

@@ -12,82 +12,82 @@ const hash = contentHash(request);
 const clock = { now: () => Date.parse('2026-11-21T12:00:00.000Z'), sleep: async () => {} };
 
 /** Leaves an open intent behind, as a process that died mid-POST would. */
-function crashMidCreate(file: string): number {
-  const store = openStateStore({ file, lock: false });
-  const intentId = store.beginIntent(list, 'createList', request, hash, at);
-  store.close();
+async function crashMidCreate(file: string): Promise<number> {
+  const store = await openStateStore({ file, lock: false });
+  const intentId = await store.beginIntent(list, 'createList', request, hash, at);
+  await store.close();
   return intentId;
 }
 
 describe('the intent journal', () => {
-  it('closes the intent in the same write as the success that returned the id', () => {
+  it('closes the intent in the same write as the success that returned the id', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => {
-      const intentId = store.beginIntent(list, 'createList', request, hash, at);
-      expect(store.snapshot().intents.get(list.key)).toMatchObject({ id: intentId, operation: 'createList', request, requestHash: hash });
-      store.recordSuccess(list, { request, hash, remoteId: 'uuid-1', intentId }, at);
-      expect(store.snapshot().intents.size).toBe(0);
-      expect(store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
+    await withStore({ file }, async (store) => {
+      const intentId = await store.beginIntent(list, 'createList', request, hash, at);
+      expect((await store.snapshot()).intents.get(list.key)).toMatchObject({ id: intentId, operation: 'createList', request, requestHash: hash });
+      await store.recordSuccess(list, { request, hash, remoteId: 'uuid-1', intentId }, at);
+      expect((await store.snapshot()).intents.size).toBe(0);
+      expect(await store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
     });
   });
 
-  it('shows the resource as uncertain while its create is in flight', () => {
+  it('shows the resource as uncertain while its create is in flight', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => {
-      store.beginIntent(list, 'createList', request, hash, at);
-      expect(store.get(list.key)?.status).toBe('uncertain');
-      expect(() => store.beginIntent(list, 'createList', request, hash, at)).toThrow(/already has an open create \(createList since 2026-11-21T10:00:00.000Z\)/);
+    await withStore({ file }, async (store) => {
+      await store.beginIntent(list, 'createList', request, hash, at);
+      expect((await store.get(list.key))?.status).toBe('uncertain');
+      await expect(store.beginIntent(list, 'createList', request, hash, at)).rejects.toThrow(/already has an open create \(createList since 2026-11-21T10:00:00.000Z\)/);
     });
   });
 
-  it('drops an abandoned intent and the row it made for a resource never applied', () => {
+  it('drops an abandoned intent and the row it made for a resource never applied', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => {
-      const intentId = store.beginIntent(list, 'createList', request, hash, at);
-      store.abandonIntent(intentId);
-      expect(store.get(list.key)).toBeUndefined();
-      expect(store.snapshot().intents.size).toBe(0);
+    await withStore({ file }, async (store) => {
+      const intentId = await store.beginIntent(list, 'createList', request, hash, at);
+      await store.abandonIntent(intentId);
+      expect(await store.get(list.key)).toBeUndefined();
+      expect((await store.snapshot()).intents.size).toBe(0);
     });
   });
 
-  it('keeps a failure recorded after abandoning the intent', () => {
+  it('keeps a failure recorded after abandoning the intent', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => {
-      const intentId = store.beginIntent(list, 'createList', request, hash, at);
-      store.abandonIntent(intentId);
-      store.recordFailure(list, '400 Bad Request', at);
-      expect(store.get(list.key)).toMatchObject({ status: 'failed', lastError: '400 Bad Request' });
+    await withStore({ file }, async (store) => {
+      const intentId = await store.beginIntent(list, 'createList', request, hash, at);
+      await store.abandonIntent(intentId);
+      await store.recordFailure(list, '400 Bad Request', at);
+      expect(await store.get(list.key)).toMatchObject({ status: 'failed', lastError: '400 Bad Request' });
     });
   });
 
-  it('keeps an uncertain create with its error across reopening', () => {
+  it('keeps an uncertain create with its error across reopening', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => {
-      const intentId = store.beginIntent(list, 'createList', request, hash, at);
-      store.markUncertain(intentId, 'timeout after the request was sent');
+    await withStore({ file }, async (store) => {
+      const intentId = await store.beginIntent(list, 'createList', request, hash, at);
+      await store.markUncertain(intentId, 'timeout after the request was sent');
     });
-    withStore({ file }, (store) => {
-      expect(store.get(list.key)).toMatchObject({ status: 'uncertain', lastError: 'timeout after the request was sent' });
-      expect(store.snapshot().intents.get(list.key)).toMatchObject({ error: 'timeout after the request was sent', startedAt: at.toISOString() });
+    await withStore({ file }, async (store) => {
+      expect(await store.get(list.key)).toMatchObject({ status: 'uncertain', lastError: 'timeout after the request was sent' });
+      expect((await store.snapshot()).intents.get(list.key)).toMatchObject({ error: 'timeout after the request was sent', startedAt: at.toISOString() });
     });
   });
 
-  it('marks intents left open by a crashed process as uncertain at the next open', () => {
+  it('marks intents left open by a crashed process as uncertain at the next open', async () => {
     const file = tempStateFile();
-    crashMidCreate(file);
-    withStore({ file }, (store) => {
-      const intent = store.snapshot().intents.get(list.key);
+    await crashMidCreate(file);
+    await withStore({ file }, async (store) => {
+      const intent = (await store.snapshot()).intents.get(list.key);
       expect(intent?.error).toMatch(/stopped before the outcome of createList was recorded/);
-      expect(store.get(list.key)).toMatchObject({ status: 'uncertain', lastError: intent?.error });
+      expect(await store.get(list.key)).toMatchObject({ status: 'uncertain', lastError: intent?.error });
     });
   });
 
-  it('records the intended request as applied when resolved with the id it got', () => {
+  it('records the intended request as applied when resolved with the id it got', async () => {
     const file = tempStateFile();
-    crashMidCreate(file);
-    withStore({ file, clock }, (store) => {
-      store.resolve(list.key, { id: 'uuid-found-by-hand' });
-      expect(store.get(list.key)).toEqual({
+    await crashMidCreate(file);
+    await withStore({ file, clock }, async (store) => {
+      await store.resolve(list.key, { id: 'uuid-found-by-hand' });
+      expect(await store.get(list.key)).toEqual({
         ...list,
         remoteId: 'uuid-found-by-hand',
         request,
@@ -95,48 +95,48 @@ describe('the intent journal', () => {
         appliedAt: '2026-11-21T12:00:00.000Z',
         status: 'applied',
       });
-      expect(store.snapshot().intents.size).toBe(0);
+      expect((await store.snapshot()).intents.size).toBe(0);
     });
   });
 
-  it('forgets a never-applied resource when resolved with recreate, so the next plan creates it', () => {
+  it('forgets a never-applied resource when resolved with recreate, so the next plan creates it', async () => {
     const file = tempStateFile();
-    crashMidCreate(file);
-    withStore({ file }, (store) => {
-      store.resolve(list.key, { recreate: true });
-      expect(store.get(list.key)).toBeUndefined();
-      expect(store.snapshot().intents.size).toBe(0);
+    await crashMidCreate(file);
+    await withStore({ file }, async (store) => {
+      await store.resolve(list.key, { recreate: true });
+      expect(await store.get(list.key)).toBeUndefined();
+      expect((await store.snapshot()).intents.size).toBe(0);
     });
   });
 
-  it('keeps an applied resource when a later create of it is resolved with recreate', () => {
+  it('keeps an applied resource when a later create of it is resolved with recreate', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => {
-      store.recordSuccess(list, { request, hash, remoteId: 'uuid-1' }, at);
-      const intentId = store.beginIntent(list, 'createList', request, hash, at);
-      store.markUncertain(intentId, '502 after send');
-      store.resolve(list.key, { recreate: true });
-      expect(store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
-      expect(store.get(list.key)).not.toHaveProperty('lastError');
+    await withStore({ file }, async (store) => {
+      await store.recordSuccess(list, { request, hash, remoteId: 'uuid-1' }, at);
+      const intentId = await store.beginIntent(list, 'createList', request, hash, at);
+      await store.markUncertain(intentId, '502 after send');
+      await store.resolve(list.key, { recreate: true });
+      expect(await store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
+      expect(await store.get(list.key)).not.toHaveProperty('lastError');
     });
   });
 
-  it('refuses to resolve a resource that is not uncertain, or not in state', () => {
+  it('refuses to resolve a resource that is not uncertain, or not in state', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => {
-      store.recordSuccess(list, { request, hash, remoteId: 'uuid-1' }, at);
-      expect(() => store.resolve(list.key, { id: 'x' })).toThrow(`${list.key} is not uncertain (its status is applied); only an uncertain create can be resolved`);
-      expect(() => store.resolve('GatewayList/nope', { recreate: true })).toThrow('GatewayList/nope is not in state');
-      expect(store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
+    await withStore({ file }, async (store) => {
+      await store.recordSuccess(list, { request, hash, remoteId: 'uuid-1' }, at);
+      await expect(store.resolve(list.key, { id: 'x' })).rejects.toThrow(`${list.key} is not uncertain (its status is applied); only an uncertain create can be resolved`);
+      await expect(store.resolve('GatewayList/nope', { recreate: true })).rejects.toThrow('GatewayList/nope is not in state');
+      expect(await store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-1' });
     });
   });
 
-  it('forgets an uncertain resource together with its intent', () => {
+  it('forgets an uncertain resource together with its intent', async () => {
     const file = tempStateFile();
-    crashMidCreate(file);
-    withStore({ file }, (store) => {
-      expect(store.forget(list.key).intent?.operation).toBe('createList');
-      expect(store.snapshot().intents.size).toBe(0);
+    await crashMidCreate(file);
+    await withStore({ file }, async (store) => {
+      expect((await store.forget(list.key)).intent?.operation).toBe('createList');
+      expect((await store.snapshot()).intents.size).toBe(0);
     });
   });
 });

@@ -13,9 +13,9 @@ const at = new Date('2026-11-21T10:00:00.000Z');
 const written = at.getTime() / 1000;
 
 describe.each(BACKENDS)('KV keys written again on the $name state', (backend) => {
-  it('take their new hash and expiry, in a chunk beside new keys or alone', () => {
-    using(backend.fresh(), (store) => {
-      store.recordSuccess(
+  it('take their new hash and expiry, in a chunk beside new keys or alone', async () => {
+    await using(backend.fresh(), async (store) => {
+      await store.recordSuccess(
         kv,
         {
           kvKeys: [
@@ -26,7 +26,7 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
         },
         at,
       );
-      store.recordSuccess(
+      await store.recordSuccess(
         kv,
         {
           kvKeys: [
@@ -39,24 +39,24 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
         },
         at,
       );
-      const snap = store.snapshot();
-      expect(Object.fromEntries(snap.kvKeys(kv.key))).toEqual({ a: h('h2'), b: h('h3'), c: h('h2'), new: h('h2') });
-      expect(snap.kvExpired(kv.key, written + 10_000)).toEqual(['c']);
-      store.recordSuccess(kv, { kvKeys: [['c', h('h4')]] }, at);
-      expect(store.snapshot().kvExpired(kv.key, written + 10_000)).toEqual([]);
-      expect(store.kvKeyCount(kv.key)).toBe(4);
+      const snap = await store.snapshot();
+      expect(Object.fromEntries(await snap.kvKeys(kv.key))).toEqual({ a: h('h2'), b: h('h3'), c: h('h2'), new: h('h2') });
+      expect(await snap.kvExpired(kv.key, written + 10_000)).toEqual(['c']);
+      await store.recordSuccess(kv, { kvKeys: [['c', h('h4')]] }, at);
+      expect(await (await store.snapshot()).kvExpired(kv.key, written + 10_000)).toEqual([]);
+      expect(await store.kvKeyCount(kv.key)).toBe(4);
     });
   });
 
-  it('end with the last hash written for every key, whatever the chunks', () => {
-    using(backend.fresh(), (store) => {
+  it('end with the last hash written for every key, whatever the chunks', async () => {
+    await using(backend.fresh(), async (store) => {
       const chunk = fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), fc.stringMatching(/^[0-9a-f]{1,4}$/).map(h)), { maxLength: 8 });
-      checkLastHashWins(store, kv, chunk, 4, 25);
+      await checkLastHashWins(store, kv, chunk, 4, 25);
     });
   });
 
-  it('keep the last hash and expiry of each key, whether a chunk carries expiries or not', () => {
-    using(backend.fresh(), (store) => {
+  it('keep the last hash and expiry of each key, whether a chunk carries expiries or not', async () => {
+    await using(backend.fresh(), async (store) => {
       const expiry = fc.oneof(
         fc.constant([] as const),
         fc.constant([null] as const),
@@ -66,37 +66,37 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
       const record = fc
         .tuple(fc.constantFrom('a', 'b', 'c', 'é', 'q"uote', 'back\\slash'), fc.stringMatching(/^[0-9a-f]{1,4}$/).map(h), expiry)
         .map(([key, hash, rest]): KvKeyRecord => [key, hash, ...rest]);
-      fc.assert(
-        fc.property(fc.array(fc.array(record, { maxLength: 6 }), { maxLength: 4 }), (chunks) => {
-          if (store.get(kv.key)) store.forget(kv.key);
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.array(record, { maxLength: 6 }), { maxLength: 4 }), async (chunks) => {
+          if (await store.get(kv.key)) await store.forget(kv.key);
           const expected = new Map<string, { hash: string; expires: number | undefined }>();
           for (const records of chunks) {
-            store.recordSuccess(kv, { kvKeys: records }, at);
+            await store.recordSuccess(kv, { kvKeys: records }, at);
             for (const [key, hash, expiration, ttl] of records) expected.set(key, { hash, expires: ttl != null ? written + ttl : (expiration ?? undefined) });
           }
-          const snap = store.snapshot();
-          expect(new Map(snap.kvKeys(kv.key))).toEqual(new Map([...expected].map(([key, { hash }]) => [key, hash])));
+          const snap = await store.snapshot();
+          expect(new Map(await snap.kvKeys(kv.key))).toEqual(new Map([...expected].map(([key, { hash }]) => [key, hash])));
           // Expired by a time just past each expiry, and not by one just before it.
           for (const [key, { expires }] of expected) {
-            if (expires === undefined) expect(snap.kvExpired(kv.key, written + 10_000)).not.toContain(key);
+            if (expires === undefined) expect(await snap.kvExpired(kv.key, written + 10_000)).not.toContain(key);
             else {
-              expect(snap.kvExpired(kv.key, expires)).toContain(key);
-              expect(snap.kvExpired(kv.key, expires - 1)).not.toContain(key);
+              expect(await snap.kvExpired(kv.key, expires)).toContain(key);
+              expect(await snap.kvExpired(kv.key, expires - 1)).not.toContain(key);
             }
           }
-          expect(store.kvKeyCount(kv.key)).toBe(expected.size);
+          expect(await store.kvKeyCount(kv.key)).toBe(expected.size);
         }),
         { numRuns: 40 },
       );
     });
   });
 
-  it("keep the same keys and hashes written as a chunk's columns as written as records, the last of a repeated key winning", () => {
-    using(backend.fresh(), (store) => {
+  it("keep the same keys and hashes written as a chunk's columns as written as records, the last of a repeated key winning", async () => {
+    await using(backend.fresh(), async (store) => {
       const record = fc.tuple(fc.constantFrom('a', 'b', 'c', 'é', 'q"uote', 'back\\slash', '\u{1f511}'), fc.stringMatching(/^[0-9a-f]{1,4}$/).map(h));
-      fc.assert(
-        fc.property(fc.array(fc.array(record, { maxLength: 6 }), { maxLength: 4 }), (chunks) => {
-          if (store.get(kv.key)) store.forget(kv.key);
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.array(record, { maxLength: 6 }), { maxLength: 4 }), async (chunks) => {
+          if (await store.get(kv.key)) await store.forget(kv.key);
           const expected = new Map<string, string>();
           for (const records of chunks) {
             const columns: KvKeyColumns = {
@@ -105,30 +105,30 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
               keys: Buffer.from(records.map(([k]) => k).join('\n')),
               hashes: Buffer.from(records.map(([, hash]) => hash).join(''), 'hex'),
             };
-            store.recordSuccess(kv, { kvKeys: columns }, at);
+            await store.recordSuccess(kv, { kvKeys: columns }, at);
             for (const [key, hash] of records) expected.set(key, hash);
           }
-          expect(new Map(store.snapshot().kvKeys(kv.key))).toEqual(expected);
-          expect(store.kvKeyCount(kv.key)).toBe(expected.size);
+          expect(new Map(await (await store.snapshot()).kvKeys(kv.key))).toEqual(expected);
+          expect(await store.kvKeyCount(kv.key)).toBe(expected.size);
         }),
         { numRuns: 40 },
       );
     });
   });
 
-  it('refuse columns without 16 bytes of hash for each key, as a whole chunk', () => {
-    using(backend.fresh(), (store) => {
-      store.recordSuccess(kv, { kvKeys: [['kept', h('k')]] }, at);
+  it('refuse columns without 16 bytes of hash for each key, as a whole chunk', async () => {
+    await using(backend.fresh(), async (store) => {
+      await store.recordSuccess(kv, { kvKeys: [['kept', h('k')]] }, at);
       const columns: KvKeyColumns = { columns: true, count: 2, keys: Buffer.from('a\nb'), hashes: Buffer.from(`${h('a')}${'0'.repeat(30)}`, 'hex') };
-      expect(() => store.recordSuccess(kv, { kvKeys: columns }, at)).toThrow('Expected 16 bytes of hash for each of 2 keys, got 31');
-      expect(Object.fromEntries(store.snapshot().kvKeys(kv.key))).toEqual({ kept: h('k') });
+      await expect(store.recordSuccess(kv, { kvKeys: columns }, at)).rejects.toThrow('Expected 16 bytes of hash for each of 2 keys, got 31');
+      expect(Object.fromEntries(await (await store.snapshot()).kvKeys(kv.key))).toEqual({ kept: h('k') });
     });
   });
 
-  it('refuse a hash that is not hex, as a whole chunk, beside keys whose hashes are', () => {
-    using(backend.fresh(), (store) => {
-      store.recordSuccess(kv, { kvKeys: [['kept', h('k')]] }, at);
-      expect(() =>
+  it('refuse a hash that is not hex, as a whole chunk, beside keys whose hashes are', async () => {
+    await using(backend.fresh(), async (store) => {
+      await store.recordSuccess(kv, { kvKeys: [['kept', h('k')]] }, at);
+      await expect(
         store.recordSuccess(
           kv,
           {
@@ -139,8 +139,8 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
           },
           at,
         ),
-      ).toThrow();
-      expect(Object.fromEntries(store.snapshot().kvKeys(kv.key))).toEqual({ kept: h('k') });
+      ).rejects.toThrow();
+      expect(Object.fromEntries(await (await store.snapshot()).kvKeys(kv.key))).toEqual({ kept: h('k') });
     });
   });
 });

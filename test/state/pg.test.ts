@@ -38,26 +38,26 @@ async function keyCounts(workspace: string): Promise<{ resource: string; stored:
 }
 
 describe('the PostgreSQL state', () => {
-  it('keeps workspaces of one database fully separate', () => {
+  it('keeps workspaces of one database fully separate', async () => {
     const [a, b] = [fresh(), fresh()];
-    const first = open(a);
-    first.recordSuccess(list, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-a' }, at);
-    first.close();
-    const second = open(b);
-    expect(second.list()).toEqual([]);
-    second.recordSuccess(list, { request: { name: 'y' }, hash: 'h2', remoteId: 'uuid-b' }, at);
-    second.close();
-    const again = openPgStateStore({ url, workspace: a, readOnly: true });
-    expect(again.get(list.key)?.remoteId).toBe('uuid-a');
-    again.close();
+    const first = await open(a);
+    await first.recordSuccess(list, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-a' }, at);
+    await first.close();
+    const second = await open(b);
+    expect(await second.list()).toEqual([]);
+    await second.recordSuccess(list, { request: { name: 'y' }, hash: 'h2', remoteId: 'uuid-b' }, at);
+    await second.close();
+    const again = await openPgStateStore({ url, workspace: a, readOnly: true });
+    expect((await again.get(list.key))?.remoteId).toBe('uuid-a');
+    await again.close();
   });
 
-  it('refuses a second writer at once, naming the holder, and lets the next one in once the first closes', () => {
+  it('refuses a second writer at once, naming the holder, and lets the next one in once the first closes', async () => {
     const workspace = fresh();
-    const holder = open(workspace, 'edgesync watch');
+    const holder = await open(workspace, 'edgesync watch');
     let refused: unknown;
     try {
-      open(workspace);
+      await open(workspace);
     } catch (err) {
       refused = err;
     }
@@ -65,18 +65,18 @@ describe('the PostgreSQL state', () => {
     expect((refused as Error).message).toMatch(new RegExp(`is locked by pid ${process.pid} \\(edgesync watch\\) on .+ since \\d{4}-`));
     expect((refused as Error).message).not.toContain(new URL(url).password);
     // A reader needs no lock.
-    openPgStateStore({ url, workspace, readOnly: true }).close();
-    holder.close();
-    open(workspace).close();
+    await (await openPgStateStore({ url, workspace, readOnly: true })).close();
+    await holder.close();
+    await (await open(workspace)).close();
   });
 
   it('rejects every write of a holder that was taken over (its epoch no longer current), writing nothing', async () => {
     const workspace = fresh();
-    const store = open(workspace);
-    store.recordSuccess(list, { request: { name: 'x' }, hash: 'h1' }, at);
+    const store = await open(workspace);
+    await store.recordSuccess(list, { request: { name: 'x' }, hash: 'h1' }, at);
     await admin().query('UPDATE leases SET epoch = epoch + 1 WHERE workspace = $1', [workspace]);
-    expect(() => store.recordSuccess(identity('other'), { request: { name: 'y' }, hash: 'h2' }, at)).toThrow(/another holder took the lock over/);
-    expect(() => store.beginIntent(identity('third'), 'createList', {}, 'h3', at)).toThrow(/another holder took the lock over/);
+    await expect(store.recordSuccess(identity('other'), { request: { name: 'y' }, hash: 'h2' }, at)).rejects.toThrow(/another holder took the lock over/);
+    await expect(store.beginIntent(identity('third'), 'createList', {}, 'h3', at)).rejects.toThrow(/another holder took the lock over/);
     const finished = {
       reason: 'change',
       result: 'ok',
@@ -91,40 +91,40 @@ describe('the PostgreSQL state', () => {
       requests: 0,
       errors: [],
     };
-    expect(() => store.recordRun(finished)).toThrow(/another holder took the lock over/);
+    await expect(store.recordRun(finished)).rejects.toThrow(/another holder took the lock over/);
     expect((await admin().query('SELECT count(*)::int AS n FROM runs WHERE workspace = $1', [workspace])).rows[0].n).toBe(0);
     const rows = await admin().query('SELECT key FROM resources WHERE workspace = $1 ORDER BY key', [workspace]);
     expect(rows.rows.map((r) => r.key)).toEqual([list.key]);
-    store.close();
+    await store.close();
   });
 
   it('commits a success written without holding up the thread before it resolves, in order with the reads and writes after it', async () => {
     const workspace = fresh();
-    const store = open(workspace);
+    const store = await open(workspace);
     const chunk = (from: number) => Array.from({ length: 1000 }, (_, i) => [`key-${from + i}`, h(`hash-${from + i}`)] as const);
-    const writes = [0, 1000, 2000].map((from) => store.recordSuccessAsync(list, { kvKeys: chunk(from), hash: '' }, at));
+    const writes = [0, 1000, 2000].map((from) => store.recordSuccess(list, { kvKeys: chunk(from), hash: '' }, at));
     // A read issued while the batches are in flight sees them all: the session answers in order.
-    expect(store.snapshot().kvKeyCount(list.key)).toBe(3000);
+    expect(await (await store.snapshot()).kvKeyCount(list.key)).toBe(3000);
     await Promise.all(writes);
-    store.close();
-    const reader = openPgStateStore({ url, workspace, readOnly: true });
-    expect(reader.snapshot().kvKeys(list.key).get('key-2999')).toBe(h('hash-2999'));
-    reader.close();
+    await store.close();
+    const reader = await openPgStateStore({ url, workspace, readOnly: true });
+    expect((await (await reader.snapshot()).kvKeys(list.key)).get('key-2999')).toBe(h('hash-2999'));
+    await reader.close();
   });
 
   it('rejects a success written without waiting by a holder that was taken over, writing none of it', async () => {
     const workspace = fresh();
-    const store = open(workspace);
+    const store = await open(workspace);
     await admin().query('UPDATE leases SET epoch = epoch + 1 WHERE workspace = $1', [workspace]);
-    await expect(store.recordSuccessAsync(list, { kvKeys: [['a', h('h')]], hash: '' }, at)).rejects.toThrow(/another holder took the lock over/);
+    await expect(store.recordSuccess(list, { kvKeys: [['a', h('h')]], hash: '' }, at)).rejects.toThrow(/another holder took the lock over/);
     const { rows } = await admin().query('SELECT (SELECT count(*)::int FROM resources WHERE workspace = $1) AS resources', [workspace]);
     expect(rows).toEqual([{ resources: 0 }]);
-    store.close();
+    await store.close();
   });
 
   it('stops, and lets another writer take the lock, when its database session is cut', async () => {
     const workspace = fresh();
-    const store = open(workspace);
+    const store = await open(workspace);
     const { rows } = await admin().query(
       "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtextextended('edgesync workspace ' || $1, 0) & x'ffffffff'::bigint)::oid",
       [workspace],
@@ -141,24 +141,24 @@ describe('the PostgreSQL state', () => {
         }
       })
       .toMatch(/session was lost, and the lock with it; nothing more is sent/);
-    expect(() => store.recordStatus(list, 'orphaned')).toThrow(/lost/);
-    store.close();
-    const next = open(workspace);
-    expect(next.snapshot().revision?.serial).toBe(0);
-    next.close();
+    await expect(store.recordStatus(list, 'orphaned')).rejects.toThrow(/lost/);
+    await store.close();
+    const next = await open(workspace);
+    expect((await next.snapshot()).revision?.serial).toBe(0);
+    await next.close();
   });
 
   it('says what to fix for a wrong password, an unreachable server and a newer schema, never showing the password', async () => {
     const wrong = url.replace(/:[^:@/]+@/, ':not-the-password@');
-    expect(() => openPgStateStore({ url: wrong, workspace: fresh() })).toThrow(
+    await expect(openPgStateStore({ url: wrong, workspace: fresh() })).rejects.toThrow(
       /^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace test-\w+\): password authentication failed/,
     );
     try {
-      openPgStateStore({ url: wrong, workspace: fresh() });
+      await openPgStateStore({ url: wrong, workspace: fresh() });
     } catch (err) {
       expect((err as Error).message).not.toContain('not-the-password');
     }
-    expect(() => openPgStateStore({ url: 'postgres://edgesync:secret@127.0.0.1:1/state', workspace: fresh() })).toThrow(
+    await expect(openPgStateStore({ url: 'postgres://edgesync:secret@127.0.0.1:1/state', workspace: fresh() })).rejects.toThrow(
       /^cannot open state postgres:\/\/\*\*\*@127\.0\.0\.1:1\/state \(workspace test-\w+\): .*ECONNREFUSED/,
     );
     expect(() => pgBackend(url, 'no spaces')).toThrow('Expected `--workspace` to be a name of 1 to 64 letters');
@@ -168,7 +168,7 @@ describe('the PostgreSQL state', () => {
     await c.connect();
     await c.query(`CREATE TABLE edgesync_schema (version integer NOT NULL); INSERT INTO edgesync_schema VALUES (${PG_SCHEMA_VERSION + 1})`);
     await c.end();
-    expect(() => openPgStateStore({ url: newer, workspace: fresh() })).toThrow(`has schema version ${PG_SCHEMA_VERSION + 1}, newer than this build understands`);
+    await expect(openPgStateStore({ url: newer, workspace: fresh() })).rejects.toThrow(`has schema version ${PG_SCHEMA_VERSION + 1}, newer than this build understands`);
     expect(redactUrl('postgres://u:p@h/d?password=q&sslmode=require')).toBe('postgres://***@h/d?password=***&sslmode=***');
   });
 
@@ -180,7 +180,7 @@ describe('the PostgreSQL state', () => {
     [limited.username, limited.password, limited.pathname] = [role, 'limited-password', `/${database}`];
     let message = '';
     try {
-      openPgStateStore({ url: limited.toString(), workspace: fresh() });
+      await openPgStateStore({ url: limited.toString(), workspace: fresh() });
     } catch (err) {
       message = (err as Error).message;
     }
@@ -199,19 +199,19 @@ describe('the PostgreSQL state', () => {
 
   it('lets a user who may only read the tables plan against a database an owner has migrated', async () => {
     const workspace = fresh();
-    const writer = open(workspace);
-    writer.recordSuccess(list, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-r' }, at);
-    writer.close();
+    const writer = await open(workspace);
+    await writer.recordSuccess(list, { request: { name: 'x' }, hash: 'h1', remoteId: 'uuid-r' }, at);
+    await writer.close();
     const role = `reader_${randomBytes(4).toString('hex')}`;
     await admin().query(`CREATE ROLE ${role} LOGIN PASSWORD 'reader-password'`);
     await admin().query(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
     const reader = new URL(url);
     [reader.username, reader.password] = [role, 'reader-password'];
-    const store = openPgStateStore({ url: reader.toString(), workspace, readOnly: true });
+    const store = await openPgStateStore({ url: reader.toString(), workspace, readOnly: true });
     try {
-      expect(store.get(list.key)?.remoteId).toBe('uuid-r');
+      expect((await store.get(list.key))?.remoteId).toBe('uuid-r');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -237,24 +237,24 @@ describe('the PostgreSQL state', () => {
     } finally {
       await c.end();
     }
-    const store = openPgStateStore({ url: older, workspace: 'a', owner: 'edgesync apply', kvPageSize: 100 });
+    const store = await openPgStateStore({ url: older, workspace: 'a', owner: 'edgesync apply', kvPageSize: 100 });
     try {
-      const snapshot = store.snapshot();
+      const snapshot = await store.snapshot();
       expect(snapshot.revision).toEqual({ lineage: 'lineage-a', serial: 7 });
-      expect([...snapshot.kvKeys(kv.key)]).toEqual(keys.map(([k], i) => [k, h(`hash-${i}`)]).sort(([a], [b]) => byBytes(a, b)));
-      expect(snapshot.kvKeyCount(kv.key)).toBe(250);
-      expect(snapshot.kvExpired(kv.key, 1_100)).toEqual(
+      expect([...(await snapshot.kvKeys(kv.key))]).toEqual(keys.map(([k], i) => [k, h(`hash-${i}`)]).sort(([a], [b]) => byBytes(a, b)));
+      expect(await snapshot.kvKeyCount(kv.key)).toBe(250);
+      expect(await snapshot.kvExpired(kv.key, 1_100)).toEqual(
         keys
           .filter(([, , e]) => e !== null && e <= 1_100)
           .map(([k]) => k)
           .sort(byBytes),
       );
-      expect([...snapshot.kvKeys(other.key)]).toEqual([['x', h('hx')]]);
+      expect([...(await snapshot.kvKeys(other.key))]).toEqual([['x', h('hx')]]);
       // Written after the move: a new resource's keys, a key of an old one rewritten.
-      store.recordSuccess(identity('new', 'KvPairs'), { kvKeys: [['n', h('hn')]], hash: '' }, at);
-      store.recordSuccess(kv, { kvKeys: [['k/001', h('rewritten')]], hash: '' }, at);
-      expect(store.snapshot().kvKeys(kv.key).get('k/001')).toBe(h('rewritten'));
-      expect(store.kvKeyCounts()).toEqual(
+      await store.recordSuccess(identity('new', 'KvPairs'), { kvKeys: [['n', h('hn')]], hash: '' }, at);
+      await store.recordSuccess(kv, { kvKeys: [['k/001', h('rewritten')]], hash: '' }, at);
+      expect((await (await store.snapshot()).kvKeys(kv.key)).get('k/001')).toBe(h('rewritten'));
+      expect(await store.kvKeyCounts()).toEqual(
         new Map([
           [kv.key, 250],
           [other.key, 1],
@@ -262,11 +262,11 @@ describe('the PostgreSQL state', () => {
         ]),
       );
     } finally {
-      store.close();
+      await store.close();
     }
-    const b = openPgStateStore({ url: older, workspace: 'b', readOnly: true });
-    expect([...b.snapshot().kvKeys(kv.key)]).toEqual([['k/000é', h('hash-b')]]);
-    b.close();
+    const b = await openPgStateStore({ url: older, workspace: 'b', readOnly: true });
+    expect([...(await (await b.snapshot()).kvKeys(kv.key))]).toEqual([['k/000é', h('hash-b')]]);
+    await b.close();
     const check = new pg.Client({ connectionString: older });
     await check.connect();
     const { rows } = await check.query("SELECT (SELECT max(version) FROM edgesync_schema) AS version, to_regclass('kv_keys_v3') IS NULL AS dropped");
@@ -279,18 +279,18 @@ describe('the PostgreSQL state', () => {
     const workspace = fresh();
     const kv = identity('flags', 'KvPairs');
     const other = identity('other', 'KvPairs');
-    const store = open(workspace);
+    const store = await open(workspace);
     const chunk = (from: number, n: number, hash = 'h') => Array.from({ length: n }, (_, i) => [`key-${String(from + i).padStart(4, '0')}`, h(`${hash}${from + i}`)] as const);
-    store.recordSuccess(kv, { kvKeys: chunk(0, 100), hash: '' }, at);
+    await store.recordSuccess(kv, { kvKeys: chunk(0, 100), hash: '' }, at);
     // Rewritten keys beside new ones, one of them twice in the chunk.
-    store.recordSuccess(kv, { kvKeys: [...chunk(50, 100, 'g'), ['key-0120', h('again')]], hash: '' }, at);
-    store.recordSuccess(other, { kvKeys: chunk(0, 10), hash: '' }, at);
+    await store.recordSuccess(kv, { kvKeys: [...chunk(50, 100, 'g'), ['key-0120', h('again')]], hash: '' }, at);
+    await store.recordSuccess(other, { kvKeys: chunk(0, 10), hash: '' }, at);
     expect(await keyCounts(workspace)).toEqual([
       { resource: kv.key, stored: 150, keys: 150 },
       { resource: other.key, stored: 10, keys: 10 },
     ]);
-    expect(store.forgetKvKeys(kv.key, ['key-0000', 'not-there', 'key-0149'])).toEqual(['key-0000', 'key-0149']);
-    store.forgetKvKeys(
+    expect(await store.forgetKvKeys(kv.key, ['key-0000', 'not-there', 'key-0149'])).toEqual(['key-0000', 'key-0149']);
+    await store.forgetKvKeys(
       other.key,
       chunk(0, 10).map(([k]) => k),
     );
@@ -298,16 +298,16 @@ describe('the PostgreSQL state', () => {
       { resource: kv.key, stored: 148, keys: 148 },
       { resource: other.key, stored: 0, keys: 0 },
     ]);
-    expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 148]]));
+    expect(await store.kvKeyCounts()).toEqual(new Map([[kv.key, 148]]));
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-export-')), 'state.json');
     let text = '';
-    exportState(store, (t) => (text += t));
+    await exportState(store, (t) => (text += t));
     fs.writeFileSync(file, text);
-    store.forget(kv.key);
+    await store.forget(kv.key);
     expect(await keyCounts(workspace)).toEqual([{ resource: other.key, stored: 0, keys: 0 }]);
-    store.close();
+    await store.close();
     const copy = fresh();
-    importState(file, { state: url, workspace: copy });
+    await importState(file, { state: url, workspace: copy });
     expect(await keyCounts(copy)).toEqual([{ resource: kv.key, stored: 148, keys: 148 }]);
   });
 });

@@ -36,87 +36,87 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 /** One step; a refusal (an intent already open, nothing to forget) is part of the behaviour, not a failure. */
 async function run(store: SqlStateStore, s: Step): Promise<void> {
   const id = (n: string) => identity(n);
-  const attempt = (fn: () => unknown) => {
+  const attempt = async (fn: () => Promise<unknown>) => {
     try {
-      fn();
+      await fn();
     } catch {
       // Refused writes change nothing; the comparison after checks that.
     }
   };
-  if (s.op === 'success') attempt(() => store.recordSuccess(id(s.name), { request: { n: s.n }, hash: `h${s.n}`, remoteId: `r-${s.name}` }, at));
-  if (s.op === 'failure') attempt(() => store.recordFailure(id(s.name), 'refused', at));
-  if (s.op === 'blocked') attempt(() => store.recordStatus(id(s.name), 'blocked', 'type cannot change'));
-  if (s.op === 'begin') attempt(() => store.beginIntent(id(s.name), 'create', { n: 0 }, 'h0', at));
+  if (s.op === 'success') await attempt(() => store.recordSuccess(id(s.name), { request: { n: s.n }, hash: `h${s.n}`, remoteId: `r-${s.name}` }, at));
+  if (s.op === 'failure') await attempt(() => store.recordFailure(id(s.name), 'refused', at));
+  if (s.op === 'blocked') await attempt(() => store.recordStatus(id(s.name), 'blocked', 'type cannot change'));
+  if (s.op === 'begin') await attempt(() => store.beginIntent(id(s.name), 'create', { n: 0 }, 'h0', at));
   if (s.op === 'close') {
-    const intent = store.intent(id(s.name).key);
+    const intent = await store.intent(id(s.name).key);
     if (!intent) return;
-    if (s.how === 'success') store.recordSuccess(id(s.name), { request: { n: 9 }, hash: 'h9', remoteId: 'made', intentId: intent.id }, at);
-    if (s.how === 'abandon') store.abandonIntent(intent.id);
-    if (s.how === 'uncertain') store.markUncertain(intent.id, 'timed out');
-    if (s.how === 'resolve') store.resolve(id(s.name).key, { id: 'found' });
+    if (s.how === 'success') await store.recordSuccess(id(s.name), { request: { n: 9 }, hash: 'h9', remoteId: 'made', intentId: intent.id }, at);
+    if (s.how === 'abandon') await store.abandonIntent(intent.id);
+    if (s.how === 'uncertain') await store.markUncertain(intent.id, 'timed out');
+    if (s.how === 'resolve') await store.resolve(id(s.name).key, { id: 'found' });
   }
-  if (s.op === 'forget') attempt(() => store.forget(id(s.name).key));
+  if (s.op === 'forget') await attempt(() => store.forget(id(s.name).key));
   if (s.op === 'group') {
     const writes: GroupWrite[] = s.names.map((n) => ({ write: 'recordSuccess', id: id(n), record: { request: { group: n }, hash: 'g' }, at }));
     await store.writeGroup(writes);
   }
-  if (s.op === 'snapshot') store.snapshot();
+  if (s.op === 'snapshot') await store.snapshot();
 }
 
 /** The state as a whole read gives it: every row, each open intent making its resource uncertain. */
-const whole = (store: SqlStateStore): AppliedResource[] => store.list();
-const cached = (store: SqlStateStore): AppliedResource[] => [...store.snapshot().resources.values()].sort((x, y) => (x.key < y.key ? -1 : 1));
+const whole = (store: SqlStateStore): Promise<AppliedResource[]> => store.list();
+const cached = async (store: SqlStateStore): Promise<AppliedResource[]> => [...(await store.snapshot()).resources.values()].sort((x, y) => (x.key < y.key ? -1 : 1));
 
 describe.each(BACKENDS)('the $name state read through its cache of rows', (backend) => {
   it('gives what a whole read gives after any sequence of writes, refusals and snapshots', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 25 }), async (steps) => {
         const target = backend.fresh();
-        const store = target.open();
+        const store = await target.open();
         try {
-          store.snapshot();
+          await store.snapshot();
           for (const s of steps) {
             await run(store, s);
-            expect(cached(store)).toEqual(whole(store));
+            expect(await cached(store)).toEqual(await whole(store));
           }
         } finally {
-          store.close();
+          await store.close();
         }
       }),
       { numRuns: backend.name === 'SQLite' ? 60 : 12 },
     );
   });
 
-  it('keeps an earlier snapshot as it was when later writes change the rows', () => {
-    using(backend.fresh(), (store) => {
-      store.recordSuccess(identity('a'), { request: { n: 1 }, hash: 'h1' }, at);
-      const before = store.snapshot();
-      store.recordSuccess(identity('a'), { request: { n: 2 }, hash: 'h2' }, at);
-      store.forget(identity('a').key);
+  it('keeps an earlier snapshot as it was when later writes change the rows', async () => {
+    await using(backend.fresh(), async (store) => {
+      await store.recordSuccess(identity('a'), { request: { n: 1 }, hash: 'h1' }, at);
+      const before = await store.snapshot();
+      await store.recordSuccess(identity('a'), { request: { n: 2 }, hash: 'h2' }, at);
+      await store.forget(identity('a').key);
       expect(before.resources.get(identity('a').key)).toMatchObject({ hash: 'h1', request: { n: 1 } });
-      expect(store.snapshot().resources.size).toBe(0);
+      expect((await store.snapshot()).resources.size).toBe(0);
     });
   });
 });
 
 describe('a SQLite state written by another process between snapshots', () => {
-  it('is read whole again: the other writer’s rows are seen', () => {
+  it('is read whole again: the other writer’s rows are seen', async () => {
     const target = sqlite.fresh();
-    using(
+    await using(
       target,
-      (store) => {
-        store.recordSuccess(identity('mine'), { request: { n: 1 }, hash: 'h1' }, at);
-        expect([...store.snapshot().resources.keys()]).toEqual([identity('mine').key]);
+      async (store) => {
+        await store.recordSuccess(identity('mine'), { request: { n: 1 }, hash: 'h1' }, at);
+        expect([...(await store.snapshot()).resources.keys()]).toEqual([identity('mine').key]);
         // Another connection (a state import, an operator's `state forget`) writes without going through this store.
-        using(
+        await using(
           target,
-          (other) => {
-            other.recordSuccess(identity('theirs'), { request: { n: 2 }, hash: 'h2' }, at);
-            other.recordStatus(identity('mine'), 'blocked', 'changed elsewhere');
+          async (other) => {
+            await other.recordSuccess(identity('theirs'), { request: { n: 2 }, hash: 'h2' }, at);
+            await other.recordStatus(identity('mine'), 'blocked', 'changed elsewhere');
           },
           { lock: false },
         );
-        const seen = store.snapshot().resources;
+        const seen = (await store.snapshot()).resources;
         expect([...seen.keys()].sort()).toEqual([identity('mine').key, identity('theirs').key].sort());
         expect(seen.get(identity('mine').key)?.status).toBe('blocked');
       },

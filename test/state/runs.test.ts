@@ -23,42 +23,42 @@ const run = (n: number, over: Partial<RunRecord> = {}): RunRecord => ({
 });
 
 describe.each(BACKENDS)('runs kept in a $name state', (backend) => {
-  it('are read back newest first, with every field, after the state is opened again', () => {
+  it('are read back newest first, with every field, after the state is opened again', async () => {
     const target = backend.fresh();
-    using(target, (store) => {
-      store.recordRun(run(1));
-      store.recordRun(run(2, { result: 'failed', failed: 1, errors: ['GatewayList/a#create: answered 500'], revision: null }));
+    await using(target, async (store) => {
+      await store.recordRun(run(1));
+      await store.recordRun(run(2, { result: 'failed', failed: 1, errors: ['GatewayList/a#create: answered 500'], revision: null }));
     });
-    using(
+    await using(
       target,
-      (store) => {
-        expect(store.runs()).toEqual([run(2, { result: 'failed', failed: 1, errors: ['GatewayList/a#create: answered 500'], revision: null }), run(1)]);
-        expect(store.runs(1)).toHaveLength(1);
+      async (store) => {
+        expect(await store.runs()).toEqual([run(2, { result: 'failed', failed: 1, errors: ['GatewayList/a#create: answered 500'], revision: null }), run(1)]);
+        expect(await store.runs(1)).toHaveLength(1);
       },
       { readOnly: true },
     );
   });
 
-  it(`keeps the newest ${KEPT_RUNS} and cuts a long list of errors short`, () => {
-    using(backend.fresh(), (store) => {
-      for (let n = 1; n <= KEPT_RUNS + 5; n++) store.recordRun(run(n));
-      const kept = store.runs();
+  it(`keeps the newest ${KEPT_RUNS} and cuts a long list of errors short`, async () => {
+    await using(backend.fresh(), async (store) => {
+      for (let n = 1; n <= KEPT_RUNS + 5; n++) await store.recordRun(run(n));
+      const kept = await store.runs();
       expect(kept).toHaveLength(KEPT_RUNS);
       expect(kept[0].revision).toBe(`commit-${KEPT_RUNS + 5}`);
       expect(kept.at(-1)!.revision).toBe('commit-6');
-      store.recordRun(run(0, { errors: Array.from({ length: 30 }, (_, i) => `error ${i} ${'x'.repeat(2000)}`) }));
-      const errors = store.runs(1)[0].errors;
+      await store.recordRun(run(0, { errors: Array.from({ length: 30 }, (_, i) => `error ${i} ${'x'.repeat(2000)}`) }));
+      const errors = (await store.runs(1))[0]!.errors;
       expect(errors).toHaveLength(21);
       expect(errors[0]).toHaveLength(1000);
       expect(errors.at(-1)).toBe('… and 10 more');
     });
   });
 
-  it('does not count as a write of what is applied: the serial a saved plan records stays', () => {
-    using(backend.fresh(), (store) => {
-      const before = store.snapshot().revision;
-      store.recordRun(run(1));
-      expect(store.snapshot().revision).toEqual(before);
+  it('does not count as a write of what is applied: the serial a saved plan records stays', async () => {
+    await using(backend.fresh(), async (store) => {
+      const before = (await store.snapshot()).revision;
+      await store.recordRun(run(1));
+      expect((await store.snapshot()).revision).toEqual(before);
     });
   });
 });

@@ -51,35 +51,35 @@ function userVersion(file: string): number {
 }
 
 describe('the state schema', () => {
-  it('migrates a version 1 file at open and keeps what it held', () => {
+  it('migrates a version 1 file at open and keeps what it held', async () => {
     const file = tempStateFile();
     writeVersion1Fixture(file);
-    withStore({ file }, (store) => {
-      expect(store.get(identity('blocked-domains').key)).toMatchObject({ remoteId: 'uuid-1', request: { name: 'Blocked' }, status: 'applied' });
-      expect([...store.snapshot().kvKeys(identity('flags', 'KvPairs').key)]).toEqual([['beta', h('hb')]]);
+    await withStore({ file }, async (store) => {
+      expect(await store.get(identity('blocked-domains').key)).toMatchObject({ remoteId: 'uuid-1', request: { name: 'Blocked' }, status: 'applied' });
+      expect([...(await (await store.snapshot()).kvKeys(identity('flags', 'KvPairs').key))]).toEqual([['beta', h('hb')]]);
       // Version 3: a KV hash written before it may not mean "every chunk acknowledged".
-      expect(store.get(identity('flags', 'KvPairs').key)?.hash).toBeUndefined();
+      expect((await store.get(identity('flags', 'KvPairs').key))?.hash).toBeUndefined();
       // Version 4: keys written before have no recorded expiry, so none counts as expired.
-      expect(store.snapshot().kvExpired(identity('flags', 'KvPairs').key, Number.MAX_SAFE_INTEGER)).toEqual([]);
-      expect(store.get(identity('blocked-domains').key)?.hash).toBe('h1');
-      expect(store.get(identity('allowed').key)?.status).toBe('uncertain');
-      store.recordSuccess(identity('blocked-domains'), { etag: 'W/"2"', memo: { n: 1 } }, new Date());
-      expect(store.get(identity('blocked-domains').key)).toMatchObject({ etag: 'W/"2"', memo: { n: 1 }, remoteId: 'uuid-1' });
+      expect(await (await store.snapshot()).kvExpired(identity('flags', 'KvPairs').key, Number.MAX_SAFE_INTEGER)).toEqual([]);
+      expect((await store.get(identity('blocked-domains').key))?.hash).toBe('h1');
+      expect((await store.get(identity('allowed').key))?.status).toBe('uncertain');
+      await store.recordSuccess(identity('blocked-domains'), { etag: 'W/"2"', memo: { n: 1 } }, new Date());
+      expect(await store.get(identity('blocked-domains').key)).toMatchObject({ etag: 'W/"2"', memo: { n: 1 }, remoteId: 'uuid-1' });
     });
     expect(userVersion(file)).toBe(SCHEMA_VERSION);
   });
 
-  it('reads a version 1 file read-only without changing it', () => {
+  it('reads a version 1 file read-only without changing it', async () => {
     const file = tempStateFile();
     writeVersion1Fixture(file);
-    withStore({ file, readOnly: true }, (store) => {
-      expect(store.get(identity('blocked-domains').key)?.remoteId).toBe('uuid-1');
-      expect(store.snapshot().intents.get(identity('allowed').key)?.operation).toBe('createList');
+    await withStore({ file, readOnly: true }, async (store) => {
+      expect((await store.get(identity('blocked-domains').key))?.remoteId).toBe('uuid-1');
+      expect((await store.snapshot()).intents.get(identity('allowed').key)?.operation).toBe('createList');
     });
     expect(userVersion(file)).toBe(1);
   });
 
-  it.each([1, 2])('reads a version %i file in WAL mode read-only (plan, state list) without changing it', (version) => {
+  it.each([1, 2])('reads a version %i file in WAL mode read-only (plan, state list) without changing it', async (version) => {
     const file = tempStateFile();
     writeVersion1Fixture(file);
     const db = new Database(file);
@@ -87,38 +87,38 @@ describe('the state schema', () => {
     db.pragma('journal_mode = WAL');
     db.close();
     const before = fs.readFileSync(file);
-    withStore({ file, readOnly: true }, (store) => {
-      expect(store.get(identity('blocked-domains').key)).toMatchObject({ remoteId: 'uuid-1', status: 'applied' });
-      expect(store.views().map((v) => v.resource.key)).toHaveLength(3);
+    await withStore({ file, readOnly: true }, async (store) => {
+      expect(await store.get(identity('blocked-domains').key)).toMatchObject({ remoteId: 'uuid-1', status: 'applied' });
+      expect((await store.views()).map((v) => v.resource.key)).toHaveLength(3);
     });
     expect(fs.readFileSync(file).equals(before)).toBe(true);
     expect(userVersion(file)).toBe(version);
   });
 
-  it('refuses a file written by a newer build, read-only or not', () => {
+  it('refuses a file written by a newer build, read-only or not', async () => {
     const file = tempStateFile();
-    openStateStore({ file }).close();
+    await (await openStateStore({ file })).close();
     const db = new Database(file);
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     const message = `has schema version ${SCHEMA_VERSION + 1}, newer than this build understands (${SCHEMA_VERSION}); upgrade edgesync to use it`;
-    expect(() => openStateStore({ file })).toThrow(message);
-    expect(() => openStateStore({ file, readOnly: true })).toThrow(message);
+    await expect(openStateStore({ file })).rejects.toThrow(message);
+    await expect(openStateStore({ file, readOnly: true })).rejects.toThrow(message);
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
   });
 
-  it('uses WAL and keeps KV keys in a table without rowids', () => {
+  it('uses WAL and keeps KV keys in a table without rowids', async () => {
     const file = tempStateFile();
-    openStateStore({ file }).close();
+    await (await openStateStore({ file })).close();
     const db = new Database(file, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'kv_keys'").pluck().get()).toMatch(/WITHOUT ROWID/);
     db.close();
   });
 
-  it('has no column that could hold a secret or a KV value', () => {
+  it('has no column that could hold a secret or a KV value', async () => {
     const file = tempStateFile();
-    openStateStore({ file }).close();
+    await (await openStateStore({ file })).close();
     const all = columns(file);
     expect(all.map((c) => c.table)).toEqual(expect.arrayContaining(['resources', 'kv_keys', 'intents']));
     expect(all.filter((c) => /value|secret|token|password|payload|content/i.test(c.column))).toEqual([]);
@@ -126,7 +126,7 @@ describe('the state schema', () => {
     expect(all.filter((c) => c.table === 'kv_resources').map((c) => c.column)).toEqual(['id', 'resource', 'key_count']);
   });
 
-  it('moves KV keys under a small id per resource (version 9), keeping every key, hash and expiry, and counts them from then on', () => {
+  it('moves KV keys under a small id per resource (version 9), keeping every key, hash and expiry, and counts them from then on', async () => {
     const file = tempStateFile();
     writeVersion1Fixture(file);
     const db = new Database(file);
@@ -137,19 +137,22 @@ describe('the state schema', () => {
     db.close();
     const flags = identity('flags', 'KvPairs');
     const big = { ...flags, key: 'KvPairs[account=acc1]/big', name: 'big' };
-    withStore({ file }, (store) => {
-      expect(store.kvKeyCounts()).toEqual(
+    await withStore({ file }, async (store) => {
+      expect(await store.kvKeyCounts()).toEqual(
         new Map([
           [flags.key, 1],
           [big.key, 300],
         ]),
       );
-      const keys = store.snapshot().kvKeys(big.key);
+      const keys = await (await store.snapshot()).kvKeys(big.key);
       expect(keys.size).toBe(300);
       expect(keys.get('k007')).toBe(h('h7'));
-      expect(store.snapshot().kvExpired(big.key, 2_000_000_010)).toEqual(['k001', 'k003', 'k005', 'k007', 'k009']);
+      expect(await (await store.snapshot()).kvExpired(big.key, 2_000_000_010)).toEqual(['k001', 'k003', 'k005', 'k007', 'k009']);
       // New keys count once; a key written again does not count again; dropped keys are taken off.
-      store.recordSuccess(
+      await (
+        await // New keys count once; a key written again does not count again; dropped keys are taken off.
+        store
+      ).recordSuccess(
         big,
         {
           kvKeys: [
@@ -160,17 +163,17 @@ describe('the state schema', () => {
         },
         new Date(),
       );
-      expect(store.kvKeyCount(big.key)).toBe(301);
-      expect(store.snapshot().kvKeys(big.key).get('new')).toBe(h('h2'));
-      store.forgetKvKeys(big.key, ['k000', 'k001']);
-      expect(store.kvKeyCount(big.key)).toBe(299);
-      store.forget(flags.key);
-      expect(store.kvKeyCounts()).toEqual(new Map([[big.key, 299]]));
+      expect(await store.kvKeyCount(big.key)).toBe(301);
+      expect((await (await store.snapshot()).kvKeys(big.key)).get('new')).toBe(h('h2'));
+      await store.forgetKvKeys(big.key, ['k000', 'k001']);
+      expect(await store.kvKeyCount(big.key)).toBe(299);
+      await store.forget(flags.key);
+      expect(await store.kvKeyCounts()).toEqual(new Map([[big.key, 299]]));
     });
     expect(userVersion(file)).toBe(SCHEMA_VERSION);
   });
 
-  it("keeps each KV key's hash as its 16 bytes (version 10), converted from the base64 text of earlier versions", () => {
+  it("keeps each KV key's hash as its 16 bytes (version 10), converted from the base64 text of earlier versions", async () => {
     const file = tempStateFile();
     writeVersion1Fixture(file);
     const db = new Database(file);
@@ -186,20 +189,23 @@ describe('the state schema', () => {
     const flags = identity('flags', 'KvPairs');
     const resource = { ...flags, key: big, name: 'big' };
     const firstBytes = (b64: string) => Buffer.from(b64, 'base64').subarray(0, 16).toString('hex');
-    withStore({ file }, (store) => {
-      const keys = store.snapshot().kvKeys(big);
+    await withStore({ file }, async (store) => {
+      const keys = await (await store.snapshot()).kvKeys(big);
       expect(keys).toEqual(new Map(old.map(([key, hash]) => [key, firstBytes(hash)])));
-      expect(keys.get('k007')).toMatch(/^[0-9a-f]{32}$/);
-      expect(store.snapshot().kvKeys(flags.key)).toEqual(new Map([['beta', firstBytes(base64Hash('hb'))]]));
-      expect(store.snapshot().kvExpired(big, 2_000_000_005)).toEqual(['k001', 'k003', 'k005']);
-      expect(store.kvKeyCounts()).toEqual(
+      expect((await keys).get('k007')).toMatch(/^[0-9a-f]{32}$/);
+      expect(await (await store.snapshot()).kvKeys(flags.key)).toEqual(new Map([['beta', firstBytes(base64Hash('hb'))]]));
+      expect(await (await store.snapshot()).kvExpired(big, 2_000_000_005)).toEqual(['k001', 'k003', 'k005']);
+      expect(await store.kvKeyCounts()).toEqual(
         new Map([
           [flags.key, 1],
           [big, 200],
         ]),
       );
       // The counts move with each write, now that no trigger keeps them.
-      store.recordSuccess(
+      await (
+        await // The counts move with each write, now that no trigger keeps them.
+        store
+      ).recordSuccess(
         resource,
         {
           kvKeys: [
@@ -210,16 +216,16 @@ describe('the state schema', () => {
         },
         new Date(),
       );
-      expect(store.kvKeyCount(big)).toBe(201);
-      expect(store.snapshot().kvKeys(big).get('k000')).toBe(h('again'));
-      store.forgetKvKeys(big, ['k001', 'k002', 'absent']);
-      expect(store.kvKeyCounts()).toEqual(
+      expect(await store.kvKeyCount(big)).toBe(201);
+      expect((await (await store.snapshot()).kvKeys(big)).get('k000')).toBe(h('again'));
+      await store.forgetKvKeys(big, ['k001', 'k002', 'absent']);
+      expect(await store.kvKeyCounts()).toEqual(
         new Map([
           [flags.key, 1],
           [big, 199],
         ]),
       );
-      expect(store.snapshot().kvKeys(big).size).toBe(199);
+      expect((await (await store.snapshot()).kvKeys(big)).size).toBe(199);
     });
     const check = new Database(file, { readonly: true });
     expect(check.prepare('SELECT DISTINCT typeof(hash), length(hash) FROM kv_keys').raw().all()).toEqual([['blob', 16]]);

@@ -12,22 +12,22 @@ const list = identity('blocked-domains');
 const request = { name: 'Blocked domains', type: 'DOMAIN', items: [{ value: 'example.com' }] };
 
 describe('the state store', () => {
-  it('creates the folder of the state file and starts empty', () => {
+  it('creates the folder of the state file and starts empty', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => {
-      expect(store.list()).toEqual([]);
-      const snap = store.snapshot();
+    await withStore({ file }, async (store) => {
+      expect(await store.list()).toEqual([]);
+      const snap = await store.snapshot();
       expect(snap.resources.size).toBe(0);
       expect(snap.intents.size).toBe(0);
-      expect(snap.kvKeys('KvPairs/none').size).toBe(0);
+      expect((await snap.kvKeys('KvPairs/none')).size).toBe(0);
     });
   });
 
-  it('keeps a recorded success with every field after reopening', () => {
+  it('keeps a recorded success with every field after reopening', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => store.recordSuccess(list, { request, hash: contentHash(request), remoteId: 'uuid-1', etag: 'W/"1"', memo: { rotate: 2 } }, at));
-    withStore({ file }, (store) => {
-      expect(store.get(list.key)).toEqual({
+    await withStore({ file }, async (store) => store.recordSuccess(list, { request, hash: contentHash(request), remoteId: 'uuid-1', etag: 'W/"1"', memo: { rotate: 2 } }, at));
+    await withStore({ file }, async (store) => {
+      expect(await store.get(list.key)).toEqual({
         ...list,
         remoteId: 'uuid-1',
         request,
@@ -37,54 +37,54 @@ describe('the state store', () => {
         memo: { rotate: 2 },
         status: 'applied',
       });
-      expect(store.list().map((r) => r.key)).toEqual([list.key]);
-      expect(store.snapshot().resources.get(list.key)?.remoteId).toBe('uuid-1');
+      expect((await store.list()).map((r) => r.key)).toEqual([list.key]);
+      expect((await store.snapshot()).resources.get(list.key)?.remoteId).toBe('uuid-1');
     });
   });
 
-  it('merges a later success over what is there, keeping the remote id it did not repeat', () => {
+  it('merges a later success over what is there, keeping the remote id it did not repeat', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => {
-      store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
+    await withStore({ file }, async (store) => {
+      await store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
       const changed = { ...request, name: 'Renamed' };
       const later = new Date(at.getTime() + 60_000);
-      store.recordSuccess(list, { request: changed, hash: 'h2' }, later);
-      expect(store.get(list.key)).toMatchObject({ remoteId: 'uuid-1', request: changed, hash: 'h2', appliedAt: later.toISOString() });
+      await store.recordSuccess(list, { request: changed, hash: 'h2' }, later);
+      expect(await store.get(list.key)).toMatchObject({ remoteId: 'uuid-1', request: changed, hash: 'h2', appliedAt: later.toISOString() });
     });
   });
 
-  it('records a failure with its error and clears it on the next success', () => {
+  it('records a failure with its error and clears it on the next success', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => {
-      store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
-      store.recordFailure(list, '400 Bad Request: items[0].value is not a domain', at);
-      expect(store.get(list.key)).toMatchObject({ status: 'failed', lastError: '400 Bad Request: items[0].value is not a domain', remoteId: 'uuid-1' });
-      store.recordSuccess(list, { request, hash: 'h1' }, at);
-      expect(store.get(list.key)?.status).toBe('applied');
-      expect(store.get(list.key)).not.toHaveProperty('lastError');
+    await withStore({ file }, async (store) => {
+      await store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
+      await store.recordFailure(list, '400 Bad Request: items[0].value is not a domain', at);
+      expect(await store.get(list.key)).toMatchObject({ status: 'failed', lastError: '400 Bad Request: items[0].value is not a domain', remoteId: 'uuid-1' });
+      await store.recordSuccess(list, { request, hash: 'h1' }, at);
+      expect((await store.get(list.key))?.status).toBe('applied');
+      expect(await store.get(list.key)).not.toHaveProperty('lastError');
     });
   });
 
-  it('records blocked and orphaned statuses with their note, for resources never applied too', () => {
+  it('records blocked and orphaned statuses with their note, for resources never applied too', async () => {
     const file = tempStateFile();
     const location = identity('office', 'GatewayLocation');
-    withStore({ file }, (store) => {
-      store.recordStatus(location, 'blocked', 'GatewayLocation has no update operation');
-      store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
-      store.recordStatus(list, 'orphaned', 'no delete operation exists; remove it by hand');
+    await withStore({ file }, async (store) => {
+      await store.recordStatus(location, 'blocked', 'GatewayLocation has no update operation');
+      await store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
+      await store.recordStatus(list, 'orphaned', 'no delete operation exists; remove it by hand');
     });
-    withStore({ file, readOnly: true }, (store) => {
-      expect(store.get(location.key)).toMatchObject({ status: 'blocked', lastError: 'GatewayLocation has no update operation', kind: 'GatewayLocation' });
-      expect(store.get(location.key)).not.toHaveProperty('request');
-      expect(store.get(list.key)).toMatchObject({ status: 'orphaned', remoteId: 'uuid-1' });
+    await withStore({ file, readOnly: true }, async (store) => {
+      expect(await store.get(location.key)).toMatchObject({ status: 'blocked', lastError: 'GatewayLocation has no update operation', kind: 'GatewayLocation' });
+      expect(await store.get(location.key)).not.toHaveProperty('request');
+      expect(await store.get(list.key)).toMatchObject({ status: 'orphaned', remoteId: 'uuid-1' });
     });
   });
 
-  it('forgets a resource with its KV keys', () => {
+  it('forgets a resource with its KV keys', async () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
-    withStore({ file }, (store) => {
-      store.recordSuccess(
+    await withStore({ file }, async (store) => {
+      await store.recordSuccess(
         kv,
         {
           request: { namespace: 'ns' },
@@ -96,19 +96,19 @@ describe('the state store', () => {
         },
         at,
       );
-      const dropped = store.forget(kv.key);
+      const dropped = await store.forget(kv.key);
       expect(dropped).toMatchObject({ resource: { key: kv.key }, kvKeys: 2 });
-      expect(store.get(kv.key)).toBeUndefined();
-      expect(store.snapshot().kvKeys(kv.key).size).toBe(0);
-      expect(() => store.forget(kv.key)).toThrow(`${kv.key} is not in state`);
+      expect(await store.get(kv.key)).toBeUndefined();
+      expect((await (await store.snapshot()).kvKeys(kv.key)).size).toBe(0);
+      await expect(store.forget(kv.key)).rejects.toThrow(`${kv.key} is not in state`);
     });
   });
 
-  it('forgets only the named KV keys and says which were there', () => {
+  it('forgets only the named KV keys and says which were there', async () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
-    withStore({ file }, (store) => {
-      store.recordSuccess(
+    await withStore({ file }, async (store) => {
+      await store.recordSuccess(
         kv,
         {
           kvKeys: [
@@ -119,41 +119,41 @@ describe('the state store', () => {
         },
         at,
       );
-      expect(store.missingKvKeys(kv.key, ['a', 'zz'])).toEqual(['zz']);
-      expect(store.forgetKvKeys(kv.key, ['a', 'zz'])).toEqual(['a']);
-      expect([...store.snapshot().kvKeys(kv.key)]).toEqual([
+      expect(await store.missingKvKeys(kv.key, ['a', 'zz'])).toEqual(['zz']);
+      expect(await store.forgetKvKeys(kv.key, ['a', 'zz'])).toEqual(['a']);
+      expect([...(await (await store.snapshot()).kvKeys(kv.key))]).toEqual([
         ['b', h('hb')],
         ['c', h('hc')],
       ]);
-      expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 2]]));
+      expect(await store.kvKeyCounts()).toEqual(new Map([[kv.key, 2]]));
     });
   });
 
-  it('refuses writes when opened read-only', () => {
+  it('refuses writes when opened read-only', async () => {
     const file = tempStateFile();
-    withStore({ file }, (store) => store.recordSuccess(list, { request, hash: 'h1' }, at));
-    withStore({ file, readOnly: true }, (store) => {
-      expect(() => store.recordFailure(list, 'boom', at)).toThrow('opened read-only');
-      expect(store.get(list.key)?.status).toBe('applied');
+    await withStore({ file }, async (store) => store.recordSuccess(list, { request, hash: 'h1' }, at));
+    await withStore({ file, readOnly: true }, async (store) => {
+      await expect(store.recordFailure(list, 'boom', at)).rejects.toThrow('opened read-only');
+      expect((await store.get(list.key))?.status).toBe('applied');
     });
   });
 
-  it('refuses a read-only open of a file that does not exist', () => {
-    expect(() => openStateStore({ file: tempStateFile(), readOnly: true })).toThrow(/does not exist/);
+  it('refuses a read-only open of a file that does not exist', async () => {
+    await expect(openStateStore({ file: tempStateFile(), readOnly: true })).rejects.toThrow(/does not exist/);
   });
 
   it('is given its file by the backend, which refuses an empty one before anything opens', () => {
     expect(() => sqliteBackend('')).toThrow('Expected `--state` to be a non-empty string, got `` (string)');
   });
 
-  it('takes a snapshot whose resources, KV counts and KV keys once read later writes do not change', () => {
+  it('takes a snapshot whose resources, KV counts and KV keys once read later writes do not change', async () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
-    withStore({ file }, (store) => {
-      store.recordSuccess(kv, { kvKeys: [['a', h('h1')]] }, at);
-      const before = store.snapshot();
-      expect([...before.kvKeys(kv.key)]).toEqual([['a', h('h1')]]);
-      store.recordSuccess(
+    await withStore({ file }, async (store) => {
+      await store.recordSuccess(kv, { kvKeys: [['a', h('h1')]] }, at);
+      const before = await store.snapshot();
+      expect([...(await before.kvKeys(kv.key))]).toEqual([['a', h('h1')]]);
+      await store.recordSuccess(
         kv,
         {
           kvKeys: [
@@ -163,20 +163,20 @@ describe('the state store', () => {
         },
         at,
       );
-      store.recordSuccess(list, { request, hash: 'h' }, at);
-      expect([...before.kvKeys(kv.key)]).toEqual([['a', h('h1')]]);
-      expect(before.kvKeyCount(kv.key)).toBe(1);
+      await store.recordSuccess(list, { request, hash: 'h' }, at);
+      expect([...(await before.kvKeys(kv.key))]).toEqual([['a', h('h1')]]);
+      expect(await before.kvKeyCount(kv.key)).toBe(1);
       expect(before.resources.has(list.key)).toBe(false);
-      expect(store.snapshot().kvKeys(kv.key).size).toBe(2);
-      expect(store.snapshot().kvKeyCount(kv.key)).toBe(2);
+      expect((await (await store.snapshot()).kvKeys(kv.key)).size).toBe(2);
+      expect(await (await store.snapshot()).kvKeyCount(kv.key)).toBe(2);
     });
   });
 
-  it('counts KV keys without loading them, and forgetting keys makes the resource hash untrusted', () => {
+  it('counts KV keys without loading them, and forgetting keys makes the resource hash untrusted', async () => {
     const file = tempStateFile();
     const kv = identity('flags', 'KvPairs');
-    withStore({ file }, (store) => {
-      store.recordSuccess(
+    await withStore({ file }, async (store) => {
+      await store.recordSuccess(
         kv,
         {
           request,
@@ -188,12 +188,12 @@ describe('the state store', () => {
         },
         at,
       );
-      expect(store.snapshot().kvKeyCount(kv.key)).toBe(2);
-      expect(store.snapshot().kvKeyCount('KvPairs/none')).toBe(0);
-      expect(store.get(kv.key)?.hash).toBe('sealed');
-      expect(store.forgetKvKeys(kv.key, ['b'])).toEqual(['b']);
-      expect(store.get(kv.key)?.hash).toBeUndefined();
-      expect(store.snapshot().kvKeyCount(kv.key)).toBe(1);
+      expect(await (await store.snapshot()).kvKeyCount(kv.key)).toBe(2);
+      expect(await (await store.snapshot()).kvKeyCount('KvPairs/none')).toBe(0);
+      expect((await store.get(kv.key))?.hash).toBe('sealed');
+      expect(await store.forgetKvKeys(kv.key, ['b'])).toEqual(['b']);
+      expect((await store.get(kv.key))?.hash).toBeUndefined();
+      expect(await (await store.snapshot()).kvKeyCount(kv.key)).toBe(1);
     });
   });
 });

@@ -46,7 +46,7 @@ export interface ModelSources {
   readonly status: () => LoopStatus;
   readonly role: () => Role;
   readonly source?: () => object;
-  readonly history: (limit: number) => readonly RunRecord[];
+  readonly history: (limit: number) => Promise<readonly RunRecord[]>;
   /** The subject line of a commit, when the root is a git checkout. @default none */
   readonly commitMessage?: (commit: string) => Promise<string | undefined>;
 }
@@ -128,7 +128,7 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
   const invalid = !s.configValid && s.configErrors.length > 0;
   return {
     header,
-    history: src.history(HISTORY_SHOWN),
+    history: await src.history(HISTORY_SHOWN),
     configErrors: s.configErrors,
     ...(s.plan && { plan: planText(s.plan, s.running ? undefined : run?.result) }),
     ...(invalid

@@ -11,7 +11,7 @@ import { pageOf, resourceRows, type ResourceRow, type RowQuery } from './resourc
 import type { AppliedResource } from '../../state/types.js';
 
 export interface UiSources extends ModelSources {
-  readonly resources: () => readonly AppliedResource[];
+  readonly resources: () => Promise<readonly AppliedResource[]>;
   readonly status: () => LoopStatus;
 }
 
@@ -46,12 +46,12 @@ function rowQuery(query: unknown): RowQuery {
  */
 function rowCache(src: UiSources) {
   let kept: { version: string; rows: ResourceRow[]; at: number; tookMs: number } | undefined;
-  return (version: string): ResourceRow[] => {
+  return async (version: string): Promise<ResourceRow[]> => {
     const s = src.status();
     const started = Date.now();
     if (kept && (kept.version === version || (s.running && started - kept.at < 10 * kept.tookMs))) return kept.rows;
     const rows = resourceRows({
-      resources: src.resources(),
+      resources: await src.resources(),
       running: s.running,
       ...(s.plan && { plan: s.plan }),
       ...(s.lastRun && { lastRun: { result: s.lastRun.result, startedAt: s.lastRun.startedAt, errors: s.lastRun.errors } }),
@@ -66,7 +66,7 @@ export function registerUi(scope: FastifyInstance, src: UiSources, access: Acces
   const rows = rowCache(src);
   const parts = async (req: FastifyRequest, version: string): Promise<PageParts> => {
     const query = rowQuery(req.query);
-    return { model: await pageModel(src), rows: pageOf(rows(version), query), query, version };
+    return { model: await pageModel(src), rows: pageOf(await rows(version), query), query, version };
   };
   if (access.mode === 'token') {
     scope.addHook('onRequest', async (req, reply) => {

@@ -31,10 +31,48 @@ class KeyTally {
   }
 }
 
-/** The stored keys in byte order: a page at a time from the state, else the whole map sorted. */
-function* storedKeys(ctx: PlanContext): Generator<[string, string]> {
-  const pages: Iterable<KvKeyPage> = ctx.kvKeyPages?.() ?? (ctx.kvKeys ? [pageOf(ctx.kvKeys)] : []);
-  for (const { keys, hashes } of pages) for (let i = 0; i < keys.length; i++) yield [keys[i], hashes[i]];
+/**
+ * The stored keys in byte order: a page at a time from the state, else the whole map sorted. Within a
+ * page a key is read at once; only the next page is awaited (an await per key would cost a million).
+ */
+class StoredKeys {
+  private keys: readonly string[] = [];
+  private hashes: readonly string[] = [];
+  private i = 0;
+  private readonly pages: AsyncIterator<KvKeyPage> | Iterator<KvKeyPage>;
+
+  constructor(ctx: PlanContext) {
+    const pages: AsyncIterable<KvKeyPage> | Iterable<KvKeyPage> = ctx.kvKeyPages?.() ?? (ctx.kvKeys ? [pageOf(ctx.kvKeys)] : []);
+    this.pages = Symbol.asyncIterator in pages ? pages[Symbol.asyncIterator]() : pages[Symbol.iterator]();
+  }
+
+  /** True while a key is at hand (`key`, `hash`); reads the next page when this one is used up. */
+  async more(): Promise<boolean> {
+    while (this.i >= this.keys.length) {
+      const next = await this.pages.next();
+      if (next.done) return false;
+      ({ keys: this.keys, hashes: this.hashes } = next.value);
+      this.i = 0;
+    }
+    return true;
+  }
+
+  /** True while a key of the page is at hand, without reading another page. */
+  inPage(): boolean {
+    return this.i < this.keys.length;
+  }
+
+  get key(): string {
+    return this.keys[this.i]!;
+  }
+
+  get hash(): string {
+    return this.hashes[this.i]!;
+  }
+
+  skip(): void {
+    this.i++;
+  }
 }
 
 function pageOf(map: ReadonlyMap<string, string>): KvKeyPage {
@@ -123,7 +161,7 @@ export function resendKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Resend
 }
 
 /** Plans a KvPairs resource: one `kv` action per chunk of changed pairs, in reading order. */
-export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDecision {
+export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Promise<KindDecision> {
   const payload = payloadOf(ctx);
   const expired = new Set(ctx.kvExpired ?? []);
   if (!expired.size && inStep(ctx, payload.count)) return { actions: [], blocked: [], notes: [] };
@@ -134,33 +172,32 @@ export function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): KindDeci
   let storedCount = 0;
   // Stored keys given another value: what a change threshold weighs (new keys and expired ones are not).
   let rewritten = 0;
-  const stored = storedKeys(ctx);
-  let s = stored.next();
+  const s = new StoredKeys(ctx);
   // An expired key the config dropped is gone remotely already: not an orphan to remove by hand.
   const drop = (key: string) => (expired.has(key) ? gone : orphans).add(key);
   for (const d of payload.keys.entries()) {
-    while (!s.done && compareUtf8(s.value[0], d.key) < 0) {
+    while ((s.inPage() || (await s.more())) && compareUtf8(s.key, d.key) < 0) {
       storedCount++;
-      drop(s.value[0]);
-      s = stored.next();
+      drop(s.key);
+      s.skip();
     }
-    if (s.done || s.value[0] !== d.key) {
+    if (!s.inPage() || s.key !== d.key) {
       changed.push(d.seq);
       continue;
     }
     storedCount++;
-    if (s.value[1] !== d.hash) {
+    if (s.hash !== d.hash) {
       changed.push(d.seq);
       rewritten++;
     } else if (expired.has(d.key)) {
       changed.push(d.seq);
       resent.add(d.key);
     }
-    s = stored.next();
+    s.skip();
   }
-  for (; !s.done; s = stored.next()) {
+  for (; s.inPage() || (await s.more()); s.skip()) {
     storedCount++;
-    drop(s.value[0]);
+    drop(s.key);
   }
   // Sorted into reading order, the order the sources are read again in; the apply holds the array to its end.
   const actions = changed.length ? chunkActions(ctx, changed.toArray().sort(), limits) : [];

@@ -2,14 +2,13 @@
 // `apply --force` on any machine approves for the leader wherever it runs.
 
 import type { Approvals } from '../approvals.js';
-import { PgDatabase } from './database.js';
 import { migratePg } from './schema.js';
-import { withSession, type PgSession } from './session.js';
+import { inTransaction, withSession, type PgSession } from './session.js';
 
 export function pgApprovals(url: string, workspace: string, shown: string): Approvals {
   const use = <T>(fn: (session: PgSession) => T): T =>
     withSession(url, shown, (session) => {
-      new PgDatabase(session, { ws: workspace, epoch: null }).transaction(() => migratePg(session, shown)).immediate();
+      inTransaction(session, () => migratePg(session, shown));
       return fn(session);
     });
   return {

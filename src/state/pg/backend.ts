@@ -38,11 +38,11 @@ export function pgBackend(url: string, workspace = 'default'): StateBackend {
     localDir: local,
     database: { url, workspace: ws },
     open: ({ owner, secretsDir, notSecrets, clock }) => openPgStateStore({ url, workspace: ws, owner, ...(clock && { clock }), onMissing: ifMissing(secretsDir, notSecrets) }),
-    read(use, secretsDir, notSecrets) {
-      const kept = ahead.take();
+    async read(use, secretsDir, notSecrets) {
+      const kept = await ahead.take();
       if (kept) return readKept(kept, use);
-      return withReadOnly({ openReadOnly }, (store) => {
-        if (store) return use(store.snapshot());
+      return withReadOnly({ openReadOnly }, async (store) => {
+        if (store) return use(await store.snapshot());
         ifMissing(secretsDir, notSecrets)(label);
         return use(EMPTY_SNAPSHOT);
       });

@@ -1,7 +1,7 @@
-// The part of better-sqlite3's API the state store uses (prepare, run/get/all, raw, pluck,
-// transaction), over one PostgreSQL session, so the store's logic is one for both backends.
+// The asynchronous SqlDatabase (prepare, run/get/all, raw, pluck, transaction, batch) over one
+// PostgreSQL session, so the store's logic is one for both backends.
 
-import type { SqlDatabase, SqlStatement } from '../sql-db.js';
+import { Serial, type SqlDatabase, type SqlStatement } from '../sql-db.js';
 import type { PgSession } from './session.js';
 
 /** Values every statement may name: `:ws` the workspace, `:epoch` the lock holder's fencing epoch. */
@@ -67,7 +67,7 @@ class PgStatement implements SqlStatement {
     return this.db.session.query(this.compiled.text, this.compiled.values(args, this.db.bound), this.mode === 'rows' ? undefined : 'array');
   }
 
-  run(...args: unknown[]): { changes: number; lastInsertRowid: number } {
+  async run(...args: unknown[]): Promise<{ changes: number; lastInsertRowid: number }> {
     if (this.db.collect(this.compiled.text, this.compiled.values(args, this.db.bound))) return { changes: 0, lastInsertRowid: 0 };
     const { rows, rowCount } = this.query(args);
     const first = rows[0] as Record<string, unknown> | unknown[] | undefined;
@@ -75,21 +75,19 @@ class PgStatement implements SqlStatement {
     return { changes: rowCount, lastInsertRowid: Number(id ?? 0) };
   }
 
-  get(...args: unknown[]): unknown {
-    this.db.refuseInBatch();
+  async get(...args: unknown[]): Promise<unknown> {
     const row = this.query(args).rows[0];
     return this.mode === 'pluck' && row !== undefined ? (row as unknown[])[0] : row;
   }
 
-  all(...args: unknown[]): unknown[] {
-    this.db.refuseInBatch();
+  async all(...args: unknown[]): Promise<unknown[]> {
     const { rows } = this.query(args);
     return this.mode === 'pluck' ? rows.map((r) => (r as unknown[])[0]) : rows;
   }
 }
 
 export class PgDatabase implements SqlDatabase {
-  private depth = 0;
+  private readonly serial = new Serial();
   /** The statements of a batch being written (see `batch`). */
   private collected: { sql: string; params: unknown[] }[] | undefined;
 
@@ -102,47 +100,41 @@ export class PgDatabase implements SqlDatabase {
     return new PgStatement(this, sql);
   }
 
-  exec(sql: string): void {
-    this.session.query(sql);
-  }
-
-  /** As better-sqlite3's: the call runs `fn` in a transaction; `immediate()` is the writer's form. */
-  transaction<T>(fn: () => T): { (): T; immediate(): T } {
-    const run = (begin: string) => (): T => {
-      // Nested calls join the outer transaction, as better-sqlite3's do (through savepoints there).
-      if (this.depth > 0) return fn();
-      this.session.query(begin);
-      this.depth++;
+  /** One transaction at a time: 'read' sees one snapshot (REPEATABLE READ), 'write' is a plain write transaction. */
+  transaction<T>(fn: () => Promise<T>, mode: 'read' | 'write'): Promise<T> {
+    return this.serial.run(async () => {
+      this.session.query(mode === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ' : 'BEGIN');
       try {
-        const out = fn();
+        const out = await fn();
         this.session.query('COMMIT');
         return out;
       } catch (err) {
         if (!this.session.lost) this.session.query('ROLLBACK');
         throw err;
-      } finally {
-        this.depth--;
       }
-    };
-    return Object.assign(run('BEGIN ISOLATION LEVEL REPEATABLE READ'), { immediate: run('BEGIN') });
+    });
   }
 
   /**
-   * `fn`'s statements as one transaction the caller does not wait for: `run` only collects them (and
-   * answers 0 changes), a read is refused. Resolves once committed; rejects with BatchCheckError
-   * when the last statement changed other than `lastChanges` rows (the transaction is rolled back).
+   * `fn`'s writes as one transaction the caller does not wait for: in `fn` a read is answered at once
+   * (reads come first), a `run` only collected (and answered 0 changes). Resolves once committed,
+   * at once when nothing was collected; rejects with BatchCheckError when the last statement changed
+   * other than `lastChanges` rows (the transaction is rolled back).
    */
-  batch(fn: () => void, lastChanges?: number): Promise<void> {
-    if (this.depth > 0 || this.collected) throw new Error('a batch cannot run inside a transaction or another batch');
-    this.collected = [];
-    let statements: { sql: string; params: unknown[] }[];
-    try {
-      fn();
-      statements = this.collected;
-    } finally {
-      this.collected = undefined;
-    }
-    return this.session.batch(statements, lastChanges);
+  batch(fn: () => Promise<void>, lastChanges?: number): Promise<void> {
+    let sent: Promise<void> = Promise.resolve();
+    const made = this.serial.run(async () => {
+      this.collected = [];
+      let statements: { sql: string; params: unknown[] }[];
+      try {
+        await fn();
+        statements = this.collected;
+      } finally {
+        this.collected = undefined;
+      }
+      if (statements.length) sent = this.session.batch(statements, lastChanges);
+    });
+    return made.then(() => sent);
   }
 
   /** True when a batch is being written: the statement was taken into it. */
@@ -152,11 +144,8 @@ export class PgDatabase implements SqlDatabase {
     return true;
   }
 
-  refuseInBatch(): void {
-    if (this.collected) throw new Error('a batch only writes: read before it');
-  }
-
-  close(): void {
-    this.session.close();
+  /** After the transactions begun before it. */
+  close(): Promise<void> {
+    return this.serial.run(async () => this.session.close());
   }
 }

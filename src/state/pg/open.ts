@@ -10,7 +10,7 @@ import { StateLockedError, type LockHolder } from '../lock.js';
 import { SqlStateStore } from '../store.js';
 import { PgDatabase } from './database.js';
 import { migratePg } from './schema.js';
-import { PgQueryError, PgSession } from './session.js';
+import { inTransaction, PgQueryError, PgSession } from './session.js';
 import { pgStatements } from './sql.js';
 import { redactUrl } from '../../util/redact.js';
 import { checkPgUrl } from './url.js';
@@ -25,7 +25,7 @@ export interface PgStateOptions {
   /** What holds the lock, shown to the one refused. @default process.argv joined */
   readonly owner?: string;
   readonly clock?: Clock;
-  /** KV keys read per page when a snapshot loads them. @default 100000 */
+  /** KV keys read per page when a snapshot loads them. @default 5000 */
   readonly kvPageSize?: number;
   /**
    * Called when the workspace has no state yet, before one is made (a writable open): throws when
@@ -49,15 +49,15 @@ export function checkWorkspace(name: unknown): string {
 const LOCK_KEY = "hashtextextended('edgesync workspace ' || $1, 0)";
 
 /** A store on the workspace; writable opens hold the workspace's lock until closed. */
-export function openPgStateStore(options: PgStateOptions): SqlStateStore {
+export async function openPgStateStore(options: PgStateOptions): Promise<SqlStateStore> {
   const o = resolvePgOptions(options);
   const session = new PgSession(o.url, o.shown);
   try {
     prepare(session, o);
-    if (o.readOnly) return storeOn(session, o, null);
+    if (o.readOnly) return await storeOn(session, o, null);
     const taken = takeLock(session, o);
     if (typeof taken !== 'number') throw lockedError(taken, o.label);
-    return storeOn(session, o, taken);
+    return await storeOn(session, o, taken);
   } catch (err) {
     session.close();
     throw err;
@@ -77,7 +77,7 @@ export function claimPgState(options: PgStateOptions): StateClaim {
     session = undefined;
   };
   return {
-    take() {
+    async take() {
       // A session lost (database restarted, connection cut) is opened again at the next try.
       if (session?.lost) drop();
       if (!session) {
@@ -95,7 +95,7 @@ export function claimPgState(options: PgStateOptions): StateClaim {
           holder = taken ?? undefined;
           return undefined;
         }
-        const store = storeOn(session, o, taken);
+        const store = await storeOn(session, o, taken);
         session = undefined;
         return store;
       } catch (err) {
@@ -126,7 +126,7 @@ function resolvePgOptions(options: PgStateOptions) {
     workspace,
     readOnly: options.readOnly ?? false,
     owner: options.owner ?? process.argv.join(' '),
-    kvPageSize: options.kvPageSize ?? 100_000,
+    kvPageSize: options.kvPageSize ?? 5_000,
     clock: options.clock ?? systemClock,
     onMissing: options.onMissing,
     label,
@@ -138,7 +138,7 @@ function resolvePgOptions(options: PgStateOptions) {
 function prepare(session: PgSession, o: ResolvedPgOptions): void {
   reach(session, o.shown);
   try {
-    new PgDatabase(session, { ws: o.workspace, epoch: null }).transaction(() => migratePg(session, o.shown)).immediate();
+    inTransaction(session, () => migratePg(session, o.shown));
   } catch (err) {
     if (!(err instanceof PgQueryError && err.code === INSUFFICIENT_PRIVILEGE)) throw err;
     const user = decodeURIComponent(new URL(o.url).username) || 'the user';
@@ -155,7 +155,7 @@ function prepare(session: PgSession, o: ResolvedPgOptions): void {
 }
 
 /** The store on a prepared session; a writable one (epoch set) first settles a dead holder's open intents. */
-function storeOn(session: PgSession, o: ResolvedPgOptions, epoch: number | null): SqlStateStore {
+async function storeOn(session: PgSession, o: ResolvedPgOptions, epoch: number | null): Promise<SqlStateStore> {
   const db = new PgDatabase(session, { ws: o.workspace, epoch });
   const store = new SqlStateStore({
     db,
@@ -169,7 +169,7 @@ function storeOn(session: PgSession, o: ResolvedPgOptions, epoch: number | null)
       if (session.lost) throw new Error(`${o.shown}: the database session was lost, and the lock with it; nothing more is sent`);
     },
   });
-  if (epoch !== null) store.recoverCrashedIntents();
+  if (epoch !== null) await store.recoverCrashedIntents();
   return store;
 }
 

@@ -2,10 +2,9 @@
 // apply instead of the secrets folder, read by `edgesync state secret` and by Credentials documents.
 
 import { systemClock, type Clock } from '../../util/clock.js';
-import { PgDatabase } from './database.js';
 import { migratePg } from './schema.js';
 import { openSecret, sealSecret, type SealedSecret } from './secrets.js';
-import { PgQueryError, withSession, type PgSession } from './session.js';
+import { inTransaction, PgQueryError, withSession, type PgSession } from './session.js';
 import { redactUrl } from '../../util/redact.js';
 
 export interface PgSecretsOptions {
@@ -49,7 +48,7 @@ export class PgSecrets {
   write(name: string, secret: string): string {
     const sealed = sealSecret(this.key, { workspace: this.workspace, name }, secret);
     this.use((session) => {
-      new PgDatabase(session, { ws: this.workspace, epoch: null }).transaction(() => migratePg(session, this.shown)).immediate();
+      inTransaction(session, () => migratePg(session, this.shown));
       session.query(
         `INSERT INTO secrets (workspace, name, key_fingerprint, iv, ciphertext, auth_tag, written_at)
          VALUES ($1, $2, $3, decode($4, 'base64'), decode($5, 'base64'), decode($6, 'base64'), $7)

@@ -173,3 +173,16 @@ export function withSession<T>(url: string, shown: string, fn: (session: PgSessi
     session.close();
   }
 }
+
+/** `fn`'s queries on `session` as one write transaction, waited for: the schema's migration, made before any store uses the session. */
+export function inTransaction<T>(session: PgSession, fn: () => T): T {
+  session.query('BEGIN');
+  try {
+    const out = fn();
+    session.query('COMMIT');
+    return out;
+  } catch (err) {
+    if (!session.lost) session.query('ROLLBACK');
+    throw err;
+  }
+}

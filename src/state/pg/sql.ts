@@ -36,6 +36,7 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
   return {
     rowByKey: p('SELECT key, ' + RESOURCE_COLUMNS.join(', ') + ' FROM resources WHERE workspace = :ws AND key = ?'),
     allRows: p('SELECT key, ' + RESOURCE_COLUMNS.join(', ') + ' FROM resources WHERE workspace = :ws ORDER BY key'),
+    rowsPage: p('SELECT key, ' + RESOURCE_COLUMNS.join(', ') + ' FROM resources WHERE workspace = :ws AND key > ? ORDER BY key LIMIT ?'),
     putRow: p(`INSERT INTO resources (workspace, key, ${RESOURCE_COLUMNS.join(', ')})
       VALUES (:ws, @key, ${RESOURCE_COLUMNS.map((c) => `@${c}`).join(', ')})
       ON CONFLICT (workspace, key) DO UPDATE SET ${RESOURCE_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`),

@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { SqlStateStore } from '../store.js';
+import type { StateAdmin } from '../admin.js';
 import { checkRecord, FORMAT, FORMAT_VERSION, type StateRecord } from './format.js';
 import { checkEmpty, Counter, countsDiffer, countsOf, writeRecord, type Counts } from './records.js';
 import { backendOf, intoEmptyState, type StateSpec } from './target.js';
@@ -193,12 +193,12 @@ export function checkStateFile(file: string, shown = file): CheckedFile {
  * Writes a checked file into `store` in one transaction, refused when the state holds anything;
  * the counts read back in the same transaction must be the file's, or nothing is written.
  */
-function importStateFile(store: SqlStateStore, checked: CheckedFile, shownState: string): Counts {
-  return store.withStatements('write', (sql) => {
-    checkEmpty(sql, shownState, 'import');
+function importStateFile(store: StateAdmin, checked: CheckedFile, shownState: string): Promise<Counts> {
+  return store.withStatements('write', async (sql) => {
+    await checkEmpty(sql, shownState, 'import');
     const counter = new Counter();
-    for (const record of records(checked.file, checked.shown, checked.layout, counter)) writeRecord(sql, record);
-    const held = countsOf(sql);
+    for (const record of records(checked.file, checked.shown, checked.layout, counter)) await writeRecord(sql, record);
+    const held = await countsOf(sql);
     const differ = countsDiffer(checked.counts, held, (n) => `the file lists ${n}`);
     if (differ) throw new StateFileFormatError(`${checked.shown}: after writing, ${shownState} would hold ${differ}; nothing was imported`);
     return held;
@@ -206,8 +206,8 @@ function importStateFile(store: SqlStateStore, checked: CheckedFile, shownState:
 }
 
 /** Checks `file`, then writes it into the state `into` names, which must be empty or not exist yet. */
-export function importState(file: string, into: StateSpec, shown = file): { readonly into: string; readonly counts: Counts } {
+export async function importState(file: string, into: StateSpec, shown = file): Promise<{ readonly into: string; readonly counts: Counts }> {
   const checked = checkStateFile(file, shown);
   const target = backendOf(into).shown;
-  return { into: target, counts: intoEmptyState(into, 'edgesync state import', 'import', (store) => importStateFile(store, checked, target)) };
+  return { into: target, counts: await intoEmptyState(into, 'edgesync state import', 'import', (store) => importStateFile(store, checked, target)) };
 }

@@ -21,30 +21,30 @@ export interface Migrated {
   readonly keptSecrets: number;
 }
 
-export function migrateState(from: StateSpec, to: StateSpec, options: MigrateOptions = {}): Migrated {
+export async function migrateState(from: StateSpec, to: StateSpec, options: MigrateOptions = {}): Promise<Migrated> {
   const perRecord = options.kvKeysPerRecord ?? 10_000;
   const [source, target] = [backendOf(from), backendOf(to)];
   if (source.shown === target.shown) throw new Error(`--to names the state being copied (${source.shown}): name another file, database or --to-workspace`);
-  const reader = openSource(source, 'migrate');
+  const reader = await openSource(source, 'migrate');
   let copied: Counts & { redacted: number; keptSecrets: number };
   try {
-    copied = intoEmptyState(to, 'edgesync state migrate', 'migrate', (store) =>
+    copied = await intoEmptyState(to, 'edgesync state migrate', 'migrate', (store) =>
       reader.withStatements('read', (src) =>
-        store.withStatements('write', (dst) => {
-          checkEmpty(dst, target.shown, 'migrate');
+        store.withStatements('write', async (dst) => {
+          await checkEmpty(dst, target.shown, 'migrate');
           const counter = new Counter();
-          for (const record of readRecords(src, perRecord, counter)) writeRecord(dst, record);
+          for await (const record of readRecords(src, perRecord, counter)) await writeRecord(dst, record);
           const meant = counter.tally();
-          const differ = countsDiffer(meant, countsOf(dst));
+          const differ = countsDiffer(meant, await countsOf(dst));
           if (differ) throw new Error(`${target.shown} would hold ${differ}; nothing was copied`);
-          return { ...meant, keptSecrets: Number(src.keptSecrets.get()) };
+          return { ...meant, keptSecrets: Number(await src.keptSecrets.get()) };
         }),
       ),
     );
   } finally {
-    reader.close();
+    await reader.close();
   }
-  const counts = readCounts(target);
+  const counts = await readCounts(target);
   const differ = counts ? countsDiffer(copied, counts) : 'nothing';
   if (differ) throw new Error(`${target.shown}, read back after the copy, holds ${differ}: do not use it; delete it and migrate again`);
   return { from: source.shown, to: target.shown, counts: counts!, redacted: copied.redacted, keptSecrets: copied.keptSecrets };

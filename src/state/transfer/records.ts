@@ -41,8 +41,8 @@ export class Counter {
 
 const sum = (m: ReadonlyMap<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
 
-export function readRevision(sql: StoreStatements): { lineage: string; serial: number } | null {
-  const row = sql.revision.get() as [string | null, number | string | null] | undefined;
+export async function readRevision(sql: StoreStatements): Promise<{ lineage: string; serial: number } | null> {
+  const row = (await sql.revision.get()) as [string | null, number | string | null] | undefined;
   return row && row[0] !== null ? { lineage: row[0], serial: Number(row[1] ?? 0) } : null;
 }
 
@@ -51,27 +51,27 @@ export function readRevision(sql: StoreStatements): { lineage: string; serial: n
  * pages of `kvKeysPerRecord` (key order), then the end record with the totals. Only one page of
  * keys is held at a time.
  */
-export function* readRecords(sql: StoreStatements, kvKeysPerRecord: number, counter: Counter): Generator<StateRecord> {
+export async function* readRecords(sql: StoreStatements, kvKeysPerRecord: number, counter: Counter): AsyncGenerator<StateRecord> {
   const emit = (record: StateRecord, redacted = false): StateRecord => {
     counter.add(record);
     if (redacted) counter.redacted++;
     return record;
   };
-  for (const row of sql.allRows.all() as ResourceRow[]) {
+  for (const row of (await sql.allRows.all()) as ResourceRow[]) {
     const { record, redacted } = resourceRecord(row);
     yield emit(record, redacted);
   }
-  for (const row of sql.allIntents.all() as IntentRow[]) {
+  for (const row of (await sql.allIntents.all()) as IntentRow[]) {
     const { record, redacted } = intentRecord(row);
     yield emit(record, redacted);
   }
-  const withKeys = (sql.kvCounts.all() as [string, number][]).map(([resource]) => resource).sort();
+  const withKeys = ((await sql.kvCounts.all()) as [string, number][]).map(([resource]) => resource).sort();
   for (const resource of withKeys) {
-    let page = JSON.parse(sql.kvRecordsFirst.get(resource, kvKeysPerRecord) as string) as KvKey[];
+    let page = JSON.parse((await sql.kvRecordsFirst.get(resource, kvKeysPerRecord)) as string) as KvKey[];
     while (page.length) {
       yield emit({ type: 'kv_keys', resource, keys: page });
       if (page.length < kvKeysPerRecord) break;
-      page = JSON.parse(sql.kvRecordsNext.get(resource, page[page.length - 1][0], kvKeysPerRecord) as string) as KvKey[];
+      page = JSON.parse((await sql.kvRecordsNext.get(resource, page[page.length - 1]![0], kvKeysPerRecord)) as string) as KvKey[];
     }
   }
   const t = counter.tally();
@@ -79,9 +79,9 @@ export function* readRecords(sql: StoreStatements, kvKeysPerRecord: number, coun
 }
 
 /** What the state holds now, read through its statements. */
-export function countsOf(sql: StoreStatements): Counts {
-  const kvKeysOf = new Map((sql.kvCounts.all() as [string, number][]).map(([r, n]) => [r, Number(n)] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { resources: (sql.allRows.all() as unknown[]).length, intents: (sql.allIntents.all() as unknown[]).length, kvKeys: sum(kvKeysOf), kvKeysOf };
+export async function countsOf(sql: StoreStatements): Promise<Counts> {
+  const kvKeysOf = new Map(((await sql.kvCounts.all()) as [string, number][]).map(([r, n]) => [r, Number(n)] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { resources: (await sql.allRows.all()).length, intents: (await sql.allIntents.all()).length, kvKeys: sum(kvKeysOf), kvKeysOf };
 }
 
 /** A state that holds anything is refused: a transfer never merges into, or overwrites, another state. */
@@ -95,23 +95,23 @@ export function describeCounts(c: Counts): string {
   return parts.filter(Boolean).join(', ');
 }
 
-export function checkEmpty(sql: StoreStatements, shown: string, verb: 'import' | 'migrate'): void {
-  const held = countsOf(sql);
+export async function checkEmpty(sql: StoreStatements, shown: string, verb: 'import' | 'migrate'): Promise<void> {
+  const held = await countsOf(sql);
   if (held.resources || held.intents || held.kvKeys) {
     throw new TargetNotEmptyError(`${shown} already holds ${describeCounts(held)}: ${verb} only into an empty state; export it first if it matters`);
   }
 }
 
 /** Writes records into a state checked empty in the same transaction. */
-export function writeRecord(sql: StoreStatements, record: StateRecord): void {
-  if (record.type === 'resource') sql.putRow.run(resourceRow(record));
+export async function writeRecord(sql: StoreStatements, record: StateRecord): Promise<void> {
+  if (record.type === 'resource') await sql.putRow.run(resourceRow(record));
   else if (record.type === 'intent') {
-    const { lastInsertRowid } = sql.addIntent.run(intentRow(record));
-    if (record.error !== undefined) sql.failIntent.run(record.error, Number(lastInsertRowid));
+    const { lastInsertRowid } = await sql.addIntent.run(intentRow(record));
+    if (record.error !== undefined) await sql.failIntent.run(record.error, Number(lastInsertRowid));
   } else if (record.type === 'kv_keys' && record.keys.length) {
     // Recorded expiries are absolute: no ttl, so the write's time (`at`) plays no part.
-    sql.addKvResource.run(record.resource);
-    sql.putKvKeys.run({ resource: record.resource, at: 0, records: record.keys } satisfies KvKeysParams);
+    await sql.addKvResource.run(record.resource);
+    await sql.putKvKeys.run({ resource: record.resource, at: 0, records: record.keys } satisfies KvKeysParams);
   }
 }
 

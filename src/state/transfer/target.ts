@@ -7,7 +7,7 @@ import { withReadOnly, type StateBackend } from '../backend.js';
 import { StateMissingError } from '../file.js';
 import { isPgUrl } from '../pg/url.js';
 import { stateBackend } from '../select.js';
-import type { SqlStateStore } from '../store.js';
+import type { StateAdmin } from '../admin.js';
 import { checkEmpty, countsOf, type Counts } from './records.js';
 
 /** A state as the command line names it. */
@@ -21,14 +21,14 @@ export interface StateSpec {
 export const backendOf = (spec: StateSpec): StateBackend => stateBackend(spec.state, spec.workspace);
 
 /** `use` on the state read-only, or undefined when it does not exist yet. */
-function readExisting<T>(backend: StateBackend, use: (store: SqlStateStore) => T): T | undefined {
+function readExisting<T>(backend: StateBackend, use: (store: StateAdmin) => Promise<T>): Promise<T | undefined> {
   return withReadOnly(backend, (store) => store && use(store));
 }
 
 /** The state to copy from, read-only; one that does not exist is said to hold nothing to `verb`. */
-export function openSource(backend: StateBackend, verb: 'export' | 'migrate'): SqlStateStore {
+export async function openSource(backend: StateBackend, verb: 'export' | 'migrate'): Promise<StateAdmin> {
   try {
-    return backend.openReadOnly();
+    return await backend.openReadOnly();
   } catch (err) {
     if (err instanceof StateMissingError) throw new Error(`${backend.shown} does not exist: there is nothing to ${verb} (check --state and --workspace)`);
     throw err;
@@ -36,7 +36,7 @@ export function openSource(backend: StateBackend, verb: 'export' | 'migrate'): S
 }
 
 /** What the state holds, read back by a reader of its own; undefined when it does not exist. */
-export function readCounts(backend: StateBackend): Counts | undefined {
+export function readCounts(backend: StateBackend): Promise<Counts | undefined> {
   return readExisting(backend, (store) => store.withStatements('read', countsOf));
 }
 
@@ -45,18 +45,22 @@ export function readCounts(backend: StateBackend): Counts | undefined {
  * emptiness again inside its transaction, under the lock. A SQLite file this call made is removed
  * again when `fill` fails, so a failed import never leaves an empty state where a lost one should be noticed.
  */
-export function intoEmptyState<T>(spec: StateSpec, owner: string, verb: 'import' | 'migrate', fill: (store: SqlStateStore) => T): T {
+export async function intoEmptyState<T>(spec: StateSpec, owner: string, verb: 'import' | 'migrate', fill: (store: StateAdmin) => Promise<T>): Promise<T> {
   const backend = backendOf(spec);
-  const existed = readExisting(backend, (store) => (store.withStatements('read', (sql) => checkEmpty(sql, backend.shown, verb)), true)) ?? false;
+  const existed =
+    (await readExisting(backend, async (store) => {
+      await store.withStatements('read', (sql) => checkEmpty(sql, backend.shown, verb));
+      return true;
+    })) ?? false;
   // No secrets folder is named: restoring a lost state is what an import is for.
-  const store = backend.open({ owner });
+  const store = await backend.open({ owner });
   try {
-    return fill(store);
+    return await fill(store);
   } catch (err) {
     if (!existed && !isPgUrl(spec.state)) removeSqliteFiles(path.resolve(spec.state));
     throw err;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -75,8 +75,8 @@ export function sourcesOf(w: World, access?: Access): EndpointSources {
     status: () => w.status,
     role: () => w.role,
     ...(w.source && { source: () => w.source! }),
-    resources: () => w.resources,
-    history: (limit) => w.history.slice(0, limit),
+    resources: async () => w.resources,
+    history: async (limit) => w.history.slice(0, limit),
     registry: new Registry(),
     ...(access && { access }),
   };

@@ -35,7 +35,7 @@ async function chunksOf(file: string, text: string, parseAll: boolean): Promise<
     const wire = Array.from({ length: real.sizes.length }, (_, seq) => real.wire.get(seq));
     const payload: KvPayload = parseAll ? { ...real, wire: { get: () => false } as unknown as KvPayload['wire'] } : real;
     const desired = { ...desiredKv({ pairs: [] }), request: built.request, payload };
-    const bodies = planKv(planContext(desired), { maxPairs: 7, maxBytes: 100_000_000 }).actions.map((a) => a.body as DeferredBody);
+    const bodies = (await planKv(planContext(desired), { maxPairs: 7, maxBytes: 100000000 })).actions.map((a) => a.body as DeferredBody);
     const chunks: [string, unknown][] = [];
     for (const body of bodies) {
       const made = await body.take();

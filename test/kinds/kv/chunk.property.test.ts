@@ -123,7 +123,7 @@ describe('KV chunking', () => {
           stored.set(key, 'x');
           if (isExpired) expired.push(key);
         }
-        const decision = planKv({ ...planContext(desired, stored), kvExpired: expired }, lim);
+        const decision = await planKv({ ...planContext(desired, stored), kvExpired: expired }, lim);
         const made = await madeActions(decision.actions);
         const sent = made.flatMap((a) => a.body as WirePair[]);
         const expected = prepared.filter(({ pair, hash }, i) => fate[i] === 3 || stored.get(pair.key) !== hash);

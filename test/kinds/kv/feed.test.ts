@@ -18,7 +18,7 @@ afterEach(() => cleanup());
 const pairs = Array.from({ length: 25 }, (_, i) => ({ key: `k${String(i).padStart(2, '0')}`, value: `v${i}` }));
 
 /** The plan of a first sync of `files` (chunks of 10 pairs) and where the files are. */
-function planOf(files: Record<string, string>, spec: object, before: (root: string) => void = () => undefined) {
+async function planOf(files: Record<string, string>, spec: object, before: (root: string) => void = () => undefined) {
   const temp = tempRoot(files);
   cleanup = temp.cleanup;
   before(temp.root);
@@ -26,14 +26,14 @@ function planOf(files: Record<string, string>, spec: object, before: (root: stri
   const built = buildKv(spec, ctx);
   expect(ctx.issues).toEqual([]);
   const desired = { ...desiredKv({ pairs: [] }), request: built.request, payload: built.payload };
-  const bodies = planKv(planContext(desired), { maxPairs: 10, maxBytes: 100_000_000 }).actions.map((a) => a.body as DeferredBody);
+  const bodies = (await planKv(planContext(desired), { maxPairs: 10, maxBytes: 100000000 })).actions.map((a) => a.body as DeferredBody);
   return { root: temp.root, bodies };
 }
 
 describe('KV chunk bodies read at apply', () => {
   it("are the plan's pairs in reading order, each chunk made once, whatever order they are taken in", async () => {
     const lines = pairs.map((p) => JSON.stringify(p)).join('\n');
-    const { bodies } = planOf({ 'pairs.jsonl': lines }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const { bodies } = await planOf({ 'pairs.jsonl': lines }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     expect(bodies).toHaveLength(3);
     const made = await Promise.all([bodies[2].take(), bodies[0].take(), bodies[1].take()]);
     expect([made[1], made[2], made[0]].flatMap((m) => (m.body as KvChunkBytes).pairs())).toEqual(pairs);
@@ -43,7 +43,7 @@ describe('KV chunk bodies read at apply', () => {
   });
 
   it('sends nothing of a source that changed since the plan, and says which', async () => {
-    const { root, bodies } = planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
+    const { root, bodies } = await planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
     fs.writeFileSync(path.join(root, 'pairs.json'), JSON.stringify(pairs.map((p) => ({ ...p, value: `${p.value}!` }))));
     for (const body of bodies) await expect(body.take()).rejects.toThrow('pairs.json changed since the plan: nothing of it is sent; plan again');
   });
@@ -51,7 +51,7 @@ describe('KV chunk bodies read at apply', () => {
   it('stops at a pair that is not the one the plan read, even in a file that looks the same', async () => {
     // Whole seconds, set again exactly after the rewrite: same length, same times, only the pairs tell.
     const at = 1_800_000_000;
-    const { root, bodies } = planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] }, (r) => fs.utimesSync(path.join(r, 'pairs.json'), at, at));
+    const { root, bodies } = await planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] }, (r) => fs.utimesSync(path.join(r, 'pairs.json'), at, at));
     const file = path.join(root, 'pairs.json');
     fs.writeFileSync(file, JSON.stringify(pairs).replace('"v12"', '"w12"'));
     fs.utimesSync(file, at, at);
@@ -64,7 +64,7 @@ describe('KV chunk bodies read at apply', () => {
 
   it("reads a JSON array's elements where the plan found them: a BOM, spaces and line breaks between them", async () => {
     const text = `\ufeff[\n  ${pairs.map((p) => JSON.stringify(p, null, 1)).join(' ,\n\t')}\r\n]\n`;
-    const { bodies } = planOf({ 'pairs.json': text }, { sources: [{ file: 'pairs.json' }] });
+    const { bodies } = await planOf({ 'pairs.json': text }, { sources: [{ file: 'pairs.json' }] });
     const sent = [];
     // A body's bytes are read before done(): they may be reused after it.
     for (const body of bodies) sent.push(...((await body.take()).body as KvChunkBytes).pairs()), body.done();
@@ -72,7 +72,7 @@ describe('KV chunk bodies read at apply', () => {
   });
 
   it('makes a later chunk in the buffer of one whose action settled, never in one still being sent', async () => {
-    const { bodies } = planOf({ 'pairs.jsonl': pairs.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const { bodies } = await planOf({ 'pairs.jsonl': pairs.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     const [first, second] = [await bodies[0].take(), await bodies[1].take()];
     const [a, b] = [first.body as KvChunkBytes, second.body as KvChunkBytes];
     expect(b.buffer).not.toBe(a.buffer);
@@ -86,7 +86,7 @@ describe('KV chunk bodies read at apply', () => {
 
   it('stops at an element of a JSON array whose bytes moved, in a file of the same length and times', async () => {
     const at = 1_800_000_000;
-    const { root, bodies } = planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] }, (r) => fs.utimesSync(path.join(r, 'pairs.json'), at, at));
+    const { root, bodies } = await planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] }, (r) => fs.utimesSync(path.join(r, 'pairs.json'), at, at));
     const file = path.join(root, 'pairs.json');
     // One byte longer at pair 3, one shorter at pair 12: pairs 3 to 12 are not where the plan found them.
     fs.writeFileSync(file, JSON.stringify(pairs).replace('"v3"', '"v3x"').replace('"v12"', '"v1"'));
@@ -97,7 +97,7 @@ describe('KV chunk bodies read at apply', () => {
   });
 
   it('closes each file once its pairs are read, and the last one with the last chunk', async () => {
-    const { bodies } = planOf(
+    const { bodies } = await planOf(
       {
         'a.jsonl': pairs
           .slice(0, 12)
@@ -120,7 +120,7 @@ describe('KV chunk bodies read at apply', () => {
   });
 
   it("leaves no listener on the run's stop signal once a body is taken", async () => {
-    const { bodies } = planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
+    const { bodies } = await planOf({ 'pairs.json': JSON.stringify(pairs) }, { sources: [{ file: 'pairs.json' }] });
     const stop = new AbortController();
     await Promise.all(bodies.map((b) => b.take(stop.signal)));
     expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
@@ -128,7 +128,7 @@ describe('KV chunk bodies read at apply', () => {
 
   it('holds one listener on the stop signal however many chunks wait to be made, as every action takes its chunk at once', async () => {
     const many = Array.from({ length: 400 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, value: `v${i}` }));
-    const { bodies } = planOf({ 'pairs.jsonl': many.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const { bodies } = await planOf({ 'pairs.jsonl': many.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     expect(bodies).toHaveLength(40);
     const stop = new AbortController();
     const takes = bodies.map((b) => b.take(stop.signal));
@@ -144,7 +144,7 @@ describe('KV chunk bodies read at apply', () => {
   });
 
   it('rejects every take still waiting when the run stops, and lets go of the signal', async () => {
-    const { bodies } = planOf({ 'pairs.jsonl': pairs.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const { bodies } = await planOf({ 'pairs.jsonl': pairs.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     const stop = new AbortController();
     const takes = bodies.map((b) => b.take(stop.signal));
     stop.abort(new Error('SIGTERM'));
@@ -153,7 +153,7 @@ describe('KV chunk bodies read at apply', () => {
   });
 
   it('makes no chunk for a take whose run was stopped already', async () => {
-    const { bodies } = planOf({ 'pairs.jsonl': pairs.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const { bodies } = await planOf({ 'pairs.jsonl': pairs.map((p) => JSON.stringify(p)).join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     const stop = new AbortController();
     stop.abort();
     await expect(bodies[0].take(stop.signal)).rejects.toThrow('stopped');

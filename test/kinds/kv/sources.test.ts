@@ -28,7 +28,7 @@ const keysOf = (payload: KvPayload) => Array.from(payload.keys.entries(), (e) =>
 /** The pairs a first sync sends, read again from the sources, in reading order. */
 async function sent(built: ReturnType<typeof buildKv>): Promise<WirePair[]> {
   const desired = { ...desiredKv({ pairs: [] }), request: built.request, payload: built.payload };
-  return (await madeActions(getKind('KvPairs')!.plan(planContext(desired)).actions)).flatMap((a) => a.body as WirePair[]);
+  return (await madeActions((await getKind('KvPairs')!.plan(planContext(desired))).actions)).flatMap((a) => a.body as WirePair[]);
 }
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]);

@@ -37,14 +37,14 @@ describe('a PostgreSQL state of an earlier schema', () => {
     } finally {
       await c.end();
     }
-    const store = openPgStateStore({ url: older, workspace: 'a', owner: 'edgesync apply', kvPageSize: 100 });
+    const store = await openPgStateStore({ url: older, workspace: 'a', owner: 'edgesync apply', kvPageSize: 100 });
     try {
-      const snapshot = store.snapshot();
-      expect([...snapshot.kvKeys(kv.key)]).toEqual(keys.map(([k, hash]) => [k, firstBytes(hash)]));
-      expect(snapshot.kvKeyCount(kv.key)).toBe(250);
-      expect(snapshot.kvExpired(kv.key, 1_010)).toEqual(['k/000', 'k/005', 'k/010']);
+      const snapshot = await store.snapshot();
+      expect([...(await snapshot.kvKeys(kv.key))]).toEqual(keys.map(([k, hash]) => [k, firstBytes(hash)]));
+      expect(await snapshot.kvKeyCount(kv.key)).toBe(250);
+      expect(await snapshot.kvExpired(kv.key, 1_010)).toEqual(['k/000', 'k/005', 'k/010']);
       // Written after the conversion: a key rewritten, a new one, one forgotten.
-      store.recordSuccess(
+      await store.recordSuccess(
         kv,
         {
           kvKeys: [
@@ -55,11 +55,11 @@ describe('a PostgreSQL state of an earlier schema', () => {
         },
         at,
       );
-      expect(store.forgetKvKeys(kv.key, ['k/002'])).toEqual(['k/002']);
-      expect(store.snapshot().kvKeys(kv.key).get('k/001')).toBe(h('rewritten'));
-      expect(store.kvKeyCounts()).toEqual(new Map([[kv.key, 250]]));
+      expect(await store.forgetKvKeys(kv.key, ['k/002'])).toEqual(['k/002']);
+      expect((await (await store.snapshot()).kvKeys(kv.key)).get('k/001')).toBe(h('rewritten'));
+      expect(await store.kvKeyCounts()).toEqual(new Map([[kv.key, 250]]));
     } finally {
-      store.close();
+      await store.close();
     }
     const check = new pg.Client({ connectionString: older });
     await check.connect();

@@ -108,7 +108,7 @@ describe('secrets in a PostgreSQL state', () => {
     const [workspace, other] = [fresh(), fresh()];
     new PgSecrets({ url, workspace, key }).write('ci-deploy', SECRET);
     const wrong = new PgSecrets({ url, workspace, key: randomBytes(32) });
-    expect(() => wrong.read('ci-deploy')).toThrow(
+    await expect((async () => wrong.read('ci-deploy'))()).rejects.toThrow(
       new RegExp(`^the secret of token ci-deploy in state .* \\(workspace ${workspace}\\) was written under the key with fingerprint ${keyFingerprint(key)}`),
     );
     await admin().query(
@@ -116,6 +116,8 @@ describe('secrets in a PostgreSQL state', () => {
        SELECT $2, name, key_fingerprint, iv, ciphertext, auth_tag, written_at FROM secrets WHERE workspace = $1`,
       [workspace, other],
     );
-    expect(() => new PgSecrets({ url, workspace: other, key }).read('ci-deploy')).toThrow(/does not decrypt under EDGESYNC_SECRETS_KEY although the key's fingerprint matches/);
+    await expect((async () => new PgSecrets({ url, workspace: other, key }).read('ci-deploy'))()).rejects.toThrow(
+      /does not decrypt under EDGESYNC_SECRETS_KEY although the key's fingerprint matches/,
+    );
   });
 });

@@ -69,9 +69,9 @@ describe('a PostgreSQL URL', () => {
     }
   });
 
-  it('is refused when a store is opened with it directly, before the driver’s thread starts', () => {
+  it('is refused when a store is opened with it directly, before the driver’s thread starts', async () => {
     const started = Date.now();
-    expect(() => openPgStateStore({ url: 'postgres://edg:Secr3t#Pa55@127.0.0.1:1/db', workspace: 'prod' })).toThrow(
+    await expect(openPgStateStore({ url: 'postgres://edg:Secr3t#Pa55@127.0.0.1:1/db', workspace: 'prod' })).rejects.toThrow(
       /^--state: the PostgreSQL URL is malformed: the password \(or user name\) holds a character that must be percent-encoded/,
     );
     expect(Date.now() - started).toBeLessThan(1000);
