@@ -1,4 +1,4 @@
-// One dedicated PostgreSQL session, queried synchronously as the state store's contract asks: the
+// One dedicated PostgreSQL session, queried synchronously (src/state/pg/database.ts wraps it as the async SqlDatabase): the
 // query runs in a worker thread (./worker.ts) while this thread waits on a shared flag.
 
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
