@@ -4,14 +4,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { checkFunction, checkInteger, checkString } from '../src/util/options.js';
 import { BENCH_ACCOUNT, BENCH_NAMESPACE, writeKvDocument, writePairsFile, type PairFormat } from './generate.js';
 import type { PathSamples, PollerReport } from './latency-poller.js';
 import { benchScript } from './paths.js';
-import { runPhaseProcess, startEmulatorProcess, startWatchProcess, type EmulatorProcess, type LogLine, type WatchProcess } from './processes.js';
+import { freePort, runPhaseProcess, startEmulatorProcess, startWatchProcess, type EmulatorProcess, type LogLine, type WatchProcess } from './processes.js';
 import { seconds, verdict } from './report.js';
 import { credentialsEnv, writeResourcesConfig } from './resources-generate.js';
 
@@ -134,18 +133,6 @@ export function loopDelayOf(metrics: string): LoopDelay | undefined {
     topBucketS: buckets.find(([, n]) => n === count)?.[0] ?? Infinity,
     lastBucketS: finite[finite.length - 1]?.[0] ?? Infinity,
   };
-}
-
-/** A port free now, for `--listen`: the prober starts before the daemon, so it sees the daemon's first answer. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The prober's process: asks until `stop`, then hands back its samples. */

@@ -3,8 +3,8 @@
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from './processes.js';
 
 export interface BenchPostgres {
   /** postgres://… of the server's `postgres` database (with the run's password: never print it). */
@@ -13,17 +13,6 @@ export interface BenchPostgres {
   readonly pid: number;
   /** Stops the server and removes its data folder. */
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

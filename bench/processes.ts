@@ -3,6 +3,7 @@
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import type { PhaseArgs, PhaseReport } from './phase.js';
 import { BIN, BUILD_BIN, buildScript } from './paths.js';
 
@@ -259,4 +260,16 @@ export function startWatchProcess(args: readonly string[], env: NodeJS.ProcessEn
       await exited;
     },
   };
+}
+
+/** A loopback port free now, for a server the bench starts (a database, a daemon's `--listen`). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
