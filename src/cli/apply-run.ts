@@ -123,9 +123,9 @@ function withSavedRoot(opts: ApplyCliOptions, saved: SavedPlan | undefined, noti
  * verified to be that edgesync (same boot and start time, its command line naming edgesync): a pid
  * alone may by now name any other process, which SIGHUP would kill.
  */
-export function approveForDaemon(err: unknown, approvals: Approvals, digest: string, notices: Pick<Notices, 'say'>): boolean {
+export async function approveForDaemon(err: unknown, approvals: Approvals, digest: string, notices: Pick<Notices, 'say'>): Promise<boolean> {
   if (!(err instanceof StateLockedError) || err.holder.owner !== 'edgesync watch' || err.holder.pid <= 0) return false;
-  approvals.give(digest);
+  await approvals.give(digest);
   const { pid, host } = err.holder;
   const approved = `approved for config ${digest.slice(0, 12)}…`;
   const later = `it applies this config over the change thresholds when it next looks, within 5 s (${approved}); see its /status.`;
@@ -194,7 +194,7 @@ async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, 
   try {
     session = await root.session();
   } catch (err) {
-    if (opts.force && !saved && approveForDaemon(err, root.state.approvals, config.digest, notices)) return;
+    if (opts.force && !saved && (await approveForDaemon(err, root.state.approvals, config.digest, notices))) return;
     throw err;
   }
   const { store, engine, close } = session;

@@ -16,7 +16,7 @@ interface SecretCliOptions {
  * The secret, or one line saying what to fix. Everything is checked before the database is reached:
  * the state must be a PostgreSQL one, and the key set and well formed.
  */
-function readStoredSecret(name: string, opts: SecretCliOptions, env: Readonly<Record<string, string | undefined>>): string {
+async function readStoredSecret(name: string, opts: SecretCliOptions, env: Readonly<Record<string, string | undefined>>): Promise<string> {
   const backend = stateBackend(opts.state, opts.workspace);
   if (!backend.database) {
     throw new Error(`${backend.shown} is a SQLite state: it keeps no token secret; they are files in its secrets folder (--secrets, default secrets/ beside the state file)`);
@@ -24,7 +24,7 @@ function readStoredSecret(name: string, opts: SecretCliOptions, env: Readonly<Re
   const text = env[SECRETS_KEY_ENV];
   if (text === undefined) throw new Error(`${SECRETS_KEY_ENV} is not set: it decrypts the token secrets ${backend.shown} keeps; set it to the key the applies ran with`);
   const secrets = new PgSecrets({ ...backend.database, key: parseSecretsKey(text) });
-  const secret = secrets.read(name);
+  const secret = await secrets.read(name);
   if (secret === undefined) {
     throw new Error(
       `${secrets.shown} keeps no secret of token ${name}: \`edgesync state list\` shows its ApiToken resources (by metadata.name); ` +
@@ -41,10 +41,10 @@ export function registerSecret(state: Command): void {
     .argument('<name>', "the token's metadata.name")
     .addOption(new Option('--state <url>', 'state: a postgres:// URL').env('EDGESYNC_STATE').default(DEFAULT_STATE_FILE))
     .addOption(new Option('--workspace <name>', 'which state of the PostgreSQL database').env('EDGESYNC_WORKSPACE'))
-    .action((name: string, opts: SecretCliOptions) => {
+    .action(async (name: string, opts: SecretCliOptions) => {
       let secret: string;
       try {
-        secret = readStoredSecret(name, opts, process.env);
+        secret = await readStoredSecret(name, opts, process.env);
       } catch (err) {
         process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
         process.exitCode = 1;

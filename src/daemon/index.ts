@@ -158,12 +158,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const own = [...(options.ownPaths ?? [])];
   const outputsDir = path.resolve(options.outputsDir ?? root);
 
-  const hold = (plan: Plan, digest: string): string | undefined => {
+  const hold = async (plan: Plan, digest: string): Promise<string | undefined> => {
     const dropping = options.allowEmpty ? undefined : massOrphaning(plan, root)?.message;
     if (dropping) return `${dropping} Held until the files change, or edgesync runs with --allow-empty.`;
     const breaches = thresholdBreaches(plan, options.thresholds);
     if (!breaches.length) return undefined;
-    if (options.approvals?.take(digest)) {
+    if (await options.approvals?.take(digest)) {
       logger.warn({ breaches }, 'applying a plan over a change threshold: approved by `edgesync apply --force` for this config');
       return undefined;
     }
@@ -257,7 +257,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
       if (loop?.status().lastRun?.result !== 'held') continue;
       try {
-        if (approvals.waiting()) loop?.changed([]);
+        if (await approvals.waiting()) loop?.changed([]);
       } catch (err) {
         logger.warn({ err: err instanceof Error ? err.message : String(err) }, `cannot look for an approval in ${approvals.shown}`);
       }

@@ -114,7 +114,7 @@ export interface LoopOptions {
    * undefined. The loop then holds: applies nothing and retries nothing until the files change.
    * @default never holds
    */
-  readonly hold?: (plan: Plan, digest: string) => string | undefined;
+  readonly hold?: (plan: Plan, digest: string) => Promise<string | undefined> | string | undefined;
   /**
    * Tells the config source what its next load reads again (ConfigSource.invalidate): the paths a
    * change names, or every file (none given). @default nothing told: every load reads every file

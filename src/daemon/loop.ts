@@ -166,7 +166,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       const plan = await (resync ? engine.plan(resources, undefined, { resync: true }) : engine.plan(resources));
       status = { ...status, plan: withoutBodies(plan) };
       const attention = { needsAttention: needsAttention(plan) };
-      const held = options.hold?.(plan, lastGood!.digest);
+      const held = await options.hold?.(plan, lastGood!.digest);
       if (held) {
         retryPending = false;
         retryAttempt = 0;

@@ -183,7 +183,7 @@ export function composeRoot(options: RootOptions): Root {
   const signing: ConfigSource = {
     root: source.root,
     async load(loadOptions) {
-      const stored = secrets.lookup?.();
+      const stored = await secrets.lookup?.();
       const loaded = await source.load({ ...loadOptions, ...(stored && { storedSecret: (file: string) => stored(file) !== undefined }) });
       if (!loaded.ok || loadOptions.checkSecrets === false) return loaded;
       // Sending without a token: every resource must be signed by a Credentials document.

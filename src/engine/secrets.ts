@@ -10,15 +10,15 @@ import type { Clock } from '../util/clock.js';
 
 /**
  * For one load: the token secret the state keeps for a file of the secrets folder (a Credentials
- * document's `secret: { file: NAME }`), or undefined. Fetched on first ask, decrypted on `read`.
+ * document's `secret: { file: NAME }`), or undefined. Decrypted on `read`.
  */
 type SecretLookup = (file: string) => { read(): string } | undefined;
 
 export interface SecretPlaces {
   /** Where an apply keeps the secrets it receives. */
   readonly sink: SecretSink;
-  /** A new lookup per load (so a roll since the last one is seen); absent when secrets are files. */
-  readonly lookup?: () => SecretLookup;
+  /** A new lookup per load (so a roll since the last one is seen), from one read of the state's secrets; absent when secrets are files. */
+  readonly lookup?: () => Promise<SecretLookup>;
 }
 
 /**
@@ -40,15 +40,12 @@ export function secretPlaces(state: StateBackend, env: Readonly<Record<string, s
   const secrets = new PgSecrets({ ...state.database, key, clock });
   return {
     sink: { shown: secrets.shown, write: async (name, secret) => secrets.write(name, secret) },
-    lookup: () => {
-      const seen = new Map<string, ReturnType<SecretLookup>>();
+    lookup: async () => {
+      const all = await secrets.findAll();
       return (file) => {
-        if (!seen.has(file)) {
-          const name = tokenNameOf(file, secretsDir);
-          const sealed = name === undefined ? undefined : secrets.find(name);
-          seen.set(file, sealed && { read: () => secrets.open(name!, sealed) });
-        }
-        return seen.get(file);
+        const name = tokenNameOf(file, secretsDir);
+        const sealed = name === undefined ? undefined : all.get(name);
+        return sealed && { read: () => secrets.open(name!, sealed) };
       };
     },
   };

@@ -7,29 +7,29 @@ export interface Approvals {
   /** Where approvals wait, as messages name it. */
   readonly shown: string;
   /** Approves applying the plan of the config with this digest over the change thresholds (replacing an earlier approval). */
-  give(digest: string): void;
+  give(digest: string): Promise<void>;
   /** Whether an approval waits (for any config): the daemon then plans again, and `take` decides. */
-  waiting(): boolean;
+  waiting(): Promise<boolean>;
   /** Whether the waiting approval is for `digest`; taken either way, so it counts once. */
-  take(digest: string): boolean;
+  take(digest: string): Promise<boolean>;
 }
 
 /** The approval as a file beside the state (mode 0600). */
 export function fileApprovals(file: string): Approvals {
   return {
     shown: file,
-    give(digest) {
-      fs.writeFileSync(file, JSON.stringify({ config_digest: digest, approved_at: new Date().toISOString() }) + '\n', { mode: 0o600 });
+    async give(digest) {
+      await fs.promises.writeFile(file, JSON.stringify({ config_digest: digest, approved_at: new Date().toISOString() }) + '\n', { mode: 0o600 });
     },
-    waiting: () => fs.existsSync(file),
-    take(digest) {
+    waiting: async () => fs.existsSync(file),
+    async take(digest) {
       let approved: unknown;
       try {
-        approved = JSON.parse(fs.readFileSync(file, 'utf8'));
+        approved = JSON.parse(await fs.promises.readFile(file, 'utf8'));
       } catch {
         return false;
       }
-      fs.rmSync(file, { force: true });
+      await fs.promises.rm(file, { force: true });
       return (approved as { config_digest?: unknown } | null)?.config_digest === digest;
     },
   };

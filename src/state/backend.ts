@@ -70,7 +70,7 @@ export interface StateClaim {
   /** The writable store when the lock was free; else undefined, and `holder` names who has it. */
   take(): Promise<StateAdmin | undefined>;
   readonly holder: LockHolder | undefined;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** `use` on the state opened read-only (closed after), or on undefined when it does not exist yet. */

@@ -23,7 +23,7 @@ async function forceApply(file: string): Promise<{ approved: boolean; said: stri
     refusal = err;
   }
   const said: string[] = [];
-  const approved = approveForDaemon(refusal, fileApprovals(`${file}.approve`), digest, { say: (text) => void said.push(text) });
+  const approved = await approveForDaemon(refusal, fileApprovals(`${file}.approve`), digest, { say: (text) => void said.push(text) });
   return { approved, said };
 }
 
@@ -43,7 +43,7 @@ describe('apply --force while edgesync watch holds the state', () => {
         ),
       );
       // The approval waits for the daemon all the same.
-      expect(fileApprovals(`${file}.approve`).take(digest)).toBe(true);
+      expect(await fileApprovals(`${file}.approve`).take(digest)).toBe(true);
     } finally {
       sleep.stop();
     }

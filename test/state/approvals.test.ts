@@ -18,29 +18,29 @@ const BACKENDS: [string, () => Approvals][] = [
 ];
 
 describe.each(BACKENDS)('approvals %s', (_, make) => {
-  it('wait once given, and are taken once, for the config they were given for', () => {
+  it('wait once given, and are taken once, for the config they were given for', async () => {
     const approvals = make();
-    expect(approvals.waiting()).toBe(false);
-    expect(approvals.take('digest-a')).toBe(false);
-    approvals.give('digest-a');
-    expect(approvals.waiting()).toBe(true);
-    expect(approvals.take('digest-a')).toBe(true);
-    expect(approvals.waiting()).toBe(false);
-    expect(approvals.take('digest-a')).toBe(false);
+    expect(await approvals.waiting()).toBe(false);
+    expect(await approvals.take('digest-a')).toBe(false);
+    await approvals.give('digest-a');
+    expect(await approvals.waiting()).toBe(true);
+    expect(await approvals.take('digest-a')).toBe(true);
+    expect(await approvals.waiting()).toBe(false);
+    expect(await approvals.take('digest-a')).toBe(false);
   });
 
-  it('do not approve another config, and are used up by trying it', () => {
+  it('do not approve another config, and are used up by trying it', async () => {
     const approvals = make();
-    approvals.give('digest-a');
-    expect(approvals.take('digest-b')).toBe(false);
-    expect(approvals.take('digest-a')).toBe(false);
+    await approvals.give('digest-a');
+    expect(await approvals.take('digest-b')).toBe(false);
+    expect(await approvals.take('digest-a')).toBe(false);
   });
 
-  it('keep only the latest approval', () => {
+  it('keep only the latest approval', async () => {
     const approvals = make();
-    approvals.give('digest-a');
-    approvals.give('digest-b');
-    expect(approvals.take('digest-b')).toBe(true);
-    expect(approvals.waiting()).toBe(false);
+    await approvals.give('digest-a');
+    await approvals.give('digest-b');
+    expect(await approvals.take('digest-b')).toBe(true);
+    expect(await approvals.waiting()).toBe(false);
   });
 });

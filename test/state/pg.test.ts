@@ -148,6 +148,56 @@ describe('the PostgreSQL state', () => {
     await next.close();
   });
 
+  it('ends a plan reading KV pages and an apply writing chunks with one line each when its session is cut mid-way', async () => {
+    const workspace = fresh();
+    const store = await open(workspace);
+    const chunk = (from: number) => Array.from({ length: 5000 }, (_, i) => [`key-${String(from + i).padStart(7, '0')}`, h(`hash-${from + i}`)] as const);
+    for (let from = 0; from < 20_000; from += 5000) await store.recordSuccess(list, { kvKeys: chunk(from), hash: '' }, at);
+    const pid = async () => {
+      const { rows } = await admin().query(
+        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtextextended('edgesync workspace ' || $1, 0) & x'ffffffff'::bigint)::oid",
+        [workspace],
+      );
+      return rows[0].pid as number;
+    };
+    const backend = await pid();
+    // Mid-plan: the first page read, the session cut before the rest.
+    const pages = (await store.snapshot()).kvKeyPages!(list.key)[Symbol.asyncIterator]();
+    expect((await pages.next()).done).toBe(false);
+    await admin().query('SELECT pg_terminate_backend($1)', [backend]);
+    const reading = (async () => {
+      for (let page = await pages.next(); !page.done; page = await pages.next());
+    })();
+    await expect(reading).rejects.toThrow(/^state postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres \(workspace test-\w+\): the database session was lost/);
+    // Mid-apply: every write from then on is refused with the same line, none hangs, nothing more is sent.
+    const writes = [20_000, 25_000].map((from) => store.recordSuccess(list, { kvKeys: chunk(from), hash: '' }, at));
+    for (const write of writes) await expect(write).rejects.toThrow(/session was lost/);
+    expect(() => store.verify()).toThrow(/session was lost, and the lock with it; nothing more is sent/);
+    await store.close();
+    expect(await keyCounts(workspace)).toEqual([{ resource: list.key, stored: 20_000, keys: 20_000 }]);
+  });
+
+  it('ends an apply whose chunks are in flight when its session is cut, keeping exactly the chunks that committed', async () => {
+    const workspace = fresh();
+    const store = await open(workspace);
+    const { rows } = await admin().query(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtextextended('edgesync workspace ' || $1, 0) & x'ffffffff'::bigint)::oid",
+      [workspace],
+    );
+    const chunk = (from: number) => Array.from({ length: 5000 }, (_, i) => [`key-${String(from + i).padStart(7, '0')}`, h(`hash-${from + i}`)] as const);
+    const writes = Array.from({ length: 20 }, (_, n) => store.recordSuccess(list, { kvKeys: chunk(n * 5000), hash: '' }, at));
+    await writes[0];
+    await admin().query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+    const outcomes = await Promise.allSettled(writes);
+    const done = outcomes.filter((o) => o.status === 'fulfilled').length;
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(20);
+    for (const o of outcomes) if (o.status === 'rejected') expect(String(o.reason)).toMatch(/session was lost/);
+    await store.close();
+    // What was said to be written is there, and no chunk in part.
+    expect(await keyCounts(workspace)).toEqual([{ resource: list.key, stored: done * 5000, keys: done * 5000 }]);
+  });
+
   it('says what to fix for a wrong password, an unreachable server and a newer schema, never showing the password', async () => {
     const wrong = url.replace(/:[^:@/]+@/, ':not-the-password@');
     await expect(openPgStateStore({ url: wrong, workspace: fresh() })).rejects.toThrow(

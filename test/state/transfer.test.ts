@@ -153,7 +153,7 @@ describe('token secrets a PostgreSQL workspace keeps', () => {
     const from = specs.PostgreSQL();
     await populate(from);
     const secret = `secret-${randomBytes(16).toString('hex')}`;
-    new PgSecrets({ url: from.state, workspace: from.workspace, key: randomBytes(32) }).write('ci-deploy', secret);
+    await new PgSecrets({ url: from.state, workspace: from.workspace, key: randomBytes(32) }).write('ci-deploy', secret);
     const parts: string[] = [];
     const exported = await reading(from, (store) => exportState(store, (text) => parts.push(text)));
     expect(exported.keptSecrets).toBe(1);

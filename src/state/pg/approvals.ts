@@ -6,15 +6,15 @@ import { migratePg } from './schema.js';
 import { inTransaction, withSession, type PgSession } from './session.js';
 
 export function pgApprovals(url: string, workspace: string, shown: string): Approvals {
-  const use = <T>(fn: (session: PgSession) => T): T =>
-    withSession(url, shown, (session) => {
-      inTransaction(session, () => migratePg(session, shown));
+  const use = <T>(fn: (session: PgSession) => Promise<T>): Promise<T> =>
+    withSession(url, shown, async (session) => {
+      await inTransaction(session, () => migratePg(session, shown));
       return fn(session);
     });
   return {
     shown,
-    give(digest) {
-      use((s) =>
+    async give(digest) {
+      await use((s) =>
         s.query(
           `INSERT INTO approvals (workspace, config_digest, approved_at) VALUES ($1, $2, now())
            ON CONFLICT (workspace) DO UPDATE SET config_digest = EXCLUDED.config_digest, approved_at = EXCLUDED.approved_at`,
@@ -22,10 +22,10 @@ export function pgApprovals(url: string, workspace: string, shown: string): Appr
         ),
       );
     },
-    waiting: () => use((s) => s.query('SELECT 1 FROM approvals WHERE workspace = $1', [workspace]).rowCount > 0),
+    waiting: () => use(async (s) => (await s.query('SELECT 1 FROM approvals WHERE workspace = $1', [workspace])).rowCount > 0),
     take: (digest) =>
-      use((s) => {
-        const rows = s.query('DELETE FROM approvals WHERE workspace = $1 RETURNING config_digest', [workspace]).rows as { config_digest: string }[];
+      use(async (s) => {
+        const rows = (await s.query('DELETE FROM approvals WHERE workspace = $1 RETURNING config_digest', [workspace])).rows as { config_digest: string }[];
         return rows[0]?.config_digest === digest;
       }),
   };

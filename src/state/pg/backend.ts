@@ -21,7 +21,7 @@ export function workspaceSecretsDir(local: string, workspace: string): string {
 }
 
 export function pgBackend(url: string, workspace = 'default'): StateBackend {
-  // Before anything connects: a malformed URL would otherwise reach the driver's thread.
+  // Before anything connects: a malformed URL would otherwise reach the driver.
   checkPgUrl(url);
   const ws = checkWorkspace(workspace);
   const label = `${redactUrl(url)} (workspace ${ws})`;

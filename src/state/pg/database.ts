@@ -1,5 +1,5 @@
 // The asynchronous SqlDatabase (prepare, run/get/all, raw, pluck, transaction, batch) over one
-// PostgreSQL session, so the store's logic is one for both backends.
+// PostgreSQL session (./session.ts), so the store's logic is one for both backends.
 
 import { Serial, type SqlDatabase, type SqlStatement } from '../sql-db.js';
 import type { PgSession } from './session.js';
@@ -69,19 +69,19 @@ class PgStatement implements SqlStatement {
 
   async run(...args: unknown[]): Promise<{ changes: number; lastInsertRowid: number }> {
     if (this.db.collect(this.compiled.text, this.compiled.values(args, this.db.bound))) return { changes: 0, lastInsertRowid: 0 };
-    const { rows, rowCount } = this.query(args);
+    const { rows, rowCount } = await this.query(args);
     const first = rows[0] as Record<string, unknown> | unknown[] | undefined;
     const id = first === undefined ? 0 : Array.isArray(first) ? first[0] : Object.values(first)[0];
     return { changes: rowCount, lastInsertRowid: Number(id ?? 0) };
   }
 
   async get(...args: unknown[]): Promise<unknown> {
-    const row = this.query(args).rows[0];
+    const row = (await this.query(args)).rows[0];
     return this.mode === 'pluck' && row !== undefined ? (row as unknown[])[0] : row;
   }
 
   async all(...args: unknown[]): Promise<unknown[]> {
-    const { rows } = this.query(args);
+    const { rows } = await this.query(args);
     return this.mode === 'pluck' ? rows.map((r) => (r as unknown[])[0]) : rows;
   }
 }
@@ -103,13 +103,13 @@ export class PgDatabase implements SqlDatabase {
   /** One transaction at a time: 'read' sees one snapshot (REPEATABLE READ), 'write' is a plain write transaction. */
   transaction<T>(fn: () => Promise<T>, mode: 'read' | 'write'): Promise<T> {
     return this.serial.run(async () => {
-      this.session.query(mode === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ' : 'BEGIN');
+      await this.session.query(mode === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ' : 'BEGIN');
       try {
         const out = await fn();
-        this.session.query('COMMIT');
+        await this.session.query('COMMIT');
         return out;
       } catch (err) {
-        if (!this.session.lost) this.session.query('ROLLBACK');
+        if (!this.session.lost) await this.session.query('ROLLBACK').catch(() => undefined);
         throw err;
       }
     });
@@ -146,6 +146,6 @@ export class PgDatabase implements SqlDatabase {
 
   /** After the transactions begun before it. */
   close(): Promise<void> {
-    return this.serial.run(async () => this.session.close());
+    return this.serial.run(() => this.session.close());
   }
 }

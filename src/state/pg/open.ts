@@ -10,7 +10,7 @@ import { StateLockedError, type LockHolder } from '../lock.js';
 import { SqlStateStore } from '../store.js';
 import { PgDatabase } from './database.js';
 import { migratePg } from './schema.js';
-import { inTransaction, PgQueryError, PgSession } from './session.js';
+import { inTransaction, PgQueryError, PgSession, reach } from './session.js';
 import { pgStatements } from './sql.js';
 import { redactUrl } from '../../util/redact.js';
 import { checkPgUrl } from './url.js';
@@ -53,13 +53,13 @@ export async function openPgStateStore(options: PgStateOptions): Promise<SqlStat
   const o = resolvePgOptions(options);
   const session = new PgSession(o.url, o.shown);
   try {
-    prepare(session, o);
+    await prepare(session, o);
     if (o.readOnly) return await storeOn(session, o, null);
-    const taken = takeLock(session, o);
+    const taken = await takeLock(session, o);
     if (typeof taken !== 'number') throw lockedError(taken, o.label);
     return await storeOn(session, o, taken);
   } catch (err) {
-    session.close();
+    await session.close();
     throw err;
   }
 }
@@ -72,25 +72,26 @@ export function claimPgState(options: PgStateOptions): StateClaim {
   const o = resolvePgOptions({ ...options, readOnly: false });
   let session: PgSession | undefined;
   let holder: LockHolder | undefined;
-  const drop = () => {
-    session?.close();
+  const drop = async () => {
+    const closing = session?.close();
     session = undefined;
+    await closing;
   };
   return {
     async take() {
       // A session lost (database restarted, connection cut) is opened again at the next try.
-      if (session?.lost) drop();
+      if (session?.lost) await drop();
       if (!session) {
         session = new PgSession(o.url, o.shown);
         try {
-          prepare(session, o);
+          await prepare(session, o);
         } catch (err) {
-          drop();
+          await drop();
           throw err;
         }
       }
       try {
-        const taken = takeLock(session, o);
+        const taken = await takeLock(session, o);
         if (typeof taken !== 'number') {
           holder = taken ?? undefined;
           return undefined;
@@ -99,7 +100,7 @@ export function claimPgState(options: PgStateOptions): StateClaim {
         session = undefined;
         return store;
       } catch (err) {
-        drop();
+        await drop();
         throw err;
       }
     },
@@ -114,7 +115,7 @@ type ResolvedPgOptions = ReturnType<typeof resolvePgOptions>;
 
 /**
  * The options with their defaults; the workspace comes checked from the backend (pgBackend). The URL is
- * checked again here: a malformed one must never reach the driver's thread, which could read part of
+ * checked again here: a malformed one must never reach the driver, which could read part of
  * a password as the host.
  */
 function resolvePgOptions(options: PgStateOptions) {
@@ -135,10 +136,10 @@ function resolvePgOptions(options: PgStateOptions) {
 }
 
 /** Reaches the database, migrates it, and makes the workspace (a writable open) or finds it missing (read-only). */
-function prepare(session: PgSession, o: ResolvedPgOptions): void {
-  reach(session, o.shown);
+async function prepare(session: PgSession, o: ResolvedPgOptions): Promise<void> {
+  await reach(session, o.shown);
   try {
-    inTransaction(session, () => migratePg(session, o.shown));
+    await inTransaction(session, () => migratePg(session, o.shown));
   } catch (err) {
     if (!(err instanceof PgQueryError && err.code === INSUFFICIENT_PRIVILEGE)) throw err;
     const user = decodeURIComponent(new URL(o.url).username) || 'the user';
@@ -147,11 +148,11 @@ function prepare(session: PgSession, o: ResolvedPgOptions): void {
         `(GRANT CREATE ON SCHEMA public TO ${user}), or run edgesync once as a user who may`,
     );
   }
-  const exists = session.query('SELECT 1 FROM meta WHERE workspace = $1', [o.workspace]).rowCount > 0;
+  const exists = (await session.query('SELECT 1 FROM meta WHERE workspace = $1', [o.workspace])).rowCount > 0;
   if (exists) return;
   if (o.readOnly) throw new StateMissingError(`${o.shown} does not exist`);
   o.onMissing?.(o.label);
-  session.query('INSERT INTO meta (workspace, lineage) VALUES ($1, md5(random()::text || clock_timestamp()::text)) ON CONFLICT DO NOTHING', [o.workspace]);
+  await session.query('INSERT INTO meta (workspace, lineage) VALUES ($1, md5(random()::text || clock_timestamp()::text)) ON CONFLICT DO NOTHING', [o.workspace]);
 }
 
 /** The store on a prepared session; a writable one (epoch set) first settles a dead holder's open intents. */
@@ -173,26 +174,16 @@ async function storeOn(session: PgSession, o: ResolvedPgOptions, epoch: number |
   return store;
 }
 
-/** The first query, whose failure says what to fix: the address, the password, the database. */
-function reach(session: PgSession, shown: string): void {
-  try {
-    session.query('SELECT 1');
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(`cannot open ${shown}: ${reason}`);
-  }
-}
-
 /** Takes the workspace's advisory lock on this session and returns the new epoch; else who holds it (null: not named yet). */
-function takeLock(session: PgSession, o: ResolvedPgOptions): number | LockHolder | null {
-  const [[took]] = session.query(`SELECT pg_try_advisory_lock(${LOCK_KEY})`, [o.workspace], 'array').rows as [[boolean]];
+async function takeLock(session: PgSession, o: ResolvedPgOptions): Promise<number | LockHolder | null> {
+  const [[took]] = (await session.query(`SELECT pg_try_advisory_lock(${LOCK_KEY})`, [o.workspace], 'array')).rows as [[boolean]];
   if (!took) {
-    const row = session.query('SELECT holder, host, pid, since FROM leases WHERE workspace = $1', [o.workspace]).rows[0] as
+    const row = (await session.query('SELECT holder, host, pid, since FROM leases WHERE workspace = $1', [o.workspace])).rows[0] as
       | { holder: string; host: string; pid: number; since: Date }
       | undefined;
     return row ? { pid: row.pid, owner: row.holder, host: row.host, since: new Date(row.since).toISOString() } : null;
   }
-  const { rows } = session.query(
+  const { rows } = await session.query(
     `INSERT INTO leases (workspace, holder, host, pid, since, epoch) VALUES ($1, $2, $3, $4, $5, 1)
      ON CONFLICT (workspace) DO UPDATE SET holder = EXCLUDED.holder, host = EXCLUDED.host, pid = EXCLUDED.pid, since = EXCLUDED.since, epoch = leases.epoch + 1
      RETURNING epoch::float8`,

@@ -127,10 +127,10 @@ export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version
 const MIGRATION_LOCK = 0x65646765;
 
 /** The schema version the database is at; 0 before edgesync's first use. */
-function versionOf(session: PgSession): number {
-  const [[present]] = session.query("SELECT to_regclass('edgesync_schema') IS NOT NULL", [], 'array').rows as [[boolean]];
+async function versionOf(session: PgSession): Promise<number> {
+  const [[present]] = (await session.query("SELECT to_regclass('edgesync_schema') IS NOT NULL", [], 'array')).rows as [[boolean]];
   if (!present) return 0;
-  const rows = session.query('SELECT max(version) FROM edgesync_schema', [], 'array').rows as [number | null][];
+  const rows = (await session.query('SELECT max(version) FROM edgesync_schema', [], 'array')).rows as [number | null][];
   return rows[0]?.[0] ?? 0;
 }
 
@@ -139,22 +139,22 @@ function versionOf(session: PgSession): number {
  * caller's transaction. A database already current is only read, so a user without the right to
  * create tables can use it once an owner has run edgesync there.
  */
-export function migratePg(session: PgSession, shown: string): void {
+export async function migratePg(session: PgSession, shown: string): Promise<void> {
   const check = (version: number) => {
     if (version > PG_SCHEMA_VERSION) {
       throw new StateVersionError(`${shown} has schema version ${version}, newer than this build understands (${PG_SCHEMA_VERSION}); upgrade edgesync to use it`);
     }
   };
-  const before = versionOf(session);
+  const before = await versionOf(session);
   check(before);
   if (before === PG_SCHEMA_VERSION) return;
-  session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-  session.query('CREATE TABLE IF NOT EXISTS edgesync_schema (version integer NOT NULL)');
+  await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+  await session.query('CREATE TABLE IF NOT EXISTS edgesync_schema (version integer NOT NULL)');
   // Read again under the lock: another process may have migrated meanwhile.
-  const version = versionOf(session);
+  const version = await versionOf(session);
   check(version);
   for (const m of PG_MIGRATIONS.filter((m) => m.version > version)) {
-    session.query(m.sql);
-    session.query('INSERT INTO edgesync_schema (version) VALUES ($1)', [m.version]);
+    await session.query(m.sql);
+    await session.query('INSERT INTO edgesync_schema (version) VALUES ($1)', [m.version]);
   }
 }

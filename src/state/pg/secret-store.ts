@@ -45,11 +45,11 @@ export class PgSecrets {
   }
 
   /** Encrypts and stores `secret` as token `name`'s, replacing an earlier one; returns where, as shown to the user. */
-  write(name: string, secret: string): string {
+  async write(name: string, secret: string): Promise<string> {
     const sealed = sealSecret(this.key, { workspace: this.workspace, name }, secret);
-    this.use((session) => {
-      inTransaction(session, () => migratePg(session, this.shown));
-      session.query(
+    await this.use(async (session) => {
+      await inTransaction(session, () => migratePg(session, this.shown));
+      await session.query(
         `INSERT INTO secrets (workspace, name, key_fingerprint, iv, ciphertext, auth_tag, written_at)
          VALUES ($1, $2, $3, decode($4, 'base64'), decode($5, 'base64'), decode($6, 'base64'), $7)
          ON CONFLICT (workspace, name) DO UPDATE SET key_fingerprint = EXCLUDED.key_fingerprint, iv = EXCLUDED.iv,
@@ -61,22 +61,31 @@ export class PgSecrets {
   }
 
   /** The stored row of token `name`, still sealed; undefined when there is none. */
-  find(name: string): SealedSecret | undefined {
-    const rows = this.use((session) => {
+  async find(name: string): Promise<SealedSecret | undefined> {
+    return (await this.sealed(name)).get(name);
+  }
+
+  /** Every stored row of the workspace, still sealed, by token name: one query, for a config load's every Credentials document. */
+  findAll(): Promise<ReadonlyMap<string, SealedSecret>> {
+    return this.sealed();
+  }
+
+  private async sealed(name?: string): Promise<Map<string, SealedSecret>> {
+    const rows = await this.use(async (session) => {
       try {
-        return session.query(
-          `SELECT key_fingerprint, encode(iv, 'base64') AS iv, encode(ciphertext, 'base64') AS ciphertext, encode(auth_tag, 'base64') AS tag
-           FROM secrets WHERE workspace = $1 AND name = $2`,
-          [this.workspace, name],
-        ).rows as { key_fingerprint: string; iv: string; ciphertext: string; tag: string }[];
+        const found = await session.query(
+          `SELECT name, key_fingerprint, encode(iv, 'base64') AS iv, encode(ciphertext, 'base64') AS ciphertext, encode(auth_tag, 'base64') AS tag
+           FROM secrets WHERE workspace = $1 AND ($2::text IS NULL OR name = $2)`,
+          [this.workspace, name ?? null],
+        );
+        return found.rows as { name: string; key_fingerprint: string; iv: string; ciphertext: string; tag: string }[];
       } catch (err) {
         if (err instanceof PgQueryError && err.code === UNDEFINED_TABLE) return [];
         throw err;
       }
     });
-    const row = rows[0];
-    if (!row) return undefined;
-    return { fingerprint: row.key_fingerprint, iv: Buffer.from(row.iv, 'base64'), ciphertext: Buffer.from(row.ciphertext, 'base64'), tag: Buffer.from(row.tag, 'base64') };
+    const b = (text: string) => Buffer.from(text, 'base64');
+    return new Map(rows.map((row) => [row.name, { fingerprint: row.key_fingerprint, iv: b(row.iv), ciphertext: b(row.ciphertext), tag: b(row.tag) }]));
   }
 
   /** Decrypts a row of `find`; a wrong key or an altered row is one line naming the token and the state. */
@@ -89,12 +98,12 @@ export class PgSecrets {
   }
 
   /** Token `name`'s secret, or undefined when the state keeps none. */
-  read(name: string): string | undefined {
-    const sealed = this.find(name);
+  async read(name: string): Promise<string | undefined> {
+    const sealed = await this.find(name);
     return sealed && this.open(name, sealed);
   }
 
-  private use<T>(fn: (session: PgSession) => T): T {
+  private use<T>(fn: (session: PgSession) => Promise<T>): Promise<T> {
     return withSession(this.url, this.shown, fn);
   }
 }

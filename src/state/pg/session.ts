@@ -1,10 +1,8 @@
-// One dedicated PostgreSQL session, queried synchronously (src/state/pg/database.ts wraps it as the async SqlDatabase): the
-// query runs in a worker thread (./worker.ts) while this thread waits on a shared flag.
+// One dedicated PostgreSQL session (a pg.Client on this thread), asynchronous, its queries in the order
+// asked; a session that ends, is cut, or stops answering is lost, and any advisory lock it held with it.
 
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type pg from 'pg';
 import { BatchCheckError } from '../sql-db.js';
-import type { Answer, BatchMessage, QueryMessage, WorkerStart } from './worker.js';
-import { compiledFile } from '../../util/compiled.js';
 
 /** A query the database refused, with its SQLSTATE code. */
 export class PgQueryError extends Error {
@@ -17,14 +15,9 @@ export class PgQueryError extends Error {
   }
 }
 
-/** The session ended (connection cut, server gone): whatever it held, it holds no more. */
+/** The session ended (connection cut, server gone, no answer in time): whatever it held, it holds no more. */
 export class PgSessionLostError extends Error {
   override name = 'PgSessionLostError';
-}
-
-/** The compiled worker (see compiledFile). */
-function workerFile(): string {
-  return compiledFile(new URL('./worker.js', import.meta.url), new URL('../../../dist/state/pg/worker.js', import.meta.url));
 }
 
 export interface Rows {
@@ -32,127 +25,179 @@ export interface Rows {
   readonly rowCount: number;
 }
 
-export class PgSession {
-  private readonly worker: Worker;
-  private readonly port: MessagePort;
-  private readonly flags: Int32Array;
-  private closed = false;
-  private nextId = 1;
-  /** Batches posted and not answered yet, by id. */
-  private readonly pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+/** A statement of a batch: its text and values. */
+export interface BatchStatement {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
 
-  /** `shown` names the database in messages (never with its password). */
+/**
+ * Errors that mean the connection, not the statement, failed: no SQLSTATE (the socket closed, the driver's
+ * own error), connection exceptions (class 08), and the server ending the session (57P01–57P05).
+ */
+function endsSession(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || /^57P0[1-5]$/.test(code);
+}
+
+/** Statement text and values as pg takes them; without values the simple protocol runs, which takes several statements (a migration) in one text. */
+const queryOf = (sql: string, params: readonly unknown[], rowMode?: 'array'): pg.QueryConfig & { rowMode?: 'array' } => ({
+  text: sql,
+  ...(params.length > 0 && { values: params as unknown[] }),
+  ...(rowMode && { rowMode }),
+});
+
+export class PgSession {
+  /** Connected once this resolves; rejects with why it could not connect (a message without the URL). */
+  private readonly ready: Promise<pg.Client>;
+  private client: pg.Client | undefined;
+  /** Set once connected: a session that never connected was not lost, its queries answer why. */
+  private connected = false;
+  private ended = false;
+  private closing: Promise<void> | undefined;
+  /** The last query or batch asked: each starts after it, so a batch's statements never interleave with a later query. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  /** `shown` names the database in messages (never with its password); `timeoutMs` bounds each answer and the connect. */
   constructor(
     url: string,
     private readonly shown: string,
     private readonly timeoutMs = 60_000,
   ) {
-    const flags = new SharedArrayBuffer(12);
-    const { port1, port2 } = new MessageChannel();
-    const start: WorkerStart = { url, flags, port: port2, applicationName: 'edgesync' };
-    this.worker = new Worker(workerFile(), { workerData: start, transferList: [port2] });
-    this.worker.unref();
-    this.port = port1;
-    // Answers of batches come as events when nothing waits synchronously; the port keeps nothing alive.
-    this.port.on('message', (a: Answer) => this.settle(a));
-    this.port.unref();
-    this.flags = new Int32Array(flags);
+    this.ready = this.connect(url);
+    // Each query answers a failure to connect; none is left unhandled before the first query comes.
+    this.ready.catch(() => undefined);
   }
 
-  /** True once the session ended: its advisory locks are gone with it. */
+  private async connect(url: string): Promise<pg.Client> {
+    // Loaded on first use: a SQLite state never pays for the driver.
+    const { default: driver } = await import('pg');
+    let client: pg.Client;
+    try {
+      client = new driver.Client({ connectionString: url, application_name: 'edgesync', keepAlive: true, connectionTimeoutMillis: this.timeoutMs });
+    } catch (err) {
+      // The driver's error may quote the URL, which holds the password: only its kind is kept.
+      const code = (err as { code?: string }).code;
+      throw new Error(`the PostgreSQL URL cannot be read by the driver${code ? ` (${code})` : ''}`);
+    }
+    // A session that ends or fails holds no lock any more: the store stops writing and sending.
+    client.on('error', () => this.end());
+    client.on('end', () => this.end());
+    this.client = client;
+    await client.connect();
+    this.connected = true;
+    if (this.closing) this.end();
+    return client;
+  }
+
+  /** True once the session ended after it connected: its advisory locks are gone with it. */
   get lost(): boolean {
-    return Atomics.load(this.flags, 1) === 1;
+    return this.ended && this.connected && !this.closing;
   }
 
-  /** Runs one statement and waits for its answer (after any batch posted before it: the worker keeps order). */
-  query(sql: string, params: readonly unknown[] = [], rowMode?: 'array'): Rows {
-    if (this.closed) throw new Error(`${this.shown}: the session is closed`);
-    if (this.lost) throw this.lostError();
-    const id = this.nextId++;
-    const message: QueryMessage = { id, sql, params, ...(rowMode && { rowMode }) };
-    this.port.postMessage(message);
-    const answer = this.await(id);
-    if (!answer.ok) throw new PgQueryError(answer.message, answer.code);
-    return { rows: answer.rows, rowCount: answer.rowCount };
-  }
-
-  /**
-   * Runs the statements as one transaction without waiting for it: resolves once committed, rejects
-   * when it was rolled back (BatchCheckError when the last statement changed other than `lastChanges` rows).
-   */
-  batch(statements: readonly { readonly sql: string; readonly params: readonly unknown[] }[], lastChanges?: number): Promise<void> {
-    if (this.closed) return Promise.reject(new Error(`${this.shown}: the session is closed`));
-    if (this.lost) return Promise.reject(this.lostError());
-    const id = this.nextId++;
-    const message: BatchMessage = { id, batch: statements, ...(lastChanges !== undefined && { lastChanges }) };
-    return new Promise<void>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      // While a batch is unanswered its answer must keep the process alive.
-      if (this.pending.size === 1) this.port.ref();
-      this.port.postMessage(message);
+  /** Runs one statement after every query and batch asked before it. */
+  query(sql: string, params: readonly unknown[] = [], rowMode?: 'array'): Promise<Rows> {
+    return this.next(async (client) => {
+      const r = await this.answer(client.query(queryOf(sql, params, rowMode)));
+      return { rows: r.rows, rowCount: r.rowCount ?? 0 };
     });
   }
 
-  /** Waits for the answer `id`, settling the batches answered before it on the way. */
-  private await(id: number): Answer {
-    const deadline = Date.now() + this.timeoutMs;
-    for (;;) {
-      const answer = this.receive();
-      if (answer?.id === id) return answer;
-      if (answer) {
-        this.settle(answer);
-        continue;
+  /**
+   * Runs the statements as one transaction, after every query asked before it and before every one
+   * asked after; resolves once committed, rejects when it was rolled back (BatchCheckError when the
+   * last statement changed other than `lastChanges` rows).
+   */
+  batch(statements: readonly BatchStatement[], lastChanges?: number): Promise<void> {
+    return this.next(async (client) => {
+      const run = (sql: string, params: readonly unknown[] = []) => this.answer(client.query(queryOf(sql, params)));
+      await run('BEGIN');
+      try {
+        let last = 0;
+        for (const q of statements) last = (await run(q.sql, q.params)).rowCount ?? 0;
+        if (lastChanges !== undefined && last !== lastChanges) throw new BatchCheckError(`the last statement changed ${last} rows, not ${lastChanges}`);
+        await run('COMMIT');
+      } catch (err) {
+        if (!this.ended) await run('ROLLBACK').catch(() => undefined);
+        throw err;
       }
-      if (this.lost) {
-        this.rejectPending();
-        throw this.lostError();
+    });
+  }
+
+  /** `task` on the connected client once every task before it settled; refused at once when closed or lost. */
+  private next<T>(task: (client: pg.Client) => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(new Error(`${this.shown}: the session is closed`));
+    if (this.lost) return Promise.reject(this.lostError());
+    const result = this.tail.then(async () => {
+      if (this.lost) throw this.lostError();
+      return task(await this.ready);
+    });
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  /**
+   * The driver's answer, or: PgQueryError (the statement was refused), PgSessionLostError (the
+   * connection failed, or no answer came within the timeout: the session is then cut, so that
+   * nothing waits on it and its lock is released).
+   */
+  private async answer<R>(pending: Promise<R>): Promise<R> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.end();
+        reject(new PgSessionLostError(`${this.shown}: no answer within ${this.timeoutMs / 1000} s; the session was ended`));
+      }, this.timeoutMs);
+    });
+    try {
+      return await Promise.race([pending, late]);
+    } catch (err) {
+      if (err instanceof PgSessionLostError) throw err;
+      const e = err as Error & { code?: string };
+      if (this.ended || endsSession(e)) {
+        this.end();
+        throw new PgSessionLostError(`${this.shown}: the database session was lost (${e.message})`);
       }
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${this.shown}: no answer within ${this.timeoutMs / 1000} s`);
-      Atomics.wait(this.flags, 0, 0, left);
+      throw new PgQueryError(e.message, e.code);
+    } finally {
+      clearTimeout(timer);
+      // A query that lost the race still settles later: its rejection is not left unhandled.
+      pending.catch(() => undefined);
     }
   }
 
-  /** The next answer posted, if any; else the flag is cleared first, so an answer posted from then on ends the wait. */
-  private receive(): Answer | undefined {
-    const posted = receiveMessageOnPort(this.port);
-    if (posted) return posted.message as Answer;
-    Atomics.store(this.flags, 0, 0);
-    return receiveMessageOnPort(this.port)?.message as Answer | undefined;
-  }
-
-  private settle(answer: Answer): void {
-    const waiter = this.pending.get(answer.id);
-    if (!waiter) return;
-    this.pending.delete(answer.id);
-    if (this.pending.size === 0) this.port.unref();
-    if (answer.ok) waiter.resolve();
-    else waiter.reject(answer.unexpected ? new BatchCheckError(answer.message) : new PgQueryError(answer.message, answer.code));
-  }
-
-  private rejectPending(): void {
-    for (const [id, waiter] of this.pending) {
-      this.pending.delete(id);
-      waiter.reject(this.lostError());
-    }
-    this.port.unref();
+  /** Marks the session ended and cuts its connection; idempotent. */
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    void this.client?.end().catch(() => undefined);
   }
 
   private lostError(): PgSessionLostError {
     return new PgSessionLostError(`${this.shown}: the database session was lost`);
   }
 
-  /** Ends the session, and with it any advisory lock it held, before returning (at most 5 s); batches not answered by then are rejected. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.port.postMessage('close');
-    // The worker ends the session after every message before 'close', whose answers come first.
-    Atomics.wait(this.flags, 2, 0, 5_000);
-    let received: ReturnType<typeof receiveMessageOnPort>;
-    while ((received = receiveMessageOnPort(this.port))) this.settle(received.message as Answer);
-    this.rejectPending();
-    this.port.close();
+  /**
+   * Ends the session, and with it any advisory lock it held, after the queries and batches asked before
+   * (at most 5 s for them, then the connection is cut and they are rejected).
+   */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    const settled = this.tail;
+    this.closing = (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+      clearTimeout(timer);
+      const client = this.client;
+      this.ended = true;
+      // A server that no longer answers may never close the socket: the wait is bounded too.
+      if (client) await Promise.race([client.end().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+      clearTimeout(timer);
+    })();
+    return this.closing;
   }
 }
 
@@ -160,29 +205,35 @@ export class PgSession {
  * `fn` on a session of its own, closed after it; for what is used rarely (a token's secret, an
  * approval), so that nothing is held open, nor lost, between uses. Unreachable: one line naming `shown`.
  */
-export function withSession<T>(url: string, shown: string, fn: (session: PgSession) => T): T {
+export async function withSession<T>(url: string, shown: string, fn: (session: PgSession) => Promise<T>): Promise<T> {
   const session = new PgSession(url, shown);
   try {
-    try {
-      session.query('SELECT 1');
-    } catch (err) {
-      throw new Error(`cannot open ${shown}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    return fn(session);
+    await reach(session, shown);
+    return await fn(session);
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
-/** `fn`'s queries on `session` as one write transaction, waited for: the schema's migration, made before any store uses the session. */
-export function inTransaction<T>(session: PgSession, fn: () => T): T {
-  session.query('BEGIN');
+/** The first query, whose failure says what to fix: the address, the password, the database. */
+export async function reach(session: PgSession, shown: string): Promise<void> {
   try {
-    const out = fn();
-    session.query('COMMIT');
+    await session.query('SELECT 1');
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.replace(`${shown}: `, '') : String(err);
+    throw new Error(`cannot open ${shown}: ${reason}`);
+  }
+}
+
+/** `fn`'s queries on `session` as one write transaction: the schema's migration, made before any store uses the session. */
+export async function inTransaction<T>(session: PgSession, fn: () => Promise<T>): Promise<T> {
+  await session.query('BEGIN');
+  try {
+    const out = await fn();
+    await session.query('COMMIT');
     return out;
   } catch (err) {
-    if (!session.lost) session.query('ROLLBACK');
+    if (!session.lost) await session.query('ROLLBACK').catch(() => undefined);
     throw err;
   }
 }

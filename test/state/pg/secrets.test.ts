@@ -91,11 +91,11 @@ describe('secrets in a PostgreSQL state', () => {
   it('are written encrypted, replaced by a roll, and read back with the key', async () => {
     const workspace = fresh();
     const secrets = new PgSecrets({ url, workspace, key });
-    expect(secrets.write('ci-deploy', SECRET)).toMatch(new RegExp(`^state postgres://\\*\\*\\*@127\\.0\\.0\\.1:\\d+/postgres \\(workspace ${workspace}\\), encrypted$`));
-    expect(secrets.read('ci-deploy')).toBe(SECRET);
-    secrets.write('ci-deploy', `${SECRET}-rolled`);
-    expect(secrets.read('ci-deploy')).toBe(`${SECRET}-rolled`);
-    expect(secrets.read('nobody')).toBeUndefined();
+    expect(await secrets.write('ci-deploy', SECRET)).toMatch(new RegExp(`^state postgres://\\*\\*\\*@127\\.0\\.0\\.1:\\d+/postgres \\(workspace ${workspace}\\), encrypted$`));
+    expect(await secrets.read('ci-deploy')).toBe(SECRET);
+    await secrets.write('ci-deploy', `${SECRET}-rolled`);
+    expect(await secrets.read('ci-deploy')).toBe(`${SECRET}-rolled`);
+    expect(await secrets.read('nobody')).toBeUndefined();
     const { rows } = await admin().query('SELECT * FROM secrets WHERE workspace = $1', [workspace]);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ name: 'ci-deploy', key_fingerprint: keyFingerprint(key) });
@@ -106,9 +106,9 @@ describe('secrets in a PostgreSQL state', () => {
 
   it('name the wrong key, and refuse a row copied to another workspace', async () => {
     const [workspace, other] = [fresh(), fresh()];
-    new PgSecrets({ url, workspace, key }).write('ci-deploy', SECRET);
+    await new PgSecrets({ url, workspace, key }).write('ci-deploy', SECRET);
     const wrong = new PgSecrets({ url, workspace, key: randomBytes(32) });
-    await expect((async () => wrong.read('ci-deploy'))()).rejects.toThrow(
+    await expect(wrong.read('ci-deploy')).rejects.toThrow(
       new RegExp(`^the secret of token ci-deploy in state .* \\(workspace ${workspace}\\) was written under the key with fingerprint ${keyFingerprint(key)}`),
     );
     await admin().query(
@@ -116,7 +116,7 @@ describe('secrets in a PostgreSQL state', () => {
        SELECT $2, name, key_fingerprint, iv, ciphertext, auth_tag, written_at FROM secrets WHERE workspace = $1`,
       [workspace, other],
     );
-    await expect((async () => new PgSecrets({ url, workspace: other, key }).read('ci-deploy'))()).rejects.toThrow(
+    await expect(new PgSecrets({ url, workspace: other, key }).read('ci-deploy')).rejects.toThrow(
       /does not decrypt under EDGESYNC_SECRETS_KEY although the key's fingerprint matches/,
     );
   });
