@@ -102,7 +102,7 @@ async function openWritable(o: Resolved): Promise<SqlStateStore> {
     const existed = fs.existsSync(file) || isDanglingLink(file);
     if (existed) checkExistingFile(file, shown);
     else checkMissingState(file, shown, o.secretsDir, o.notSecrets);
-    lock = o.lock ? acquireLock({ path: `${file}.lock`, shown, owner: o.owner, timeoutMs: o.lockTimeoutMs, now: () => o.clock.now() }) : undefined;
+    lock = o.lock ? await acquireLock({ path: `${file}.lock`, shown, owner: o.owner, timeoutMs: o.lockTimeoutMs, now: () => o.clock.now() }) : undefined;
     if (existed) tighten(file);
     else fs.closeSync(fs.openSync(file, 'a', STATE_MODE));
     db = new Database(file);

@@ -71,8 +71,8 @@ export type LockVerdict =
 const held = new Set<string>();
 let exitHookInstalled = false;
 
-/** Takes the lock, polling up to `timeoutMs` while another live process holds it. */
-export function acquireLock(req: LockRequest): HeldLock {
+/** Takes the lock, polling up to `timeoutMs` while another live process holds it (the event loop runs between tries). */
+export async function acquireLock(req: LockRequest): Promise<HeldLock> {
   const deadline = performance.now() + req.timeoutMs;
   for (;;) {
     const holder = tryCreate(req);
@@ -81,7 +81,7 @@ export function acquireLock(req: LockRequest): HeldLock {
     if (verdict.state === 'stale' && takeOver(req.path, holder)) continue;
     const left = deadline - performance.now();
     if (left <= 0) throw new StateLockedError(holder, req.shown, lockRefusal(holder, verdict, req.shown));
-    sleepSync(Math.min(50, left));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50, left)));
   }
 }
 
@@ -332,8 +332,4 @@ function hold(path: string): HeldLock {
 
 function removeIfMine(path: string): void {
   if (isMe(readHolder(path))) fs.rmSync(path, { force: true });
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
