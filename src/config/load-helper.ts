@@ -2,13 +2,13 @@
 // the main thread, builds them as the main thread would (./load-thread.ts), and posts back plain data.
 
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { fromSent, type SentOutcome } from './crossing.js';
 import { displayFile } from './errors.js';
 import type { FileBuild, FileSettings } from './file-build.js';
 import type { ReferenceBounds } from './references.js';
 import { DEFAULT_SCHEMAS_DIR } from './schema.js';
-import { compiledFile } from '../util/compiled.js';
+import { startThread as start, Thread } from '../util/thread.js';
 
 /**
  * A load of less YAML is done by the main thread alone: the thread's start (its modules, its schemas
@@ -48,15 +48,8 @@ export function helperPays(sizes: Iterable<number>): boolean {
   return bytes >= HELPER_MIN_BYTES && availableParallelism() > 1;
 }
 
-/** The compiled thread (see compiledFile). */
-function threadFile(): string {
-  return compiledFile(new URL('./load-thread.js', import.meta.url), new URL('../../dist/config/load-thread.js', import.meta.url));
-}
-
 function startThread(schemas: string): Worker {
-  const worker = new Worker(threadFile(), { workerData: { schemas } });
-  worker.unref();
-  return worker;
+  return start({ beside: new URL('./load-thread.js', import.meta.url), fromSources: new URL('../../dist/config/load-thread.js', import.meta.url) }, { data: { schemas } });
 }
 
 /** A thread started ahead of a load, booting while the process starts: at most one, taken by the next helped load. */
@@ -91,10 +84,8 @@ function takeSpare(schemas: string): Worker | undefined {
 
 export class LoadHelper {
   private readonly counter: Int32Array;
-  private readonly worker: Worker;
+  private readonly thread: Thread<HelperMessage>;
   private readonly got = new Map<number, HelperBuilt | undefined>();
-  private ended = false;
-  private wake: (() => void) | undefined;
 
   /** `schemas`: the folder the thread's own validator reads. */
   constructor(
@@ -104,19 +95,8 @@ export class LoadHelper {
   ) {
     const counter = new SharedArrayBuffer(4);
     this.counter = new Int32Array(counter);
-    this.worker = takeSpare(schemas) ?? startThread(schemas);
-    this.worker.postMessage({ ...start, files, counter } satisfies HelperStart);
-    this.worker.on('message', (m: HelperMessage) => {
-      this.got.set(m.index, m.made && { hash: m.made.hash, build: this.received(m.index, m.made.build) });
-      this.wake?.();
-    });
-    // A thread that fails leaves its files to the main thread; nothing it posted is lost.
-    const end = () => {
-      this.ended = true;
-      this.wake?.();
-    };
-    this.worker.on('error', end);
-    this.worker.on('exit', end);
+    this.thread = new Thread(takeSpare(schemas) ?? startThread(schemas));
+    this.thread.post({ ...start, files, counter } satisfies HelperStart);
   }
 
   /** The index of the next file for the main thread to build; past the last, none is left. */
@@ -126,17 +106,20 @@ export class LoadHelper {
 
   /**
    * Waits until the thread has posted every file it took (`taken`: all the main thread did not
-   * build) or has ended. A file it took and did not build is the main thread's.
+   * build) or has ended. A file it took and did not build is the main thread's: a thread that fails
+   * leaves its files to the main thread, and nothing it posted is lost.
    */
   async finish(taken: number): Promise<ReadonlyMap<number, HelperBuilt | undefined>> {
-    while (this.got.size < taken && !this.ended) await new Promise<void>((resolve) => (this.wake = resolve));
-    this.wake = undefined;
+    while (this.got.size < taken) {
+      const m = await this.thread.next();
+      if (!m) break;
+      this.got.set(m.index, m.made && { hash: m.made.hash, build: this.received(m.index, m.made.build) });
+    }
     return this.got;
   }
 
-  async stop(): Promise<void> {
-    this.ended = true;
-    await this.worker.terminate();
+  stop(): Promise<void> {
+    return this.thread.stop();
   }
 
   private received(index: number, build: FileBuild<SentOutcome>): FileBuild {
