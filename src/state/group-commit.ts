@@ -219,6 +219,10 @@ export class GroupCommit {
   private queued: { write: GroupWrite; waiter: Waiter }[] = [];
   private soon: NodeJS.Immediate | undefined;
   private later: NodeJS.Timeout | undefined;
+  /** A group is being committed. */
+  private inFlight = false;
+  /** A flush came while it was: the next group goes once it settled. */
+  private flushAfter = false;
 
   constructor(
     private readonly commit: (writes: readonly GroupWrite[]) => Promise<readonly GroupAnswer[]>,
@@ -242,6 +246,12 @@ export class GroupCommit {
     if (this.soon) clearImmediate(this.soon);
     if (this.later) clearTimeout(this.later);
     this.soon = this.later = undefined;
+    // While a group is being committed, the writes asked meanwhile wait to go as the next one: a
+    // database answering asynchronously then commits a few large groups, not many small ones.
+    if (this.inFlight) {
+      this.flushAfter = true;
+      return;
+    }
     const group = this.queued;
     if (group.length === 0) return;
     this.queued = [];
@@ -251,6 +261,15 @@ export class GroupCommit {
     } catch (err) {
       committed = Promise.reject(err);
     }
+    this.inFlight = true;
+    const next = () => {
+      this.inFlight = false;
+      if (this.flushAfter) {
+        this.flushAfter = false;
+        this.flush();
+      }
+    };
+    committed.then(next, next);
     committed.then(
       (answers) =>
         group.forEach(({ waiter }, k) => {
