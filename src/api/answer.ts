@@ -1,13 +1,13 @@
-// Checking a successful answer against the shape documented for its operation (see OPERATIONS).
+// Checking a successful answer against the shape documented for its operation (see ROUTES).
 // Extra fields never matter; a missing envelope, `result` or a `result` of the wrong type does.
 
-import { OPERATIONS, type OperationName, type ResultShape } from './operations.js';
+import { ROUTES, type CallName, type ResultShape } from './operations.js';
 
 export type Checked = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly problem: string };
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-const EXPECTED: Readonly<Record<ResultShape, string>> = { object: 'an object', string: 'a string', any: 'a value', none: 'nothing' };
+const EXPECTED: Readonly<Record<ResultShape, string>> = { object: 'an object', list: 'a list', string: 'a string', any: 'a value', none: 'nothing' };
 
 function typeOf(value: unknown): string {
   if (value === null) return 'null';
@@ -16,7 +16,16 @@ function typeOf(value: unknown): string {
 }
 
 function checkResult(result: unknown, shape: ResultShape): Checked {
-  const fits = shape === 'object' ? isObject(result) : shape === 'string' ? typeof result === 'string' : shape === 'any' ? result !== undefined : true;
+  const fits =
+    shape === 'object'
+      ? isObject(result)
+      : shape === 'list'
+        ? Array.isArray(result)
+        : shape === 'string'
+          ? typeof result === 'string'
+          : shape === 'any'
+            ? result !== undefined
+            : true;
   return fits ? { ok: true, result } : { ok: false, problem: `its result is ${typeOf(result)}, where ${EXPECTED[shape]} is documented` };
 }
 
@@ -32,8 +41,8 @@ function fieldsOf(body: Record<string, unknown>): string {
  * The `result` of a 2xx JSON object `body` (already known not to say `success: false`), or why the body
  * is not the answer documented for `op`.
  */
-export function documentedResult(op: OperationName, body: Record<string, unknown>): Checked {
-  const { answer, result: shape } = OPERATIONS[op];
+export function documentedResult(op: CallName, body: Record<string, unknown>): Checked {
+  const { answer, result: shape } = ROUTES[op];
   const hasResult = Object.hasOwn(body, 'result');
   const enveloped = body.success === true;
   switch (answer) {

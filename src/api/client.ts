@@ -1,14 +1,15 @@
-// createClient: sends each of the 17 operations once, over got (./transport.ts), and reports the outcome.
-// It never retries: whether a call may be repeated (a POST may not, blindly) is the executor's decision.
+// createClient: sends each of the 17 operations and the provider's reads once, over got (./transport.ts),
+// and reports the outcome. It never retries: whether a call may be repeated is its caller's decision.
 
 import type http from 'node:http';
 import { resolveClientOptions, type CallInfo, type ClientOptions } from './options.js';
 import { postAgents } from './connections.js';
 import { checkUpload, scriptForm, scriptHeaders } from './multipart.js';
-import { checkedUrl, OPERATIONS, operationPath, type OperationName } from './operations.js';
+import { checkedUrl, OPERATIONS, operationPath, ROUTES, type CallName, type OperationName, type ReadName } from './operations.js';
 import { parseRetryAfter } from './errors.js';
 import { AnswerTooLarge, exchange } from './transport.js';
-import { abortedBeforeSending, binaryAnswer, isJsonType, mapFailure, pathRefused, readAnswer, tooLarge, unknownCredential, type CallContext } from './response.js';
+import { abortedBeforeSending, binaryAnswer, isJsonType, mapFailure, pathRefused, readAnswer, tooLarge, unknownCredential, type Answered, type CallContext } from './response.js';
+import { nextPage, type ReadPage } from './pages.js';
 import { readRateLimit, type ServerRateLimit } from './ratelimit.js';
 import { authHeaders } from './signing.js';
 import type { OperationTypes } from './types.js';
@@ -25,6 +26,11 @@ interface CallOptions {
   readonly onRateLimit?: (seen: ServerRateLimit) => void;
 }
 
+interface ReadOptions extends CallOptions {
+  /** Query parameters (a list's filters, `per_page`): only these are sent, encoded. @default none */
+  readonly query?: Readonly<Record<string, string>>;
+}
+
 type TypedOperations = {
   readonly [K in OperationName]: (params: OperationTypes[K]['params'], body: OperationTypes[K]['body'], options?: CallOptions) => Promise<OperationTypes[K]['result']>;
 };
@@ -32,6 +38,13 @@ type TypedOperations = {
 export interface ApiClient extends TypedOperations {
   /** Generic dispatch used by the executor; resolves with the operation's `result` (undefined when absent). */
   call(op: OperationName, params: Readonly<Record<string, string>>, body: unknown, options?: CallOptions): Promise<unknown>;
+  /** One object read (a `get…` read): its `result`. */
+  read(op: ReadName, params: Readonly<Record<string, string>>, options?: ReadOptions): Promise<unknown>;
+  /**
+   * A list read (a `list…` read) a page at a time, following the provider's paging (READS' `paging`):
+   * one call a page, in order, each page's objects as the provider sent them.
+   */
+  pages(op: ReadName, params: Readonly<Record<string, string>>, options?: ReadOptions): AsyncGenerator<ReadPage>;
 }
 
 /** Tokens from this length up are cut out of any text a server sends back. */
@@ -108,20 +121,22 @@ export function createClient(options: ClientOptions): ApiClient {
     }
   };
 
-  async function call(op: OperationName, params: Readonly<Record<string, string>>, body: unknown, callOptions: CallOptions = {}): Promise<unknown> {
-    if (!Object.hasOwn(OPERATIONS, op)) throw new TypeError(`Unknown operation \`${String(op)}\``);
-    const { method } = OPERATIONS[op];
+  async function send(op: CallName, params: Readonly<Record<string, string>>, body: unknown, callOptions: ReadOptions = {}): Promise<Answered> {
+    if (!Object.hasOwn(ROUTES, op)) throw new TypeError(`Unknown operation \`${String(op)}\``);
+    const { method } = ROUTES[op];
     let path: string;
     try {
       path = operationPath(op, params ?? {});
     } catch (error) {
-      throw pathRefused({ operation: op, method, path: OPERATIONS[op].path, redact }, error instanceof Error ? error.message : String(error));
+      throw pathRefused({ operation: op, method, path: ROUTES[op].path, redact }, error instanceof Error ? error.message : String(error));
     }
     const ctx: CallContext = { operation: op, method, path, redact };
     // The last look before the wire: the path as the URL parser leaves it must still be the operation's.
     const target = checkedUrl(op, opts.baseUrl, path);
     if (!target.ok) throw pathRefused(ctx, target.problem);
-    const encoded = encode(op, body);
+    // A read's query is added once the path was checked: its values are encoded, never part of the path.
+    if (callOptions.query) target.url.search = new URLSearchParams(callOptions.query).toString();
+    const encoded: Encoded | undefined = method === 'GET' ? undefined : encode(op as OperationName, body);
     const { signal } = callOptions;
     if (signal?.aborted) throw abortedBeforeSending(ctx);
     const auth = signedBy(callOptions.credential, ctx);
@@ -132,8 +147,8 @@ export function createClient(options: ClientOptions): ApiClient {
     try {
       const response = await exchange(target.url.href, {
         method,
-        body: encoded.body,
-        headers: { ...BASE_HEADERS, 'user-agent': opts.userAgent, ...encoded.headers, ...auth },
+        ...(encoded && { body: encoded.body }),
+        headers: { ...BASE_HEADERS, 'user-agent': opts.userAgent, ...encoded?.headers, ...auth },
         ...(signal && { signal }),
         ...(method === 'POST' && { agents: posts }),
         timeoutMs: opts.timeoutMs,
@@ -148,7 +163,7 @@ export function createClient(options: ClientOptions): ApiClient {
       const body = response.body;
       const type = response.headers['content-type'];
       // A model's answer that is not JSON (an image, audio) is the result itself, byte for byte.
-      if ('binary' in OPERATIONS[op] && status >= 200 && status < 300 && !isJsonType(type)) return binaryAnswer(type, body);
+      if ('binary' in ROUTES[op] && status >= 200 && status < 300 && !isJsonType(type)) return { result: binaryAnswer(type, body), info: undefined };
       return readAnswer(ctx, { status, retryAfter, text: body.toString('utf8') }, clock.now());
     } catch (error) {
       if (error instanceof AnswerTooLarge) throw tooLarge(ctx, error.status, opts.maxAnswerBytes);
@@ -160,8 +175,23 @@ export function createClient(options: ClientOptions): ApiClient {
     }
   }
 
+  const call = async (op: OperationName, params: Readonly<Record<string, string>>, body: unknown, o?: CallOptions): Promise<unknown> => {
+    if (!Object.hasOwn(OPERATIONS, op)) throw new TypeError(`Unknown operation \`${String(op)}\``);
+    return (await send(op, params, body, o)).result;
+  };
+  const read = async (op: ReadName, params: Readonly<Record<string, string>>, o?: ReadOptions): Promise<unknown> => (await send(op, params, undefined, o)).result;
+  async function* pages(op: ReadName, params: Readonly<Record<string, string>>, o: ReadOptions = {}): AsyncGenerator<ReadPage> {
+    const paging = ROUTES[op].paging;
+    if (!paging) throw new TypeError(`${op} reads one object, not a list`);
+    let query: Readonly<Record<string, string>> | undefined = o.query ?? {};
+    while (query) {
+      const page = nextPage(op, paging, query, await send(op, params, undefined, { ...o, query }));
+      yield page;
+      query = page.next;
+    }
+  }
   const typed = Object.fromEntries(
     (Object.keys(OPERATIONS) as OperationName[]).map((op) => [op, (params: Readonly<Record<string, string>>, body: unknown, o?: CallOptions) => call(op, params, body, o)]),
   ) as unknown as TypedOperations;
-  return Object.freeze({ ...typed, call });
+  return Object.freeze({ ...typed, call, read, pages });
 }

@@ -1,7 +1,7 @@
 // ApiError: one failed call, typed so the executor can decide a retry from its fields alone.
 // It holds only plain data (never request options or headers), so logging it cannot leak the token.
 
-import type { OperationName } from './operations.js';
+import type { CallName } from './operations.js';
 import type { ApiMessage } from './types.js';
 
 /**
@@ -14,7 +14,7 @@ import type { ApiMessage } from './types.js';
 export type ApiErrorKind = 'http' | 'answer' | 'too-large' | 'network' | 'timeout' | 'path';
 
 export interface ApiErrorInit {
-  readonly operation: OperationName;
+  readonly operation: CallName;
   readonly method: string;
   readonly path: string;
   readonly kind: ApiErrorKind;
@@ -30,7 +30,7 @@ export interface ApiErrorInit {
 
 export class ApiError extends Error {
   override name = 'ApiError';
-  readonly operation: OperationName;
+  readonly operation: CallName;
   readonly method: string;
   /** The path without query. */
   readonly path: string;

@@ -1,5 +1,5 @@
-// The 17 operations (docs/operations.md): name, method, path template and documented answer, in one table.
-// Everything that names an operation (client, kinds, plan, executor, metrics) uses these names.
+// The 17 operations and the provider's reads (docs/operations.md): name, method, path template and
+// documented answer, in one table. Everything that names an operation (client, kinds, plan, executor, metrics) uses these names.
 
 /**
  * The answer a 200 carries, as documented; the full envelope `{success, errors, messages, result}` is
@@ -13,8 +13,58 @@
  */
 export type AnswerShape = 'envelope' | 'result' | 'script' | 'bulk';
 
-/** What `result` must be: an object (map), a string (the rolled secret), any JSON value, or nothing read. */
-export type ResultShape = 'object' | 'string' | 'any' | 'none';
+/** What `result` must be: an object (map), a list (a read's page), a string (the rolled secret), any JSON value, or nothing read. */
+export type ResultShape = 'object' | 'list' | 'string' | 'any' | 'none';
+
+/**
+ * How a read's list comes: `single`, every object in one answer (a `result_info` that names more
+ * pages is followed all the same); `page`, `page`/`per_page` with `result_info.total_pages`;
+ * `cursor`, `cursor`/`limit` with `result_info.cursor` (empty on the last page).
+ */
+export type Paging = 'single' | 'page' | 'cursor';
+
+/** A read of the provider: `id` its operationId in the provider's published OpenAPI. */
+interface Read {
+  readonly method: 'GET';
+  readonly path: string;
+  readonly answer: 'result';
+  readonly result: 'object' | 'list';
+  readonly id: string;
+  readonly paging?: Paging;
+}
+
+const list = (path: string, id: string, paging: Paging = 'single'): Read => ({ method: 'GET', path, answer: 'result', result: 'list', id, paging });
+const one = (path: string, id: string): Read => ({ method: 'GET', path, answer: 'result', result: 'object', id });
+
+/**
+ * The reads that show what is there: one list per kind where the provider has one (a call a page,
+ * not one per resource), and each object's read. Path parameters keep the provider's names.
+ */
+export const READS = {
+  listScripts: list('/accounts/{account_id}/workers/scripts', 'worker-script-list-workers'),
+  listWorkerDomains: list('/accounts/{account_id}/workers/domains', 'worker-domain-list-domains'),
+  getWorkerDomain: one('/accounts/{account_id}/workers/domains/{domain_id}', 'worker-domain-get-a-domain'),
+  listRoutes: list('/zones/{zone_id}/workers/routes', 'worker-routes-list-routes'),
+  getRoute: one('/zones/{zone_id}/workers/routes/{route_id}', 'worker-routes-get-route'),
+  listKvKeys: list('/accounts/{account_id}/storage/kv/namespaces/{namespace_id}/keys', "workers-kv-namespace-list-a-namespace'-s-keys", 'cursor'),
+  getKvMetadata: one('/accounts/{account_id}/storage/kv/namespaces/{namespace_id}/metadata/{key_name}', 'workers-kv-namespace-read-the-metadata-for-a-key'),
+  listLists: list('/accounts/{account_id}/gateway/lists', 'zero-trust-lists-list-zero-trust-lists'),
+  getList: one('/accounts/{account_id}/gateway/lists/{list_id}', 'zero-trust-lists-zero-trust-list-details'),
+  listListItems: list('/accounts/{account_id}/gateway/lists/{list_id}/items', 'zero-trust-lists-zero-trust-list-items'),
+  listLocations: list('/accounts/{account_id}/gateway/locations', 'zero-trust-gateway-locations-list-zero-trust-gateway-locations'),
+  getLocation: one('/accounts/{account_id}/gateway/locations/{location_id}', 'zero-trust-gateway-locations-zero-trust-gateway-location-details'),
+  listProxyEndpoints: list('/accounts/{account_id}/gateway/proxy_endpoints', 'zero-trust-gateway-proxy-endpoints-list-proxy-endpoints'),
+  getProxyEndpoint: one('/accounts/{account_id}/gateway/proxy_endpoints/{proxy_endpoint_id}', 'zero-trust-gateway-proxy-endpoints-proxy-endpoint-details'),
+  getLogging: one('/accounts/{account_id}/gateway/logging', 'zero-trust-accounts-get-logging-settings-for-the-zero-trust-account'),
+  getGatewayAccount: one('/accounts/{account_id}/gateway', 'zero-trust-accounts-get-zero-trust-account-information'),
+  getConnectivitySettings: one('/accounts/{account_id}/zerotrust/connectivity_settings', 'zero-trust-accounts-get-connectivity-settings'),
+  getAccessOrganization: one('/accounts/{account_id}/access/organizations', 'zero-trust-organization-get-your-zero-trust-organization'),
+  getUser: one('/user', 'user-user-details'),
+  listTokens: list('/user/tokens', 'user-api-tokens-list-tokens', 'page'),
+  getToken: one('/user/tokens/{token_id}', 'user-api-tokens-token-details'),
+} as const satisfies Record<string, Read>;
+
+export type ReadName = keyof typeof READS;
 
 export const OPERATIONS = {
   putScriptContent: {
@@ -42,7 +92,18 @@ export const OPERATIONS = {
   updateConnectivitySettings: { n: 17, method: 'PATCH', path: '/accounts/{account_identifier}/zerotrust/connectivity_settings', answer: 'envelope', result: 'object' },
 } as const satisfies Record<string, { n: number; method: string; path: string; answer: AnswerShape; result: ResultShape; binary?: true }>;
 
+/** A write of the interface's 17. */
 export type OperationName = keyof typeof OPERATIONS;
+/** Any call the client makes: a write, or a read. */
+export type CallName = OperationName | ReadName;
+
+/** Every call's entry, writes and reads. */
+export const ROUTES: Readonly<
+  Record<CallName, { readonly method: string; readonly path: string; readonly answer: AnswerShape; readonly result: ResultShape; readonly binary?: true; readonly paging?: Paging }>
+> = {
+  ...OPERATIONS,
+  ...READS,
+};
 
 /**
  * A path parameter that no encoding keeps in its place: a '.' or '..' segment (which every URL
@@ -59,8 +120,8 @@ export class PathParameterError extends TypeError {
  * routes only literal slashes and answers an encoded one with "No route for that URI".
  * A '.' or '..' segment, or an empty one, throws a PathParameterError: encoded or not, it would move the call.
  */
-export function operationPath(op: OperationName, params: Readonly<Record<string, string>>): string {
-  return OPERATIONS[op].path.replace(/\{(\+?)(\w+)\}/g, (_, plus: string, name: string) => {
+export function operationPath(op: CallName, params: Readonly<Record<string, string>>): string {
+  return ROUTES[op].path.replace(/\{(\+?)(\w+)\}/g, (_, plus: string, name: string) => {
     const value = params[name];
     if (typeof value !== 'string' || value === '') {
       throw new TypeError(`Operation ${op} needs path parameter \`${name}\``);
@@ -89,13 +150,13 @@ function segment(value: string, modelLike: boolean): string {
 const DOT_SEGMENT = '(?:\\.|%2[eE]){1,2}(?:/|$)';
 
 /** Operation → its template as a pattern of the encoded path: a parameter is one segment (none a dot segment), `{+name}` one or more. */
-const templates = new Map<OperationName, RegExp>();
+const templates = new Map<CallName, RegExp>();
 
-function templateOf(op: OperationName): RegExp {
+function templateOf(op: CallName): RegExp {
   let pattern = templates.get(op);
   if (!pattern) {
     const one = `(?!${DOT_SEGMENT})[^/?#]+`;
-    const source = OPERATIONS[op].path
+    const source = ROUTES[op].path
       .split(/(\{\+?\w+\})/)
       .map((part) => (part.startsWith('{+') ? `${one}(?:/${one})*` : part.startsWith('{') ? one : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('');
@@ -113,19 +174,19 @@ export type CheckedUrl = { readonly ok: true; readonly url: URL } | { readonly o
  * `path` exactly (nothing collapsed, nothing re-encoded), in the shape of the operation's template.
  * Otherwise why not, in words naming the operation: such a call must not be sent.
  */
-export function checkedUrl(op: OperationName, baseUrl: string, path: string): CheckedUrl {
+export function checkedUrl(op: CallName, baseUrl: string, path: string): CheckedUrl {
   const base = new URL(baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   let url: URL;
   try {
     url = new URL(baseUrl + path);
   } catch {
-    return { ok: false, problem: `its URL cannot be parsed, so it is not a path of ${op} (${OPERATIONS[op].path})` };
+    return { ok: false, problem: `its URL cannot be parsed, so it is not a path of ${op} (${ROUTES[op].path})` };
   }
   const rest = url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length) : undefined;
   if (url.origin === base.origin && url.search === '' && url.hash === '' && rest === path && templateOf(op).test(rest)) return { ok: true, url };
   return {
     ok: false,
-    problem: `once its URL is parsed, its path would be ${url.pathname}${url.search}${url.hash}, which is not a path of ${op} (${basePath}${OPERATIONS[op].path})`,
+    problem: `once its URL is parsed, its path would be ${url.pathname}${url.search}${url.hash}, which is not a path of ${op} (${basePath}${ROUTES[op].path})`,
   };
 }

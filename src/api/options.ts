@@ -5,13 +5,13 @@ import { VERSION } from '../util/version.js';
 import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { fail, OptionError } from '../util/options.js';
-import type { OperationName } from './operations.js';
+import type { CallName } from './operations.js';
 import type { Signer } from './signing.js';
 import { redactUrl } from '../util/redact.js';
 
 /** What the client reports after every call, for metrics. */
 export interface CallInfo {
-  readonly operation: OperationName;
+  readonly operation: CallName;
   readonly method: string;
   /** Undefined on a network error or timeout. */
   readonly status: number | undefined;

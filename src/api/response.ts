@@ -3,10 +3,10 @@
 
 import { ApiError, describeErrors, normalizeErrors, normalizeMessages, parseRetryAfter, type ApiErrorInit } from './errors.js';
 import { documentedResult } from './answer.js';
-import type { OperationName } from './operations.js';
+import type { CallName } from './operations.js';
 
 export interface CallContext {
-  readonly operation: OperationName;
+  readonly operation: CallName;
   readonly method: string;
   readonly path: string;
   /** Removes the token from any text a server sent back, before it can reach a message or a log. */
@@ -50,7 +50,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The `result` of a successful answer; any other answer throws an ApiError of kind 'http'. */
-export function readAnswer(ctx: CallContext, answer: { status: number; retryAfter: string | undefined; text: string }, now: number): unknown {
+export function readAnswer(ctx: CallContext, answer: { status: number; retryAfter: string | undefined; text: string }, now: number): Answered {
   const { status, text } = answer;
   // Redacted before the excerpt is cut, so a cut cannot leave part of the token behind.
   const shown = () => excerpt(ctx.redact(text));
@@ -83,7 +83,13 @@ export function readAnswer(ctx: CallContext, answer: { status: number; retryAfte
   }
   const checked = documentedResult(ctx.operation, body);
   if (!checked.ok) throw fail(` with a body that is not the documented answer: ${checked.problem}`, 'answer');
-  return checked.result;
+  return { result: checked.result, info: body.result_info };
+}
+
+/** A successful answer: its `result`, and its `result_info` (a read's page: where the list goes on), as sent. */
+export interface Answered {
+  readonly result: unknown;
+  readonly info: unknown;
 }
 
 /** Failures where the request provably never left: nothing reached the server. */

@@ -8,7 +8,8 @@ import type { BeforeRequestHook, Got, Method, Request } from 'got';
 export interface Exchange {
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | Uint8Array | FormData;
+  /** Absent for a read (GET): nothing is sent after the headers. */
+  readonly body?: string | Uint8Array | FormData;
   /** The agents the connection comes from; absent: Node's global agents (kept alive). */
   readonly agents?: { readonly http: http.Agent; readonly https: https.Agent };
   readonly signal?: AbortSignal;
@@ -106,14 +107,15 @@ function failure(error: Error & { code?: string; cause?: unknown }, x: Exchange,
 /** Sends one request; resolves with any answer that came whole (every status), rejects as the classes above say. */
 export async function exchange(url: string, x: Exchange): Promise<Answer> {
   const headers: Record<string, string> = { ...x.headers };
-  let body: string | Buffer;
-  if (x.body instanceof FormData) {
+  let body: string | Buffer | undefined;
+  if (x.body === undefined) body = undefined;
+  else if (x.body instanceof FormData) {
     const form = await encodeForm(x.body);
     headers['content-type'] = form.type;
     body = Buffer.from(form.bytes.buffer, form.bytes.byteOffset, form.bytes.byteLength);
   } else if (typeof x.body === 'string') body = x.body;
   else body = Buffer.isBuffer(x.body) ? x.body : Buffer.from(x.body.buffer, x.body.byteOffset, x.body.byteLength);
-  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   const got = instance ?? (await load());
   return new Promise<Answer>((resolve, reject) => {
     let sent = false;
@@ -134,7 +136,7 @@ export async function exchange(url: string, x: Exchange): Promise<Answer> {
     const stream: Request = got.stream(url, {
       method: x.method as Method,
       headers,
-      body,
+      ...(body !== undefined && { body }),
       ...(x.agents && { agent: { http: x.agents.http, https: x.agents.https } }),
       // From the first byte sent to the answer's last byte, as Exchange.timeoutMs says.
       timeout: { request: x.timeoutMs },
