@@ -40,7 +40,7 @@ const one = (path: string, id: string): Read => ({ method: 'GET', path, answer: 
  * The reads that show what is there: one list per kind where the provider has one (a call a page,
  * not one per resource), and each object's read. Path parameters keep the provider's names.
  */
-export const READS = {
+const READS = {
   listScripts: list('/accounts/{account_id}/workers/scripts', 'worker-script-list-workers'),
   listWorkerDomains: list('/accounts/{account_id}/workers/domains', 'worker-domain-list-domains'),
   getWorkerDomain: one('/accounts/{account_id}/workers/domains/{domain_id}', 'worker-domain-get-a-domain'),
