@@ -45,6 +45,9 @@ registerKind(
     untracked: ['rotate'],
     memo: (request) => ({ rotate: rotateOf(request) }),
     extra: roll,
+    // The user's tokens, a page at a time; never a secret (a read does not show it). The order of
+    // policies and of their permission groups is the server's.
+    observe: { read: 'listTokens', params: () => ({}), asRequest: (o) => pick(o, UPDATE_FIELDS), sets: ['policies', 'policies.*.permission_groups'] },
     outcome: (action, result, outcome) => {
       if (action.change === 'create') return compact({ ...outcome, secret: resultField(result, 'value') }) as Outcome;
       if (action.change === 'roll' && typeof result === 'string') return { ...outcome, secret: result };

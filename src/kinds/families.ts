@@ -13,6 +13,7 @@ import type {
   KindDecision,
   KindDefinition,
   Outcome,
+  Observation,
   PlanContext,
   Resend,
   ResourceDocument,
@@ -48,6 +49,8 @@ export interface KindBase {
   readonly operations?: readonly OperationName[];
   /** See KindDefinition.resend; the PUT and PATCH families fill it in. @default refused */
   readonly resend?: (ctx: PlanContext) => Resend;
+  /** See KindDefinition.observe. */
+  readonly observe?: Observation;
 }
 
 /** Kinds with one object per account (settings, the Zero Trust account): the account is the target. */
@@ -117,6 +120,7 @@ export function defineKind(
     ...(base.userScope && { userScope: true }),
     ...(base.writes && { writes: base.writes }),
     ...(base.resend && { resend: base.resend }),
+    ...(base.observe && { observe: base.observe }),
     plan,
     outcome,
   };

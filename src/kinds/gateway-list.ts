@@ -24,5 +24,7 @@ registerKind(
     },
     blockedReason: () => LIST_FIXED,
     dependencies: onGatewayAccount,
+    // The account's lists in one read; a list's items are not in it (they are read by another, one call a list).
+    observe: { read: 'listLists', params: (scope) => ({ account_id: scope.account }), asRequest: (o) => pick(o, ['name', 'type', 'description']) },
   }),
 );

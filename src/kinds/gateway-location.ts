@@ -2,7 +2,7 @@
 // Networks are written as CIDR strings or `{network}` objects; the provider takes only objects, IPv4 /24–/32.
 
 import type { Json } from '../util/json.js';
-import { compact, isObject } from './diff.js';
+import { compact, isObject, pick } from './diff.js';
 import { accountScope, onGatewayAccount } from './families.js';
 import type { Built, ResourceDocument } from './kind.js';
 import { noUpdate, postKind } from './post-family.js';
@@ -30,5 +30,15 @@ registerKind(
     createBody: (request) => (Array.isArray(request.networks) ? { ...request, networks: request.networks.map((network) => ({ network })) } : request),
     blockedReason: noUpdate('GatewayLocation'),
     dependencies: onGatewayAccount,
+    observe: {
+      read: 'listLocations',
+      params: (scope) => ({ account_id: scope.account }),
+      // Networks come as objects, as they were sent; the request keeps their CIDR strings.
+      asRequest: (o) => {
+        const request = pick(o, ['name', 'client_default', 'ecs_support']);
+        return Array.isArray(o.networks) ? { ...request, networks: o.networks.map((n) => (isObject(n) ? n.network : n) as Json) } : request;
+      },
+      sets: ['networks'],
+    },
   }),
 );

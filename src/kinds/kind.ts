@@ -1,7 +1,7 @@
 // The one small interface every kind implements, and the desired-model types kinds produce.
 // A kind is pure: document → canonical request; (desired, last applied) → what to send or block.
 
-import type { OperationName } from '../api/operations.js';
+import type { OperationName, ReadName } from '../api/operations.js';
 import type { Json } from '../util/json.js';
 import type { AppliedResource, KvKeyPage, KvKeys } from '../state/types.js';
 
@@ -259,6 +259,32 @@ export interface WriteTarget {
  */
 export type Resend = { readonly actions: readonly ActionDraft[] } | { readonly refused: string } | { readonly skip: string; readonly actions: readonly ActionDraft[] };
 
+/**
+ * How a kind's objects are read back from the provider (a refresh) and put in its request's words,
+ * so that what is there can be compared with what the config wants (src/plan/observed.ts).
+ */
+export interface Observation {
+  /**
+   * The read: a list of the kind's objects in a scope (one call a page serves every resource of that
+   * scope), or the read of the resource's one object (a singleton, the user).
+   */
+  readonly read: ReadName;
+  /** The read's path parameters, from the resource's scope and, for a read of one object, its id. */
+  params(scope: Readonly<Record<string, string>>, id: string | undefined): Readonly<Record<string, string>>;
+  /**
+   * Which object of a list is the resource's: the id it is known by (from the scope, or the remote id
+   * state keeps or metadata.id gives). Undefined: nothing to look for yet (never created).
+   * @default the remote id
+   */
+  readonly idFor?: (scope: Readonly<Record<string, string>>, remoteId: string | undefined) => string | undefined;
+  /** A listed object's id. @default its `id` */
+  readonly idOf?: (object: Readonly<Record<string, Json>>) => string | undefined;
+  /** The object in the request's words (the document's field names and value shapes). @default the object as read */
+  readonly asRequest?: (object: Readonly<Record<string, Json>>) => Json;
+  /** Set-like lists of the request (src/plan/observed.ts SetPaths): their order is the server's. @default none */
+  readonly sets?: readonly string[];
+}
+
 export interface KindDefinition {
   readonly kind: string;
   /** Metadata keys that are the operations' path parameters, in path order. */
@@ -311,4 +337,6 @@ export interface KindDefinition {
    * @default refused: the kind has no operation that re-sends it
    */
   resend?(ctx: PlanContext): Resend;
+  /** How its objects are read back for a refresh. @default none: the kind is planned against the state alone */
+  readonly observe?: Observation;
 }

@@ -170,6 +170,6 @@ export function postKind(spec: PostKindSpec): KindDefinition {
 }
 
 /** A Zero Trust object the interface can only create; it follows the account's GatewayAccount. */
-export function gatewayCreateOnly(kind: string, create: OperationName): KindDefinition {
-  return postKind({ kind, ...accountScope('identifier'), create, blockedReason: noUpdate(kind), dependencies: onGatewayAccount });
+export function gatewayCreateOnly(kind: string, create: OperationName, observe?: PostKindSpec['observe']): KindDefinition {
+  return postKind({ kind, ...accountScope('identifier'), create, blockedReason: noUpdate(kind), dependencies: onGatewayAccount, ...(observe && { observe }) });
 }

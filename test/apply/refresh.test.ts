@@ -1,0 +1,124 @@
+// A refresh reads what is there through each kind's list: one call a page for every resource of a
+// scope, paced per credential; an object gone is missing; a credential that may not read is named.
+
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
+import { ApiError } from '../../src/api/errors.js';
+import { createRateLimiter } from '../../src/apply/rate.js';
+import { refresh } from '../../src/apply/refresh.js';
+import '../../src/kinds/index.js';
+import type { DesiredResource, Json } from '../../src/kinds/kind.js';
+import { getKind } from '../../src/kinds/registry.js';
+import type { AppliedResource, StateSnapshot } from '../../src/state/types.js';
+import { contentHash } from '../../src/util/json.js';
+import { FakeClock } from './helpers.js';
+
+const ACCOUNT = '0123456789abcdef0123456789abcdef';
+const ZONE = 'fedcba9876543210fedcba9876543210';
+
+function desired(kind: string, name: string, scope: Record<string, string>, request: Json, credential?: string): DesiredResource {
+  const parts = Object.entries(scope).map(([k, v]) => `${k}=${v}`);
+  return {
+    key: `${kind}${parts.length ? `[${parts.join(',')}]` : ''}/${name}`,
+    kind,
+    name,
+    scope,
+    dependsOn: [],
+    request,
+    hash: contentHash(request),
+    source: { file: '/config/x.yaml', line: 1, col: 1 },
+    ...(credential !== undefined && { credential }),
+  };
+}
+
+function snapshot(applied: Record<string, string>): StateSnapshot {
+  const resources = new Map(Object.entries(applied).map(([key, remoteId]) => [key, { key, remoteId, status: 'applied' } as unknown as AppliedResource]));
+  return { resources, intents: new Map(), kvKeys: async () => new Map(), kvKeyCount: async () => 0, kvExpired: async () => [] };
+}
+
+/** Serves lists `per` objects a page, by page number; counts calls by read. */
+function fakeClient(lists: Record<string, Json[]>, per = 2, refuse?: { read: string; status: number }) {
+  const calls: string[] = [];
+  const client: Pick<ApiClient, 'read' | 'pages'> = {
+    read: async (op) => {
+      calls.push(op);
+      return {};
+    },
+    async *pages(op, params) {
+      const key = `${op} ${JSON.stringify(params)}`;
+      const all = lists[key] ?? [];
+      for (let page = 0; ; page++) {
+        calls.push(op);
+        if (refuse?.read === op)
+          throw new ApiError({ operation: op, method: 'GET', path: '/x', kind: 'http', detail: `answered ${refuse.status}`, reachedServer: true, status: refuse.status });
+        const items = all.slice(page * per, page * per + per);
+        const more = (page + 1) * per < all.length;
+        yield { items, ...(more && { next: { page: String(page + 2) } }) };
+        if (!more) return;
+      }
+    },
+  };
+  return { client, calls };
+}
+
+const paced = () => {
+  const clock = new FakeClock();
+  const made: (string | undefined)[] = [];
+  return { made, limiterFor: (credential: string | undefined) => (made.push(credential), createRateLimiter({ requests: 1000, intervalMs: 1000 }, clock)) };
+};
+
+describe('a refresh', () => {
+  it('reads each list once for every resource of its scope, one call a page, and finds each by its id', async () => {
+    const lists = Array.from({ length: 5 }, (_, i) => desired('GatewayList', `list-${i}`, { account: ACCOUNT }, { name: `list-${i}`, type: 'DOMAIN' }));
+    const state = snapshot(Object.fromEntries(lists.map((l, i) => [l.key, `uuid-${i}`])));
+    const served = Array.from({ length: 5 }, (_, i) => ({ id: `uuid-${i}`, name: i === 2 ? 'renamed' : `list-${i}`, type: 'DOMAIN', count: 0, created_at: 't' }));
+    const { client, calls } = fakeClient({ [`listLists ${JSON.stringify({ account_id: ACCOUNT })}`]: served });
+    const result = await refresh(lists, state, { client, kinds: getKind, limiterFor: paced().limiterFor });
+    expect(calls).toEqual(['listLists', 'listLists', 'listLists']);
+    expect(result.calls).toBe(3);
+    expect(result.observed.get(lists[2]!.key)).toEqual({ seen: 'present', request: { name: 'renamed', type: 'DOMAIN' } });
+    expect(result.observed.get(lists[4]!.key)).toEqual({ seen: 'present', request: { name: 'list-4', type: 'DOMAIN' } });
+  });
+
+  it('says an object that is no longer listed is missing, and leaves alone one never created', async () => {
+    const gone = desired('GatewayList', 'gone', { account: ACCOUNT }, { name: 'gone', type: 'IP' });
+    const fresh = desired('GatewayList', 'fresh', { account: ACCOUNT }, { name: 'fresh', type: 'IP' });
+    const { client } = fakeClient({});
+    const result = await refresh([gone, fresh], snapshot({ [gone.key]: 'uuid-gone' }), { client, kinds: getKind, limiterFor: paced().limiterFor });
+    expect(result.observed.get(gone.key)).toEqual({ seen: 'missing' });
+    expect(result.observed.has(fresh.key)).toBe(false);
+  });
+
+  it('finds a route by the id its document names, and puts a location’s networks in the request’s words', async () => {
+    const route = desired('WorkerRoute', 'api', { zone: ZONE, route: 'route-9' }, { pattern: 'example.com/api/*', script: 'api' });
+    const location = desired('GatewayLocation', 'office', { account: ACCOUNT }, { name: 'office', networks: ['192.0.2.0/24'] });
+    const { client } = fakeClient({
+      [`listRoutes ${JSON.stringify({ zone_id: ZONE })}`]: [{ id: 'route-9', pattern: 'example.com/api/*', script: 'api-v2' }],
+      [`listLocations ${JSON.stringify({ account_id: ACCOUNT })}`]: [{ id: 'loc-1', name: 'office', networks: [{ network: '192.0.2.0/24' }], ip: '198.51.100.1' }],
+    });
+    const result = await refresh([route, location], snapshot({ [location.key]: 'loc-1' }), { client, kinds: getKind, limiterFor: paced().limiterFor });
+    expect(result.observed.get(route.key)).toEqual({ seen: 'present', request: { pattern: 'example.com/api/*', script: 'api-v2' } });
+    expect(result.observed.get(location.key)).toEqual({ seen: 'present', request: { name: 'office', networks: ['192.0.2.0/24'] } });
+  });
+
+  it('names a credential whose reads are refused, plans its resources unchecked, and reads the others', async () => {
+    const mine = desired('GatewayList', 'mine', { account: ACCOUNT }, { name: 'mine', type: 'IP' }, 'reader');
+    const theirs = desired('WorkerRoute', 'r', { zone: ZONE, route: 'route-1' }, { pattern: 'a/*', script: 's' }, 'ops');
+    const { client } = fakeClient({ [`listRoutes ${JSON.stringify({ zone_id: ZONE })}`]: [{ id: 'route-1', pattern: 'a/*', script: 's' }] }, 2, {
+      read: 'listLists',
+      status: 403,
+    });
+    const pace = paced();
+    const result = await refresh([mine, theirs], snapshot({ [mine.key]: 'uuid-1' }), { client, kinds: getKind, limiterFor: pace.limiterFor });
+    expect(result.unchecked).toEqual([{ credential: 'reader', why: 'listLists answered 403', resources: 1 }]);
+    expect(result.observed.has(mine.key)).toBe(false);
+    expect(result.observed.get(theirs.key)).toMatchObject({ seen: 'present' });
+    expect(new Set(pace.made)).toEqual(new Set(['reader', 'ops']));
+  });
+
+  it('fails on any other error: a plan on a half-read account would not be trusted', async () => {
+    const list = desired('GatewayList', 'l', { account: ACCOUNT }, { name: 'l', type: 'IP' });
+    const { client } = fakeClient({}, 2, { read: 'listLists', status: 500 });
+    await expect(refresh([list], snapshot({ [list.key]: 'uuid' }), { client, kinds: getKind, limiterFor: paced().limiterFor })).rejects.toThrow(/answered 500/);
+  });
+});
