@@ -7,6 +7,8 @@ import type { EmulatorState, JsonObject, KvNamespaceSummary, ScriptRecord, Store
 
 export class Store {
   readonly scripts = new Map<string, ScriptRecord>();
+  /** Each script's module bytes by module name, under the key of `scripts`: what the content read answers (never in the snapshot). */
+  readonly scriptModules = new Map<string, ReadonlyMap<string, Buffer>>();
   readonly domains = new Map<string, StoredObject>();
   readonly routes = new Map<string, StoredObject>();
   readonly organizations = new Map<string, StoredObject>();
