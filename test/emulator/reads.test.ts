@@ -121,7 +121,9 @@ describe('each read answers what the writes stored, with the server fields', () 
 
   it('Gateway lists: the list (filtered by type), one list with its count and timestamps, and its items', async () => {
     const { call } = await harness();
-    const created = (await call('POST', `/accounts/${A}/gateway/lists`, { name: 'Blocked', type: 'DOMAIN', description: 'bad', items: [{ value: 'example.net' }] })).json.result;
+    const created = (
+      await call('POST', `/accounts/${A}/gateway/lists`, { name: 'Blocked', type: 'DOMAIN', description: 'bad', items: [{ value: 'example.net', description: 'phishing' }] })
+    ).json.result;
     await call('POST', `/accounts/${A}/gateway/lists`, { name: 'Office', type: 'IP' });
     const expected = {
       id: created.id,
@@ -136,7 +138,7 @@ describe('each read answers what the writes stored, with the server fields', () 
     expect((await call('GET', `/accounts/${A}/gateway/lists?type=DOMAIN`)).json.result).toEqual([expected]);
     expect((await call('GET', `/accounts/${A}/gateway/lists/${created.id}`)).json.result).toEqual(expected);
     const items = await call('GET', `/accounts/${A}/gateway/lists/${created.id}/items`);
-    expect(items.json.result).toEqual([{ value: 'example.net', created_at: expect.stringMatching(isoShape) }]);
+    expect(items.json.result).toEqual([{ value: 'example.net', description: 'phishing', created_at: expect.stringMatching(isoShape) }]);
     await call('PUT', `/accounts/${A}/gateway/lists/${created.id}`, { name: 'Renamed' });
     expect((await call('GET', `/accounts/${A}/gateway/lists/${created.id}`)).json.result).toMatchObject({ name: 'Renamed', count: 1 });
   });

@@ -22,7 +22,12 @@ export function registerGatewayOperations(app: FastifyInstance, ctx: Context): v
   operation(app, 6, 'POST', '/accounts/:identifier/gateway/lists', (req, p) => {
     const body = validBody(ctx, req);
     const stamp = now();
-    const items = ((body.items ?? []) as JsonObject[]).map((item) => ({ value: item.value, created_at: item.created_at ?? stamp }));
+    // An item's description is kept, for the items read to answer it.
+    const items = ((body.items ?? []) as JsonObject[]).map((item) => ({
+      value: item.value,
+      ...(item.description !== undefined && { description: item.description }),
+      created_at: item.created_at ?? stamp,
+    }));
     return create(store.lists, p.identifier, uuid(), { ...body, items, count: items.length });
   });
 
