@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { operation, paged, rawAnswer, read, type Context } from './context.js';
 import { badRequest, ErrorCode, notFound } from './errors.js';
 import { integerParam, keyAfterCursor, kvCursor, kvLimit, type Query } from './paging.js';
+import { byCodePoint, KvPairs } from './store.js';
 import type { JsonObject, JsonValue, StoredKvPair } from './types.js';
 import { loadBodySchemas, pathText, problemText, type BodySchemas, type Problem } from './validate.js';
 
@@ -116,8 +117,18 @@ export function registerKvOperation(app: FastifyInstance, ctx: Context): void {
 const bulkGetKeys = 100;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Keys in the provider's order: by their UTF-8 bytes. */
-const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+/** The index of the first of the sorted `keys` that comes after `key` (`inclusive`: or is it). */
+function firstAfter(keys: readonly string[], key: string, inclusive: boolean): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = byCodePoint(keys[mid]!, key);
+    if (c > 0 || (inclusive && c === 0)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
 
 /** A key's entry in the key list: name, and expiration and metadata when it has them. */
 function keyEntry(name: string, pair: StoredKvPair): JsonObject {
@@ -130,7 +141,7 @@ function keyEntry(name: string, pair: StoredKvPair): JsonObject {
  */
 export function registerKvReads(app: FastifyInstance, ctx: Context): void {
   const base = '/accounts/:account_identifier/storage/kv/namespaces/:namespace_identifier';
-  const pairsOf = (p: Record<string, string>): Map<string, StoredKvPair> => ctx.store.readKv(p.account_identifier, p.namespace_identifier, ctx.now()) ?? new Map();
+  const pairsOf = (p: Record<string, string>): KvPairs => ctx.store.readKv(p.account_identifier, p.namespace_identifier, ctx.now()) ?? new KvPairs();
   const pairOf = (p: Record<string, string>): StoredKvPair => {
     const pair = pairsOf(p).get(p.key_name);
     if (!pair) throw notFound(`get: 'key not found' (${p.key_name})`, ErrorCode.kvKeyNotFound);
@@ -144,19 +155,26 @@ export function registerKvReads(app: FastifyInstance, ctx: Context): void {
     const prefix = typeof query.prefix === 'string' ? query.prefix : '';
     const after = typeof query.cursor === 'string' && query.cursor !== '' ? keyAfterCursor(query.cursor) : undefined;
     const pairs = pairsOf(p);
-    const names = [...pairs.keys()].filter((k) => k.startsWith(prefix) && (after === undefined || byBytes(k, after) > 0)).sort(byBytes);
-    const page = names.slice(0, limit);
-    const cursor = names.length > limit ? kvCursor(page[page.length - 1]!) : '';
+    // Keys under a prefix are one run of the sorted keys: from its start, or past the cursor's key.
+    const keys = pairs.sortedKeys();
+    const start = Math.max(firstAfter(keys, prefix, true), after === undefined ? 0 : firstAfter(keys, after, false));
+    const page: string[] = [];
+    let more = false;
+    for (let i = start; i < keys.length && keys[i]!.startsWith(prefix); i++) {
+      if (page.length === limit) {
+        more = true;
+        break;
+      }
+      page.push(keys[i]!);
+    }
+    const cursor = more ? kvCursor(page[page.length - 1]!) : '';
     return paged(
       page.map((name) => keyEntry(name, pairs.get(name)!)),
       { count: page.length, cursor },
     );
   });
 
-  read(app, 'workers-kv-namespace-read-key-value-pair', 'GET', `${base}/values/:key_name`, (_req, p) => {
-    const pair = pairOf(p);
-    return rawAnswer('application/octet-stream', pair.value, pair.expiration === undefined ? {} : { expiration: String(Math.floor(pair.expiration)) });
-  });
+  read(app, 'workers-kv-namespace-read-key-value-pair', 'GET', `${base}/values/:key_name`, (_req, p) => rawAnswer('application/octet-stream', pairOf(p).value));
 
   read(app, 'workers-kv-namespace-read-the-metadata-for-a-key', 'GET', `${base}/metadata/:key_name`, (_req, p) => pairOf(p).metadata ?? null);
 

@@ -246,6 +246,37 @@ describe('pagination', () => {
     expect(seen).toEqual(wanted);
   });
 
+  it('lists KV keys in the order of their UTF-8 bytes, characters past U+FFFF after those below it', async () => {
+    const { call, emu } = await harness();
+    const names = ['b', 'a', '\u{1F600}', '\uFF21', '\u00e9', 'A', 'a\u{10000}', 'a\uFFFF', 'ab'];
+    const pairs = emu.kv(A, 'ns1');
+    for (const name of names) pairs.set(name, { value: Buffer.from('v') });
+    const listed = (await call('GET', `${ns}/keys`)).json.result.map((k: { name: string }) => k.name);
+    expect(listed).toEqual([...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))));
+    expect(listed).toEqual(['A', 'a', 'ab', 'a\uFFFF', 'a\u{10000}', 'b', '\u00e9', '\uFF21', '\u{1F600}']);
+  });
+
+  it('walks KV keys each once while keys are written and removed between pages', async () => {
+    const { call, emu } = await harness();
+    const pairs = emu.kv(A, 'ns1');
+    for (let i = 0; i < 30; i++) pairs.set(`k${String(i).padStart(2, '0')}`, { value: Buffer.from('v') });
+    const seen: string[] = [];
+    let cursor = '';
+    do {
+      const a = await call('GET', `${ns}/keys?limit=10${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...a.json.result.map((k: { name: string }) => k.name));
+      cursor = a.json.result_info.cursor;
+      // Written behind the walk (not seen) and ahead of it (seen), and one ahead removed.
+      pairs.set(`a${seen.length}`, { value: Buffer.from('v') });
+      pairs.set(`z${seen.length}`, { value: Buffer.from('v') });
+      pairs.delete('k29');
+    } while (cursor !== '');
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.filter((k) => k.startsWith('k'))).toEqual(Array.from({ length: 29 }, (_, i) => `k${String(i).padStart(2, '0')}`));
+    expect(seen.filter((k) => k.startsWith('a'))).toEqual([]);
+    expect(seen.filter((k) => k.startsWith('z')).length).toBeGreaterThan(0);
+  });
+
   it('refuses a per_page, page, limit or cursor out of range with a 400 naming the parameter', async () => {
     const { call } = await harness();
     const bad = [
