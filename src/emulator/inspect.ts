@@ -1,6 +1,7 @@
 // Inspection endpoints outside /client/v4, for tests, the benchmark and curious users: state, KV
-// contents, the request log, fault settings, and changes to stored objects as the dashboard makes them. No auth, no faults, loopback callers only (and, on a
-// loopback address, a Host naming this machine: src/util/host-check.ts).
+// contents, the request log, fault settings, and changes to stored objects as the dashboard makes
+// them. No auth, no faults, loopback callers only (and, on a loopback address, a Host naming this
+// machine: src/util/host-check.ts).
 
 import type { FastifyInstance } from 'fastify';
 import { OptionError } from '../util/options.js';

@@ -88,6 +88,8 @@ export function patchObjects(store: Store, collection: string, id: string, patch
   if (moved.length > 0) throw badRequest(moved.map((f) => `${f}: places the object in its collection and cannot change`));
   const nowIso = isoTime(nowMs);
   if (name === 'tokens') {
+    // A secret is the roll's to change, and no token record holds one.
+    if ('value' in patch) throw badRequest(['value: a token secret is never stored with the token; roll it (operation 16)']);
     const record = store.tokens.records().find((t) => t.id === id);
     if (!record) throw notFound(`no token ${id}`);
     const next = patched(name, record, patch as JsonObject, nowIso) as TokenRecord;

@@ -78,8 +78,11 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
   });
   // JSON is the only body besides operation 1's multipart: a text/plain body is refused, not passed on as a string.
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  // A JSON merge patch (the inspection route's) is JSON too.
+  // A JSON merge patch is JSON too, for the inspection routes only: the interface takes application/json.
   app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'buffer' }, (request, body, done) => {
+    if (!isInspection(request) && /^application\/merge-patch\+json/i.test(request.headers['content-type'] ?? '')) {
+      return done(badRequest(['body: unsupported Content-Type, expected application/json']), undefined);
+    }
     const bytes = body as Buffer;
     notes.set(request, { bytes: bytes.length });
     if (bytes.length === 0) return done(badRequest(['body: malformed JSON (empty body)']), undefined);

@@ -48,11 +48,15 @@ describe('changing stored objects as a person in the dashboard would', () => {
     expect((await call('GET', `/accounts/${A}/gateway/proxy_endpoints`)).json.result).toEqual([]);
   });
 
-  it('deletes a token: its secret stops working and its read answers 404', async () => {
+  it('disables a token, which then no longer authenticates, and deletes it: its read answers 404', async () => {
     const { call, emu } = await harness();
     const { id, value } = (await call('POST', '/user/tokens', { name: 'ci', policies })).json.result;
     await send(`${emu.origin}/__emulator/objects/tokens/${id}`, 'PATCH', { status: 'disabled' }, { token: null });
     expect((await call('GET', `/user/tokens/${id}`)).json.result).toMatchObject({ status: 'disabled' });
+    expect((await call('GET', '/user', undefined, { token: value })).status).toBe(401);
+    expect((await send(`${emu.origin}/__emulator/objects/tokens/${id}`, 'PATCH', { value: 'x' }, { token: null })).status).toBe(400);
+    await send(`${emu.origin}/__emulator/objects/tokens/${id}`, 'PATCH', { status: 'active' }, { token: null });
+    expect((await call('GET', '/user', undefined, { token: value })).status).toBe(200);
     await send(`${emu.origin}/__emulator/objects/tokens/${id}`, 'DELETE', undefined, { token: null });
     expect((await call('GET', `/user/tokens/${id}`)).status).toBe(404);
     expect((await call('GET', '/user', undefined, { token: value })).status).toBe(401);
@@ -91,5 +95,9 @@ describe('changing stored objects as a person in the dashboard would', () => {
     const a = await send(`${emu.origin}/__emulator/objects/lists/${list.id}`, 'PATCH', { name: 'M' }, { token: null, headers: { 'content-type': 'application/merge-patch+json' } });
     expect(a.status).toBe(200);
     expect(emu.requests()).toHaveLength(1);
+    // The interface itself takes application/json only.
+    const op9 = await call('PUT', `/accounts/${A}/gateway/lists/${list.id}`, { name: 'N' }, { headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(op9.status).toBe(400);
+    expect(op9.json.errors[0].message).toBe('body: unsupported Content-Type, expected application/json');
   });
 });
