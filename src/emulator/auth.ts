@@ -173,6 +173,23 @@ export class TokenBook {
     return entry.secret;
   }
 
+  /** A token's fields set as they are, as the dashboard would (its secret unchanged); false when there is no such token. */
+  replaceRecord(id: string, record: TokenRecord): boolean {
+    const entry = this.byId.get(id);
+    if (!entry) return false;
+    entry.record = structuredClone(record);
+    return true;
+  }
+
+  /** Deletes the token: its secret stops working. False when there is no such token. */
+  remove(id: string): boolean {
+    const entry = this.byId.get(id);
+    if (!entry) return false;
+    this.idBySecret.delete(entry.secret);
+    this.byId.delete(id);
+    return true;
+  }
+
   records(): TokenRecord[] {
     return [...this.byId.values()].map((e) => structuredClone(e.record));
   }

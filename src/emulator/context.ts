@@ -33,9 +33,15 @@ type Params = Record<string, string>;
 
 const RAW = Symbol('raw answer');
 
-/** An answer sent as it is, not in the envelope: an image model's PNG. */
-export function rawAnswer(contentType: string, bytes: Buffer): unknown {
-  return { [RAW]: { contentType, bytes } };
+interface Raw {
+  readonly contentType: string;
+  readonly bytes: Buffer;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** An answer sent as it is, not in the envelope: an image model's PNG, a KV value, a script's modules. */
+export function rawAnswer(contentType: string, bytes: Buffer, headers: Readonly<Record<string, string>> = {}): unknown {
+  return { [RAW]: { contentType, bytes, headers } satisfies Raw };
 }
 type Handler = (request: FastifyRequest, params: Params) => unknown;
 
@@ -47,11 +53,44 @@ export function operation(app: FastifyInstance, op: number, method: HTTPMethods,
     config: { op },
     handler: async (request, reply) => {
       const result = await handler(request, request.params as Params);
-      const raw = (result as { [RAW]?: { contentType: string; bytes: Buffer } } | null)?.[RAW];
-      if (raw) return reply.code(200).type(raw.contentType).send(raw.bytes);
+      const raw = (result as { [RAW]?: Raw } | null)?.[RAW];
+      if (raw) return reply.code(200).headers(raw.headers).type(raw.contentType).send(raw.bytes);
       return reply.code(200).send(successBody(op, result));
     },
   });
+}
+
+const INFO = Symbol('result info');
+
+/** A list read's answer: the page of objects and its `result_info`. */
+export function paged(result: unknown[], resultInfo: object): unknown {
+  return { [INFO]: { result, resultInfo } };
+}
+
+/**
+ * Registers the provider's read `operationId` at `path` (relative to /client/v4). Reads pass the
+ * same pipeline as the operations (latency, faults, rate limit, auth) and answer the same envelope,
+ * with `result_info` when the handler answers `paged()`.
+ */
+export function read(app: FastifyInstance, operationId: string, method: HTTPMethods, path: string, handler: Handler): void {
+  app.route({
+    method,
+    url: basePath + path,
+    config: { read: operationId },
+    handler: async (request, reply) => {
+      const result = await handler(request, request.params as Params);
+      const raw = (result as { [RAW]?: Raw } | null)?.[RAW];
+      if (raw) return reply.code(200).headers(raw.headers).type(raw.contentType).send(raw.bytes);
+      const page = (result as { [INFO]?: { result: unknown[]; resultInfo: object } } | null)?.[INFO];
+      if (page) return reply.code(200).send({ errors: [], messages: [], success: true, result: page.result, result_info: page.resultInfo });
+      return reply.code(200).send({ errors: [], messages: [], success: true, result });
+    },
+  });
+}
+
+/** The read a route was registered as (`read()` sets it), by the provider's operationId. */
+export function readOf(request: FastifyRequest): string | undefined {
+  return (request.routeOptions.config as { read?: string } | undefined)?.read;
 }
 
 /** The operation a route was registered as (`operation()` sets it). */

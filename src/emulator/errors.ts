@@ -11,6 +11,10 @@
  * - 10429 rate limited (status 429, with Retry-After)
  * - 10500 internal error (status 500, injected or unexpected)
  * - 10503 service unavailable (status 503, injected)
+ *
+ * and, on the reads, the provider's own codes for an object that is not there (status 404):
+ * - 10007 Worker script, 100114 Worker domain, 10009 Worker route and KV key
+ * (the other reads, whose codes the provider does not publish, answer 10404).
  */
 export const ErrorCode = {
   noRoute: 7000,
@@ -21,6 +25,10 @@ export const ErrorCode = {
   rateLimited: 10429,
   internal: 10500,
   unavailable: 10503,
+  scriptNotFound: 10007,
+  domainNotFound: 100114,
+  routeNotFound: 10009,
+  kvKeyNotFound: 10009,
 } as const;
 
 const codeByStatus: Record<number, number> = {
@@ -52,8 +60,9 @@ export function badRequest(problems: readonly string[]): EmulatorError {
   return new EmulatorError(400, problems);
 }
 
-export function notFound(what: string): EmulatorError {
-  return new EmulatorError(404, [what]);
+/** A 404; `code` when the provider has its own for this kind of object. */
+export function notFound(what: string, code?: number): EmulatorError {
+  return new EmulatorError(404, [what], {}, code);
 }
 
 /**

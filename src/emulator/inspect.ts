@@ -1,11 +1,13 @@
 // Inspection endpoints outside /client/v4, for tests, the benchmark and curious users: state, KV
-// contents, the request log and fault settings. No auth, no faults, loopback callers only (and, on a
-// loopback address, a Host naming this machine: src/util/host-check.ts).
+// contents, the request log, fault settings, and changes to stored objects as the dashboard makes
+// them. No auth, no faults, loopback callers only (and, on a loopback address, a Host naming this
+// machine: src/util/host-check.ts).
 
 import type { FastifyInstance } from 'fastify';
 import { OptionError } from '../util/options.js';
 import { badRequest, EmulatorError, notFound } from './errors.js';
 import type { Faults, FaultSettings } from './faults.js';
+import { deleteObjects, patchObjects } from './objects.js';
 import type { RequestLog } from './requestLog.js';
 import type { Store } from './store.js';
 import type { JsonObject, StoredKvPair } from './types.js';
@@ -60,6 +62,17 @@ export function registerInspection(app: FastifyInstance, store: Store, log: Requ
       keys.push(describePair(key, pair, withValues));
     }
     return { account, namespace, count: pairs.size, truncated: pairs.size > keys.length, keys };
+  });
+
+  // A person's change in the dashboard: the next read sees it; nothing of it is in the request log.
+  app.patch(`${inspectPath}/objects/:collection/:id`, async (request) => {
+    const { collection, id } = request.params as Record<string, string>;
+    return { changed: patchObjects(store, collection, id, request.body, now()) };
+  });
+
+  app.delete(`${inspectPath}/objects/:collection/:id`, async (request) => {
+    const { collection, id } = request.params as Record<string, string>;
+    return { deleted: deleteObjects(store, collection, id) };
   });
 
   app.get(`${inspectPath}/requests`, async () => log.list());

@@ -1,10 +1,12 @@
 // Operation 10, the KV bulk write: limits of docs/operations.md (operation 10) checked for every pair
-// (all problems at once, nothing stored when any), then values decoded and stored as bytes.
+// (all problems at once, nothing stored when any), then values decoded and stored as bytes; and the reads.
 
 import type { FastifyInstance } from 'fastify';
-import { operation, type Context } from './context.js';
-import { badRequest } from './errors.js';
-import type { JsonObject, StoredKvPair } from './types.js';
+import { operation, paged, rawAnswer, read, type Context } from './context.js';
+import { badRequest, ErrorCode, notFound } from './errors.js';
+import { integerParam, keyAfterCursor, kvCursor, kvLimit, type Query } from './paging.js';
+import { byCodePoint, KvPairs } from './store.js';
+import type { JsonObject, JsonValue, StoredKvPair } from './types.js';
 import { loadBodySchemas, pathText, problemText, type BodySchemas, type Problem } from './validate.js';
 
 export const kvLimits = {
@@ -109,4 +111,120 @@ export function registerKvOperation(app: FastifyInstance, ctx: Context): void {
     }
     return { successful_key_count: (req.body as JsonObject[]).length - unsuccessful.length, unsuccessful_keys: unsuccessful };
   });
+}
+
+/** The bulk read takes at most this many keys, as the provider does. */
+const bulkGetKeys = 100;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The index of the first of the sorted `keys` that comes after `key` (`inclusive`: or is it). */
+function firstAfter(keys: readonly string[], key: string, inclusive: boolean): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = byCodePoint(keys[mid]!, key);
+    if (c > 0 || (inclusive && c === 0)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** A key's entry in the key list: name, and expiration and metadata when it has them. */
+function keyEntry(name: string, pair: StoredKvPair): JsonObject {
+  return { name, ...(pair.expiration !== undefined && { expiration: Math.floor(pair.expiration) }), ...(pair.metadata !== undefined && { metadata: pair.metadata }) };
+}
+
+/**
+ * The reads of a namespace. Every namespace exists for them (the emulator has no namespace create):
+ * one never written to lists no keys. Expired pairs are gone, as the provider removes them.
+ */
+export function registerKvReads(app: FastifyInstance, ctx: Context): void {
+  const base = '/accounts/:account_identifier/storage/kv/namespaces/:namespace_identifier';
+  const pairsOf = (p: Record<string, string>): KvPairs => ctx.store.readKv(p.account_identifier, p.namespace_identifier, ctx.now()) ?? new KvPairs();
+  const pairOf = (p: Record<string, string>): StoredKvPair => {
+    const pair = pairsOf(p).get(p.key_name);
+    if (!pair) throw notFound(`get: 'key not found' (${p.key_name})`, ErrorCode.kvKeyNotFound);
+    return pair;
+  };
+
+  // A page is the next `limit` keys after the cursor's, so a walk sees each key once even while keys are written.
+  read(app, "workers-kv-namespace-list-a-namespace'-s-keys", 'GET', `${base}/keys`, (req, p) => {
+    const query = req.query as Query;
+    const limit = integerParam(query, 'limit', kvLimit.min, kvLimit.max, kvLimit.fallback);
+    const prefix = typeof query.prefix === 'string' ? query.prefix : '';
+    const after = typeof query.cursor === 'string' && query.cursor !== '' ? keyAfterCursor(query.cursor) : undefined;
+    const pairs = pairsOf(p);
+    // Keys under a prefix are one run of the sorted keys: from its start, or past the cursor's key.
+    const keys = pairs.sortedKeys();
+    const start = Math.max(firstAfter(keys, prefix, true), after === undefined ? 0 : firstAfter(keys, after, false));
+    const page: string[] = [];
+    let more = false;
+    for (let i = start; i < keys.length && keys[i]!.startsWith(prefix); i++) {
+      if (page.length === limit) {
+        more = true;
+        break;
+      }
+      page.push(keys[i]!);
+    }
+    const cursor = more ? kvCursor(page[page.length - 1]!) : '';
+    return paged(
+      page.map((name) => keyEntry(name, pairs.get(name)!)),
+      { count: page.length, cursor },
+    );
+  });
+
+  read(app, 'workers-kv-namespace-read-key-value-pair', 'GET', `${base}/values/:key_name`, (_req, p) => rawAnswer('application/octet-stream', pairOf(p).value));
+
+  read(app, 'workers-kv-namespace-read-the-metadata-for-a-key', 'GET', `${base}/metadata/:key_name`, (_req, p) => pairOf(p).metadata ?? null);
+
+  read(app, 'workers-kv-namespace-get-multiple-key-value-pairs', 'POST', `${base}/bulk/get`, (req, p) => {
+    const { keys, type, withMetadata } = bulkGetRequest(req.body);
+    const pairs = pairsOf(p);
+    const values: JsonObject = {};
+    const problems: string[] = [];
+    for (const key of keys) {
+      const pair = pairs.get(key);
+      if (!pair) {
+        values[key] = null;
+        continue;
+      }
+      const value = decodedValue(key, pair.value, type, problems);
+      values[key] = withMetadata ? { value, metadata: pair.metadata ?? null, ...(pair.expiration !== undefined && { expiration: Math.floor(pair.expiration) }) } : value;
+    }
+    if (problems.length > 0) throw badRequest(problems);
+    return { values };
+  });
+}
+
+function bulkGetRequest(body: unknown): { keys: string[]; type: 'text' | 'json'; withMetadata: boolean } {
+  const problems: string[] = [];
+  const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as JsonObject;
+  const keys = b.keys;
+  if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'string')) problems.push('keys: expected a list of 1 to 100 key names');
+  else if (keys.length > bulkGetKeys) problems.push(`keys: ${keys.length} keys, at most ${bulkGetKeys} per request`);
+  const type = b.type ?? 'text';
+  if (type !== 'text' && type !== 'json') problems.push(`type: expected text or json, got ${JSON.stringify(type)}`);
+  const withMetadata = b.withMetadata ?? false;
+  if (typeof withMetadata !== 'boolean') problems.push(`withMetadata: expected true or false, got ${JSON.stringify(withMetadata)}`);
+  if (problems.length > 0) throw badRequest(problems);
+  return { keys: keys as string[], type: type as 'text' | 'json', withMetadata: withMetadata as boolean };
+}
+
+/** A value as the bulk read answers it: text, or parsed JSON; values that are neither are refused by key. */
+function decodedValue(key: string, bytes: Buffer, type: 'text' | 'json', problems: string[]): JsonValue {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    problems.push(`keys: the value of ${JSON.stringify(key)} is not text (the bulk read answers text values only)`);
+    return null;
+  }
+  if (type === 'text') return text;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    problems.push(`keys: the value of ${JSON.stringify(key)} is not JSON (type is json)`);
+    return null;
+  }
 }

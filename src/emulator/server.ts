@@ -1,20 +1,21 @@
 // The fastify instance: JSON parsed once from a buffer (its size kept for the KV limit), multipart
-// for operation 1, then per call: latency, faults, auth, handler; errors become envelopes; calls are logged.
+// for operation 1, then per call (operation or read): latency, faults, auth, handler; errors become
+// envelopes; calls are logged.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { addHostCheck, type HostCheck } from '../util/host-check.js';
 import { signedBy, type TokenBook } from './auth.js';
-import { basePath, opOf, type Context, type RequestNotes } from './context.js';
+import { basePath, opOf, readOf, type Context, type RequestNotes } from './context.js';
 import { badRequest, EmulatorError, errorBody, notFound } from './errors.js';
 import type { Faults } from './faults.js';
 import { inspectPath, registerInspection } from './inspect.js';
-import { kvLimits, registerKvOperation } from './kv.js';
+import { kvLimits, registerKvOperation, registerKvReads } from './kv.js';
 import { loggedBodyLimit, redact, type RequestLog } from './requestLog.js';
-import { registerAccountOperations } from './routes/account.js';
-import { registerGatewayOperations } from './routes/gateway.js';
-import { registerUserOperations } from './routes/user.js';
+import { registerAccountOperations, registerAccountReads } from './routes/account.js';
+import { registerGatewayOperations, registerGatewayReads } from './routes/gateway.js';
+import { registerUserOperations, registerUserReads } from './routes/user.js';
 import type { Store } from './store.js';
 import type { JsonValue, RecordedRequest } from './types.js';
 import { registerUploadOperation } from './upload.js';
@@ -77,7 +78,11 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
   });
   // JSON is the only body besides operation 1's multipart: a text/plain body is refused, not passed on as a string.
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+  // A JSON merge patch is JSON too, for the inspection routes only: the interface takes application/json.
+  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'buffer' }, (request, body, done) => {
+    if (!isInspection(request) && /^application\/merge-patch\+json/i.test(request.headers['content-type'] ?? '')) {
+      return done(badRequest(['body: unsupported Content-Type, expected application/json']), undefined);
+    }
     const bytes = body as Buffer;
     notes.set(request, { bytes: bytes.length });
     if (bytes.length === 0) return done(badRequest(['body: malformed JSON (empty body)']), undefined);
@@ -130,13 +135,26 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
   registerAccountOperations(app, ctx);
   registerGatewayOperations(app, ctx);
   registerUserOperations(app, ctx);
+  registerKvReads(app, ctx);
+  registerAccountReads(app, ctx);
+  registerGatewayReads(app, ctx);
+  registerUserReads(app, ctx);
   return app;
 }
 
 function recordOf(request: FastifyRequest, status: number, note: RequestNotes | undefined, parts: ServerParts): RecordedRequest {
   const op = opOf(request) ?? null;
   const signer = signedBy(request.headers);
-  const base = { time: new Date(parts.now()).toISOString(), method: request.method, path: request.url.split('?')[0], operation: op, status, ...(signer && { signedBy: signer }) };
+  const read = readOf(request);
+  const base = {
+    time: new Date(parts.now()).toISOString(),
+    method: request.method,
+    path: request.url.split('?')[0],
+    operation: op,
+    ...(read && { read }),
+    status,
+    ...(signer && { signedBy: signer }),
+  };
   if (op === 10) return { ...base, kv: { pairs: Array.isArray(request.body) ? request.body.length : 0, bytes: note?.bytes ?? 0 } };
   if (op === 1) return note?.parts ? { ...base, parts: note.parts } : base;
   if (request.body === undefined || note?.bytes === undefined || note.bytes > loggedBodyLimit) return base;

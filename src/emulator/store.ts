@@ -5,8 +5,57 @@ import { compositeKey } from './ids.js';
 import type { TokenBook } from './auth.js';
 import type { EmulatorState, JsonObject, KvNamespaceSummary, ScriptRecord, StoredKvPair, StoredObject } from './types.js';
 
+/**
+ * Two keys in the provider's order, that of their UTF-8 bytes, which is code point order: UTF-16
+ * code units compared as they are, except that surrogates (code points past U+FFFF) come after
+ * U+E000–U+FFFF. No allocation, so sorting a large namespace stays cheap.
+ */
+export function byCodePoint(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return rank(x) - rank(y);
+  }
+  return a.length - b.length;
+}
+
+const rank = (unit: number): number => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit);
+
+/**
+ * A namespace's pairs: a Map that keeps its keys in the provider's order, sorted again only after a
+ * key was added or removed, so a walk of the key list sorts once, not once per page.
+ */
+export class KvPairs extends Map<string, StoredKvPair> {
+  private sorted: string[] | null = null;
+
+  override set(key: string, value: StoredKvPair): this {
+    if (this.sorted !== null && !this.has(key)) this.sorted = null;
+    return super.set(key, value);
+  }
+
+  override delete(key: string): boolean {
+    const gone = super.delete(key);
+    if (gone) this.sorted = null;
+    return gone;
+  }
+
+  override clear(): void {
+    this.sorted = null;
+    super.clear();
+  }
+
+  /** Every key, in the order of their UTF-8 bytes. */
+  sortedKeys(): readonly string[] {
+    this.sorted ??= [...this.keys()].sort(byCodePoint);
+    return this.sorted;
+  }
+}
+
 export class Store {
   readonly scripts = new Map<string, ScriptRecord>();
+  /** Each script's module bytes by module name, under the key of `scripts`: what the content read answers (never in the snapshot). */
+  readonly scriptModules = new Map<string, ReadonlyMap<string, Buffer>>();
   readonly domains = new Map<string, StoredObject>();
   readonly routes = new Map<string, StoredObject>();
   readonly organizations = new Map<string, StoredObject>();
@@ -20,23 +69,23 @@ export class Store {
   /** Operation 15's profiles, one per user (TokenBook.userOf). */
   readonly users = new Map<string, JsonObject>();
   aiRuns = 0;
-  private readonly kvNamespaces = new Map<string, { account: string; namespace: string; pairs: Map<string, StoredKvPair> }>();
+  private readonly kvNamespaces = new Map<string, { account: string; namespace: string; pairs: KvPairs }>();
 
   constructor(readonly tokens: TokenBook) {}
 
   /** The namespace's pairs, created empty on first use. */
-  kv(account: string, namespace: string): Map<string, StoredKvPair> {
+  kv(account: string, namespace: string): KvPairs {
     const key = compositeKey(account, namespace);
     let ns = this.kvNamespaces.get(key);
     if (!ns) {
-      ns = { account, namespace, pairs: new Map() };
+      ns = { account, namespace, pairs: new KvPairs() };
       this.kvNamespaces.set(key, ns);
     }
     return ns.pairs;
   }
 
   /** The namespace's pairs when it exists, without creating it. */
-  findKv(account: string, namespace: string): Map<string, StoredKvPair> | undefined {
+  findKv(account: string, namespace: string): KvPairs | undefined {
     return this.kvNamespaces.get(compositeKey(account, namespace))?.pairs;
   }
 
@@ -44,7 +93,7 @@ export class Store {
    * The namespace's pairs as a reader sees them at `nowMs`: a pair whose expiration has passed is
    * gone, as the provider removes it. Swept when read, so a write never walks the namespace.
    */
-  readKv(account: string, namespace: string, nowMs: number): Map<string, StoredKvPair> | undefined {
+  readKv(account: string, namespace: string, nowMs: number): KvPairs | undefined {
     const pairs = this.findKv(account, namespace);
     if (!pairs) return undefined;
     for (const [key, pair] of pairs) if (pair.expiration !== undefined && pair.expiration <= nowMs / 1000) pairs.delete(key);

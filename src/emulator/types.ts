@@ -87,8 +87,10 @@ export interface RecordedRequest {
   readonly method: string;
   /** The path without the query string. */
   readonly path: string;
-  /** The operation number 1–17, or null when the path matched none. */
+  /** The operation number 1–17, or null when the path matched none or a read. */
   readonly operation: number | null;
+  /** A read: the provider's operationId (docs/operations.md, "The reads"). */
+  readonly read?: string;
   readonly status: number;
   /** The JSON body when it is at most 16 KiB (never for operation 10); known secrets replaced by "[redacted]". */
   readonly body?: JsonValue;

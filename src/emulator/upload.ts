@@ -102,12 +102,15 @@ export function registerUploadOperation(app: FastifyInstance, ctx: Context): voi
       if (!modules.some((m) => m.partName === name || m.filename === name)) problems.push(`${source}: names part "${name}", which is not in the upload`);
     }
     if (problems.length > 0) throw badRequest(problems);
-    return store(ctx, p, metadata, modules.map(describeModule), named[0][1]);
+    return store(ctx, p, metadata, modules, named[0][1]);
   });
 }
 
-function store(ctx: Context, p: Record<string, string>, metadata: JsonObject, modules: StoredModule[], main: string): JsonObject {
+function store(ctx: Context, p: Record<string, string>, metadata: JsonObject, parts: Part[], main: string): JsonObject {
   const key = compositeKey(p.account_identifier, p.service_name, p.environment_name);
+  const modules: StoredModule[] = parts.map(describeModule);
+  // The bytes themselves, for the content read: a module's own name or, when main names it so, its file name.
+  ctx.store.scriptModules.set(key, new Map(parts.map((part) => [part.name, part.bytes])));
   const now = isoTime(ctx.now());
   const etag = sha256(
     [...modules]
@@ -128,12 +131,18 @@ function store(ctx: Context, p: Record<string, string>, metadata: JsonObject, mo
     modified_on: now,
   };
   ctx.store.scripts.set(key, record);
+  return scriptAnswer(record);
+}
+
+/** The Worker script object of the upload's answer and of the script list, from what the upload stored. */
+export function scriptAnswer(record: ScriptRecord): JsonObject {
+  const { metadata } = record;
   const placement = metadata.placement;
   const result: JsonObject = {
     id: record.id,
-    etag,
+    etag: record.etag,
     created_on: record.created_on,
-    modified_on: now,
+    modified_on: record.modified_on,
     logpush: metadata.logpush === true,
     tail_consumers: Array.isArray(metadata.tail_consumers) ? metadata.tail_consumers : [],
     usage_model: typeof metadata.usage_model === 'string' ? metadata.usage_model : 'standard',

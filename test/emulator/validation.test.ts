@@ -197,7 +197,7 @@ describe('updates of objects that do not exist are answered 404', () => {
 
   it('a path that is no operation', async () => {
     const { call } = await harness();
-    const a = await call('GET', '/accounts/a/gateway/lists');
+    const a = await call('DELETE', '/accounts/a/gateway/lists/0b6e5c9a-1d2e-4f3a-9b8c-7d6e5f4a3b2c');
     expect(a.status).toBe(404);
     expect(a.json.success).toBe(false);
   });

@@ -1,12 +1,17 @@
 // Account- and zone-scoped PUT/PATCH/POST operations: 2 organization, 4 domain, 11 route,
-// 12 logging, 13 gateway account, 14 AI run and 17 connectivity settings.
+// 12 logging, 13 gateway account, 14 AI run and 17 connectivity settings; and their reads.
 
+import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { answer, operation, rawAnswer, replaceStamped, validBody, type Context } from '../context.js';
+import { answer, operation, paged, rawAnswer, read, replaceStamped, validBody, type Context } from '../context.js';
 import { canonicalJson, sha256 } from '../../util/json.js';
 import { compositeKey, hexId, isoTime } from '../ids.js';
-import { EmulatorError, ErrorCode } from '../errors.js';
+import { EmulatorError, ErrorCode, notFound } from '../errors.js';
+import { pageOf, type Query } from '../paging.js';
+import type { Store } from '../store.js';
+import type { ScriptRecord } from '../types.js';
+import { scriptAnswer } from '../upload.js';
 
 export function registerAccountOperations(app: FastifyInstance, ctx: Context): void {
   const { store } = ctx;
@@ -88,6 +93,95 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     store.connectivity.set(p.account_identifier, record);
     return answer(record);
   });
+}
+
+/** Account-scoped reads are registered under `:account_identifier`, so a credential tied to accounts is checked on them. */
+export function registerAccountReads(app: FastifyInstance, ctx: Context): void {
+  const { store } = ctx;
+
+  read(app, 'worker-script-list-workers', 'GET', '/accounts/:account_identifier/workers/scripts', (req, p) => {
+    const scripts = scriptsOf(store, p.account_identifier).map(scriptAnswer);
+    const { items, info } = pageOf(scripts, req.query as Query);
+    return paged(items, info);
+  });
+
+  // The provider answers the modules as multipart form data, naming the main one in CF-Entrypoint.
+  read(app, 'worker-environment-get-script-content', 'GET', '/accounts/:account_identifier/workers/services/:service_name/environments/:environment_name/content', (_req, p) => {
+    const key = compositeKey(p.account_identifier, p.service_name, p.environment_name);
+    const record = store.scripts.get(key);
+    if (!record) throw notFound(`no script ${p.service_name} (environment ${p.environment_name}) in account ${p.account_identifier}`, ErrorCode.scriptNotFound);
+    const bytes = store.scriptModules.get(key) ?? new Map<string, Buffer>();
+    const boundary = `----edgesync${randomBytes(12).toString('hex')}`;
+    const parts = record.modules.map((m) => {
+      const name = m.name.replace(/["\r\n]/g, (c) => encodeURIComponent(c));
+      const head = `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}"\r\nContent-Type: ${m.content_type}\r\n\r\n`;
+      return Buffer.concat([Buffer.from(head, 'utf8'), bytes.get(m.name) ?? Buffer.alloc(0), Buffer.from('\r\n')]);
+    });
+    const body = Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]);
+    return rawAnswer(`multipart/form-data; boundary=${boundary}`, body, { 'cf-entrypoint': record.main_module });
+  });
+
+  read(app, 'worker-script-get-settings', 'GET', '/accounts/:account_identifier/workers/scripts/:script_name/settings', (_req, p) => {
+    const record = scriptsOf(store, p.account_identifier).find((r) => r.id === p.script_name);
+    if (!record) throw notFound(`no script ${p.script_name} in account ${p.account_identifier}`, ErrorCode.scriptNotFound);
+    const { id: _id, etag: _etag, created_on: _c, modified_on: _m, placement_mode: mode, ...kept } = scriptAnswer(record);
+    // The content upload applies no bindings or compatibility settings (docs/operations.md, operation 1).
+    return { bindings: [], compatibility_flags: [], ...kept, ...(mode !== undefined && { placement: { mode } }) };
+  });
+
+  read(app, 'worker-domain-list-domains', 'GET', '/accounts/:account_identifier/workers/domains', (req, p) => {
+    const query = req.query as Query;
+    const filters = ['zone_name', 'service', 'zone_id', 'hostname', 'environment'].filter((f) => typeof query[f] === 'string');
+    const domains = [...store.domains.values()].filter((d) => d.account === p.account_identifier && filters.every((f) => d[f] === query[f])).map((d) => answer(d));
+    const { items, info } = pageOf(domains, query);
+    return paged(items, info);
+  });
+
+  read(app, 'worker-domain-get-a-domain', 'GET', '/accounts/:account_identifier/workers/domains/:domain_id', (_req, p) => {
+    const domain = [...store.domains.values()].find((d) => d.account === p.account_identifier && d.id === p.domain_id);
+    if (!domain) throw notFound(`no domain ${p.domain_id} in account ${p.account_identifier}`, ErrorCode.domainNotFound);
+    return answer(domain);
+  });
+
+  read(app, 'worker-routes-list-routes', 'GET', '/zones/:zone_id/workers/routes', (req, p) => {
+    const routes = [...store.routes.values()].filter((r) => r.zone_id === p.zone_id).map((r) => answer(r, 'zone_id'));
+    const { items, info } = pageOf(routes, req.query as Query);
+    return paged(items, info);
+  });
+
+  read(app, 'worker-routes-get-route', 'GET', '/zones/:zone_id/workers/routes/:route_id', (_req, p) => {
+    const route = store.routes.get(compositeKey(p.zone_id, p.route_id));
+    if (!route) throw notFound(`no route ${p.route_id} in zone ${p.zone_id}`, ErrorCode.routeNotFound);
+    return answer(route, 'zone_id');
+  });
+
+  read(app, 'zero-trust-organization-get-your-zero-trust-organization', 'GET', '/accounts/:account_identifier/access/organizations', (_req, p) => {
+    const organization = store.organizations.get(p.account_identifier);
+    if (!organization) throw notFound(`no Zero Trust organization in account ${p.account_identifier}`);
+    return answer(organization);
+  });
+
+  // Settings the account always has: their defaults until written.
+  read(app, 'zero-trust-accounts-get-logging-settings-for-the-zero-trust-account', 'GET', '/accounts/:account_identifier/gateway/logging', (_req, p) => {
+    const logging = store.logging.get(p.account_identifier);
+    return logging ? answer(logging) : { redact_pii: false, settings_by_rule_type: {} };
+  });
+
+  read(app, 'zero-trust-accounts-get-connectivity-settings', 'GET', '/accounts/:account_identifier/zerotrust/connectivity_settings', (_req, p) => {
+    const settings = store.connectivity.get(p.account_identifier);
+    return settings ? answer(settings) : { icmp_proxy_enabled: false, offramp_warp_enabled: false };
+  });
+}
+
+/** One script per service of the account, as the provider lists them: its production environment's, else the first uploaded. */
+function scriptsOf(store: Store, account: string): ScriptRecord[] {
+  const byService = new Map<string, ScriptRecord>();
+  for (const record of store.scripts.values()) {
+    if (record.account !== account) continue;
+    const held = byService.get(record.service);
+    if (!held || (held.environment !== 'production' && record.environment === 'production')) byService.set(record.service, record);
+  }
+  return [...byService.values()];
 }
 
 /** `data: {"response":…}` events of a few words each, then `data: [DONE]`, as the provider streams. */

@@ -1,10 +1,15 @@
-// The calling user's operations: 8 create token, 3 update token, 16 roll its secret, 15 edit profile.
-// Secrets come back only in the answers of 8 and 16; nothing else shows them.
+// The calling user's operations: 8 create token, 3 update token, 16 roll its secret, 15 edit profile,
+// and their reads. Secrets come back only in the answers of 8 and 16; nothing else shows them.
 
 import type { FastifyInstance } from 'fastify';
-import { operation, validBody, type Context } from '../context.js';
+import { sha256 } from '../../util/json.js';
+import { operation, paged, read, validBody, type Context } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
-import { hexId } from '../ids.js';
+import { isoTime } from '../ids.js';
+import { pageOf, tokenPerPage, type Query } from '../paging.js';
+
+/** A user's id, the same on every read and write: from whose profile it is, so a read before any edit names it too. */
+const userId = (who: string): string => sha256(`user ${who}`).slice(0, 32);
 
 export function registerUserOperations(app: FastifyInstance, ctx: Context): void {
   const { store, tokens } = ctx;
@@ -35,8 +40,34 @@ export function registerUserOperations(app: FastifyInstance, ctx: Context): void
     const body = validBody(ctx, req);
     const who = ctx.tokens.userOf(req.headers);
     const before = store.users.get(who) ?? {};
-    const profile = { id: before.id ?? hexId(), ...before, ...body };
+    const now = isoTime(ctx.now());
+    const profile = { id: before.id ?? userId(who), created_on: before.created_on ?? now, ...before, ...body, modified_on: now };
     store.users.set(who, profile);
     return profile;
+  });
+}
+
+export function registerUserReads(app: FastifyInstance, ctx: Context): void {
+  const { store, tokens } = ctx;
+
+  // A profile never edited is answered with its id alone, and not stored by the read.
+  read(app, 'user-user-details', 'GET', '/user', (req) => {
+    const who = tokens.userOf(req.headers);
+    return store.users.get(who) ?? { id: userId(who) };
+  });
+
+  read(app, 'user-api-tokens-list-tokens', 'GET', '/user/tokens', (req) => {
+    const query = req.query as Query;
+    const direction = query.direction ?? 'asc';
+    if (direction !== 'asc' && direction !== 'desc') throw badRequest([`direction: expected asc or desc, got ${JSON.stringify(direction)}`]);
+    const all = tokens.records();
+    const { items, info } = pageOf(direction === 'asc' ? all : all.reverse(), query, tokenPerPage);
+    return paged(items, info);
+  });
+
+  read(app, 'user-api-tokens-token-details', 'GET', '/user/tokens/:identifier', (_req, p) => {
+    const record = tokens.records().find((t) => t.id === p.identifier);
+    if (!record) throw notFound(`identifier: no token ${p.identifier}`);
+    return record;
   });
 }
