@@ -7,29 +7,14 @@ import { ApiError } from '../../src/api/errors.js';
 import { createRateLimiter } from '../../src/apply/rate.js';
 import { refresh } from '../../src/apply/refresh.js';
 import '../../src/kinds/index.js';
-import type { DesiredResource, Json } from '../../src/kinds/kind.js';
+import type { Json } from '../../src/kinds/kind.js';
 import { getKind } from '../../src/kinds/registry.js';
 import type { AppliedResource, StateSnapshot } from '../../src/state/types.js';
-import { contentHash } from '../../src/util/json.js';
+import { desiredResource as desired } from '../helpers/desired.js';
 import { FakeClock } from './helpers.js';
 
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
 const ZONE = 'fedcba9876543210fedcba9876543210';
-
-function desired(kind: string, name: string, scope: Record<string, string>, request: Json, credential?: string): DesiredResource {
-  const parts = Object.entries(scope).map(([k, v]) => `${k}=${v}`);
-  return {
-    key: `${kind}${parts.length ? `[${parts.join(',')}]` : ''}/${name}`,
-    kind,
-    name,
-    scope,
-    dependsOn: [],
-    request,
-    hash: contentHash(request),
-    source: { file: '/config/x.yaml', line: 1, col: 1 },
-    ...(credential !== undefined && { credential }),
-  };
-}
 
 function snapshot(applied: Record<string, string>): StateSnapshot {
   const resources = new Map(Object.entries(applied).map(([key, remoteId]) => [key, { key, remoteId, status: 'applied' } as unknown as AppliedResource]));
