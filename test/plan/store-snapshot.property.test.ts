@@ -114,16 +114,18 @@ async function overStore(w: World, desired: readonly DesiredResource[]): Promise
   const file = path.join(dir, `state-${++files}.db`);
   const writer = await openStateStore({ file, owner: 'property' });
   try {
-    for (const { r, ...a } of appliedOf(w)) {
-      const id = { key: r.key, kind: r.kind, name: r.name, scope: r.scope };
-      await writer.recordSuccess(id, { request: r.request, hash: r.hash }, new Date(NOW - 60_000));
-      if (a.status !== 'applied') await writer.recordStatus(id, a.status);
-      if (a.intent) await writer.beginIntent(id, 'create', r.request, r.hash, new Date(NOW));
-    }
+    const applied = appliedOf(w);
+    const idOf = (r: DesiredResource) => ({ key: r.key, kind: r.kind, name: r.name, scope: r.scope });
+    for (const { r } of applied) await writer.recordSuccess(idOf(r), { request: r.request, hash: r.hash }, new Date(NOW - 60_000));
+    // Keys are recorded as a chunk's success, which marks its resource applied: before the statuses, as an apply would leave them.
     for (const name of NAMES) {
       const r = resource('KvPairs', name, { scope: KV_SCOPE });
       const records: KvKeyRecord[] = w.kv.filter((k) => k.name === name).map((k) => [k.key, k.hash, k.expires]);
-      if (records.length) await writer.recordSuccess({ key: r.key, kind: r.kind, name: r.name, scope: r.scope }, { kvKeys: records }, new Date(NOW - 60_000));
+      if (records.length) await writer.recordSuccess(idOf(r), { kvKeys: records }, new Date(NOW - 60_000));
+    }
+    for (const { r, ...a } of applied) {
+      if (a.status !== 'applied') await writer.recordStatus(idOf(r), a.status);
+      if (a.intent) await writer.beginIntent(idOf(r), 'create', r.request, r.hash, new Date(NOW));
     }
   } finally {
     await writer.close();
