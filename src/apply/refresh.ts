@@ -6,11 +6,9 @@ import { ApiError } from '../api/errors.js';
 import { ROUTES } from '../api/operations.js';
 import type { ServerRateLimit } from '../api/ratelimit.js';
 import type { DesiredResource, Json, KindDefinition, Observation } from '../kinds/kind.js';
+import type { Observed } from '../plan/types.js';
 import type { StateSnapshot } from '../state/types.js';
 import type { RateLimiter } from './rate.js';
-
-/** What a refresh saw of one resource: its object in the request's words, or that it is gone. */
-type Observed = { readonly seen: 'present'; readonly request: Json } | { readonly seen: 'missing' };
 
 export interface RefreshResult {
   /** By resource key; a resource not read (its kind has no read, never created, not readable) is absent. */

@@ -80,6 +80,7 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
     ...(typeof metadata.id === 'string' ? { id: metadata.id } : {}),
     ...(typeof metadata.maxChangeShare === 'number' ? { maxChangeShare: metadata.maxChangeShare } : {}),
     ...(metadata.resync === true ? { resync: true } : {}),
+    ...(metadata.recreateMissing === true ? { recreateMissing: true } : {}),
     ...(typeof metadata.credentials === 'string' ? { credentials: metadata.credentials } : {}),
     dependsOn: dependsOn.length ? dependsOn.map((d) => d.ref) : NONE,
     request: built.request as Json,

@@ -90,6 +90,8 @@ export interface DesiredResource {
   readonly maxChangeShare?: number;
   /** metadata.resync (KvPairs): `--resync` re-sends every pair of the resource. @default false */
   readonly resync?: boolean;
+  /** metadata.recreateMissing: deleted outside edgesync (a refresh saw it gone), it is created again. @default false */
+  readonly recreateMissing?: boolean;
   /** metadata.dependsOn as written ("Kind/name"). */
   readonly dependsOn: readonly string[];
   readonly request: Json;

@@ -12,7 +12,22 @@ import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
 import { closeKeys, selectTargets, targetMatcher } from './key-patterns.js';
 import { didYouMean } from '../util/closest.js';
 import { turn } from '../util/turn.js';
-import type { Action, BlockedChange, Forgotten, Orphan, Plan, PlanNote, ResourceRef, Share, UncertainCreate, WaitingResource } from './types.js';
+import type {
+  Action,
+  BlockedChange,
+  DriftedResource,
+  Forgotten,
+  MissingResource,
+  Observed,
+  Orphan,
+  Plan,
+  PlanNote,
+  RefreshSummary,
+  ResourceRef,
+  Share,
+  UncertainCreate,
+  WaitingResource,
+} from './types.js';
 
 export interface PlanOptions {
   /**
@@ -52,6 +67,16 @@ export interface PlanOptions {
    * @default none: everything planned
    */
   readonly memo?: PlanMemo;
+  /**
+   * What a refresh read of the resources (src/apply/refresh.ts), by key: a resource seen is planned
+   * against what is there (drift is brought back, DriftedResource), one gone is MissingResource.
+   * @default none: planned against the state alone
+   */
+  readonly observed?: ReadonlyMap<string, Observed>;
+  /** What the refresh did, said with the plan. @default none */
+  readonly refresh?: RefreshSummary;
+  /** A resource deleted outside edgesync is created again (also per document: metadata.recreateMissing). @default false */
+  readonly recreateMissing?: boolean;
 }
 
 interface Draft {
@@ -66,16 +91,19 @@ interface Draft {
   settling: string[];
   shares: Share[];
   updatedResources: number;
+  drifted: DriftedResource[];
+  missing: MissingResource[];
 }
 
 export async function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Promise<Plan> {
   const lookup = options.kinds ?? getKind;
   const now = options.now ?? Date.now();
   const drift = driftOf(options, desired);
-  // A drift run re-sends what is unchanged: its steps are not the ones kept.
-  const memo = drift.resync || drift.replace.size ? undefined : options.memo;
+  // A drift run re-sends what is unchanged, a refreshed one plans against what was read: their steps are not the ones kept.
+  const memo = drift.resync || drift.replace.size || options.observed ? undefined : options.memo;
+  const seen = { observed: options.observed, recreateMissing: options.recreateMissing === true, refresh: options.refresh };
   try {
-    const plan = await planWith(desired, state, { lookup, now, drift, memo, targets: options.targets });
+    const plan = await planWith(desired, state, { lookup, now, drift, memo, targets: options.targets, seen });
     memo?.endPlan();
     return plan;
   } catch (err) {
@@ -90,9 +118,10 @@ interface Checked {
   readonly drift: Drift;
   readonly memo: PlanMemo | undefined;
   readonly targets: readonly string[] | undefined;
+  readonly seen: { readonly observed?: ReadonlyMap<string, Observed>; readonly recreateMissing: boolean; readonly refresh?: RefreshSummary };
 }
 
-async function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { lookup, now, drift, memo, targets }: Checked): Promise<Plan> {
+async function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { lookup, now, drift, memo, targets, seen }: Checked): Promise<Plan> {
   const structure = memo?.structureFor(desired, lookup) ?? structureOf(desired, lookup);
   memo?.keepStructure(structure);
   const { defs, deps } = structure;
@@ -127,6 +156,8 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     settling: [],
     shares: [],
     updatedResources: 0,
+    drifted: [],
+    missing: [],
   };
   const actionIds = new Map<number, string[]>();
   const trouble = new Map<number, 'blocked' | 'uncertain' | 'waiting'>();
@@ -162,7 +193,9 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     const kept = memo && !defs[i]!.keyState;
     let step = kept ? memo.step(self, applied, needsFromDeps) : undefined;
     if (!step) {
-      step = await stepOf(defs[i]!, self, applied, { state, now, drift, refused, needsFromDeps });
+      const observed = seen.observed?.get(self.key);
+      const recreateMissing = seen.recreateMissing || self.recreateMissing === true;
+      step = await stepOf(defs[i]!, self, applied, { state, now, drift, refused, needsFromDeps, ...(observed && { observed }), recreateMissing });
       if (kept) memo.keepStep(self, applied, needsFromDeps, step);
     }
     for (const action of step.actions) {
@@ -186,14 +219,24 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     if (step.settling) plan.settling.push(self.key);
     if (step.share) plan.shares.push(step.share);
     if (step.updated) plan.updatedResources++;
+    if (step.drifted) plan.drifted.push(step.drifted);
+    if (step.missing) {
+      plan.missing.push(step.missing);
+      // Not created again: what depends on it waits, as on a blocked resource.
+      if (!step.missing.recreated) trouble.set(i, 'blocked');
+    }
   }
   if (refused.length) throw new PlanError(refused);
   addUndescribed(plan, structure.keys, state, inTargets, lookup);
+  const { drifted, missing, ...rest } = plan;
   return {
-    ...plan,
+    ...rest,
+    ...(drifted.length && { drifted }),
+    ...(missing.length && { missing }),
     stateResources: state.resources.size,
     ...(targets?.length && { excluded: excluded.sort(), targets }),
     ...(state.revision && { stateRevision: state.revision }),
+    ...(seen.refresh && { refresh: seen.refresh }),
   };
 }
 

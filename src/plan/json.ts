@@ -78,6 +78,10 @@ export interface PlanJson {
   readonly unchanged: readonly string[];
   /** With --target: keys of the config's resources the run leaves out (else empty). */
   readonly excluded: readonly string[];
+  /** With a refresh only: changed outside edgesync (`fields`: before, what is there; after, what was applied), deleted outside it, and what the refresh did. */
+  readonly drifted?: readonly { resource: string; kind: string; name: string; fields: readonly unknown[]; source: Source | null }[];
+  readonly missing?: readonly { resource: string; kind: string; name: string; message: string; recreated: boolean; source: Source | null }[];
+  readonly refresh?: { readonly calls: number; readonly unchecked: readonly { credential: string | null; why: string; resources: number }[] };
   readonly summary: {
     readonly create: number;
     readonly update: number;
@@ -134,6 +138,11 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
     notes: plan.notes.map((n) => ({ ...ref(n), message: n.message })),
     unchanged: plan.unchanged,
     excluded: plan.excluded ?? [],
+    ...(plan.refresh && {
+      drifted: (plan.drifted ?? []).map((d) => ({ ...ref(d), fields: d.fields.map(maskedChange), source: sourceOf(d.source) })),
+      missing: (plan.missing ?? []).map((m) => ({ ...ref(m), message: m.message, recreated: m.recreated, source: sourceOf(m.source) })),
+      refresh: { calls: plan.refresh.calls, unchecked: plan.refresh.unchecked.map((u) => ({ credential: u.credential ?? null, why: u.why, resources: u.resources })) },
+    }),
     summary: {
       create: s.create,
       update: s.update,

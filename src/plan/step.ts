@@ -1,12 +1,14 @@
 // One resource's part of a plan: what its kind decides, re-sent under drift, placed after what it
 // depends on. Pure (it only reads the state); build.ts calls it for each resource a memo does not already hold.
 
-import type { ActionDraft, DesiredResource, KindDecision, KindDefinition } from '../kinds/kind.js';
+import type { ActionDraft, DesiredResource, Json, KindDecision, KindDefinition } from '../kinds/kind.js';
+import { contentHash } from '../util/json.js';
 import type { AppliedResource, KvKeyPage, StateSnapshot } from '../state/types.js';
 import type { Step } from './memo.js';
 import { orphanKeysMessage } from './messages.js';
+import { observedDrift } from './observed.js';
 import { resendActions, type Drift } from './resend.js';
-import type { Action, Orphan, PlanNote, ResourceRef } from './types.js';
+import type { Action, DriftedResource, MissingResource, Observed, Orphan, PlanNote, ResourceRef } from './types.js';
 
 /** Changes that rewrite what a resource already is remotely. */
 const UPDATES = new Set(['update', 'write', 'roll']);
@@ -21,6 +23,10 @@ export interface StepInputs {
   /** --replace refusals found on the way. */
   readonly refused: string[];
   readonly needsFromDeps: readonly string[];
+  /** What a refresh saw of this resource. @default not refreshed: planned against the state alone */
+  readonly observed?: Observed;
+  /** A resource deleted outside edgesync is planned as a create again (--recreate-missing). @default false */
+  readonly recreateMissing?: boolean;
 }
 
 /** One resource's part of the plan: what its kind decides, re-sent under drift, placed after its dependencies. */
@@ -28,10 +34,12 @@ export async function stepOf(
   def: KindDefinition,
   self: DesiredResource,
   applied: AppliedResource | undefined,
-  { state, now, drift, refused, needsFromDeps }: StepInputs,
+  { state, now, drift, refused, needsFromDeps, observed, recreateMissing }: StepInputs,
 ): Promise<Step> {
   const ref = refOf(self);
-  let decision = await decide(def, self, applied, state, now);
+  const seen = applied && observed ? against(def, self, applied, observed, recreateMissing === true) : undefined;
+  if (seen?.missing && !seen.missing.recreated) return { ...UNCHANGED, unchanged: false, missing: seen.missing };
+  let decision = await decide(def, self, seen ? seen.applied : applied, state, now);
   const resent = resendActions(def, self, applied, decision, drift, refused);
   // Sent again as applied: nothing changes, so no share of a change threshold.
   if (resent) decision = { ...decision, actions: resent, share: undefined };
@@ -58,8 +66,10 @@ export async function stepOf(
   const was = applied?.status;
   const settling = unchanged && (was === 'blocked' || was === 'orphaned');
   // Most resources of a big config: one shared step, not five objects each, kept for the next plan.
-  if (unchanged && !notes.length && !orphaned) return settling ? SETTLING : UNCHANGED;
+  if (unchanged && !notes.length && !orphaned && !seen?.drifted) return settling ? SETTLING : UNCHANGED;
   return {
+    ...(seen?.drifted && { drifted: seen.drifted }),
+    ...(seen?.missing && { missing: seen.missing }),
     actions,
     blocked: decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields, source: fieldSource(self, b.fields) })),
     notes,
@@ -69,6 +79,48 @@ export async function stepOf(
     ...(decision.share && actions.length && { share: { ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) } }),
     updated: !resent && applied !== undefined && actions.some((a) => UPDATES.has(a.change)),
   };
+}
+
+/**
+ * The state a resource is planned against once a refresh saw it: what was applied, with each field
+ * that moved outside edgesync set to what is there now (so the kind's own plan sends what brings it
+ * back, or blocks what it cannot); or nothing applied at all when the object is gone and may be
+ * created again.
+ */
+function against(
+  def: KindDefinition,
+  self: DesiredResource,
+  applied: AppliedResource,
+  observed: Observed,
+  recreate: boolean,
+): { applied: AppliedResource | undefined; drifted?: DriftedResource; missing?: MissingResource } {
+  const ref = refOf(self);
+  if (observed.seen === 'missing') {
+    const recreated = recreate && self.id === undefined;
+    const how =
+      self.id !== undefined
+        ? `metadata.id names it (${self.id}): remove metadata.id to create a new one`
+        : 'apply with --recreate-missing, or set metadata.recreateMissing: true, to create it again';
+    const message = recreated ? `deleted outside edgesync: created again` : `deleted outside edgesync: nothing is sent for it; ${how}`;
+    const missing: MissingResource = { ...ref, message, recreated, source: self.source };
+    return { applied: undefined, missing };
+  }
+  if (applied.request === undefined) return { applied };
+  const fields = observedDrift(applied.request, observed.request, def.observe?.sets);
+  if (!fields.length) return { applied };
+  // The fields that moved take what is there; the kind then diffs that against the config.
+  let request: Json = applied.request;
+  for (const change of fields) request = setAt(request, change.path.split('.'), change.before);
+  return { applied: { ...applied, request, hash: contentHash(request) }, drifted: { ...ref, fields, source: self.source } };
+}
+
+/** `value` with `path` set to `to` (a copy; lists by index). */
+function setAt(value: Json, path: readonly string[], to: Json | undefined): Json {
+  if (!path.length) return to as Json;
+  const [head, ...rest] = path as [string, ...string[]];
+  if (Array.isArray(value)) return value.map((v, i) => (String(i) === head ? setAt(v, rest, to) : v));
+  const object = value !== null && typeof value === 'object' ? value : {};
+  return { ...object, [head]: setAt((object as Record<string, Json>)[head] ?? {}, rest, to) };
 }
 
 /** Where the first written of `fields` is, when the loader kept it; else where the document starts. */

@@ -24,6 +24,9 @@ export interface PlanSummary {
   /** Resources held back until a dependency is resolved. */
   readonly waiting: number;
   readonly unchanged: number;
+  /** With a refresh: resources changed outside edgesync, and those deleted outside it. */
+  readonly drifted: number;
+  readonly missing: number;
   /** Resources sent again as applied (--resync, --replace), and their calls (KV chunks included); not in `update`. */
   readonly resync: number;
   readonly resyncCalls: number;
@@ -40,7 +43,7 @@ export function planHasChanges(plan: Plan): boolean {
 /** A resource of the config that no apply can bring in step until a person acts, and why. */
 export interface Attention {
   readonly resource: string;
-  readonly why: 'uncertain' | 'blocked' | 'waiting';
+  readonly why: 'uncertain' | 'blocked' | 'waiting' | 'missing';
   readonly message: string;
 }
 
@@ -53,6 +56,7 @@ export function needsAttention(plan: Plan): Attention[] {
     ...plan.uncertain.map((u) => ({ resource: u.resource, why: 'uncertain' as const, message: u.message })),
     ...plan.blocked.map((b) => ({ resource: b.resource, why: 'blocked' as const, message: b.reason })),
     ...plan.waiting.map((w) => ({ resource: w.resource, why: 'waiting' as const, message: w.message })),
+    ...(plan.missing ?? []).filter((m) => !m.recreated).map((m) => ({ resource: m.resource, why: 'missing' as const, message: m.message })),
   ];
 }
 
@@ -106,6 +110,8 @@ export function summarize(plan: Plan): PlanSummary {
     uncertain: plan.uncertain.length,
     waiting: plan.waiting.length,
     unchanged: plan.unchanged.length,
+    drifted: plan.drifted?.length ?? 0,
+    missing: plan.missing?.length ?? 0,
     resync: resynced.size,
   };
 }

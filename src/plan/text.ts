@@ -37,6 +37,8 @@ const SIGN = {
   uncertain: ['?', 'magenta'],
   waiting: ['!', 'yellow'],
   orphaned: ['-', 'red'],
+  drifted: ['*', 'yellow'],
+  missing: ['x', 'red'],
   forgotten: ['-', 'dim'],
   unchanged: ['=', 'dim'],
 } as const satisfies Record<string, readonly [string, Color]>;
@@ -49,6 +51,7 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   const ctx: Ctx = { paint: painter(color), verbose, maxChars: verbose ? Number.POSITIVE_INFINITY : 80, notes };
 
   const lines: string[] = [];
+  if (plan.refresh) lines.push(...refreshLines(plan, ctx), ...(plan.drifted?.length || plan.missing?.length || plan.refresh.unchecked.length ? [''] : []));
   for (const group of byResource(plan.actions)) lines.push(...actionGroup(group, ctx), ...notesOf(group[0]!.resource, ctx));
   for (const b of plan.blocked) {
     lines.push(
@@ -82,6 +85,28 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   if (counts.resync) lines.push('', resyncLine(counts));
   const summary = summaryLine(counts);
   return lines.length ? `${lines.join('\n')}\n\n${summary}` : summary;
+}
+
+/** What the refresh read and found, before the actions that answer it: drift first, then what is gone. */
+function refreshLines(plan: Plan, ctx: Ctx): string[] {
+  const lines: string[] = [];
+  for (const d of plan.drifted ?? []) {
+    lines.push(head('drifted', d.resource, `changed outside edgesync${at(d.source)}`, ctx));
+    lines.push(...body(d.fields.map((f) => `${f.path}: ${f.sensitive ? '(sensitive)' : `${shown(f.before)} → ${shown(f.after)}`}`)));
+  }
+  for (const m of plan.missing ?? []) lines.push(head('missing', m.resource, `deleted outside edgesync${at(m.source)}`, ctx), ...body([m.message]));
+  for (const u of plan.refresh?.unchecked ?? []) {
+    const who = u.credential === undefined ? 'the API token' : `credentials ${u.credential}`;
+    lines.push(`Drift not checked for ${plural(u.resources, 'resource')} signed by ${who}: it may not read them (${u.why}).`);
+  }
+  return lines;
+}
+
+/** A value as a drift line shows it: JSON, cut. */
+function shown(value: unknown): string {
+  if (value === undefined) return '(none)';
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 /** " (file:line)" of a document, or nothing when it is not known. */
@@ -191,8 +216,11 @@ function summaryLine(s: PlanSummary): string {
     s.uncertain && `${formatCount(s.uncertain)} uncertain`,
     s.waiting && `${formatCount(s.waiting)} waiting`,
     s.forgotten && `${formatCount(s.forgotten)} forgotten`,
+    s.drifted && `${formatCount(s.drifted)} drifted`,
+    s.missing && `${formatCount(s.missing)} deleted outside edgesync`,
     s.unchanged && `${formatCount(s.unchanged)} unchanged`,
   ].filter(Boolean);
-  if (!actions.length && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting && !s.forgotten) return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
+  if (!actions.length && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting && !s.forgotten && !s.drifted && !s.missing)
+    return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
   return `Plan: ${actions.length ? actions.join(', ') : 'nothing to apply'}${rest.length ? `; ${rest.join(', ')}` : ''}.`;
 }

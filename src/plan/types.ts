@@ -1,6 +1,6 @@
 // The Plan value: the planner's only output, and the only input of renderers and the executor.
 
-import type { ActionDraft, SourceLocation } from '../kinds/kind.js';
+import type { ActionDraft, FieldChange, Json, SourceLocation } from '../kinds/kind.js';
 import type { StateRevision } from '../state/types.js';
 
 export interface Action extends ActionDraft {
@@ -72,6 +72,32 @@ export interface WaitingResource extends ResourceRef {
   readonly source?: SourceLocation;
 }
 
+/** What a refresh saw of one resource (src/apply/refresh.ts): its object in the request's words, or that it is gone. */
+export type Observed = { readonly seen: 'present'; readonly request: Json } | { readonly seen: 'missing' };
+
+/** A resource changed outside edgesync since it was last applied, as a refresh saw it. */
+export interface DriftedResource extends ResourceRef {
+  /** Each field that moved: `before` what is there now, `after` what was last applied. */
+  readonly fields: readonly FieldChange[];
+  readonly source?: SourceLocation;
+}
+
+/** A resource in state whose object a refresh did not find: deleted outside edgesync. */
+export interface MissingResource extends ResourceRef {
+  readonly message: string;
+  /** Planned as a create again (--recreate-missing, metadata.recreateMissing); else nothing is sent for it. */
+  readonly recreated: boolean;
+  readonly source?: SourceLocation;
+}
+
+/** What the refresh before the plan did. */
+export interface RefreshSummary {
+  /** Read calls made. */
+  readonly calls: number;
+  /** Credentials whose reads were refused: their resources were planned against the state alone. */
+  readonly unchecked: readonly { readonly credential?: string; readonly why: string; readonly resources: number }[];
+}
+
 export interface PlanNote extends ResourceRef {
   readonly message: string;
 }
@@ -106,6 +132,12 @@ export interface Plan {
   readonly updatedResources?: number;
   /** Per resource with parts (a KV namespace): stored parts, how many the actions rewrite, and its own limit. */
   readonly shares?: readonly Share[];
+  /** With a refresh: resources changed outside edgesync; the actions bring them back. @default [] */
+  readonly drifted?: readonly DriftedResource[];
+  /** With a refresh: resources deleted outside edgesync. @default [] */
+  readonly missing?: readonly MissingResource[];
+  /** With a refresh: its calls, and what it could not read. Absent: the plan read only the state. */
+  readonly refresh?: RefreshSummary;
 }
 
 export interface Share extends ResourceRef {

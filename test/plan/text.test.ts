@@ -136,6 +136,8 @@ describe('summarize', () => {
       uncertain: 1,
       waiting: 0,
       unchanged: 0,
+      drifted: 0,
+      missing: 0,
       resync: 0,
       resyncCalls: 0,
       resyncKvChunks: 0,

@@ -1,0 +1,89 @@
+// A plan made with what a refresh saw: a field changed outside edgesync is drift, shown and brought
+// back by the kind's own operation (or blocked where none can); an object deleted outside edgesync is
+// said, and created again only when asked; a resource seen as applied needs nothing.
+
+import { describe, expect, it } from 'vitest';
+import '../../src/kinds/index.js';
+import type { DesiredResource, Json } from '../../src/kinds/kind.js';
+import { buildPlan, renderJson, renderText, type Plan } from '../../src/plan/index.js';
+import type { Observed } from '../../src/plan/types.js';
+import type { AppliedResource, StateSnapshot } from '../../src/state/types.js';
+import { desiredResource } from '../helpers/desired.js';
+
+const ACCOUNT = '0123456789abcdef0123456789abcdef';
+const list = desiredResource('GatewayList', 'blocked', { account: ACCOUNT }, { name: 'blocked', type: 'DOMAIN', description: 'bad hosts' });
+const route = desiredResource('WorkerRoute', 'api', { zone: ACCOUNT, route: 'route-1' }, { pattern: 'example.com/api/*', script: 'api' });
+
+/** The state after `resources` were applied as they are now, each with its remote id. */
+function applied(...resources: DesiredResource[]): StateSnapshot {
+  const rows = resources.map(
+    (d): AppliedResource => ({ key: d.key, kind: d.kind, name: d.name, scope: d.scope, status: 'applied', remoteId: `id-${d.name}`, request: d.request, hash: d.hash }),
+  );
+  return { resources: new Map(rows.map((r) => [r.key, r])), intents: new Map(), kvKeys: async () => new Map(), kvKeyCount: async () => 0, kvExpired: async () => [] };
+}
+
+const present = (request: Json): Observed => ({ seen: 'present', request });
+const refreshed = (desired: DesiredResource[], observed: Record<string, Observed>, more: { recreateMissing?: boolean } = {}): Promise<Plan> =>
+  buildPlan(desired, applied(...desired), { observed: new Map(Object.entries(observed)), refresh: { calls: 1, unchecked: [] }, ...more });
+
+describe('a refreshed plan', () => {
+  it('needs nothing when what is there is what was applied', async () => {
+    const plan = await refreshed([list, route], { [list.key]: present({ name: 'blocked', type: 'DOMAIN', description: 'bad hosts' }), [route.key]: present(route.request) });
+    expect(plan.actions).toEqual([]);
+    expect(plan.drifted).toBeUndefined();
+    expect(renderText(plan)).toBe('No changes. 2 resources up to date.');
+  });
+
+  it('shows a rename made in the dashboard and sends the kind’s update to bring it back', async () => {
+    const plan = await refreshed([list], { [list.key]: present({ name: 'renamed', type: 'DOMAIN', description: 'bad hosts' }) });
+    expect(plan.drifted).toEqual([
+      { resource: list.key, kind: 'GatewayList', name: 'blocked', fields: [{ path: 'name', before: 'renamed', after: 'blocked' }], source: list.source },
+    ]);
+    expect(plan.actions).toMatchObject([{ change: 'update', operation: 'updateList', params: { uuid: 'id-blocked' }, body: { name: 'blocked', description: 'bad hosts' } }]);
+    expect(plan.actions[0]!.diff).toEqual([{ path: 'name', before: 'renamed', after: 'blocked' }]);
+    const text = renderText(plan);
+    expect(text).toContain(`* ${list.key}  changed outside edgesync (/config/resources.yaml:1)\n    name: "renamed" → "blocked"`);
+    expect(text).toMatch(/Plan: 1 to update; 1 drifted\.$/);
+    expect(JSON.parse(renderJson(plan))).toMatchObject({
+      drifted: [{ resource: list.key, fields: [{ path: 'name', before: 'renamed', after: 'blocked' }] }],
+      refresh: { calls: 1 },
+    });
+  });
+
+  it('blocks drift no operation can bring back, saying what to do', async () => {
+    const plan = await refreshed([list], { [list.key]: present({ name: 'blocked', type: 'IP', description: 'bad hosts' }) });
+    expect(plan.actions).toEqual([]);
+    expect(plan.drifted?.[0]?.fields).toEqual([{ path: 'type', before: 'IP', after: 'DOMAIN' }]);
+    expect(plan.blocked).toMatchObject([{ resource: list.key, fields: ['type'] }]);
+  });
+
+  it('says an object deleted outside edgesync is gone, sends nothing for it, and holds what depends on it', async () => {
+    const plan = await refreshed([list], { [list.key]: { seen: 'missing' } });
+    expect(plan.actions).toEqual([]);
+    expect(plan.missing).toEqual([
+      {
+        resource: list.key,
+        kind: 'GatewayList',
+        name: 'blocked',
+        recreated: false,
+        message: 'deleted outside edgesync: nothing is sent for it; apply with --recreate-missing, or set metadata.recreateMissing: true, to create it again',
+        source: list.source,
+      },
+    ]);
+    expect(renderText(plan)).toMatch(/Plan: nothing to apply; 1 deleted outside edgesync\.$/);
+  });
+
+  it('creates a deleted object again when asked, by the option or by its document', async () => {
+    const byOption = await refreshed([list], { [list.key]: { seen: 'missing' } }, { recreateMissing: true });
+    expect(byOption.actions).toMatchObject([{ change: 'create', operation: 'createList' }]);
+    expect(byOption.missing?.[0]?.recreated).toBe(true);
+    const byDocument = await refreshed([{ ...list, recreateMissing: true }], { [list.key]: { seen: 'missing' } });
+    expect(byDocument.actions).toMatchObject([{ change: 'create', operation: 'createList' }]);
+  });
+
+  it('brings back a route pointed at another script with its PUT', async () => {
+    const plan = await refreshed([route], { [route.key]: present({ pattern: 'example.com/api/*', script: 'other' }) });
+    expect(plan.actions).toMatchObject([{ change: 'write', operation: 'updateRoute', body: route.request }]);
+    expect(plan.drifted?.[0]?.fields).toEqual([{ path: 'script', before: 'other', after: 'api' }]);
+  });
+});
