@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { KeyEntry } from './key-entry.js';
 import { fileEntries, HASH_BYTES, IO_BYTES, RecordReader, RecordWriter } from './sorted-files.js';
+import { turn } from '../../util/turn.js';
 
 export interface SortedKeysOptions {
   /**
@@ -24,6 +25,8 @@ import { compareUtf8 } from '../../util/compare.js';
 
 export { compareUtf8 };
 
+/** Entries a merge writes between two pauses (finishInTurns): some milliseconds of work. */
+const MERGED_PER_TURN = 16_384;
 /** Read buffers of a merge share this much, each between 64 KiB and IO_BYTES. */
 const MERGE_BYTES = 64 << 20;
 const SURROGATE = /[\ud800-\udfff]/;
@@ -51,7 +54,7 @@ function release(res: Resources): void {
   live.delete(res);
 }
 
-type State = 'adding' | 'finished' | 'closed';
+type State = 'adding' | 'finishing' | 'finished' | 'closed';
 
 export class SortedKeys {
   private readonly runEntries: number;
@@ -115,17 +118,33 @@ export class SortedKeys {
 
   /** No more adds: the last run is sorted (and runs merged into one file when there are several). */
   finish(): void {
+    for (const _ of this.finishing());
+  }
+
+  /** As finish(), with a turn of the event loop between slices of the merge (MERGED_PER_TURN entries each). */
+  async finishInTurns(): Promise<void> {
+    for (const _ of this.finishing()) await turn();
+  }
+
+  /** finish() in slices: each yield is a pause the caller may give to others. */
+  private *finishing(): Generator<void> {
     if (this.state !== 'adding') throw new Error(`SortedKeys.finish after ${this.state === 'closed' ? 'close()' : 'finish()'}`);
-    this.state = 'finished';
+    this.state = 'finishing';
     if (this.runs.length === 0) {
       this.order = this.sortRun();
+      this.state = 'finished';
       return;
     }
     this.spill();
     this.keys = [];
     this.hashes = Buffer.allocUnsafe(0);
     this.sizes = this.seqs = new Uint32Array(0);
-    this.guard(() => this.merge());
+    try {
+      yield* this.merge();
+    } catch (err) {
+      throw this.diskError(err);
+    }
+    this.state = 'finished';
   }
 
   /**
@@ -214,8 +233,8 @@ export class SortedKeys {
     this.chars = 0;
   }
 
-  /** A k-way merge of the runs into one file through a binary heap of readers; the runs are then deleted. */
-  private merge(): void {
+  /** A k-way merge of the runs into one file through a binary heap of readers, a slice at a time; the runs are then deleted. */
+  private *merge(): Generator<void> {
     const bytes = Math.max(64 << 10, Math.min(IO_BYTES, Math.floor(MERGE_BYTES / this.runs.length)));
     const readers: RecordReader[] = [];
     const fds: number[] = [];
@@ -245,7 +264,8 @@ export class SortedKeys {
     const file = this.newFile('sorted');
     const fd = this.open(file, 'w');
     const out = new RecordWriter(fd);
-    while (heap.length > 0) {
+    for (let written = 1; heap.length > 0; written++) {
+      if (written % MERGED_PER_TURN === 0) yield;
       const r = heap[0];
       out.writeRaw(r.bytes, r.start, r.stop);
       if (!r.advance()) {
@@ -295,10 +315,15 @@ export class SortedKeys {
     try {
       step();
     } catch (err) {
-      this.close();
-      const why = err instanceof Error ? err.message : String(err);
-      throw new Error(`Cannot keep the sorted keys in the folder ${this.tmpDir}: ${why}`, { cause: err });
+      throw this.diskError(err);
     }
+  }
+
+  /** A disk step failed: every file deleted, and one error naming the folder. */
+  private diskError(err: unknown): Error {
+    this.close();
+    const why = err instanceof Error ? err.message : String(err);
+    return new Error(`Cannot keep the sorted keys in the folder ${this.tmpDir}: ${why}`, { cause: err });
   }
 }
 
