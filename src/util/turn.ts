@@ -13,9 +13,19 @@ export function turn(): Promise<void> {
 export class TurnCounter {
   private left: number;
 
-  constructor(private readonly every: number) {
+  /** `between`: what the owner does at each turn before the loop runs (a sorted run written in slices). */
+  constructor(
+    private readonly every: number,
+    private readonly between?: () => Promise<void>,
+  ) {
     if (!Number.isInteger(every) || every < 1) throw new RangeError(`TurnCounter: expected a whole number of items of at least 1, got ${every}`);
     this.left = every;
+  }
+
+  /** The turn due: `between`, then the event loop's turn. */
+  async turn(): Promise<void> {
+    if (this.between) await this.between();
+    await turn();
   }
 
   /** Counts `items` more; true when a turn is due (then the count starts again). */

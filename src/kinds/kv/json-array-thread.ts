@@ -6,7 +6,7 @@ import { SpanReader } from './element-bounds.js';
 import { bareKeyEnd } from './pair.js';
 import { planBatches, wholeFileError, type PlanBatchOptions, type Stream } from './plan-batches.js';
 import { SourceReadError, type SourceItem } from './stream-shared.js';
-import { turn, type TurnCounter } from '../../util/turn.js';
+import type { TurnCounter } from '../../util/turn.js';
 
 /**
  * The array's elements in order, each handed to `each` parsed, with its bytes [from, end) and text, as a read in
@@ -24,7 +24,7 @@ export async function threadedJsonItems(stream: Stream, reading: PlanBatchOption
     let index = 0;
     for await (const batch of planBatches(stream, 0, 0, reading)) {
       for (let i = 0; i < batch.count; i++, index++) {
-        if (turns.due()) await turn();
+        if (turns.due()) await turns.turn();
         const from = batch.bounds[2 * i];
         const end = batch.bounds[2 * i + 1];
         const bytes = spans.bytes(from, end);

@@ -12,7 +12,7 @@ import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batch
 import { FlagColumn, SeqColumn } from './seq-column.js';
 import { ElementBounds } from './element-bounds.js';
 import { threadedJsonItems } from './json-array-thread.js';
-import { turn, TurnCounter } from '../../util/turn.js';
+import { TurnCounter } from '../../util/turn.js';
 
 /**
  * Pairs read between two turns of the event loop: a few milliseconds of work at most (a pair parsed, checked
@@ -90,7 +90,7 @@ function spanOf(spans: readonly OriginSpan[], seq: number): { span: OriginSpan; 
 async function addBatch(batch: PlanBatch, keys: SortedKeys, { sizes, tags, wire }: Columns, turns: TurnCounter): Promise<void> {
   const names = Buffer.from(batch.keys.buffer, batch.keys.byteOffset, batch.keys.length).toString('utf8').split('\n');
   for (let i = 0, v = 0; i < batch.count; i++) {
-    if (turns.due()) await turn();
+    if (turns.due()) await turns.turn();
     const seq = sizes.length;
     const size = batch.sizes[i];
     sizes.push(size);
@@ -173,7 +173,7 @@ async function readOrigins(
         else {
           for (const item of origin.items()) {
             take(item);
-            if (turns.due()) await turn();
+            if (turns.due()) await turns.turn();
           }
         }
       } catch (err) {
@@ -200,7 +200,7 @@ async function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: r
   let reported = 0;
   let batch = '';
   for (const e of keys.entries()) {
-    if (turns.due()) await turn();
+    if (turns.due()) await turns.turn();
     if (previous?.key === e.key) {
       if (++reported <= MAX_PROBLEMS_PER_SOURCE) {
         const first = where(previous.seq);
@@ -230,9 +230,10 @@ async function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: r
  */
 export async function buildKv(spec: KvSpec | undefined, ctx: BuildContext, options: BuildKvOptions = {}): Promise<Built> {
   const threadBytes = options.threadBytes ?? 4 * 1024 * 1024;
-  const keys = new SortedKeys();
+  // A full run of keys is sorted and written at the next turn, in slices, rather than by the add that filled it.
+  const keys = new SortedKeys({ deferSpills: true });
   const columns: Columns = { sizes: new SeqColumn(), tags: new SeqColumn(), wire: new FlagColumn() };
-  const turns = new TurnCounter(ITEMS_PER_TURN);
+  const turns = new TurnCounter(ITEMS_PER_TURN, () => keys.spillInTurns());
   const spans = await readOrigins(ctx, originsOf(ctx, spec), keys, columns, turns, threadBytes, options.reading);
   await keys.finishInTurns();
   const digest = await digestAndDuplicates(ctx, keys, spans, turns);

@@ -9,7 +9,7 @@ import { deferredChunks, type ChunkSpan } from './feed.js';
 import type { KvPayload } from './model.js';
 import { SeqColumn } from './seq-column.js';
 import { compareUtf8 } from './sorted.js';
-import { turn, TurnCounter } from '../../util/turn.js';
+import { TurnCounter } from '../../util/turn.js';
 
 /** The hash a KvPairs resource has while a sync is under way: equal to no desired hash. */
 const UNSEALED = '';
@@ -170,7 +170,7 @@ export function resendKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Resend
 async function inReadingOrder(changed: SeqColumn, total: number, turns: TurnCounter): Promise<Uint32Array> {
   const marks = new Uint8Array(total);
   for (let i = 0; i < changed.length; i++) {
-    if (turns.due()) await turn();
+    if (turns.due()) await turns.turn();
     marks[changed.get(i)] = 1;
   }
   const seqs = new Uint32Array(changed.length);
@@ -196,9 +196,9 @@ export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Pr
   const drop = (key: string) => (expired.has(key) ? gone : orphans).add(key);
   const turns = new TurnCounter(KEYS_PER_TURN);
   for (const d of payload.keys.entries()) {
-    if (turns.due()) await turn();
+    if (turns.due()) await turns.turn();
     while ((s.inPage() || (await s.more())) && compareUtf8(s.key, d.key) < 0) {
-      if (turns.due()) await turn();
+      if (turns.due()) await turns.turn();
       storedCount++;
       drop(s.key);
       s.skip();
@@ -218,7 +218,7 @@ export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Pr
     s.skip();
   }
   for (; s.inPage() || (await s.more()); s.skip()) {
-    if (turns.due()) await turn();
+    if (turns.due()) await turns.turn();
     storedCount++;
     drop(s.key);
   }
