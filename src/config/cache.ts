@@ -119,9 +119,9 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
   let built = 0;
   let helped = 0;
 
-  const build = (file: string, text: string, stamp: FileStamp, hash: string): FileEntry => {
+  const build = async (file: string, text: string, stamp: FileStamp, hash: string): Promise<FileEntry> => {
     built++;
-    return { stamp, loadedAt, hash, ...buildFile(file, text, settings) };
+    return { stamp, loadedAt, hash, ...(await buildFile(file, text, settings)) };
   };
   const reusable = (entry: FileEntry): boolean => !entry.volatile && inputsUnchanged(entry.inputs, entry.loadedAt, changed);
   const trusted = (file: string, stamp: FileStamp | undefined, was: FileEntry | undefined): was is FileEntry =>
@@ -152,7 +152,7 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
       if ('problem' in got) return { errors: [{ file: displayFile(file), ...got.problem, path: '' }], outcomes: [] };
       const hash = sha256(got.text);
       const taken = stamp ?? NO_STAMP;
-      const entry = was !== undefined && was.hash === hash && reusable(was) ? { ...was, stamp: taken, loadedAt } : build(file, got.text, taken, hash);
+      const entry = was !== undefined && was.hash === hash && reusable(was) ? { ...was, stamp: taken, loadedAt } : await build(file, got.text, taken, hash);
       next.set(file, entry);
       return entry;
     },

@@ -25,18 +25,34 @@ export interface FileBuild<O = DocumentOutcome> {
   readonly volatile: boolean;
 }
 
-/** `keep` sees each outcome beside its parsed document, and says what is kept of it. */
-export function buildFile<O = DocumentOutcome>(
+/**
+ * `keep` sees each outcome beside its parsed document, and says what is kept of it. A document whose build
+ * answers later (KvPairs) is awaited after the parse, and the documents after it are built after it, in order:
+ * one such build at a time, each outcome in its document's place.
+ */
+export async function buildFile<O = DocumentOutcome>(
   file: string,
   text: string,
   settings: FileSettings,
   keep: (outcome: DocumentOutcome, doc: ParsedDocument) => O = (outcome) => outcome as O,
-): FileBuild<O> {
+): Promise<FileBuild<O>> {
   const display = displayFile(file);
   const inputs = new RecordedInputs();
   const context = { ...settings.document, inputs };
   const outcomes: O[] = [];
-  const problems = parseYamlEach(text, settings.env, settings.limits, (doc) => void outcomes.push(keep(processDocument(doc, file, display, context), doc)));
+  // From the first build that answers later: that build, then the documents parsed after it, still to build.
+  const later: (ParsedDocument | { doc: ParsedDocument; outcome: Promise<DocumentOutcome> })[] = [];
+  const problems = parseYamlEach(text, settings.env, settings.limits, (doc) => {
+    if (later.length) return void later.push(doc);
+    const outcome = processDocument(doc, file, display, context);
+    if (outcome instanceof Promise) later.push({ doc, outcome });
+    else outcomes.push(keep(outcome, doc));
+  });
+  for (const next of later) {
+    const doc = 'outcome' in next ? next.doc : next;
+    const outcome = 'outcome' in next ? next.outcome : processDocument(doc, file, display, context);
+    outcomes.push(keep(outcome instanceof Promise ? await outcome : outcome, doc));
+  }
   const errors: ConfigError[] = problems.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message }));
   return { errors, outcomes, inputs: inputs.inputs, volatile: inputs.volatile };
 }

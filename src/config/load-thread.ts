@@ -34,7 +34,7 @@ async function run(start: HelperStart): Promise<void> {
     // Unreadable, or too large: the main thread reads it again and says why.
     const got = await readTextBounded(file, start.maxFileBytes).catch(() => undefined);
     if (got === undefined || !('text' in got)) return { index };
-    const build = buildFile(file, got.text, settings, toSent);
+    const build = await buildFile(file, got.text, settings, toSent);
     if (build.volatile || build.outcomes.some((o) => o === undefined)) return { index };
     return { index, made: { hash: sha256(got.text), build: build as FileBuild<SentOutcome> } };
   };

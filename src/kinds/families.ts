@@ -28,7 +28,7 @@ export interface KindBase {
   /** Metadata scope key → the operation's path parameter name, e.g. { account: 'identifier' }. */
   readonly paramMap: Readonly<Record<string, string>>;
   /** Request building; by default the spec is the request. */
-  readonly build?: (doc: ResourceDocument, ctx: BuildContext) => Built;
+  readonly build?: (doc: ResourceDocument, ctx: BuildContext) => Built | Promise<Built>;
   /** See KindDefinition.dependencies; `dependsOn` below builds the usual one. */
   readonly dependencies?: (self: DesiredResource) => readonly DependencyRef[];
   /** What the resource writes that another document could write too; see KindDefinition.targets. */

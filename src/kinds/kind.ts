@@ -293,8 +293,11 @@ export interface KindDefinition {
   readonly scopeKeys: readonly string[];
   /** Schema file under schemas/, e.g. "gateway-list.schema.json". */
   readonly schema: string;
-  /** Request building: canonical, deterministic; problems go to ctx.issue. */
-  build(doc: ResourceDocument, ctx: BuildContext): Built;
+  /**
+   * Request building: canonical, deterministic; problems go to ctx.issue. A kind that reads much besides the
+   * document (KvPairs: millions of pairs) answers with a Promise, giving the event loop turns as it reads.
+   */
+  build(doc: ResourceDocument, ctx: BuildContext): Built | Promise<Built>;
   /** Pure: what this resource writes that another document could write too (its singleton, its adopted id). */
   targets?(self: DesiredResource): readonly WriteTarget[];
   /**

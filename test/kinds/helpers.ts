@@ -131,6 +131,7 @@ export function desire(kind: string, metadata: Record<string, unknown>, spec: un
   };
   const ctx = fakeContext(root, file);
   const built = def.build(doc, ctx);
+  if (built instanceof Promise) throw new TypeError(`${kind} builds asynchronously: build it through its own helper`);
   const scope: Record<string, string> = {};
   for (const key of def.scopeKeys) scope[key] = String(metadata[key]);
   const name = String(metadata.name);

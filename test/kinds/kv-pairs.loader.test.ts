@@ -53,4 +53,22 @@ describe('KvPairs through the config loader and the planner', () => {
     expect(errors[0]).toMatchObject({ line: fileLine, path: 'spec.sources[0].file' });
     expect(errors[0].message).toContain('pairs.json[1].key: must be printable');
   });
+  it('keeps the documents of a file in their order around KvPairs documents, each problem at its own line', async () => {
+    const doc = (name: string, namespace: string, key: string) =>
+      `apiVersion: edgesync/v1\nkind: KvPairs\nmetadata:\n  name: ${name}\n  account: ${'a'.repeat(32)}\n  namespace: ${namespace}\nspec:\n  pairs:\n    - key: ${JSON.stringify(key)}\n      value: v\n`;
+    const docs = [doc('first', '1f'.repeat(16), 'a'), doc('second', '2f'.repeat(16), 'b'), doc('third', '3f'.repeat(16), 'c')];
+    const temp = tempRoot({ 'kv.yaml': docs.join('---\n') });
+    cleanup = temp.cleanup;
+    const loaded = await loadConfig({ root: temp.root, env: {} });
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+    expect(loaded.resources.map((r) => r.name)).toEqual(['first', 'second', 'third']);
+    fs.writeFileSync(path.join(temp.root, 'kv.yaml'), [docs[0], doc('second', '2f'.repeat(16), 'bad b'), docs[2], doc('fourth', '4f'.repeat(16), 'bad d')].join('---\n'));
+    const broken = await loadConfig({ root: temp.root, env: {} });
+    const errors = broken.ok ? [] : broken.errors;
+    // Each document is 10 lines and a separator: the bad keys' lines are 20 and 42.
+    expect(errors.map((e) => [e.line, e.path])).toEqual([
+      [20, 'spec.pairs[0].key'],
+      [42, 'spec.pairs[0].key'],
+    ]);
+  });
 });

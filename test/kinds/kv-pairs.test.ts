@@ -39,7 +39,7 @@ describe('KvPairs kind', () => {
   });
 
   it('writes every pair on the first sync with one bulk write per chunk', async () => {
-    const desired = desiredKv({ pairs: base });
+    const desired = await desiredKv({ pairs: base });
     const decision = await kind.plan(planContext(desired));
     expect(decision.actions).toHaveLength(1);
     const [action] = decision.actions;
@@ -62,42 +62,42 @@ describe('KvPairs kind', () => {
   });
 
   it('sends nothing once every pair is acknowledged', async () => {
-    const desired = desiredKv({ pairs: base });
+    const desired = await desiredKv({ pairs: base });
     const stored = await acknowledge((await kind.plan(planContext(desired))).actions);
     expect(await kind.plan(planContext(desired, stored))).toEqual({ actions: [], blocked: [], notes: [] });
   });
 
   it('sends only the keys whose value, expiration or metadata changed', async () => {
-    const stored = await acknowledge((await kind.plan(planContext(desiredKv({ pairs: base })))).actions);
+    const stored = await acknowledge((await kind.plan(planContext(await desiredKv({ pairs: base })))).actions);
     const changedValue = base.map((p) => (p.key === 'a' ? { ...p, value: 'one' } : p));
     const changedExpiration = base.map((p) => (p.key === 'b' ? { ...p, expiration: 1_900_000_001 } : p));
     const changedMetadata = base.map((p) => (p.key === 'c' ? { ...p, metadata: { x: 2, y: [1, 2] } } : p));
     const reorderedMetadata = base.map((p) => (p.key === 'c' ? { ...p, metadata: { y: [1, 2], x: 1 } } : p));
-    expect(await sentKeys(desiredKv({ pairs: changedValue }), stored)).toEqual(['a']);
-    expect(await sentKeys(desiredKv({ pairs: changedExpiration }), stored)).toEqual(['b']);
-    expect(await sentKeys(desiredKv({ pairs: changedMetadata }), stored)).toEqual(['c']);
-    expect(await sentKeys(desiredKv({ pairs: reorderedMetadata }), stored)).toEqual([]);
+    expect(await sentKeys(await desiredKv({ pairs: changedValue }), stored)).toEqual(['a']);
+    expect(await sentKeys(await desiredKv({ pairs: changedExpiration }), stored)).toEqual(['b']);
+    expect(await sentKeys(await desiredKv({ pairs: changedMetadata }), stored)).toEqual(['c']);
+    expect(await sentKeys(await desiredKv({ pairs: reorderedMetadata }), stored)).toEqual([]);
   });
 
   it('reports keys removed from the files as orphaned and sends nothing for them', async () => {
-    const stored = await acknowledge((await kind.plan(planContext(desiredKv({ pairs: base })))).actions);
-    const decision = await kind.plan(planContext(desiredKv({ pairs: [base[1]] }), stored));
+    const stored = await acknowledge((await kind.plan(planContext(await desiredKv({ pairs: base })))).actions);
+    const decision = await kind.plan(planContext(await desiredKv({ pairs: [base[1]] }), stored));
     expect(decision.actions).toEqual([]);
     expect(decision.orphanedKeys).toEqual(['a', 'c']);
   });
 
   it('ignores a changed expiration while expiration_ttl is set, because the ttl is what counts', async () => {
     const withTtl = [{ key: 'k', value: 'v', expiration: 1_900_000_000, expiration_ttl: 600 }];
-    const stored = await acknowledge((await kind.plan(planContext(desiredKv({ pairs: withTtl })))).actions);
-    const [sent] = await madeActions((await kind.plan(planContext(desiredKv({ pairs: withTtl })))).actions);
+    const stored = await acknowledge((await kind.plan(planContext(await desiredKv({ pairs: withTtl })))).actions);
+    const [sent] = await madeActions((await kind.plan(planContext(await desiredKv({ pairs: withTtl })))).actions);
     expect(sent.body).toEqual([{ key: 'k', value: 'v', expiration_ttl: 600 }]);
-    expect(await sentKeys(desiredKv({ pairs: [{ ...withTtl[0], expiration: 2_000_000_000 }] }), stored)).toEqual([]);
-    expect(await sentKeys(desiredKv({ pairs: [{ ...withTtl[0], expiration_ttl: 700 }] }), stored)).toEqual(['k']);
+    expect(await sentKeys(await desiredKv({ pairs: [{ ...withTtl[0], expiration: 2_000_000_000 }] }), stored)).toEqual([]);
+    expect(await sentKeys(await desiredKv({ pairs: [{ ...withTtl[0], expiration_ttl: 700 }] }), stored)).toEqual(['k']);
   });
 
   it('resumes an interrupted sync with the chunks not yet acknowledged', async () => {
     const pairs = Array.from({ length: 25_000 }, (_, i) => ({ key: `k/${String(i).padStart(5, '0')}`, value: `v${i}` }));
-    const desired = desiredKv({ pairs });
+    const desired = await desiredKv({ pairs });
     const first = await madeActions((await kind.plan(planContext(desired))).actions);
     expect(first.map((a) => a.suffix)).toEqual(['1/3', '2/3', '3/3']);
     expect(first.map((a) => a.summary?.split(', ')[0])).toEqual(['10,000 pairs', '10,000 pairs', '5,000 pairs']);
@@ -109,7 +109,7 @@ describe('KvPairs kind', () => {
 
   it('records the resource hash only with the last chunk, which waits for the others', async () => {
     const pairs = Array.from({ length: 25_000 }, (_, i) => ({ key: `k/${String(i).padStart(5, '0')}`, value: `v${i}` }));
-    const desired = desiredKv({ pairs });
+    const desired = await desiredKv({ pairs });
     const actions = (await kind.plan(planContext(desired))).actions;
     expect(actions.map((a) => a.afterSiblings ?? false)).toEqual([false, false, true]);
     expect(actions.map((a) => a.record.hash)).toEqual(['', '', desired.hash]);
@@ -118,7 +118,7 @@ describe('KvPairs kind', () => {
   });
 
   it('trusts an acknowledged hash with as many keys stored as desired, and never reads the keys', async () => {
-    const desired = desiredKv({ pairs: base });
+    const desired = await desiredKv({ pairs: base });
     const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
     const untouched = {
       desired,
@@ -132,7 +132,7 @@ describe('KvPairs kind', () => {
   });
 
   it('compares key by key when the stored count, status or hash does not match', async () => {
-    const desired = desiredKv({ pairs: base });
+    const desired = await desiredKv({ pairs: base });
     const stored = await acknowledge((await kind.plan(planContext(desired))).actions);
     stored.set('gone', 'h');
     const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
@@ -146,7 +146,7 @@ describe('KvPairs kind', () => {
   });
 
   it('sends again a key whose recorded expiry has passed, though its hash is in step, and says why', async () => {
-    const desired = desiredKv({ pairs: base });
+    const desired = await desiredKv({ pairs: base });
     const stored = await acknowledge((await kind.plan(planContext(desired))).actions);
     const applied = { key: desired.key, kind: 'KvPairs', name: desired.name, scope: desired.scope, hash: desired.hash, status: 'applied' as const };
     const decision = await kind.plan({ desired, applied, kvKeys: stored, kvKeyCount: stored.size, kvExpired: ['b'] });
@@ -157,7 +157,7 @@ describe('KvPairs kind', () => {
   });
 
   it('does not call an expired key the config dropped orphaned: it is gone remotely already', async () => {
-    const desired = desiredKv({ pairs: base });
+    const desired = await desiredKv({ pairs: base });
     const stored = await acknowledge((await kind.plan(planContext(desired))).actions);
     stored.set('old/session', 'h').set('old/kept', 'h');
     const decision = await kind.plan({ desired, kvKeys: stored, kvKeyCount: stored.size, kvExpired: ['old/session'] });
@@ -167,7 +167,7 @@ describe('KvPairs kind', () => {
   });
 
   it('remembers nothing from the answer beyond the chunk record', async () => {
-    const desired = desiredKv({ pairs: base });
+    const desired = await desiredKv({ pairs: base });
     const [action] = await madeActions((await kind.plan(planContext(desired))).actions);
     expect(kind.outcome(action, {}, planContext(desired))).toEqual({});
   });
@@ -193,12 +193,12 @@ describe('KvPairs schema and example', () => {
 
   it('builds the example with its inline pairs, JSON file and folder', async () => {
     const ctx = fakeContext(EXAMPLE);
-    const built = kind.build(kvDocument(example.spec, EXAMPLE), ctx);
+    const built = await kind.build(kvDocument(example.spec, EXAMPLE), ctx);
     expect(ctx.issues).toEqual([]);
     const keys = Array.from((built.payload as KvPayload).keys.entries(), (e) => e.key);
     expect(keys).toEqual([...keys].sort());
     expect(keys).toEqual(expect.arrayContaining(['assets/index.html', 'assets/pixel.gif', 'config/feature-flags', 'redirects/docs', 'promo/launch']));
-    const desired = { ...desiredKv({ pairs: [] }), request: built.request, payload: built.payload };
+    const desired = { ...(await desiredKv({ pairs: [] })), request: built.request, payload: built.payload };
     const sent = (await madeActions((await kind.plan(planContext(desired))).actions)).flatMap((a) => a.body as WirePair[]);
     expect(sent.find((p) => p.key === 'assets/pixel.gif')?.base64).toBe(true);
     expect(sent.find((p) => p.key === 'promo/launch')).toEqual({ key: 'promo/launch', value: 'LAUNCH10', expiration_ttl: 86400 });

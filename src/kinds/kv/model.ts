@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { BuildContext, Built } from '../kind.js';
-import { SourceReadError, type ItemPosition } from './stream.js';
+import { SourceReadError, type ItemPosition, type SourceItem } from './stream.js';
 import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
 import { BARE_KEY_AT, bareKeyClose, hashTag, KV_HASH_BYTES, KV_RULES, kvHash, preparePair, sentAsRead } from './pair.js';
 import { SortedKeys } from './sorted.js';
@@ -12,7 +12,13 @@ import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batch
 import { FlagColumn, SeqColumn } from './seq-column.js';
 import { ElementBounds } from './element-bounds.js';
 import { threadedJsonItems } from './json-array-thread.js';
+import { TurnCounter } from '../../util/turn.js';
 
+/**
+ * Pairs read between two turns of the event loop: a few milliseconds of work at most (a pair parsed, checked
+ * and hashed here takes about a microsecond; one a reader thread made, a fraction of that).
+ */
+const ITEMS_PER_TURN = 4096;
 /** Problems reported per source before the rest are only counted: a million bad pairs help no one. */
 export const MAX_PROBLEMS_PER_SOURCE = 100;
 /** An origin and the first seq of its items. */
@@ -81,9 +87,10 @@ function spanOf(spans: readonly OriginSpan[], seq: number): { span: OriginSpan; 
 }
 
 /** A batch's items in reading order: every item's size and tag, each valid pair's key. */
-function addBatch(batch: PlanBatch, keys: SortedKeys, { sizes, tags, wire }: Columns): void {
+async function addBatch(batch: PlanBatch, keys: SortedKeys, { sizes, tags, wire }: Columns, turns: TurnCounter): Promise<void> {
   const names = Buffer.from(batch.keys.buffer, batch.keys.byteOffset, batch.keys.length).toString('utf8').split('\n');
   for (let i = 0, v = 0; i < batch.count; i++) {
+    if (turns.due()) await turns.turn();
     const seq = sizes.length;
     const size = batch.sizes[i];
     sizes.push(size);
@@ -112,8 +119,16 @@ function fileBytes(file: string): number {
   }
 }
 
-/** Reads every origin once: each item validated, hashed and measured; only key, hash and size kept. */
-function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: SortedKeys, columns: Columns, threadBytes: number, reading?: PlanBatchOptions): OriginSpan[] {
+/** Reads every origin once: each item validated, hashed and measured; only key, hash and size kept. The event loop gets a turn as `turns` says. */
+async function readOrigins(
+  ctx: BuildContext,
+  origins: readonly PairOrigin[],
+  keys: SortedKeys,
+  columns: Columns,
+  turns: TurnCounter,
+  threadBytes: number,
+  reading?: PlanBatchOptions,
+): Promise<OriginSpan[]> {
   const { sizes, tags, wire } = columns;
   const minExpiration = Math.floor(ctx.now() / 1000) + KV_RULES.minTtl;
   const spans: OriginSpan[] = [];
@@ -127,12 +142,26 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
       const inline = origin.fieldPath(at.index, field);
       ctx.issue(inline, inline === origin.path ? `${origin.label(at)}${field ? `.${field}` : ''}: ${message}` : message);
     };
+    const take = (item: SourceItem): void => {
+      at = item;
+      bounds?.push(item.from!, item.end!);
+      if (item.bytes) {
+        addBare(item.bytes, keys, columns);
+        return;
+      }
+      const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, minExpiration);
+      const seq = sizes.length;
+      sizes.push(prepared?.size ?? 0);
+      tags.push(prepared ? hashTag(prepared.hash) : 0);
+      wire.push(prepared !== undefined && sentAsRead(prepared, item.text));
+      if (prepared) keys.add(prepared.pair.key, prepared.hash, prepared.size, seq);
+    };
     const threaded = origin.stream !== undefined && fileBytes(origin.stream.file) >= threadBytes;
     if (threaded && origin.stream?.format === 'jsonl') {
       // Read in reader threads: the same pairs, problems and read error, a batch at a time.
-      for (const batch of planBatches(origin.stream, minExpiration, MAX_PROBLEMS_PER_SOURCE + 1, reading)) {
+      for await (const batch of planBatches(origin.stream, minExpiration, MAX_PROBLEMS_PER_SOURCE + 1, reading)) {
         for (const p of batch.problems) (at = p.at), problem(p.field, p.message);
-        addBatch(batch, keys, columns);
+        await addBatch(batch, keys, columns, turns);
         if (batch.end?.thrown !== undefined) throw new Error(batch.end.thrown);
         if (batch.end?.readError !== undefined) ctx.issue(origin.path, batch.end.readError);
         if (batch.end) problems = Math.max(problems, batch.end.problems);
@@ -140,19 +169,12 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
     } else {
       bounds = origin.stream?.format === 'json' ? new ElementBounds() : undefined;
       try {
-        for (const item of threaded ? threadedJsonItems(origin.stream!, reading) : origin.items()) {
-          at = item;
-          bounds?.push(item.from!, item.end!);
-          if (item.bytes) {
-            addBare(item.bytes, keys, columns);
-            continue;
+        if (threaded) await threadedJsonItems(origin.stream!, reading, take, turns);
+        else {
+          for (const item of origin.items()) {
+            take(item);
+            if (turns.due()) await turns.turn();
           }
-          const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, minExpiration);
-          const seq = sizes.length;
-          sizes.push(prepared?.size ?? 0);
-          tags.push(prepared ? hashTag(prepared.hash) : 0);
-          wire.push(prepared !== undefined && sentAsRead(prepared, item.text));
-          if (prepared) keys.add(prepared.pair.key, prepared.hash, prepared.size, seq);
         }
       } catch (err) {
         if (!(err instanceof SourceReadError)) throw err;
@@ -168,7 +190,7 @@ function readOrigins(ctx: BuildContext, origins: readonly PairOrigin[], keys: So
 }
 
 /** One pass over the sorted keys: the digest, and every key defined twice reported (at its later definition). */
-function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: readonly OriginSpan[]): string {
+async function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: readonly OriginSpan[], turns: TurnCounter): Promise<string> {
   const digest = createHash('sha256');
   const where = (seq: number) => {
     const { span, item } = spanOf(spans, seq);
@@ -178,6 +200,7 @@ function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: readonl
   let reported = 0;
   let batch = '';
   for (const e of keys.entries()) {
+    if (turns.due()) await turns.turn();
     if (previous?.key === e.key) {
       if (++reported <= MAX_PROBLEMS_PER_SOURCE) {
         const first = where(previous.seq);
@@ -200,14 +223,20 @@ function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: readonl
   return digest.digest('hex');
 }
 
-/** Builds the KV model of a document's spec: inline pairs first, then the sources in order. */
-export function buildKv(spec: KvSpec | undefined, ctx: BuildContext, options: BuildKvOptions = {}): Built {
+/**
+ * Builds the KV model of a document's spec: inline pairs first, then the sources in order. A Promise: the
+ * pairs are read with turns of the event loop between a few thousand of them, so that a daemon building a
+ * model of millions of pairs still answers meanwhile.
+ */
+export async function buildKv(spec: KvSpec | undefined, ctx: BuildContext, options: BuildKvOptions = {}): Promise<Built> {
   const threadBytes = options.threadBytes ?? 4 * 1024 * 1024;
-  const keys = new SortedKeys();
+  // A full run of keys is sorted and written at the next turn, in slices, rather than by the add that filled it.
+  const keys = new SortedKeys({ deferSpills: true });
   const columns: Columns = { sizes: new SeqColumn(), tags: new SeqColumn(), wire: new FlagColumn() };
-  const spans = readOrigins(ctx, originsOf(ctx, spec), keys, columns, threadBytes, options.reading);
-  keys.finish();
-  const digest = digestAndDuplicates(ctx, keys, spans);
+  const turns = new TurnCounter(ITEMS_PER_TURN, () => keys.spillInTurns());
+  const spans = await readOrigins(ctx, originsOf(ctx, spec), keys, columns, turns, threadBytes, options.reading);
+  await keys.finishInTurns();
+  const digest = await digestAndDuplicates(ctx, keys, spans, turns);
   const request: KvRequest = { pairs: keys.count, digest };
   const payload: KvPayload = { count: keys.count, keys, spans, ...columns };
   return { request, payload };

@@ -1,8 +1,8 @@
 // A KV source file read for the plan in a reader thread: each pair validated, hashed and measured there, and
-// handed to the (synchronous) plan in batches, so reading and parsing use a second core while the plan sorts keys.
+// handed to the plan in batches as messages, so reading and parsing use a second core while the plan sorts keys.
 
 import fs from 'node:fs';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { SourceReadError } from './stream-shared.js';
 import { pairItems } from './stream.js';
 import type { ItemPosition } from './stream-shared.js';
@@ -60,6 +60,8 @@ const READER_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 512
 
 /** A minute with no item read: the reader thread is gone (a pair, at most 128 MiB, is read in seconds). */
 const STALL_MS = 60_000;
+/** How often a batch awaited checks that its thread still reads items. */
+const STALL_CHECK_MS = 1000;
 
 /** The compiled reader (see compiledFile). */
 function readerFile(): string {
@@ -72,11 +74,25 @@ export interface Stream {
   readonly name: string;
 }
 
-/** One reader thread, its batches taken synchronously: the plan is synchronous, and waits on a shared counter. */
+/** A batch asked for before it came: settled by the next message, or by the stall check. */
+interface Waiter {
+  readonly resolve: (batch: PlanBatch) => void;
+  readonly reject: (err: Error) => void;
+}
+
+/**
+ * One reader thread, its batches taken from its port's messages as they come: `next()` is a Promise, so the main
+ * thread's event loop runs while the thread reads. The thread waits on the shared count of batches taken.
+ */
 class ReaderThread {
   private readonly slots: Int32Array;
   private readonly port: MessagePort;
   private readonly worker: Worker;
+  /** Batches come and not yet taken: at most PLAN_AHEAD, since the thread waits beyond. */
+  private readonly queue: PlanBatch[] = [];
+  private waiter: Waiter | undefined;
+  /** While a batch is awaited: the check, each STALL_CHECK_MS, that the thread still reads items. */
+  private stall: { timer: NodeJS.Timeout; read: number; still: number } | undefined;
   private taken = 0;
 
   constructor(
@@ -87,31 +103,70 @@ class ReaderThread {
     this.slots = new Int32Array(flags);
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
+    port1.on('message', (batch: PlanBatch) => this.arrived(batch));
+    // Awaited only while a batch is asked for: otherwise the port keeps no process alive.
+    port1.unref();
     // A reader keeps only a few batches: a small young generation keeps its garbage from growing the process
     // (two readers with V8's default took a no-op re-plan of 10M pairs from 274 to 464 MiB).
     this.worker = new Worker(readerFile(), { workerData: { ...start, flags, port: port2 } satisfies PlanStart, transferList: [port2], resourceLimits: READER_LIMITS });
     this.worker.unref();
   }
 
-  next(): PlanBatch {
-    const { slots, taken } = this;
-    // Waits in slices: a thread that died reads no more items.
-    for (let read = Atomics.load(slots, 2), still = 0; Atomics.load(slots, 0) === taken; ) {
-      if (Atomics.wait(slots, 0, taken, 1000) !== 'timed-out') continue;
-      const now = Atomics.load(slots, 2);
-      if (now !== read) (read = now), (still = 0);
-      else if ((still += 1000) >= STALL_MS) throw new Error(`${this.name}: the thread reading it stopped`);
-    }
-    const got = receiveMessageOnPort(this.port);
-    if (!got) throw new Error(`${this.name}: the thread reading it posted nothing`);
-    Atomics.store(slots, 1, ++this.taken);
-    Atomics.notify(slots, 1);
-    return got.message as PlanBatch;
+  /** The next batch, in the order the thread posted them. */
+  next(): Promise<PlanBatch> {
+    const batch = this.queue.shift();
+    if (batch) return Promise.resolve(this.take(batch));
+    return new Promise<PlanBatch>((resolve, reject) => {
+      this.waiter = { resolve, reject };
+      this.port.ref();
+      // A thread that died reads no more items: a minute with none is the end of it.
+      this.stall = { timer: setInterval(() => this.check(), STALL_CHECK_MS), read: Atomics.load(this.slots, 2), still: 0 };
+    });
   }
 
   close(): void {
+    this.settle();
     this.port.close();
     void this.worker.terminate();
+  }
+
+  private arrived(batch: PlanBatch): void {
+    const { waiter } = this;
+    if (!waiter) {
+      this.queue.push(batch);
+      return;
+    }
+    this.settle();
+    waiter.resolve(this.take(batch));
+  }
+
+  /** Tells the thread one more batch is taken: it posts again when it waited on PLAN_AHEAD. */
+  private take(batch: PlanBatch): PlanBatch {
+    Atomics.store(this.slots, 1, ++this.taken);
+    Atomics.notify(this.slots, 1);
+    return batch;
+  }
+
+  private check(): void {
+    const { stall, waiter } = this;
+    if (!stall || !waiter) return;
+    const now = Atomics.load(this.slots, 2);
+    if (now !== stall.read) {
+      stall.read = now;
+      stall.still = 0;
+      return;
+    }
+    if ((stall.still += STALL_CHECK_MS) < STALL_MS) return;
+    this.settle();
+    waiter.reject(new Error(`${this.name}: the thread reading it stopped`));
+  }
+
+  /** No batch awaited any more: no stall check, and the port keeps no process alive. */
+  private settle(): void {
+    this.waiter = undefined;
+    if (this.stall) clearInterval(this.stall.timer);
+    this.stall = undefined;
+    this.port.unref();
   }
 }
 
@@ -164,9 +219,10 @@ export interface PlanBatchOptions {
 
 /**
  * The batches of `stream` in reading order, positions counted from the file's start, read in reader threads
- * and taken synchronously as they come; the last has `end` (every problem counted, why the reading stopped).
+ * and taken as they come, the event loop free while one is awaited; the last has `end` (every problem counted,
+ * why the reading stopped).
  */
-export function* planBatches(stream: Stream, minExpiration: number, maxProblems: number, options: PlanBatchOptions = {}): Generator<PlanBatch> {
+export async function* planBatches(stream: Stream, minExpiration: number, maxProblems: number, options: PlanBatchOptions = {}): AsyncGenerator<PlanBatch> {
   const segmentBytes = options.segmentBytes ?? 2 * 1024 * 1024;
   const segments = stream.format === 'jsonl' ? segmentsOf(stream.file, segmentBytes) : [0, Infinity];
   const count = segments.length / 2;
@@ -182,7 +238,7 @@ export function* planBatches(stream: Stream, minExpiration: number, maxProblems:
     let problems = 0;
     for (let k = 0; k < count; k++) {
       for (;;) {
-        const batch = threads[k % width].next();
+        const batch = await threads[k % width].next();
         const { end, segment } = batch;
         if (end && (end.thrown !== undefined || end.readError !== undefined)) {
           const readError = end.readError === undefined || k === 0 ? end.readError : (wholeFileError(stream, index) ?? end.readError);

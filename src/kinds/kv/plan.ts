@@ -9,11 +9,14 @@ import { deferredChunks, type ChunkSpan } from './feed.js';
 import type { KvPayload } from './model.js';
 import { SeqColumn } from './seq-column.js';
 import { compareUtf8 } from './sorted.js';
+import { TurnCounter } from '../../util/turn.js';
 
 /** The hash a KvPairs resource has while a sync is under way: equal to no desired hash. */
 const UNSEALED = '';
 /** Orphaned or expired keys named in a plan, at most; the rest are counted. */
 const NAMED_KEYS = 10_000;
+/** Keys merged between two turns of the event loop: a few milliseconds of work. */
+const KEYS_PER_TURN = 4096;
 
 function payloadOf(ctx: PlanContext): KvPayload {
   const payload = ctx.desired.payload as KvPayload | undefined;
@@ -160,6 +163,22 @@ export function resendKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Resend
   return ctx.desired.resync ? { actions } : { skip: 'metadata.resync is not set: its pairs are re-sent only when the document opts in', actions };
 }
 
+/**
+ * The seqs of `changed` (each once, below `total`) in increasing order: marked, with turns of the event loop
+ * between, then read back in order (a sort of ten million seqs held the loop for a second, in one piece).
+ */
+async function inReadingOrder(changed: SeqColumn, total: number, turns: TurnCounter): Promise<Uint32Array> {
+  const marks = new Uint8Array(total);
+  for (let i = 0; i < changed.length; i++) {
+    if (turns.due()) await turns.turn();
+    marks[changed.get(i)] = 1;
+  }
+  const seqs = new Uint32Array(changed.length);
+  // A byte a seq: ten million read back in some milliseconds, no turn needed.
+  for (let seq = 0, n = 0; n < seqs.length; seq++) if (marks[seq]) seqs[n++] = seq;
+  return seqs;
+}
+
 /** Plans a KvPairs resource: one `kv` action per chunk of changed pairs, in reading order. */
 export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Promise<KindDecision> {
   const payload = payloadOf(ctx);
@@ -175,8 +194,11 @@ export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Pr
   const s = new StoredKeys(ctx);
   // An expired key the config dropped is gone remotely already: not an orphan to remove by hand.
   const drop = (key: string) => (expired.has(key) ? gone : orphans).add(key);
+  const turns = new TurnCounter(KEYS_PER_TURN);
   for (const d of payload.keys.entries()) {
+    if (turns.due()) await turns.turn();
     while ((s.inPage() || (await s.more())) && compareUtf8(s.key, d.key) < 0) {
+      if (turns.due()) await turns.turn();
       storedCount++;
       drop(s.key);
       s.skip();
@@ -196,11 +218,12 @@ export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Pr
     s.skip();
   }
   for (; s.inPage() || (await s.more()); s.skip()) {
+    if (turns.due()) await turns.turn();
     storedCount++;
     drop(s.key);
   }
   // Sorted into reading order, the order the sources are read again in; the apply holds the array to its end.
-  const actions = changed.length ? chunkActions(ctx, changed.toArray().sort(), limits) : [];
+  const actions = changed.length ? chunkActions(ctx, await inReadingOrder(changed, payload.sizes.length, turns), limits) : [];
   return {
     actions,
     blocked: [],

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { KeyEntry } from './key-entry.js';
 import { fileEntries, HASH_BYTES, IO_BYTES, RecordReader, RecordWriter } from './sorted-files.js';
+import { turn } from '../../util/turn.js';
 
 export interface SortedKeysOptions {
   /**
@@ -18,12 +19,24 @@ export interface SortedKeysOptions {
   readonly runKeyChars?: number;
   /** Where runs are written (a private folder made inside it, 0700). @default os.tmpdir() */
   readonly tmpDir?: string;
+  /**
+   * A full run waits for spillInTurns(), which the owner calls between turns of the event loop, instead of being
+   * sorted and written at once by the add() that filled it; past twice the bounds an add() writes it anyway.
+   * @default false
+   */
+  readonly deferSpills?: boolean;
 }
 
 import { compareUtf8 } from '../../util/compare.js';
 
 export { compareUtf8 };
 
+/** Entries a merge writes between two pauses (finishInTurns): some milliseconds of work. */
+const MERGED_PER_TURN = 16_384;
+/** Entries of a run sorted, merged or written between two pauses (spillInTurns, finishInTurns). */
+const SORTED_PER_SLICE = 16_384;
+/** Entries a run grows by past its bound, while its spill waits (SortedKeysOptions.deferSpills). */
+const OVERDUE_GROWTH = 8192;
 /** Read buffers of a merge share this much, each between 64 KiB and IO_BYTES. */
 const MERGE_BYTES = 64 << 20;
 const SURROGATE = /[\ud800-\udfff]/;
@@ -51,7 +64,7 @@ function release(res: Resources): void {
   live.delete(res);
 }
 
-type State = 'adding' | 'finished' | 'closed';
+type State = 'adding' | 'finishing' | 'finished' | 'closed';
 
 export class SortedKeys {
   private readonly runEntries: number;
@@ -59,6 +72,9 @@ export class SortedKeys {
   /** Characters of the keys in the run in memory. */
   private chars = 0;
   private readonly tmpDir: string;
+  private readonly deferSpills: boolean;
+  /** A run is being written in slices (spillInTurns): no add() until it is. */
+  private spilling = false;
   private readonly res: Resources = { dir: undefined, fds: [] };
   private state: State = 'adding';
   private total = 0;
@@ -79,6 +95,7 @@ export class SortedKeys {
     this.runEntries = options.runEntries ?? 262_144;
     this.runKeyChars = options.runKeyChars ?? 16_777_216;
     this.tmpDir = options.tmpDir ?? os.tmpdir();
+    this.deferSpills = options.deferSpills ?? false;
     registry.register(this, this.res, this);
   }
 
@@ -99,7 +116,10 @@ export class SortedKeys {
         throw new TypeError(`Expected the key ${JSON.stringify(key)} to be well-formed: it has a lone surrogate`);
       this.astral = true;
     }
-    if (this.n === this.runEntries || (this.n > 0 && this.chars + key.length > this.runKeyChars)) this.spill();
+    if (this.spilling) throw new Error('SortedKeys.add while its run is written (await spillInTurns())');
+    if (this.n >= this.runEntries || (this.n > 0 && this.chars + key.length > this.runKeyChars)) {
+      if (!this.deferSpills || this.n >= 2 * this.runEntries || this.chars + key.length > 2 * this.runKeyChars) this.spill();
+    }
     if (this.n === this.seqs.length) this.grow();
     const i = this.n;
     // The decoder stops at the first character that is not a hex digit (then fewer bytes). A regex costs 0.3 µs a hash.
@@ -113,19 +133,53 @@ export class SortedKeys {
     this.total++;
   }
 
+  /** A run past its bounds, waiting for spillInTurns() (SortedKeysOptions.deferSpills). */
+  get spillDue(): boolean {
+    return this.state === 'adding' && this.n > 0 && (this.n >= this.runEntries || this.chars >= this.runKeyChars);
+  }
+
+  /** Writes a run past its bounds, sorted, to a new file, with a turn of the event loop between slices of the work. */
+  async spillInTurns(): Promise<void> {
+    if (!this.spillDue || this.spilling) return;
+    this.spilling = true;
+    try {
+      for (const _ of this.spillSteps()) await turn();
+    } catch (err) {
+      throw this.diskError(err);
+    } finally {
+      this.spilling = false;
+    }
+  }
+
   /** No more adds: the last run is sorted (and runs merged into one file when there are several). */
   finish(): void {
+    for (const _ of this.finishing());
+  }
+
+  /** As finish(), with a turn of the event loop between slices of the sort, the last run's writing and the merge. */
+  async finishInTurns(): Promise<void> {
+    for (const _ of this.finishing()) await turn();
+  }
+
+  /** finish() in slices: each yield is a pause the caller may give to others. */
+  private *finishing(): Generator<void> {
     if (this.state !== 'adding') throw new Error(`SortedKeys.finish after ${this.state === 'closed' ? 'close()' : 'finish()'}`);
-    this.state = 'finished';
+    this.state = 'finishing';
     if (this.runs.length === 0) {
-      this.order = this.sortRun();
+      this.order = yield* this.sortSteps();
+      this.state = 'finished';
       return;
     }
-    this.spill();
-    this.keys = [];
-    this.hashes = Buffer.allocUnsafe(0);
-    this.sizes = this.seqs = new Uint32Array(0);
-    this.guard(() => this.merge());
+    try {
+      yield* this.spillSteps();
+      this.keys = [];
+      this.hashes = Buffer.allocUnsafe(0);
+      this.sizes = this.seqs = new Uint32Array(0);
+      yield* this.merge();
+    } catch (err) {
+      throw this.diskError(err);
+    }
+    this.state = 'finished';
   }
 
   /**
@@ -163,7 +217,7 @@ export class SortedKeys {
 
   /** Room for more entries in the run: small namespaces never take a whole run's memory. */
   private grow(): void {
-    const room = Math.min(this.runEntries, Math.max(1024, this.seqs.length * 2));
+    const room = this.n < this.runEntries ? Math.min(this.runEntries, Math.max(1024, this.seqs.length * 2)) : this.seqs.length + OVERDUE_GROWTH;
     const hashes = Buffer.allocUnsafe(room * HASH_BYTES);
     this.hashes.copy(hashes);
     this.hashes = hashes;
@@ -176,46 +230,84 @@ export class SortedKeys {
   }
 
   /**
-   * The run's entries in order. Sorted as an Array, whose sort (a Timsort) takes runs already in order as they
-   * are: a source listed in key order, as an export of a namespace is, costs one pass (a typed array's sort
-   * compared every pair as for random keys: 4 to 5 times the time on a run of 262,144 keys, measured).
+   * The run's entries in order, in slices: pieces of SORTED_PER_SLICE sorted each as an Array, whose sort (a
+   * Timsort) takes runs already in order as they are (a source listed in key order, as an export of a namespace
+   * is, costs one pass; a typed array's sort compared every pair as for random keys: 4 to 5 times the time on a
+   * run of 262,144 keys, measured), then merged two by two, a pair already in order copied as it is. One sort of
+   * the whole run held the event loop for a quarter of a second (262,144 random keys).
    */
-  private sortRun(): Uint32Array {
-    const { keys, seqs } = this;
-    const order: number[] = new Array<number>(this.n);
-    for (let i = 0; i < order.length; i++) order[i] = i;
-    if (this.astral) order.sort((i, j) => compareUtf8(keys[i], keys[j]) || seqs[i] - seqs[j]);
-    else {
-      // No surrogates anywhere: UTF-16 order is code point order, and native `<` is the fastest compare.
-      order.sort((i, j) => {
-        const a = keys[i];
-        const b = keys[j];
-        return a < b ? -1 : a !== b ? 1 : seqs[i] - seqs[j];
-      });
+  private *sortSteps(): Generator<void, Uint32Array> {
+    const { keys, seqs, n } = this;
+    // No surrogates anywhere: UTF-16 order is code point order, and native `<` is the fastest compare.
+    const compare = this.astral
+      ? (i: number, j: number) => compareUtf8(keys[i], keys[j]) || seqs[i] - seqs[j]
+      : (i: number, j: number) => {
+          const a = keys[i];
+          const b = keys[j];
+          return a < b ? -1 : a !== b ? 1 : seqs[i] - seqs[j];
+        };
+    let from = new Uint32Array(n);
+    for (let lo = 0; lo < n; lo += SORTED_PER_SLICE) {
+      const piece: number[] = new Array<number>(Math.min(SORTED_PER_SLICE, n - lo));
+      for (let k = 0; k < piece.length; k++) piece[k] = lo + k;
+      piece.sort(compare);
+      from.set(piece, lo);
+      if (lo + SORTED_PER_SLICE < n) yield;
     }
-    return Uint32Array.from(order);
+    if (n <= SORTED_PER_SLICE) return from;
+    let to = new Uint32Array(n);
+    let moved = 0;
+    for (let width = SORTED_PER_SLICE; width < n; width *= 2) {
+      for (let lo = 0; lo < n; lo += 2 * width) {
+        const mid = Math.min(lo + width, n);
+        const hi = Math.min(lo + 2 * width, n);
+        if (mid === hi || compare(from[mid - 1], from[mid]) < 0) {
+          to.set(from.subarray(lo, hi), lo);
+          continue;
+        }
+        let a = lo;
+        let b = mid;
+        for (let k = lo; k < hi; k++) {
+          to[k] = b >= hi || (a < mid && compare(from[a], from[b]) < 0) ? from[a++] : from[b++];
+          if (++moved === SORTED_PER_SLICE) {
+            moved = 0;
+            yield;
+          }
+        }
+      }
+      [from, to] = [to, from];
+    }
+    return from;
   }
 
   /** Writes the run in memory, sorted, to a new file. */
   private spill(): void {
-    const order = this.sortRun();
-    this.guard(() => {
-      const file = this.newFile(`run-${this.runs.length}`);
-      const fd = this.open(file, 'w');
-      const out = new RecordWriter(fd);
-      for (let k = 0; k < order.length; k++) {
-        const i = order[k];
-        out.writeKey(this.keys[i], this.hashes, i * HASH_BYTES, this.sizes[i], this.seqs[i]);
-      }
-      out.flush();
-      this.closeFd(fd);
-    });
+    try {
+      for (const _ of this.spillSteps());
+    } catch (err) {
+      throw this.diskError(err);
+    }
+  }
+
+  /** spill() in slices: the sort's, then SORTED_PER_SLICE records written at a time. */
+  private *spillSteps(): Generator<void> {
+    const order = yield* this.sortSteps();
+    const file = this.newFile(`run-${this.runs.length}`);
+    const fd = this.open(file, 'w');
+    const out = new RecordWriter(fd);
+    for (let k = 0; k < order.length; k++) {
+      if (k % SORTED_PER_SLICE === SORTED_PER_SLICE - 1) yield;
+      const i = order[k];
+      out.writeKey(this.keys[i], this.hashes, i * HASH_BYTES, this.sizes[i], this.seqs[i]);
+    }
+    out.flush();
+    this.closeFd(fd);
     this.n = 0;
     this.chars = 0;
   }
 
-  /** A k-way merge of the runs into one file through a binary heap of readers; the runs are then deleted. */
-  private merge(): void {
+  /** A k-way merge of the runs into one file through a binary heap of readers, a slice at a time; the runs are then deleted. */
+  private *merge(): Generator<void> {
     const bytes = Math.max(64 << 10, Math.min(IO_BYTES, Math.floor(MERGE_BYTES / this.runs.length)));
     const readers: RecordReader[] = [];
     const fds: number[] = [];
@@ -245,7 +337,8 @@ export class SortedKeys {
     const file = this.newFile('sorted');
     const fd = this.open(file, 'w');
     const out = new RecordWriter(fd);
-    while (heap.length > 0) {
+    for (let written = 1; heap.length > 0; written++) {
+      if (written % MERGED_PER_TURN === 0) yield;
       const r = heap[0];
       out.writeRaw(r.bytes, r.start, r.stop);
       if (!r.advance()) {
@@ -290,15 +383,11 @@ export class SortedKeys {
     fs.closeSync(fd);
   }
 
-  /** Runs a disk step; on failure deletes every file and throws one error naming the folder. */
-  private guard(step: () => void): void {
-    try {
-      step();
-    } catch (err) {
-      this.close();
-      const why = err instanceof Error ? err.message : String(err);
-      throw new Error(`Cannot keep the sorted keys in the folder ${this.tmpDir}: ${why}`, { cause: err });
-    }
+  /** A disk step failed: every file deleted, and one error naming the folder. */
+  private diskError(err: unknown): Error {
+    this.close();
+    const why = err instanceof Error ? err.message : String(err);
+    return new Error(`Cannot keep the sorted keys in the folder ${this.tmpDir}: ${why}`, { cause: err });
   }
 }
 

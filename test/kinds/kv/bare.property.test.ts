@@ -30,11 +30,11 @@ const textOf = (p: Record<string, unknown>, how: string): string =>
 async function chunksOf(file: string, text: string, parseAll: boolean): Promise<{ wire: boolean[]; chunks: [string, unknown][] }> {
   const temp = tempRoot({ [file]: text });
   try {
-    const built = buildKv({ sources: [file.endsWith('.jsonl') ? { jsonl: file } : { file }] }, fakeContext(temp.root));
+    const built = await buildKv({ sources: [file.endsWith('.jsonl') ? { jsonl: file } : { file }] }, fakeContext(temp.root));
     const real = built.payload as KvPayload;
     const wire = Array.from({ length: real.sizes.length }, (_, seq) => real.wire.get(seq));
     const payload: KvPayload = parseAll ? { ...real, wire: { get: () => false } as unknown as KvPayload['wire'] } : real;
-    const desired = { ...desiredKv({ pairs: [] }), request: built.request, payload };
+    const desired = { ...(await desiredKv({ pairs: [] })), request: built.request, payload };
     const bodies = (await planKv(planContext(desired), { maxPairs: 7, maxBytes: 100000000 })).actions.map((a) => a.body as DeferredBody);
     const chunks: [string, unknown][] = [];
     for (const body of bodies) {

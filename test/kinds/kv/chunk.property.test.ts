@@ -110,7 +110,7 @@ describe('KV chunking', () => {
     );
     await fc.assert(
       fc.asyncProperty(scenario, async ([prepared, fate, gone, lim]) => {
-        const desired = desiredKv({ pairs: prepared.map((p) => p.pair) });
+        const desired = await desiredKv({ pairs: prepared.map((p) => p.pair) });
         const stored = new Map<string, string>();
         const expired: string[] = [];
         prepared.forEach(({ pair, hash }, i) => {

@@ -23,9 +23,9 @@ async function planOf(files: Record<string, string>, spec: object, before: (root
   cleanup = temp.cleanup;
   before(temp.root);
   const ctx = fakeContext(temp.root);
-  const built = buildKv(spec, ctx);
+  const built = await buildKv(spec, ctx);
   expect(ctx.issues).toEqual([]);
-  const desired = { ...desiredKv({ pairs: [] }), request: built.request, payload: built.payload };
+  const desired = { ...(await desiredKv({ pairs: [] })), request: built.request, payload: built.payload };
   const bodies = (await planKv(planContext(desired), { maxPairs: 10, maxBytes: 100000000 })).actions.map((a) => a.body as DeferredBody);
   return { root: temp.root, bodies };
 }

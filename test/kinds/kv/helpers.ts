@@ -88,9 +88,9 @@ export function kvDocument(spec: KvSpec, root = '/config'): ResourceDocument {
 }
 
 /** The desired resource of an inline spec (fails the test on any issue). */
-export function desiredKv(spec: KvSpec): DesiredResource {
+export async function desiredKv(spec: KvSpec): Promise<DesiredResource> {
   const ctx = fakeContext('/nonexistent');
-  const built = buildKv(spec, ctx);
+  const built = await buildKv(spec, ctx);
   if (ctx.issues.length) throw new Error(`unexpected issues: ${JSON.stringify(ctx.issues)}`);
   const scope = { account: 'a'.repeat(32), namespace: 'b'.repeat(32) };
   return {

@@ -23,13 +23,13 @@ const pairs = Array.from({ length: 2_500 }, (_, i) => ({
 const jsonl = (items: readonly unknown[]) => items.map((p) => JSON.stringify(p)).join('\n');
 
 /** The document built twice: in the main thread and in a reader thread; both contexts' issues. */
-function bothWays(files: Record<string, string | Buffer>, spec: KvSpec, before: (root: string) => void = () => undefined, reading: BuildKvOptions['reading'] = {}) {
+async function bothWays(files: Record<string, string | Buffer>, spec: KvSpec, before: (root: string) => void = () => undefined, reading: BuildKvOptions['reading'] = {}) {
   const temp = tempRoot(files);
   cleanup = temp.cleanup;
   before(temp.root);
   const here = fakeContext(temp.root);
   const there = fakeContext(temp.root);
-  return { root: temp.root, here: { ctx: here, built: buildKv(spec, here) }, there: { ctx: there, built: buildKv(spec, there, { threadBytes: 0, reading }) } };
+  return { root: temp.root, here: { ctx: here, built: await buildKv(spec, here) }, there: { ctx: there, built: await buildKv(spec, there, { threadBytes: 0, reading }) } };
 }
 
 /** Every pair of the payload in chunks of 1,000: the bodies' bytes and records, or the first refusal. */
@@ -55,22 +55,22 @@ async function sendAll(payload: KvPayload): Promise<{ bytes: string[]; records: 
 }
 
 describe('a KV source read in a reader thread', () => {
-  it('reads pairs of the largest value a pair may hold (25 MiB) within its bounded heap, as the main thread does', () => {
+  it('reads pairs of the largest value a pair may hold (25 MiB) within its bounded heap, as the main thread does', async () => {
     const big = 'x'.repeat(26_214_400);
     const items = [
       { key: 'big/1', value: big },
       { key: 'small', value: 's' },
       { key: 'big/2', value: `${big.slice(2)}é` },
     ];
-    const { here, there } = bothWays({ 'pairs.jsonl': jsonl(items) }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const { here, there } = await bothWays({ 'pairs.jsonl': jsonl(items) }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     expect(there.ctx.issues).toEqual([]);
     expect(there.built.request).toEqual(here.built.request);
     expect([...(there.built.payload as KvPayload).keys.entries()]).toEqual([...(here.built.payload as KvPayload).keys.entries()]);
   });
 
-  it('plans the same keys, hashes, sizes, digest and pairs sent as read as one read in the main thread', () => {
+  it('plans the same keys, hashes, sizes, digest and pairs sent as read as one read in the main thread', async () => {
     for (const reading of [{}, { segmentBytes: 5_000 }]) {
-      const { here, there } = bothWays({ 'pairs.jsonl': jsonl(pairs) }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, reading);
+      const { here, there } = await bothWays({ 'pairs.jsonl': jsonl(pairs) }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, reading);
       expect(there.ctx.issues).toEqual([]);
       expect(there.built.request).toEqual(here.built.request);
       const a = there.built.payload as KvPayload;
@@ -82,11 +82,11 @@ describe('a KV source read in a reader thread', () => {
     }
   });
 
-  it('reports the same problems at the same lines and items, counts the rest, and stops at a broken line as the main thread does', () => {
+  it('reports the same problems at the same lines and items, counts the rest, and stops at a broken line as the main thread does', async () => {
     const lines = pairs.slice(0, 300).map((p) => JSON.stringify(p));
     for (let i = 5; i < 300; i += 2) lines[i] = JSON.stringify({ key: `bad key ${i}`, value: 1 });
     lines.push('{"key": "k/last", "value": }', JSON.stringify({ key: 'after', value: 'never read' }));
-    const { here, there } = bothWays({ 'pairs.jsonl': lines.join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const { here, there } = await bothWays({ 'pairs.jsonl': lines.join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     expect(there.ctx.issues).toEqual(here.ctx.issues);
     expect(there.ctx.issues[0]).toEqual({
       path: 'spec.sources[0].jsonl',
@@ -96,13 +96,13 @@ describe('a KV source read in a reader thread', () => {
     expect(there.ctx.issues.some((i) => /^pairs\.jsonl:301(:\d+)?: not valid JSON: /.test(i.message))).toBe(true);
   });
 
-  it('cut into ranges read by two threads in turn, gives the same pairs, problems, lines and refusal as one read', () => {
+  it('cut into ranges read by two threads in turn, gives the same pairs, problems, lines and refusal as one read', async () => {
     // Ranges of about 2 KB: dozens of them, problems in several, a broken line far into the file.
     const lines = pairs.slice(0, 1_500).map((p) => JSON.stringify(p));
     for (let i = 3; i < 1_500; i += 9) lines[i] = JSON.stringify({ key: `bad key ${i}`, value: 'v' });
     lines.splice(700, 0, '', '   ');
     const reading = { segmentBytes: 2_000, threads: 2 };
-    const clean = bothWays({ 'pairs.jsonl': `\ufeff${lines.join('\r\n')}\r\n` }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, reading);
+    const clean = await bothWays({ 'pairs.jsonl': `\ufeff${lines.join('\r\n')}\r\n` }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, reading);
     expect(clean.there.ctx.issues).toEqual(clean.here.ctx.issues);
     expect(clean.there.ctx.issues).toHaveLength(MAX_PROBLEMS_PER_SOURCE + 1);
     expect(clean.there.built.request).toEqual(clean.here.built.request);
@@ -110,7 +110,7 @@ describe('a KV source read in a reader thread', () => {
     const b = clean.here.built.payload as KvPayload;
     expect([...a.keys.entries()]).toEqual([...b.keys.entries()]);
     lines[1_203] = '{"key": "k/broken", "value": "v"';
-    const broken = bothWays({ 'pairs.jsonl': lines.join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, reading);
+    const broken = await bothWays({ 'pairs.jsonl': lines.join('\n') }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, reading);
     expect(broken.there.ctx.issues).toEqual(broken.here.ctx.issues);
     expect(broken.there.ctx.issues.some((i) => /^pairs\.jsonl:1204(:\d+)?: not valid JSON: /.test(i.message))).toBe(true);
     expect((broken.there.built.payload as KvPayload).sizes.length).toBe((broken.here.built.payload as KvPayload).sizes.length);
@@ -122,7 +122,7 @@ describe('a KV source read in a reader thread', () => {
     // Spaced and compact elements; a compact one with no space around it is a bare pair's text, read as bytes.
     const textOf = (list: readonly unknown[]) =>
       `\ufeff[\n${list.map((p, i) => (i === 0 ? '' : i % 4 ? ',' : ',\n ') + (typeof p === 'string' ? p : JSON.stringify(p, null, i % 2 ? 1 : undefined))).join('')}\n]`;
-    const { here, there } = bothWays({ 'pairs.json': textOf(items) }, { sources: [{ file: 'pairs.json' }] });
+    const { here, there } = await bothWays({ 'pairs.json': textOf(items) }, { sources: [{ file: 'pairs.json' }] });
     expect(there.ctx.issues).toEqual(here.ctx.issues);
     expect(there.ctx.issues[0]).toEqual({
       path: 'spec.sources[0].file',
@@ -139,26 +139,26 @@ describe('a KV source read in a reader thread', () => {
     const broken = [...items];
     broken[900] = '{"key": "k/900"\n  "value": "v"}';
     for (const text of [textOf(broken), textOf(items).slice(0, 40_000)]) {
-      const both = bothWays({ 'pairs.json': text }, { sources: [{ file: 'pairs.json' }] });
+      const both = await bothWays({ 'pairs.json': text }, { sources: [{ file: 'pairs.json' }] });
       expect(both.there.ctx.issues).toEqual(both.here.ctx.issues);
       expect(both.there.ctx.issues.at(-1)?.message).toMatch(/^pairs\.json(:\d+:\d+: not valid JSON: |: the file ends before the array is closed)/);
     }
     const valid = pairs.slice(0, 1_200);
-    const clean = bothWays({ 'pairs.json': JSON.stringify(valid, null, 1) }, { sources: [{ file: 'pairs.json' }] });
+    const clean = await bothWays({ 'pairs.json': JSON.stringify(valid, null, 1) }, { sources: [{ file: 'pairs.json' }] });
     const sent = await sendAll(clean.there.built.payload as KvPayload);
     if (typeof sent === 'string') throw new Error(sent);
     expect(sent.bytes.flatMap((body) => JSON.parse(body))).toEqual(valid);
   });
 
-  it('names a key defined twice at both places, as the main thread does', () => {
+  it('names a key defined twice at both places, as the main thread does', async () => {
     const items = [...pairs.slice(0, 50), { key: 'k/00003', value: 'again' }];
-    const { here, there } = bothWays({ 'pairs.jsonl': jsonl(items) }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, { segmentBytes: 1_000 });
+    const { here, there } = await bothWays({ 'pairs.jsonl': jsonl(items) }, { sources: [{ jsonl: 'pairs.jsonl' }] }, undefined, { segmentBytes: 1_000 });
     expect(there.ctx.issues).toEqual([{ path: 'spec.sources[0].jsonl', message: 'key "k/00003" is defined twice: pairs.jsonl:4 and pairs.jsonl:51' }]);
     expect(there.ctx.issues).toEqual(here.ctx.issues);
   });
 
   it('is sent at apply as the bytes of its pairs, each key recorded with its hash and expiry', async () => {
-    const { there } = bothWays({ 'pairs.jsonl': jsonl(pairs) }, { sources: [{ jsonl: 'pairs.jsonl' }] });
+    const { there } = await bothWays({ 'pairs.jsonl': jsonl(pairs) }, { sources: [{ jsonl: 'pairs.jsonl' }] });
     const sent = await sendAll(there.built.payload as KvPayload);
     if (typeof sent === 'string') throw new Error(sent);
     expect(sent.bytes.flatMap((b) => JSON.parse(b))).toEqual(pairs);
@@ -172,7 +172,7 @@ describe('a KV source read in a reader thread', () => {
   it('refuses at apply a pair changed since the plan, or a file cut short, naming where', async () => {
     // Whole seconds, set again exactly after each rewrite of the same length: only the pairs tell.
     const at = 1_800_000_000;
-    const { root, there } = bothWays({ 'pairs.jsonl': jsonl(pairs) }, { sources: [{ jsonl: 'pairs.jsonl' }] }, (r) => fs.utimesSync(path.join(r, 'pairs.jsonl'), at, at));
+    const { root, there } = await bothWays({ 'pairs.jsonl': jsonl(pairs) }, { sources: [{ jsonl: 'pairs.jsonl' }] }, (r) => fs.utimesSync(path.join(r, 'pairs.jsonl'), at, at));
     const payload = there.built.payload as KvPayload;
     const file = path.join(root, 'pairs.jsonl');
     const rewrite = (text: string) => (fs.writeFileSync(file, text), fs.utimesSync(file, at, at));

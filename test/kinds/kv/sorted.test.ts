@@ -183,6 +183,52 @@ describe('SortedKeys', () => {
   });
 });
 
+describe('SortedKeys over runs larger than one slice of its sort', () => {
+  // 70,000 entries: several slices of the sort and a last, shorter one; keys repeat, some astral.
+  const many = (order: 'shuffled' | 'in order'): KeyEntry[] => {
+    const entries = Array.from({ length: 70_000 }, (_, seq): KeyEntry => ({ key: `k/${seq % 9 === 0 ? '😀' : ''}${(seq * 7919) % 60_000}`, hash: h(`${seq}`), size: seq, seq }));
+    if (order === 'in order') return expected(entries);
+    let seed = 11;
+    for (let i = entries.length - 1; i > 0; i--) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      const j = seed % (i + 1);
+      [entries[i], entries[j]] = [entries[j], entries[i]];
+    }
+    return entries;
+  };
+
+  it('gives every entry in UTF-8 order of its key, then seq, whether the run stays in memory or is written', () => {
+    for (const order of ['shuffled', 'in order'] as const) {
+      const entries = many(order);
+      for (const runEntries of [100_000, 30_000]) {
+        const { keys, got } = sortedOf(entries, runEntries);
+        expect(got).toEqual(expected(entries));
+        keys.close();
+      }
+    }
+  });
+
+  it('with spills deferred, keeps a full run until spillInTurns writes it, refusing adds meanwhile, in the same order', async () => {
+    const entries = many('shuffled');
+    const keys = new SortedKeys({ runEntries: 20_000, tmpDir: tmp, deferSpills: true });
+    let spills = 0;
+    for (const [i, e] of entries.entries()) {
+      keys.add(e.key, e.hash, e.size, e.seq);
+      // The owner looks at every thousandth add, as the plan does at its turns: a run waits past its bound.
+      if (i % 1000 !== 999 || !keys.spillDue) continue;
+      const writing = keys.spillInTurns();
+      expect(() => keys.add('late', h('late'), 1, 1_000_000)).toThrow('while its run is written');
+      await writing;
+      spills++;
+      expect(keys.spillDue).toBe(false);
+    }
+    await keys.finishInTurns();
+    expect(spills).toBe(3);
+    expect([...keys.entries()]).toEqual(expected(entries));
+    keys.close();
+  });
+});
+
 describe('SortedKeys left open', () => {
   /** The module and what it imports, transpiled into `tmp`, then `script` run in a node with gc exposed. */
   function runChild(script: string): string {
@@ -191,6 +237,7 @@ describe('SortedKeys left open', () => {
       ['src/util/options.ts', 'util/options.js'],
       ['src/util/compare.ts', 'util/compare.js'],
       ['src/kinds/kv/sorted-files.ts', 'kinds/kv/sorted-files.js'],
+      ['src/util/turn.ts', 'util/turn.js'],
     ]) {
       const source = fs.readFileSync(path.resolve(from), 'utf8');
       const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
