@@ -2,11 +2,10 @@
 // handed to the plan in batches as messages, so reading and parsing use a second core while the plan sorts keys.
 
 import fs from 'node:fs';
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { SourceReadError } from './stream-shared.js';
 import { pairItems } from './stream.js';
 import type { ItemPosition } from './stream-shared.js';
-import { compiledFile } from '../../util/compiled.js';
+import { startThread, Thread } from '../../util/thread.js';
 
 /** Items per batch: a batch is one message, its columns handed over, not copied. */
 export const PLAN_BATCH = 8192;
@@ -25,7 +24,6 @@ export interface PlanStart {
   readonly segments?: readonly number[];
   /** Int32 slot 0: batches posted; slot 1: batches taken; slot 2: the index of an item read lately, which shows the thread is alive. */
   readonly flags: SharedArrayBuffer;
-  readonly port: MessagePort;
 }
 
 /** One problem of one item, as the plan reports it. */
@@ -63,21 +61,13 @@ const STALL_MS = 60_000;
 /** How often a batch awaited checks that its thread still reads items. */
 const STALL_CHECK_MS = 1000;
 
-/** The compiled reader (see compiledFile). */
-function readerFile(): string {
-  return compiledFile(new URL('./read-worker.js', import.meta.url), new URL('../../../dist/kinds/kv/read-worker.js', import.meta.url));
-}
+/** The reader thread's module (see startThread). */
+const READER = { beside: new URL('./read-worker.js', import.meta.url), fromSources: new URL('../../../dist/kinds/kv/read-worker.js', import.meta.url) };
 
 export interface Stream {
   readonly file: string;
   readonly format: 'json' | 'jsonl';
   readonly name: string;
-}
-
-/** A batch asked for before it came: settled by the next message, or by the stall check. */
-interface Waiter {
-  readonly resolve: (batch: PlanBatch) => void;
-  readonly reject: (err: Error) => void;
 }
 
 /**
@@ -86,87 +76,48 @@ interface Waiter {
  */
 class ReaderThread {
   private readonly slots: Int32Array;
-  private readonly port: MessagePort;
-  private readonly worker: Worker;
-  /** Batches come and not yet taken: at most PLAN_AHEAD, since the thread waits beyond. */
-  private readonly queue: PlanBatch[] = [];
-  private waiter: Waiter | undefined;
-  /** While a batch is awaited: the check, each STALL_CHECK_MS, that the thread still reads items. */
-  private stall: { timer: NodeJS.Timeout; read: number; still: number } | undefined;
+  private readonly thread: Thread<PlanBatch>;
   private taken = 0;
 
   constructor(
     private readonly name: string,
-    start: Omit<PlanStart, 'flags' | 'port'>,
+    start: Omit<PlanStart, 'flags'>,
   ) {
     const flags = new SharedArrayBuffer(12);
     this.slots = new Int32Array(flags);
-    const { port1, port2 } = new MessageChannel();
-    this.port = port1;
-    port1.on('message', (batch: PlanBatch) => this.arrived(batch));
-    // Awaited only while a batch is asked for: otherwise the port keeps no process alive.
-    port1.unref();
     // A reader keeps only a few batches: a small young generation keeps its garbage from growing the process
     // (two readers with V8's default took a no-op re-plan of 10M pairs from 274 to 464 MiB).
-    this.worker = new Worker(readerFile(), { workerData: { ...start, flags, port: port2 } satisfies PlanStart, transferList: [port2], resourceLimits: READER_LIMITS });
-    this.worker.unref();
+    this.thread = new Thread(startThread(READER, { data: { ...start, flags } satisfies PlanStart, limits: READER_LIMITS }));
   }
 
-  /** The next batch, in the order the thread posted them. */
-  next(): Promise<PlanBatch> {
-    const batch = this.queue.shift();
-    if (batch) return Promise.resolve(this.take(batch));
-    return new Promise<PlanBatch>((resolve, reject) => {
-      this.waiter = { resolve, reject };
-      this.port.ref();
-      // A thread that died reads no more items: a minute with none is the end of it.
-      this.stall = { timer: setInterval(() => this.check(), STALL_CHECK_MS), read: Atomics.load(this.slots, 2), still: 0 };
+  /** The next batch, in the order the thread posted them; rejects when the thread ended or stopped reading. */
+  async next(): Promise<PlanBatch> {
+    const { slots } = this;
+    let timer: NodeJS.Timeout | undefined;
+    // A thread that hangs reads no more items: a minute with none is the end of it.
+    const stalled = new Promise<never>((_, reject) => {
+      let read = Atomics.load(slots, 2);
+      let still = 0;
+      timer = setInterval(() => {
+        const now = Atomics.load(slots, 2);
+        if (now !== read) (read = now), (still = 0);
+        else if ((still += STALL_CHECK_MS) >= STALL_MS) reject(new Error(`${this.name}: the thread reading it stopped`));
+      }, STALL_CHECK_MS);
     });
+    try {
+      const batch = await Promise.race([this.thread.next(), stalled]);
+      if (!batch) throw new Error(`${this.name}: the thread reading it ${this.thread.error ? `failed: ${this.thread.error.message}` : 'stopped'}`);
+      // One more batch taken: the thread posts again if it waited on PLAN_AHEAD.
+      Atomics.store(slots, 1, ++this.taken);
+      Atomics.notify(slots, 1);
+      return batch;
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   close(): void {
-    this.settle();
-    this.port.close();
-    void this.worker.terminate();
-  }
-
-  private arrived(batch: PlanBatch): void {
-    const { waiter } = this;
-    if (!waiter) {
-      this.queue.push(batch);
-      return;
-    }
-    this.settle();
-    waiter.resolve(this.take(batch));
-  }
-
-  /** Tells the thread one more batch is taken: it posts again when it waited on PLAN_AHEAD. */
-  private take(batch: PlanBatch): PlanBatch {
-    Atomics.store(this.slots, 1, ++this.taken);
-    Atomics.notify(this.slots, 1);
-    return batch;
-  }
-
-  private check(): void {
-    const { stall, waiter } = this;
-    if (!stall || !waiter) return;
-    const now = Atomics.load(this.slots, 2);
-    if (now !== stall.read) {
-      stall.read = now;
-      stall.still = 0;
-      return;
-    }
-    if ((stall.still += STALL_CHECK_MS) < STALL_MS) return;
-    this.settle();
-    waiter.reject(new Error(`${this.name}: the thread reading it stopped`));
-  }
-
-  /** No batch awaited any more: no stall check, and the port keeps no process alive. */
-  private settle(): void {
-    this.waiter = undefined;
-    if (this.stall) clearInterval(this.stall.timer);
-    this.stall = undefined;
-    this.port.unref();
+    void this.thread.stop();
   }
 }
 

@@ -2,7 +2,7 @@
 // ranges (a JSON array: only cuts it into elements) and posts them in batches, waiting when the plan is that far behind.
 
 import fs from 'node:fs';
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { BARE_KEY_AT, bareKeyClose, bareKeyEnd, digestTag, hashTag, kvDigest, KV_RULES, preparePair, sentAsRead } from './pair.js';
 import { PieceKeys } from './piece-keys.js';
 import { PLAN_AHEAD, PLAN_BATCH, type PlanBatch, type PlanProblem, type PlanStart } from './plan-batches.js';
@@ -59,7 +59,7 @@ class Batch {
 
 function plan(start: PlanStart): void {
   const slots = new Int32Array(start.flags);
-  const { port } = start;
+  const port = parentPort!;
   // A JSON array's elements are only found here, not parsed: the tokenizer takes one core, the plan parses.
   const cutOnly = start.format === 'json';
   let batch = new Batch(cutOnly);
@@ -127,7 +127,6 @@ function plan(start: PlanStart): void {
   } catch (err) {
     post(err instanceof SourceReadError ? { problems, readError: err.message } : { problems, thrown: err instanceof Error ? err.message : String(err) });
   }
-  port.close();
 }
 
 /** Line ends in bytes [start, end) of `file`: how far the next range's line numbers start. */
