@@ -22,12 +22,16 @@ export type {
   TaskQueue,
 } from './options.js';
 export type { RateLimiter } from './rate.js';
+export { refresh } from './refresh.js';
+import type { RateLimiter } from './rate.js';
 
 export interface Executor {
   /** Runs every action of `plan` it can; resolves when all are settled (or, after a stop, when those in flight are). */
   execute(plan: Plan): Promise<ApplyResult>;
   /** For a plan with no action: records what it says of resources (blocked, orphaned, applied again); no call. */
   settle(plan: Plan): Promise<void>;
+  /** Each credential's pace: a refresh's reads take their places in it too. */
+  readonly limiterFor: (credential: string | undefined) => RateLimiter;
 }
 
 export function createExecutor(options: ExecutorOptions): Executor {
@@ -37,6 +41,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   if (signal) allowListeners(signal, queue);
 
   return {
+    limiterFor,
     async settle(plan) {
       await clearSettled(plan, resolved.state, resolved.logger);
       await recordUnsettled(plan, resolved.state, resolved.logger);

@@ -9,7 +9,7 @@ import type { Action } from '../plan/types.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { fileSecrets, type SecretSink } from './files.js';
-import { createRateLimiter, type RateLimit, type RateLimiter, type ServerCount } from './rate.js';
+import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimit, type RateLimiter, type ServerCount } from './rate.js';
 
 /**
  * The one thing the executor needs of the API client; src/api's ApiClient satisfies it.
@@ -196,7 +196,7 @@ const silent: ExecutorLogger = { info() {}, warn() {}, error() {}, debug() {} };
  * The given limiter for every credential, else one of `rate` per credential, made on first use; while
  * the server's count is unknown it lets out as many calls as the queue runs (`ahead`).
  */
-function limiters(given: RateLimiter | undefined, rate: RateLimit, clock: Clock, ahead: number): (credential: string | undefined) => RateLimiter {
+export function limiters(given: RateLimiter | undefined, rate: RateLimit, clock: Clock, ahead: number): (credential: string | undefined) => RateLimiter {
   if (given) return () => given;
   const made = new Map<string | undefined, RateLimiter>();
   return (credential) => {
@@ -211,7 +211,7 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
   const retry = options.retry ?? {};
   const clock = options.clock ?? systemClock;
   const concurrency = options.concurrency ?? 4;
-  const rateLimit = options.rateLimit ?? { requests: 1200, intervalMs: 300_000 };
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const { signal } = options;
   return {
     client: options.client,

@@ -21,6 +21,9 @@
 
 import type { Clock } from '../util/clock.js';
 
+/** The provider's published ceiling, 1,200 calls per 5 minutes: the cap when none is given. */
+export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 1200, intervalMs: 300_000 };
+
 /** The request cap the limiter enforces; the executor's options (./options.ts) take one. */
 export interface RateLimit {
   /** Requests allowed in any window of `intervalMs`. */

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { LoadResult } from '../config/index.js';
 import { getKind } from '../kinds/registry.js';
 import type { Approvals } from '../state/approvals.js';
-import type { StateStore } from '../state/types.js';
+import type { ResourceQuery, ResourceStatus, StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
 import { checkAllowedHost } from '../util/host-check.js';
@@ -210,7 +210,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
   const resources = async () => (await terms.current()?.store.list()) ?? [];
-  metrics.trackResources(resources);
+  // Counted and paged by the state's database where it can: a scrape or a page of /status never reads every row.
+  metrics.trackResources(async () => {
+    const store = terms.current()?.store;
+    if (store?.statusCounts) return store.statusCounts();
+    const counts = new Map<ResourceStatus, number>();
+    for (const r of (await store?.list()) ?? []) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+    return counts;
+  });
+  const resourcePage = async (query: ResourceQuery) => terms.current()?.store.resourcePage?.(query);
   await terms.first();
   const status = () => loop?.status() ?? NO_RUN;
 
@@ -221,6 +229,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     role: () => terms.role(),
     ...(options.source && { source: options.source }),
     resources,
+    resourcePage,
     history: async (limit) => (await terms.current()?.store.runs?.(limit)) ?? [],
     registry: metrics.registry,
     access,

@@ -9,7 +9,7 @@ import type { LoopEngine, LoopLogger } from './loop-types.js';
 /** What the daemon runs on while it writes the state: the composition root's Session. */
 export interface Term {
   readonly engine: LoopEngine;
-  readonly store: Pick<StateStore, 'list' | 'runs'>;
+  readonly store: Pick<StateStore, 'list' | 'runs' | 'resourcePage' | 'statusCounts'>;
   /** True once this replica holds the lock no more (its database session was lost). @default never */
   lost?(): boolean;
   /** Releases the lock. */

@@ -18,7 +18,8 @@ export interface DaemonMetrics {
   /** Hand to the reconcile loop. */
   readonly observer: LoopObserver;
   /** Makes edgesync_resources{status} count what `list` returns at each scrape (the state store's resources). */
-  trackResources(list: () => Promise<readonly { readonly status: ResourceStatus }[]>): void;
+  /** edgesync_resources by status, asked at each scrape (StateStore.statusCounts: counted by the database). */
+  trackResources(counts: () => Promise<ReadonlyMap<ResourceStatus, number>>): void;
   /** edgesync_leader: 1 while this replica writes the state, 0 while it stands by. */
   setLeader(leader: boolean): void;
   /** A git source's sync: counts failures, and times the last success (series made on first use). */
@@ -113,16 +114,15 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
 
   return {
     registry,
-    trackResources(list) {
+    trackResources(counted) {
       new Gauge({
         name: 'edgesync_resources',
         help: 'Resources in state by status (applied, failed, blocked, orphaned, uncertain).',
         labelNames: ['status'],
         registers: [registry],
         async collect() {
-          const counts = new Map<ResourceStatus, number>(STATUSES.map((s) => [s, 0]));
-          for (const r of await list()) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
-          for (const [status, n] of counts) this.set({ status }, n);
+          const counts = await counted();
+          for (const status of STATUSES) this.set({ status }, counts.get(status) ?? 0);
         },
       });
     },

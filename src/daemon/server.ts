@@ -4,7 +4,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { formatError } from '../config/index.js';
-import type { AppliedResource, RunRecord } from '../state/types.js';
+import type { AppliedResource, ResourcePage, ResourceQuery, RunRecord } from '../state/types.js';
 import { degradedReason, type LoopStatus } from './loop-types.js';
 import type { Role } from './leadership.js';
 import { revisionOf } from '../config/revision.js';
@@ -21,6 +21,8 @@ export interface EndpointSources {
   readonly source?: () => object;
   /** What the state store holds (StateStore.list). */
   readonly resources: () => Promise<readonly AppliedResource[]>;
+  /** A page of the resources read by the state's database, when it can (StateStore.resourcePage): /status with a limit reads only that page. */
+  readonly resourcePage?: (query: ResourceQuery) => Promise<ResourcePage | undefined>;
   /** The newest runs the state keeps (StateStore.runs), at most `limit`, before this process's too. */
   readonly history: (limit: number) => Promise<readonly RunRecord[]>;
   readonly registry: Registry;
@@ -84,7 +86,18 @@ const MAX_LIMIT = 10_000;
 async function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
   const s = src.status();
   const role = src.role();
-  const [history, resources] = await Promise.all([src.history(STATUS_HISTORY), src.resources()]);
+  // A page asked for (as the status page asks) is read by the database; the whole list only when asked for whole.
+  const page =
+    slice.limit !== undefined && src.resourcePage
+      ? await src.resourcePage({
+          ...(slice.kind && { kind: slice.kind }),
+          ...(slice.status && { status: slice.status }),
+          ...(slice.q && { q: slice.q }),
+          offset: slice.offset ?? 0,
+          limit: slice.limit,
+        })
+      : undefined;
+  const [history, resources] = await Promise.all([src.history(STATUS_HISTORY), page ? page.resources : src.resources()]);
   return {
     // The config in force; a newer commit that was refused is `invalidRevision`, beside its errors.
     revision: revisionOf(s.revision, s.digest),
@@ -100,7 +113,23 @@ async function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
     history,
     // Resources the config asks for that no run can bring in step until a person acts.
     needsAttention: s.lastRun?.needsAttention ?? [],
-    ...sliced(resources, slice),
+    ...(page ? listed(resources, page.count) : sliced(resources, slice)),
+  };
+}
+
+/** Resources as /status lists them, with how many match. */
+function listed(resources: readonly AppliedResource[], count: number) {
+  return {
+    resourceCount: count,
+    resources: resources.map((r) => ({
+      key: r.key,
+      kind: r.kind,
+      name: r.name,
+      status: r.status,
+      ...(r.remoteId !== undefined && { remoteId: r.remoteId }),
+      ...(r.appliedAt !== undefined && { appliedAt: r.appliedAt }),
+      ...(r.lastError !== undefined && { lastError: r.lastError }),
+    })),
   };
 }
 
@@ -112,19 +141,8 @@ function sliced(all: readonly AppliedResource[], slice: ResourceSlice) {
       : all;
   const offset = slice.offset ?? 0;
   const shown = slice.limit !== undefined || offset ? matching.slice(offset, offset + (slice.limit ?? matching.length)) : matching;
-  return {
-    // How many match, so a client pages with offset and limit; the page at / does the same on the server.
-    resourceCount: matching.length,
-    resources: shown.map((r) => ({
-      key: r.key,
-      kind: r.kind,
-      name: r.name,
-      status: r.status,
-      ...(r.remoteId !== undefined && { remoteId: r.remoteId }),
-      ...(r.appliedAt !== undefined && { appliedAt: r.appliedAt }),
-      ...(r.lastError !== undefined && { lastError: r.lastError }),
-    })),
-  };
+  // How many match, so a client pages with offset and limit; the page at / does the same on the server.
+  return listed(shown, matching.length);
 }
 
 export function buildServer(src: EndpointSources): FastifyInstance {

@@ -5,12 +5,13 @@ import type { Logger } from 'pino';
 import type { LoadResult } from '../config/index.js';
 import type { ConfigSource } from '../config/source.js';
 import { buildPlan, PlanMemo, type PlanOptions } from '../plan/index.js';
-import { createExecutor, type ApplyResult, type ExecutorOptions } from '../apply/index.js';
+import { createExecutor, refresh, type ApplyResult, type ExecutorOptions, type RateLimiter } from '../apply/index.js';
+import type { ApiClient } from '../api/client.js';
 import { getKind } from '../kinds/registry.js';
 import '../kinds/index.js';
 import type { DesiredResource, Outcome } from '../kinds/kind.js';
 import type { Action, Plan } from '../plan/types.js';
-import type { RunRecord, StateStore } from '../state/types.js';
+import type { RunRecord, StateSnapshot, StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 
 export interface EngineOptions {
@@ -44,10 +45,55 @@ export interface EngineOptions {
   readonly signal?: AbortSignal;
 }
 
+/** What a run asks of its plan beyond the config and the state: drift overwritten blindly, or read first. */
+export type PlanAsk = Pick<PlanOptions, 'resync' | 'replace' | 'recreateMissing'> & {
+  /** Read what is there first (src/apply/refresh.ts) and plan against it. @default false */
+  readonly refresh?: boolean;
+};
+
+/** A client that reads as well as writes: what a refresh needs. */
+type Reader = Pick<ApiClient, 'read' | 'pages'>;
+
+/**
+ * A plan of `resources` against `snapshot`, after a refresh when `ask.refresh`: the reads go through
+ * `reader`, each credential paced by `limiterFor`.
+ */
+export async function planAsked(
+  resources: readonly DesiredResource[],
+  snapshot: StateSnapshot,
+  options: Pick<PlanOptions, 'now' | 'targets' | 'memo'> & {
+    readonly ask?: PlanAsk;
+    /** Made when a refresh is asked for: the client that reads, and each credential's pace. */
+    readonly reading?: () => { readonly reader: Partial<Reader>; readonly limiterFor: (credential: string | undefined) => RateLimiter };
+    readonly signal?: AbortSignal;
+  },
+): Promise<Plan> {
+  const { refresh: wantsRefresh, ...drift } = options.ask ?? {};
+  const base = { ...(options.now !== undefined && { now: options.now }), ...(options.targets && { targets: options.targets }), ...drift };
+  if (!wantsRefresh) return buildPlan(resources, snapshot, { ...base, ...(options.memo && { memo: options.memo }) });
+  const reading = options.reading?.();
+  if (!reading?.reader.read || !reading.reader.pages) throw new Error('--refresh needs a client that reads the provider');
+  const seen = await refresh(resources, snapshot, {
+    client: reading.reader as Reader,
+    kinds: getKind,
+    limiterFor: reading.limiterFor,
+    ...(options.signal && { signal: options.signal }),
+  });
+  return buildPlan(resources, snapshot, {
+    ...base,
+    observed: seen.observed,
+    refresh: {
+      calls: seen.calls,
+      recreateMissing: drift.recreateMissing === true,
+      unchecked: seen.unchecked.map((u) => ({ ...(u.credential !== undefined && { credential: u.credential }), why: u.why, resources: u.resources })),
+    },
+  });
+}
+
 export interface Engine {
   load(): Promise<LoadResult>;
-  /** `targets`, `drift.resync`, `drift.replace`: see PlanOptions. */
-  plan(resources: readonly DesiredResource[], targets?: readonly string[], drift?: Pick<PlanOptions, 'resync' | 'replace'>): Promise<Plan>;
+  /** `targets`, and what the run asks (PlanAsk: resync, replace, refresh, recreateMissing): see PlanOptions. */
+  plan(resources: readonly DesiredResource[], targets?: readonly string[], ask?: PlanAsk): Promise<Plan>;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** A plan with nothing to apply: what it says of resources (blocked, orphaned, applied again) goes to state. */
   settle(plan: Plan): Promise<void>;
@@ -91,7 +137,15 @@ export function createEngine(options: EngineOptions): Engine {
   });
   return {
     load: () => source.load({ env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: outputsDir, now: () => clock.now() }),
-    plan: async (resources, targets, drift) => buildPlan(resources, await store.snapshot(), { now: clock.now(), ...(targets && { targets }), ...drift, memo }),
+    plan: async (resources, targets, ask) =>
+      planAsked(resources, await store.snapshot(), {
+        now: clock.now(),
+        ...(targets && { targets }),
+        memo,
+        ...(ask && { ask }),
+        reading: () => ({ reader: options.client as Partial<Reader>, limiterFor: executor.limiterFor }),
+        ...(options.signal && { signal: options.signal }),
+      }),
     apply: (plan, resources) => {
       current = new Map(resources.map((r) => [r.key, r]));
       return executor.execute(plan);

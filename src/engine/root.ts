@@ -5,11 +5,12 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { createClient, type ApiClient, type CallInfo, type Signer } from '../api/index.js';
 import { checkBaseUrl, checkToken, MAX_TIMER_MS } from '../api/options.js';
+import { limiters } from '../apply/options.js';
+import { DEFAULT_RATE_LIMIT } from '../apply/rate.js';
 import { RETRY_DEFAULTS, type ExecutorHooks, type RetryOptions } from '../apply/index.js';
 import type { LoadResult } from '../config/index.js';
 import { withRevision, type ConfigSource } from '../config/source.js';
 import type { DesiredResource } from '../kinds/kind.js';
-import { buildPlan, type PlanOptions } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import type { StateBackend } from '../state/backend.js';
 import type { LockHolder } from '../state/lock.js';
@@ -17,7 +18,7 @@ import type { StateAdmin } from '../state/admin.js';
 import type { StateStore } from '../state/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkFunction, checkInteger, checkNumber, checkString, fail } from '../util/options.js';
-import { createEngine, type Engine } from './index.js';
+import { createEngine, planAsked, type Engine, type PlanAsk } from './index.js';
 import { secretPlaces } from './secrets.js';
 import { readSigners } from './signers.js';
 
@@ -92,8 +93,11 @@ export interface Root {
    * sends nothing): credentials' secrets are neither looked for nor read, and no session follows.
    */
   load(options?: { readonly readStateAhead?: boolean; readonly checkSecrets?: boolean }): Promise<LoadResult>;
-  /** A plan against a snapshot read without the lock, as `plan` makes it: nothing is opened for writing. */
-  planOffline(resources: readonly DesiredResource[], targets?: readonly string[], drift?: Pick<PlanOptions, 'resync' | 'replace'>): Promise<Plan>;
+  /**
+   * A plan against a snapshot read without the lock, as `plan` makes it: nothing is opened for writing.
+   * With `ask.refresh`, what is there is read first (one client, each credential paced as an apply would be).
+   */
+  planOffline(resources: readonly DesiredResource[], targets?: readonly string[], ask?: PlanAsk): Promise<Plan>;
   /** Opens the state (taking its lock) and the client, and builds the engine over them. */
   session(): Promise<Session>;
   /** For a replica: a claim whose `take` gives the session once the lock is free; undefined when the backend has no replicas (SQLite). */
@@ -206,16 +210,19 @@ export function composeRoot(options: RootOptions): Root {
     if (remote) return remote;
     throw new Error('No interface base URL: pass --base-url URL or set EDGESYNC_BASE_URL (for the local emulator: `edgesync emulator` prints it).');
   };
+  /** The client of a run: the token, or each Credentials document's secret read at the last load. */
+  const clientFor = (remote: RemoteOptions): ApiClient =>
+    createClient({
+      baseUrl: remote.baseUrl,
+      ...(remote.token !== undefined && { token: remote.token }),
+      ...(remote.timeoutMs !== undefined && { timeoutMs: remote.timeoutMs }),
+      onResponse: joined.onResponse,
+      signer: (name) => signers.get(name),
+      secrets: () => [...signers.values()].map((s) => s.secret),
+    });
   const sessionOn = async (store: StateAdmin, remote: RemoteOptions): Promise<Session> => {
     try {
-      const client = createClient({
-        baseUrl: remote.baseUrl,
-        ...(remote.token !== undefined && { token: remote.token }),
-        ...(remote.timeoutMs !== undefined && { timeoutMs: remote.timeoutMs }),
-        onResponse: joined.onResponse,
-        signer: (name) => signers.get(name),
-        secrets: () => [...signers.values()].map((s) => s.secret),
-      });
+      const client = clientFor(remote);
       const engine = createEngine({
         source: signing,
         store,
@@ -266,8 +273,19 @@ export function composeRoot(options: RootOptions): Root {
         if (!loaded?.ok) await ahead?.close();
       }
     },
-    planOffline: (resources, targets, drift) =>
-      state.read((snapshot) => buildPlan(resources, snapshot, { now: clock.now(), ...(targets && { targets }), ...drift }), secretsDir, credentialFiles),
+    planOffline: (resources, targets, ask) =>
+      state.read(
+        (snapshot) =>
+          planAsked(resources, snapshot, {
+            now: clock.now(),
+            ...(targets && { targets }),
+            ...(ask && { ask }),
+            reading: () => ({ reader: clientFor(needRemote()), limiterFor: limiters(undefined, options.rateLimit ?? DEFAULT_RATE_LIMIT, clock, 8) }),
+            ...(options.signal && { signal: options.signal }),
+          }),
+        secretsDir,
+        credentialFiles,
+      ),
     async session() {
       const to = needRemote();
       return sessionOn(await state.open({ owner, secretsDir, notSecrets: credentialFiles, clock }), to);

@@ -27,6 +27,8 @@ export interface MadeFrom {
    * --config reads it. Absent from plans saved before it was recorded (they read the current folder).
    */
   readonly config_root?: ConfigRoot;
+  /** Present when the plan was made after a refresh: `apply FILE` reads what is there again, and refuses if it moved. */
+  readonly refresh?: { readonly recreate_missing: boolean };
 }
 
 export interface ConfigRoot {

@@ -32,6 +32,7 @@ export function madeFrom(plan: Plan, config: { readonly digest: string; readonly
     state: plan.stateRevision ? { lineage: plan.stateRevision.lineage, serial: plan.stateRevision.serial } : null,
     targets: plan.targets ?? [],
     ...(root && { config_root: root }),
+    ...(plan.refresh && { refresh: { recreate_missing: plan.refresh.recreateMissing } }),
   };
 }
 

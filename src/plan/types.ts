@@ -94,6 +94,8 @@ export interface MissingResource extends ResourceRef {
 export interface RefreshSummary {
   /** Read calls made. */
   readonly calls: number;
+  /** Deleted objects were planned as creates again (--recreate-missing). */
+  readonly recreateMissing: boolean;
   /** Credentials whose reads were refused: their resources were planned against the state alone. */
   readonly unchecked: readonly { readonly credential?: string; readonly why: string; readonly resources: number }[];
 }

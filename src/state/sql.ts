@@ -43,7 +43,10 @@ type StatementName =
   | 'uncertainOpenIntents'
   | 'addRun'
   | 'pruneRuns'
-  | 'recentRuns';
+  | 'recentRuns'
+  | 'statusCounts'
+  | 'resourcePage'
+  | 'resourceCount';
 
 /** The id a resource's KV keys are stored under (./schema.ts, version 9): NULL, matching no key, when it has none. */
 const RID = '(SELECT id FROM kv_resources WHERE resource = ?)';
@@ -164,6 +167,12 @@ function kvWrites(db: SqlDatabase): Pick<StoreStatements, 'putKvKeys' | 'deleteK
   };
 }
 
+/** A resource's status as listed: uncertain while a create of it is open. */
+const LISTED_STATUS = "CASE WHEN EXISTS (SELECT 1 FROM intents i WHERE i.resource = r.key) THEN 'uncertain' ELSE r.status END";
+/** The listing's filters, each skipped when NULL; `@q` lowercased by the caller. */
+const LISTED_WHERE = `(@kind IS NULL OR r.kind = @kind) AND (@status IS NULL OR ${LISTED_STATUS} = @status)
+  AND (@q IS NULL OR instr(lower(r.name), @q) > 0 OR instr(lower(r.key), @q) > 0)`;
+
 /** The columns of a run's row (./rows.ts RunRow), in both dialects. */
 export const RUN_COLUMNS = ['started_at', 'finished_at', 'reason', 'result', 'revision', 'actions', 'succeeded', 'failed', 'uncertain', 'skipped', 'requests', 'errors'];
 
@@ -212,6 +221,12 @@ export function statements(db: SqlDatabase): StoreStatements {
     addRun: p(`INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map((c) => `@${c}`).join(', ')})`),
     pruneRuns: p('DELETE FROM runs WHERE id <= (SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?)'),
     recentRuns: p(`SELECT ${RUN_COLUMNS.join(', ')} FROM runs ORDER BY id DESC LIMIT ?`),
+    // The listing of the daemon's endpoints: counted and paged here, so a scrape never reads every row.
+    statusCounts: p(`SELECT ${LISTED_STATUS} AS s, count(*) FROM resources r GROUP BY s`).raw(true),
+    resourcePage: p(
+      `SELECT key, kind, name, scope, ${LISTED_STATUS} AS status, remote_id, applied_at, last_error FROM resources r WHERE ${LISTED_WHERE} ORDER BY key LIMIT @limit OFFSET @offset`,
+    ),
+    resourceCount: p(`SELECT count(*) FROM resources r WHERE ${LISTED_WHERE}`).pluck(true),
     uncertainOpenIntents: p(`UPDATE resources SET status = 'uncertain',
         last_error = (SELECT error FROM intents i WHERE i.resource = resources.key ORDER BY id LIMIT 1)
       WHERE key IN (SELECT resource FROM intents)`),

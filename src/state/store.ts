@@ -12,7 +12,19 @@ import { BatchCheckError, type SqlDatabase } from './sql-db.js';
 import { batchGroup, prepareWrite, writeInOrder } from './group-commit.js';
 import { ResourceCache } from './resource-cache.js';
 import { pagedRows, snapshotOf } from './snapshot.js';
-import type { AppliedResource, GroupAnswer, GroupWrite, Intent, ResourceIdentity, ResourceStatus, StateSnapshot, RunRecord, SuccessRecord } from './types.js';
+import type {
+  AppliedResource,
+  GroupAnswer,
+  GroupWrite,
+  Intent,
+  ResourceIdentity,
+  ResourcePage,
+  ResourceQuery,
+  ResourceStatus,
+  StateSnapshot,
+  RunRecord,
+  SuccessRecord,
+} from './types.js';
 import type { Forgotten, StateAdmin } from './admin.js';
 
 export type { Forgotten } from './admin.js';
@@ -250,6 +262,20 @@ export class SqlStateStore implements StateAdmin {
       if ((await this.sql.addRun.run(toRunRow(run))).changes !== 1) throw this.fenced();
       await this.sql.pruneRuns.run(KEPT_RUNS);
     }, false);
+  }
+
+  resourcePage(query: ResourceQuery): Promise<ResourcePage> {
+    const params = { kind: query.kind ?? null, status: query.status ?? null, q: query.q?.toLowerCase() ?? null };
+    return this.read(async () => {
+      const rows = (await this.sql.resourcePage.all({ ...params, limit: query.limit, offset: query.offset })) as ResourceRow[];
+      const count = Number(await this.sql.resourceCount.get(params));
+      // Only what a listing shows is read: no request, memo or source to parse.
+      return { count, resources: rows.map((row) => toResource({ ...row, request: null, memo: null, source: null, credential: null } as ResourceRow, false)) };
+    });
+  }
+
+  statusCounts(): Promise<ReadonlyMap<ResourceStatus, number>> {
+    return this.read(async () => new Map(((await this.sql.statusCounts.all()) as [ResourceStatus, number][]).map(([s, n]) => [s, Number(n)])));
   }
 
   /** The newest runs first. */

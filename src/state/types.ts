@@ -157,6 +157,21 @@ export type GroupWrite =
   | { readonly write: 'markUncertain'; readonly intentId: number; readonly error: string }
   | { readonly write: 'abandonIntent'; readonly intentId: number };
 
+/** Which resources a page shows: each filter optional; `q` is looked for in the name and the key, ignoring case. */
+export interface ResourceQuery {
+  readonly kind?: string;
+  readonly status?: string;
+  readonly q?: string;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** A page of resources (no request, no memo: what a listing shows) and how many match the query. */
+export interface ResourcePage {
+  readonly count: number;
+  readonly resources: readonly AppliedResource[];
+}
+
 /** What became of one write of a group: written (with the intent's id for beginIntent), or refused alone. */
 export type GroupAnswer = { readonly ok: true; readonly intentId?: number } | { readonly ok: false; readonly error: Error };
 
@@ -196,6 +211,13 @@ export interface StateStore {
   recordRun?(run: RunRecord): Promise<void>;
   /** The runs kept, newest first. @default none kept */
   runs?(limit?: number): Promise<RunRecord[]>;
+  /**
+   * One page of the resources (by key), with how many match, read by the database alone: what the
+   * daemon's /status and status page show, at a cost that does not grow with the state. @default list() sliced
+   */
+  resourcePage?(query: ResourceQuery): Promise<ResourcePage>;
+  /** How many resources have each status (an open intent's: uncertain), counted by the database. @default list() counted */
+  statusCounts?(): Promise<ReadonlyMap<ResourceStatus, number>>;
   /** Drop a resource (and its KV keys) from state. */
   forget(key: string): Promise<unknown>;
   /**

@@ -24,7 +24,11 @@ function applied(...resources: DesiredResource[]): StateSnapshot {
 
 const present = (request: Json): Observed => ({ seen: 'present', request });
 const refreshed = (desired: DesiredResource[], observed: Record<string, Observed>, more: { recreateMissing?: boolean } = {}): Promise<Plan> =>
-  buildPlan(desired, applied(...desired), { observed: new Map(Object.entries(observed)), refresh: { calls: 1, unchecked: [] }, ...more });
+  buildPlan(desired, applied(...desired), {
+    observed: new Map(Object.entries(observed)),
+    refresh: { calls: 1, recreateMissing: more.recreateMissing === true, unchecked: [] },
+    ...more,
+  });
 
 describe('a refreshed plan', () => {
   it('needs nothing when what is there is what was applied', async () => {

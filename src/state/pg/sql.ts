@@ -8,6 +8,12 @@ import type { SqlDatabase, SqlStatement } from '../sql-db.js';
 /** The id its KV keys are stored under (./schema.ts, version 4): NULL, matching no key, when it has none. */
 const RID = '(SELECT id FROM kv_resources WHERE workspace = :ws AND resource = ?)';
 
+/** A resource's status as listed: uncertain while a create of it is open. */
+const LISTED_STATUS = "CASE WHEN EXISTS (SELECT 1 FROM intents i WHERE i.workspace = r.workspace AND i.resource = r.key) THEN 'uncertain' ELSE r.status END";
+/** The listing's filters, each skipped when NULL; `@q` lowercased by the caller. */
+const LISTED_WHERE = `(@kind::text IS NULL OR r.kind = @kind) AND (@status::text IS NULL OR ${LISTED_STATUS} = @status)
+  AND (@q::text IS NULL OR strpos(lower(r.name), @q) > 0 OR strpos(lower(r.key), @q) > 0)`;
+
 const RESOURCE_COLUMNS = ['kind', 'name', 'scope', 'remote_id', 'request', 'hash', 'applied_at', 'etag', 'memo', 'status', 'last_error', 'source', 'credential'];
 
 /** Where a page starts: the first key, or the one after the previous page's last (see kv_page in ./schema.ts). */
@@ -97,6 +103,11 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
       WHERE EXISTS (SELECT 1 FROM leases WHERE workspace = :ws AND epoch = :epoch)`),
     pruneRuns: p('DELETE FROM runs WHERE workspace = :ws AND id <= (SELECT id FROM runs WHERE workspace = :ws ORDER BY id DESC LIMIT 1 OFFSET ?)'),
     recentRuns: p(`SELECT ${RUN_COLUMNS.join(', ')} FROM runs WHERE workspace = :ws ORDER BY id DESC LIMIT ?`),
+    statusCounts: p(`SELECT ${LISTED_STATUS} AS s, count(*)::int FROM resources r WHERE r.workspace = :ws GROUP BY s`).raw(true),
+    resourcePage: p(
+      `SELECT key, kind, name, scope, ${LISTED_STATUS} AS status, remote_id, applied_at, last_error FROM resources r WHERE r.workspace = :ws AND ${LISTED_WHERE} ORDER BY key LIMIT @limit OFFSET @offset`,
+    ),
+    resourceCount: p(`SELECT count(*)::int FROM resources r WHERE r.workspace = :ws AND ${LISTED_WHERE}`).pluck(true),
     // Changes: 1 when the key was there (the count's update is the statement's last part).
     deleteKv: p(`WITH r AS ${RID}, gone AS (DELETE FROM kv_keys WHERE rid = (SELECT id FROM r) AND key = ? RETURNING 1)
       UPDATE kv_resources SET key_count = key_count - (SELECT count(*) FROM gone) WHERE id = (SELECT id FROM r) AND EXISTS (SELECT 1 FROM gone)`),
