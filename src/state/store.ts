@@ -106,9 +106,12 @@ export class SqlStateStore implements StateAdmin {
     return this.read(() => this.listIn());
   }
 
+  /** In pages, the event loop running between them: a state of 50,000 resources is read without holding it. */
   private async listIn(): Promise<AppliedResource[]> {
     const intents = await this.openIntents();
-    return ((await this.sql.allRows.all()) as ResourceRow[]).map((row) => toResource(row, intents.has(row.key)));
+    const out: AppliedResource[] = [];
+    for await (const r of pagedRows(this.sql)) out.push(intents.has(r.key) ? { ...r, status: 'uncertain' } : r);
+    return out;
   }
 
   /**

@@ -3,7 +3,7 @@
 // deleted outside edgesync is said, and created again only with --recreate-missing.
 
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, apply, cli, emulator, workspace } from './harness.js';
+import { apply, cli, emulator, workspace } from './harness.js';
 import { RESOURCES } from './fixture.js';
 
 /** The fixture applied once, and the emulator's request log cleared after it. */
