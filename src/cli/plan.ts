@@ -2,11 +2,18 @@
 // --detailed-exitcode: 0 no changes, 2 changes, 1 error.
 
 import type { Command } from 'commander';
-import { thresholdsOf, withConfigAndState, withTargets, withThresholds, type CommonOptions, type ThresholdOptions } from './common.js';
+import { remoteOptions, thresholdsOf, withConfigAndState, withRemote, withTargets, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
 import { driftOf, withDrift, type DriftFlags } from './drift.js';
 import { loadOrRefuse, localRoot } from './load.js';
 
-interface PlanCliOptions extends CommonOptions, ThresholdOptions, DriftFlags {
+/** The composition root of a refreshed plan: the remote's flags checked (base URL, token), as apply checks them. */
+async function remoteRoot(opts: PlanCliOptions) {
+  await import('../kinds/index.js');
+  const { composeRoot } = await import('../engine/root.js');
+  return composeRoot(remoteOptions(opts, process.env));
+}
+
+interface PlanCliOptions extends ExecOptions, ThresholdOptions, DriftFlags {
   readonly out?: string;
   readonly target?: readonly string[];
   readonly detailedExitcode?: boolean;
@@ -14,15 +21,16 @@ interface PlanCliOptions extends CommonOptions, ThresholdOptions, DriftFlags {
 }
 
 export function register(program: Command): void {
-  withDrift(withTargets(withThresholds(withConfigAndState(program.command('plan')))))
-    .description('show what apply would change (nothing is sent)')
+  // The remote's flags serve --refresh, which reads the provider; without it nothing is sent.
+  withDrift(withTargets(withThresholds(withRemote(withConfigAndState(program.command('plan'))))))
+    .description('show what apply would change (nothing is sent; --refresh reads what is there first)')
     .option('--json', 'print the plan as JSON (the shape of a saved plan, docs/plan-format.md)')
     .option('--out <file>', 'also save the plan, for `edgesync apply FILE` to apply exactly it (no secret, no KV value)')
     .option('--verbose', 'list every resource left out by --target or unchanged, each KV chunk, and what each change waits for')
     .option('--detailed-exitcode', 'exit 0 when in step, 2 with changes to apply, 3 when nothing is to apply but something needs a person, 1 on error')
     .action(async (opts: PlanCliOptions) => {
       const thresholds = thresholdsOf(opts);
-      const root = await localRoot(opts);
+      const root = opts.refresh ? await remoteRoot(opts) : await localRoot(opts);
       // The state is read while the files are built: planOffline below then reads only what changed since.
       const config = await loadOrRefuse(root, undefined, { readStateAhead: true });
       const [{ configRootOf, madeFrom, massOrphaning, renderJson, renderText, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
