@@ -2,7 +2,7 @@
 // Secrets never show: sensitive values are masked, KV values and module contents are only counted.
 
 import { OPERATIONS, type OperationName } from '../api/operations.js';
-import type { FieldChange } from '../kinds/kind.js';
+import type { FieldChange, Json } from '../kinds/kind.js';
 import { formatBytes, formatCount, painter, plural, shownValue, type Color, type Paint } from './format.js';
 import { summarize, type PlanSummary } from './summary.js';
 import type { Action, Plan } from './types.js';
@@ -92,7 +92,8 @@ function refreshLines(plan: Plan, ctx: Ctx): string[] {
   const lines: string[] = [];
   for (const d of plan.drifted ?? []) {
     lines.push(head('drifted', d.resource, `changed outside edgesync${at(d.source)}`, ctx));
-    lines.push(...body(d.fields.map((f) => `${f.path}: ${f.sensitive ? '(sensitive)' : `${shown(f.before)} → ${shown(f.after)}`}`)));
+    const value = (f: FieldChange, v: Json | undefined) => shownValue(f, v, ctx.maxChars);
+    lines.push(...body(d.fields.map((f) => `${f.path}: ${f.sensitive ? value(f, f.after) : `${value(f, f.before)} → ${value(f, f.after)}`}`)));
   }
   for (const m of plan.missing ?? []) lines.push(head('missing', m.resource, `deleted outside edgesync${at(m.source)}`, ctx), ...body([m.message]));
   for (const u of plan.refresh?.unchecked ?? []) {
@@ -100,13 +101,6 @@ function refreshLines(plan: Plan, ctx: Ctx): string[] {
     lines.push(`Drift not checked for ${plural(u.resources, 'resource')} signed by ${who}: it may not read them (${u.why}).`);
   }
   return lines;
-}
-
-/** A value as a drift line shows it: JSON, cut. */
-function shown(value: unknown): string {
-  if (value === undefined) return '(none)';
-  const text = JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 /** " (file:line)" of a document, or nothing when it is not known. */
