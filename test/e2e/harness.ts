@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { parseAllDocuments, type Document } from 'yaml';
 import { startEmulator, type EmulatorOptions, type RecordedRequest, type RunningEmulator } from '../../src/emulator/index.js';
 import { openStateStore } from '../../src/state/index.js';
@@ -107,6 +107,15 @@ export function workspace(fixture = 'all-kinds'): Workspace {
 }
 
 export const apply = (ws: Workspace, emu: RunningEmulator, ...extra: string[]) => cli(['apply', ...ws.remote(emu), ...extra]);
+
+/** The fixture applied once by the command line, and the emulator's request log cleared after it. */
+export async function fixtureApplied(): Promise<{ emu: RunningEmulator; ws: Workspace }> {
+  const emu = await emulator();
+  const ws = workspace();
+  expect((await apply(ws, emu)).code).toBe(0);
+  emu.clearRequests();
+  return { emu, ws };
+}
 
 /** Edits the document named `name` in a YAML file of the workspace, keeping the others as they are. */
 export function editDoc(ws: Workspace, rel: string, name: string, edit: (doc: Document) => void): void {

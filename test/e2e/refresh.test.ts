@@ -3,17 +3,8 @@
 // deleted outside edgesync is said, and created again only with --recreate-missing.
 
 import { describe, expect, it } from 'vitest';
-import { apply, cli, emulator, workspace } from './harness.js';
+import { apply, cli, fixtureApplied } from './harness.js';
 import { RESOURCES } from './fixture.js';
-
-/** The fixture applied once, and the emulator's request log cleared after it. */
-async function applied() {
-  const emu = await emulator();
-  const ws = workspace();
-  expect((await apply(ws, emu)).code).toBe(0);
-  emu.clearRequests();
-  return { emu, ws };
-}
 
 /** A change made as a person in the dashboard would, through the emulator's inspection route. */
 async function byHand(url: string, method: 'PATCH' | 'DELETE', collection: string, id: string, patch?: unknown): Promise<void> {
@@ -26,7 +17,7 @@ async function byHand(url: string, method: 'PATCH' | 'DELETE', collection: strin
 
 describe('plan --refresh', () => {
   it('finds nothing to do right after an apply, reading each kind with one list call, and sends nothing', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureApplied();
     const plan = await cli(['plan', ...ws.remote(emu), '--refresh']);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout.trim()).toMatch(/^No changes\. \d+ resources up to date\.$/);
@@ -37,7 +28,7 @@ describe('plan --refresh', () => {
   });
 
   it('shows a list renamed in the dashboard, brings it back with the list’s update, and then finds nothing', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureApplied();
     const list = emu.state().lists.find((l) => l.name === 'Blocked domains')!;
     await byHand(emu.url, 'PATCH', 'lists', String(list.id), { name: 'Renamed by hand' });
 
@@ -59,7 +50,7 @@ describe('plan --refresh', () => {
   });
 
   it('says a proxy endpoint deleted outside edgesync is gone, and creates it again only when asked', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureApplied();
     const endpoint = emu.state().proxy_endpoints.find((p) => p.name === 'Office proxy')!;
     await byHand(emu.url, 'DELETE', 'proxy_endpoints', String(endpoint.id));
 

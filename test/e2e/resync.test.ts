@@ -2,24 +2,15 @@
 // again (no create, no run), KV pairs only on opt-in, and `apply --replace KEY` one resource.
 
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, apply, cli, editDoc, emulator, TOKEN, workspace } from './harness.js';
+import { ACCOUNT, apply, cli, editDoc, emulator, fixtureApplied, TOKEN, workspace } from './harness.js';
 import { NAMESPACE, RESOURCES } from './fixture.js';
 
 /** Operations of the PUT and PATCH kinds of the fixture: script, organization, domain, list update, route, logging, profile, connectivity. */
 const RESENT = [1, 2, 4, 9, 11, 12, 15, 17];
 
-/** The fixture applied once, and the emulator's request log cleared after it. */
-async function applied() {
-  const emu = await emulator();
-  const ws = workspace();
-  expect((await apply(ws, emu)).code).toBe(0);
-  emu.clearRequests();
-  return { emu, ws };
-}
-
 describe('apply --resync', () => {
   it('sends each PUT and PATCH resource once again, never a create or a run, and then nothing', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureApplied();
 
     const plan = await cli(['plan', ...ws.local, '--resync']);
     expect(plan.code, plan.stderr).toBe(0);
@@ -40,7 +31,7 @@ describe('apply --resync', () => {
   });
 
   it('puts back the name and description of a list renamed in the dashboard, with PUT updateList and no items', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureApplied();
     const list = emu.state().lists.find((l) => l.name === 'Blocked domains')!;
     // The dashboard's edit: the same update operation, another name.
     const renamed = await fetch(`${emu.url}/accounts/${ACCOUNT}/gateway/lists/${String(list.id)}`, {
@@ -101,14 +92,14 @@ describe('a saved --resync plan', () => {
 
 describe('apply --replace KEY', () => {
   it('sends one resource again: one request', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureApplied();
     const r = await apply(ws, emu, '--replace', RESOURCES.WorkerRoute.key);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(emu.requests().map((c) => [c.method, c.operation])).toEqual([['PUT', 11]]);
   });
 
   it('refuses a create-only resource, and an unknown key, in one line each, sending nothing', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureApplied();
 
     const located = await apply(ws, emu, '--replace', RESOURCES.GatewayLocation.key);
     expect(located.code).toBe(1);
