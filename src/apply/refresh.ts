@@ -6,7 +6,7 @@ import { ApiError } from '../api/errors.js';
 import { ROUTES } from '../api/operations.js';
 import type { ServerRateLimit } from '../api/ratelimit.js';
 import type { DesiredResource, Json, KindDefinition, Observation } from '../kinds/kind.js';
-import type { Observed } from '../plan/types.js';
+import type { Observed, RefreshSummary } from '../plan/types.js';
 import type { StateSnapshot } from '../state/types.js';
 import type { RateLimiter } from './rate.js';
 
@@ -16,7 +16,7 @@ export interface RefreshResult {
   /** Calls made, one per page or object read. */
   readonly calls: number;
   /** Credentials whose reads were refused (401, 403): their resources are planned against the state alone. */
-  readonly unchecked: readonly { readonly credential: string | undefined; readonly why: string; readonly resources: number }[];
+  readonly unchecked: RefreshSummary['unchecked'];
 }
 
 export interface RefreshOptions {
@@ -35,6 +35,8 @@ const isObject = (value: unknown): value is JsonObject => value !== null && type
 interface Group {
   readonly credential: string | undefined;
   readonly observe: Observation;
+  /** A list (one call a page, serving every resource of the scope), or the read of one object. */
+  readonly isList: boolean;
   readonly params: Readonly<Record<string, string>>;
   /** The resources it serves, by the id each is known by (a read of one object: its only one). */
   readonly wanted: { readonly key: string; readonly id: string | undefined }[];
@@ -55,7 +57,7 @@ function groupsOf(desired: readonly DesiredResource[], state: StateSnapshot, kin
     const params = observe.params(d.scope, id);
     const groupKey = isList ? `${d.credential ?? ''}\0${observe.read}\0${JSON.stringify(params)}` : `${d.credential ?? ''}\0${d.key}`;
     let group = groups.get(groupKey);
-    if (!group) groups.set(groupKey, (group = { credential: d.credential, observe, params, wanted: [] }));
+    if (!group) groups.set(groupKey, (group = { credential: d.credential, observe, isList, params, wanted: [] }));
     group.wanted.push({ key: d.key, id });
   }
   return [...groups.values()];
@@ -80,14 +82,14 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
   };
   const asRequest = (observe: Observation, object: JsonObject): Observed => ({ seen: 'present', request: observe.asRequest ? observe.asRequest(object) : object });
   for (const group of groupsOf(desired, state, options.kinds)) {
-    const { credential, observe, params } = group;
+    const { credential, observe, isList, params } = group;
     if (refused.has(credential)) {
       refused.get(credential)!.resources += group.wanted.length;
       continue;
     }
     const callOptions = { ...(credential !== undefined && { credential }), ...(options.signal && { signal: options.signal }) };
     try {
-      if (ROUTES[observe.read].paging === undefined) {
+      if (!isList) {
         const object = await paced(credential, (onRateLimit) => options.client.read(observe.read, params, { ...callOptions, onRateLimit }));
         for (const w of group.wanted) observed.set(w.key, isObject(object) ? asRequest(observe, object) : { seen: 'missing' });
         continue;
@@ -113,7 +115,7 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
       }
       for (const w of group.wanted) if (!observed.has(w.key)) observed.set(w.key, { seen: 'missing' });
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404 && ROUTES[observe.read].paging === undefined) {
+      if (err instanceof ApiError && err.status === 404 && !isList) {
         for (const w of group.wanted) observed.set(w.key, { seen: 'missing' });
         continue;
       }
@@ -121,5 +123,5 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
       refused.set(credential, { why: `${observe.read} answered ${err.status}`, resources: group.wanted.length });
     }
   }
-  return { observed, calls, unchecked: [...refused].map(([credential, r]) => ({ credential, ...r })) };
+  return { observed, calls, unchecked: [...refused].map(([credential, r]) => ({ ...(credential !== undefined && { credential }), ...r })) };
 }

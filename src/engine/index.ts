@@ -85,7 +85,7 @@ export async function planAsked(
     refresh: {
       calls: seen.calls,
       recreateMissing: drift.recreateMissing === true,
-      unchecked: seen.unchecked.map((u) => ({ ...(u.credential !== undefined && { credential: u.credential }), why: u.why, resources: u.resources })),
+      unchecked: seen.unchecked,
     },
   });
 }
