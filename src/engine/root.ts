@@ -136,6 +136,9 @@ function joinSinks(sinks: readonly EventSink[]): Required<EventSink> {
   };
 }
 
+/** A refresh sends its reads one at a time: no more is out while the server's count is unknown. */
+const REFRESH_AHEAD = 1;
+
 /** A path that is the config root or holds it would hide the whole config: it is never ignored. */
 function ownPaths(root: string, paths: readonly string[]): string[] {
   return paths.filter((p) => p !== root && !root.startsWith(p + path.sep));
@@ -280,7 +283,7 @@ export function composeRoot(options: RootOptions): Root {
             now: clock.now(),
             ...(targets && { targets }),
             ...(ask && { ask }),
-            reading: () => ({ reader: clientFor(needRemote()), limiterFor: limiters(undefined, options.rateLimit ?? DEFAULT_RATE_LIMIT, clock, 8) }),
+            reading: () => ({ reader: clientFor(needRemote()), limiterFor: limiters(undefined, options.rateLimit ?? DEFAULT_RATE_LIMIT, clock, REFRESH_AHEAD) }),
             ...(options.signal && { signal: options.signal }),
           }),
         secretsDir,

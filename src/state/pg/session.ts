@@ -47,6 +47,22 @@ const queryOf = (sql: string, params: readonly unknown[], rowMode?: 'array'): pg
   ...(rowMode && { rowMode }),
 });
 
+/** How long closing waits for the queries before it, and then for the server to let the session go. */
+const CLOSE_WAIT_MS = 5_000;
+
+/** Once `pending` settled (either way) or `ms` passed, whichever comes first. */
+async function settledWithin(pending: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  try {
+    await Promise.race([pending.then(noop, noop), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const noop = (): void => undefined;
+
 export class PgSession {
   /** Connected once this resolves; rejects with why it could not connect (a message without the URL). */
   private readonly ready: Promise<pg.Client>;
@@ -188,14 +204,11 @@ export class PgSession {
     if (this.closing) return this.closing;
     const settled = this.tail;
     this.closing = (async () => {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
-      clearTimeout(timer);
+      await settledWithin(settled, CLOSE_WAIT_MS);
       const client = this.client;
       this.ended = true;
       // A server that no longer answers may never close the socket: the wait is bounded too.
-      if (client) await Promise.race([client.end().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
-      clearTimeout(timer);
+      if (client) await settledWithin(client.end(), CLOSE_WAIT_MS);
     })();
     return this.closing;
   }
