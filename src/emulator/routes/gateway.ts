@@ -81,29 +81,25 @@ export function registerGatewayReads(app: FastifyInstance, ctx: Context): void {
     return paged(items, info);
   });
 
-  read(app, 'zero-trust-gateway-locations-list-zero-trust-gateway-locations', 'GET', '/accounts/:account_identifier/gateway/locations', (req, p) => {
-    const { items, info } = pageOf(
-      inAccount(store.locations, p.account_identifier).map((r) => answer(r)),
-      req.query as Query,
-    );
-    return paged(items, info);
+  // Locations and proxy endpoints: the account's objects, paged, and each by its id.
+  const listAndEach = (map: Map<string, StoredObject>, what: string, path: string, idParam: string, ids: { readonly list: string; readonly one: string }): void => {
+    read(app, ids.list, 'GET', path, (req, p) => {
+      const { items, info } = pageOf(
+        inAccount(map, p.account_identifier).map((r) => answer(r)),
+        req.query as Query,
+      );
+      return paged(items, info);
+    });
+    read(app, ids.one, 'GET', `${path}/:${idParam}`, (_req, p) => answer(one(map, what, p.account_identifier, p[idParam]!)));
+  };
+  listAndEach(store.locations, 'location', '/accounts/:account_identifier/gateway/locations', 'location_id', {
+    list: 'zero-trust-gateway-locations-list-zero-trust-gateway-locations',
+    one: 'zero-trust-gateway-locations-zero-trust-gateway-location-details',
   });
-
-  read(app, 'zero-trust-gateway-locations-zero-trust-gateway-location-details', 'GET', '/accounts/:account_identifier/gateway/locations/:location_id', (_req, p) =>
-    answer(one(store.locations, 'location', p.account_identifier, p.location_id)),
-  );
-
-  read(app, 'zero-trust-gateway-proxy-endpoints-list-proxy-endpoints', 'GET', '/accounts/:account_identifier/gateway/proxy_endpoints', (req, p) => {
-    const { items, info } = pageOf(
-      inAccount(store.proxyEndpoints, p.account_identifier).map((r) => answer(r)),
-      req.query as Query,
-    );
-    return paged(items, info);
+  listAndEach(store.proxyEndpoints, 'proxy endpoint', '/accounts/:account_identifier/gateway/proxy_endpoints', 'proxy_endpoint_id', {
+    list: 'zero-trust-gateway-proxy-endpoints-list-proxy-endpoints',
+    one: 'zero-trust-gateway-proxy-endpoints-proxy-endpoint-details',
   });
-
-  read(app, 'zero-trust-gateway-proxy-endpoints-proxy-endpoint-details', 'GET', '/accounts/:account_identifier/gateway/proxy_endpoints/:proxy_endpoint_id', (_req, p) =>
-    answer(one(store.proxyEndpoints, 'proxy endpoint', p.account_identifier, p.proxy_endpoint_id)),
-  );
 
   read(app, 'zero-trust-accounts-get-zero-trust-account-information', 'GET', '/accounts/:account_identifier/gateway', (_req, p) => {
     const account = store.gatewayAccounts.get(p.account_identifier);
