@@ -26,16 +26,20 @@ export class ManualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const timer: Timer = { at: this.t + ms, resolve };
-      this.timers.push(timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.timers = this.timers.filter((x) => x !== timer);
-          reject(signal.reason);
+      const aborted = () => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        reject(signal?.reason);
+      };
+      // A timer that fires lets go of its signal: a long-lived one (a poll's) gathers no listeners.
+      const timer: Timer = {
+        at: this.t + ms,
+        resolve: () => {
+          signal?.removeEventListener('abort', aborted);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', aborted, { once: true });
     });
   }
   /** Delays of the timers waiting, from now. */

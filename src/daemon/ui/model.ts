@@ -41,7 +41,7 @@ export interface PageModel {
   readonly drift?: DriftModel;
 }
 
-export interface DriftModel {
+interface DriftModel {
   /** When the last check ran; absent before the first. */
   readonly at?: string;
   readonly next?: string;
