@@ -1,6 +1,9 @@
 // The daemon watches for drift: each drift interval a run reads what is there; what changed outside
 // edgesync is logged, notified, counted and shown, and brought back only when asked or approved.
 
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchOptions, type WatchFlags } from '../../src/cli/watch.js';
@@ -11,6 +14,7 @@ import { checkTiming, parseDuration } from '../../src/daemon/options.js';
 import type { FetchLike } from '../../src/notify/deliver.js';
 import { createNotifier, type NotifyEvent } from '../../src/notify/index.js';
 import { parseNotifyUrl } from '../../src/notify/receivers.js';
+import { fileApprovals } from '../../src/state/approvals.js';
 import { FakeEngine, ManualClock, flush, recordingLogger, valid } from './fakes.js';
 import { startHarness, waitFor, type Harness } from './harness.js';
 
@@ -266,11 +270,18 @@ async function byHand(h: Harness, collection: string, id: string, patch: unknown
   expect(res.status, await res.text()).toBeLessThan(300);
 }
 
-/** A daemon over the emulator whose loop runs on a manual clock, first run done. */
+/** A daemon over the emulator whose loop runs on a manual clock, first run done; approvals in a temp file. */
 async function daemonWatching(correctDrift: boolean) {
   const clock = new ManualClock();
   const { notifier, sent } = notifications();
-  const h = await startHarness({ fixture: 'gateway-creates', timing: { driftIntervalMs: TEN_MINUTES }, daemon: { clock, correctDrift, observer: notifier.observer } });
+  const approvalFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-approval-')), 'approval.json');
+  cleanup.push(() => fs.rmSync(path.dirname(approvalFile), { recursive: true, force: true }));
+  const approvals = fileApprovals(approvalFile);
+  const h = await startHarness({
+    fixture: 'gateway-creates',
+    timing: { driftIntervalMs: TEN_MINUTES },
+    daemon: { clock, correctDrift, observer: notifier.observer, approvals },
+  });
   cleanup.push(() => h.close());
   await waitFor('the first run', () => h.daemon.status().lastRun?.result === 'ok');
   const list = h.emulator.state().lists.find((l) => l.name === 'List 2')!;
@@ -285,7 +296,7 @@ async function daemonWatching(correctDrift: boolean) {
     await notifier.idle();
     return sent.filter((e) => e.event === 'drift_detected');
   };
-  return { h, list, check, status, gauge, delivered };
+  return { h, clock, approvals, list, check, status, gauge, delivered };
 }
 
 describe('a daemon watching for drift against the emulator', () => {
@@ -311,6 +322,29 @@ describe('a daemon watching for drift against the emulator', () => {
     const [event] = await delivered();
     expect(event).toMatchObject({ event: 'drift_detected', reason: expect.stringContaining('name: "Renamed by hand" → "List 2"') });
     expect(h.emulator.state().lists.find((l) => l.id === list.id)!.name).toBe('Renamed by hand');
+  });
+
+  it('applies the held correction once `edgesync apply --force` approves it, after reading again', async () => {
+    const { h, clock, approvals, list, check, status } = await daemonWatching(false);
+    await byHand(h, 'lists', String(list.id), { name: 'Renamed by hand' });
+    await check();
+    expect(await status()).toMatchObject({ lastRun: { result: 'held' } });
+    // Changed again meanwhile: the approved run acts on what it reads then.
+    await byHand(h, 'lists', String(list.id), { name: 'Renamed twice' });
+    await approvals.give(String(h.daemon.status().digest));
+    const runs = h.daemon.status().runs;
+    h.emulator.clearRequests();
+    // The daemon looks for an approval every 5 s; the run follows its debounce.
+    await waitFor('the approved run', async () => {
+      await clock.advance(1000);
+      return h.daemon.status().runs > runs && !h.daemon.status().running;
+    });
+    expect(await status()).toMatchObject({
+      lastRun: { reason: 'change', result: 'ok', actions: 1 },
+      drift: [{ fields: [{ path: 'name', before: 'Renamed twice', after: 'List 2' }], corrected: true }],
+    });
+    expect(h.emulator.requests()[0]?.method).toBe('GET');
+    expect(h.emulator.state().lists.find((l) => l.id === list.id)!.name).toBe('List 2');
   });
 
   it('brings the list back at once with --correct-drift', async () => {

@@ -59,14 +59,14 @@ export interface Harness {
 
 /**
  * `daemon`: the endpoint's access options, as `--ui-token-file` and `--allowed-host` give them, the
- * loop's clock, drift correction and one more observer. `timing`: beside the harness's short ones.
+ * loop's clock, drift correction, approvals and one more observer. `timing`: beside the harness's short ones.
  */
 export async function startHarness(
   options: {
     fixture?: string;
     debounceMs?: number;
     emulator?: Partial<EmulatorOptions>;
-    daemon?: Pick<DaemonOptions, 'uiToken' | 'allowedHosts' | 'clock' | 'correctDrift' | 'observer'>;
+    daemon?: Pick<DaemonOptions, 'uiToken' | 'allowedHosts' | 'clock' | 'correctDrift' | 'observer' | 'approvals'>;
     timing?: LoopTiming;
   } = {},
 ): Promise<Harness> {
