@@ -173,6 +173,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     const reread = rereadOnly && !resync && !refresh && asked === 'change';
     rereadOnly = false;
     const reason: RunReason = resync ? 'resync' : check ? 'drift' : asked;
+    const startedAt = new Date(clock.now()).toISOString();
     // A drift check's findings, told once its run has held or applied their correction.
     let found: DriftFinding[] | undefined;
     let heldDrift: string | undefined;
@@ -184,7 +185,6 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       }
       finish(report);
     };
-    const startedAt = new Date(clock.now()).toISOString();
     let base = { reason, startedAt, actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, revision: inForce() };
     try {
       if (needLoad || !lastGood) {
