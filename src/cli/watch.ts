@@ -31,6 +31,10 @@ export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions>, Part
   readonly notifyRepeat: string;
   /** A duration such as 6h; absent: no resync. */
   readonly resyncInterval?: string;
+  /** A duration such as 10m; absent: no drift check. */
+  readonly driftInterval?: string;
+  /** Drift a check finds is corrected at once; absent: held for a person. */
+  readonly correctDrift?: boolean;
   /** A duration such as 10m; absent: the daemon's default. */
   readonly fullReloadInterval?: string;
   /** The status page's token; absent: open on loopback, health checks only elsewhere. */
@@ -58,9 +62,11 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
       debounceMs: checkInteger('--debounce', numeric(flags.debounce), 0, 3_600_000),
       shutdownTimeoutMs: checkInteger('--shutdown-timeout', numeric(flags.shutdownTimeout), 0, 3600) * 1000,
       ...(flags.resyncInterval !== undefined && { resyncIntervalMs: parseDuration('--resync-interval', flags.resyncInterval) }),
+      ...(flags.driftInterval !== undefined && { driftIntervalMs: parseDuration('--drift-interval', flags.driftInterval) }),
       ...(flags.fullReloadInterval !== undefined && { fullReloadIntervalMs: parseDuration('--full-reload-interval', flags.fullReloadInterval) }),
     },
     allowEmpty: flags.allowEmpty === true,
+    ...(flags.correctDrift && { correctDrift: checkCorrectDrift(flags) }),
     notify: { targets: notifyTargets(flags.notify, env.EDGESYNC_NOTIFY), repeatMs: parseRepeat(flags.notifyRepeat ?? '1h') },
     thresholds: thresholdsOf({ maxUpdateShare: flags.maxUpdateShare ?? '30', maxKvShare: flags.maxKvShare ?? '30' }),
     logger,
@@ -93,6 +99,14 @@ export function register(program: Command): void {
     )
     .option('--notify-repeat <duration>', 'do not send the same event for the same cause again within this (e.g. 30m, 1h, 0 for every time)', '1h')
     .option('--resync-interval <duration>', 'also re-send every re-sendable applied resource this often (e.g. 6h; at least 1m), overwriting changes made by hand (default: never)')
+    .option(
+      '--drift-interval <duration>',
+      'read what is there this often (e.g. 10m; at least 1m) and report what changed outside edgesync: logged, notified (drift_detected), on /status and the status page (default: never)',
+    )
+    .option(
+      '--correct-drift',
+      'with --drift-interval: bring back what a check finds at once (else the correction is held until the files change or `edgesync apply --force` approves it)',
+    )
     .option('--full-reload-interval <duration>', 'read every config file again from scratch this often (at least 1m; between, a change reads only the files that changed)', '10m')
     .option(
       '--heap-growth <percent>',
@@ -146,6 +160,12 @@ export function register(program: Command): void {
       if (!finished) process.exit(0);
       process.exitCode = 0;
     });
+}
+
+/** `--correct-drift` corrects what a drift check finds: without `--drift-interval` there is none. */
+function checkCorrectDrift(flags: WatchFlags): true {
+  if (flags.driftInterval === undefined) throw new OptionError('--correct-drift needs --drift-interval (e.g. --drift-interval 10m): it corrects what a drift check finds');
+  return true;
 }
 
 function isListenError(err: unknown): err is Error {

@@ -59,6 +59,8 @@ export interface DaemonOptions {
   readonly allowEmpty?: boolean;
   /** A plan over a change threshold is held, not applied. @default 30% of resources, 30% of a namespace's keys */
   readonly thresholds?: Thresholds;
+  /** Drift a check finds (`timing.driftIntervalMs`) is corrected at once, not held for a person (`--correct-drift`). @default false */
+  readonly correctDrift?: boolean;
   /** Where `edgesync apply --force` approves a held plan (StateBackend.approvals). @default none: held until the files change */
   readonly approvals?: Approvals;
   /** While a plan is held, how often the daemon looks for an approval (one from another machine sends no SIGHUP). @default 5000 */
@@ -158,16 +160,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const own = [...(options.ownPaths ?? [])];
   const outputsDir = path.resolve(options.outputsDir ?? root);
 
-  const hold = async (plan: Plan, digest: string): Promise<string | undefined> => {
+  // One approval releases every reason a plan waits for a person: the thresholds and a drift correction.
+  const hold = async (plan: Plan, digest: string, drift?: string): Promise<string | undefined> => {
     const dropping = options.allowEmpty ? undefined : massOrphaning(plan, root)?.message;
     if (dropping) return `${dropping} Held until the files change, or edgesync runs with --allow-empty.`;
     const breaches = thresholdBreaches(plan, options.thresholds);
-    if (!breaches.length) return undefined;
+    const reasons = drift ? [...breaches, drift] : breaches;
+    if (!reasons.length) return undefined;
     if (await options.approvals?.take(digest)) {
-      logger.warn({ breaches }, 'applying a plan over a change threshold: approved by `edgesync apply --force` for this config');
+      logger.warn(
+        { breaches, ...(drift && { drift }) },
+        `applying a plan ${breaches.length ? 'over a change threshold' : 'that corrects drift'}: approved by \`edgesync apply --force\` for this config`,
+      );
       return undefined;
     }
-    return `${breaches.join('; ')}: held until the files change, or \`edgesync apply --force\` approves it.`;
+    return `${reasons.join('; ')}: held until the files change, or \`edgesync apply --force\` approves it.`;
   };
   // The metrics, the watcher's list of run outputs, then the caller's observer (notifications), in that order.
   const observers: LoopObserver[] = [
@@ -184,6 +191,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     onPlan: (plan) => observers.forEach((o) => o.onPlan?.(plan)),
     onApplied: (result) => observers.forEach((o) => o.onApplied?.(result)),
     onRun: (report) => observers.forEach((o) => o.onRun?.(report)),
+    onDrift: (check) => observers.forEach((o) => o.onDrift?.(check)),
   };
 
   // One reconcile loop per term: a replica that takes over starts from its own first run.
@@ -198,7 +206,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       options.onRole?.(leader);
     },
     begin(term) {
-      const started = createReconcileLoop({ engine: term.engine, hold, clock, timing, logger, observer, ...(options.invalidate && { invalidate: options.invalidate }) });
+      const started = createReconcileLoop({
+        engine: term.engine,
+        hold,
+        clock,
+        timing,
+        logger,
+        observer,
+        correctDrift: options.correctDrift === true,
+        ...(options.invalidate && { invalidate: options.invalidate }),
+      });
       loop = started;
       started.start();
       return {

@@ -4,9 +4,9 @@
 import type { ApplyResult } from '../apply/index.js';
 import type { ConfigError, LoadResult } from '../config/index.js';
 import type { SourceRevision } from '../config/revision.js';
-import type { DesiredResource } from '../kinds/kind.js';
+import type { DesiredResource, FieldChange, SourceLocation } from '../kinds/kind.js';
 import type { Attention } from '../plan/summary.js';
-import type { Plan } from '../plan/types.js';
+import type { Plan, ResourceRef } from '../plan/types.js';
 import type { RunRecord } from '../state/types.js';
 import type { Clock } from '../util/clock.js';
 import type { CheckedTiming } from './options.js';
@@ -14,8 +14,11 @@ import type { CheckedTiming } from './options.js';
 /** What the loop needs of src/engine's Engine (which satisfies it). */
 export interface LoopEngine {
   load(): Promise<LoadResult>;
-  /** `drift.resync`: see PlanOptions.resync; the loop passes it on its resync runs. */
-  plan(resources: readonly DesiredResource[], targets?: readonly string[], drift?: { readonly resync?: boolean }): Promise<Plan>;
+  /**
+   * `drift.resync`: see PlanOptions.resync; the loop passes it on its resync runs. `drift.refresh`:
+   * what is there is read first (src/apply/refresh.ts); the loop asks it on its drift checks.
+   */
+  plan(resources: readonly DesiredResource[], targets?: readonly string[], drift?: { readonly resync?: boolean; readonly refresh?: boolean }): Promise<Plan>;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** Records what a plan with no action says of resources (blocked, orphaned). @default nothing recorded */
   settle?(plan: Plan): Promise<void>;
@@ -31,8 +34,32 @@ export interface LoopLogger {
 }
 
 export type RunResult = 'ok' | 'failed' | 'uncertain' | 'invalid' | 'held' | 'error' | 'stopped';
-/** `resync`: the resync interval came round; that run re-sends what is applied (timing.resyncIntervalMs). */
-export type RunReason = 'start' | 'change' | 'retry' | 'resync';
+/**
+ * `resync`: the resync interval came round; that run re-sends what is applied (timing.resyncIntervalMs).
+ * `drift`: the drift interval came round; that run reads what is there first (timing.driftIntervalMs).
+ */
+export type RunReason = 'start' | 'change' | 'retry' | 'resync' | 'drift';
+
+/** A resource a drift check found changed or deleted outside edgesync. */
+export interface DriftFinding extends ResourceRef {
+  readonly how: 'changed' | 'missing';
+  /** Each field that moved, `before` what is there, `after` what was applied; sensitive values are the mask. Empty when missing. */
+  readonly fields: readonly FieldChange[];
+  /** Missing: what to do to create it again. */
+  readonly message?: string;
+  readonly source?: SourceLocation;
+  /** A run since the check brought it back (its every action succeeded). */
+  readonly corrected: boolean;
+}
+
+/** What one drift check found and what became of it. */
+export interface DriftCheck {
+  /** When the check's run started (ISO 8601). */
+  readonly at: string;
+  readonly findings: readonly DriftFinding[];
+  /** Why the correction waits for a person, when it does. */
+  readonly held?: string;
+}
 
 /** A run as the loop reports it: what the state keeps of it, and when the next retry is due. */
 export interface RunReport extends RunRecord {
@@ -55,6 +82,8 @@ export interface LoopObserver {
   onPlan?(plan: Plan): void;
   onApplied?(result: ApplyResult): void;
   onRun?(report: RunReport): void;
+  /** A drift check's findings (none: nothing drifted), once its run has applied or held their correction. */
+  onDrift?(check: DriftCheck): void;
 }
 
 export interface LoopStatus {
@@ -76,6 +105,12 @@ export interface LoopStatus {
   readonly plan?: Plan;
   /** When the next resync run is due (ISO 8601), while a resync interval is set. */
   readonly resyncAt?: string;
+  /** What the last drift check found (changed, deleted), after the run that made it. Absent before any check. */
+  readonly drift?: readonly DriftFinding[];
+  /** When the last drift check ran (ISO 8601). */
+  readonly driftAt?: string;
+  /** When the next drift check is due (ISO 8601), while a drift interval is set. */
+  readonly driftCheckAt?: string;
 }
 
 /**
@@ -112,9 +147,15 @@ export interface LoopOptions {
   /**
    * Why a plan must not be applied without a person (a config that drops most of the state), or
    * undefined. The loop then holds: applies nothing and retries nothing until the files change.
-   * @default never holds
+   * `drift`: why the loop would hold this plan's correction of drift; the hold decides (an approval).
+   * @default holds only for `drift`
    */
-  readonly hold?: (plan: Plan, digest: string) => Promise<string | undefined> | string | undefined;
+  readonly hold?: (plan: Plan, digest: string, drift?: string) => Promise<string | undefined> | string | undefined;
+  /**
+   * Drift a check finds is corrected in its run (`--correct-drift`); else the correction is held, as
+   * `hold` holds (given `drift`, its reason), until the files change or a person approves. @default false
+   */
+  readonly correctDrift?: boolean;
   /**
    * Tells the config source what its next load reads again (ConfigSource.invalidate): the paths a
    * change names, or every file (none given). @default nothing told: every load reads every file

@@ -1,15 +1,18 @@
 // The reconcile loop: debounced changes, one more run for changes during a run, the last good
 // config kept through invalid edits, failed actions retried with capped exponential backoff, and
-// the config read from scratch at start and every full re-read interval (between, only what changed).
+// the config read from scratch at start and every full re-read interval (between, only what changed),
+// and the periodic runs: a resync, a drift check (a refresh first; its correction held unless asked).
 
 import { applyErrors, applyOutcome } from '../apply/outcome.js';
 import { formatError, type ConfigError, type LoadResult } from '../config/index.js';
 import { needsAttention } from '../plan/summary.js';
+import type { Plan } from '../plan/types.js';
 import { revisionText } from '../config/revision.js';
 import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import { withoutBodies } from './ui/plan.js';
-import type { LoopOptions, LoopStatus, ReconcileLoop, RunReason, RunReport, RunResult } from './loop-types.js';
+import { afterCorrection, driftFindings, driftHoldReason, findingLine } from './drift.js';
+import type { DriftFinding, LoopOptions, LoopStatus, ReconcileLoop, RunReason, RunReport, RunResult } from './loop-types.js';
 
 interface Timer {
   cancel(): void;
@@ -26,13 +29,20 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
   const observer = options.observer ?? {};
   let debounce: Timer | undefined;
   let retry: Timer | undefined;
-  let resyncTimer: Timer | undefined;
+  // The periodic runs (resync, drift check), each with when it next comes round.
+  const periodic = new Map<'resync' | 'drift', { timer: Timer; at: string }>();
   let rereadTimer: Timer | undefined;
   // The run due is for the full re-read alone: it goes on only if that finds a config other than the one in force.
   let rereadOnly = false;
   // Set by the interval, cleared by the run that re-sends: a run for a change meanwhile does it.
   let resyncDue = false;
-  let resyncAt: string | undefined;
+  // Set by the drift interval, cleared by the run that reads what is there.
+  let driftDue = false;
+  // The digest of the config under which a drift correction was held: every run reads first until
+  // the correction goes ahead (approved) or the files change (a new digest lets it go).
+  let driftHeldUnder: string | undefined;
+  // A correction that went ahead and failed: its retry reads again and is not held again.
+  let driftGoing = false;
   let running: Promise<void> | undefined;
   let due: RunReason | undefined;
   let stopped = false;
@@ -144,13 +154,37 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     return !before.valid && JSON.stringify(status.configErrors) === JSON.stringify(before.errors);
   };
 
+  /** What a refreshed plan found, logged: each finding, and each credential that may not read, once a run. */
+  const seen = (plan: Plan): DriftFinding[] => {
+    const findings = driftFindings(plan);
+    for (const f of findings) logger.warn({ resource: f.resource, how: f.how, ...(f.source && { file: f.source.file, line: f.source.line }) }, `drift: ${findingLine(f)}`);
+    for (const u of plan.refresh?.unchecked ?? [])
+      logger.warn({ credential: u.credential ?? null, resources: u.resources, why: u.why }, `drift not checked for ${u.resources} resource(s): their credential may not read them`);
+    if (!findings.length) logger.info({ calls: plan.refresh?.calls ?? 0 }, 'drift check: nothing changed outside edgesync');
+    return findings;
+  };
+
   const run = async (asked: RunReason): Promise<void> => {
     const resync = resyncDue;
     resyncDue = false;
-    const reread = rereadOnly && !resync && asked === 'change';
+    const check = driftDue;
+    driftDue = false;
+    const refresh = check || driftHeldUnder !== undefined || driftGoing;
+    const reread = rereadOnly && !resync && !refresh && asked === 'change';
     rereadOnly = false;
-    const reason: RunReason = resync ? 'resync' : asked;
+    const reason: RunReason = resync ? 'resync' : check ? 'drift' : asked;
     const startedAt = new Date(clock.now()).toISOString();
+    // A drift check's findings, told once its run has held or applied their correction.
+    let found: DriftFinding[] | undefined;
+    let heldDrift: string | undefined;
+    const done = (report: Omit<RunReport, 'finishedAt' | 'retryAt'>) => {
+      if (found) {
+        status = { ...status, drift: found, driftAt: startedAt };
+        const told = { at: startedAt, findings: found, ...(heldDrift && { held: heldDrift }) };
+        notify(() => observer.onDrift?.(told));
+      }
+      finish(report);
+    };
     let base = { reason, startedAt, actions: 0, succeeded: 0, failed: 0, uncertain: 0, skipped: 0, requests: 0, revision: inForce() };
     try {
       if (needLoad || !lastGood) {
@@ -163,16 +197,25 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       }
       base = { ...base, revision: inForce() };
       const resources = lastGood!.resources;
-      const plan = await (resync ? engine.plan(resources, undefined, { resync: true }) : engine.plan(resources));
+      const asks = { ...(resync && { resync: true }), ...(refresh && { refresh: true }) };
+      const plan = await (resync || refresh ? engine.plan(resources, undefined, asks) : engine.plan(resources));
       status = { ...status, plan: withoutBodies(plan) };
       const attention = { needsAttention: needsAttention(plan) };
-      const held = await options.hold?.(plan, lastGood!.digest);
+      const digest = lastGood!.digest;
+      if (plan.refresh) found = seen(plan);
+      // Held under this config (a new one is the person's answer), unless corrections go ahead at once.
+      const driftWaits = found && !options.correctDrift && !driftGoing && (driftHeldUnder ?? digest) === digest ? driftHoldReason(found, plan) : undefined;
+      const held = options.hold ? await options.hold(plan, digest, driftWaits) : driftWaits;
       if (held) {
         retryPending = false;
         retryAttempt = 0;
+        driftGoing = false;
+        if (driftWaits) driftHeldUnder = digest;
+        heldDrift = driftWaits && held;
         logger.error({ orphaned: plan.orphaned.length }, `Holding: nothing is applied. ${held}`);
-        return finish({ ...base, ...attention, result: 'held', errors: [held] });
+        return done({ ...base, ...attention, result: 'held', errors: [held] });
       }
+      if (refresh) driftHeldUnder = undefined;
       notify(() => observer.onPlan?.(plan));
       for (const u of plan.uncertain) logger.warn({ resource: u.resource, operation: u.operation, since: u.since }, u.message);
       for (const b of plan.blocked) logger.warn({ resource: b.resource, fields: b.fields }, b.reason);
@@ -181,20 +224,29 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
         await engine.settle?.(plan);
         retryPending = false;
         retryAttempt = 0;
-        return finish({ ...base, ...attention, result: plan.uncertain.length ? 'uncertain' : 'ok', errors: plan.uncertain.map((u) => `${u.resource}: ${u.message}`) });
+        driftGoing = false;
+        return done({ ...base, ...attention, result: plan.uncertain.length ? 'uncertain' : 'ok', errors: plan.uncertain.map((u) => `${u.resource}: ${u.message}`) });
       }
       logger.info({ reason, actions: plan.actions.length }, 'applying');
       const result = await engine.apply(plan, resources);
       notify(() => observer.onApplied?.(result));
+      if (found)
+        found = afterCorrection(
+          found,
+          result.succeeded.map((s) => s.action.resource),
+          [...result.failed, ...result.uncertain, ...result.skipped].map((s) => s.action.resource),
+        );
       // Uncertain creates are reported, never retried: resending could create a duplicate.
       retryPending = !result.stopped && result.failed.some((f) => !f.terminal);
       if (!retryPending) retryAttempt = 0;
       // Its retry re-sends what failed: unchanged resources are planned only by a resync.
       else if (resync) resyncDue = true;
+      // A correction that failed is planned again only against what is there.
+      driftGoing = refresh && retryPending;
       const errors = applyErrors(result);
       for (const e of errors) logger.warn({}, e);
       const outcome: RunResult = applyOutcome(result);
-      finish({
+      done({
         ...base,
         ...attention,
         result: outcome,
@@ -210,9 +262,10 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     } catch (err) {
       retryPending = true;
       if (resync) resyncDue = true;
+      if (check) driftDue = true;
       const message = err instanceof Error ? err.message : String(err);
       logger.error({ err: message }, 'reconcile failed');
-      finish({ ...base, result: 'error', errors: [message] });
+      done({ ...base, result: 'error', errors: [message] });
     }
   };
 
@@ -236,16 +289,21 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       };
       // Only a source that keeps what it read needs reading from scratch now and then.
       if (options.invalidate) reread();
-      const every = timing.resyncIntervalMs;
-      const next = () => {
-        resyncAt = new Date(clock.now() + every).toISOString();
-        resyncTimer = later(clock, every, () => {
-          resyncDue = true;
-          request('resync');
-          next();
-        });
+      // One mechanism for every periodic run: the flag marks what the run does, the request starts it.
+      const every = (what: 'resync' | 'drift', ms: number, due: () => void) => {
+        if (ms <= 0) return;
+        const next = () => {
+          const timer = later(clock, ms, () => {
+            due();
+            request(what);
+            next();
+          });
+          periodic.set(what, { timer, at: new Date(clock.now() + ms).toISOString() });
+        };
+        next();
       };
-      if (every > 0) next();
+      every('resync', timing.resyncIntervalMs, () => (resyncDue = true));
+      every('drift', timing.driftIntervalMs, () => (driftDue = true));
     },
     changed(paths) {
       options.invalidate?.(paths);
@@ -261,9 +319,9 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       stopped = true;
       debounce?.cancel();
       retry?.cancel();
-      resyncTimer?.cancel();
+      for (const p of periodic.values()) p.timer.cancel();
+      periodic.clear();
       rereadTimer?.cancel();
-      resyncAt = undefined;
       if (!running) return true;
       const bound = new AbortController();
       const finished = await Promise.race([
@@ -276,6 +334,10 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       bound.abort();
       return finished;
     },
-    status: () => ({ ...status, running: running !== undefined, ...(resyncAt && { resyncAt }) }),
+    status: () => {
+      const resyncAt = periodic.get('resync')?.at;
+      const driftCheckAt = periodic.get('drift')?.at;
+      return { ...status, running: running !== undefined, ...(resyncAt && { resyncAt }), ...(driftCheckAt && { driftCheckAt }) };
+    },
   };
 }

@@ -76,6 +76,13 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
     registers: [registry],
   });
   attention.set(0);
+  const drifted = new Gauge({
+    name: 'edgesync_drifted_resources',
+    help: 'Resources the last drift check found changed or deleted outside edgesync (how: changed, missing) and not brought back since.',
+    labelNames: ['how'],
+    registers: [registry],
+  });
+  for (const how of ['changed', 'missing']) drifted.set({ how }, 0);
   const configValid = new Gauge({ name: 'edgesync_config_valid', help: '1 when the last load of the config root was valid, else 0.', registers: [registry] });
   configValid.set(0);
   queue.set(0);
@@ -159,6 +166,11 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
         degraded.set(degradedReason({ lastRun: report }) ? 1 : 0);
         if (report.result === 'ok') lastSuccess.set(Date.parse(report.finishedAt) / 1000);
         if (report.needsAttention) attention.set(report.needsAttention.length);
+      },
+      onDrift: (check) => {
+        const open = check.findings.filter((f) => !f.corrected);
+        drifted.set({ how: 'changed' }, open.filter((f) => f.how === 'changed').length);
+        drifted.set({ how: 'missing' }, open.filter((f) => f.how === 'missing').length);
       },
     },
   };

@@ -19,6 +19,11 @@ export interface LoopTiming {
    */
   readonly resyncIntervalMs?: number;
   /**
+   * Drift: every this often, a run reads what is there first and plans against it (reason `drift`);
+   * 0 is off, else at least a minute. @default 0
+   */
+  readonly driftIntervalMs?: number;
+  /**
    * Every this often, the config is read again from scratch, every file, as at start and on SIGHUP
    * (between, a change reads only what changed); a run follows only when that finds something the
    * config in force does not have. At least a minute. @default 600000 (10 min)
@@ -26,7 +31,7 @@ export interface LoopTiming {
   readonly fullReloadIntervalMs?: number;
 }
 
-/** The shortest resync interval: each one costs a call per re-sendable resource. */
+/** The shortest resync or drift interval: each one costs a call per re-sendable resource, or per page read. */
 const MIN_RESYNC_MS = 60_000;
 
 /** The shortest full re-read interval: each one reads and builds every file. */
@@ -43,6 +48,7 @@ export function checkTiming(t: LoopTiming = {}): CheckedTiming {
     retryMaxMs: checkInteger('retryMaxMs', t.retryMaxMs ?? 300_000, retryInitialMs),
     shutdownTimeoutMs: checkInteger('shutdownTimeoutMs', t.shutdownTimeoutMs ?? 10_000, 0),
     resyncIntervalMs: checkResyncInterval('resyncIntervalMs', t.resyncIntervalMs ?? 0),
+    driftIntervalMs: checkResyncInterval('driftIntervalMs', t.driftIntervalMs ?? 0),
     fullReloadIntervalMs: checkInteger('fullReloadIntervalMs', t.fullReloadIntervalMs ?? 600_000, MIN_FULL_RELOAD_MS),
   };
 }

@@ -25,6 +25,8 @@ export interface WatchOptions {
   readonly allowEmpty?: boolean;
   /** See DaemonOptions.thresholds. */
   readonly thresholds?: Thresholds;
+  /** See DaemonOptions.correctDrift (`--correct-drift`). @default false */
+  readonly correctDrift?: boolean;
   readonly logger: Logger;
   /** @default chokidarWatcher() */
   readonly watch?: WatchFactory;
@@ -118,6 +120,7 @@ async function startWatchOn(options: WatchOptions, { metrics, notifier, git }: P
       logger: options.logger,
       ownPaths: root.ignore,
       allowEmpty: options.allowEmpty === true,
+      correctDrift: options.correctDrift === true,
       ...(options.thresholds && { thresholds: options.thresholds }),
       approvals: root.state.approvals,
       outputsDir: root.outputsDir,

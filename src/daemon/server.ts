@@ -113,6 +113,9 @@ async function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
     history,
     // Resources the config asks for that no run can bring in step until a person acts.
     needsAttention: s.lastRun?.needsAttention ?? [],
+    // What the last drift check found (changed or deleted outside edgesync), with the field diffs masked.
+    ...(s.driftAt && { drift: s.drift ?? [], driftAt: s.driftAt }),
+    ...(s.driftCheckAt && { driftCheckAt: s.driftCheckAt }),
     ...(page ? listed(resources, page.count) : sliced(resources, slice)),
   };
 }

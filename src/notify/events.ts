@@ -3,7 +3,8 @@
 
 import type { ApplyResult } from '../apply/index.js';
 import { formatError, type LoadResult } from '../config/index.js';
-import type { RunReport } from '../daemon/loop-types.js';
+import { findingLine } from '../daemon/drift.js';
+import type { DriftCheck, RunReport } from '../daemon/loop-types.js';
 import type { Plan } from '../plan/types.js';
 
 const EVENT_TYPES = [
@@ -16,6 +17,7 @@ const EVENT_TYPES = [
   'revision_applied',
   'leader_changed',
   'fetch_failed',
+  'drift_detected',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -153,6 +155,21 @@ export function runEvents(
     }
   }
   return { drafts, memory: { failing } };
+}
+
+/**
+ * A drift check that found something: each resource with its field diffs (sensitive values masked as
+ * the plan masks them), and whether the correction was applied or waits for a person.
+ */
+export function driftEvents(check: DriftCheck): Draft[] {
+  if (!check.findings.length) return [];
+  const corrected = check.findings.filter((f) => f.corrected).length;
+  const what = check.findings.map((f) => findingLine(f)).join('; ');
+  const then = check.held ? `; the correction is held until the files change, or \`edgesync apply --force\` approves it` : corrected ? `; ${corrected} brought back` : '';
+  const n = check.findings.length;
+  return [
+    { event: 'drift_detected', resources: sorted(check.findings.map((f) => f.resource)), reason: `${n} resource${n === 1 ? '' : 's'} changed outside edgesync: ${what}${then}` },
+  ];
 }
 
 /** A git source could not be fetched or its commit was refused (GitError's message). */

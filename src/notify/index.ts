@@ -5,7 +5,7 @@ import os from 'node:os';
 import { Counter, type Registry } from 'prom-client';
 import type { ApplyResult } from '../apply/index.js';
 import type { LoadResult } from '../config/index.js';
-import type { LoopLogger, LoopObserver, RunReport } from '../daemon/loop-types.js';
+import type { DriftCheck, LoopLogger, LoopObserver, RunReport } from '../daemon/loop-types.js';
 import { revisionText } from '../config/revision.js';
 import type { Plan } from '../plan/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -16,6 +16,7 @@ import {
   appliedEvents,
   appliedResources,
   configEvents,
+  driftEvents,
   failedResources,
   NO_RUNS,
   fetchEvents,
@@ -172,6 +173,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
         apply = { applied: [], failed: [] };
         emit(out.drafts);
       },
+      onDrift: (check: DriftCheck) => emit(driftEvents(check)),
     },
     onRole(now, holder) {
       const drafts = roleEvents(leader, now, holder);

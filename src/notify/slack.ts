@@ -18,6 +18,7 @@ const TITLES: Readonly<Record<EventType, string>> = {
   revision_applied: ':rocket: Revision applied',
   leader_changed: ':arrows_counterclockwise: Leader changed',
   fetch_failed: ':satellite_antenna: Git fetch failed',
+  drift_detected: ':mag: Drift detected',
 };
 
 /** Slack reads &, < and > as markup. */

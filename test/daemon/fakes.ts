@@ -3,7 +3,7 @@
 
 import type { ApplyResult } from '../../src/apply/index.js';
 import type { ConfigError, LoadResult } from '../../src/config/index.js';
-import type { DesiredResource } from '../../src/kinds/kind.js';
+import type { DesiredResource, FieldChange } from '../../src/kinds/kind.js';
 import type { LoopEngine, LoopLogger } from '../../src/daemon/loop-types.js';
 import type { Action, Plan } from '../../src/plan/types.js';
 import type { Clock } from '../../src/util/clock.js';
@@ -26,16 +26,20 @@ export class ManualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const timer: Timer = { at: this.t + ms, resolve };
-      this.timers.push(timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.timers = this.timers.filter((x) => x !== timer);
-          reject(signal.reason);
+      const aborted = () => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        reject(signal?.reason);
+      };
+      // A timer that fires lets go of its signal: a long-lived one (a poll's) gathers no listeners.
+      const timer: Timer = {
+        at: this.t + ms,
+        resolve: () => {
+          signal?.removeEventListener('abort', aborted);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', aborted, { once: true });
     });
   }
   /** Delays of the timers waiting, from now. */
@@ -140,10 +144,23 @@ export class FakeEngine implements LoopEngine {
   settled: Plan[] = [];
   /** Plans made with drift.resync: each re-sends every resource. */
   resyncs = 0;
-  async plan(resources: readonly DesiredResource[], _targets?: readonly string[], drift?: { readonly resync?: boolean }): Promise<Plan> {
+  /** Plans made with drift.refresh: each sees `drifted` (and plans their update) and `unchecked`. */
+  refreshes = 0;
+  /** What a refresh sees changed outside edgesync, by resource name: brought back by a successful apply. */
+  readonly drifted = new Map<string, FieldChange[]>();
+  /** Credentials a refresh may not read with. */
+  unchecked: NonNullable<Plan['refresh']>['unchecked'] = [];
+  async plan(resources: readonly DesiredResource[], _targets?: readonly string[], drift?: { readonly resync?: boolean; readonly refresh?: boolean }): Promise<Plan> {
     if (drift?.resync) this.resyncs++;
-    const actions = resources.filter((r) => drift?.resync || !this.applied.has(`${r.name}@${r.hash}`)).map((r) => action(r.name));
-    return { actions, blocked: this.blocked, orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
+    if (drift?.refresh) this.refreshes++;
+    const seen = (name: string) => drift?.refresh === true && this.drifted.has(name);
+    const actions = resources.filter((r) => drift?.resync || seen(r.name) || !this.applied.has(`${r.name}@${r.hash}`)).map((r) => action(r.name));
+    const plan: Plan = { actions, blocked: this.blocked, orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
+    if (!drift?.refresh) return plan;
+    const drifted = resources
+      .filter((r) => seen(r.name))
+      .map((r) => ({ resource: r.key, kind: r.kind, name: r.name, fields: this.drifted.get(r.name)!, source: { file: 'user/profile.yaml', line: 1, col: 1 } }));
+    return { ...plan, drifted, refresh: { calls: 1, recreateMissing: false, unchecked: this.unchecked } };
   }
   async settle(plan: Plan): Promise<void> {
     this.settled.push(plan);
@@ -152,7 +169,10 @@ export class FakeEngine implements LoopEngine {
     this.applies.push(plan.actions.map((a) => a.name));
     if (this.hold) await new Promise<void>((r) => this.waiting.push(r));
     const result = applyResult(plan.actions, this.outcome);
-    for (const s of result.succeeded) this.applied.add(`${s.action.name}@${resources.find((r) => r.name === s.action.name)!.hash}`);
+    for (const s of result.succeeded) {
+      this.applied.add(`${s.action.name}@${resources.find((r) => r.name === s.action.name)!.hash}`);
+      this.drifted.delete(s.action.name);
+    }
     return result;
   }
   release(): void {

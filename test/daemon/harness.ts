@@ -12,6 +12,7 @@ import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../..
 import { folderSource, type ConfigSource } from '../../src/config/source.js';
 import { createEngine } from '../../src/engine/index.js';
 import { openStateStore } from '../../src/state/index.js';
+import type { LoopTiming } from '../../src/daemon/options.js';
 
 export const TOKEN = 'daemon-test-token-0001';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -56,9 +57,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** `daemon`: the endpoint's access options, as `--ui-token-file` and `--allowed-host` give them. */
+/**
+ * `daemon`: the endpoint's access options, as `--ui-token-file` and `--allowed-host` give them, the
+ * loop's clock, drift correction, approvals and one more observer. `timing`: beside the harness's short ones.
+ */
 export async function startHarness(
-  options: { fixture?: string; debounceMs?: number; emulator?: Partial<EmulatorOptions>; daemon?: Pick<DaemonOptions, 'uiToken' | 'allowedHosts'> } = {},
+  options: {
+    fixture?: string;
+    debounceMs?: number;
+    emulator?: Partial<EmulatorOptions>;
+    daemon?: Pick<DaemonOptions, 'uiToken' | 'allowedHosts' | 'clock' | 'correctDrift' | 'observer' | 'approvals'>;
+    timing?: LoopTiming;
+  } = {},
 ): Promise<Harness> {
   const emulator = await startEmulator({ port: 0, tokens: [TOKEN], ...options.emulator });
   const { dir, root } = copyFixture(options.fixture ?? 'small-root');
@@ -90,7 +100,7 @@ export async function startHarness(
       stop,
       logger,
       listen: { host: '127.0.0.1', port: 0 },
-      timing: { debounceMs: options.debounceMs ?? 100, retryInitialMs: 20, retryMaxMs: 200, shutdownTimeoutMs: 5000 },
+      timing: { debounceMs: options.debounceMs ?? 100, retryInitialMs: 20, retryMaxMs: 200, shutdownTimeoutMs: 5000, ...options.timing },
       watch: chokidarWatcher({ stabilityMs: 40, pollMs: 10 }),
       rootPollMs: 50,
       invalidate: (paths) => source.invalidate!(paths),

@@ -17,8 +17,16 @@ describe('the --listen address', () => {
 });
 
 describe('the loop timing', () => {
-  it('defaults to a 500 ms debounce, retries from 1 s to 5 min, a 10 s shutdown, no resync and a full re-read every 10 minutes', () => {
-    expect(checkTiming()).toEqual({ debounceMs: 500, retryInitialMs: 1000, retryMaxMs: 300_000, shutdownTimeoutMs: 10_000, resyncIntervalMs: 0, fullReloadIntervalMs: 600_000 });
+  it('defaults to a 500 ms debounce, retries from 1 s to 5 min, a 10 s shutdown, no resync, no drift check and a full re-read every 10 minutes', () => {
+    expect(checkTiming()).toEqual({
+      debounceMs: 500,
+      retryInitialMs: 1000,
+      retryMaxMs: 300_000,
+      shutdownTimeoutMs: 10_000,
+      resyncIntervalMs: 0,
+      driftIntervalMs: 0,
+      fullReloadIntervalMs: 600_000,
+    });
   });
 
   it.each([0, 59_999, 1.5, '10m'])('refuses a full re-read interval of %s, naming it', (ms) => {

@@ -42,12 +42,14 @@ pre.plan { max-height: 32rem; white-space: pre; }
 .status, .result { display: inline-block; padding: 0 0.45rem; border-radius: 4px; font-size: 0.85rem; border: 1px solid var(--line); white-space: nowrap; }
 .status-applied, .result-ok { color: var(--ok); background: var(--ok-bg); }
 .status-pending { color: var(--info); background: var(--info-bg); }
-.status-held, .status-waiting, .status-orphaned, .result-held, .result-stopped { color: var(--warn); background: var(--warn-bg); }
+.status-drift-corrected { color: var(--ok); background: var(--ok-bg); }
+.status-held, .status-waiting, .status-orphaned, .status-drift-changed, .status-drift-missing, .result-held, .result-stopped { color: var(--warn); background: var(--warn-bg); }
 .status-uncertain, .status-blocked, .status-failed, .result-failed, .result-error, .result-invalid, .result-uncertain { color: var(--bad); background: var(--bad-bg); }
-.attention { list-style: none; padding: 0; margin: 0; }
-.attention li { border-top: 1px solid var(--line); padding: 0.5rem 0; }
-.attention li:first-child { border-top: 0; }
-.attention p, .todo p { margin: 0.25rem 0; }
+.attention, .drift { list-style: none; padding: 0; margin: 0; }
+.attention li, .drift > li { border-top: 1px solid var(--line); padding: 0.5rem 0; }
+.attention li:first-child, .drift > li:first-child { border-top: 0; }
+.attention p, .todo p, .drift p { margin: 0.25rem 0; }
+.drift .fields { margin: 0.25rem 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
 .key { overflow-wrap: anywhere; }
 form#filters { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: end; margin: 0 0 0.75rem; }
 form#filters label { display: flex; flex-direction: column; font-size: 0.85rem; color: var(--muted); gap: 0.15rem; }
@@ -142,7 +144,7 @@ export const PAGE_JS = `
       // Said once when the overall state changes, not on every refresh of the header.
       if (document.title !== live.title) $('announce').textContent = live.title;
       document.title = live.title;
-      for (const id of ['header', 'attention', 'errors', 'resources', 'plan', 'history']) {
+      for (const id of ['header', 'attention', 'errors', 'drift', 'resources', 'plan', 'history']) {
         const el = $(id);
         if (el.dataset.markup !== live.sections[id]) { el.innerHTML = live.sections[id]; el.dataset.markup = live.sections[id]; localTimes(el); }
       }

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { ConfigError } from '../../config/index.js';
 import type { RunRecord } from '../../state/types.js';
 import type { Role } from '../leadership.js';
-import { degradedReason, type LoopStatus } from '../loop-types.js';
+import { degradedReason, type DriftFinding, type LoopStatus } from '../loop-types.js';
 import { planText } from './plan.js';
 
 type Overall = 'starting' | 'in step' | 'applying' | 'needs attention' | 'config invalid' | 'standby';
@@ -21,8 +21,8 @@ export interface Header {
   /** The refused files were the commit with changes not committed (most often the case: an edit in progress). */
   readonly invalidLocalChanges?: true;
   readonly lastRun?: { readonly at: string; readonly reason: string; readonly result: string };
-  /** The next run the daemon has scheduled (a retry or a resync), else runs wait for a change. */
-  readonly next?: { readonly at: string; readonly why: 'retry' | 'resync' };
+  /** The next run the daemon has scheduled (a retry, a resync or a drift check), else runs wait for a change. */
+  readonly next?: { readonly at: string; readonly why: 'retry' | 'resync' | 'drift check' };
   readonly role: Role;
   /** A git source: the remote (redacted), its ref, when it last synced and next fetches, its last fetch error. */
   readonly source?: { readonly remote?: string; readonly ref?: string; readonly syncedAt?: string; readonly nextFetchAt?: string; readonly error?: string };
@@ -37,6 +37,17 @@ export interface PageModel {
   readonly plan?: string;
   /** Says why no plan is shown, or what the shown one is. */
   readonly planNote?: string;
+  /** The last drift check and the next; absent while drift is not checked. */
+  readonly drift?: DriftModel;
+}
+
+interface DriftModel {
+  /** When the last check ran; absent before the first. */
+  readonly at?: string;
+  readonly next?: string;
+  readonly findings: readonly DriftFinding[];
+  /** The last run held its plan, which brings these back: a person approves or changes the files. */
+  readonly held: boolean;
 }
 
 /** Runs the page lists (the state keeps 100). */
@@ -101,9 +112,11 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
   const role = src.role();
   const run = s.lastRun;
   const message = s.revision && (await src.commitMessage?.(s.revision.commit).catch(() => undefined));
-  const nexts = [...(run?.retryAt ? [{ at: run.retryAt, why: 'retry' as const }] : []), ...(s.resyncAt ? [{ at: s.resyncAt, why: 'resync' as const }] : [])].sort((a, b) =>
-    a.at < b.at ? -1 : 1,
-  );
+  const nexts = [
+    ...(run?.retryAt ? [{ at: run.retryAt, why: 'retry' as const }] : []),
+    ...(s.resyncAt ? [{ at: s.resyncAt, why: 'resync' as const }] : []),
+    ...(s.driftCheckAt ? [{ at: s.driftCheckAt, why: 'drift check' as const }] : []),
+  ].sort((a, b) => (a.at < b.at ? -1 : 1));
   const source = sourceOf(src);
   const header: Header = {
     ...overallOf(s, role),
@@ -131,6 +144,7 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
     history: await src.history(HISTORY_SHOWN),
     configErrors: s.configErrors,
     ...(s.plan && { plan: planText(s.plan, s.running ? undefined : run?.result) }),
+    ...((s.driftAt || s.driftCheckAt) && { drift: driftOf(s) }),
     ...(invalid
       ? { planNote: 'The files are invalid: nothing is applied from them. The plan below is the last one made, from the last good config.' }
       : s.running
@@ -139,6 +153,12 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
           ? { planNote: role.role === 'standby' ? 'A standby makes no plan.' : 'No plan has been made yet.' }
           : {}),
   };
+}
+
+function driftOf(s: LoopStatus): DriftModel {
+  const findings = s.drift ?? [];
+  const held = s.lastRun?.result === 'held' && findings.some((f) => !f.corrected);
+  return { ...(s.driftAt && { at: s.driftAt }), ...(s.driftCheckAt && { next: s.driftCheckAt }), findings, held };
 }
 
 /** While a run is in flight, how often the page's rows are derived again (50,000 rows take ~0.2 s). */
@@ -162,6 +182,8 @@ export function pageVersion(src: Pick<ModelSources, 'status' | 'role' | 'source'
     s.invalidRevision?.localChanges,
     s.lastRun?.finishedAt,
     s.resyncAt,
+    s.driftAt,
+    s.driftCheckAt,
     src.role(),
     src.source?.(),
     s.running ? Math.floor(now / RUNNING_TICK_MS) : 0,

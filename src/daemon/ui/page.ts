@@ -4,7 +4,7 @@
 import { html, type Html } from './html.js';
 import type { PageModel } from './model.js';
 import type { RowPage, RowQuery } from './resources.js';
-import { renderAttention, renderErrors, renderHeader, renderHistory, renderKindOptions, renderPlan, renderResources, renderStatusOptions } from './render.js';
+import { renderAttention, renderDrift, renderErrors, renderHeader, renderHistory, renderKindOptions, renderPlan, renderResources, renderStatusOptions } from './render.js';
 
 export interface PageParts {
   readonly model: PageModel;
@@ -27,12 +27,13 @@ function pageTitle(model: PageModel): string {
 }
 
 /** Each live section's markup by the id of its container. */
-function sections(parts: PageParts): Record<'header' | 'attention' | 'errors' | 'resources' | 'plan' | 'history', Html> {
+function sections(parts: PageParts): Record<'header' | 'attention' | 'errors' | 'drift' | 'resources' | 'plan' | 'history', Html> {
   const { model, rows, query } = parts;
   return {
     header: renderHeader(model.header),
     attention: renderAttention(rows),
     errors: renderErrors(model),
+    drift: renderDrift(model),
     resources: renderResources(rows, query),
     plan: renderPlan(model),
     history: renderHistory(model),
@@ -75,6 +76,7 @@ export function renderDocument(parts: PageParts): string {
 <main>
 <section id="attention" aria-labelledby="attention-title">${s.attention}</section>
 <section id="errors" aria-labelledby="errors-title">${s.errors}</section>
+<section id="drift" aria-labelledby="drift-title">${s.drift}</section>
 <section aria-labelledby="resources-title">
 <h2 id="resources-title">Resources</h2>
 <form id="filters" method="get" action="/" role="search" aria-label="Filter resources">

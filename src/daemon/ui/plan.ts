@@ -1,7 +1,7 @@
 // What the status page shows of a plan: the plan kept between runs without request bodies, state
 // records or sensitive values, and "what would happen now" rendered as the CLI renders it.
 
-import { SENSITIVE } from '../../plan/format.js';
+import { maskedChange, SENSITIVE } from '../../plan/format.js';
 import { renderText } from '../../plan/text.js';
 import type { Plan } from '../../plan/types.js';
 
@@ -19,6 +19,7 @@ export function withoutBodies(plan: Plan): Plan {
       record: {},
       diff: (a.diff ?? []).map((c) => (c.sensitive ? { ...c, ...(c.before !== undefined && { before: SENSITIVE }), ...(c.after !== undefined && { after: SENSITIVE }) } : c)),
     })),
+    ...(plan.drifted && { drifted: plan.drifted.map((d) => ({ ...d, fields: d.fields.map(maskedChange) })) }),
   };
 }
 

@@ -1,8 +1,10 @@
 // The status page's sections as HTML, rendered on the server: the header, what needs a person,
-// config errors, the resources table, the plan and the runs. Every value goes through `html`.
+// config errors, drift, the resources table, the plan and the runs. Every value goes through `html`.
 
 import { formatError } from '../../config/index.js';
-import { formatCount } from '../../util/format.js';
+import { formatCount, plural } from '../../util/format.js';
+import { shownValue } from '../../plan/format.js';
+import type { DriftFinding } from '../loop-types.js';
 import type { RunRecord } from '../../state/types.js';
 import { html, time, type Html } from './html.js';
 import type { Header, PageModel } from './model.js';
@@ -117,6 +119,32 @@ export function renderKindOptions(page: RowPage, selected: string | undefined): 
 
 export function renderStatusOptions(page: RowPage, selected: string | undefined): Html {
   return html`<option value="">all statuses</option>${PAGE_STATUSES.map((s) => html`<option value="${s}"${s === selected ? ' selected' : ''}>${s} (${formatCount(page.statuses[s] ?? 0)})</option>`)}`;
+}
+
+/** A drifted field as the plan's text shows it: what is there → what was applied, sensitive values masked. */
+function driftFields(f: DriftFinding): Html {
+  if (f.how === 'missing') return html`<p>${f.message ?? 'deleted outside edgesync'}</p>`;
+  const value = (c: DriftFinding['fields'][number], v: (typeof c)['before']) => shownValue(c, v, 80);
+  return html`<ul class="fields">${f.fields.map((c) => html`<li><code>${c.path}</code>: ${c.sensitive ? value(c, c.after) : html`${value(c, c.before)} → ${value(c, c.after)}`}</li>`)}</ul>`;
+}
+
+export function renderDrift(model: PageModel): Html {
+  const d = model.drift;
+  if (!d) return html``;
+  const when = html`<p>${d.at ? html`Last checked ${time(d.at)}` : html`Not checked yet`}${d.next ? html`; next check at ${time(d.next)}` : ''}.</p>`;
+  if (!d.at || !d.findings.length) return html`<h2 id="drift-title">Drift</h2>${when}${d.at ? html`<p class="none">Nothing changed outside edgesync.</p>` : ''}`;
+  const open = d.findings.filter((f) => !f.corrected).length;
+  const note = d.held
+    ? html`<p class="note">The correction is held: it is applied when the files change, or when <code>edgesync apply --force</code> approves it (<code>watch --correct-drift</code> applies it at once).</p>`
+    : open
+      ? ''
+      : html`<p>Every one was brought back.</p>`;
+  return html`<h2 id="drift-title">Drift <span class="count">(${formatCount(d.findings.length)})</span></h2>${when}
+<p>${plural(d.findings.length, 'resource')} changed outside edgesync, what is there → what edgesync applied:</p>${note}
+<ul class="drift">${d.findings.map(
+    (f) =>
+      html`<li><span class="status status-drift-${f.corrected ? 'corrected' : f.how}">${f.corrected ? 'corrected' : f.how}</span> <strong class="key">${f.resource}</strong>${f.source ? html` <code>${f.source.file}:${f.source.line}</code>` : ''}${driftFields(f)}</li>`,
+  )}</ul>`;
 }
 
 export function renderPlan(model: PageModel): Html {

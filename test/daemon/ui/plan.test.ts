@@ -41,6 +41,14 @@ describe('the plan the status page shows', () => {
     expect(JSON.stringify(kept)).not.toContain('tok-secret-value-123');
   });
 
+  it('keeps no sensitive value of a field a refresh found changed outside edgesync', () => {
+    const drifted = [
+      { resource: 'ApiToken/ci', kind: 'ApiToken', name: 'ci', fields: [{ path: 'value', before: 'tok-by-hand-456', after: 'tok-secret-value-123', sensitive: true }] },
+    ];
+    const kept = withoutBodies({ ...empty, drifted });
+    expect(kept.drifted).toEqual([{ ...drifted[0], fields: [{ path: 'value', before: '(sensitive)', after: '(sensitive)', sensitive: true }] }]);
+  });
+
   it('renders what would happen now as the CLI does, with secrets masked', () => {
     const text = planText(withoutBodies({ ...empty, actions: [tokenAction('ci')] }), 'failed');
     expect(text).toContain('+ ApiToken/ci  create (POST createToken)');

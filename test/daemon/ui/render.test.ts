@@ -236,3 +236,70 @@ describe('the status page, rendered without a browser', () => {
     expect(ms).toBeLessThan(2000);
   });
 });
+
+describe("the status page's Drift section", () => {
+  const drifted = {
+    resource: `GatewayList[account=${ACCOUNT}]/blocked-domains`,
+    kind: 'GatewayList',
+    name: 'blocked-domains',
+    how: 'changed' as const,
+    fields: [
+      { path: 'name', before: 'Renamed <b>by hand</b>', after: 'Blocked domains' },
+      { path: 'description', before: '(sensitive)', after: '(sensitive)', sensitive: true },
+    ],
+    source: { file: 'zero-trust/lists.yaml', line: 3, col: 1 },
+    corrected: false,
+  };
+  const section = (doc: string) => doc.slice(doc.indexOf('<section id="drift"'), doc.indexOf('</section>', doc.indexOf('<section id="drift"')));
+
+  it('is left out while drift is not checked', async () => {
+    expect(await page(world())).not.toContain('id="drift-title"');
+  });
+
+  it('says when it last checked and next checks, and that nothing changed', async () => {
+    const w = world();
+    w.status = { ...w.status, drift: [], driftAt: '2026-01-02T03:00:00.000Z', driftCheckAt: '2026-01-02T03:10:00.000Z' };
+    const text = textOf(section(await page(w)));
+    expect(text).toContain('Last checked 2026-01-02 03:00:00 UTC; next check at 2026-01-02 03:10:00 UTC.');
+    expect(text).toContain('Nothing changed outside edgesync.');
+  });
+
+  it('lists each drifted resource with its fields as the plan shows them, sensitive ones masked, and says the correction is held', async () => {
+    const w = world();
+    w.status = {
+      ...w.status,
+      lastRun: run({ reason: 'drift', result: 'held', errors: ['1 resource changed outside edgesync …: held until the files change'] }),
+      drift: [
+        drifted,
+        {
+          resource: `GatewayLocation[account=${ACCOUNT}]/office`,
+          kind: 'GatewayLocation',
+          name: 'office',
+          how: 'missing',
+          fields: [],
+          message: 'apply with --recreate-missing',
+          corrected: false,
+        },
+      ],
+      driftAt: '2026-01-02T03:00:00.000Z',
+    };
+    const markup = section(await page(w));
+    const text = textOf(markup);
+    expect(text).toContain('Drift (2)');
+    expect(text).toContain(`changed ${drifted.resource} zero-trust/lists.yaml:3`);
+    expect(text).toContain('name: "Renamed <b>by hand</b>" → "Blocked domains"');
+    expect(text).toContain('description: (sensitive)');
+    expect(text).toContain(`missing GatewayLocation[account=${ACCOUNT}]/office`);
+    expect(text).toContain('The correction is held: it is applied when the files change, or when edgesync apply --force approves it');
+    expect(markup).not.toContain('<b>');
+  });
+
+  it('marks what a run brought back as corrected', async () => {
+    const w = world();
+    w.status = { ...w.status, lastRun: run({ reason: 'drift' }), drift: [{ ...drifted, corrected: true }], driftAt: '2026-01-02T03:00:00.000Z' };
+    const text = textOf(section(await page(w)));
+    expect(text).toContain(`corrected ${drifted.resource}`);
+    expect(text).toContain('Every one was brought back.');
+    expect(text).not.toContain('held');
+  });
+});

@@ -38,7 +38,7 @@ describe('the status page on the endpoint', () => {
     const w = world();
     const app = serverOf(w);
     const first = (await app.inject({ method: 'GET', url: '/ui/live' })).json() as { version: string; sections: Record<string, string>; title: string };
-    expect(Object.keys(first.sections).sort()).toEqual(['attention', 'errors', 'header', 'history', 'plan', 'resources']);
+    expect(Object.keys(first.sections).sort()).toEqual(['attention', 'drift', 'errors', 'header', 'history', 'plan', 'resources']);
     expect((await app.inject({ method: 'GET', url: `/ui/live?v=${first.version}` })).statusCode).toBe(204);
     w.status = { ...w.status, running: true, runs: 2 };
     const next = await app.inject({ method: 'GET', url: `/ui/live?v=${first.version}` });
