@@ -4,6 +4,7 @@
 // with --recreate-missing.
 
 import { describe, expect, it } from 'vitest';
+import type { StoredObject } from '../../src/emulator/index.js';
 import { ACCOUNT, apply, cli, fixtureApplied } from './harness.js';
 import { RESOURCES, ROUTE } from './fixture.js';
 
@@ -87,7 +88,7 @@ describe('plan --refresh', () => {
   it('sees a managed field changed by hand in every kind, brings back what an operation can and holds the rest, and ignores what the config does not set', async () => {
     const { emu, ws } = await fixtureApplied();
     const state = emu.state();
-    const id = (objects: readonly { id?: unknown; name?: unknown }[], name: string) => String(objects.find((o) => o.name === name)!.id);
+    const id = (objects: readonly StoredObject[], name: string) => String(objects.find((o) => o.name === name)!.id);
     const user = Object.keys(state.users).find((who) => state.users[who]!.first_name === 'Sam')!;
     // What a document sets.
     await byHand(emu.url, 'PATCH', 'organizations', ACCOUNT, { name: 'Renamed by hand', login_design: { text_color: '#000000' } });
