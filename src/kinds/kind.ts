@@ -298,7 +298,7 @@ export interface Observation {
 }
 
 /** See Observation.part. */
-export interface ObservedPart {
+interface ObservedPart {
   /** The request field it fills, e.g. `items`. */
   readonly field: string;
   /** A paged list read. */

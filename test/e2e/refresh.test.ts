@@ -109,7 +109,7 @@ describe('plan --refresh', () => {
 
     const plan = await cli(['plan', ...ws.remote(emu), '--refresh']);
     expect(plan.code, plan.stderr).toBe(0);
-    const drifted = [...plan.stdout.matchAll(/^\* (\S+)  changed outside edgesync/gm)].map((m) => m[1]);
+    const drifted = [...plan.stdout.matchAll(/^\* (\S+) {2}changed outside edgesync/gm)].map((m) => m[1]);
     const kinds = [
       'AccessOrganization',
       'ConnectivitySettings',
@@ -147,7 +147,7 @@ describe('plan --refresh', () => {
     expect(writes.map((c) => c.operation).sort((a, b) => a! - b!)).toEqual([2, 3, 4, 11, 12, 15, 17]);
 
     const again = await cli(['plan', ...ws.remote(emu), '--refresh']);
-    const still = [...again.stdout.matchAll(/^\* (\S+)  changed outside edgesync/gm)].map((m) => m[1]);
+    const still = [...again.stdout.matchAll(/^\* (\S+) {2}changed outside edgesync/gm)].map((m) => m[1]);
     expect(still.sort()).toEqual([RESOURCES.GatewayList.key, RESOURCES.GatewayLocation.key].sort());
   });
 
