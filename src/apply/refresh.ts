@@ -1,5 +1,5 @@
 // A refresh: what is there, read before a plan through each kind's read (a list serves every resource of
-// its scope, one call a page), paced per credential as the writes are. The planner reads only the result.
+// its scope, one call a page; a part such as a list's items, a call a page per object), paced per credential.
 
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
@@ -38,8 +38,8 @@ interface Group {
   /** A list (one call a page, serving every resource of the scope), or the read of one object. */
   readonly isList: boolean;
   readonly params: Readonly<Record<string, string>>;
-  /** The resources it serves, by the id each is known by (a read of one object: its only one). */
-  readonly wanted: { readonly key: string; readonly id: string | undefined }[];
+  /** The resources it serves, by the id each is known by (a read of one object: its only one); `part`: its applied request sets the part's field. */
+  readonly wanted: { readonly key: string; readonly id: string | undefined; readonly part: boolean }[];
 }
 
 /** The groups of reads a refresh makes: resources of one list read and scope share theirs. */
@@ -50,7 +50,8 @@ function groupsOf(desired: readonly DesiredResource[], state: StateSnapshot, kin
     if (!observe) continue;
     const applied = state.resources.get(d.key);
     const remoteId = d.id ?? applied?.remoteId;
-    const id = observe.idFor ? observe.idFor(d.scope, remoteId) : remoteId;
+    const request = applied?.request ?? d.request;
+    const id = observe.idFor ? observe.idFor(d.scope, remoteId, request) : remoteId;
     const isList = ROUTES[observe.read].paging !== undefined;
     // Never created (no id to look for, nothing applied): there is nothing of it to see yet.
     if ((isList && id === undefined) || (!isList && applied === undefined && d.id === undefined)) continue;
@@ -58,7 +59,8 @@ function groupsOf(desired: readonly DesiredResource[], state: StateSnapshot, kin
     const groupKey = isList ? `${d.credential ?? ''}\0${observe.read}\0${JSON.stringify(params)}` : `${d.credential ?? ''}\0${d.key}`;
     let group = groups.get(groupKey);
     if (!group) groups.set(groupKey, (group = { credential: d.credential, observe, isList, params, wanted: [] }));
-    group.wanted.push({ key: d.key, id });
+    const part = observe.part !== undefined && isObject(request) && request[observe.part.field] !== undefined;
+    group.wanted.push({ key: d.key, id, part });
   }
   return [...groups.values()];
 }
@@ -80,7 +82,32 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
       permit.answered?.(seen);
     }
   };
-  const asRequest = (observe: Observation, object: JsonObject): Observed => ({ seen: 'present', request: observe.asRequest ? observe.asRequest(object) : object });
+  const asRequest = (observe: Observation, object: JsonObject, params: Readonly<Record<string, string>>): Observed => ({
+    seen: 'present',
+    request: observe.asRequest ? observe.asRequest(object, params) : object,
+  });
+  type CallOptions = { credential?: string; signal?: AbortSignal };
+  /** Every page of a list read, each call paced on its own (the headers of its answer reach that page's permit). */
+  const eachPage = async (
+    credential: string | undefined,
+    read: Observation['read'],
+    params: Readonly<Record<string, string>>,
+    callOptions: CallOptions,
+    take: (items: readonly unknown[]) => void,
+  ) => {
+    let tell: ((seen: ServerRateLimit) => void) | undefined;
+    const pages = options.client.pages(read, params, { ...callOptions, onRateLimit: (seen) => tell?.(seen) });
+    try {
+      for (;;) {
+        const next = await paced(credential, (onRateLimit) => ((tell = onRateLimit), pages.next()));
+        if (next.done) break;
+        take(next.value.items);
+        if (!next.value.next) break;
+      }
+    } finally {
+      await pages.return(undefined);
+    }
+  };
   for (const group of groupsOf(desired, state, options.kinds)) {
     const { credential, observe, isList, params } = group;
     if (refused.has(credential)) {
@@ -91,29 +118,37 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
     try {
       if (!isList) {
         const object = await paced(credential, (onRateLimit) => options.client.read(observe.read, params, { ...callOptions, onRateLimit }));
-        for (const w of group.wanted) observed.set(w.key, isObject(object) ? asRequest(observe, object) : { seen: 'missing' });
+        for (const w of group.wanted) observed.set(w.key, isObject(object) ? asRequest(observe, object, params) : { seen: 'missing' });
         continue;
       }
       const byId = new Map(group.wanted.map((w) => [w.id, w.key]));
-      // Each page's call is paced on its own; the headers of its answer reach that page's permit.
-      let tell: ((seen: ServerRateLimit) => void) | undefined;
-      const pages = options.client.pages(observe.read, params, { ...callOptions, onRateLimit: (seen) => tell?.(seen) });
-      try {
-        for (;;) {
-          const next = await paced(credential, (onRateLimit) => ((tell = onRateLimit), pages.next()));
-          if (next.done) break;
-          for (const item of next.value.items) {
-            if (!isObject(item)) continue;
-            const id = observe.idOf ? observe.idOf(item) : typeof item.id === 'string' ? item.id : undefined;
-            const key = byId.get(id);
-            if (key !== undefined) observed.set(key, asRequest(observe, item));
-          }
-          if (!next.value.next) break;
+      await eachPage(credential, observe.read, params, callOptions, (items) => {
+        for (const item of items) {
+          if (!isObject(item)) continue;
+          const id = observe.idOf ? observe.idOf(item) : typeof item.id === 'string' ? item.id : undefined;
+          const key = byId.get(id);
+          if (key !== undefined) observed.set(key, asRequest(observe, item, params));
         }
-      } finally {
-        await pages.return(undefined);
-      }
+      });
       for (const w of group.wanted) if (!observed.has(w.key)) observed.set(w.key, { seen: 'missing' });
+      const part = observe.part;
+      // The part of each object found whose request sets it (a list's items): a list read of its own.
+      for (const w of group.wanted) {
+        const seen = observed.get(w.key);
+        if (!part || !w.part || w.id === undefined || seen?.seen !== 'present' || !isObject(seen.request)) continue;
+        const elements: Json[] = [];
+        try {
+          await eachPage(credential, part.read, part.params(params, w.id), callOptions, (items) => {
+            for (const item of items) elements.push(part.asRequest ? part.asRequest(item as Json) : (item as Json));
+          });
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status !== 404) throw err;
+          // Deleted between the two reads.
+          observed.set(w.key, { seen: 'missing' });
+          continue;
+        }
+        observed.set(w.key, { seen: 'present', request: { ...seen.request, [part.field]: elements } });
+      }
     } catch (err) {
       if (err instanceof ApiError && err.status === 404 && !isList) {
         for (const w of group.wanted) observed.set(w.key, { seen: 'missing' });

@@ -24,8 +24,13 @@ const collectionNames = [
 ] as const;
 type CollectionName = (typeof collectionNames)[number];
 
-/** Fields that place an object in its map: a patch cannot change them. */
-const fixedFields = ['id', 'account', 'zone_id', 'service', 'environment'];
+/** Fields that place an object in its map: a patch cannot change them (a domain's service can: it is attached again elsewhere). */
+const fixedFields = (name: CollectionName): string[] => {
+  if (name === 'scripts') return ['id', 'account', 'service', 'environment'];
+  if (name === 'domains') return ['id', 'account', 'hostname'];
+  if (name === 'routes') return ['id', 'zone_id'];
+  return ['id', 'account'];
+};
 
 /** Collections stored one per account, found by the account. */
 const perAccount = new Set<CollectionName>(['organizations', 'logging', 'connectivity']);
@@ -84,7 +89,7 @@ function patched(name: CollectionName, record: JsonObject, patch: JsonObject, no
 export function patchObjects(store: Store, collection: string, id: string, patch: unknown, nowMs: number): JsonObject[] {
   const name = checkCollection(collection);
   if (!isPlainObject(patch)) throw badRequest(['body: expected a JSON merge patch (an object)']);
-  const moved = fixedFields.filter((f) => f in patch);
+  const moved = fixedFields(name).filter((f) => f in patch);
   if (moved.length > 0) throw badRequest(moved.map((f) => `${f}: places the object in its collection and cannot change`));
   const nowIso = isoTime(nowMs);
   if (name === 'tokens') {

@@ -2,7 +2,7 @@
 // Only changed flags are sent; the off-ramp flag goes out under the provider's name, offramp_warp_enabled.
 
 import { compact, isObject } from './diff.js';
-import { accountScope, patchKind, perAccount } from './families.js';
+import { accountRead, accountScope, patchKind, perAccount } from './families.js';
 import type { Built, BuildContext, ResourceDocument } from './kind.js';
 import { registerKind } from './registry.js';
 
@@ -27,5 +27,8 @@ registerKind(
     // Sent under the document's name by older builds, so never applied: it goes out again.
     neverApplied: [DOCUMENT_NAME],
     targets: perAccount('connectivity settings'),
+    // The two flags, under the provider's names as the request keeps them; no field is the server's
+    // or a set. Never missing: the defaults until written.
+    observe: accountRead('getConnectivitySettings', ['icmp_proxy_enabled', 'offramp_warp_enabled']),
   }),
 );

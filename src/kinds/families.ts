@@ -1,7 +1,7 @@
 // The behaviour kinds share by family: PUT kinds send the whole body when its hash moved, PATCH
 // kinds send only changed fields. POST kinds live in post-family.ts; the kind files only configure.
 
-import { OPERATIONS, type OperationName } from '../api/operations.js';
+import { OPERATIONS, type OperationName, type ReadName } from '../api/operations.js';
 import { contentHash, type Json } from '../util/json.js';
 import { compact, diffJson, isObject, pick, sameJson, omit } from './diff.js';
 import type {
@@ -61,6 +61,14 @@ export function perAccount(what: string): (self: DesiredResource) => WriteTarget
 /** The scope of account-level kinds: one path parameter, named `param` by their operations. */
 export function accountScope(param: 'identifier' | 'account_identifier'): Pick<KindBase, 'scopeKeys' | 'paramMap'> {
   return { scopeKeys: ['account'], paramMap: { account: param } };
+}
+
+/**
+ * The read of an account's one object (its settings, its Zero Trust account): `fields` are the
+ * request's, every other field of the answer (ids, timestamps) the server's. @default fields: none kept
+ */
+export function accountRead(read: ReadName, fields: readonly string[] = []): Observation {
+  return { read, params: (scope) => ({ account_id: scope.account }), asRequest: (object) => pick(object, fields) };
 }
 
 export const NOTHING: KindDecision = { actions: [], blocked: [], notes: [] };

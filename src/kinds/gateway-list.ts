@@ -24,7 +24,21 @@ registerKind(
     },
     blockedReason: () => LIST_FIXED,
     dependencies: onGatewayAccount,
-    // The account's lists in one read; a list's items are not in it (they are read by another, one call a list).
-    observe: { read: 'listLists', params: (scope) => ({ account_id: scope.account }), asRequest: (o) => pick(o, ['name', 'type', 'description']) },
+    // The account's lists in one read; a list's items are not in it: they are read by a list of their
+    // own, a call a page per list, only for a document that sets items. Items are a set (the server
+    // orders them); id, count, created_at and updated_at are the server's, and so is an item's
+    // created_at unless the document sets it.
+    observe: {
+      read: 'listLists',
+      params: (scope) => ({ account_id: scope.account }),
+      asRequest: (o) => pick(o, ['name', 'type', 'description']),
+      part: {
+        field: 'items',
+        read: 'listListItems',
+        params: (list, id) => ({ account_id: String(list.account_id), list_id: id }),
+        asRequest: (item) => pick(item, ['value', 'created_at']),
+      },
+      sets: ['items'],
+    },
   }),
 );

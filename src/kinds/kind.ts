@@ -271,20 +271,42 @@ export interface Observation {
    * scope), or the read of the resource's one object (a singleton, the user).
    */
   readonly read: ReadName;
-  /** The read's path parameters, from the resource's scope and, for a read of one object, its id. */
+  /** The read's path parameters (and query filters), from the resource's scope and, for a read of one object, its id. */
   params(scope: Readonly<Record<string, string>>, id: string | undefined): Readonly<Record<string, string>>;
   /**
-   * Which object of a list is the resource's: the id it is known by (from the scope, or the remote id
-   * state keeps or metadata.id gives). Undefined: nothing to look for yet (never created).
+   * Which object of a list is the resource's: the id it is known by (from the scope, the remote id
+   * state keeps or metadata.id gives, or the request last applied, else the desired one: a hostname).
+   * Undefined: nothing to look for yet (never created).
    * @default the remote id
    */
-  readonly idFor?: (scope: Readonly<Record<string, string>>, remoteId: string | undefined) => string | undefined;
-  /** A listed object's id. @default its `id` */
+  readonly idFor?: (scope: Readonly<Record<string, string>>, remoteId: string | undefined, request: Json) => string | undefined;
+  /** A listed object's id, in the words of idFor. @default its `id` */
   readonly idOf?: (object: Readonly<Record<string, Json>>) => string | undefined;
-  /** The object in the request's words (the document's field names and value shapes). @default the object as read */
-  readonly asRequest?: (object: Readonly<Record<string, Json>>) => Json;
+  /**
+   * The object in the request's words (the document's field names and value shapes), server-set
+   * fields left out; `params` are the read's (the account a singleton belongs to). @default the object as read
+   */
+  readonly asRequest?: (object: Readonly<Record<string, Json>>, params: Readonly<Record<string, string>>) => Json;
   /** Set-like lists of the request (src/plan/observed.ts SetPaths): their order is the server's. @default none */
   readonly sets?: readonly string[];
+  /**
+   * A field of the request that the object's read does not carry, read by a list of its own for
+   * each object found (a Gateway list's items: one call a page per list), and only for a resource
+   * whose last applied request sets the field. @default none
+   */
+  readonly part?: ObservedPart;
+}
+
+/** See Observation.part. */
+interface ObservedPart {
+  /** The request field it fills, e.g. `items`. */
+  readonly field: string;
+  /** A paged list read. */
+  readonly read: ReadName;
+  /** Its path parameters, from the object's read's parameters and the object's id. */
+  params(parent: Readonly<Record<string, string>>, id: string): Readonly<Record<string, string>>;
+  /** One listed element in the request's words. @default the element as read */
+  readonly asRequest?: (element: Json) => Json;
 }
 
 export interface KindDefinition {

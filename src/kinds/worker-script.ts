@@ -90,5 +90,11 @@ registerKind(
     // States written before uploads became content-only hold hashes of secret texts here.
     sensitive: (path) => path === 'secrets' || path.startsWith('secrets.'),
     outcome: (_action, result) => compact({ remoteId: resultField(result, 'id'), etag: resultField(result, 'etag') }),
+    // Only whether the service is there: the account's script list names each service once (its id),
+    // whatever its environments, and carries no module, so the content is not compared (no field of
+    // the request is read; none is a set). A service missing from the list was deleted outside
+    // edgesync, every environment with it: shown as missing, uploaded again only when asked
+    // (--recreate-missing), and what follows it (routes, domains) waits.
+    observe: { read: 'listScripts', params: (scope) => ({ account_id: scope.account }), idFor: (scope) => scope.service, asRequest: () => ({}) },
   }),
 );

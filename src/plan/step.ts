@@ -2,7 +2,7 @@
 // depends on. Pure (it only reads the state); build.ts calls it for each resource a memo does not already hold.
 
 import type { ActionDraft, DesiredResource, Json, KindDecision, KindDefinition } from '../kinds/kind.js';
-import { contentHash } from '../util/json.js';
+import { canonicalJson, contentHash } from '../util/json.js';
 import type { AppliedResource, KvKeyPage, StateSnapshot } from '../state/types.js';
 import type { Step } from './memo.js';
 import { orphanKeysMessage } from './messages.js';
@@ -40,6 +40,7 @@ export async function stepOf(
   const seen = applied && observed ? against(def, self, applied, observed, recreateMissing === true) : undefined;
   if (seen?.missing && !seen.missing.recreated) return { ...UNCHANGED, unchanged: false, missing: seen.missing };
   let decision = await decide(def, self, seen ? seen.applied : applied, state, now);
+  if (seen?.drifted && applied && decision.blocked.length) decision = { ...decision, blocked: heldDrift(decision.blocked, self, applied, seen.drifted) };
   const resent = resendActions(def, self, applied, decision, drift, refused);
   // Sent again as applied: nothing changes, so no share of a change threshold.
   if (resent) decision = { ...decision, actions: resent, share: undefined };
@@ -112,6 +113,27 @@ function against(
   let request: Json = applied.request;
   for (const change of fields) request = setAt(request, change.path.split('.'), change.before);
   return { applied: { ...applied, request, hash: contentHash(request) }, drifted: { ...ref, fields, source: self.source } };
+}
+
+/**
+ * A blocked change whose fields the config left as last applied is the drift alone: the kind's reason
+ * (a change of the config it cannot send) is not what happened, so it says what a person can do instead.
+ */
+function heldDrift(blocked: KindDecision['blocked'], self: DesiredResource, applied: AppliedResource, drifted: DriftedResource): KindDecision['blocked'] {
+  const moved = new Set(drifted.fields.map((f) => f.path.split('.')[0]!));
+  const field = (request: Json | undefined, name: string) => (request !== null && typeof request === 'object' && !Array.isArray(request) ? request[name] : undefined);
+  const driftOnly = (name: string) => moved.has(name) && canonicalJson(field(applied.request, name) ?? null) === canonicalJson(field(self.request, name) ?? null);
+  return blocked.flatMap((b) => {
+    const held = b.fields.filter(driftOnly);
+    if (!held.length) return [b];
+    const them = held.length === 1 ? 'it' : 'them';
+    const recreate = self.id === undefined ? 'apply with --refresh --recreate-missing' : 'remove metadata.id and apply with --refresh --recreate-missing';
+    const reason =
+      `${held.join(', ')} changed outside edgesync, and no operation of the interface can set ${them} back: set ${them} back by hand as the document has ${them}, ` +
+      `or delete the object by hand and ${recreate} to create it again from the document`;
+    const rest = b.fields.filter((f) => !held.includes(f));
+    return [{ reason, fields: held }, ...(rest.length ? [{ ...b, fields: rest }] : [])];
+  });
 }
 
 /** `value` with `path` set to `to` (a copy; lists by index). */

@@ -65,8 +65,8 @@ describe('a refresh against the emulator', () => {
       expect(seen?.seen, d.key).toBe('present');
       if (seen?.seen === 'present') expect(observedDrift(d.request, seen.request, getKind(d.kind)!.observe!.sets), d.key).toEqual([]);
     }
-    // One list read for the three lists, one for the location, one for the endpoint.
-    expect(first.calls).toBe(3);
+    // One list read for the three lists and one for each list's items, one for the location, one for the endpoint.
+    expect(first.calls).toBe(6);
 
     await editInDashboard('lists', ids.get(lists[1]!.key)!, { name: 'renamed-by-hand' });
     const second = await refresh(all, stateOf(ids), { client, kinds: getKind, limiterFor });

@@ -86,6 +86,48 @@ describe('a refresh', () => {
     expect(result.observed.get(location.key)).toEqual({ seen: 'present', request: { name: 'office', networks: ['192.0.2.0/24'] } });
   });
 
+  it('reads a list’s items page by page, only for a document that sets items', async () => {
+    const items = [{ value: 'a.example.com' }, { value: 'b.example.com' }, { value: 'c.example.com' }];
+    const withItems = desired('GatewayList', 'hosts', { account: ACCOUNT }, { name: 'hosts', type: 'DOMAIN', items });
+    const without = desired('GatewayList', 'bare', { account: ACCOUNT }, { name: 'bare', type: 'DOMAIN' });
+    const { client, calls } = fakeClient({
+      [`listLists ${JSON.stringify({ account_id: ACCOUNT })}`]: [
+        { id: 'uuid-1', name: 'hosts', type: 'DOMAIN', count: 3 },
+        { id: 'uuid-2', name: 'bare', type: 'DOMAIN', count: 9 },
+      ],
+      [`listListItems ${JSON.stringify({ account_id: ACCOUNT, list_id: 'uuid-1' })}`]: items.map((item) => ({ ...item, created_at: '2026-01-01T00:00:00Z' })).reverse(),
+    });
+    const result = await refresh([withItems, without], snapshot({ [withItems.key]: 'uuid-1', [without.key]: 'uuid-2' }), {
+      client,
+      kinds: getKind,
+      limiterFor: paced().limiterFor,
+    });
+    expect(calls).toEqual(['listLists', 'listListItems', 'listListItems']);
+    expect(result.observed.get(withItems.key)).toEqual({
+      seen: 'present',
+      request: {
+        name: 'hosts',
+        type: 'DOMAIN',
+        items: [{ value: 'c.example.com' }, { value: 'b.example.com' }, { value: 'a.example.com' }].map((i) => ({ ...i, created_at: '2026-01-01T00:00:00Z' })),
+      },
+    });
+    expect(result.observed.get(without.key)).toEqual({ seen: 'present', request: { name: 'bare', type: 'DOMAIN' } });
+  });
+
+  it('finds a Worker domain by its zone and hostname, whatever its id, and reads a setting of the account once', async () => {
+    const domain = desired('WorkerDomain', 'api', { account: ACCOUNT }, { hostname: 'API.example.com', zone_id: ZONE, service: 'api', environment: 'production' });
+    const logging = desired('GatewayLogging', 'logging', { account: ACCOUNT }, { redact_pii: true });
+    const { client, calls } = fakeClient({
+      [`listWorkerDomains ${JSON.stringify({ account_id: ACCOUNT })}`]: [
+        { id: 'attached-again', hostname: 'api.example.com', zone_id: ZONE, zone_name: 'example.com', service: 'api-v2', environment: 'production' },
+        { id: 'other', hostname: 'api.example.com', zone_id: 'another-zone', service: 'x', environment: 'production' },
+      ],
+    });
+    const result = await refresh([domain, logging], snapshot({ [domain.key]: 'first-id', [logging.key]: '' }), { client, kinds: getKind, limiterFor: paced().limiterFor });
+    expect(result.observed.get(domain.key)).toEqual({ seen: 'present', request: { hostname: 'api.example.com', zone_id: ZONE, service: 'api-v2', environment: 'production' } });
+    expect(calls).toEqual(['listWorkerDomains', 'getLogging']);
+  });
+
   it('names a credential whose reads are refused, plans its resources unchecked, and reads the others', async () => {
     const mine = desired('GatewayList', 'mine', { account: ACCOUNT }, { name: 'mine', type: 'IP' }, 'reader');
     const theirs = desired('WorkerRoute', 'r', { zone: ZONE, route: 'route-1' }, { pattern: 'a/*', script: 's' }, 'ops');

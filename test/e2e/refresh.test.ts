@@ -1,10 +1,12 @@
 // Seeing what is there at the command line: right after an apply a refreshed plan has nothing to do;
-// a list renamed in the dashboard is drift, shown and brought back by `apply --refresh`; an endpoint
-// deleted outside edgesync is said, and created again only with --recreate-missing.
+// a field of any kind changed in the dashboard is drift, shown and brought back by `apply --refresh`
+// (or held where no operation can); an object deleted outside edgesync is said, and created again only
+// with --recreate-missing.
 
 import { describe, expect, it } from 'vitest';
-import { apply, cli, fixtureApplied } from './harness.js';
-import { RESOURCES } from './fixture.js';
+import type { StoredObject } from '../../src/emulator/index.js';
+import { ACCOUNT, apply, cli, fixtureApplied } from './harness.js';
+import { RESOURCES, ROUTE } from './fixture.js';
 
 /** A change made as a person in the dashboard would, through the emulator's inspection route. */
 async function byHand(url: string, method: 'PATCH' | 'DELETE', collection: string, id: string, patch?: unknown): Promise<void> {
@@ -16,15 +18,29 @@ async function byHand(url: string, method: 'PATCH' | 'DELETE', collection: strin
 }
 
 describe('plan --refresh', () => {
-  it('finds nothing to do right after an apply, reading each kind with one list call, and sends nothing', async () => {
+  it('finds nothing to do right after an apply, reading every kind with one call a read, and sends nothing', async () => {
     const { emu, ws } = await fixtureApplied();
     const plan = await cli(['plan', ...ws.remote(emu), '--refresh']);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout.trim()).toMatch(/^No changes\. \d+ resources up to date\.$/);
     const reads = emu.requests();
     expect(reads.every((r) => r.method === 'GET')).toBe(true);
-    // Lists, locations, proxy endpoints, routes, tokens: one page each.
-    expect(reads).toHaveLength(5);
+    // One page of each kind's read (and of the list's items): KvPairs and AiRun have none.
+    expect(reads.map((r) => r.read).sort()).toEqual([
+      'user-api-tokens-list-tokens',
+      'user-user-details',
+      'worker-domain-list-domains',
+      'worker-routes-list-routes',
+      'worker-script-list-workers',
+      'zero-trust-accounts-get-connectivity-settings',
+      'zero-trust-accounts-get-logging-settings-for-the-zero-trust-account',
+      'zero-trust-accounts-get-zero-trust-account-information',
+      'zero-trust-gateway-locations-list-zero-trust-gateway-locations',
+      'zero-trust-gateway-proxy-endpoints-list-proxy-endpoints',
+      'zero-trust-lists-list-zero-trust-lists',
+      'zero-trust-lists-zero-trust-list-items',
+      'zero-trust-organization-get-your-zero-trust-organization',
+    ]);
   });
 
   it('shows a list renamed in the dashboard, brings it back with the list’s update, and then finds nothing', async () => {
@@ -67,5 +83,83 @@ describe('plan --refresh', () => {
     const refused = await cli(['plan', ...ws.local, '--recreate-missing']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('--recreate-missing needs --refresh');
+  });
+
+  it('sees a managed field changed by hand in every kind, brings back what an operation can and holds the rest, and ignores what the config does not set', async () => {
+    const { emu, ws } = await fixtureApplied();
+    const state = emu.state();
+    const id = (objects: readonly StoredObject[], name: string) => String(objects.find((o) => o.name === name)!.id);
+    const user = Object.keys(state.users).find((who) => state.users[who]!.first_name === 'Sam')!;
+    // What a document sets.
+    await byHand(emu.url, 'PATCH', 'organizations', ACCOUNT, { name: 'Renamed by hand', login_design: { text_color: '#000000' } });
+    await byHand(emu.url, 'PATCH', 'connectivity', ACCOUNT, { icmp_proxy_enabled: false });
+    await byHand(emu.url, 'PATCH', 'logging', ACCOUNT, { settings_by_rule_type: { dns: { log_blocks: false } } });
+    await byHand(emu.url, 'PATCH', 'domains', String(state.domains[0]!.id), { service: 'other-service' });
+    await byHand(emu.url, 'PATCH', 'routes', ROUTE, { script: 'other-script' });
+    await byHand(emu.url, 'PATCH', 'users', user, { first_name: 'Changed' });
+    await byHand(emu.url, 'PATCH', 'tokens', id(state.tokens, 'CI deploy'), { status: 'disabled' });
+    await byHand(emu.url, 'PATCH', 'lists', id(state.lists, 'Blocked domains'), { items: [{ value: 'malware.example.net' }, { value: 'added.example.com' }] });
+    await byHand(emu.url, 'PATCH', 'locations', id(state.locations, 'Head office'), { ecs_support: true });
+    // What no document sets: never a drift.
+    await byHand(emu.url, 'PATCH', 'organizations', ACCOUNT, { is_ui_read_only: true });
+    await byHand(emu.url, 'PATCH', 'users', user, { zipcode: '99999' });
+    await byHand(emu.url, 'PATCH', 'scripts', 'api', { etag: 'edited-by-hand' });
+    await byHand(emu.url, 'PATCH', 'gateway_accounts', String(state.gateway_accounts[0]!.id), { provider_name: 'someone else' });
+    await byHand(emu.url, 'PATCH', 'proxy_endpoints', id(state.proxy_endpoints, 'Office proxy'), { created_at: '2020-01-01T00:00:00Z' });
+
+    const plan = await cli(['plan', ...ws.remote(emu), '--refresh']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const drifted = [...plan.stdout.matchAll(/^\* (\S+) {2}changed outside edgesync/gm)].map((m) => m[1]);
+    const kinds = [
+      'AccessOrganization',
+      'ConnectivitySettings',
+      'GatewayLogging',
+      'WorkerDomain',
+      'WorkerRoute',
+      'UserProfile',
+      'ApiToken',
+      'GatewayList',
+      'GatewayLocation',
+    ] as const;
+    expect(drifted.sort()).toEqual(kinds.map((k) => RESOURCES[k].key).sort());
+    for (const line of [
+      'name: "Renamed by hand" → "Example Inc."',
+      'login_design.text_color: "#000000" → "#1f2937"',
+      'icmp_proxy_enabled: false → true',
+      'settings_by_rule_type.dns.log_blocks: false → true',
+      'service: "other-service" → "api"',
+      'script: "other-script" → "api"',
+      'first_name: "Changed" → "Sam"',
+      'status: "disabled" → "active"',
+      'ecs_support: true → false',
+    ])
+      expect(plan.stdout).toContain(line);
+    expect(plan.stdout).not.toMatch(/zipcode|is_ui_read_only|etag|provider_name|created_at/);
+    expect(plan.stdout).toContain('items changed outside edgesync, and no operation of the interface can set it back');
+    expect(plan.stdout).toContain('ecs_support changed outside edgesync, and no operation of the interface can set it back');
+
+    emu.clearRequests();
+    // Seven of fourteen resources rewritten is over the update threshold: approved here.
+    const r = await apply(ws, emu, '--refresh', '--force');
+    expect(r.code, r.stdout + r.stderr).not.toBe(1);
+    const writes = emu.requests().filter((c) => c.method !== 'GET');
+    // The organization, the domain, the route, the token, the logging, the profile, the connectivity settings.
+    expect(writes.map((c) => c.operation).sort((a, b) => a! - b!)).toEqual([2, 3, 4, 11, 12, 15, 17]);
+
+    const again = await cli(['plan', ...ws.remote(emu), '--refresh']);
+    const still = [...again.stdout.matchAll(/^\* (\S+) {2}changed outside edgesync/gm)].map((m) => m[1]);
+    expect(still.sort()).toEqual([RESOURCES.GatewayList.key, RESOURCES.GatewayLocation.key].sort());
+  });
+
+  it('says a Worker script deleted outside edgesync is gone, and uploads it again only when asked', async () => {
+    const { emu, ws } = await fixtureApplied();
+    await byHand(emu.url, 'DELETE', 'scripts', 'api');
+    const plan = await cli(['plan', ...ws.remote(emu), '--refresh']);
+    expect(plan.stdout).toContain(`x ${RESOURCES.WorkerScript.key}  deleted outside edgesync`);
+    const r = await apply(ws, emu, '--refresh', '--recreate-missing');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(emu.state().scripts.map((s) => s.id)).toEqual(['api']);
+    const again = await cli(['plan', ...ws.remote(emu), '--refresh']);
+    expect(again.stdout.trim()).toMatch(/^No changes\./);
   });
 });

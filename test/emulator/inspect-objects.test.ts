@@ -89,6 +89,16 @@ describe('changing stored objects as a person in the dashboard would', () => {
     expect((await send(`${emu.origin}/__emulator/objects/lists/nope`, 'PATCH', { name: 'x' }, { token: null })).status).toBe(404);
   });
 
+  it('attaches a domain to another service as the dashboard does, but never moves it to another hostname', async () => {
+    const { call, emu } = await harness();
+    const body = { hostname: 'api.example.com', service: 'api', environment: 'production', zone_id: '023e105f4ecef8ad9ca31a8372d0c353' };
+    const domain = (await call('PUT', `/accounts/${A}/workers/domains`, body)).json.result;
+    expect((await send(`${emu.origin}/__emulator/objects/domains/${domain.id}`, 'PATCH', { service: 'other' }, { token: null })).status).toBe(200);
+    expect((await call('GET', `/accounts/${A}/workers/domains/${domain.id}`)).json.result).toMatchObject({ hostname: 'api.example.com', service: 'other' });
+    const moved = await send(`${emu.origin}/__emulator/objects/domains/${domain.id}`, 'PATCH', { hostname: 'www.example.com' }, { token: null });
+    expect(moved.json.errors.map((e: { message: string }) => e.message)).toEqual(['hostname: places the object in its collection and cannot change']);
+  });
+
   it('takes the merge patch media type, and leaves the request log untouched', async () => {
     const { call, emu } = await harness();
     const list = (await call('POST', `/accounts/${A}/gateway/lists`, { name: 'L', type: 'IP' })).json.result;

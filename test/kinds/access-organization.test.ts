@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, applyDecision, desire, document, plan, schemaErrors } from './helpers.js';
+import { ACCOUNT, applyDecision, desire, document, observedAs, plan, schemaErrors } from './helpers.js';
 import { putScenarios } from './scenarios.js';
 
 const metadata = { name: 'organization', account: ACCOUNT };
@@ -33,5 +33,11 @@ describe('AccessOrganization', () => {
     expect(schemaErrors(document('AccessOrganization', metadata, { session_duration: '24 hours' }))).toContain('/spec/session_duration must match format "duration"');
     expect(schemaErrors(document('AccessOrganization', metadata, { login_design: { colour: 'red' } }))).toContain('/spec/login_design must NOT have additional properties');
     expect(schemaErrors(document('AccessOrganization', metadata, { is_ui_read_only: 'yes' }))).toContain('/spec/is_ui_read_only must be boolean');
+  });
+
+  it('is read from the account’s organization, the server’s timestamps and the settings no document sets left out', () => {
+    const request = desire('AccessOrganization', metadata, spec).desired.request;
+    const answer = { ...spec, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-02T00:00:00Z', allow_authenticate_via_warp: false };
+    expect(observedAs('AccessOrganization', answer, { account: ACCOUNT })).toEqual({ read: 'getAccessOrganization', params: { account_id: ACCOUNT }, request });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, applyDecision, desire, document, plan, schemaErrors } from './helpers.js';
+import { ACCOUNT, applyDecision, desire, document, observedAs, plan, schemaErrors } from './helpers.js';
 import { patchScenarios } from './scenarios.js';
 
 const metadata = { name: 'connectivity', account: ACCOUNT };
@@ -40,5 +40,13 @@ describe('ConnectivitySettings', () => {
     const decision = plan(desired, old);
     expect(decision.actions[0]!.body).toEqual({ offramp_warp_enabled: false });
     expect(decision.notes).toEqual([]);
+  });
+
+  it('is read from the account’s settings, under the provider’s names the request keeps', () => {
+    expect(observedAs('ConnectivitySettings', { icmp_proxy_enabled: true, offramp_warp_enabled: false }, { account: ACCOUNT })).toEqual({
+      read: 'getConnectivitySettings',
+      params: { account_id: ACCOUNT },
+      request: { icmp_proxy_enabled: true, offramp_warp_enabled: false },
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, applyDecision, desire, document, kindOf, plan, schemaErrors } from './helpers.js';
+import { ACCOUNT, applyDecision, desire, document, kindOf, observedAs, plan, schemaErrors } from './helpers.js';
 
 const metadata = { name: 'zero-trust', account: ACCOUNT };
 
@@ -29,5 +29,11 @@ describe('GatewayAccount', () => {
     expect(schemaErrors(document('GatewayAccount', metadata, {}))).toEqual([]);
     expect(schemaErrors(document('GatewayAccount', metadata, { account_id: ACCOUNT }))).toContain('/spec must NOT have additional properties');
     expect(schemaErrors(document('GatewayAccount', { name: 'zero-trust' }))).toContain("/metadata must have required property 'account'");
+  });
+
+  it('is read only for whether it is there: the id, tag and provider name are the server’s', () => {
+    const request = desire('GatewayAccount', { name: 'zero-trust', account: ACCOUNT }, undefined).desired.request;
+    const answer = { id: 'a1b2', gateway_tag: 'f00d', provider_name: 'Cloudflare' };
+    expect(observedAs('GatewayAccount', answer, { account: ACCOUNT })).toEqual({ read: 'getGatewayAccount', params: { account_id: ACCOUNT }, request });
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LIST_FIXED } from '../../src/kinds/gateway-list.js';
 import { getKind } from '../../src/kinds/registry.js';
 import { NO_REMOTE_ID } from '../../src/kinds/post-family.js';
-import { ACCOUNT, applyDecision, desire, document, plan, schemaErrors } from './helpers.js';
+import { ACCOUNT, applyDecision, desire, document, observedAs, plan, schemaErrors } from './helpers.js';
 
 const LIST_ID = '2c3e57e0-5b6c-4b1e-9f3f-5c2a1d7f4e10';
 const metadata = { name: 'blocked-domains', account: ACCOUNT };
@@ -91,5 +91,18 @@ describe('GatewayList', () => {
     expect(schemaErrors(document('GatewayList', metadata, { name: 'x' }))).toContain("/spec must have required property 'type'");
     expect(schemaErrors(document('GatewayList', { ...metadata, id: LIST_ID }, spec))).toEqual([]);
     expect(schemaErrors(document('GatewayList', { ...metadata, id: 'list-1' }, spec))).toContain('/metadata/id must match format "uuid"');
+  });
+
+  it('is read from the account’s lists, its items by a read of their own as a set, the server’s fields left out', () => {
+    const answer = { id: 'list-uuid', name: 'Blocked', type: 'DOMAIN', description: 'bad', count: 2, created_at: 't', updated_at: 't' };
+    expect(observedAs('GatewayList', answer, { account: ACCOUNT })).toEqual({
+      read: 'listLists',
+      params: { account_id: ACCOUNT },
+      request: { name: 'Blocked', type: 'DOMAIN', description: 'bad' },
+    });
+    const observe = gatewayList.observe!;
+    expect(observe.part!.params({ account_id: ACCOUNT }, 'list-uuid')).toEqual({ account_id: ACCOUNT, list_id: 'list-uuid' });
+    expect(observe.part!.asRequest!({ value: 'a.example.com', created_at: 't', description: 'x' })).toEqual({ value: 'a.example.com', created_at: 't' });
+    expect(observe.sets).toEqual(['items']);
   });
 });

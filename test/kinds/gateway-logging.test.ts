@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, desire, document, followed, schemaErrors } from './helpers.js';
+import { ACCOUNT, desire, document, followed, observedAs, schemaErrors } from './helpers.js';
 import { putScenarios } from './scenarios.js';
 
 const metadata = { name: 'logging', account: ACCOUNT };
@@ -26,5 +26,9 @@ describe('GatewayLogging', () => {
   it('has a schema that keeps settings_by_rule_type open but rejects typos at the top', () => {
     expect(schemaErrors(document('GatewayLogging', metadata, { settings_by_rule_type: { anything: { goes: 1 } } }))).toEqual([]);
     expect(schemaErrors(document('GatewayLogging', metadata, { redact_ppi: true }))).toContain('/spec must NOT have additional properties');
+  });
+
+  it('is read from the account’s logging settings, both fields the document’s', () => {
+    expect(observedAs('GatewayLogging', spec, { account: ACCOUNT })).toEqual({ read: 'getLogging', params: { account_id: ACCOUNT }, request: spec });
   });
 });

@@ -12,6 +12,7 @@ import {
   type BuildContext,
   type DesiredResource,
   type FieldPath,
+  type Json,
   type KindDecision,
   type KindDefinition,
   type PlanContext,
@@ -180,6 +181,22 @@ export function applyDecision(desired: DesiredResource, applied: AppliedResource
 }
 
 /** Schema errors of a document as messages "instancePath message". */
+/**
+ * What `kind`'s read makes of `answer`, an object as the provider answers it: the object in its
+ * request's words, with the read (its name and its parameters for `scope`, `id`).
+ */
+export function observedAs(
+  kind: string,
+  answer: Record<string, Json>,
+  scope: Record<string, string> = {},
+  id?: string,
+): { read: string; params: Record<string, string>; request: Json } {
+  const observe = kindOf(kind).observe;
+  if (!observe) throw new Error(`${kind} has no read`);
+  const params = { ...observe.params(scope, id) };
+  return { read: observe.read, params, request: observe.asRequest ? observe.asRequest(answer, params) : answer };
+}
+
 export function schemaErrors(document: unknown): string[] {
   const kind = (document as { kind: string }).kind;
   return schemas.validate(kindOf(kind).schema, document).map((e) => `${e.instancePath} ${e.message}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyDecision, desire, document, plan, schemaErrors } from './helpers.js';
+import { applyDecision, desire, document, observedAs, plan, schemaErrors } from './helpers.js';
 import { patchScenarios } from './scenarios.js';
 
 const metadata = { name: 'me' };
@@ -33,5 +33,11 @@ describe('UserProfile', () => {
     expect(schemaErrors(document('UserProfile', metadata, { email: 'a@example.com' }))).toContain('/spec must NOT have additional properties');
     expect(schemaErrors(document('UserProfile', metadata, { zipcode: 12345 }))).toContain('/spec/zipcode must be string');
     expect(schemaErrors(document('UserProfile', { name: 'bad name' }, spec))[0]).toMatch(/^\/metadata\/name must match pattern/);
+  });
+
+  it('is read from the calling user’s details, the id and timestamps left out', () => {
+    const request = desire('UserProfile', { name: 'me' }, spec).desired.request;
+    const answer = { id: '7c5dae5552338874e5053f2534d2767a', ...spec, created_on: '2026-01-01T00:00:00Z', modified_on: '2026-01-02T00:00:00Z', suspended: false };
+    expect(observedAs('UserProfile', answer)).toEqual({ read: 'getUser', params: {}, request });
   });
 });

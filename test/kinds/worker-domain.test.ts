@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, applyDecision, desire, document, followed, plan, schemaErrors } from './helpers.js';
+import type { Json } from '../../src/kinds/kind.js';
+import { ACCOUNT, applyDecision, desire, document, followed, kindOf, observedAs, plan, schemaErrors } from './helpers.js';
 import { putScenarios } from './scenarios.js';
 
 const metadata = { name: 'api-domain', account: ACCOUNT };
@@ -41,5 +42,15 @@ describe('WorkerDomain', () => {
       ]);
     }
     expect(plan(desire('WorkerDomain', metadata, { ...spec, hostname: 'API.example.com' }).desired, applied).blocked).toEqual([]);
+  });
+
+  it('is found in the account’s domains by its zone and hostname, whatever the case or the id, the zone name left out', () => {
+    const request = desire('WorkerDomain', metadata, spec).desired.request as Record<string, Json>;
+    const answer = { id: 'attached-again', zone_name: 'example.com', ...request };
+    expect(observedAs('WorkerDomain', answer, { account: ACCOUNT })).toEqual({ read: 'listWorkerDomains', params: { account_id: ACCOUNT }, request });
+    const observe = kindOf('WorkerDomain').observe!;
+    const upper = { ...request, hostname: String(request.hostname).toUpperCase() };
+    expect(observe.idFor!({ account: ACCOUNT }, 'first-id', upper)).toBe(observe.idOf!(answer));
+    expect(observe.idOf!({ ...answer, zone_id: 'another-zone' })).not.toBe(observe.idOf!(answer));
   });
 });

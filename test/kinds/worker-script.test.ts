@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ScriptUpload } from '../../src/kinds/worker-script.js';
 import { contentHash } from '../../src/util/json.js';
-import { ACCOUNT, applyDecision, desire, document, kindOf, plan, schemaErrors, tempRoot } from './helpers.js';
+import { ACCOUNT, applyDecision, desire, document, kindOf, observedAs, plan, schemaErrors, tempRoot } from './helpers.js';
 
 const scope = { name: 'api', account: ACCOUNT, service: 'api', environment: 'production' };
 const files = {
@@ -157,5 +157,15 @@ describe('WorkerScript', () => {
     expect(schemaErrors(good)).toEqual([]);
     expect(schemaErrors({ ...good, spec: { main_module: 'a.js', modules: [{ name: 'a.js', path: 'x.js' }] } })).not.toEqual([]);
     expect(schemaErrors({ ...good, metadata: { name: 'api', account: ACCOUNT, service: 'api' } })).toContain("/metadata must have required property 'environment'");
+  });
+
+  it('is read only for whether its service is listed: no module is compared', () => {
+    const answer = { id: 'api', etag: 'e1', created_on: '2026-01-01T00:00:00Z', modified_on: '2026-01-01T00:00:00Z', usage_model: 'standard' };
+    expect(observedAs('WorkerScript', answer, { account: ACCOUNT, service: 'api', environment: 'staging' })).toEqual({
+      read: 'listScripts',
+      params: { account_id: ACCOUNT },
+      request: {},
+    });
+    expect(kindOf('WorkerScript').observe!.idFor!({ account: ACCOUNT, service: 'api', environment: 'staging' }, undefined, {})).toBe('api');
   });
 });

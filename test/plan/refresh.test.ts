@@ -61,6 +61,39 @@ describe('a refreshed plan', () => {
     expect(plan.blocked).toMatchObject([{ resource: list.key, fields: ['type'] }]);
   });
 
+  it('holds a list whose items were changed in the dashboard, saying how a person brings them back', async () => {
+    const withItems = desiredResource(
+      'GatewayList',
+      'hosts',
+      { account: ACCOUNT },
+      { name: 'hosts', type: 'DOMAIN', items: [{ value: 'a.example.com' }, { value: 'b.example.com' }] },
+    );
+    const plan = await refreshed([withItems], { [withItems.key]: present({ name: 'hosts', type: 'DOMAIN', items: [{ value: 'b.example.com' }, { value: 'c.example.com' }] }) });
+    expect(plan.actions).toEqual([]);
+    expect(plan.drifted?.[0]?.fields).toEqual([
+      { path: 'items', before: [{ value: 'b.example.com' }, { value: 'c.example.com' }], after: [{ value: 'a.example.com' }, { value: 'b.example.com' }] },
+    ]);
+    expect(plan.blocked).toEqual([
+      expect.objectContaining({
+        resource: withItems.key,
+        fields: ['items'],
+        reason:
+          'items changed outside edgesync, and no operation of the interface can set it back: set it back by hand as the document has it, ' +
+          'or delete the object by hand and apply with --refresh --recreate-missing to create it again from the document',
+      }),
+    ]);
+  });
+
+  it('keeps the kind’s own reason for a field the config changed too', async () => {
+    const before = desiredResource('GatewayList', 'hosts', { account: ACCOUNT }, { name: 'hosts', type: 'DOMAIN', items: [{ value: 'a.example.com' }] });
+    const now = desiredResource('GatewayList', 'hosts', { account: ACCOUNT }, { name: 'hosts', type: 'DOMAIN', items: [{ value: 'd.example.com' }] });
+    const plan = await buildPlan([now], applied(before), {
+      observed: new Map([[now.key, present({ name: 'hosts', type: 'DOMAIN', items: [{ value: 'c.example.com' }] })]]),
+      refresh: { calls: 1, recreateMissing: false, unchecked: [] },
+    });
+    expect(plan.blocked).toMatchObject([{ fields: ['items'], reason: expect.stringMatching(/^a list's type and items cannot be changed in place/) }]);
+  });
+
   it('says an object deleted outside edgesync is gone, sends nothing for it, and holds what depends on it', async () => {
     const plan = await refreshed([list], { [list.key]: { seen: 'missing' } });
     expect(plan.actions).toEqual([]);
