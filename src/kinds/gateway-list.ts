@@ -25,6 +25,11 @@ registerKind(
     blockedReason: () => LIST_FIXED,
     dependencies: onGatewayAccount,
     // The account's lists in one read; a list's items are not in it (they are read by another, one call a list).
-    observe: { read: 'listLists', params: (scope) => ({ account_id: scope.account }), asRequest: (o) => pick(o, ['name', 'type', 'description']) },
+    observe: {
+      read: 'listLists',
+      params: (scope) => ({ account_id: scope.account }),
+      asRequest: (o) => pick(o, ['name', 'type', 'description']),
+      parts: { read: 'listListItems', params: (scope, id) => ({ account_id: scope.account, list_id: id }), field: 'items' },
+    },
   }),
 );

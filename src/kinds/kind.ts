@@ -285,6 +285,16 @@ export interface Observation {
   readonly asRequest?: (object: Readonly<Record<string, Json>>) => Json;
   /** Set-like lists of the request (src/plan/observed.ts SetPaths): their order is the server's. @default none */
   readonly sets?: readonly string[];
+  /**
+   * A listed object's parts, which its list does not show (a Gateway list's items): their own list
+   * read, one per object, put in the request's `field` as read. `edgesync import` reads them to write
+   * the object whole; a refresh does not (a part the read does not show is never a drift). @default none
+   */
+  readonly parts?: {
+    readonly read: ReadName;
+    readonly params: (scope: Readonly<Record<string, string>>, id: string) => Readonly<Record<string, string>>;
+    readonly field: string;
+  };
 }
 
 export interface KindDefinition {
