@@ -205,11 +205,20 @@ export async function readKvNamespace(
         continue;
       }
       for (let i = 0; i < entries.length; i += BULK_GET) {
-        const names = entries.slice(i, i + BULK_GET).map((k) => k.name as string);
+        const batch = entries.slice(i, i + BULK_GET);
+        const names = batch.map((k) => k.name as string);
         read = 'bulkGetKv';
-        const answer = await reads.one('bulkGetKv', params, { keys: names, type: 'text', withMetadata: true });
+        let values: JsonObject;
+        try {
+          const answer = await reads.one('bulkGetKv', params, { keys: names, type: 'text', withMetadata: true });
+          values = isObject(answer) && isObject(answer.values) ? answer.values : {};
+        } catch (err) {
+          // The bulk get answers text values only: a batch holding another is read a value at a time.
+          if (!(err instanceof ApiError) || err.status !== 400) throw err;
+          read = 'getKvValue';
+          values = await valuesOneByOne(batch, params, reads);
+        }
         read = 'listKvKeys';
-        const values = isObject(answer) && isObject(answer.values) ? answer.values : {};
         for (const name of names) {
           const pair = values[name];
           // Deleted since the list, or not text: nothing to write.
@@ -222,6 +231,7 @@ export async function readKvNamespace(
           const line = {
             key: name,
             value: pair.value,
+            ...(pair.base64 === true && { base64: true }),
             ...(typeof pair.expiration === 'number' && { expiration: pair.expiration }),
             ...(isObject(pair.metadata) && { metadata: pair.metadata }),
           };
@@ -238,6 +248,42 @@ export async function readKvNamespace(
     await once(out, 'close');
   }
   return { keys, expiring };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The values of `batch` (key list entries) read one call each, as the bulk get would answer them with
+ * metadata: text as it is, other bytes as base64 (`base64: true`, as a KvPairs pair writes them).
+ */
+async function valuesOneByOne(batch: readonly JsonObject[], params: Readonly<Record<string, string>>, reads: PacedReads): Promise<JsonObject> {
+  const values: Record<string, Json> = {};
+  for (const entry of batch) {
+    const name = entry.name as string;
+    let answer: unknown;
+    try {
+      answer = await reads.one('getKvValue', { ...params, key_name: name });
+    } catch (err) {
+      // Gone since the list: nothing to write.
+      if (err instanceof ApiError && err.status === 404) continue;
+      throw err;
+    }
+    const bytes = (answer as { bytes?: unknown } | undefined)?.bytes;
+    if (!(bytes instanceof Uint8Array)) continue;
+    let text: string | undefined;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      text = undefined;
+    }
+    values[name] = {
+      value: text ?? Buffer.from(bytes).toString('base64'),
+      ...(text === undefined && { base64: true }),
+      ...(typeof entry.expiration === 'number' && { expiration: entry.expiration }),
+      ...(isObject(entry.metadata) && { metadata: entry.metadata }),
+    };
+  }
+  return values;
 }
 
 /**

@@ -59,7 +59,7 @@ export function register(program: Command): void {
     .option('--kv <namespace_id>', 'also a KV namespace of the --account: its pairs to a JSON Lines file, with a KvPairs document reading it')
     .option('--keys-only', 'with --kv: the keys (expiration, metadata) without values, and no document (a KvPairs document needs every value)')
     .action(
-      action(async (opts: ImportCliOptions) => {
+      action(async (opts: ImportCliOptions, cmd: Command) => {
         await import('../kinds/index.js');
         const [{ allKinds }, { composeRoot }] = await Promise.all([import('../kinds/registry.js'), import('../engine/root.js')]);
         const ask = importAskOf(
@@ -72,7 +72,7 @@ export function register(program: Command): void {
         const session = await root.session();
         try {
           const result = await session.engine.import(ask);
-          process.stdout.write(said(result, opts.out));
+          process.stdout.write(said(result, opts.out, cmd.getOptionValueSource('state') === 'default' ? '' : ` --state ${opts.state}`));
           if (result.refusedConfig) process.exitCode = 1;
         } finally {
           await session.close();
@@ -82,7 +82,7 @@ export function register(program: Command): void {
 }
 
 /** What an import says: what it added and left, what it could not import and why, and the calls it made. */
-function said(result: ImportResult, out: string): string {
+function said(result: ImportResult, out: string, state: string): string {
   const lines: string[] = [];
   const addedKinds = new Map<string, number>();
   for (const a of result.added) addedKinds.set(a.kind, (addedKinds.get(a.kind) ?? 0) + 1);
@@ -116,7 +116,7 @@ function said(result: ImportResult, out: string): string {
   if (result.refusedConfig) {
     lines.push(`${out} does not load (${plural(result.refusedConfig.length, 'error')}; \`edgesync validate --config ${out}\` lists them): nothing was recorded in the state.`);
   } else if (result.recorded > 0) {
-    lines.push(`Recorded ${plural(result.recorded, 'resource')} in the state as applied: \`edgesync plan --refresh --config ${out}\` finds them in step.`);
+    lines.push(`Recorded ${plural(result.recorded, 'resource')} in the state as applied: \`edgesync plan --refresh --config ${out}${state}\` finds them in step.`);
   }
   lines.push(`${plural(result.calls, 'call')} made.`);
   return `${lines.join('\n')}\n`;

@@ -31,6 +31,7 @@ export function heldIn(dir: string, identityOf: (kind: string) => Identity | und
   const names = new Map<string, Set<string>>();
   for (const file of yamlFiles(dir)) {
     for (const doc of parseAllDocuments(fs.readFileSync(file, 'utf8'))) {
+      if (doc.errors.length > 0) continue;
       const value: unknown = doc.toJS();
       if (value === null || typeof value !== 'object') continue;
       const { kind, metadata } = value as { kind?: unknown; metadata?: unknown };

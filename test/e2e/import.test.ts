@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { ACCOUNT, cli, fixtureApplied, TOKEN, type Workspace } from './harness.js';
+import { ACCOUNT, apply, cli, emulator, fixtureApplied, TOKEN, workspace, type Workspace } from './harness.js';
 import { NAMESPACE, ZONE } from './fixture.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 
@@ -130,6 +130,30 @@ describe('edgesync import', () => {
     expect(plan.stdout.trim()).toMatch(/^No changes\./);
   });
 
+  it('reads a value the bulk get cannot answer (not text) a value at a time, written as base64', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    const pairs = emu.kv(ACCOUNT, NAMESPACE);
+    pairs.set('logo.png', { value: Buffer.from([0x89, 0x50, 0xff, 0x00]) });
+    pairs.set('motto', { value: Buffer.from('plain text', 'utf8'), metadata: { lang: 'en' } });
+    const t = target(ws);
+    const r = await run(emu, ['--account', ACCOUNT, '--kinds', 'KvPairs', '--kv', NAMESPACE, ...t.args]);
+    expect(r.code, r.stderr).toBe(0);
+    // The list, the refused bulk get, then each of its two keys.
+    expect(r.stdout).toContain('4 calls made.');
+    const lines = fs
+      .readFileSync(path.join(t.out, 'kv', `${NAMESPACE}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      { key: 'logo.png', value: Buffer.from([0x89, 0x50, 0xff, 0x00]).toString('base64'), base64: true },
+      { key: 'motto', value: 'plain text', metadata: { lang: 'en' } },
+    ]);
+    const plan = await cli(['plan', ...t.local]);
+    expect(plan.stdout.trim()).toMatch(/^No changes\./);
+  });
+
   it('with --keys-only writes the keys without values, and no document, saying what a KvPairs document needs', async () => {
     const { emu, ws } = await fixtureApplied();
     const t = target(ws);
@@ -145,6 +169,18 @@ describe('edgesync import', () => {
     expect(lines.every((l) => !('value' in l))).toBe(true);
     expect(r.stdout).toContain('1 call made.');
     expect(fs.existsSync(path.join(t.out, 'kv-pairs.yaml'))).toBe(false);
+  });
+
+  it('says which kinds the token may not read, and imports the others', async () => {
+    const narrow = 'narrow-token-0123456789';
+    const emu = await emulator({ tokens: [TOKEN, narrow], grants: [{ secret: narrow, accounts: ['ffffffffffffffffffffffffffffffff'] }] });
+    const ws = workspace();
+    expect((await apply(ws, emu)).code).toBe(0);
+    const t = target(ws);
+    const r = await cli(['import', '--base-url', emu.url, '--account', ACCOUNT, '--kinds', 'GatewayList,ApiToken', ...t.args], { env: { EDGESYNC_API_TOKEN: narrow } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Not read: GatewayList: listLists answered 403: the token may not read it.');
+    expect(r.stdout).toContain('+ ApiToken/');
   });
 
   it('refuses flags that do not fit, every reason at once', async () => {
