@@ -9,7 +9,7 @@ import { ROUTES, type ReadName } from '../api/operations.js';
 import type { ServerRateLimit } from '../api/ratelimit.js';
 import type { Found } from '../import/documents.js';
 import { isDeferred, type DesiredResource, type Json, type KindDefinition } from '../kinds/kind.js';
-import type { KvKeys, StateStore } from '../state/types.js';
+import type { GroupWrite, KvKeys, StateStore } from '../state/types.js';
 import type { RateLimiter } from './rate.js';
 
 type JsonObject = { readonly [key: string]: Json };
@@ -286,25 +286,46 @@ async function valuesOneByOne(batch: readonly JsonObject[], params: Readonly<Rec
   return values;
 }
 
+/** Writes a group commit holds at most: a transaction of bounded size, not one per resource. */
+const GROUP = 500;
+
 /**
- * Records `resource` as applied, exactly as an apply of its plan would (its kind's decision against an
- * empty state: the request, hash and memo each action records; a KV chunk's keys read from its file),
- * with the id it was read under. Nothing is sent. False when its plan would create rather than adopt.
+ * Records resources as applied, exactly as an apply of each one's plan would (its kind's decision
+ * against an empty state: the request, hash and memo each action records; a KV chunk's keys read from
+ * its file), with the id each was read under. Nothing is sent. Writes go in group commits of 500
+ * where the store has them. A resource whose plan would create rather than adopt is not recorded.
+ * @returns how many were recorded
  */
-export async function recordImported(resource: DesiredResource, def: KindDefinition, remoteId: string | undefined, store: StateStore, at: Date): Promise<boolean> {
-  const decision = await def.plan({ desired: resource, kvKeys: new Map(), kvKeyCount: 0, kvExpired: [] });
-  if (decision.actions.some((a) => a.change === 'create') || decision.blocked.length > 0) return false;
-  const identity = { key: resource.key, kind: resource.kind, name: resource.name, scope: resource.scope };
-  for (const action of decision.actions) {
-    let kvKeys: KvKeys | undefined = action.record.kvKeys;
-    if (isDeferred(action.body)) {
-      kvKeys = (await action.body.take()).kvKeys;
-      action.body.done();
+export async function recordImported(
+  imported: readonly { readonly resource: DesiredResource; readonly def: KindDefinition; readonly remoteId: string | undefined }[],
+  store: StateStore,
+  at: Date,
+): Promise<number> {
+  let pending: GroupWrite[] = [];
+  const flush = async () => {
+    const writes = pending;
+    pending = [];
+    if (writes.length === 0) return;
+    if (!store.writeGroup) {
+      for (const w of writes) if (w.write === 'recordSuccess') await store.recordSuccess(w.id, w.record, w.at);
+      return;
     }
-    const { request, hash, memo } = action.record;
-    await store.recordSuccess(
-      identity,
-      {
+    const refused = (await store.writeGroup(writes)).find((a) => !a.ok);
+    if (refused && !refused.ok) throw refused.error;
+  };
+  let count = 0;
+  for (const { resource, def, remoteId } of imported) {
+    const decision = await def.plan({ desired: resource, kvKeys: new Map(), kvKeyCount: 0, kvExpired: [] });
+    if (decision.actions.some((a) => a.change === 'create') || decision.blocked.length > 0) continue;
+    const id = { key: resource.key, kind: resource.kind, name: resource.name, scope: resource.scope };
+    for (const action of decision.actions) {
+      let kvKeys: KvKeys | undefined = action.record.kvKeys;
+      if (isDeferred(action.body)) {
+        kvKeys = (await action.body.take()).kvKeys;
+        action.body.done();
+      }
+      const { request, hash, memo } = action.record;
+      const record = {
         ...(request !== undefined && { request }),
         ...(hash !== undefined && { hash }),
         ...(memo !== undefined && { memo }),
@@ -312,9 +333,13 @@ export async function recordImported(resource: DesiredResource, def: KindDefinit
         ...(remoteId !== undefined && { remoteId }),
         source: resource.source,
         credential: resource.credential ?? '',
-      },
-      at,
-    );
+      };
+      pending.push({ write: 'recordSuccess', id, record, at });
+      // A KV chunk's keys are many: each goes in a group of its own, so no more than one is held.
+      if (kvKeys !== undefined || pending.length >= GROUP) await flush();
+    }
+    count++;
   }
-  return true;
+  await flush();
+  return count;
 }

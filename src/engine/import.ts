@@ -119,7 +119,11 @@ export async function importInto(ask: ImportAsk, parts: ImportParts): Promise<Im
   const docs = documentsOf(fresh, schemaFor, (kind) => held.names.get(kind) ?? new Set());
   const added: { kind: string; name: string; file: string }[] = [];
   const written = new Map<string, Imported[]>();
-  for (const doc of docs) written.set(doc.kind, [...(written.get(doc.kind) ?? []), doc]);
+  for (const doc of docs) {
+    const list = written.get(doc.kind);
+    if (list) list.push(doc);
+    else written.set(doc.kind, [doc]);
+  }
   for (const [kind, list] of written) {
     const file = `${kebabOf(kind)}.yaml`;
     appendDocuments(
@@ -138,13 +142,12 @@ export async function importInto(ask: ImportAsk, parts: ImportParts): Promise<Im
   const loaded = await parts.load();
   if (!loaded.ok) return { ...base, calls: reads.calls, recorded: 0, refusedConfig: loaded.errors };
   const resources = new Map(loaded.resources.map((r) => [r.key, r]));
-  let count = 0;
-  const at = new Date(parts.clock.now());
-  for (const doc of recorded) {
+  const toRecord = recorded.flatMap((doc) => {
     const def = byKind.get(doc.kind)!;
     const resource = resources.get(identityKey(doc.kind, doc.scope, doc.name, def.scopeKeys));
-    if (resource && (await recordImported(resource, def, doc.id, parts.store, at))) count++;
-  }
+    return resource ? [{ resource, def, remoteId: doc.id }] : [];
+  });
+  const count = await recordImported(toRecord, parts.store, new Date(parts.clock.now()));
   return { ...base, calls: reads.calls, recorded: count };
 }
 

@@ -120,7 +120,11 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 /** The documents of `found`, named, each cut to its kind's schema; `taken`: names the folder already has, by kind. */
 export function documentsOf(found: readonly Found[], schemaOf: (kind: string) => Schema, taken: (kind: string) => ReadonlySet<string>): Imported[] {
   const byKind = new Map<string, Found[]>();
-  for (const f of found) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f]);
+  for (const f of found) {
+    const list = byKind.get(f.kind);
+    if (list) list.push(f);
+    else byKind.set(f.kind, [f]);
+  }
   const out: Imported[] = [];
   for (const [kind, all] of byKind) {
     const schema = schemaOf(kind);
