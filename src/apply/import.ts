@@ -18,7 +18,9 @@ const isObject = (value: unknown): value is JsonObject => value !== null && type
 
 /** The scopes `edgesync import` reads in, as given (`--account`, `--zone`). */
 export interface ImportScopes {
+  /** `--account`, each once: the accounts whose kinds of accounts are read. @default [] (none read) */
   readonly accounts: readonly string[];
+  /** `--zone`, each once: the zones whose routes are read. @default [] (none read) */
   readonly zones: readonly string[];
 }
 
