@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fail } from '../src/util/options.js';
 import type { GitopsResult } from './gitops-bench.js';
+import type { ImportBenchRow } from './import-bench.js';
 import type { KvBenchResult } from './kv-bench.js';
 import type { LatencyResult } from './latency-bench.js';
 import { benchScript, BUILD_ENV, REPO } from './paths.js';
@@ -20,6 +21,7 @@ export interface BenchJson {
   readonly gitops?: GitopsResult;
   readonly resources?: readonly ResourcesGroup[];
   readonly latency?: LatencyResult;
+  readonly import?: readonly ImportBenchRow[];
 }
 
 /** One figure of a run: lower is better for every one (times, memory). */
@@ -67,6 +69,7 @@ export function figuresOf(json: BenchJson): Figure[] {
     add('gitops', 'polling: push → call (median)', median(json.gitops.polling.map((p) => p.callMs)));
   }
   // Per scenario /healthz (a liveness probe's) and the worst of all endpoints: the endpoints wait on the same loop.
+  for (const row of json.import ?? []) add('import', `${row.step} of ${row.objects} objects`, row.ms);
   for (const s of json.latency?.scenarios ?? []) {
     add('latency', `${s.name}: wall`, s.wallMs);
     const health = s.endpoints.find((e) => e.path === '/healthz');

@@ -12,6 +12,7 @@ import { checkGitopsBenchOptions, renderGitopsGoal, renderGitopsTable, runGitops
 import { checkBackends, checkFormats, checkKvBenchOptions, checkPairs, runKvBench, type KvBenchOptions } from './kv-bench.js';
 import { PACING_RATE, renderPacingGoal, renderPacingTable, runPacingBench, type PacingBenchOptions } from './pacing-bench.js';
 import { checkLatencyBenchOptions, renderLatencyNotes, renderLatencyTable, runLatencyBench, type LatencyBenchOptions } from './latency-bench.js';
+import { checkImportBenchOptions, renderImportTable, runImportBench, type ImportBenchOptions } from './import-bench.js';
 import { machineLine, renderTable } from './report.js';
 import { checkResourceCounts, checkResourcesBenchOptions, runResourcesBench, type ResourcesBenchOptions } from './resources-bench.js';
 import { renderResourcesNotes, renderResourcesTable } from './resources-report.js';
@@ -24,6 +25,7 @@ export interface BenchArgs {
   readonly gitops: GitopsBenchOptions;
   readonly resources: ResourcesBenchOptions;
   readonly latency: LatencyBenchOptions;
+  readonly import: ImportBenchOptions;
   /** Which part runs. @default all */
   readonly only?: Part;
   /** An older build to run the same parts with, in turn with this one, and to print beside it. @default none */
@@ -32,7 +34,7 @@ export interface BenchArgs {
   readonly rounds?: number;
 }
 
-const PARTS = ['kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency'] as const;
+const PARTS = ['kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency', 'import'] as const;
 type Part = (typeof PARTS)[number];
 
 const KV_FLAGS: Record<string, 'changed' | 'valueBytes' | 'seed'> = { '--changed': 'changed', '--value-bytes': 'valueBytes', '--seed': 'seed' };
@@ -42,6 +44,7 @@ const LATENCY_FLAGS: Record<string, 'resources' | 'pairs' | 'planPairs'> = {
   '--latency-pairs': 'pairs',
   '--latency-plan-pairs': 'planPairs',
 };
+const IMPORT_FLAGS: Record<string, 'objects' | 'accounts'> = { '--import-objects': 'objects', '--import-accounts': 'accounts' };
 /** Flags of the comparison itself, not passed on to the compared runs. */
 const COMPARE_FLAGS = ['--baseline', '--baseline-ref', '--rounds'];
 
@@ -55,7 +58,7 @@ function pairsList(text: string, name = 'pairs', example = '1000000,5000000'): n
 /**
  * `--pairs N[,N…] --formats json,jsonl --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10
  * --kills 5 --pushes 10 --resources 1000,10000 --accounts 20 --edits 5 --repeats 3 --latency-resources 20000 --latency-pairs 1000000
- * --latency-plan-pairs 5000000 --only kv|pacing|takeover|gitops|resources|latency --baseline DIR | --baseline-ref REF --rounds 1`
+ * --latency-plan-pairs 5000000 --import-objects 10000 --import-accounts 20 --only kv|pacing|takeover|gitops|resources|latency|import --baseline DIR | --baseline-ref REF --rounds 1`
  */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const kv: { -readonly [K in keyof KvBenchOptions]: KvBenchOptions[K] } = {};
@@ -64,6 +67,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const gitops: { pushes?: number } = {};
   const resources: { -readonly [K in keyof ResourcesBenchOptions]: ResourcesBenchOptions[K] } = {};
   const latency: { -readonly [K in keyof LatencyBenchOptions]: LatencyBenchOptions[K] } = {};
+  const importing: { -readonly [K in keyof ImportBenchOptions]: ImportBenchOptions[K] } = {};
   let only: BenchArgs['only'];
   let baseline: Baseline | undefined;
   let rounds: number | undefined;
@@ -83,20 +87,21 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (flag === '--edits') resources.edits = Number(value);
     else if (flag === '--repeats') resources.repeats = Number(value);
     else if (LATENCY_FLAGS[flag]) latency[LATENCY_FLAGS[flag]] = Number(value);
+    else if (IMPORT_FLAGS[flag]) importing[IMPORT_FLAGS[flag]] = Number(value);
     else if (flag === '--baseline' || flag === '--baseline-ref') {
       if (baseline) fail('baseline', 'one of --baseline DIR and --baseline-ref REF, once', value);
       baseline = flag === '--baseline' ? { dir: value } : { ref: checkString('baseline-ref', value) };
     } else if (flag === '--rounds') rounds = checkInteger('rounds', Number(value), 1, 20);
     else if (flag === '--only')
-      only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover', 'gitops', 'resources' or 'latency'", value);
+      only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency' or 'import'", value);
     else
       fail(
         'arguments',
-        `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--repeats', ...Object.keys(LATENCY_FLAGS), '--only', ...COMPARE_FLAGS].join(', ')}`,
+        `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--repeats', ...Object.keys(LATENCY_FLAGS), ...Object.keys(IMPORT_FLAGS), '--only', ...COMPARE_FLAGS].join(', ')}`,
         flag,
       );
   }
-  return { kv, pacing, takeover, gitops, resources, latency, ...(only && { only }), ...(baseline && { baseline }), ...(rounds !== undefined && { rounds }) };
+  return { kv, pacing, takeover, gitops, resources, latency, import: importing, ...(only && { only }), ...(baseline && { baseline }), ...(rounds !== undefined && { rounds }) };
 }
 
 /** Bad flags and values: one line naming what to fix, exit 1. */
@@ -108,6 +113,7 @@ function argsOrExit(argv: readonly string[]): BenchArgs {
     checkGitopsBenchOptions(args.gitops);
     checkResourcesBenchOptions(args.resources);
     checkLatencyBenchOptions(args.latency);
+    checkImportBenchOptions(args.import);
     if (args.baseline && 'dir' in args.baseline) checkBaselineDir(args.baseline.dir);
     return args;
   } catch (err) {
@@ -151,6 +157,11 @@ async function runParts(args: BenchArgs): Promise<void> {
     const result = (json.latency = await runLatencyBench(args.latency));
     gap();
     out.push(renderLatencyTable(result), '', ...renderLatencyNotes(result));
+  }
+  if (runs('import')) {
+    const rows = (json.import = await runImportBench(args.import));
+    gap();
+    out.push(renderImportTable(rows));
   }
   process.stdout.write(`${machineLine()}\n\n${out.join('\n')}\n\n${JSON.stringify(json)}\n`);
 }

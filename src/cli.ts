@@ -8,6 +8,7 @@ import { register as plan } from './cli/plan.js';
 import { register as apply } from './cli/apply.js';
 import { register as state } from './cli/state.js';
 import { register as watch } from './cli/watch.js';
+import { register as importer } from './cli/import.js';
 import { prestartLoadHelper } from './config/load-helper.js';
 import { VERSION } from './util/version.js';
 
@@ -28,7 +29,7 @@ export function buildProgram(): Command {
       }
       if (Object.keys(from).length) command.setOptionValue('givenBy', from);
     });
-  for (const register of [validate, plan, apply, watch, state, emulator]) register(program);
+  for (const register of [validate, plan, apply, importer, watch, state, emulator]) register(program);
   return program;
 }
 

@@ -29,6 +29,8 @@ interface CallOptions {
 interface ReadOptions extends CallOptions {
   /** Query parameters (a list's filters, `per_page`): only these are sent, encoded. @default none */
   readonly query?: Readonly<Record<string, string>>;
+  /** The question of a read sent as a POST (the KV bulk get), as JSON; a GET sends none. @default none */
+  readonly body?: unknown;
 }
 
 type TypedOperations = {
@@ -38,7 +40,7 @@ type TypedOperations = {
 export interface ApiClient extends TypedOperations {
   /** Generic dispatch used by the executor; resolves with the operation's `result` (undefined when absent). */
   call(op: OperationName, params: Readonly<Record<string, string>>, body: unknown, options?: CallOptions): Promise<unknown>;
-  /** One object read (a `get…` read): its `result`. */
+  /** One object read (a `get…` read, or a POST read asking with `options.body`): its `result`. */
   read(op: ReadName, params: Readonly<Record<string, string>>, options?: ReadOptions): Promise<unknown>;
   /**
    * A list read (a `list…` read) a page at a time, following the provider's paging (READS' `paging`):
@@ -136,6 +138,7 @@ export function createClient(options: ClientOptions): ApiClient {
     if (!target.ok) throw pathRefused(ctx, target.problem);
     // A read's query is added once the path was checked: its values are encoded, never part of the path.
     if (callOptions.query) target.url.search = new URLSearchParams(callOptions.query).toString();
+    // A POST read's question is JSON, as most writes' bodies are.
     const encoded: Encoded | undefined = method === 'GET' ? undefined : encode(op as OperationName, body);
     const { signal } = callOptions;
     if (signal?.aborted) throw abortedBeforeSending(ctx);
@@ -179,7 +182,7 @@ export function createClient(options: ClientOptions): ApiClient {
     if (!Object.hasOwn(OPERATIONS, op)) throw new TypeError(`Unknown operation \`${String(op)}\``);
     return (await send(op, params, body, o)).result;
   };
-  const read = async (op: ReadName, params: Readonly<Record<string, string>>, o?: ReadOptions): Promise<unknown> => (await send(op, params, undefined, o)).result;
+  const read = async (op: ReadName, params: Readonly<Record<string, string>>, o?: ReadOptions): Promise<unknown> => (await send(op, params, o?.body, o)).result;
   async function* pages(op: ReadName, params: Readonly<Record<string, string>>, o: ReadOptions = {}): AsyncGenerator<ReadPage> {
     const paging = ROUTES[op].paging;
     if (!paging) throw new TypeError(`${op} reads one object, not a list`);

@@ -25,16 +25,23 @@ export type Paging = 'single' | 'page' | 'cursor';
 
 /** A read of the provider: `id` its operationId in the provider's published OpenAPI. */
 interface Read {
-  readonly method: 'GET';
+  /** GET, but for a read whose question is a body (the KV bulk get, a POST that changes nothing). */
+  readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly answer: 'result';
   readonly result: 'object' | 'list';
   readonly id: string;
   readonly paging?: Paging;
+  /** A 2xx that is not JSON is the result itself, as a BinaryAnswer (a KV value's bytes). */
+  readonly binary?: true;
 }
 
 const list = (path: string, id: string, paging: Paging = 'single'): Read => ({ method: 'GET', path, answer: 'result', result: 'list', id, paging });
 const one = (path: string, id: string): Read => ({ method: 'GET', path, answer: 'result', result: 'object', id });
+/** A read whose answer is bytes, not the envelope (a KV value). */
+const bytes = (path: string, id: string): Read => ({ method: 'GET', path, answer: 'result', result: 'object', id, binary: true });
+/** A read that asks with a JSON body: nothing is written, whatever the method. */
+const asked = (path: string, id: string): Read => ({ method: 'POST', path, answer: 'result', result: 'object', id });
 
 /**
  * The reads that show what is there: one list per kind where the provider has one (a call a page,
@@ -47,6 +54,10 @@ const READS = {
   listRoutes: list('/zones/{zone_id}/workers/routes', 'worker-routes-list-routes'),
   getRoute: one('/zones/{zone_id}/workers/routes/{route_id}', 'worker-routes-get-route'),
   listKvKeys: list('/accounts/{account_id}/storage/kv/namespaces/{namespace_id}/keys', "workers-kv-namespace-list-a-namespace'-s-keys", 'cursor'),
+  // Up to 100 keys' values (and metadata, expiration) in one call: body {keys, type, withMetadata}.
+  bulkGetKv: asked('/accounts/{account_id}/storage/kv/namespaces/{namespace_id}/bulk/get', 'workers-kv-namespace-get-multiple-key-value-pairs'),
+  // One value, as its bytes: what the bulk get cannot answer (a value that is not text).
+  getKvValue: bytes('/accounts/{account_id}/storage/kv/namespaces/{namespace_id}/values/{key_name}', 'workers-kv-namespace-read-key-value-pair'),
   getKvMetadata: one('/accounts/{account_id}/storage/kv/namespaces/{namespace_id}/metadata/{key_name}', 'workers-kv-namespace-read-the-metadata-for-a-key'),
   listLists: list('/accounts/{account_id}/gateway/lists', 'zero-trust-lists-list-zero-trust-lists'),
   getList: one('/accounts/{account_id}/gateway/lists/{list_id}', 'zero-trust-lists-zero-trust-list-details'),

@@ -7,7 +7,8 @@ import type { ConfigSource } from '../config/source.js';
 import { buildPlan, PlanMemo, type PlanOptions } from '../plan/index.js';
 import { createExecutor, refresh, type ApplyResult, type ExecutorOptions, type RateLimiter } from '../apply/index.js';
 import type { ApiClient } from '../api/client.js';
-import { getKind } from '../kinds/registry.js';
+import { allKinds, getKind } from '../kinds/registry.js';
+import { importInto, type ImportAsk, type ImportResult } from './import.js';
 import '../kinds/index.js';
 import type { DesiredResource, Outcome } from '../kinds/kind.js';
 import type { Action, Plan } from '../plan/types.js';
@@ -99,6 +100,8 @@ export interface Engine {
   settle(plan: Plan): Promise<void>;
   /** A finished run of the daemon, kept in the state's history. */
   record(run: RunRecord): Promise<void>;
+  /** `edgesync import`: what exists read, new documents appended to the config root, and recorded as applied. */
+  import(ask: ImportAsk): Promise<ImportResult>;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -135,8 +138,9 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.signal && { signal: options.signal }),
     ...(options.logger && { logger: options.logger }),
   });
+  const load = () => source.load({ env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: outputsDir, now: () => clock.now() });
   return {
-    load: () => source.load({ env: options.env ?? process.env, ignore: options.ignore ?? [], secrets: options.secretsDir, outputs: outputsDir, now: () => clock.now() }),
+    load,
     plan: async (resources, targets, ask) =>
       planAsked(resources, await store.snapshot(), {
         now: clock.now(),
@@ -152,5 +156,17 @@ export function createEngine(options: EngineOptions): Engine {
     },
     settle: (plan) => executor.settle(plan),
     record: async (run) => store.recordRun?.(run),
+    import: (ask) => {
+      const reader = options.client as Partial<Reader>;
+      if (!reader.read || !reader.pages) throw new Error('import needs a client that reads the provider');
+      return importInto(ask, {
+        root: source.root,
+        reading: { client: reader as Reader, limiterFor: executor.limiterFor, ...(options.signal && { signal: options.signal }) },
+        store,
+        load,
+        kinds: allKinds(),
+        clock,
+      });
+    },
   };
 }

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { docFiles, fencedBlocks } from './console.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const COMMANDS = ['validate', 'plan', 'apply', 'watch', 'emulator', 'state'] as const;
+const COMMANDS = ['validate', 'plan', 'apply', 'import', 'watch', 'emulator', 'state'] as const;
 const STATE_SUBCOMMANDS = ['list', 'show', 'forget', 'resolve', 'runs', 'secret', 'export', 'import', 'migrate', 'unlock'];
 /** Flags of other programs that inline code shows beside edgesync's: npm run bench, node, docker, git, biome, systemctl. */
 const OTHERS = new Set([
@@ -31,6 +31,8 @@ const OTHERS = new Set([
   'latency-resources',
   'latency-pairs',
   'latency-plan-pairs',
+  'import-objects',
+  'import-accounts',
   'baseline',
   'baseline-ref',
   'rounds',
@@ -60,7 +62,7 @@ describe('the flags the documents show', () => {
   /** `edgesync CMD …` (or ./bin/edgesync) in a text: each command with the flags written after it. */
   function uses(text: string): { command: string; flags: string[] }[] {
     const out: { command: string; flags: string[] }[] = [];
-    const re = /(?:^|[\s(`/])edgesync\s+(validate|plan|apply|watch|emulator|state)\b([^`\n]*(?:\\\n[^`\n]*)*)/g;
+    const re = /(?:^|[\s(`/])edgesync\s+(validate|plan|apply|import|watch|emulator|state)\b([^`\n]*(?:\\\n[^`\n]*)*)/g;
     for (const m of text.matchAll(re)) out.push({ command: m[1], flags: flagsIn(m[2].split(/[|;]|&&|\s#/)[0]) });
     return out;
   }
