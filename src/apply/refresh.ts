@@ -9,6 +9,7 @@ import type { DesiredResource, Json, KindDefinition, Observation } from '../kind
 import type { Observed, RefreshSummary } from '../plan/types.js';
 import type { StateSnapshot } from '../state/types.js';
 import type { RateLimiter } from './rate.js';
+import { refreshKeyed } from './refresh-kv.js';
 
 export interface RefreshResult {
   /** By resource key; a resource not read (its kind has no read, never created, not readable) is absent. */
@@ -123,5 +124,9 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
       refused.set(credential, { why: `${observe.read} answered ${err.status}`, resources: group.wanted.length });
     }
   }
+  // Resources read by their parts (KV namespaces) page their own listings.
+  const keyed = await refreshKeyed(desired, state, options, refused);
+  for (const [key, seen] of keyed.observed) observed.set(key, seen);
+  calls += keyed.calls;
   return { observed, calls, unchecked: [...refused].map(([credential, r]) => ({ ...(credential !== undefined && { credential }), ...r })) };
 }

@@ -23,8 +23,8 @@ describe('plan --refresh', () => {
     expect(plan.stdout.trim()).toMatch(/^No changes\. \d+ resources up to date\.$/);
     const reads = emu.requests();
     expect(reads.every((r) => r.method === 'GET')).toBe(true);
-    // Lists, locations, proxy endpoints, routes, tokens: one page each.
-    expect(reads).toHaveLength(5);
+    // Lists, locations, proxy endpoints, routes, tokens, the KV namespace's keys: one page each.
+    expect(reads).toHaveLength(6);
   });
 
   it('shows a list renamed in the dashboard, brings it back with the list’s update, and then finds nothing', async () => {
