@@ -3,10 +3,19 @@
 
 import { ApiError } from '../api/errors.js';
 import type { ServerRateLimit } from '../api/ratelimit.js';
-import type { DesiredResource, Json, KeyObservation } from '../kinds/kind.js';
+import type { DesiredResource, Json, KeyObservation, KindDefinition } from '../kinds/kind.js';
 import type { Observed } from '../plan/types.js';
 import type { KvKeyPage, KvRecordPage, StateSnapshot } from '../state/types.js';
-import type { RefreshOptions } from './refresh.js';
+import type { ApiClient } from '../api/client.js';
+import type { RateLimiter } from './rate.js';
+
+/** What a keyed refresh needs of the refresh's options (RefreshOptions). */
+interface KeyedOptions {
+  readonly client: Pick<ApiClient, 'pages'>;
+  readonly kinds: (kind: string) => KindDefinition | undefined;
+  readonly limiterFor: (credential: string | undefined) => RateLimiter;
+  readonly signal?: AbortSignal;
+}
 
 export interface KeyedRefresh {
   readonly observed: ReadonlyMap<string, Observed>;
@@ -35,7 +44,7 @@ function storedPages(state: StateSnapshot, key: string): AsyncIterable<KvRecordP
 export async function refreshKeyed(
   desired: readonly DesiredResource[],
   state: StateSnapshot,
-  options: RefreshOptions,
+  options: KeyedOptions,
   refused: Refused,
   now: number = Date.now() / 1000,
 ): Promise<KeyedRefresh> {
@@ -64,7 +73,7 @@ export async function refreshKeyed(
 }
 
 /** The listing of `d`'s parts, a page a call, each paced as the writes of its credential are. A namespace not found lists nothing. */
-async function* listingOf(observe: KeyObservation, d: DesiredResource, options: RefreshOptions, counted: () => void): AsyncGenerator<readonly Json[]> {
+async function* listingOf(observe: KeyObservation, d: DesiredResource, options: KeyedOptions, counted: () => void): AsyncGenerator<readonly Json[]> {
   const { credential } = d;
   const callOptions = { ...(credential !== undefined && { credential }), ...(options.signal && { signal: options.signal }) };
   let tell: ((seen: ServerRateLimit) => void) | undefined;

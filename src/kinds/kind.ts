@@ -294,7 +294,7 @@ export interface Observation {
 }
 
 /** Keys counted, the first of them named (a namespace may hold millions). */
-export interface KeyTally {
+interface KeyTally {
   readonly count: number;
   readonly keys: readonly string[];
 }

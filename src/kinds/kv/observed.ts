@@ -20,7 +20,7 @@ const NAMED = 10;
 /** Keys walked between two turns of the event loop. */
 const KEYS_PER_TURN = 4096;
 
-export const DRIFT = {
+const DRIFT = {
   missing: 'missing remotely',
   expiry: 'another expiration remotely',
   untagged: 'no content hash in its metadata (rewritten outside edgesync, or written before metadata.verify)',

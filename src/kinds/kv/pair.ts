@@ -176,8 +176,11 @@ function checkRest(p: Record<string, unknown>, problem: ProblemSink, minExpirati
   else if (metadata !== undefined) {
     const bytes = Buffer.byteLength(JSON.stringify(metadata));
     if (bytes > maxMetadataBytes) {
-      const why = maxMetadataBytes < KV_RULES.maxMetadataBytes ? ` with metadata.verify (the rest is the content hash's)` : '';
-      ok = (problem('metadata', `is ${bytes} bytes as JSON; the provider takes at most ${KV_RULES.maxMetadataBytes}, this pair at most ${maxMetadataBytes}${why}`), false);
+      const most =
+        maxMetadataBytes < KV_RULES.maxMetadataBytes
+          ? `with metadata.verify a pair's own takes at most ${maxMetadataBytes} (the provider's ${KV_RULES.maxMetadataBytes} less its content hash)`
+          : `the provider takes at most ${maxMetadataBytes}`;
+      ok = (problem('metadata', `is ${bytes} bytes as JSON; ${most}`), false);
     }
     if (Object.hasOwn(metadata, VERIFY_KEY))
       ok = (problem(`metadata.${VERIFY_KEY}`, `is reserved: edgesync keeps a pair's content hash there (metadata.verify); use another key`), false);
