@@ -39,15 +39,10 @@ function storedPages(state: StateSnapshot, key: string): AsyncIterable<KvRecordP
 /**
  * Lists the parts of every applied resource whose kind reads them (KindDefinition.observeKeys) and has the
  * kind compare them: one call a page (1,000 keys), whatever the namespace holds. `refused`: credentials
- * whose reads were refused, shared with the rest of the refresh: their resources are only counted.
+ * whose reads were refused, shared with the rest of the refresh: their resources are only counted. `now`: the
+ * plan's time, in seconds since the epoch.
  */
-export async function refreshKeyed(
-  desired: readonly DesiredResource[],
-  state: StateSnapshot,
-  options: KeyedOptions,
-  refused: Refused,
-  now: number = Date.now() / 1000,
-): Promise<KeyedRefresh> {
+export async function refreshKeyed(desired: readonly DesiredResource[], state: StateSnapshot, options: KeyedOptions, refused: Refused, now: number): Promise<KeyedRefresh> {
   const observed = new Map<string, Observed>();
   let calls = 0;
   for (const d of desired) {

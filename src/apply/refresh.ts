@@ -26,6 +26,8 @@ export interface RefreshOptions {
   /** The executor's pace per credential (ExecutorOptions.limiterFor): reads and writes share one window. */
   readonly limiterFor: (credential: string | undefined) => RateLimiter;
   readonly signal?: AbortSignal;
+  /** The plan's time (ms since the epoch): a KV key whose recorded expiry passed is not looked for. @default Date.now() */
+  readonly now?: number;
 }
 
 type JsonObject = Readonly<Record<string, Json>>;
@@ -125,7 +127,7 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
     }
   }
   // Resources read by their parts (KV namespaces) page their own listings.
-  const keyed = await refreshKeyed(desired, state, options, refused);
+  const keyed = await refreshKeyed(desired, state, options, refused, (options.now ?? Date.now()) / 1000);
   for (const [key, seen] of keyed.observed) observed.set(key, seen);
   calls += keyed.calls;
   return { observed, calls, unchecked: [...refused].map(([credential, r]) => ({ ...(credential !== undefined && { credential }), ...r })) };

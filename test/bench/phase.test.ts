@@ -46,6 +46,7 @@ describe('the benchmark command lines', () => {
       gitops: {},
       resources: {},
       latency: {},
+      refresh: {},
     });
     expect(parseBenchArgs(['--calls', '60', '--rate', '10/1', '--only', 'pacing'])).toEqual({
       kv: {},
@@ -54,6 +55,7 @@ describe('the benchmark command lines', () => {
       gitops: {},
       resources: {},
       latency: {},
+      refresh: {},
       only: 'pacing',
     });
     expect(parseBenchArgs(['--kills', '3', '--only', 'takeover'])).toEqual({
@@ -63,11 +65,12 @@ describe('the benchmark command lines', () => {
       gitops: {},
       resources: {},
       latency: {},
+      refresh: {},
       only: 'takeover',
     });
-    expect(parseBenchArgs(['--pushes', '5', '--only', 'gitops'])).toEqual({ kv: {}, pacing: {}, takeover: {}, gitops: { pushes: 5 }, resources: {}, latency: {}, only: 'gitops' });
+    expect(parseBenchArgs(['--pushes', '5', '--only', 'gitops'])).toEqual({ kv: {}, pacing: {}, takeover: {}, gitops: { pushes: 5 }, resources: {}, latency: {}, refresh: {}, only: 'gitops' });
     expect(() => parseBenchArgs(['--pair', '5'])).toThrow('Expected `arguments`');
-    expect(() => parseBenchArgs(['--only', 'all'])).toThrow("Expected `only` to be 'kv', 'pacing', 'takeover', 'gitops', 'resources' or 'latency'");
+    expect(() => parseBenchArgs(['--only', 'all'])).toThrow("Expected `only` to be 'kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency' or 'refresh'");
   });
 
   it('reads which state backends the KV bench measures, each once', () => {
@@ -78,6 +81,7 @@ describe('the benchmark command lines', () => {
       gitops: {},
       resources: {},
       latency: {},
+      refresh: {},
       only: 'kv',
     });
     expect(parseBenchArgs(['--backends', 'sqlite,postgres']).kv.backends).toEqual(['sqlite', 'postgres']);

@@ -41,6 +41,7 @@ describe('the resources benchmark', () => {
       gitops: {},
       resources: { resources: [1000, 10_000, 50_000], accounts: 10, edits: 3, repeats: 5 },
       latency: {},
+      refresh: { accounts: 10 },
       only: 'resources',
     });
     expect(() => parseBenchArgs(['--resources', '1000,1e4'])).toThrow('Expected `resources` to be whole numbers separated by commas, as 1000,10000,50000');
