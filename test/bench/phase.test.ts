@@ -68,7 +68,16 @@ describe('the benchmark command lines', () => {
       refresh: {},
       only: 'takeover',
     });
-    expect(parseBenchArgs(['--pushes', '5', '--only', 'gitops'])).toEqual({ kv: {}, pacing: {}, takeover: {}, gitops: { pushes: 5 }, resources: {}, latency: {}, refresh: {}, only: 'gitops' });
+    expect(parseBenchArgs(['--pushes', '5', '--only', 'gitops'])).toEqual({
+      kv: {},
+      pacing: {},
+      takeover: {},
+      gitops: { pushes: 5 },
+      resources: {},
+      latency: {},
+      refresh: {},
+      only: 'gitops',
+    });
     expect(() => parseBenchArgs(['--pair', '5'])).toThrow('Expected `arguments`');
     expect(() => parseBenchArgs(['--only', 'all'])).toThrow("Expected `only` to be 'kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency' or 'refresh'");
   });
