@@ -13,6 +13,7 @@ import { benchScript, BUILD_ENV, REPO } from './paths.js';
 import { groupName, STATE_NAMES } from './report.js';
 import type { ResourcesGroup } from './resources-bench.js';
 import type { TakeoverRow } from './takeover-bench.js';
+import type { RefreshRow } from './refresh-bench.js';
 
 /** What a bench process prints on its last stdout line: each part it ran. */
 export interface BenchJson {
@@ -22,6 +23,8 @@ export interface BenchJson {
   readonly resources?: readonly ResourcesGroup[];
   readonly latency?: LatencyResult;
   readonly import?: readonly ImportBenchRow[];
+  /** Not compared: its wall times are mostly the emulator's. */
+  readonly refresh?: readonly RefreshRow[];
 }
 
 /** One figure of a run: lower is better for every one (times, memory). */

@@ -16,6 +16,7 @@ import { checkImportBenchOptions, renderImportTable, runImportBench, type Import
 import { machineLine, renderTable } from './report.js';
 import { checkResourceCounts, checkResourcesBenchOptions, runResourcesBench, type ResourcesBenchOptions } from './resources-bench.js';
 import { renderResourcesNotes, renderResourcesTable } from './resources-report.js';
+import { checkRefreshBenchOptions, renderRefreshNotes, renderRefreshTable, runRefreshBench, type RefreshBenchOptions } from './refresh-bench.js';
 import { renderTakeoverGoal, renderTakeoverTable, runTakeoverBench, type TakeoverBenchOptions } from './takeover-bench.js';
 
 export interface BenchArgs {
@@ -26,6 +27,7 @@ export interface BenchArgs {
   readonly resources: ResourcesBenchOptions;
   readonly latency: LatencyBenchOptions;
   readonly import: ImportBenchOptions;
+  readonly refresh: RefreshBenchOptions;
   /** Which part runs. @default all */
   readonly only?: Part;
   /** An older build to run the same parts with, in turn with this one, and to print beside it. @default none */
@@ -34,7 +36,7 @@ export interface BenchArgs {
   readonly rounds?: number;
 }
 
-const PARTS = ['kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency', 'import'] as const;
+const PARTS = ['kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency', 'import', 'refresh'] as const;
 type Part = (typeof PARTS)[number];
 
 const KV_FLAGS: Record<string, 'changed' | 'valueBytes' | 'seed'> = { '--changed': 'changed', '--value-bytes': 'valueBytes', '--seed': 'seed' };
@@ -58,7 +60,9 @@ function pairsList(text: string, name = 'pairs', example = '1000000,5000000'): n
 /**
  * `--pairs N[,N…] --formats json,jsonl --changed 0.01 --value-bytes 100 --seed 1 --backends sqlite,postgres --calls 600 --rate 100/10
  * --kills 5 --pushes 10 --resources 1000,10000 --accounts 20 --edits 5 --repeats 3 --latency-resources 20000 --latency-pairs 1000000
- * --latency-plan-pairs 5000000 --import-objects 10000 --import-accounts 20 --only kv|pacing|takeover|gitops|resources|latency|import --baseline DIR | --baseline-ref REF --rounds 1`
+ * --latency-plan-pairs 5000000 --import-objects 10000 --import-accounts 20 --refresh-resources 10000 --refresh-pairs 1000000
+ * --only kv|pacing|takeover|gitops|resources|latency|import|refresh --baseline DIR | --baseline-ref REF --rounds 1`
+ * (`--accounts` spreads both the resources and the refresh's resources)
  */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const kv: { -readonly [K in keyof KvBenchOptions]: KvBenchOptions[K] } = {};
@@ -68,6 +72,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const resources: { -readonly [K in keyof ResourcesBenchOptions]: ResourcesBenchOptions[K] } = {};
   const latency: { -readonly [K in keyof LatencyBenchOptions]: LatencyBenchOptions[K] } = {};
   const importing: { -readonly [K in keyof ImportBenchOptions]: ImportBenchOptions[K] } = {};
+  const refresh: { -readonly [K in keyof RefreshBenchOptions]: RefreshBenchOptions[K] } = {};
   let only: BenchArgs['only'];
   let baseline: Baseline | undefined;
   let rounds: number | undefined;
@@ -83,7 +88,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (flag === '--kills') takeover.kills = Number(value);
     else if (flag === '--pushes') gitops.pushes = Number(value);
     else if (flag === '--resources') resources.resources = checkResourceCounts(pairsList(value, 'resources', '1000,10000,50000'));
-    else if (flag === '--accounts') resources.accounts = Number(value);
+    else if (flag === '--accounts') resources.accounts = refresh.accounts = Number(value);
+    else if (flag === '--refresh-resources') refresh.resources = Number(value);
+    else if (flag === '--refresh-pairs') refresh.pairs = Number(value);
     else if (flag === '--edits') resources.edits = Number(value);
     else if (flag === '--repeats') resources.repeats = Number(value);
     else if (LATENCY_FLAGS[flag]) latency[LATENCY_FLAGS[flag]] = Number(value);
@@ -93,15 +100,15 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       baseline = flag === '--baseline' ? { dir: value } : { ref: checkString('baseline-ref', value) };
     } else if (flag === '--rounds') rounds = checkInteger('rounds', Number(value), 1, 20);
     else if (flag === '--only')
-      only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency' or 'import'", value);
+      only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency', 'import' or 'refresh'", value);
     else
       fail(
         'arguments',
-        `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--repeats', ...Object.keys(LATENCY_FLAGS), ...Object.keys(IMPORT_FLAGS), '--only', ...COMPARE_FLAGS].join(', ')}`,
+        `one of ${['--pairs', '--formats', ...Object.keys(KV_FLAGS), '--backends', ...Object.keys(PACING_FLAGS), '--rate', '--kills', '--pushes', '--resources', '--accounts', '--edits', '--repeats', ...Object.keys(LATENCY_FLAGS), ...Object.keys(IMPORT_FLAGS), '--refresh-resources', '--refresh-pairs', '--only', ...COMPARE_FLAGS].join(', ')}`,
         flag,
       );
   }
-  return { kv, pacing, takeover, gitops, resources, latency, import: importing, ...(only && { only }), ...(baseline && { baseline }), ...(rounds !== undefined && { rounds }) };
+  return { kv, pacing, takeover, gitops, resources, latency, import: importing, refresh, ...(only && { only }), ...(baseline && { baseline }), ...(rounds !== undefined && { rounds }) };
 }
 
 /** Bad flags and values: one line naming what to fix, exit 1. */
@@ -114,6 +121,7 @@ function argsOrExit(argv: readonly string[]): BenchArgs {
     checkResourcesBenchOptions(args.resources);
     checkLatencyBenchOptions(args.latency);
     checkImportBenchOptions(args.import);
+    checkRefreshBenchOptions(args.refresh);
     if (args.baseline && 'dir' in args.baseline) checkBaselineDir(args.baseline.dir);
     return args;
   } catch (err) {
@@ -162,6 +170,11 @@ async function runParts(args: BenchArgs): Promise<void> {
     const rows = (json.import = await runImportBench(args.import));
     gap();
     out.push(renderImportTable(rows));
+  }
+  if (runs('refresh')) {
+    const rows = (json.refresh = await runRefreshBench(args.refresh));
+    gap();
+    out.push(renderRefreshTable(rows), '', ...renderRefreshNotes(rows));
   }
   process.stdout.write(`${machineLine()}\n\n${out.join('\n')}\n\n${JSON.stringify(json)}\n`);
 }

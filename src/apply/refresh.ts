@@ -9,6 +9,7 @@ import type { DesiredResource, Json, KindDefinition, Observation } from '../kind
 import type { Observed, RefreshSummary } from '../plan/types.js';
 import type { StateSnapshot } from '../state/types.js';
 import type { RateLimiter } from './rate.js';
+import { refreshKeyed } from './refresh-kv.js';
 
 export interface RefreshResult {
   /** By resource key; a resource not read (its kind has no read, never created, not readable) is absent. */
@@ -25,6 +26,8 @@ export interface RefreshOptions {
   /** The executor's pace per credential (ExecutorOptions.limiterFor): reads and writes share one window. */
   readonly limiterFor: (credential: string | undefined) => RateLimiter;
   readonly signal?: AbortSignal;
+  /** The plan's time (ms since the epoch): a KV key whose recorded expiry passed is not looked for. @default Date.now() */
+  readonly now?: number;
 }
 
 type JsonObject = Readonly<Record<string, Json>>;
@@ -158,5 +161,9 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
       refused.set(credential, { why: `${observe.read} answered ${err.status}`, resources: group.wanted.length });
     }
   }
+  // Resources read by their parts (KV namespaces) page their own listings.
+  const keyed = await refreshKeyed(desired, state, options, refused, (options.now ?? Date.now()) / 1000);
+  for (const [key, seen] of keyed.observed) observed.set(key, seen);
+  calls += keyed.calls;
   return { observed, calls, unchecked: [...refused].map(([credential, r]) => ({ ...(credential !== undefined && { credential }), ...r })) };
 }

@@ -64,6 +64,32 @@ export function registerInspection(app: FastifyInstance, store: Store, log: Requ
     return { account, namespace, count: pairs.size, truncated: pairs.size > keys.length, keys };
   });
 
+  // A person's write of one pair in the dashboard: its value, and only the expiration and metadata given
+  // (a write replaces the whole pair, as the provider's does). Not in the request log.
+  app.put(`${inspectPath}/kv/:account/:namespace/:key`, async (request) => {
+    const { account, namespace, key } = request.params as Record<string, string>;
+    const body = request.body as { value?: unknown; expiration?: unknown; metadata?: unknown } | null;
+    const problems: string[] = [];
+    if (typeof body?.value !== 'string') problems.push('value: expected a string');
+    if (body?.expiration !== undefined && typeof body.expiration !== 'number') problems.push('expiration: expected seconds since the epoch');
+    const metadata = body?.metadata;
+    if (metadata !== undefined && (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))) problems.push('metadata: expected an object');
+    if (problems.length) throw badRequest(problems);
+    const pair: { value: Buffer; expiration?: number; metadata?: JsonObject } = { value: Buffer.from(body!.value as string, 'utf8') };
+    if (typeof body!.expiration === 'number') pair.expiration = body!.expiration;
+    if (metadata !== undefined) pair.metadata = metadata as JsonObject;
+    store.kv(account, namespace).set(key, pair);
+    return { written: key };
+  });
+
+  // A person's delete of one pair in the dashboard.
+  app.delete(`${inspectPath}/kv/:account/:namespace/:key`, async (request) => {
+    const { account, namespace, key } = request.params as Record<string, string>;
+    const deleted = store.readKv(account, namespace, now())?.delete(key) ?? false;
+    if (!deleted) throw notFound(`no key ${key} in KV namespace ${namespace} of account ${account}`);
+    return { deleted: key };
+  });
+
   // A person's change in the dashboard: the next read sees it; nothing of it is in the request log.
   app.patch(`${inspectPath}/objects/:collection/:id`, async (request) => {
     const { collection, id } = request.params as Record<string, string>;

@@ -28,10 +28,25 @@ const rank = (unit: number): number => (unit >= 0xd800 && unit <= 0xdfff ? unit 
  */
 export class KvPairs extends Map<string, StoredKvPair> {
   private sorted: string[] | null = null;
+  /** No pair expires before this (seconds since the epoch): a read before it sweeps nothing, rather than walking every pair. */
+  private soonest = Number.POSITIVE_INFINITY;
 
   override set(key: string, value: StoredKvPair): this {
     if (this.sorted !== null && !this.has(key)) this.sorted = null;
+    if (value.expiration !== undefined && value.expiration < this.soonest) this.soonest = value.expiration;
     return super.set(key, value);
+  }
+
+  /** Removes the pairs whose expiration is `now` (seconds since the epoch) or earlier. */
+  sweep(now: number): void {
+    if (now < this.soonest) return;
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const [key, pair] of this) {
+      if (pair.expiration === undefined) continue;
+      if (pair.expiration <= now) this.delete(key);
+      else if (pair.expiration < soonest) soonest = pair.expiration;
+    }
+    this.soonest = soonest;
   }
 
   override delete(key: string): boolean {
@@ -91,12 +106,12 @@ export class Store {
 
   /**
    * The namespace's pairs as a reader sees them at `nowMs`: a pair whose expiration has passed is
-   * gone, as the provider removes it. Swept when read, so a write never walks the namespace.
+   * gone, as the provider removes it. Swept when read (and only once a pair may have expired), so a write never walks the namespace.
    */
   readKv(account: string, namespace: string, nowMs: number): KvPairs | undefined {
     const pairs = this.findKv(account, namespace);
     if (!pairs) return undefined;
-    for (const [key, pair] of pairs) if (pair.expiration !== undefined && pair.expiration <= nowMs / 1000) pairs.delete(key);
+    pairs.sweep(nowMs / 1000);
     return pairs;
   }
 

@@ -79,6 +79,7 @@ export async function planAsked(
     kinds: getKind,
     limiterFor: reading.limiterFor,
     ...(options.signal && { signal: options.signal }),
+    ...(options.now !== undefined && { now: options.now }),
   });
   return buildPlan(resources, snapshot, {
     ...base,

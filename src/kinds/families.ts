@@ -12,6 +12,7 @@ import type {
   DesiredResource,
   KindDecision,
   KindDefinition,
+  KeyObservation,
   Outcome,
   Observation,
   PlanContext,
@@ -51,6 +52,8 @@ export interface KindBase {
   readonly resend?: (ctx: PlanContext) => Resend;
   /** See KindDefinition.observe. */
   readonly observe?: Observation;
+  /** See KindDefinition.observeKeys. */
+  readonly observeKeys?: KeyObservation;
 }
 
 /** Kinds with one object per account (settings, the Zero Trust account): the account is the target. */
@@ -129,6 +132,7 @@ export function defineKind(
     ...(base.writes && { writes: base.writes }),
     ...(base.resend && { resend: base.resend }),
     ...(base.observe && { observe: base.observe }),
+    ...(base.observeKeys && { observeKeys: base.observeKeys }),
     plan,
     outcome,
   };

@@ -3,7 +3,7 @@
 
 import type { OperationName, ReadName } from '../api/operations.js';
 import type { Json } from '../util/json.js';
-import type { AppliedResource, KvKeyPage, KvKeys } from '../state/types.js';
+import type { AppliedResource, KvKeyPage, KvKeys, KvRecordPage } from '../state/types.js';
 
 export type { Json };
 /** A path into a document, e.g. ['spec', 'items', 2, 'value']. */
@@ -206,6 +206,10 @@ export interface KindDecision {
   readonly orphanedKeyCount?: number;
   /** Parts of the resource (KV keys) state holds, and how many of them the actions rewrite: for change thresholds. */
   readonly share?: { readonly changed: number; readonly of: number };
+  /** After a refresh (PlanContext.observedKeys): what moved outside edgesync, each as a change from what is there to what the plan does. */
+  readonly drifted?: readonly FieldChange[];
+  /** After a refresh: parts present remotely that edgesync never wrote and the config does not have: left alone. */
+  readonly unmanaged?: KeyTally;
 }
 
 export interface PlanContext {
@@ -220,6 +224,8 @@ export interface PlanContext {
   readonly kvKeyCount?: number;
   /** KvPairs only: stored keys whose recorded expiry has passed at the plan's time: gone remotely (cheap, indexed). */
   readonly kvExpired?: readonly string[];
+  /** A kind with `observeKeys`, after a refresh: what the listing of its parts showed. @default not refreshed */
+  readonly observedKeys?: ObservedKeys;
 }
 
 /** What to remember from a successful call, read from its result. */
@@ -309,6 +315,49 @@ interface ObservedPart {
   readonly asRequest?: (element: Json) => Json;
 }
 
+/** Keys counted, the first of them named (a namespace may hold millions). */
+interface KeyTally {
+  readonly count: number;
+  readonly keys: readonly string[];
+}
+
+/** One reason a stored part's remote copy is not what was written (missing, another expiry, another value). */
+export interface KeyDrift extends KeyTally {
+  readonly why: string;
+}
+
+/**
+ * What a refresh saw of a resource's parts (a namespace's keys), walked in byte order against the
+ * keys state stored and the keys the config has.
+ */
+export interface ObservedKeys {
+  /** Keys the listing gave. */
+  readonly listed: number;
+  /** Stored keys whose remote copy is not what was written, by reason. */
+  readonly drift: readonly KeyDrift[];
+  /** Of those, the ones the config still has, by their position in the kind's model (KV: seqs), in the walk's order: written again. */
+  readonly again: Uint32Array;
+  /** Of those, the ones the config no longer has and that are gone remotely, sorted: nothing is left to remove. */
+  readonly gone: readonly string[];
+  /** Listed keys neither stored nor in the config: never written by edgesync, never touched. */
+  readonly unmanaged: KeyTally;
+}
+
+/** How a kind's parts are read back in a refresh: a listing of its scope, walked against the stored parts. */
+export interface KeyObservation {
+  /** The listing (one call a page). */
+  readonly read: ReadName;
+  /** Its path parameters, from the resource's scope. */
+  params(scope: Readonly<Record<string, string>>): Readonly<Record<string, string>>;
+  /** Its query: the page size. */
+  readonly query: Readonly<Record<string, string>>;
+  /**
+   * Walks the listing's pages (in the provider's order, UTF-8 bytes) beside the stored keys and the
+   * desired ones, holding a page of each at a time. `now`: seconds since the epoch.
+   */
+  compare(desired: DesiredResource, listing: AsyncIterable<readonly Json[]>, stored: AsyncIterable<KvRecordPage>, now: number): Promise<ObservedKeys>;
+}
+
 export interface KindDefinition {
   readonly kind: string;
   /** Metadata keys that are the operations' path parameters, in path order. */
@@ -366,4 +415,6 @@ export interface KindDefinition {
   resend?(ctx: PlanContext): Resend;
   /** How its objects are read back for a refresh. @default none: the kind is planned against the state alone */
   readonly observe?: Observation;
+  /** How its parts (KV keys) are read back for a refresh. @default none */
+  readonly observeKeys?: KeyObservation;
 }

@@ -8,6 +8,7 @@ import { buildKv } from './kv/model.js';
 import { bulkOutcome } from './kv/answer.js';
 import type { WirePair } from './kv/pair.js';
 import { planKv, resendKv } from './kv/plan.js';
+import { compareKv } from './kv/observed.js';
 
 registerKind(
   defineKind(
@@ -15,7 +16,8 @@ registerKind(
       kind: 'KvPairs',
       scopeKeys: ['account', 'namespace'],
       paramMap: { account: 'account_identifier', namespace: 'namespace_identifier' },
-      build: (doc, ctx) => buildKv(doc.spec, ctx),
+      // metadata.verify: each pair carries its content hash in its metadata (src/kinds/kv/observed.ts).
+      build: (doc, ctx) => buildKv(doc.spec, ctx, { verify: doc.metadata.verify === true }),
       // Documents may share a namespace, not a key: the payload's keys are sorted (UTF-8 bytes) and unique.
       targets: (self) => [
         {
@@ -29,6 +31,13 @@ registerKind(
       operations: ['writeKvBulk'],
       // Every pair written again, when the document opts in with metadata.resync.
       resend: (ctx) => resendKv(ctx),
+      // A refresh lists the namespace's keys, 1,000 a call (name, expiration, metadata), never their values.
+      observeKeys: {
+        read: 'listKvKeys',
+        params: (scope) => ({ account_id: scope.account, namespace_id: scope.namespace }),
+        query: { limit: '1000' },
+        compare: compareKv,
+      },
     },
     (ctx) => planKv(ctx),
     // A chunk's record (its keys and hashes) is what to remember, less the keys the answer refused.

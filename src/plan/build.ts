@@ -26,6 +26,7 @@ import type {
   ResourceRef,
   Share,
   UncertainCreate,
+  UnmanagedKeys,
   WaitingResource,
 } from './types.js';
 
@@ -93,6 +94,7 @@ interface Draft {
   updatedResources: number;
   drifted: DriftedResource[];
   missing: MissingResource[];
+  unmanaged: UnmanagedKeys[];
 }
 
 export async function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Promise<Plan> {
@@ -158,6 +160,7 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     updatedResources: 0,
     drifted: [],
     missing: [],
+    unmanaged: [],
   };
   const actionIds = new Map<number, string[]>();
   const trouble = new Map<number, 'blocked' | 'uncertain' | 'waiting'>();
@@ -220,6 +223,7 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     if (step.share) plan.shares.push(step.share);
     if (step.updated) plan.updatedResources++;
     if (step.drifted) plan.drifted.push(step.drifted);
+    if (step.unmanaged) plan.unmanaged.push(step.unmanaged);
     if (step.missing) {
       plan.missing.push(step.missing);
       // Not created again: what depends on it waits, as on a blocked resource.
@@ -228,11 +232,12 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
   }
   if (refused.length) throw new PlanError(refused);
   addUndescribed(plan, structure.keys, state, inTargets, lookup);
-  const { drifted, missing, ...rest } = plan;
+  const { drifted, missing, unmanaged, ...rest } = plan;
   return {
     ...rest,
     ...(drifted.length && { drifted }),
     ...(missing.length && { missing }),
+    ...(unmanaged.length && { unmanaged }),
     stateResources: state.resources.size,
     ...(targets?.length && { excluded: excluded.sort(), targets }),
     ...(state.revision && { stateRevision: state.revision }),

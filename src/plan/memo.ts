@@ -3,7 +3,7 @@
 
 import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
 import type { AppliedResource } from '../state/types.js';
-import type { Action, BlockedChange, DriftedResource, MissingResource, Orphan, PlanNote, Share } from './types.js';
+import type { Action, BlockedChange, DriftedResource, MissingResource, Orphan, PlanNote, Share, UnmanagedKeys } from './types.js';
 
 /** What the whole model gives, independent of state: reused while no resource's identity or dependencies changed. */
 export interface Structure {
@@ -28,6 +28,8 @@ export interface Step {
   /** With a refresh: changed outside edgesync, or deleted outside it. */
   readonly drifted?: DriftedResource;
   readonly missing?: MissingResource;
+  /** With a refresh: its parts there remotely that edgesync never wrote. */
+  readonly unmanaged?: UnmanagedKeys;
 }
 
 /** A step and the inputs it was made from: the same objects give the same step. */

@@ -1,14 +1,14 @@
 // One resource's part of a plan: what its kind decides, re-sent under drift, placed after what it
 // depends on. Pure (it only reads the state); build.ts calls it for each resource a memo does not already hold.
 
-import type { ActionDraft, DesiredResource, Json, KindDecision, KindDefinition } from '../kinds/kind.js';
+import type { ActionDraft, DesiredResource, Json, KindDecision, KindDefinition, ObservedKeys } from '../kinds/kind.js';
 import { canonicalJson, contentHash } from '../util/json.js';
 import type { AppliedResource, KvKeyPage, StateSnapshot } from '../state/types.js';
 import type { Step } from './memo.js';
 import { orphanKeysMessage } from './messages.js';
 import { observedDrift } from './observed.js';
 import { resendActions, type Drift } from './resend.js';
-import type { Action, DriftedResource, MissingResource, Observed, Orphan, PlanNote, ResourceRef } from './types.js';
+import type { Action, DriftedResource, MissingResource, Observed, Orphan, PlanNote, ResourceRef, UnmanagedKeys } from './types.js';
 
 /** Changes that rewrite what a resource already is remotely. */
 const UPDATES = new Set(['update', 'write', 'roll']);
@@ -37,10 +37,14 @@ export async function stepOf(
   { state, now, drift, refused, needsFromDeps, observed, recreateMissing }: StepInputs,
 ): Promise<Step> {
   const ref = refOf(self);
-  const seen = applied && observed ? against(def, self, applied, observed, recreateMissing === true) : undefined;
+  const keys = observed?.seen === 'keys' ? observed.keys : undefined;
+  const seen = applied && observed && !keys ? against(def, self, applied, observed, recreateMissing === true) : undefined;
   if (seen?.missing && !seen.missing.recreated) return { ...UNCHANGED, unchanged: false, missing: seen.missing };
-  let decision = await decide(def, self, seen ? seen.applied : applied, state, now);
+  let decision = await decide(def, self, seen ? seen.applied : applied, state, now, keys);
   if (seen?.drifted && applied && decision.blocked.length) decision = { ...decision, blocked: heldDrift(decision.blocked, self, applied, seen.drifted) };
+  // Parts drifted (KV keys missing or changed remotely): the kind's plan writes them again.
+  const drifted: DriftedResource | undefined = decision.drifted?.length ? { ...ref, fields: decision.drifted, source: self.source } : seen?.drifted;
+  const unmanaged: UnmanagedKeys | undefined = decision.unmanaged?.count ? { ...ref, ...decision.unmanaged } : undefined;
   const resent = resendActions(def, self, applied, decision, drift, refused);
   // Sent again as applied: nothing changes, so no share of a change threshold.
   if (resent) decision = { ...decision, actions: resent, share: undefined };
@@ -67,9 +71,10 @@ export async function stepOf(
   const was = applied?.status;
   const settling = unchanged && (was === 'blocked' || was === 'orphaned');
   // Most resources of a big config: one shared step, not five objects each, kept for the next plan.
-  if (unchanged && !notes.length && !orphaned && !seen?.drifted) return settling ? SETTLING : UNCHANGED;
+  if (unchanged && !notes.length && !orphaned && !drifted && !unmanaged) return settling ? SETTLING : UNCHANGED;
   return {
-    ...(seen?.drifted && { drifted: seen.drifted }),
+    ...(drifted && { drifted }),
+    ...(unmanaged && { unmanaged }),
     ...(seen?.missing && { missing: seen.missing }),
     actions,
     blocked: decision.blocked.map((b) => ({ ...ref, reason: b.reason, fields: b.fields, source: fieldSource(self, b.fields) })),
@@ -106,7 +111,7 @@ function against(
     const missing: MissingResource = { ...ref, message, recreated, source: self.source };
     return { applied: undefined, missing };
   }
-  if (applied.request === undefined) return { applied };
+  if (applied.request === undefined || observed.seen !== 'present') return { applied };
   const fields = observedDrift(applied.request, observed.request, def.observe?.sets);
   if (!fields.length) return { applied };
   // The fields that moved take what is there; the kind then diffs that against the config.
@@ -155,13 +160,20 @@ function fieldSource(self: DesiredResource, fields: readonly string[]): DesiredR
   return first ? { file: self.source.file, line: first.line, col: first.col } : self.source;
 }
 
-async function decide(def: KindDefinition, desired: DesiredResource, applied: AppliedResource | undefined, state: StateSnapshot, now: number): Promise<KindDecision> {
+async function decide(
+  def: KindDefinition,
+  desired: DesiredResource,
+  applied: AppliedResource | undefined,
+  state: StateSnapshot,
+  now: number,
+  observedKeys: ObservedKeys | undefined,
+): Promise<KindDecision> {
   if (!def.keyState) return def.plan({ desired, ...(applied && { applied }) });
   // The count and the expired keys now (cheap); the keys only if the kind reads them (a trusted hash needs none).
   const key = desired.key;
   const [kvKeyCount, kvExpired] = await Promise.all([state.kvKeyCount(key), state.kvExpired(key, now / 1000)]);
   const kvKeyPages = () => state.kvKeyPages?.(key) ?? onePage(state.kvKeys(key));
-  return def.plan({ desired, ...(applied && { applied }), kvKeyCount, kvExpired, kvKeyPages });
+  return def.plan({ desired, ...(applied && { applied }), kvKeyCount, kvExpired, kvKeyPages, ...(observedKeys && { observedKeys }) });
 }
 
 /** A snapshot's keys as one page, in the map's order. */

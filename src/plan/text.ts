@@ -51,7 +51,8 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   const ctx: Ctx = { paint: painter(color), verbose, maxChars: verbose ? Number.POSITIVE_INFINITY : 80, notes };
 
   const lines: string[] = [];
-  if (plan.refresh) lines.push(...refreshLines(plan, ctx), ...(plan.drifted?.length || plan.missing?.length || plan.refresh.unchecked.length ? [''] : []));
+  if (plan.refresh)
+    lines.push(...refreshLines(plan, ctx), ...(plan.drifted?.length || plan.missing?.length || plan.unmanaged?.length || plan.refresh.unchecked.length ? [''] : []));
   for (const group of byResource(plan.actions)) lines.push(...actionGroup(group, ctx), ...notesOf(group[0]!.resource, ctx));
   for (const b of plan.blocked) {
     lines.push(
@@ -96,6 +97,9 @@ function refreshLines(plan: Plan, ctx: Ctx): string[] {
     lines.push(...body(d.fields.map((f) => `${f.path}: ${f.sensitive ? value(f, f.after) : `${value(f, f.before)} → ${value(f, f.after)}`}`)));
   }
   for (const m of plan.missing ?? []) lines.push(head('missing', m.resource, `deleted outside edgesync${at(m.source)}`, ctx), ...body([m.message]));
+  for (const u of plan.unmanaged ?? []) {
+    lines.push(`${u.resource}: ${plural(u.count, 'KV key')} there that edgesync never wrote: ${listKeys(u.keys, ctx, u.count)}; left as they are.`);
+  }
   for (const u of plan.refresh?.unchecked ?? []) {
     const who = u.credential === undefined ? 'the API token' : `credentials ${u.credential}`;
     lines.push(`Drift not checked for ${plural(u.resources, 'resource')} signed by ${who}: it may not read them (${u.why}).`);

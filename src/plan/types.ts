@@ -1,6 +1,6 @@
 // The Plan value: the planner's only output, and the only input of renderers and the executor.
 
-import type { ActionDraft, FieldChange, Json, SourceLocation } from '../kinds/kind.js';
+import type { ActionDraft, FieldChange, Json, ObservedKeys, SourceLocation } from '../kinds/kind.js';
 import type { StateRevision } from '../state/types.js';
 
 export interface Action extends ActionDraft {
@@ -72,8 +72,11 @@ export interface WaitingResource extends ResourceRef {
   readonly source?: SourceLocation;
 }
 
-/** What a refresh saw of one resource (src/apply/refresh.ts): its object in the request's words, or that it is gone. */
-export type Observed = { readonly seen: 'present'; readonly request: Json } | { readonly seen: 'missing' };
+/**
+ * What a refresh saw of one resource (src/apply/refresh.ts): its object in the request's words, that it
+ * is gone, or (a resource read by its parts, a KV namespace) what the listing of its parts showed.
+ */
+export type Observed = { readonly seen: 'present'; readonly request: Json } | { readonly seen: 'missing' } | { readonly seen: 'keys'; readonly keys: ObservedKeys };
 
 /** A resource changed outside edgesync since it was last applied, as a refresh saw it. */
 export interface DriftedResource extends ResourceRef {
@@ -88,6 +91,13 @@ export interface MissingResource extends ResourceRef {
   /** Planned as a create again (--recreate-missing, metadata.recreateMissing); else nothing is sent for it. */
   readonly recreated: boolean;
   readonly source?: SourceLocation;
+}
+
+/** Parts of a resource (a KV namespace's keys) a refresh listed that edgesync never wrote and the config does not have: left as they are. */
+export interface UnmanagedKeys extends ResourceRef {
+  readonly count: number;
+  /** The first of them. */
+  readonly keys: readonly string[];
 }
 
 /** What the refresh before the plan did. */
@@ -138,6 +148,8 @@ export interface Plan {
   readonly drifted?: readonly DriftedResource[];
   /** With a refresh: resources deleted outside edgesync. @default [] */
   readonly missing?: readonly MissingResource[];
+  /** With a refresh: parts of resources (KV keys) there remotely that edgesync never wrote, never touched. @default [] */
+  readonly unmanaged?: readonly UnmanagedKeys[];
   /** With a refresh: its calls, and what it could not read. Absent: the plan read only the state. */
   readonly refresh?: RefreshSummary;
 }

@@ -5,7 +5,7 @@ import type { KvPage, StoreStatements } from './sql.js';
 import { toResource, type ResourceRow } from './rows.js';
 import type { SqlDatabase } from './sql-db.js';
 import { turn } from '../util/turn.js';
-import type { AppliedResource, Intent, KvKeyPage, StateRevision, StateSnapshot } from './types.js';
+import type { AppliedResource, Intent, KvKeyPage, KvRecordPage, StateRevision, StateSnapshot } from './types.js';
 
 const EMPTY_KV: ReadonlyMap<string, string> = new Map();
 
@@ -56,7 +56,8 @@ export function snapshotOf(
   const kvExpired = async (resource: string, at: number): Promise<readonly string[]> =>
     counts.get(resource) ? ((await reads.db.transaction(() => reads.sql.kvExpired.all(resource, Math.floor(at)), 'read')) as string[]) : [];
   const kvKeyPages = (resource: string): AsyncIterable<KvKeyPage> => (counts.get(resource) ? kvPages(reads, resource) : noPages());
-  return { resources, intents, kvKeys, kvKeyPages, kvKeyCount: async (resource: string) => counts.get(resource) ?? 0, kvExpired, revision };
+  const kvRecordPages = (resource: string): AsyncIterable<KvRecordPage> => (counts.get(resource) ? recordPages(reads, resource) : noPages());
+  return { resources, intents, kvKeys, kvKeyPages, kvRecordPages, kvKeyCount: async (resource: string) => counts.get(resource) ?? 0, kvExpired, revision };
 }
 
 async function* noPages(): AsyncGenerator<KvKeyPage> {}
@@ -82,5 +83,18 @@ async function* kvPages({ db, sql, pageSize }: KvReads, resource: string): Async
     if (count < pageSize) return;
     await turn();
     page = (await db.transaction(() => sql.kvNextPage.get(resource, last, pageSize), 'read')) as KvPage;
+  }
+}
+
+/** The resource's keys, hashes and recorded expiry in byte order, a page at a time, each read in a transaction of its own. */
+async function* recordPages({ db, sql, pageSize }: KvReads, resource: string): AsyncGenerator<KvRecordPage> {
+  let text = (await db.transaction(() => sql.kvRecordsFirst.get(resource, pageSize), 'read')) as string;
+  for (;;) {
+    const records = JSON.parse(text) as [string, string, number | null][];
+    if (records.length === 0) return;
+    yield { keys: records.map((r) => r[0]), hashes: records.map((r) => r[1]), expires: records.map((r) => r[2]) };
+    if (records.length < pageSize) return;
+    await turn();
+    text = (await db.transaction(() => sql.kvRecordsNext.get(resource, records[records.length - 1]![0], pageSize), 'read')) as string;
   }
 }

@@ -89,6 +89,12 @@ export interface StateSnapshot {
    * @default the keys of `kvKeys`, in that order, as one page
    */
   kvKeyPages?(resource: string): AsyncIterable<KvKeyPage>;
+  /**
+   * KvPairs: the stored keys with their hashes and recorded expiry, in UTF-8 byte order, a page at a time (a
+   * refresh walks them beside the namespace's listing).
+   * @default the pages of `kvKeyPages`, no expiry known
+   */
+  kvRecordPages?(resource: string): AsyncIterable<KvRecordPage>;
   /** KvPairs: how many keys are stored, without loading them. */
   kvKeyCount(resource: string): Promise<number>;
   /** Which state this is and how many writes it has seen; none before the state exists. */
@@ -101,6 +107,11 @@ export interface StateSnapshot {
 export interface KvKeyPage {
   readonly keys: readonly string[];
   readonly hashes: readonly string[];
+}
+
+/** Stored KV keys in order with their hashes and, at the same index, when each expires remotely (seconds since the epoch; null: never or not known). */
+export interface KvRecordPage extends KvKeyPage {
+  readonly expires?: readonly (number | null)[];
 }
 
 /**

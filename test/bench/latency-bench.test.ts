@@ -42,6 +42,7 @@ describe('the latency part', () => {
       resources: {},
       latency: { resources: 2000, pairs: 100_000, planPairs: 500_000 },
       import: {},
+      refresh: {},
       only: 'latency',
     });
     expect(parseBenchArgs(['--only', 'kv', '--baseline-ref', 'v0.1.0', '--rounds', '3'])).toMatchObject({ only: 'kv', baseline: { ref: 'v0.1.0' }, rounds: 3 });

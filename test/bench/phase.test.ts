@@ -47,6 +47,7 @@ describe('the benchmark command lines', () => {
       resources: {},
       latency: {},
       import: {},
+      refresh: {},
     });
     expect(parseBenchArgs(['--calls', '60', '--rate', '10/1', '--only', 'pacing'])).toEqual({
       kv: {},
@@ -56,6 +57,7 @@ describe('the benchmark command lines', () => {
       resources: {},
       latency: {},
       import: {},
+      refresh: {},
       only: 'pacing',
     });
     expect(parseBenchArgs(['--kills', '3', '--only', 'takeover'])).toEqual({
@@ -66,6 +68,7 @@ describe('the benchmark command lines', () => {
       resources: {},
       latency: {},
       import: {},
+      refresh: {},
       only: 'takeover',
     });
     expect(parseBenchArgs(['--pushes', '5', '--only', 'gitops'])).toEqual({
@@ -76,10 +79,11 @@ describe('the benchmark command lines', () => {
       resources: {},
       latency: {},
       import: {},
+      refresh: {},
       only: 'gitops',
     });
     expect(() => parseBenchArgs(['--pair', '5'])).toThrow('Expected `arguments`');
-    expect(() => parseBenchArgs(['--only', 'all'])).toThrow("Expected `only` to be 'kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency' or 'import'");
+    expect(() => parseBenchArgs(['--only', 'all'])).toThrow("Expected `only` to be 'kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency', 'import' or 'refresh'");
   });
 
   it('reads which state backends the KV bench measures, each once', () => {
@@ -91,6 +95,7 @@ describe('the benchmark command lines', () => {
       resources: {},
       latency: {},
       import: {},
+      refresh: {},
       only: 'kv',
     });
     expect(parseBenchArgs(['--backends', 'sqlite,postgres']).kv.backends).toEqual(['sqlite', 'postgres']);

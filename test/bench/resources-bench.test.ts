@@ -42,6 +42,7 @@ describe('the resources benchmark', () => {
       resources: { resources: [1000, 10_000, 50_000], accounts: 10, edits: 3, repeats: 5 },
       latency: {},
       import: {},
+      refresh: { accounts: 10 },
       only: 'resources',
     });
     expect(() => parseBenchArgs(['--resources', '1000,1e4'])).toThrow('Expected `resources` to be whole numbers separated by commas, as 1000,10000,50000');

@@ -25,13 +25,14 @@ describe('plan --refresh', () => {
     expect(plan.stdout.trim()).toMatch(/^No changes\. \d+ resources up to date\.$/);
     const reads = emu.requests();
     expect(reads.every((r) => r.method === 'GET')).toBe(true);
-    // One page of each kind's read (and of the list's items): KvPairs and AiRun have none.
+    // One page of each kind's read (and of the list's items, and of the KV namespace's keys); AiRun has none.
     expect(reads.map((r) => r.read).sort()).toEqual([
       'user-api-tokens-list-tokens',
       'user-user-details',
       'worker-domain-list-domains',
       'worker-routes-list-routes',
       'worker-script-list-workers',
+      "workers-kv-namespace-list-a-namespace'-s-keys",
       'zero-trust-accounts-get-connectivity-settings',
       'zero-trust-accounts-get-logging-settings-for-the-zero-trust-account',
       'zero-trust-accounts-get-zero-trust-account-information',

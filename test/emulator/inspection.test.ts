@@ -49,6 +49,24 @@ describe('inspection endpoints', () => {
     expect((await get(`${emu.origin}/__emulator/kv/a/n?limit=-1`)).status).toBe(400);
   });
 
+  it('PUT and DELETE /__emulator/kv/…/KEY write and delete a pair as a person would: the whole pair replaced', async () => {
+    const { emu } = await harness();
+    emu.kv('a', 'n').set('k', { value: Buffer.from('old'), expiration: 2_000_000_000, metadata: { m: 1 } });
+    const send = (method: string, key: string, body?: unknown) =>
+      fetch(`${emu.origin}/__emulator/kv/a/n/${encodeURIComponent(key)}`, {
+        method,
+        ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+    expect((await send('PUT', 'k', { value: 'new' })).status).toBe(200);
+    expect(emu.kv('a', 'n').get('k')).toEqual({ value: Buffer.from('new') });
+    expect((await send('PUT', 'a/b', { value: 'v', expiration: 2_100_000_000, metadata: { x: 'y' } })).status).toBe(200);
+    expect(emu.kv('a', 'n').get('a/b')).toEqual({ value: Buffer.from('v'), expiration: 2_100_000_000, metadata: { x: 'y' } });
+    expect((await send('PUT', 'k', { value: 1, metadata: [] })).status).toBe(400);
+    expect((await send('DELETE', 'k')).status).toBe(200);
+    expect(emu.kv('a', 'n').has('k')).toBe(false);
+    expect((await send('DELETE', 'k')).status).toBe(404);
+  });
+
   it('needs no token', async () => {
     const { emu } = await harness();
     expect((await get(`${emu.origin}/__emulator/requests`)).status).toBe(200);

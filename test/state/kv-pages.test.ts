@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BACKENDS, using } from './backends.js';
 import { h } from '../helpers/kv-hash.js';
 import { identity } from './helpers.js';
-import type { KvKeyPage } from '../../src/state/types.js';
+import type { KvKeyPage, KvRecordPage } from '../../src/state/types.js';
 
 const kv = identity('flags', 'KvPairs');
 const at = new Date('2026-11-21T10:00:00.000Z');
@@ -34,6 +34,27 @@ describe.each(BACKENDS)('stored KV keys in pages ($name)', (backend) => {
         expect(await pagesOf((await store.snapshot()).kvKeyPages!(identity('none', 'KvPairs').key))).toEqual([]);
       },
       { kvPageSize: 4 },
+    );
+  });
+
+  it('come with when each expires remotely as recorded, for a refresh to compare with the listing', async () => {
+    await using(
+      backend.fresh(),
+      async (store) => {
+        const records = [
+          ['c', h('c'), 1_900_000_000],
+          ['a', h('a')],
+          ['b', h('b'), null, 600],
+        ] as const;
+        await store.recordSuccess(kv, { kvKeys: records }, at);
+        const pages: KvRecordPage[] = [];
+        for await (const page of (await store.snapshot()).kvRecordPages!(kv.key)) pages.push(page);
+        expect(pages.map((p) => p.keys)).toEqual([['a', 'b'], ['c']]);
+        expect(pages.flatMap((p) => p.hashes)).toEqual([h('a'), h('b'), h('c')]);
+        // A ttl counts from the write's time.
+        expect(pages.flatMap((p) => p.expires)).toEqual([null, at.getTime() / 1000 + 600, 1_900_000_000]);
+      },
+      { kvPageSize: 2 },
     );
   });
 

@@ -75,7 +75,7 @@ function sourceOf(payload: KvPayload, seqs: Uint32Array, chunks: readonly ChunkS
   const cuts: number[] = [];
   for (const c of chunks) if (c.end > part.lo && c.end < part.hi) cuts.push(c.end - part.lo);
   cuts.push(part.hi - part.lo);
-  const spec = { first: part.span.first, seqs: mine, tags: payload.tags, wire: payload.wire, cuts: Uint32Array.from(cuts) };
+  const spec = { first: part.span.first, seqs: mine, tags: payload.tags, wire: payload.wire, cuts: Uint32Array.from(cuts), ...(payload.verify && { verify: true }) };
   return piecesOf(part.span, spec, pool);
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { BuildContext, Built } from '../kind.js';
 import { SourceReadError, type ItemPosition, type SourceItem } from './stream.js';
 import { originsOf, type KvSourceSpec, type PairOrigin } from './origins.js';
-import { BARE_KEY_AT, bareKeyClose, hashTag, KV_HASH_BYTES, KV_RULES, kvHash, preparePair, sentAsRead } from './pair.js';
+import { BARE_KEY_AT, bareKeyClose, hashTag, KV_HASH_BYTES, KV_RULES, kvHash, preparePair, sentAsRead, VERIFY_METADATA_BYTES } from './pair.js';
 import { SortedKeys } from './sorted.js';
 import { planBatches, type PlanBatch, type PlanBatchOptions } from './plan-batches.js';
 import { FlagColumn, SeqColumn } from './seq-column.js';
@@ -44,6 +44,8 @@ export interface KvPayload {
   readonly tags: SeqColumn;
   /** By seq: the item's text is the pair's JSON as sent, and the pair is bare (PreparedPair.bare): apply sends it as read. */
   readonly wire: FlagColumn;
+  /** metadata.verify: each pair is sent with its content hash in its metadata (src/kinds/kv/observed.ts). @default false */
+  readonly verify?: boolean;
 }
 
 /** What the plan keeps by seq. */
@@ -67,6 +69,8 @@ export interface BuildKvOptions {
   readonly threadBytes?: number;
   /** How such a JSON Lines file is cut between threads (src/kinds/kv/plan-batches.ts). */
   readonly reading?: PlanBatchOptions;
+  /** metadata.verify: each pair is sent with its content hash in its metadata, which leaves its own metadata less room. @default false */
+  readonly verify?: boolean;
 }
 
 export interface KvSpec {
@@ -128,6 +132,7 @@ async function readOrigins(
   turns: TurnCounter,
   threadBytes: number,
   reading?: PlanBatchOptions,
+  maxMetadataBytes: number = KV_RULES.maxMetadataBytes,
 ): Promise<OriginSpan[]> {
   const { sizes, tags, wire } = columns;
   const minExpiration = Math.floor(ctx.now() / 1000) + KV_RULES.minTtl;
@@ -149,7 +154,7 @@ async function readOrigins(
         addBare(item.bytes, keys, columns);
         return;
       }
-      const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, minExpiration);
+      const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, minExpiration, maxMetadataBytes);
       const seq = sizes.length;
       sizes.push(prepared?.size ?? 0);
       tags.push(prepared ? hashTag(prepared.hash) : 0);
@@ -159,7 +164,7 @@ async function readOrigins(
     const threaded = origin.stream !== undefined && fileBytes(origin.stream.file) >= threadBytes;
     if (threaded && origin.stream?.format === 'jsonl') {
       // Read in reader threads: the same pairs, problems and read error, a batch at a time.
-      for await (const batch of planBatches(origin.stream, minExpiration, MAX_PROBLEMS_PER_SOURCE + 1, reading)) {
+      for await (const batch of planBatches(origin.stream, minExpiration, MAX_PROBLEMS_PER_SOURCE + 1, reading, maxMetadataBytes)) {
         for (const p of batch.problems) (at = p.at), problem(p.field, p.message);
         await addBatch(batch, keys, columns, turns);
         if (batch.end?.thrown !== undefined) throw new Error(batch.end.thrown);
@@ -234,10 +239,11 @@ export async function buildKv(spec: KvSpec | undefined, ctx: BuildContext, optio
   const keys = new SortedKeys({ deferSpills: true });
   const columns: Columns = { sizes: new SeqColumn(), tags: new SeqColumn(), wire: new FlagColumn() };
   const turns = new TurnCounter(ITEMS_PER_TURN, () => keys.spillInTurns());
-  const spans = await readOrigins(ctx, originsOf(ctx, spec), keys, columns, turns, threadBytes, options.reading);
+  const maxMetadataBytes = options.verify ? VERIFY_METADATA_BYTES : KV_RULES.maxMetadataBytes;
+  const spans = await readOrigins(ctx, originsOf(ctx, spec), keys, columns, turns, threadBytes, options.reading, maxMetadataBytes);
   await keys.finishInTurns();
   const digest = await digestAndDuplicates(ctx, keys, spans, turns);
   const request: KvRequest = { pairs: keys.count, digest };
-  const payload: KvPayload = { count: keys.count, keys, spans, ...columns };
+  const payload: KvPayload = { count: keys.count, keys, spans, ...columns, ...(options.verify && { verify: true }) };
   return { request, payload };
 }

@@ -16,17 +16,30 @@ export interface WirePair {
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
+const KV_RULES_METADATA_BYTES = 1024;
+
 export const KV_RULES = {
   maxKeyBytes: 512,
   /** 25 MiB of the value string as sent (the base64 text when base64). */
   maxValueBytes: 26_214_400,
   minTtl: 60,
   /** The provider's bound on a pair's metadata, as serialized JSON. */
-  maxMetadataBytes: 1024,
+  maxMetadataBytes: KV_RULES_METADATA_BYTES,
   maxRequestBytes: KV_LIMITS.maxBytes,
 } as const;
 
 const FIELDS = new Set(['key', 'value', 'base64', 'expiration', 'expiration_ttl', 'metadata']);
+
+/** The metadata key under which a document with metadata.verify keeps each pair's content hash: reserved in every pair's metadata. */
+export const VERIFY_KEY = '__edgesync';
+/** Hex digits of the pair's hash kept as its content hash (64 bits): enough to tell a rewrite, short in the metadata. */
+const VERIFY_DIGITS = 16;
+/** A pair's content hash, from the hash state keeps of it (value, expiration fields, metadata as the document writes them). */
+export const verifyTag = (hash: string): string => hash.slice(0, VERIFY_DIGITS);
+/** What the content hash adds to a pair's metadata at most: `,"__edgesync":"…"` in its own, or a whole `,"metadata":{…}`. */
+export const VERIFY_BYTES = `,"metadata":{"${VERIFY_KEY}":"${'0'.repeat(VERIFY_DIGITS)}"}`.length;
+/** The metadata a pair of a document with metadata.verify may hold itself: the provider's bound less the content hash. */
+export const VERIFY_METADATA_BYTES = KV_RULES_METADATA_BYTES - `,"${VERIFY_KEY}":"${'0'.repeat(VERIFY_DIGITS)}"`.length;
 // Lone surrogates (\p{Cs}) cannot be encoded as UTF-8, so they are not printable either.
 const BAD_KEY_CHAR = /[\s\p{Cc}\p{Cs}]/u;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -146,7 +159,7 @@ function checkValue(p: Record<string, unknown>, problem: ProblemSink): boolean {
   return ok;
 }
 
-function checkRest(p: Record<string, unknown>, problem: ProblemSink, minExpiration: number): boolean {
+function checkRest(p: Record<string, unknown>, problem: ProblemSink, minExpiration: number, maxMetadataBytes: number): boolean {
   const { expiration, expiration_ttl: ttl, metadata } = p;
   let ok = true;
   if (expiration !== undefined && (typeof expiration !== 'number' || !Number.isFinite(expiration) || expiration < 0)) {
@@ -162,7 +175,15 @@ function checkRest(p: Record<string, unknown>, problem: ProblemSink, minExpirati
   if (metadata !== undefined && !isObject(metadata)) ok = (problem('metadata', `expected an object, got ${typeName(metadata)}`), false);
   else if (metadata !== undefined) {
     const bytes = Buffer.byteLength(JSON.stringify(metadata));
-    if (bytes > KV_RULES.maxMetadataBytes) ok = (problem('metadata', `is ${bytes} bytes as JSON; the provider takes at most ${KV_RULES.maxMetadataBytes}`), false);
+    if (bytes > maxMetadataBytes) {
+      const most =
+        maxMetadataBytes < KV_RULES.maxMetadataBytes
+          ? `with metadata.verify a pair's own takes at most ${maxMetadataBytes} (the provider's ${KV_RULES.maxMetadataBytes} less its content hash)`
+          : `the provider takes at most ${maxMetadataBytes}`;
+      ok = (problem('metadata', `is ${bytes} bytes as JSON; ${most}`), false);
+    }
+    if (Object.hasOwn(metadata, VERIFY_KEY))
+      ok = (problem(`metadata.${VERIFY_KEY}`, `is reserved: edgesync keeps a pair's content hash there (metadata.verify); use another key`), false);
   }
   for (const field in p) {
     if (!FIELDS.has(field))
@@ -211,11 +232,17 @@ function wireString(p: WirePair, plain: boolean): string {
  * when both expiration and expiration_ttl are set, expiration is dropped, because the server
  * uses the ttl and ignores it (docs/operations.md, operation 10): hashing it would re-send pairs for nothing.
  */
-export function preparePair(raw: unknown, problem: ProblemSink, maxRequestBytes: number = KV_RULES.maxRequestBytes, minExpiration = 0): PreparedPair | undefined {
+export function preparePair(
+  raw: unknown,
+  problem: ProblemSink,
+  maxRequestBytes: number = KV_RULES.maxRequestBytes,
+  minExpiration = 0,
+  maxMetadataBytes: number = KV_RULES.maxMetadataBytes,
+): PreparedPair | undefined {
   if (!isObject(raw)) return (problem('', `expected a pair {key, value, …}, got ${typeName(raw)}`), undefined);
   const okKey = checkKey(raw.key, problem);
   const okValue = checkValue(raw, problem);
-  if (!(checkRest(raw, problem, minExpiration) && okKey && okValue)) return undefined;
+  if (!(checkRest(raw, problem, minExpiration, maxMetadataBytes) && okKey && okValue)) return undefined;
   let pair = raw as unknown as WirePair;
   if ((raw.base64 as boolean | undefined) === false || (raw.expiration !== undefined && raw.expiration_ttl !== undefined)) {
     const { key, value, expiration_ttl, metadata } = pair;

@@ -2,7 +2,7 @@
 // pair checked against the plan's hash and written as the bytes sent, with what state records of it.
 
 import type { SourceItem } from './origins.js';
-import { BARE_KEY_AT, bareKeyClose, BARE_OPEN, digestTag, hashTag, kvDigest, preparePair } from './pair.js';
+import { BARE_KEY_AT, bareKeyClose, BARE_OPEN, digestTag, hashTag, kvDigest, preparePair, VERIFY_KEY, verifyTag, type WirePair } from './pair.js';
 import { grown, PieceKeys } from './piece-keys.js';
 import type { ItemPosition } from './stream-shared.js';
 import type { BodyPool } from './body-pool.js';
@@ -19,6 +19,8 @@ export interface PieceSpec {
   readonly wire: { get(seq: number): boolean };
   /** Where each piece ends, as positions in `seqs`, ascending; the last is seqs.length. */
   readonly cuts: Uint32Array;
+  /** metadata.verify: each pair is sent with its content hash merged into its metadata. @default false */
+  readonly verify?: boolean;
 }
 
 /** Changed pairs in a row: their JSON joined by commas, and what state records of them. */
@@ -68,6 +70,11 @@ export function skipperOf(spec: Pick<PieceSpec, 'first' | 'seqs'>): (index: numb
   };
 }
 
+/** The pair with its content hash (its hash as the plan made it) merged into its metadata: what a document with metadata.verify sends. */
+function tagged(pair: WirePair, hash: string): WirePair {
+  return { ...pair, metadata: { ...pair.metadata, [VERIFY_KEY]: verifyTag(hash) } };
+}
+
 /** Makes the pieces of `spec` from `items` (read with skipperOf(spec)), one after the other. */
 export class PieceMaker {
   private at = 0;
@@ -114,7 +121,10 @@ export class PieceMaker {
       if (hashTag(prepared.hash) !== tags.get(seq)) throw new PieceProblem(item);
       const { pair } = prepared;
       if (pair.expiration_ttl !== undefined || pair.expiration !== undefined) this.expiring.push(this.keys.count, pair.expiration ?? -1, pair.expiration_ttl ?? -1);
-      this.write(prepared.json ?? JSON.stringify(pair), prepared.size);
+      if (this.spec.verify) {
+        const json = JSON.stringify(tagged(pair, prepared.hash));
+        this.write(json, Buffer.byteLength(json));
+      } else this.write(prepared.json ?? JSON.stringify(pair), prepared.size);
       this.keys.addKey(pair.key);
       this.keys.addHash(prepared.hash);
     }
@@ -140,8 +150,16 @@ export class PieceMaker {
     // The hash's first 16 bytes; its tag is the first 4 read as one number (hashTag of its hex).
     const digest = kvDigest(bytes);
     if (digestTag(digest) !== this.spec.tags.get(seq) || BARE_OPEN.compare(bytes, 0, BARE_KEY_AT) !== 0) throw new PieceProblem(item);
-    this.grow(bytes.length);
-    this.length += bytes.copy(this.bytes, this.length);
+    if (this.spec.verify) {
+      // Its text less the closing brace, then the content hash as its metadata.
+      const tag = `,"metadata":{"${VERIFY_KEY}":"${verifyTag(Buffer.from(digest, 'latin1').toString('hex'))}"}}`;
+      this.grow(bytes.length - 1 + tag.length);
+      this.length += bytes.copy(this.bytes, this.length, 0, bytes.length - 1);
+      this.length += this.bytes.write(tag, this.length, 'latin1');
+    } else {
+      this.grow(bytes.length);
+      this.length += bytes.copy(this.bytes, this.length);
+    }
     this.keys.addKeyBytes(bytes, BARE_KEY_AT, bareKeyClose(bytes));
     this.keys.addHash(digest, 'latin1');
   }

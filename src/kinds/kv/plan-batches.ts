@@ -18,6 +18,8 @@ export interface PlanStart {
   readonly format: 'json' | 'jsonl';
   readonly name: string;
   readonly minExpiration: number;
+  /** A pair's own metadata, in bytes of JSON, at most (less with metadata.verify). @default KV_RULES.maxMetadataBytes */
+  readonly maxMetadataBytes?: number;
   /** Problems reported in detail per range, at most; the rest only counted. */
   readonly maxProblems: number;
   /** JSON Lines: the byte ranges this thread reads, [start, end, start, end, …], in order. @default the whole file */
@@ -173,7 +175,13 @@ export interface PlanBatchOptions {
  * and taken as they come, the event loop free while one is awaited; the last has `end` (every problem counted,
  * why the reading stopped).
  */
-export async function* planBatches(stream: Stream, minExpiration: number, maxProblems: number, options: PlanBatchOptions = {}): AsyncGenerator<PlanBatch> {
+export async function* planBatches(
+  stream: Stream,
+  minExpiration: number,
+  maxProblems: number,
+  options: PlanBatchOptions = {},
+  maxMetadataBytes?: number,
+): AsyncGenerator<PlanBatch> {
   const segmentBytes = options.segmentBytes ?? 2 * 1024 * 1024;
   const segments = stream.format === 'jsonl' ? segmentsOf(stream.file, segmentBytes) : [0, Infinity];
   const count = segments.length / 2;
@@ -182,7 +190,9 @@ export async function* planBatches(stream: Stream, minExpiration: number, maxPro
   try {
     for (let t = 0; t < width; t++) {
       const mine = count > 1 ? segments.filter((_, i) => Math.floor(i / 2) % width === t) : undefined;
-      threads.push(new ReaderThread(stream.name, { ...stream, minExpiration, maxProblems, ...(mine && { segments: mine }) }));
+      threads.push(
+        new ReaderThread(stream.name, { ...stream, minExpiration, maxProblems, ...(maxMetadataBytes !== undefined && { maxMetadataBytes }), ...(mine && { segments: mine }) }),
+      );
     }
     let index = 0;
     let line = 0;

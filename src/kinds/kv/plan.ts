@@ -1,13 +1,14 @@
 // The KV diff: the desired keys merged in byte order against the stored ones (a page at a time),
 // changed and expired keys cut into bulk-write chunks whose bodies are read at apply, orphans named.
 
-import type { ActionDraft, Json, KindDecision, PlanContext, Resend } from '../kind.js';
+import type { ActionDraft, FieldChange, Json, KindDecision, ObservedKeys, PlanContext, Resend } from '../kind.js';
 import type { KvKeyPage } from '../../state/types.js';
-import { formatBytes, plural, someKeys } from '../../util/format.js';
+import { firstFew, formatBytes, formatCount, plural, someKeys } from '../../util/format.js';
 import { KV_LIMITS, type KvLimits } from './chunk.js';
 import { deferredChunks, type ChunkSpan } from './feed.js';
 import type { KvPayload } from './model.js';
 import { SeqColumn } from './seq-column.js';
+import { VERIFY_BYTES } from './pair.js';
 import { compareUtf8 } from './sorted.js';
 import { TurnCounter } from '../../util/turn.js';
 
@@ -105,13 +106,14 @@ function inStep(ctx: PlanContext, desiredCount: number): boolean {
   return ctx.applied?.hash === ctx.desired.hash && ctx.applied.status === 'applied' && ctx.kvKeyCount === desiredCount;
 }
 
-/** Greedy chunks of the pairs at `seqs`, each within the bulk write's limits. */
+/** Greedy chunks of the pairs at `seqs`, each within the bulk write's limits (with metadata.verify, each pair counted with its content hash, at most). */
 function chunkSpans(payload: KvPayload, seqs: Uint32Array, limits: KvLimits): ChunkSpan[] {
   const chunks: ChunkSpan[] = [];
+  const tag = payload.verify ? VERIFY_BYTES : 0;
   let start = 0;
   let bytes = 2;
   for (let i = 0; i < seqs.length; i++) {
-    const size = payload.sizes.get(seqs[i]);
+    const size = payload.sizes.get(seqs[i]) + tag;
     const count = i - start;
     if (count > 0 && (count === limits.maxPairs || bytes + 1 + size > limits.maxBytes)) {
       chunks.push({ start, end: i, bytes });
@@ -179,11 +181,44 @@ async function inReadingOrder(changed: SeqColumn, total: number, turns: TurnCoun
   return seqs;
 }
 
+/** What a refresh saw, as the plan says it: each reason a drift, the keys never written counted. */
+function seenOf(observed: ObservedKeys | undefined): Pick<KindDecision, 'drifted' | 'unmanaged'> {
+  if (!observed) return {};
+  const drifted = observed.drift.map(
+    (d): FieldChange => ({ path: 'keys', before: `${formatCount(d.count)} ${d.why}: ${firstFew(d.keys, 3, undefined, d.count)}`, after: 'written again' }),
+  );
+  return { ...(drifted.length && { drifted }), ...(observed.unmanaged.count && { unmanaged: observed.unmanaged }) };
+}
+
+/** What the plan says of keys the config dropped that a refresh found deleted remotely. */
+function deletedNote(deleted: KeyTally): string[] {
+  if (!deleted.count) return [];
+  return [
+    `${plural(deleted.count, 'key')} no longer in the config deleted outside edgesync (${someKeys(deleted.keys, 3, deleted.count)}): nothing is left to remove; \`edgesync state forget\` drops them from state`,
+  ];
+}
+
+/** Stored keys a refresh found gone remotely that the config no longer has, asked in byte order. */
+class GoneKeys {
+  private i = 0;
+  constructor(private readonly keys: readonly string[]) {}
+
+  has(key: string): boolean {
+    while (this.i < this.keys.length && compareUtf8(this.keys[this.i]!, key) < 0) this.i++;
+    return this.keys[this.i] === key;
+  }
+}
+
 /** Plans a KvPairs resource: one `kv` action per chunk of changed pairs, in reading order. */
 export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Promise<KindDecision> {
   const payload = payloadOf(ctx);
   const expired = new Set(ctx.kvExpired ?? []);
-  if (!expired.size && inStep(ctx, payload.count)) return { actions: [], blocked: [], notes: [] };
+  const observed = ctx.observedKeys;
+  const seen = seenOf(observed);
+  // Drifted keys the config still has, in the order of the walk below (the desired keys'), and those it dropped.
+  const again = observed?.again ?? new Uint32Array(0);
+  const goneRemotely = new GoneKeys(observed?.gone ?? []);
+  if (!expired.size && !again.length && !observed?.gone.length && inStep(ctx, payload.count)) return { actions: [], blocked: [], notes: [], ...seen };
   const changed = new SeqColumn();
   const resent = new KeyTally();
   const orphans = new KeyTally();
@@ -193,7 +228,9 @@ export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Pr
   let rewritten = 0;
   const s = new StoredKeys(ctx);
   // An expired key the config dropped is gone remotely already: not an orphan to remove by hand.
-  const drop = (key: string) => (expired.has(key) ? gone : orphans).add(key);
+  const deleted = new KeyTally();
+  const drop = (key: string) => (expired.has(key) ? gone : goneRemotely.has(key) ? deleted : orphans).add(key);
+  let a = 0;
   const turns = new TurnCounter(KEYS_PER_TURN);
   for (const d of payload.keys.entries()) {
     if (turns.due()) await turns.turn();
@@ -208,10 +245,14 @@ export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Pr
       continue;
     }
     storedCount++;
+    // Drifted remotely (a refresh saw it missing or changed): written again, as an expired key is.
+    const drifted = a < again.length && again[a] === d.seq;
+    if (drifted) a++;
     if (s.hash !== d.hash) {
       changed.push(d.seq);
       rewritten++;
-    } else if (expired.has(d.key)) {
+    } else if (drifted) changed.push(d.seq);
+    else if (expired.has(d.key)) {
       changed.push(d.seq);
       resent.add(d.key);
     }
@@ -227,7 +268,8 @@ export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Pr
   return {
     actions,
     blocked: [],
-    notes: expiryNotes(resent, gone),
+    notes: [...expiryNotes(resent, gone), ...deletedNote(deleted)],
+    ...seen,
     ...(actions.length && { share: { changed: rewritten, of: storedCount } }),
     ...(orphans.count ? { orphanedKeys: orphans.keys, ...(orphans.count > orphans.keys.length && { orphanedKeyCount: orphans.count }) } : {}),
   };

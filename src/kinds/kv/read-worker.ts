@@ -110,7 +110,7 @@ function plan(start: PlanStart): void {
           if (batch.count === PLAN_BATCH) post();
           continue;
         }
-        const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, start.minExpiration);
+        const prepared = preparePair(item.value, problem, KV_RULES.maxRequestBytes, start.minExpiration, start.maxMetadataBytes);
         if (prepared) {
           batch.sizes[i] = prepared.size;
           batch.tags[i] = hashTag(prepared.hash);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isDeferred, type ActionDraft, type BuildContext, type DesiredResource, type FieldPath, type PlanContext, type ResourceDocument } from '../../../src/kinds/kind.js';
 import { contentHash } from '../../../src/util/json.js';
-import { buildKv, type KvSpec } from '../../../src/kinds/kv/model.js';
+import { buildKv, type BuildKvOptions, type KvSpec } from '../../../src/kinds/kv/model.js';
 import { isChunkBytes } from '../../../src/kinds/kv/chunk-bytes.js';
 
 export interface Issue {
@@ -87,10 +87,10 @@ export function kvDocument(spec: KvSpec, root = '/config'): ResourceDocument {
   };
 }
 
-/** The desired resource of an inline spec (fails the test on any issue). */
-export async function desiredKv(spec: KvSpec): Promise<DesiredResource> {
+/** The desired resource of an inline spec (fails the test on any issue); `options.verify`: metadata.verify. */
+export async function desiredKv(spec: KvSpec, options: BuildKvOptions = {}): Promise<DesiredResource> {
   const ctx = fakeContext('/nonexistent');
-  const built = await buildKv(spec, ctx);
+  const built = await buildKv(spec, ctx, options);
   if (ctx.issues.length) throw new Error(`unexpected issues: ${JSON.stringify(ctx.issues)}`);
   const scope = { account: 'a'.repeat(32), namespace: 'b'.repeat(32) };
   return {

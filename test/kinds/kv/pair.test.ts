@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildKv } from '../../../src/kinds/kv/model.js';
 import { pairSize } from '../../../src/kinds/kv/chunk.js';
-import { preparePair } from '../../../src/kinds/kv/pair.js';
+import { preparePair, VERIFY_METADATA_BYTES } from '../../../src/kinds/kv/pair.js';
 import { FAKE_NOW, fakeContext, type Issue } from './helpers.js';
 
 /** Issues of building one inline pair. */
@@ -88,6 +88,30 @@ describe('KV pair rules (docs/operations.md, operation 10), each reported at its
     ]);
     expect((await issuesOf({ key: 'k', value: 'v', expiration: -1 }))[0].path).toBe('spec.pairs[1].expiration');
     expect((await issuesOf({ key: 'k', value: 'v', expiration: '2030-01-01' }))[0].message).toContain('got string "2030-01-01"');
+  });
+
+  it('refuses the metadata key edgesync keeps a content hash under, and leaves room for it with metadata.verify', async () => {
+    expect(await issuesOf({ key: 'k', value: 'v', metadata: { __edgesync: 'mine' } })).toEqual([
+      { path: 'spec.pairs[1].metadata.__edgesync', message: "is reserved: edgesync keeps a pair's content hash there (metadata.verify); use another key" },
+    ]);
+    const ctx = fakeContext('/nonexistent');
+    const sized = (bytes: number) => ({ p: 'x'.repeat(bytes - '{"p":""}'.length) });
+    await buildKv(
+      {
+        pairs: [
+          { key: 'fits', value: 'v', metadata: sized(VERIFY_METADATA_BYTES) },
+          { key: 'k', value: 'v', metadata: sized(VERIFY_METADATA_BYTES + 1) },
+        ],
+      },
+      ctx,
+      { verify: true },
+    );
+    expect(ctx.issues).toEqual([
+      {
+        path: 'spec.pairs[1].metadata',
+        message: `is ${VERIFY_METADATA_BYTES + 1} bytes as JSON; with metadata.verify a pair's own takes at most ${VERIFY_METADATA_BYTES} (the provider's 1024 less its content hash)`,
+      },
+    ]);
   });
 
   it('requires metadata to be an object and refuses unknown fields', async () => {
