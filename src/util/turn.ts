@@ -36,3 +36,32 @@ export class TurnCounter {
     return true;
   }
 }
+
+/** How long a stretch of work may hold the event loop before it gives a turn: a health check waits at most about this. */
+export const TURN_MS = 10;
+
+/**
+ * Says when a turn is due by the time since the last one: work whose items cost unevenly (a YAML document, a
+ * resource's plan step) gives a turn every TURN_MS or so, whatever each item costs, and no more often.
+ */
+export class TurnClock {
+  private since = performance.now();
+
+  constructor(private readonly everyMs = TURN_MS) {}
+
+  /** Whether the work has held the loop for `everyMs` since the last turn. */
+  due(): boolean {
+    return performance.now() - this.since >= this.everyMs;
+  }
+
+  /** The event loop's turn; the time counts again from its end. */
+  async turn(): Promise<void> {
+    await turn();
+    this.since = performance.now();
+  }
+
+  /** A turn when one is due. */
+  async pace(): Promise<void> {
+    if (this.due()) await this.turn();
+  }
+}
