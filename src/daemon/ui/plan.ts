@@ -22,7 +22,7 @@ export function withoutBodies(plan: Plan): Plan {
   };
 }
 
-/** Lines of plan text the page shows; the rest is counted (`edgesync plan` prints them all). */
+/** Lines of plan text the page shows (a resource's lines whole); the rest is counted (`edgesync plan` prints them all). */
 export const PLAN_LINES = 400;
 
 /**
@@ -37,16 +37,12 @@ function planNow(plan: Plan, lastResult: string | undefined): Plan {
 
 const rendered = new WeakMap<Plan, { readonly key: string; readonly text: string }>();
 
-/** The CLI's text of what would happen now (no colors), at most PLAN_LINES lines; cached per plan. */
+/** The CLI's text of what would happen now (no colors), cut after about PLAN_LINES lines (the rest counted, not rendered); cached per plan. */
 export function planText(plan: Plan, lastResult: string | undefined): string {
   const key = lastResult ?? '';
   const cached = rendered.get(plan);
   if (cached?.key === key) return cached.text;
-  const lines = renderText(planNow(plan, lastResult)).split('\n');
-  const text =
-    lines.length <= PLAN_LINES + 1
-      ? lines.join('\n')
-      : [...lines.slice(0, PLAN_LINES), `… ${lines.length - PLAN_LINES - 1} more lines (\`edgesync plan\` prints them all)`, '', lines.at(-1)!].join('\n');
+  const text = renderText(planNow(plan, lastResult), { maxLines: PLAN_LINES });
   rendered.set(plan, { key, text });
   return text;
 }
