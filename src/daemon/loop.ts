@@ -8,7 +8,7 @@ import { needsAttention } from '../plan/summary.js';
 import { revisionText } from '../config/revision.js';
 import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
-import { withoutBodies } from './ui/plan.js';
+import { withoutBodiesInTurns } from './ui/plan.js';
 import type { LoopOptions, LoopStatus, ReconcileLoop, RunReason, RunReport, RunResult } from './loop-types.js';
 
 interface Timer {
@@ -164,7 +164,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       base = { ...base, revision: inForce() };
       const resources = lastGood!.resources;
       const plan = await (resync ? engine.plan(resources, undefined, { resync: true }) : engine.plan(resources));
-      status = { ...status, plan: withoutBodies(plan) };
+      status = { ...status, plan: await withoutBodiesInTurns(plan) };
       const attention = { needsAttention: needsAttention(plan) };
       const held = await options.hold?.(plan, lastGood!.digest);
       if (held) {

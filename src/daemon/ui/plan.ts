@@ -3,7 +3,8 @@
 
 import { SENSITIVE } from '../../plan/format.js';
 import { renderText } from '../../plan/text.js';
-import type { Plan } from '../../plan/types.js';
+import type { Action, Plan } from '../../plan/types.js';
+import { TurnClock } from '../../util/turn.js';
 
 /**
  * The plan as the loop keeps it for the page: bodies (KV pairs, script uploads, token values) and
@@ -11,14 +12,26 @@ import type { Plan } from '../../plan/types.js';
  * Total: the loop calls it in every run, which must not fail for the page's sake.
  */
 export function withoutBodies(plan: Plan): Plan {
+  return { ...plan, actions: plan.actions.map(withoutBody) };
+}
+
+/** As withoutBodies, the event loop running every few milliseconds: a plan of 20,000 actions is copied in pieces. */
+export async function withoutBodiesInTurns(plan: Plan): Promise<Plan> {
+  const turns = new TurnClock();
+  const actions: Action[] = [];
+  for (const a of plan.actions) {
+    if (turns.due()) await turns.turn();
+    actions.push(withoutBody(a));
+  }
+  return { ...plan, actions };
+}
+
+function withoutBody(a: Action): Action {
   return {
-    ...plan,
-    actions: plan.actions.map((a) => ({
-      ...a,
-      body: undefined,
-      record: {},
-      diff: (a.diff ?? []).map((c) => (c.sensitive ? { ...c, ...(c.before !== undefined && { before: SENSITIVE }), ...(c.after !== undefined && { after: SENSITIVE }) } : c)),
-    })),
+    ...a,
+    body: undefined,
+    record: {},
+    diff: (a.diff ?? []).map((c) => (c.sensitive ? { ...c, ...(c.before !== undefined && { before: SENSITIVE }), ...(c.after !== undefined && { after: SENSITIVE }) } : c)),
   };
 }
 
