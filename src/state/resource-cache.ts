@@ -23,7 +23,7 @@ interface Seen {
 export type PageRead = (after: string, limit: number) => Promise<Seen & { readonly rows: readonly AppliedResource[] }>;
 
 /** Rows per page of a cold read: a few milliseconds each, so an ask of the daemon waits at most that long. */
-export const WARM_PAGE_ROWS = 500;
+export const WARM_PAGE_ROWS = 250;
 
 /**
  * Keeps every row as a resource. A read trusts it only when the state's serial moved exactly by the
