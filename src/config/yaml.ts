@@ -125,7 +125,7 @@ export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFi
  *
  * `each` runs while `process.env` is a plain copy (see withPlainEnv): it must not set variables.
  */
-export function parseYamlEach(text: string, env: Env, limits: ParseLimits, each: (doc: ParsedDocument) => void): readonly LocatedProblem[] {
+function parseYamlEach(text: string, env: Env, limits: ParseLimits, each: (doc: ParsedDocument) => void): readonly LocatedProblem[] {
   const stream = documentsOf(text, env, limits);
   withPlainEnv(() => stream.read(each, () => false));
   return stream.errors;

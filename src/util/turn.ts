@@ -51,7 +51,7 @@ export class TurnCounter {
 }
 
 /** How long a stretch of work may hold the event loop before it gives a turn: a health check waits at most about this. */
-export const TURN_MS = 10;
+const TURN_MS = 10;
 
 /**
  * Says when a turn is due by the time since the last one: work whose items cost unevenly (a YAML document, a
