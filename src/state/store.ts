@@ -29,6 +29,9 @@ import type { Forgotten, StateAdmin } from './admin.js';
 
 export type { Forgotten } from './admin.js';
 
+/** Filters whose listing count is kept per revision: a search typed letter by letter is a few. */
+const KEPT_PAGE_COUNTS = 64;
+
 /** Runs kept in the state: the status page's history shows the last 50. */
 export const KEPT_RUNS = 100;
 
@@ -65,6 +68,8 @@ export class SqlStateStore implements StateAdmin {
   private readonly sql: StoreStatements;
   /** The rows as the last snapshot read them: the daemon's next snapshot reads only what was written since. */
   private readonly cache = new ResourceCache();
+  /** The listing's counts by filters, and the revision they were counted at. */
+  private pageCounts: { readonly lineage: string; readonly serial: number; readonly counts: Map<string, number> } | undefined;
   /** The last statusCounts and the revision they were counted at. */
   private counts: { readonly lineage: string; readonly serial: number; readonly counts: ReadonlyMap<ResourceStatus, number> } | undefined;
 
@@ -244,6 +249,7 @@ export class SqlStateStore implements StateAdmin {
     return this.db.transaction(async () => {
       this.cache.wroteAll();
       this.counts = undefined;
+      this.pageCounts = undefined;
       await this.sql.failOpenIntents.run();
       await this.sql.uncertainOpenIntents.run();
     }, 'write');
@@ -291,10 +297,27 @@ export class SqlStateStore implements StateAdmin {
     const params = { kind: query.kind ?? null, status: query.status ?? null, q: query.q?.toLowerCase() ?? null };
     return this.read(async () => {
       const rows = (await this.sql.resourcePage.all({ ...params, limit: query.limit, offset: query.offset })) as ResourceRow[];
-      const count = Number(await this.sql.resourceCount.get(params));
+      const count = await this.matching(params);
       // Only what a listing shows is read: no request, memo or source to parse.
       return { count, resources: rows.map((row) => toResource({ ...row, request: null, memo: null, source: null, credential: null } as ResourceRow, false)) };
     });
+  }
+
+  /**
+   * How many resources match a listing's filters, in the caller's transaction: counted once per
+   * revision and filters (the status page asks for the same page many times a second).
+   */
+  private async matching(params: { kind: string | null; status: string | null; q: string | null }): Promise<number> {
+    const [lineage, serial] = (await this.sql.revision.get()) as [string, number];
+    if (this.pageCounts?.lineage !== lineage || this.pageCounts.serial !== Number(serial)) this.pageCounts = { lineage, serial: Number(serial), counts: new Map() };
+    const kept = this.pageCounts.counts;
+    const key = JSON.stringify([params.kind, params.status, params.q]);
+    let count = kept.get(key);
+    if (count === undefined) {
+      count = Number(await this.sql.resourceCount.get(params));
+      if (kept.size < KEPT_PAGE_COUNTS) kept.set(key, count);
+    }
+    return count;
   }
 
   /**

@@ -1,4 +1,4 @@
-// A snapshot, a listing and the status counts read through the store's cache of rows equal a whole
+// A snapshot, a listing, its counts and the status counts read through the store's cache of rows equal a whole
 // read of the state, after any sequence of writes, on both backends, however cold the cache was; a
 // write by another holder makes the next read read all.
 
@@ -88,6 +88,8 @@ describe.each(BACKENDS)('the $name state read through its cache of rows', (backe
             expect(await cached(store)).toEqual(read);
             expect(await store.list()).toEqual(read);
             expect(Object.fromEntries(await store.statusCounts())).toEqual(counted(read));
+            expect((await store.resourcePage({ offset: 0, limit: 1 })).count).toBe(read.length);
+            expect((await store.resourcePage({ status: 'uncertain', offset: 0, limit: 1 })).count).toBe(counted(read).uncertain ?? 0);
           }
         } finally {
           await store.close();
