@@ -7,6 +7,7 @@ import { displayFile } from './errors.js';
 import type { DocumentOutcome } from './document.js';
 import { buildFile, type FileBuild, type FileSettings } from './file-build.js';
 import { readTextBounded } from './files.js';
+import { TurnClock } from '../util/turn.js';
 import { inputsUnchanged, isRacy, sameStamp, type FileStamp } from './stamps.js';
 
 export type { FileSettings } from './file-build.js';
@@ -118,10 +119,12 @@ export function beginLoad(cache: ConfigCache | undefined, settings: FileSettings
   let read = 0;
   let built = 0;
   let helped = 0;
+  // One clock for the pass: a turn comes by time across files as within one.
+  const turns = new TurnClock();
 
   const build = async (file: string, text: string, stamp: FileStamp, hash: string): Promise<FileEntry> => {
     built++;
-    return { stamp, loadedAt, hash, ...(await buildFile(file, text, settings)) };
+    return { stamp, loadedAt, hash, ...(await buildFile(file, text, settings, undefined, turns)) };
   };
   const reusable = (entry: FileEntry): boolean => !entry.volatile && inputsUnchanged(entry.inputs, entry.loadedAt, changed);
   const trusted = (file: string, stamp: FileStamp | undefined, was: FileEntry | undefined): was is FileEntry =>

@@ -6,7 +6,8 @@ import { displayFile, fieldPath } from './errors.js';
 import { processDocument, type DocumentContext, type DocumentOutcome } from './document.js';
 import type { Env } from './interpolate.js';
 import { RecordedInputs, type InputStamp } from './stamps.js';
-import { parseYamlEach, type ParsedDocument, type ParseLimits } from './yaml.js';
+import { parseYamlInTurns, type ParsedDocument, type ParseLimits } from './yaml.js';
+import { TurnClock } from '../util/turn.js';
 
 /** The settings a file's outcome depends on besides its bytes: another value, and nothing kept is used. */
 export interface FileSettings {
@@ -28,13 +29,15 @@ export interface FileBuild<O = DocumentOutcome> {
 /**
  * `keep` sees each outcome beside its parsed document, and says what is kept of it. A document whose build
  * answers later (KvPairs) is awaited after the parse, and the documents after it are built after it, in order:
- * one such build at a time, each outcome in its document's place.
+ * one such build at a time, each outcome in its document's place. The event loop gets a turn between documents
+ * when `turns` says one is due (one clock for a load's files: its turns come by time, not per file).
  */
 export async function buildFile<O = DocumentOutcome>(
   file: string,
   text: string,
   settings: FileSettings,
   keep: (outcome: DocumentOutcome, doc: ParsedDocument) => O = (outcome) => outcome as O,
+  turns: TurnClock = new TurnClock(),
 ): Promise<FileBuild<O>> {
   const display = displayFile(file);
   const inputs = new RecordedInputs();
@@ -42,13 +45,20 @@ export async function buildFile<O = DocumentOutcome>(
   const outcomes: O[] = [];
   // From the first build that answers later: that build, then the documents parsed after it, still to build.
   const later: (ParsedDocument | { doc: ParsedDocument; outcome: Promise<DocumentOutcome> })[] = [];
-  const problems = parseYamlEach(text, settings.env, settings.limits, (doc) => {
-    if (later.length) return void later.push(doc);
-    const outcome = processDocument(doc, file, display, context);
-    if (outcome instanceof Promise) later.push({ doc, outcome });
-    else outcomes.push(keep(outcome, doc));
-  });
+  const problems = await parseYamlInTurns(
+    text,
+    settings.env,
+    settings.limits,
+    (doc) => {
+      if (later.length) return void later.push(doc);
+      const outcome = processDocument(doc, file, display, context);
+      if (outcome instanceof Promise) later.push({ doc, outcome });
+      else outcomes.push(keep(outcome, doc));
+    },
+    turns,
+  );
   for (const next of later) {
+    await turns.pace();
     const doc = 'outcome' in next ? next.doc : next;
     const outcome = 'outcome' in next ? next.outcome : processDocument(doc, file, display, context);
     outcomes.push(keep(outcome instanceof Promise ? await outcome : outcome, doc));

@@ -5,6 +5,7 @@ import { type Alias, Composer, LineCounter, Parser, isAlias, isMap, isScalar, is
 import type { FieldPath } from '../kinds/kind.js';
 import { detached } from '../util/json.js';
 import { withPlainEnv } from '../util/plain-env.js';
+import type { TurnClock } from '../util/turn.js';
 import { interpolate, type Env } from './interpolate.js';
 import { describeYamlErrors } from './yaml-messages.js';
 
@@ -124,21 +125,42 @@ export function parseYaml(text: string, env: Env, limits: ParseLimits): ParsedFi
  *
  * `each` runs while `process.env` is a plain copy (see withPlainEnv): it must not set variables.
  */
-export function parseYamlEach(text: string, env: Env, limits: ParseLimits, each: (doc: ParsedDocument) => void): readonly LocatedProblem[] {
+function parseYamlEach(text: string, env: Env, limits: ParseLimits, each: (doc: ParsedDocument) => void): readonly LocatedProblem[] {
+  const stream = documentsOf(text, env, limits);
+  withPlainEnv(() => stream.read(each, () => false));
+  return stream.errors;
+}
+
+/**
+ * As parseYamlEach, with a turn of the event loop between two documents whenever `turns` says one is due:
+ * a file of thousands of documents no longer holds the loop for the whole of its parse. During a turn
+ * `process.env` is the real one again.
+ */
+export async function parseYamlInTurns(text: string, env: Env, limits: ParseLimits, each: (doc: ParsedDocument) => void, turns: TurnClock): Promise<readonly LocatedProblem[]> {
+  const stream = documentsOf(text, env, limits);
+  while (!withPlainEnv(() => stream.read(each, () => turns.due()))) await turns.turn();
+  return stream.errors;
+}
+
+/** A stream's documents read on demand: `read` hands them to `each` until `stop` says so (false) or the stream ends (true). */
+function documentsOf(text: string, env: Env, limits: ParseLimits) {
   const lines = new LineCounter();
   const errors: LocatedProblem[] = [];
   // parseAllDocuments is these two, its documents gathered in an array first.
   const composer = new Composer({ lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  withPlainEnv(() => {
-    for (const doc of composer.compose(new Parser(lines.addNewLine).parse(text))) {
-      const parsed = readDocument(doc, text, lines, env, limits, errors);
+  const docs = composer.compose(new Parser(lines.addNewLine).parse(text));
+  const read = (each: (doc: ParsedDocument) => void, stop: () => boolean): boolean => {
+    for (;;) {
+      const next = docs.next();
+      if (next.done) return true;
+      const parsed = readDocument(next.value, text, lines, env, limits, errors);
       if (parsed) each(parsed);
+      if (stop()) return false;
     }
-  });
-  return errors;
+  };
+  return { errors, read };
 }
 
-/** One parsed document's value and places, or undefined when it is empty or its problems go to `errors`. */
 function readDocument(doc: Document.Parsed, text: string, lines: LineCounter, env: Env, limits: ParseLimits, errors: LocatedProblem[]): ParsedDocument | undefined {
   if (doc.errors.length) {
     // In plain words with the fix, at the line of the mistake (./yaml-messages.ts).

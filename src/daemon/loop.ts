@@ -10,7 +10,7 @@ import type { Plan } from '../plan/types.js';
 import { revisionText } from '../config/revision.js';
 import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
-import { withoutBodies } from './ui/plan.js';
+import { withoutBodiesInTurns } from './ui/plan.js';
 import { afterCorrection, driftFindings, driftHoldReason, findingLine } from './drift.js';
 import type { DriftFinding, LoopOptions, LoopStatus, ReconcileLoop, RunReason, RunReport, RunResult } from './loop-types.js';
 
@@ -199,7 +199,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       const resources = lastGood!.resources;
       const asks = { ...(resync && { resync: true }), ...(refresh && { refresh: true }) };
       const plan = await (resync || refresh ? engine.plan(resources, undefined, asks) : engine.plan(resources));
-      status = { ...status, plan: withoutBodies(plan) };
+      status = { ...status, plan: await withoutBodiesInTurns(plan) };
       const attention = { needsAttention: needsAttention(plan) };
       const digest = lastGood!.digest;
       if (plan.refresh) found = seen(plan);

@@ -8,10 +8,10 @@ import { replaceKeys, type Drift } from './resend.js';
 import { orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
 import { refOf, stepOf } from './step.js';
 import type { PlanMemo, Structure } from './memo.js';
-import { at, dependencyGraph, PlanError, topologicalOrder } from './order.js';
+import { at, dependencyGraphInTurns, PlanError, topologicalOrder } from './order.js';
 import { closeKeys, selectTargets, targetMatcher } from './key-patterns.js';
 import { didYouMean } from '../util/closest.js';
-import { turn } from '../util/turn.js';
+import { turn, TurnClock } from '../util/turn.js';
 import type {
   Action,
   BlockedChange,
@@ -124,7 +124,8 @@ interface Checked {
 }
 
 async function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { lookup, now, drift, memo, targets, seen }: Checked): Promise<Plan> {
-  const structure = memo?.structureFor(desired, lookup) ?? structureOf(desired, lookup);
+  const turns = new TurnClock();
+  const structure = memo?.structureFor(desired, lookup) ?? (await structureOf(desired, lookup));
   memo?.keepStructure(structure);
   const { defs, deps } = structure;
   let order = structure.order;
@@ -167,10 +168,9 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
   const seenIds = new Set<string>();
   const refused: string[] = [];
   for (const key of excluded) if (drift.replace.has(key)) refused.push(`--replace ${key}: it is left out by --target`);
-  let planned = 0;
   for (const i of order) {
     // A plan of many resources lets the event loop run now and then (a daemon's health check).
-    if (++planned % YIELD_EVERY === 0) await turn();
+    if (turns.due()) await turns.turn();
     const self = desired[i]!;
     const intent = state.intents.get(self.key);
     if (drift.replace.has(self.key) && (intent || deps[i]!.some((j) => trouble.has(j)))) {
@@ -246,15 +246,17 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
 }
 
 const NO_NEEDS: readonly string[] = [];
-/** Resources planned between two turns of the event loop: a few milliseconds' work. */
-const YIELD_EVERY = 1000;
-/** Definitions, the dependency graph and the order of a model: what depends on the files alone. */
-function structureOf(desired: readonly DesiredResource[], lookup: Structure['lookup']): Structure {
+
+/** Definitions, the dependency graph and the order of a model: what depends on the files alone; the event loop runs between the parts. */
+async function structureOf(desired: readonly DesiredResource[], lookup: Structure['lookup']): Promise<Structure> {
   const defs = definitions(desired, lookup);
+  await turn();
   const problems: string[] = [];
-  const deps = dependencyGraph(desired, defs, problems);
+  const deps = await dependencyGraphInTurns(desired, defs, problems);
   if (problems.length) throw new PlanError(problems);
+  await turn();
   const order = topologicalOrder(desired, deps);
+  await turn();
   return { desired, lookup, defs, deps, order, keys: new Set(desired.map((d) => d.key)) };
 }
 

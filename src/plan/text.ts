@@ -18,6 +18,12 @@ export interface TextOptions {
    * @default false
    */
   readonly verbose?: boolean;
+  /**
+   * Lines before the summary past which the rest is only counted ("… and N more"), each resource's
+   * lines whole: a page shows a plan of 20,000 creates without rendering them all.
+   * @default every line
+   */
+  readonly maxLines?: number;
 }
 
 interface Ctx {
@@ -51,41 +57,80 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   const ctx: Ctx = { paint: painter(color), verbose, maxChars: verbose ? Number.POSITIVE_INFINITY : 80, notes };
 
   const lines: string[] = [];
-  if (plan.refresh)
-    lines.push(...refreshLines(plan, ctx), ...(plan.drifted?.length || plan.missing?.length || plan.unmanaged?.length || plan.refresh.unchecked.length ? [''] : []));
-  for (const group of byResource(plan.actions)) lines.push(...actionGroup(group, ctx), ...notesOf(group[0]!.resource, ctx));
-  for (const b of plan.blocked) {
-    lines.push(
-      head('blocked', b.resource, `blocked${at(b.source)}`, ctx),
-      ...body([b.reason, ...(b.fields.length ? [`fields: ${b.fields.join(', ')}`] : [])]),
-      ...notesOf(b.resource, ctx),
-    );
+  const maxLines = options.maxLines ?? Number.POSITIVE_INFINITY;
+  let left = 0;
+  for (const entry of entries(plan, ctx)) {
+    if (lines.length < maxLines) lines.push(...entry.lines());
+    else {
+      // Not rendered, only counted: its notes go with it.
+      left++;
+      if (entry.resource !== undefined) ctx.notes.delete(entry.resource);
+    }
   }
-  for (const u of plan.uncertain) {
-    lines.push(head('uncertain', u.resource, `uncertain create (${call(u.operation)}) since ${u.since}`, ctx), ...body([u.message]), ...notesOf(u.resource, ctx));
-  }
-  for (const w of plan.waiting) {
-    lines.push(head('waiting', w.resource, `waiting${at(w.source)}`, ctx), ...body([w.message]), ...notesOf(w.resource, ctx));
-  }
-  for (const o of plan.orphaned) {
-    const what = o.keys
-      ? `${plural(o.keyCount ?? o.keys.length, 'orphaned KV key')}${at(o.source)}: ${listKeys(o.keys, ctx, o.keyCount)}`
-      : `orphaned${o.source ? ` (last defined at ${o.source.file}:${o.source.line})` : ''}`;
-    lines.push(head('orphaned', o.resource, what, ctx), ...body([o.message]));
-  }
-  for (const f of plan.forgotten ?? []) lines.push(head('forgotten', f.resource, `no longer in the config; forgotten (${f.why})`, ctx));
-  const unchanged = verbose ? plan.unchanged : plan.unchanged.filter((key) => notes.has(key));
-  for (const key of unchanged) lines.push(head('unchanged', key, 'unchanged', ctx), ...notesOf(key, ctx));
-  for (const [resource, messages] of notes) lines.push(`${resource}:`, ...body(messages));
-  if (plan.excluded?.length) {
-    lines.push(`Left out by --target: ${plural(plan.excluded.length, 'resource')} of the config${verbose ? '' : ' (--verbose lists them)'}.`);
-    if (verbose) lines.push(...body(plan.excluded));
-  }
+  if (left) lines.push(`… and ${formatCount(left)} more (\`edgesync plan\` prints them all)`);
 
   const counts = summarize(plan);
   if (counts.resync) lines.push('', resyncLine(counts));
   const summary = summaryLine(counts);
   return lines.length ? `${lines.join('\n')}\n\n${summary}` : summary;
+}
+
+/** One resource's lines (or another part's), made only when shown. */
+interface Entry {
+  readonly resource?: string;
+  lines(): string[];
+}
+
+/** The plan's parts in the order they are printed, each rendered when asked. */
+function* entries(plan: Plan, ctx: Ctx): Generator<Entry> {
+  if (plan.refresh) {
+    const blank = plan.drifted?.length || plan.missing?.length || plan.unmanaged?.length || plan.refresh.unchecked.length ? [''] : [];
+    yield { lines: () => [...refreshLines(plan, ctx), ...blank] };
+  }
+  for (const group of byResource(plan.actions)) {
+    const resource = group[0]!.resource;
+    yield { resource, lines: () => [...actionGroup(group, ctx), ...notesOf(resource, ctx)] };
+  }
+  for (const b of plan.blocked) {
+    yield {
+      resource: b.resource,
+      lines: () => [
+        head('blocked', b.resource, `blocked${at(b.source)}`, ctx),
+        ...body([b.reason, ...(b.fields.length ? [`fields: ${b.fields.join(', ')}`] : [])]),
+        ...notesOf(b.resource, ctx),
+      ],
+    };
+  }
+  for (const u of plan.uncertain) {
+    yield {
+      resource: u.resource,
+      lines: () => [head('uncertain', u.resource, `uncertain create (${call(u.operation)}) since ${u.since}`, ctx), ...body([u.message]), ...notesOf(u.resource, ctx)],
+    };
+  }
+  for (const w of plan.waiting) {
+    yield { resource: w.resource, lines: () => [head('waiting', w.resource, `waiting${at(w.source)}`, ctx), ...body([w.message]), ...notesOf(w.resource, ctx)] };
+  }
+  for (const o of plan.orphaned) {
+    const what = () =>
+      o.keys
+        ? `${plural(o.keyCount ?? o.keys.length, 'orphaned KV key')}${at(o.source)}: ${listKeys(o.keys, ctx, o.keyCount)}`
+        : `orphaned${o.source ? ` (last defined at ${o.source.file}:${o.source.line})` : ''}`;
+    yield { lines: () => [head('orphaned', o.resource, what(), ctx), ...body([o.message])] };
+  }
+  for (const f of plan.forgotten ?? []) yield { lines: () => [head('forgotten', f.resource, `no longer in the config; forgotten (${f.why})`, ctx)] };
+  const unchanged = ctx.verbose ? plan.unchanged : plan.unchanged.filter((key) => ctx.notes.has(key));
+  for (const key of unchanged) yield { resource: key, lines: () => [head('unchanged', key, 'unchanged', ctx), ...notesOf(key, ctx)] };
+  // Notes of resources with no part of their own, as they are when reached.
+  for (const [resource, messages] of ctx.notes) yield { resource, lines: () => [`${resource}:`, ...body(messages)] };
+  if (plan.excluded?.length) {
+    const excluded = plan.excluded;
+    yield {
+      lines: () => [
+        `Left out by --target: ${plural(excluded.length, 'resource')} of the config${ctx.verbose ? '' : ' (--verbose lists them)'}.`,
+        ...(ctx.verbose ? body(excluded) : []),
+      ],
+    };
+  }
 }
 
 /** What the refresh read and found, before the actions that answer it: drift first, then what is gone. */

@@ -1,6 +1,8 @@
-// The applied resources as the last snapshot read them, kept between snapshots by the store that
-// writes them: a later snapshot reads again only the rows this store wrote since, not every row.
+// The applied resources as the last read found them, kept by the store that writes them: a later
+// snapshot or listing reads again only the rows this store wrote since, not every row.
 
+import { compareUtf8 } from '../util/compare.js';
+import { turn } from '../util/turn.js';
 import type { AppliedResource } from './types.js';
 
 /** How the cache reads rows; the store gives its statements. */
@@ -17,9 +19,15 @@ interface Seen {
   readonly serial: number;
 }
 
+/** One page of rows after a key, in key order, with the revision it was read at: one transaction of its own. */
+export type PageRead = (after: string, limit: number) => Promise<Seen & { readonly rows: readonly AppliedResource[] }>;
+
+/** Rows per page of a cold read: a few milliseconds each, so an ask of the daemon waits at most that long. */
+export const WARM_PAGE_ROWS = 250;
+
 /**
- * Keeps every row as a resource. A snapshot trusts it only when the state's serial moved exactly by
- * the writes this store made since (no other writer touched the rows); otherwise it reads all again.
+ * Keeps every row as a resource. A read trusts it only when the state's serial moved exactly by the
+ * writes this store made since (no other writer touched the rows); otherwise it reads all again.
  */
 export class ResourceCache {
   private rows: Map<string, AppliedResource> | undefined;
@@ -29,41 +37,103 @@ export class ResourceCache {
   private dirtyAll = false;
   /** Counted writes this store made since the last read. */
   private ownWrites = 0;
+  /** Moves at every write said (wrote, counted, wroteAll): a cold read that saw it move is not kept. */
+  private marks = 0;
+  /** The keys in order, made when first listed; dropped when a key comes or goes. */
+  private order: string[] | undefined;
+  /** The cold read under way, shared by whoever asks meanwhile. */
+  private warming: Promise<void> | undefined;
 
   /** A write of this resource was made (or tried: an extra read is harmless); undefined: the write writes nothing. */
   wrote(key: string | undefined): void {
-    if (key !== undefined) this.dirty.add(key);
+    if (key === undefined) return;
+    this.dirty.add(key);
+    this.marks++;
   }
 
   /** A counted write (one that moves the serial by one) was committed, or sent as a batch. */
   counted(): void {
     this.ownWrites++;
+    this.marks++;
   }
 
   /** Any write of rows whose keys are not known (an import, a recovery): the next read is whole. */
   wroteAll(): void {
     this.dirtyAll = true;
+    this.marks++;
+  }
+
+  /** Whether the next read would read every row. */
+  get cold(): boolean {
+    return this.rows === undefined || this.dirtyAll;
+  }
+
+  /**
+   * Fills a cold cache a page at a time, each page its own transaction and a turn of the event loop
+   * between them: what else asks the store (a listing's page, a count) goes between two pages instead
+   * of waiting for all of them. Kept only when the state's revision and this store's writes stayed
+   * the same throughout; otherwise the next read reads every row in its own transaction.
+   */
+  warm(page: PageRead): Promise<void> {
+    if (!this.cold) return Promise.resolve();
+    this.warming ??= this.readPages(page).finally(() => {
+      this.warming = undefined;
+    });
+    return this.warming;
+  }
+
+  private async readPages(page: PageRead): Promise<void> {
+    const marks = this.marks;
+    const rows = new Map<string, AppliedResource>();
+    let first: Seen | undefined;
+    for (let after = ''; ; await turn()) {
+      const got = await page(after, WARM_PAGE_ROWS);
+      first ??= { lineage: got.lineage, serial: got.serial };
+      if (got.lineage !== first.lineage || got.serial !== first.serial || this.marks !== marks) return;
+      for (const r of got.rows) rows.set(r.key, r);
+      if (got.rows.length < WARM_PAGE_ROWS) break;
+      after = got.rows[got.rows.length - 1]!.key;
+    }
+    this.keep(rows, first);
   }
 
   /** The rows as they are now, read in the caller's transaction: only what changed is read again. */
   async read(reads: CacheReads, lineage: string, serial: number): Promise<Map<string, AppliedResource>> {
     const seen = this.seen;
-    const trusted = this.rows !== undefined && !this.dirtyAll && seen !== undefined && seen.lineage === lineage && seen.serial + this.ownWrites === serial;
+    const trusted = !this.cold && seen !== undefined && seen.lineage === lineage && seen.serial + this.ownWrites === serial;
     if (!trusted) {
       const rows = new Map<string, AppliedResource>();
       for await (const r of reads.all()) rows.set(r.key, r);
-      this.rows = rows;
-    } else {
-      for (const key of this.dirty) {
-        const r = await reads.one(key);
-        if (r) this.rows!.set(key, r);
-        else this.rows!.delete(key);
-      }
+      this.keep(rows, { lineage, serial });
+      return rows;
     }
+    const rows = this.rows!;
+    for (const key of this.dirty) {
+      const r = await reads.one(key);
+      // A key that comes or goes changes the order.
+      if (r) {
+        if (!rows.has(key)) this.order = undefined;
+        rows.set(key, r);
+      } else if (rows.delete(key)) this.order = undefined;
+    }
+    this.keep(rows, { lineage, serial });
+    return rows;
+  }
+
+  /** The rows of the last read in key order (UTF-8 bytes, as the database orders them). */
+  listed(): AppliedResource[] {
+    const rows = this.rows;
+    if (!rows) return [];
+    this.order ??= [...rows.keys()].sort(compareUtf8);
+    return this.order.map((key) => rows.get(key)!);
+  }
+
+  private keep(rows: Map<string, AppliedResource>, seen: Seen): void {
+    if (rows !== this.rows) this.order = undefined;
+    this.rows = rows;
+    this.seen = seen;
     this.dirty = new Set();
     this.dirtyAll = false;
     this.ownWrites = 0;
-    this.seen = { lineage, serial };
-    return this.rows!;
   }
 }

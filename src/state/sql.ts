@@ -45,6 +45,7 @@ type StatementName =
   | 'pruneRuns'
   | 'recentRuns'
   | 'statusCounts'
+  | 'uncertainStatuses'
   | 'resourcePage'
   | 'resourceCount';
 
@@ -222,7 +223,9 @@ export function statements(db: SqlDatabase): StoreStatements {
     pruneRuns: p('DELETE FROM runs WHERE id <= (SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?)'),
     recentRuns: p(`SELECT ${RUN_COLUMNS.join(', ')} FROM runs ORDER BY id DESC LIMIT ?`),
     // The listing of the daemon's endpoints: counted and paged here, so a scrape never reads every row.
-    statusCounts: p(`SELECT ${LISTED_STATUS} AS s, count(*) FROM resources r GROUP BY s`).raw(true),
+    // The stored statuses counted by one pass of the table; the few resources with an open create are moved to uncertain by the store.
+    statusCounts: p('SELECT status, count(*) FROM resources GROUP BY status').raw(true),
+    uncertainStatuses: p('SELECT status FROM resources WHERE key IN (SELECT resource FROM intents)').pluck(true),
     resourcePage: p(
       `SELECT key, kind, name, scope, ${LISTED_STATUS} AS status, remote_id, applied_at, last_error FROM resources r WHERE ${LISTED_WHERE} ORDER BY key LIMIT @limit OFFSET @offset`,
     ),

@@ -10,7 +10,7 @@ import { describeStateError } from './file.js';
 import type { StoreStatements } from './sql.js';
 import { BatchCheckError, type SqlDatabase } from './sql-db.js';
 import { batchGroup, prepareWrite, writeInOrder } from './group-commit.js';
-import { ResourceCache } from './resource-cache.js';
+import { ResourceCache, type PageRead } from './resource-cache.js';
 import { pagedRows, snapshotOf } from './snapshot.js';
 import type {
   AppliedResource,
@@ -28,6 +28,9 @@ import type {
 import type { Forgotten, StateAdmin } from './admin.js';
 
 export type { Forgotten } from './admin.js';
+
+/** Filters whose listing count is kept per revision: a search typed letter by letter is a few. */
+const KEPT_PAGE_COUNTS = 64;
 
 /** Runs kept in the state: the status page's history shows the last 50. */
 export const KEPT_RUNS = 100;
@@ -65,6 +68,10 @@ export class SqlStateStore implements StateAdmin {
   private readonly sql: StoreStatements;
   /** The rows as the last snapshot read them: the daemon's next snapshot reads only what was written since. */
   private readonly cache = new ResourceCache();
+  /** The listing's counts by filters, and the revision they were counted at. */
+  private pageCounts: { readonly lineage: string; readonly serial: number; readonly counts: Map<string, number> } | undefined;
+  /** The last statusCounts and the revision they were counted at. */
+  private counts: { readonly lineage: string; readonly serial: number; readonly counts: ReadonlyMap<ResourceStatus, number> } | undefined;
 
   constructor(parts: StoreParts) {
     ({
@@ -86,6 +93,8 @@ export class SqlStateStore implements StateAdmin {
 
   async snapshot(): Promise<StateSnapshot> {
     this.verifyFile();
+    // A cold cache is filled a page at a time first: the snapshot's own transaction then reads only what changed.
+    await this.cache.warm(this.pageRead);
     return this.db.transaction(async () => {
       const intents = await this.openIntents();
       const [lineage, counted] = (await this.sql.revision.get()) as [string, number];
@@ -102,9 +111,24 @@ export class SqlStateStore implements StateAdmin {
     });
   }
 
-  list(): Promise<AppliedResource[]> {
-    return this.read(() => this.listIn());
+  /** Through the rows the store keeps (read a page at a time when none are): only rows written since are read. */
+  async list(): Promise<AppliedResource[]> {
+    await this.cache.warm(this.pageRead);
+    return this.read(async () => {
+      const intents = await this.openIntents();
+      const [lineage, serial] = (await this.sql.revision.get()) as [string, number];
+      await this.cache.read(this.cacheReads, lineage, Number(serial));
+      return this.cache.listed().map((r) => (intents.has(r.key) ? { ...r, status: 'uncertain' } : r));
+    });
   }
+
+  /** One page of rows after a key with the revision, in a transaction of its own (ResourceCache.warm). */
+  private readonly pageRead: PageRead = (after, limit) =>
+    this.read(async () => {
+      const [lineage, serial] = (await this.sql.revision.get()) as [string, number];
+      const rows = (await this.sql.rowsPage.all(after, limit)) as ResourceRow[];
+      return { lineage, serial: Number(serial), rows: rows.map((row) => toResource(row, false)) };
+    });
 
   /** In pages, the event loop running between them: a state of 50,000 resources is read without holding it. */
   private async listIn(): Promise<AppliedResource[]> {
@@ -224,6 +248,8 @@ export class SqlStateStore implements StateAdmin {
   recoverCrashedIntents(): Promise<void> {
     return this.db.transaction(async () => {
       this.cache.wroteAll();
+      this.counts = undefined;
+      this.pageCounts = undefined;
       await this.sql.failOpenIntents.run();
       await this.sql.uncertainOpenIntents.run();
     }, 'write');
@@ -271,14 +297,49 @@ export class SqlStateStore implements StateAdmin {
     const params = { kind: query.kind ?? null, status: query.status ?? null, q: query.q?.toLowerCase() ?? null };
     return this.read(async () => {
       const rows = (await this.sql.resourcePage.all({ ...params, limit: query.limit, offset: query.offset })) as ResourceRow[];
-      const count = Number(await this.sql.resourceCount.get(params));
+      const count = await this.matching(params);
       // Only what a listing shows is read: no request, memo or source to parse.
       return { count, resources: rows.map((row) => toResource({ ...row, request: null, memo: null, source: null, credential: null } as ResourceRow, false)) };
     });
   }
 
+  /**
+   * How many resources match a listing's filters, in the caller's transaction: counted once per
+   * revision and filters (the status page asks for the same page many times a second).
+   */
+  private async matching(params: { kind: string | null; status: string | null; q: string | null }): Promise<number> {
+    const [lineage, serial] = (await this.sql.revision.get()) as [string, number];
+    if (this.pageCounts?.lineage !== lineage || this.pageCounts.serial !== Number(serial)) this.pageCounts = { lineage, serial: Number(serial), counts: new Map() };
+    const kept = this.pageCounts.counts;
+    const key = JSON.stringify([params.kind, params.status, params.q]);
+    let count = kept.get(key);
+    if (count === undefined) {
+      count = Number(await this.sql.resourceCount.get(params));
+      if (kept.size < KEPT_PAGE_COUNTS) kept.set(key, count);
+    }
+    return count;
+  }
+
+  /**
+   * One pass of the table grouped by status, then the few resources with an open create moved to
+   * uncertain; kept while the state's revision stays (asked at every /metrics scrape).
+   */
   statusCounts(): Promise<ReadonlyMap<ResourceStatus, number>> {
-    return this.read(async () => new Map(((await this.sql.statusCounts.all()) as [ResourceStatus, number][]).map(([s, n]) => [s, Number(n)])));
+    return this.read(async () => {
+      const [lineage, serial] = (await this.sql.revision.get()) as [string, number];
+      const kept = this.counts;
+      if (kept && kept.lineage === lineage && kept.serial === Number(serial)) return kept.counts;
+      const counts = new Map(((await this.sql.statusCounts.all()) as [ResourceStatus, number][]).map(([s, n]) => [s, Number(n)]));
+      for (const status of (await this.sql.uncertainStatuses.all()) as ResourceStatus[]) {
+        if (status === 'uncertain') continue;
+        const left = counts.get(status)! - 1;
+        if (left) counts.set(status, left);
+        else counts.delete(status);
+        counts.set('uncertain', (counts.get('uncertain') ?? 0) + 1);
+      }
+      this.counts = { lineage, serial: Number(serial), counts };
+      return counts;
+    });
   }
 
   /** The newest runs first. */

@@ -6,12 +6,18 @@ export function turn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Items between two looks at the clock by a TurnCounter: a look costs about what a few items do. */
+const ITEMS_PER_LOOK = 256;
+
 /**
- * Counts the items of a long loop and says when a turn is due: every `every` items. A count, not a clock:
- * checking one costs nothing beside the item's work, and the same input gives its turns at the same places.
+ * Counts the items of a long loop and says when a turn is due: every `every` items, or sooner once
+ * TURN_MS have passed since the last turn (the clock looked at every ITEMS_PER_LOOK items): items that
+ * cost more than usual (a long value, a busy machine) hold the loop no longer for it.
  */
 export class TurnCounter {
   private left: number;
+  private unlooked = 0;
+  private since = performance.now();
 
   /** `between`: what the owner does at each turn before the loop runs (a sorted run written in slices). */
   constructor(
@@ -26,13 +32,49 @@ export class TurnCounter {
   async turn(): Promise<void> {
     if (this.between) await this.between();
     await turn();
+    this.since = performance.now();
   }
 
   /** Counts `items` more; true when a turn is due (then the count starts again). */
   due(items = 1): boolean {
     this.left -= items;
-    if (this.left > 0) return false;
+    if (this.left > 0) {
+      this.unlooked += items;
+      if (this.unlooked < ITEMS_PER_LOOK) return false;
+      this.unlooked = 0;
+      if (performance.now() - this.since < TURN_MS) return false;
+    }
     this.left = this.every;
+    this.unlooked = 0;
     return true;
+  }
+}
+
+/** How long a stretch of work may hold the event loop before it gives a turn: a health check waits at most about this. */
+const TURN_MS = 10;
+
+/**
+ * Says when a turn is due by the time since the last one: work whose items cost unevenly (a YAML document, a
+ * resource's plan step) gives a turn every TURN_MS or so, whatever each item costs, and no more often.
+ */
+export class TurnClock {
+  private since = performance.now();
+
+  constructor(private readonly everyMs = TURN_MS) {}
+
+  /** Whether the work has held the loop for `everyMs` since the last turn. */
+  due(): boolean {
+    return performance.now() - this.since >= this.everyMs;
+  }
+
+  /** The event loop's turn; the time counts again from its end. */
+  async turn(): Promise<void> {
+    await turn();
+    this.since = performance.now();
+  }
+
+  /** A turn when one is due. */
+  async pace(): Promise<void> {
+    if (this.due()) await this.turn();
   }
 }

@@ -10,6 +10,18 @@ const EMPTY: Plan = { actions: [], blocked: [], orphaned: [], uncertain: [], wai
 describe('renderText', async () => {
   const text = lines(await reviewPlan());
 
+  it('with a bound of lines, shows whole resources up to it, then counts those left out with their notes, and keeps the summary', async () => {
+    const plan = await reviewPlan();
+    const whole = renderText(plan).split('\n');
+    const cut = lines(plan, { maxLines: 3 });
+    const heads = (ls: string[]) => ls.filter((l) => /^[+~!?=x*-] /.test(l) || /^[^ ].*:$/.test(l));
+    const shown = heads(cut.slice(0, -3));
+    expect(cut.slice(0, cut.indexOf(cut.at(-3)!))).toEqual(whole.slice(0, cut.indexOf(cut.at(-3)!)));
+    expect(cut.at(-3)).toBe(`… and ${heads(whole.slice(0, -2)).length - shown.length} more (\`edgesync plan\` prints them all)`);
+    expect(cut.at(-1)).toBe(whole.at(-1));
+    expect(renderText(plan, { maxLines: 100_000 })).toBe(whole.join('\n'));
+  });
+
   it('shows a create with a plus, the resource, the change and the operation, then its fields', () => {
     const at = text.indexOf('+ List[account=acc1]/blocked-domains  create (POST createList)');
     expect(at).toBeGreaterThanOrEqual(0);

@@ -1,8 +1,10 @@
-// A snapshot read through the store's cache of rows equals a whole read of the state, after any
-// sequence of writes, on both backends; a write by another holder makes the next snapshot read all.
+// A snapshot, a listing, its counts and the status counts read through the store's cache of rows equal a whole
+// read of the state, after any sequence of writes, on both backends, however cold the cache was; a
+// write by another holder makes the next read read all.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { WARM_PAGE_ROWS } from '../../src/state/resource-cache.js';
 import type { SqlStateStore } from '../../src/state/store.js';
 import type { AppliedResource, GroupWrite } from '../../src/state/types.js';
 import { BACKENDS, sqlite, using } from './backends.js';
@@ -63,9 +65,14 @@ async function run(store: SqlStateStore, s: Step): Promise<void> {
   if (s.op === 'snapshot') await store.snapshot();
 }
 
-/** The state as a whole read gives it: every row, each open intent making its resource uncertain. */
-const whole = (store: SqlStateStore): Promise<AppliedResource[]> => store.list();
+/** The state as a whole read gives it (no cache: `edgesync state list`'s read): every row, each open intent making its resource uncertain. */
+const whole = async (store: SqlStateStore): Promise<AppliedResource[]> => (await store.views()).map((v) => v.resource);
 const cached = async (store: SqlStateStore): Promise<AppliedResource[]> => [...(await store.snapshot()).resources.values()].sort((x, y) => (x.key < y.key ? -1 : 1));
+const counted = (resources: readonly AppliedResource[]) => {
+  const counts: Record<string, number> = {};
+  for (const r of resources) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  return counts;
+};
 
 describe.each(BACKENDS)('the $name state read through its cache of rows', (backend) => {
   it('gives what a whole read gives after any sequence of writes, refusals and snapshots', async () => {
@@ -77,7 +84,12 @@ describe.each(BACKENDS)('the $name state read through its cache of rows', (backe
           await store.snapshot();
           for (const s of steps) {
             await run(store, s);
-            expect(await cached(store)).toEqual(await whole(store));
+            const read = await whole(store);
+            expect(await cached(store)).toEqual(read);
+            expect(await store.list()).toEqual(read);
+            expect(Object.fromEntries(await store.statusCounts())).toEqual(counted(read));
+            expect((await store.resourcePage({ offset: 0, limit: 1 })).count).toBe(read.length);
+            expect((await store.resourcePage({ status: 'uncertain', offset: 0, limit: 1 })).count).toBe(counted(read).uncertain ?? 0);
           }
         } finally {
           await store.close();
@@ -85,6 +97,26 @@ describe.each(BACKENDS)('the $name state read through its cache of rows', (backe
       }),
       { numRuns: backend.name === 'SQLite' ? 60 : 12 },
     );
+  });
+
+  it('lists a state of several pages from a cold cache in key order, as a whole read does, a write meanwhile included', async () => {
+    const target = backend.fresh();
+    // Keys whose UTF-16 and UTF-8 orders differ (U+E000 and an astral character), among many.
+    const names = [...Array.from({ length: WARM_PAGE_ROWS * 2 + 7 }, (_, i) => `r-${i}`), 'r-\ue000', 'r-\u{1F600}'];
+    await using(target, async (store) => {
+      await store.writeGroup(names.map((n) => ({ write: 'recordSuccess', id: identity(n), record: { request: { n }, hash: 'h' }, at })));
+      await store.beginIntent(identity('r-new'), 'create', { n: 0 }, 'h0', at);
+    });
+    await using(target, async (store) => {
+      // A cold cache: this store has read nothing yet. A write goes between its pages.
+      const [listed] = await Promise.all([store.list(), store.recordFailure(identity('r-5'), 'refused', at)]);
+      const read = await whole(store);
+      expect(listed.map((r) => r.key)).toEqual(read.map((r) => r.key));
+      expect(listed).toEqual(read);
+      expect(listed.find((r) => r.name === 'r-5')?.status).toBe('failed');
+      expect(Object.fromEntries(await store.statusCounts())).toEqual({ applied: names.length - 1, failed: 1, uncertain: 1 });
+      expect(await cached(store)).toEqual([...read].sort((x, y) => (x.key < y.key ? -1 : 1)));
+    });
   });
 
   it('keeps an earlier snapshot as it was when later writes change the rows', async () => {

@@ -3,7 +3,8 @@
 
 import { maskedChange, SENSITIVE } from '../../plan/format.js';
 import { renderText } from '../../plan/text.js';
-import type { Plan } from '../../plan/types.js';
+import type { Action, Plan } from '../../plan/types.js';
+import { TurnClock } from '../../util/turn.js';
 
 /**
  * The plan as the loop keeps it for the page: bodies (KV pairs, script uploads, token values) and
@@ -11,19 +12,35 @@ import type { Plan } from '../../plan/types.js';
  * Total: the loop calls it in every run, which must not fail for the page's sake.
  */
 export function withoutBodies(plan: Plan): Plan {
+  return { ...plan, actions: plan.actions.map(withoutBody), ...maskedDrift(plan) };
+}
+
+/** As withoutBodies, the event loop running every few milliseconds: a plan of 20,000 actions is copied in pieces. */
+export async function withoutBodiesInTurns(plan: Plan): Promise<Plan> {
+  const turns = new TurnClock();
+  const actions: Action[] = [];
+  for (const a of plan.actions) {
+    if (turns.due()) await turns.turn();
+    actions.push(withoutBody(a));
+  }
+  return { ...plan, actions, ...maskedDrift(plan) };
+}
+
+/** Drifted fields as the plan's renderers show them: a sensitive value never kept. */
+function maskedDrift(plan: Plan): Partial<Plan> {
+  return plan.drifted ? { drifted: plan.drifted.map((d) => ({ ...d, fields: d.fields.map(maskedChange) })) } : {};
+}
+
+function withoutBody(a: Action): Action {
   return {
-    ...plan,
-    actions: plan.actions.map((a) => ({
-      ...a,
-      body: undefined,
-      record: {},
-      diff: (a.diff ?? []).map((c) => (c.sensitive ? { ...c, ...(c.before !== undefined && { before: SENSITIVE }), ...(c.after !== undefined && { after: SENSITIVE }) } : c)),
-    })),
-    ...(plan.drifted && { drifted: plan.drifted.map((d) => ({ ...d, fields: d.fields.map(maskedChange) })) }),
+    ...a,
+    body: undefined,
+    record: {},
+    diff: (a.diff ?? []).map((c) => (c.sensitive ? { ...c, ...(c.before !== undefined && { before: SENSITIVE }), ...(c.after !== undefined && { after: SENSITIVE }) } : c)),
   };
 }
 
-/** Lines of plan text the page shows; the rest is counted (`edgesync plan` prints them all). */
+/** Lines of plan text the page shows (a resource's lines whole); the rest is counted (`edgesync plan` prints them all). */
 export const PLAN_LINES = 400;
 
 /**
@@ -38,16 +55,12 @@ function planNow(plan: Plan, lastResult: string | undefined): Plan {
 
 const rendered = new WeakMap<Plan, { readonly key: string; readonly text: string }>();
 
-/** The CLI's text of what would happen now (no colors), at most PLAN_LINES lines; cached per plan. */
+/** The CLI's text of what would happen now (no colors), cut after about PLAN_LINES lines (the rest counted, not rendered); cached per plan. */
 export function planText(plan: Plan, lastResult: string | undefined): string {
   const key = lastResult ?? '';
   const cached = rendered.get(plan);
   if (cached?.key === key) return cached.text;
-  const lines = renderText(planNow(plan, lastResult)).split('\n');
-  const text =
-    lines.length <= PLAN_LINES + 1
-      ? lines.join('\n')
-      : [...lines.slice(0, PLAN_LINES), `… ${lines.length - PLAN_LINES - 1} more lines (\`edgesync plan\` prints them all)`, '', lines.at(-1)!].join('\n');
+  const text = renderText(planNow(plan, lastResult), { maxLines: PLAN_LINES });
   rendered.set(plan, { key, text });
   return text;
 }

@@ -52,7 +52,11 @@ function todoOf(row: ResourceRow): Html {
   return html`<p>${row.todo.message}</p>${row.todo.commands.map((c) => html`<pre class="command"><code>${c}</code></pre>`)}`;
 }
 
+/** Said where rows are shown before the first are read. */
+const READING = 'Reading the resources from the state…';
+
 export function renderAttention(page: RowPage): Html {
+  if (page.reading) return html`<h2 id="attention-title">Needs a person</h2><p class="none">${READING}</p>`;
   if (!page.attentionCount) return html`<h2 id="attention-title">Needs a person</h2><p class="none">Nothing needs a person.</p>`;
   const more = page.attentionCount - page.attention.length;
   return html`<h2 id="attention-title">Needs a person <span class="count">(${formatCount(page.attentionCount)})</span></h2>
@@ -90,11 +94,13 @@ function queryString(q: RowQuery): string {
 export function renderResources(page: RowPage, query: RowQuery): Html {
   const filtered = page.matching !== page.total;
   const first = page.matching ? (page.page - 1) * PAGE_SIZE + 1 : 0;
-  const caption = page.matching
-    ? `Resources ${formatCount(first)}–${formatCount(first + page.rows.length - 1)} of ${formatCount(page.matching)}${filtered ? ` matching (${formatCount(page.total)} in all)` : ''}`
-    : page.total
-      ? `No resource matches (${formatCount(page.total)} in all)`
-      : 'No resources yet';
+  const caption = page.reading
+    ? READING
+    : page.matching
+      ? `Resources ${formatCount(first)}–${formatCount(first + page.rows.length - 1)} of ${formatCount(page.matching)}${filtered ? ` matching (${formatCount(page.total)} in all)` : ''}`
+      : page.total
+        ? `No resource matches (${formatCount(page.total)} in all)`
+        : 'No resources yet';
   const cell = (label: string, content: Html | string, extra = '') => html`<td role="cell" data-label="${label}"${extra ? html` class="${extra}"` : ''}>${content}</td>`;
   const rows = page.rows.map(
     (r) => html`<tr role="row" class="row-${r.status}">

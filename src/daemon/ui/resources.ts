@@ -4,6 +4,7 @@
 import { shellQuote } from '../../plan/messages.js';
 import type { Plan } from '../../plan/types.js';
 import type { AppliedResource } from '../../state/types.js';
+import { TurnClock } from '../../util/turn.js';
 
 /** How the page names a resource's status: the state's, and what the last plan says is ahead. */
 export const PAGE_STATUSES = ['uncertain', 'blocked', 'waiting', 'orphaned', 'failed', 'held', 'pending', 'applied'] as const;
@@ -40,11 +41,13 @@ const scopeText = (scope: Readonly<Record<string, string>>) =>
     .map(([k, v]) => `${k}=${v}`)
     .join(', ');
 
-/** Every row, those needing a person first (in PAGE_STATUSES order), then by key. */
-export function resourceRows(src: RowSources): ResourceRow[] {
+/** Every row, those needing a person first (in PAGE_STATUSES order), then by key; the event loop runs every few milliseconds meanwhile. */
+export async function resourceRows(src: RowSources): Promise<ResourceRow[]> {
   const plan = src.plan;
+  const turns = new TurnClock();
   const rows = new Map<string, ResourceRow>();
   for (const r of src.resources) {
+    if (turns.due()) await turns.turn();
     rows.set(r.key, {
       key: r.key,
       kind: r.kind,
@@ -70,6 +73,7 @@ export function resourceRows(src: RowSources): ResourceRow[] {
     const why = src.lastRun?.errors?.[0] ?? 'the plan needs a person';
     const heldTodo = { message: `held: nothing of the plan is applied. ${why}`, commands: commandsIn(why) };
     for (const a of ahead ? plan.actions : []) {
+      if (turns.due()) await turns.turn();
       const was = rows.get(a.resource);
       if (since !== undefined && was && (was.status !== 'applied' || (was.appliedAt !== undefined && was.appliedAt >= since))) continue;
       set(a, held ? 'held' : 'pending', held ? heldTodo : undefined);
@@ -83,6 +87,7 @@ export function resourceRows(src: RowSources): ResourceRow[] {
       });
     for (const o of plan.orphaned) set(o, 'orphaned', { message: o.message, commands: commandsIn(o.message) });
   }
+  await turns.pace();
   for (const row of rows.values()) {
     if (row.status === 'uncertain' && !row.todo)
       rows.set(row.key, { ...row, todo: { message: 'a create was sent and its outcome is unknown', commands: resolveCommands(row.key) } });
@@ -92,6 +97,7 @@ export function resourceRows(src: RowSources): ResourceRow[] {
         todo: { message: 'no document describes it; no delete operation exists: remove it by hand, then forget it', commands: [`edgesync state forget ${shellQuote(row.key)}`] },
       });
   }
+  await turns.pace();
   const rank = (s: PageStatus) => (NEEDS_PERSON.has(s) ? PAGE_STATUSES.indexOf(s) : PAGE_STATUSES.length);
   return [...rows.values()].sort((a, b) => rank(a.status) - rank(b.status) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
@@ -135,26 +141,49 @@ export interface RowPage {
   /** Rows needing a person, over all rows (the first of them are listed on their own). */
   readonly attention: readonly ResourceRow[];
   readonly attentionCount: number;
+  /** No rows yet: the first are still being read from the state. */
+  readonly reading?: true;
 }
 
 /** Rows needing a person listed above the table; the rest are counted (the table filters them all). */
 const ATTENTION_SHOWN = 50;
 
-/** One page of the rows matching `query`, with counts to fill the filters. */
-export function pageOf(all: readonly ResourceRow[], query: RowQuery): RowPage {
+/** What pageOf counts over all rows, once per list of rows: the page is asked many times between two derivations. */
+interface Totals {
+  readonly statuses: Readonly<Partial<Record<PageStatus, number>>>;
+  readonly kinds: readonly (readonly [kind: string, count: number])[];
+  readonly attention: readonly ResourceRow[];
+}
+
+const totalsOf = new WeakMap<readonly ResourceRow[], Totals>();
+
+function totals(all: readonly ResourceRow[]): Totals {
+  let kept = totalsOf.get(all);
+  if (kept) return kept;
   const statuses: Partial<Record<PageStatus, number>> = {};
   const kinds = new Map<string, number>();
   for (const row of all) {
     statuses[row.status] = (statuses[row.status] ?? 0) + 1;
     kinds.set(row.kind, (kinds.get(row.kind) ?? 0) + 1);
   }
+  kept = { statuses, kinds: [...kinds].sort(([a], [b]) => (a < b ? -1 : 1)), attention: all.filter(needsPerson) };
+  totalsOf.set(all, kept);
+  return kept;
+}
+
+/** One page of the rows matching `query`, with counts to fill the filters. */
+export function pageOf(all: readonly ResourceRow[], query: RowQuery): RowPage {
+  const { statuses, kinds, attention } = totals(all);
   const q = query.q?.trim().toLowerCase();
-  const matching = all.filter(
-    (r) => (!query.kind || r.kind === query.kind) && (!query.status || r.status === query.status) && (!q || r.name.toLowerCase().includes(q) || r.key.toLowerCase().includes(q)),
-  );
+  const matching =
+    query.kind || query.status || q
+      ? all.filter(
+          (r) =>
+            (!query.kind || r.kind === query.kind) && (!query.status || r.status === query.status) && (!q || r.name.toLowerCase().includes(q) || r.key.toLowerCase().includes(q)),
+        )
+      : all;
   const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
   const page = Math.min(Math.max(1, Math.floor(query.page ?? 1)), pages);
-  const attention = all.filter(needsPerson);
   return {
     rows: matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
     matching: matching.length,
@@ -162,7 +191,7 @@ export function pageOf(all: readonly ResourceRow[], query: RowQuery): RowPage {
     page,
     pages,
     statuses,
-    kinds: [...kinds].sort(([a], [b]) => (a < b ? -1 : 1)),
+    kinds,
     attention: attention.slice(0, ATTENTION_SHOWN),
     attentionCount: attention.length,
   };

@@ -40,17 +40,27 @@ function rowQuery(query: unknown): RowQuery {
   return { ...(kind && { kind }), ...(status && { status }), ...(search && { q: search }), ...(Number.isInteger(page) && page > 1 && { page }) };
 }
 
+/** How long an ask waits for rows being derived before it answers with the last ones (or says they are being read). */
+const ROWS_WAIT_MS = 50;
+
+/** The rows an ask shows, and whether they are those of the version asked for (else the page asks again soon). */
+interface Rows {
+  readonly rows?: ResourceRow[];
+  readonly current: boolean;
+}
+
 /**
  * Rows are derived again when the version changes; while a run is in flight, no more often than ten
- * times what the last derivation took (reading 50,000 records takes ~0.6 s: the run goes first).
+ * times what the last derivation took (reading 50,000 records takes ~0.6 s: the run goes first). One
+ * derivation at a time, shared by every ask meanwhile; an ask waits for it ROWS_WAIT_MS at most.
  */
 function rowCache(src: UiSources) {
   let kept: { version: string; rows: ResourceRow[]; at: number; tookMs: number } | undefined;
-  return async (version: string): Promise<ResourceRow[]> => {
+  let deriving: Promise<ResourceRow[]> | undefined;
+  const derive = async (version: string): Promise<ResourceRow[]> => {
     const s = src.status();
     const started = Date.now();
-    if (kept && (kept.version === version || (s.running && started - kept.at < 10 * kept.tookMs))) return kept.rows;
-    const rows = resourceRows({
+    const rows = await resourceRows({
       resources: await src.resources(),
       running: s.running,
       ...(s.plan && { plan: s.plan }),
@@ -59,6 +69,27 @@ function rowCache(src: UiSources) {
     kept = { version, rows, at: started, tookMs: Date.now() - started };
     return rows;
   };
+  return async (version: string): Promise<Rows> => {
+    const s = src.status();
+    if (kept && (kept.version === version || (s.running && Date.now() - kept.at < 10 * kept.tookMs))) return { rows: kept.rows, current: true };
+    if (!deriving) {
+      deriving = derive(version).finally(() => {
+        deriving = undefined;
+      });
+      // Its failure is the asks' to see, or no one's once they stopped waiting.
+      deriving.catch(() => undefined);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ROWS_WAIT_MS);
+    });
+    try {
+      const rows = await Promise.race([deriving, waited]);
+      return rows ? { rows, current: kept?.version === version } : { ...(kept && { rows: kept.rows }), current: false };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
 
 /** Registers the page, and (with a token) the check that guards everything registered in `scope`. */
@@ -66,7 +97,10 @@ export function registerUi(scope: FastifyInstance, src: UiSources, access: Acces
   const rows = rowCache(src);
   const parts = async (req: FastifyRequest, version: string): Promise<PageParts> => {
     const query = rowQuery(req.query);
-    return { model: await pageModel(src), rows: pageOf(await rows(version), query), query, version };
+    const [model, got] = await Promise.all([pageModel(src), rows(version)]);
+    const page = got.rows ? pageOf(got.rows, query) : { ...pageOf([], query), reading: true as const };
+    // Rows older than the version: the page's next poll differs from this version, so it gets the new ones.
+    return { model, rows: page, query, version: got.current ? version : `${version}-reading` };
   };
   if (access.mode === 'token') {
     scope.addHook('onRequest', async (req, reply) => {

@@ -103,7 +103,8 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
       WHERE EXISTS (SELECT 1 FROM leases WHERE workspace = :ws AND epoch = :epoch)`),
     pruneRuns: p('DELETE FROM runs WHERE workspace = :ws AND id <= (SELECT id FROM runs WHERE workspace = :ws ORDER BY id DESC LIMIT 1 OFFSET ?)'),
     recentRuns: p(`SELECT ${RUN_COLUMNS.join(', ')} FROM runs WHERE workspace = :ws ORDER BY id DESC LIMIT ?`),
-    statusCounts: p(`SELECT ${LISTED_STATUS} AS s, count(*)::int FROM resources r WHERE r.workspace = :ws GROUP BY s`).raw(true),
+    statusCounts: p('SELECT status, count(*)::int FROM resources WHERE workspace = :ws GROUP BY status').raw(true),
+    uncertainStatuses: p('SELECT status FROM resources WHERE workspace = :ws AND key IN (SELECT resource FROM intents WHERE workspace = :ws)').pluck(true),
     resourcePage: p(
       `SELECT key, kind, name, scope, ${LISTED_STATUS} AS status, remote_id, applied_at, last_error FROM resources r WHERE r.workspace = :ws AND ${LISTED_WHERE} ORDER BY key LIMIT @limit OFFSET @offset`,
     ),

@@ -9,7 +9,7 @@ import { ACCOUNT, EMPTY_PLAN, applied, createAction, run, sourcesOf, world, type
 async function page(w: World, query: RowQuery = {}): Promise<string> {
   const src = sourcesOf(w);
   const s = w.status;
-  const rows = resourceRows({ resources: w.resources, running: s.running, ...(s.plan && { plan: s.plan }), ...(s.lastRun && { lastRun: s.lastRun }) });
+  const rows = await resourceRows({ resources: w.resources, running: s.running, ...(s.plan && { plan: s.plan }), ...(s.lastRun && { lastRun: s.lastRun }) });
   return renderDocument({ model: await pageModel(src), rows: pageOf(rows, query), query, version: pageVersion(src, 0) });
 }
 
@@ -80,7 +80,7 @@ describe('the status page, rendered without a browser', () => {
     const src = { ...sourcesOf(w), commitMessage: async () => 'Block <b>more</b> domains' };
     const model = await pageModel(src);
     expect(model.header.revision).toEqual({ commit: 'b'.repeat(40), message: 'Block <b>more</b> domains' });
-    const rows = pageOf(resourceRows({ resources: w.resources, running: false }), {});
+    const rows = pageOf(await resourceRows({ resources: w.resources, running: false }), {});
     const doc = renderDocument({ model, rows, query: {}, version: 'v' });
     expect(doc).toContain('<q class="subject">Block &lt;b&gt;more&lt;/b&gt; domains</q>');
   });
@@ -220,10 +220,10 @@ describe('the status page, rendered without a browser', () => {
     expect(history).toMatch(/change\s*failed\s*abc123\s*2\.5 s\s*2\s*1 applied, 1 failed\s*2\s*GatewayList\/x#create: server answered 503/);
   });
 
-  it('filters by kind, status and a part of the name on the server, a page at a time', () => {
+  it('filters by kind, status and a part of the name on the server, a page at a time', async () => {
     const resources = Array.from({ length: 50_000 }, (_, i) => applied(i % 2 ? 'GatewayList' : 'GatewayLocation', `item-${i}`, i % 1000 === 0 ? { status: 'failed' } : {}));
     const started = performance.now();
-    const rows = resourceRows({ resources, running: false });
+    const rows = await resourceRows({ resources, running: false });
     const kinds = pageOf(rows, { kind: 'GatewayList', page: 3 });
     const failed = pageOf(rows, { status: 'failed' });
     const named = pageOf(rows, { q: 'ITEM-4999' });

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { accessOf, isLoopback, readUiToken } from '../../../src/daemon/ui/access.js';
 import { withoutBodies } from '../../../src/daemon/ui/plan.js';
 import type { Action } from '../../../src/plan/types.js';
-import { EMPTY_PLAN, applied, serverOf, world } from './fixtures.js';
+import { buildServer } from '../../../src/daemon/server.js';
+import { EMPTY_PLAN, applied, serverOf, sourcesOf, world } from './fixtures.js';
 
 const TOKEN = 'ui-token-0123456789abcdef';
 const SECRET = 'secret-token-value-abcdef-123';
@@ -44,6 +45,48 @@ describe('the status page on the endpoint', () => {
     const next = await app.inject({ method: 'GET', url: `/ui/live?v=${first.version}` });
     expect(next.statusCode).toBe(200);
     expect(next.json()).toMatchObject({ title: 'edgesync: applying' });
+  });
+
+  it('says it is reading the resources while the first read of the state is slow, and shows them once read', async () => {
+    const w = world();
+    let release!: () => void;
+    const read = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const app = buildServer({ ...sourcesOf(w), resources: async () => (await read, w.resources) });
+    const waiting = await app.inject({ method: 'GET', url: '/ui/live' });
+    expect(waiting.statusCode).toBe(200);
+    const early = waiting.json() as { version: string; sections: Record<string, string> };
+    expect(early.sections.resources).toContain('Reading the resources from the state…');
+    expect(early.sections.header).toContain('In step');
+    release();
+    // The version answered with no rows is not the page's: the next poll gets the rows.
+    const next = await app.inject({ method: 'GET', url: `/ui/live?v=${early.version}` });
+    expect(next.statusCode).toBe(200);
+    expect((next.json() as { sections: Record<string, string> }).sections.resources).toContain('blocked-domains');
+  });
+
+  it('answers with the rows it has while newer ones are being read, and with the newer ones after', async () => {
+    const w = world();
+    let slow = false;
+    let release!: () => void;
+    const app = buildServer({
+      ...sourcesOf(w),
+      resources: async () => {
+        if (slow) await new Promise<void>((resolve) => (release = resolve));
+        return w.resources;
+      },
+    });
+    expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('blocked-domains');
+    slow = true;
+    w.resources = [...w.resources, applied('GatewayList', 'allowed-domains')];
+    w.status = { ...w.status, runs: 2 };
+    const meanwhile = (await app.inject({ method: 'GET', url: '/' })).body;
+    expect(meanwhile).toContain('blocked-domains');
+    expect(meanwhile).not.toContain('allowed-domains');
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('allowed-domains');
   });
 
   it('never shows a secret, a token value or a KV value', async () => {

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { TurnClock, TurnCounter } from '../../src/util/turn.js';
+
+/** Holds the thread for `ms`, as a costly item does. */
+function hold(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
+}
+
+describe('a long loop’s turns', () => {
+  it('are due every `every` items however quick the items are', () => {
+    const turns = new TurnCounter(1000);
+    let due = 0;
+    for (let i = 0; i < 3000; i++) if (turns.due()) due++;
+    expect(due).toBeGreaterThanOrEqual(3);
+  });
+
+  it('are due sooner than the count once items have held the loop for about 10 ms', async () => {
+    const turns = new TurnCounter(1_000_000);
+    await turns.turn();
+    hold(15);
+    let items = 0;
+    while (!turns.due()) items++;
+    expect(items).toBeLessThan(256);
+  });
+
+  it('come by time alone for work of uneven items, one after another', async () => {
+    const turns = new TurnClock();
+    await turns.turn();
+    hold(15);
+    expect(turns.due()).toBe(true);
+    await turns.pace();
+    hold(15);
+    expect(turns.due()).toBe(true);
+  });
+});
