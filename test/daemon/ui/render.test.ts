@@ -222,18 +222,15 @@ describe('the status page, rendered without a browser', () => {
 
   it('filters by kind, status and a part of the name on the server, a page at a time', async () => {
     const resources = Array.from({ length: 50_000 }, (_, i) => applied(i % 2 ? 'GatewayList' : 'GatewayLocation', `item-${i}`, i % 1000 === 0 ? { status: 'failed' } : {}));
-    const started = performance.now();
     const rows = await resourceRows({ resources, running: false });
     const kinds = pageOf(rows, { kind: 'GatewayList', page: 3 });
     const failed = pageOf(rows, { status: 'failed' });
     const named = pageOf(rows, { q: 'ITEM-4999' });
-    const ms = performance.now() - started;
     expect(kinds).toMatchObject({ matching: 25_000, total: 50_000, page: 3, pages: 250 });
     expect(kinds.rows).toHaveLength(PAGE_SIZE);
     expect(kinds.rows.every((r) => r.kind === 'GatewayList')).toBe(true);
     expect(failed.matching).toBe(50);
     expect(named.rows.map((r) => r.name).sort()).toEqual(['item-4999', ...Array.from({ length: 10 }, (_, i) => `item-4999${i}`)]);
-    expect(ms).toBeLessThan(2000);
   });
 });
 
