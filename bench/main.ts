@@ -100,7 +100,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       baseline = flag === '--baseline' ? { dir: value } : { ref: checkString('baseline-ref', value) };
     } else if (flag === '--rounds') rounds = checkInteger('rounds', Number(value), 1, 20);
     else if (flag === '--only')
-      only = (PARTS as readonly string[]).includes(value) ? (value as Part) : fail('only', "'kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency', 'import' or 'refresh'", value);
+      only = (PARTS as readonly string[]).includes(value)
+        ? (value as Part)
+        : fail('only', "'kv', 'pacing', 'takeover', 'gitops', 'resources', 'latency', 'import' or 'refresh'", value);
     else
       fail(
         'arguments',
@@ -108,7 +110,19 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         flag,
       );
   }
-  return { kv, pacing, takeover, gitops, resources, latency, import: importing, refresh, ...(only && { only }), ...(baseline && { baseline }), ...(rounds !== undefined && { rounds }) };
+  return {
+    kv,
+    pacing,
+    takeover,
+    gitops,
+    resources,
+    latency,
+    import: importing,
+    refresh,
+    ...(only && { only }),
+    ...(baseline && { baseline }),
+    ...(rounds !== undefined && { rounds }),
+  };
 }
 
 /** Bad flags and values: one line naming what to fix, exit 1. */
