@@ -13,6 +13,7 @@ export const LIST_FIXED = "a list's type and items cannot be changed in place: t
  * What a write's answer says of the list's items (its `updated_at` and `count`), kept as the memo: a
  * refresh that lists the same two takes the items for those last applied. Only when the count is the
  * number of items applied: an answer counting others (items added by hand before a rename) keeps none.
+ * Items replaced by hand with as many others before a rename cannot be told apart by the answer.
  */
 function itemsMark(action: ActionDraft, result: unknown): Json | undefined {
   const updated_at = resultField(result, 'updated_at');
