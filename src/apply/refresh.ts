@@ -1,5 +1,5 @@
 // A refresh: what is there, read before a plan through each kind's read (a list serves every resource of
-// its scope, one call a page; a part such as a list's items, a call a page per object), paced per credential.
+// its scope, one call a page; a part such as a list's items, a call a page per object moved), paced per credential.
 
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
@@ -41,8 +41,17 @@ interface Group {
   /** A list (one call a page, serving every resource of the scope), or the read of one object. */
   readonly isList: boolean;
   readonly params: Readonly<Record<string, string>>;
-  /** The resources it serves, by the id each is known by (a read of one object: its only one); `part`: its applied request sets the part's field. */
-  readonly wanted: { readonly key: string; readonly id: string | undefined; readonly part: boolean }[];
+  /** The resources it serves, by the id each is known by (a read of one object: its only one). */
+  readonly wanted: Wanted[];
+}
+
+interface Wanted {
+  readonly key: string;
+  readonly id: string | undefined;
+  /** Its request sets the part's field (a list's items). */
+  readonly part: boolean;
+  /** The part as last applied, with the memo its write kept: taken as it is when the listed object has not moved. */
+  readonly applied?: { readonly value: Json; readonly memo: Json | undefined };
 }
 
 /** The groups of reads a refresh makes: resources of one list read and scope share theirs. */
@@ -62,8 +71,10 @@ function groupsOf(desired: readonly DesiredResource[], state: StateSnapshot, kin
     const groupKey = isList ? `${d.credential ?? ''}\0${observe.read}\0${JSON.stringify(params)}` : `${d.credential ?? ''}\0${d.key}`;
     let group = groups.get(groupKey);
     if (!group) groups.set(groupKey, (group = { credential: d.credential, observe, isList, params, wanted: [] }));
-    const part = observe.part !== undefined && isObject(request) && request[observe.part.field] !== undefined;
-    group.wanted.push({ key: d.key, id, part });
+    const field = observe.part?.field;
+    const part = field !== undefined && isObject(request) && request[field] !== undefined;
+    const value = field !== undefined && isObject(applied?.request) ? applied.request[field] : undefined;
+    group.wanted.push({ key: d.key, id, part, ...(value !== undefined && { applied: { value, memo: applied?.memo } }) });
   }
   return [...groups.values()];
 }
@@ -124,21 +135,32 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
         for (const w of group.wanted) observed.set(w.key, isObject(object) ? asRequest(observe, object, params) : { seen: 'missing' });
         continue;
       }
-      const byId = new Map(group.wanted.map((w) => [w.id, w.key]));
+      const byId = new Map(group.wanted.map((w) => [w.id, w]));
+      const part = observe.part;
+      // Objects listed as the last write left them (by its memo): their part is the one last applied.
+      const unmoved = new Set<string>();
       await eachPage(credential, observe.read, params, callOptions, (items) => {
         for (const item of items) {
           if (!isObject(item)) continue;
           const id = observe.idOf ? observe.idOf(item) : typeof item.id === 'string' ? item.id : undefined;
-          const key = byId.get(id);
-          if (key !== undefined) observed.set(key, asRequest(observe, item, params));
+          const w = byId.get(id);
+          if (w === undefined) continue;
+          observed.set(w.key, asRequest(observe, item, params));
+          if (w.applied && part?.unmoved?.(item, w.applied.memo)) unmoved.add(w.key);
         }
       });
       for (const w of group.wanted) if (!observed.has(w.key)) observed.set(w.key, { seen: 'missing' });
-      const part = observe.part;
-      // The part of each object found whose request sets it (a list's items): a list read of its own.
+      // The part of each object found whose request sets it (a list's items): a list read of its own, unless unmoved.
       for (const w of group.wanted) {
         const seen = observed.get(w.key);
         if (!part || !w.part || w.id === undefined || seen?.seen !== 'present' || !isObject(seen.request)) continue;
+        if (w.applied && unmoved.has(w.key)) {
+          const value = w.applied.value;
+          const toRequest = part.asRequest;
+          const elements = Array.isArray(value) && toRequest ? value.map((element) => toRequest(element)) : value;
+          observed.set(w.key, { seen: 'present', request: { ...seen.request, [part.field]: elements } });
+          continue;
+        }
         const elements: Json[] = [];
         try {
           await eachPage(credential, part.read, part.params(params, w.id), callOptions, (items) => {

@@ -298,7 +298,7 @@ export interface Observation {
   /**
    * A field of the request that the object's read does not carry, read by a list of its own for
    * each object found (a Gateway list's items: one call a page per list), and only for a resource
-   * whose last applied request sets the field. @default none
+   * whose last applied request sets the field and whose object moved since (`unmoved`). @default none
    */
   readonly part?: ObservedPart;
 }
@@ -313,6 +313,12 @@ interface ObservedPart {
   params(parent: Readonly<Record<string, string>>, id: string): Readonly<Record<string, string>>;
   /** One listed element in the request's words. @default the element as read */
   readonly asRequest?: (element: Json) => Json;
+  /**
+   * Whether the listed object shows its part as the last write left it, by the memo that write's
+   * answer left (Outcome.memo): the part is then taken from the request last applied, no call.
+   * @default never: the part is read
+   */
+  readonly unmoved?: (object: Readonly<Record<string, Json>>, memo: Json | undefined) => boolean;
 }
 
 /** Keys counted, the first of them named (a namespace may hold millions). */

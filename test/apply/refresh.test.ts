@@ -114,6 +114,40 @@ describe('a refresh', () => {
     expect(result.observed.get(without.key)).toEqual({ seen: 'present', request: { name: 'bare', type: 'DOMAIN' } });
   });
 
+  it('takes an unmoved list’s items as last applied, with no items call, and reads them when its time or count moved or no write left a memo', async () => {
+    const items = [{ value: 'a.example.com' }, { value: 'b.example.com' }];
+    const memo = { updated_at: '2026-01-01T00:00:00Z', count: 2 };
+    const names = ['unmoved', 'stamped', 'counted', 'older'];
+    const lists = names.map((name) => desired('GatewayList', name, { account: ACCOUNT }, { name, type: 'DOMAIN', items }));
+    const applied = (i: number) =>
+      ({ key: lists[i]!.key, remoteId: `uuid-${i}`, status: 'applied', request: lists[i]!.request, ...(i < 3 && { memo }) }) as unknown as AppliedResource;
+    const state: StateSnapshot = { ...snapshot({}), resources: new Map(lists.map((l, i) => [l.key, applied(i)])) };
+    const served = [
+      { id: 'uuid-0', name: 'unmoved', type: 'DOMAIN', ...memo },
+      { id: 'uuid-1', name: 'stamped', type: 'DOMAIN', updated_at: '2026-03-01T00:00:00Z', count: 2 },
+      { id: 'uuid-2', name: 'counted', type: 'DOMAIN', updated_at: memo.updated_at, count: 3 },
+      { id: 'uuid-3', name: 'older', type: 'DOMAIN', ...memo },
+    ];
+    const itemsOf = (i: number) => `listListItems ${JSON.stringify({ account_id: ACCOUNT, list_id: `uuid-${i}` })}`;
+    const { client, calls } = fakeClient(
+      {
+        [`listLists ${JSON.stringify({ account_id: ACCOUNT })}`]: served,
+        [itemsOf(1)]: [{ value: 'a.example.com' }, { value: 'c.example.com' }],
+        [itemsOf(2)]: [...items, { value: 'd.example.com' }],
+        [itemsOf(3)]: items,
+      },
+      10,
+    );
+    const result = await refresh(lists, state, { client, kinds: getKind, limiterFor: paced().limiterFor });
+    // One call for the lists, and one for the items of each list but the unmoved one.
+    expect(calls).toEqual(['listLists', 'listListItems', 'listListItems', 'listListItems']);
+    expect(result.calls).toBe(4);
+    expect(result.observed.get(lists[0]!.key)).toEqual({ seen: 'present', request: { name: 'unmoved', type: 'DOMAIN', items } });
+    expect(result.observed.get(lists[1]!.key)).toEqual({ seen: 'present', request: { name: 'stamped', type: 'DOMAIN', items: [items[0], { value: 'c.example.com' }] } });
+    expect(result.observed.get(lists[2]!.key)).toEqual({ seen: 'present', request: { name: 'counted', type: 'DOMAIN', items: [...items, { value: 'd.example.com' }] } });
+    expect(result.observed.get(lists[3]!.key)).toEqual({ seen: 'present', request: { name: 'older', type: 'DOMAIN', items } });
+  });
+
   it('finds a Worker domain by its zone and hostname, whatever its id, and reads a setting of the account once', async () => {
     const domain = desired('WorkerDomain', 'api', { account: ACCOUNT }, { hostname: 'API.example.com', zone_id: ZONE, service: 'api', environment: 'production' });
     const logging = desired('GatewayLogging', 'logging', { account: ACCOUNT }, { redact_pii: true });

@@ -25,7 +25,8 @@ describe('plan --refresh', () => {
     expect(plan.stdout.trim()).toMatch(/^No changes\. \d+ resources up to date\.$/);
     const reads = emu.requests();
     expect(reads.every((r) => r.method === 'GET')).toBe(true);
-    // One page of each kind's read (and of the list's items, and of the KV namespace's keys); AiRun has none.
+    // One page of each kind's read (and of the KV namespace's keys); AiRun has none. The list's items are
+    // not read: the list is listed with the time and count its create answered.
     expect(reads.map((r) => r.read).sort()).toEqual([
       'user-api-tokens-list-tokens',
       'user-user-details',
@@ -39,9 +40,35 @@ describe('plan --refresh', () => {
       'zero-trust-gateway-locations-list-zero-trust-gateway-locations',
       'zero-trust-gateway-proxy-endpoints-list-proxy-endpoints',
       'zero-trust-lists-list-zero-trust-lists',
-      'zero-trust-lists-zero-trust-list-items',
       'zero-trust-organization-get-your-zero-trust-organization',
     ]);
+  });
+
+  it('reads a list’s items only once they moved outside edgesync, and shows the items added or replaced by hand', async () => {
+    const { emu, ws } = await fixtureApplied();
+    const list = emu.state().lists.find((l) => l.name === 'Blocked domains')!;
+    const itemsReads = () => emu.requests().filter((r) => r.read === 'zero-trust-lists-zero-trust-list-items').length;
+
+    for (const items of [
+      [{ value: 'malware.example.net' }, { value: 'phishing.example.org' }, { value: 'added.example.com' }],
+      // As many items as applied: only the list's time moved.
+      [{ value: 'malware.example.net' }, { value: 'replaced.example.com' }],
+    ]) {
+      await byHand(emu.url, 'PATCH', 'lists', String(list.id), { items });
+      emu.clearRequests();
+      const plan = await cli(['plan', ...ws.remote(emu), '--refresh']);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(itemsReads()).toBe(1);
+      expect(plan.stdout).toContain(`* ${RESOURCES.GatewayList.key}  changed outside edgesync`);
+      expect(plan.stdout).toContain('items changed outside edgesync, and no operation of the interface can set it back');
+    }
+
+    // Back as applied, by hand: the list's time moved, so its items are read, and match.
+    await byHand(emu.url, 'PATCH', 'lists', String(list.id), { items: [{ value: 'malware.example.net' }, { value: 'phishing.example.org' }] });
+    emu.clearRequests();
+    const again = await cli(['plan', ...ws.remote(emu), '--refresh']);
+    expect(itemsReads()).toBe(1);
+    expect(again.stdout.trim()).toMatch(/^No changes\./);
   });
 
   it('shows a list renamed in the dashboard, brings it back with the list’s update, and then finds nothing', async () => {
@@ -62,8 +89,11 @@ describe('plan --refresh', () => {
     expect(writes.map((c) => c.operation)).toEqual([9]);
     expect(emu.state().lists.find((l) => l.id === list.id)!.name).toBe('Blocked domains');
 
+    // The rename's answer counted the items applied: the next refresh reads none.
+    emu.clearRequests();
     const again = await cli(['plan', ...ws.remote(emu), '--refresh']);
     expect(again.stdout.trim()).toMatch(/^No changes\./);
+    expect(emu.requests().filter((c) => c.read === 'zero-trust-lists-zero-trust-list-items')).toEqual([]);
   });
 
   it('says a proxy endpoint deleted outside edgesync is gone, and creates it again only when asked', async () => {

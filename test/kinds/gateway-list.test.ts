@@ -93,6 +93,32 @@ describe('GatewayList', () => {
     expect(schemaErrors(document('GatewayList', { ...metadata, id: 'list-1' }, spec))).toContain('/metadata/id must match format "uuid"');
   });
 
+  it('keeps what the create and the rename answered of its items’ time and count, for a refresh to skip an unmoved list’s items', () => {
+    const { desired } = desire('GatewayList', metadata, spec);
+    const answered = { id: LIST_ID, name: spec.name, count: 1, updated_at: '2026-01-01T00:00:00Z' };
+    const applied = applyDecision(desired, undefined, { create: answered });
+    expect(applied.memo).toEqual({ updated_at: '2026-01-01T00:00:00Z', count: 1 });
+    const renamed = desire('GatewayList', metadata, { ...spec, name: 'Bad domains' }).desired;
+    const after = applyDecision(renamed, applied, { update: { ...answered, name: 'Bad domains', updated_at: '2026-02-01T00:00:00Z' } });
+    expect(after.memo).toEqual({ updated_at: '2026-02-01T00:00:00Z', count: 1 });
+    const unmoved = gatewayList.observe!.part!.unmoved!;
+    expect(unmoved({ id: LIST_ID, count: 1, updated_at: '2026-02-01T00:00:00Z' }, after.memo)).toBe(true);
+    expect(unmoved({ id: LIST_ID, count: 1, updated_at: '2026-03-01T00:00:00Z' }, after.memo)).toBe(false);
+    expect(unmoved({ id: LIST_ID, count: 2, updated_at: '2026-02-01T00:00:00Z' }, after.memo)).toBe(false);
+    expect(unmoved({ id: LIST_ID, count: 1, updated_at: '2026-02-01T00:00:00Z' }, undefined)).toBe(false);
+  });
+
+  it('keeps no memo from an answer that counts other items than those applied, or says no time', () => {
+    const { desired } = desire('GatewayList', metadata, spec);
+    expect(applyDecision(desired, undefined, { create: { id: LIST_ID, count: 1 } }).memo).toBeUndefined();
+    const applied = applyDecision(desired, undefined, { create: { id: LIST_ID, count: 1, updated_at: 't1' } });
+    // Items added by hand before a rename: the update's answer counts three, the state holds one.
+    const renamed = desire('GatewayList', metadata, { ...spec, name: 'Bad domains' }).desired;
+    const after = applyDecision(renamed, applied, { update: { id: LIST_ID, count: 3, updated_at: 't2' } });
+    expect(after.memo).toEqual({ updated_at: 't1', count: 1 });
+    expect(gatewayList.observe!.part!.unmoved!({ id: LIST_ID, count: 3, updated_at: 't2' }, after.memo)).toBe(false);
+  });
+
   it('is read from the account’s lists, its items by a read of their own as a set, the server’s fields left out', () => {
     const answer = { id: 'list-uuid', name: 'Blocked', type: 'DOMAIN', description: 'bad', count: 2, created_at: 't', updated_at: 't' };
     expect(observedAs('GatewayList', answer, { account: ACCOUNT })).toEqual({

@@ -168,10 +168,12 @@ export function applyDecision(desired: DesiredResource, applied: AppliedResource
   for (const action of plan(desired, applied).actions) {
     const ctx: PlanContext = { desired, applied: state };
     const outcome = def.outcome(action, results[action.change], ctx);
+    // As the executor records it: the outcome's memo over the one the action carries.
+    const memo = outcome.memo ?? action.record.memo;
     state = {
       ...state,
       ...(action.record.request !== undefined && { request: action.record.request, hash: action.record.hash }),
-      ...(action.record.memo !== undefined && { memo: action.record.memo }),
+      ...(memo !== undefined && { memo }),
       ...(outcome.remoteId !== undefined && { remoteId: outcome.remoteId }),
       ...(outcome.etag !== undefined && { etag: outcome.etag }),
       status: 'applied',
