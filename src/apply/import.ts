@@ -148,7 +148,7 @@ export async function readKind(def: KindDefinition, given: ImportScopes, reads: 
             read = observe.read;
             if (parts.length > 0) request = { ...request, [part.field]: parts };
           }
-          found.push({ kind: def.kind, scope: named.length === 1 ? { ...scope, [named[0]!]: id } : scope, id, request });
+          found.push({ kind: def.kind, scope: named.length === 1 ? { ...scope, [named[0]!]: id } : scope, id, request, listed: item });
         }
       }
     }
@@ -304,7 +304,7 @@ const GROUP = 500;
  * @returns how many were recorded
  */
 export async function recordImported(
-  imported: readonly { readonly resource: DesiredResource; readonly def: KindDefinition; readonly remoteId: string | undefined }[],
+  imported: readonly { readonly resource: DesiredResource; readonly def: KindDefinition; readonly remoteId: string | undefined; readonly listed?: JsonObject }[],
   store: StateStore,
   at: Date,
 ): Promise<number> {
@@ -321,7 +321,7 @@ export async function recordImported(
     if (refused && !refused.ok) throw refused.error;
   };
   let count = 0;
-  for (const { resource, def, remoteId } of imported) {
+  for (const { resource, def, remoteId, listed } of imported) {
     const decision = await def.plan({ desired: resource, kvKeys: new Map(), kvKeyCount: 0, kvExpired: [] });
     if (decision.actions.some((a) => a.change === 'create') || decision.blocked.length > 0) continue;
     const id = { key: resource.key, kind: resource.kind, name: resource.name, scope: resource.scope };
@@ -331,7 +331,10 @@ export async function recordImported(
         kvKeys = (await action.body.take()).kvKeys;
         action.body.done();
       }
-      const { request, hash, memo } = action.record;
+      const { request, hash } = action.record;
+      // A kind that skips a part's read while its object has not moved (a Gateway list's items) keeps,
+      // from the object as listed, the memo a write's answer would have given it.
+      const memo = (listed && def.observe?.part?.unmoved ? def.outcome(action, listed, { desired: resource }).memo : undefined) ?? action.record.memo;
       const record = {
         ...(request !== undefined && { request }),
         ...(hash !== undefined && { hash }),

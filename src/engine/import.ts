@@ -145,7 +145,7 @@ export async function importInto(ask: ImportAsk, parts: ImportParts): Promise<Im
   const toRecord = recorded.flatMap((doc) => {
     const def = byKind.get(doc.kind)!;
     const resource = resources.get(identityKey(doc.kind, doc.scope, doc.name, def.scopeKeys));
-    return resource ? [{ resource, def, remoteId: doc.id }] : [];
+    return resource ? [{ resource, def, remoteId: doc.id, ...(doc.listed && { listed: doc.listed }) }] : [];
   });
   const count = await recordImported(toRecord, parts.store, new Date(parts.clock.now()));
   return { ...base, calls: reads.calls, recorded: count };

@@ -17,6 +17,8 @@ export interface Found {
   readonly id: string | undefined;
   /** The object in the request's words (the kind's `observe.asRequest`), before the schema's cut. */
   readonly request: Json;
+  /** The object as listed, for what a kind keeps of it besides the request (a Gateway list's `updated_at` and `count`). */
+  readonly listed?: JsonObject;
 }
 
 /** A document to write. */
@@ -27,6 +29,8 @@ export interface Imported {
   readonly id: string | undefined;
   readonly metadata: JsonObject;
   readonly spec: JsonObject;
+  /** See Found.listed. */
+  readonly listed?: JsonObject;
 }
 
 /**
@@ -133,7 +137,15 @@ export function documentsOf(found: readonly Found[], schemaOf: (kind: string) =>
     all.forEach((f, i) => {
       const id: JsonObject = f.id !== undefined && metadataTakes.id !== undefined && !Object.values(f.scope).includes(f.id) ? { id: f.id } : {};
       const spec = cutToSchema(f.request, schema.properties?.spec);
-      out.push({ kind, name: names[i]!, scope: f.scope, id: f.id, metadata: { name: names[i]!, ...f.scope, ...id }, spec: isObject(spec) ? spec : {} });
+      out.push({
+        kind,
+        name: names[i]!,
+        scope: f.scope,
+        id: f.id,
+        metadata: { name: names[i]!, ...f.scope, ...id },
+        spec: isObject(spec) ? spec : {},
+        ...(f.listed && { listed: f.listed }),
+      });
     });
   }
   return out;

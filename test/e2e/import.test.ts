@@ -53,9 +53,17 @@ describe('edgesync import', () => {
 
     const validate = await cli(['validate', ...t.local]);
     expect(validate.code, validate.stderr).toBe(0);
+    const before = emu.requests().length;
     const plan = await cli(['plan', ...t.local, '--base-url', emu.url, '--refresh']);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout.trim()).toMatch(/^No changes\. \d+ resources up to date\.$/);
+    // The lists as imported are known unmoved: their items are not read again.
+    const reads = emu
+      .requests()
+      .slice(before)
+      .map((r) => r.read);
+    expect(reads).toContain('zero-trust-lists-list-zero-trust-lists');
+    expect(reads).not.toContain('zero-trust-lists-zero-trust-list-items');
   });
 
   it('never writes a token’s secret, and says in the file and the output that an imported token has no value', async () => {
