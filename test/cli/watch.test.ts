@@ -58,4 +58,15 @@ describe('edgesync watch flags', () => {
     expect(watchOptions(flags, silentLogger(), {}).root.remote).toEqual({ baseUrl: flags.baseUrl, baseUrlFrom: '--base-url', timeoutMs: 30_000 });
     expect(() => watchOptions({ ...flags, tokenFile: '/nonexistent/token' }, silentLogger(), {})).toThrow('Cannot read the token file /nonexistent/token (ENOENT)');
   });
+
+  it('take a drift interval of at least a minute, and --correct-drift only with one', () => {
+    expect(watchOptions({ ...flags, driftInterval: '10m', correctDrift: true }, silentLogger(), env)).toMatchObject({ timing: { driftIntervalMs: 600_000 }, correctDrift: true });
+    expect(watchOptions(flags, silentLogger(), env).timing).not.toHaveProperty('driftIntervalMs');
+    expect(() => watchOptions({ ...flags, driftInterval: '30s' }, silentLogger(), env)).toThrow(
+      'Expected `--drift-interval` to be a duration of at least a minute, such as 90s, 30m, 6h or 1d, got `30s` (string)',
+    );
+    expect(() => watchOptions({ ...flags, correctDrift: true }, silentLogger(), env)).toThrow(
+      '--correct-drift needs --drift-interval (e.g. --drift-interval 10m): it corrects what a drift check finds',
+    );
+  });
 });

@@ -6,7 +6,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { watchOptions, type WatchFlags } from '../../src/cli/watch.js';
 import { createMetrics } from '../../src/daemon/metrics.js';
 import { createReconcileLoop } from '../../src/daemon/loop.js';
 import type { LoopOptions } from '../../src/daemon/loop-types.js';
@@ -235,28 +234,6 @@ describe('the drift interval', () => {
     expect(checkTiming().driftIntervalMs).toBe(0);
     expect(parseDuration('--drift-interval', '10m')).toBe(TEN_MINUTES);
     expect(() => checkTiming({ driftIntervalMs: 59_999 })).toThrow('Expected `driftIntervalMs` to be 0 (off) or at least 60000 ms (a minute), got `59999` (number)');
-    const flags: WatchFlags = {
-      config: '.',
-      state: '/nonexistent/state.db',
-      baseUrl: 'http://127.0.0.1:1/client/v4',
-      concurrency: '4',
-      rateLimit: '1200/300',
-      debounce: '500',
-      listen: '127.0.0.1:0',
-      shutdownTimeout: '10',
-      timeout: '30',
-      notifyRepeat: '1h',
-    };
-    const env = { EDGESYNC_API_TOKEN: 'tok' };
-    const logger = recordingLogger().logger as unknown as Parameters<typeof watchOptions>[1];
-    expect(watchOptions({ ...flags, driftInterval: '10m', correctDrift: true }, logger, env)).toMatchObject({ timing: { driftIntervalMs: TEN_MINUTES }, correctDrift: true });
-    expect(watchOptions(flags, logger, env).timing).not.toHaveProperty('driftIntervalMs');
-    expect(() => watchOptions({ ...flags, driftInterval: '30s' }, logger, env)).toThrow(
-      'Expected `--drift-interval` to be a duration of at least a minute, such as 90s, 30m, 6h or 1d, got `30s` (string)',
-    );
-    expect(() => watchOptions({ ...flags, correctDrift: true }, logger, env)).toThrow(
-      '--correct-drift needs --drift-interval (e.g. --drift-interval 10m): it corrects what a drift check finds',
-    );
   });
 });
 
