@@ -98,15 +98,7 @@ async function resourcesRow(dir: string, o: ReturnType<typeof checkRefreshBenchO
     token,
     [...tokens].flatMap(([account, t]) => ['--token', `${t}=${account}`]),
   ));
-  const local = ['--config', root, '--state', state];
-  const what = `${o.resources.toLocaleString('en-US')} resources, ${o.accounts} accounts`;
-  o.progress(`refresh: applying ${what}…`);
-  await runCli(['apply', ...local, '--base-url', emulator.url, '--rate-limit', LIFTED, '--auto-approve'], env);
-  o.progress(`refresh: plan --refresh of ${what}…`);
-  const row = await timedRefresh(what, local, emulator, env);
-  await emulator.stop();
-  held.emulator = undefined;
-  return row;
+  return appliedThenRefreshed(`${o.resources.toLocaleString('en-US')} resources, ${o.accounts} accounts`, 'applying', { root, state, emulator, env, held, o });
 }
 
 /** The refresh of one namespace of `pairs` keys, right after its first sync. */
@@ -119,14 +111,22 @@ async function namespaceRow(dir: string, o: ReturnType<typeof checkRefreshBenchO
   const token = randomBytes(16).toString('hex');
   const env = { ...process.env, EDGESYNC_API_TOKEN: token };
   const emulator = (held.emulator = await startEmulatorProcess(token, [], ['--max-old-space-size=4096']));
-  const local = ['--config', root, '--state', state];
-  const what = `1 KV namespace, ${o.pairs.toLocaleString('en-US')} keys`;
-  o.progress(`refresh: first sync of ${what}…`);
-  await runCli(['apply', ...local, '--base-url', emulator.url, '--rate-limit', LIFTED, '--auto-approve'], env);
-  o.progress(`refresh: plan --refresh of ${what}…`);
-  const row = await timedRefresh(what, local, emulator, env);
-  await emulator.stop();
-  held.emulator = undefined;
+  return appliedThenRefreshed(`1 KV namespace, ${o.pairs.toLocaleString('en-US')} keys`, 'first sync of', { root, state, emulator, env, held, o });
+}
+
+/** Applies the config at `root` against the emulator, its pace lifted, then times its plan --refresh; the emulator is stopped after. */
+async function appliedThenRefreshed(
+  what: string,
+  applying: string,
+  c: { root: string; state: string; emulator: EmulatorProcess; env: NodeJS.ProcessEnv; held: { emulator?: EmulatorProcess }; o: ReturnType<typeof checkRefreshBenchOptions> },
+): Promise<RefreshRow> {
+  const local = ['--config', c.root, '--state', c.state];
+  c.o.progress(`refresh: ${applying} ${what}…`);
+  await runCli(['apply', ...local, '--base-url', c.emulator.url, '--rate-limit', LIFTED, '--auto-approve'], c.env);
+  c.o.progress(`refresh: plan --refresh of ${what}…`);
+  const row = await timedRefresh(what, local, c.emulator, c.env);
+  await c.emulator.stop();
+  c.held.emulator = undefined;
   return row;
 }
 
