@@ -25,6 +25,13 @@ module.exports = {
       to: { path: '^src/(api|kinds|config)/' },
     },
     {
+      name: 'ajv-by-require',
+      severity: 'error',
+      comment: 'ajv and ajv-formats are CommonJS: imported as ES modules, Node 22 and later may run one before the files the other re-exports, and print warnings. Load them with createRequire (src/config/schema.ts); import only their types.',
+      from: { path: '^src/' },
+      to: { path: '^node_modules/ajv(-formats)?/', dependencyTypesNot: ['type-only', 'require'] },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'An import that resolves to nothing fails at run time.',

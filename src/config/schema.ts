@@ -2,14 +2,20 @@
 // every *.schema.json registered by file name so kinds, tests and the loader share it.
 
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { isCidr, isDuration, isLocationNetwork } from './formats.js';
 
-// ajv-formats is CommonJS: under NodeNext its default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+// ajv and ajv-formats are CommonJS, loaded by one synchronous require: imported as ES modules, Node
+// 22 and later may run ajv-formats' require('ajv') before ajv's own re-exported files have run
+// (seen as "non-existent property … inside circular dependency" warnings on stderr).
+const require = createRequire(import.meta.url);
+const { Ajv2020 } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
+type Ajv2020 = Ajv2020Class;
+const addFormatsModule = require('ajv-formats') as { default?: unknown };
+const addFormats = (addFormatsModule.default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 /** schemas/ of this package, from src/config or dist/config alike. */
 export const DEFAULT_SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));

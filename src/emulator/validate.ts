@@ -4,9 +4,14 @@
 // was expected; every problem is collected, never only the first.
 
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+
+// CommonJS, loaded by require: imported as an ES module beside ajv-formats, Node 22 and later may
+// hand out ajv's files before they have run (see src/config/schema.ts).
+const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
 
 /** The schema file of each operation whose body is JSON (operation 1 is multipart: see upload.ts). */
 export const bodySchemaFiles: Readonly<Record<number, string>> = {
