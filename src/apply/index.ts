@@ -43,11 +43,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
   return {
     limiterFor,
     async settle(plan) {
-      await clearSettled(plan, resolved.state, resolved.logger);
+      await clearSettled(plan, resolved.state, resolved.logger, clock);
       await recordUnsettled(plan, resolved.state, resolved.logger);
     },
     async execute(plan) {
-      await clearSettled(plan, resolved.state, resolved.logger);
+      await clearSettled(plan, resolved.state, resolved.logger, clock);
       const schedule = new Schedule(plan);
       const settled = schedule.reports;
       const startedAt = new Map<string, number>();

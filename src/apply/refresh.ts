@@ -139,6 +139,7 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
       const part = observe.part;
       // Objects listed as the last write left them (by its memo): their part is the one last applied.
       const unmoved = new Set<string>();
+      const listed = new Map<string, Readonly<Record<string, Json>>>();
       await eachPage(credential, observe.read, params, callOptions, (items) => {
         for (const item of items) {
           if (!isObject(item)) continue;
@@ -146,6 +147,7 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
           const w = byId.get(id);
           if (w === undefined) continue;
           observed.set(w.key, asRequest(observe, item, params));
+          if (part?.mark && w.part) listed.set(w.key, item);
           if (w.applied && part?.unmoved?.(item, w.applied.memo)) unmoved.add(w.key);
         }
       });
@@ -172,7 +174,9 @@ export async function refresh(desired: readonly DesiredResource[], state: StateS
           observed.set(w.key, { seen: 'missing' });
           continue;
         }
-        observed.set(w.key, { seen: 'present', request: { ...seen.request, [part.field]: elements } });
+        const object = listed.get(w.key);
+        const memo = object && part.mark?.(object, elements);
+        observed.set(w.key, { seen: 'present', request: { ...seen.request, [part.field]: elements }, ...(memo !== undefined && { memo }) });
       }
     } catch (err) {
       if (err instanceof ApiError && err.status === 404 && !isList) {

@@ -23,6 +23,11 @@ function itemsMark(action: ActionDraft, result: unknown): Json | undefined {
   return updated_at !== undefined && count === applied ? { updated_at, count } : undefined;
 }
 
+/** The listed list's time and count, once its items were read: the memo that takes them as they are. */
+function mark(list: Readonly<Record<string, Json>>, items: readonly Json[]): Json | undefined {
+  return typeof list.updated_at === 'string' && list.count === items.length ? { updated_at: list.updated_at, count: list.count } : undefined;
+}
+
 /** The listed list shows the count and time of the write the memo kept: its items were not moved since. */
 function unmoved(list: Readonly<Record<string, Json>>, memo: Json | undefined): boolean {
   return isObject(memo) && typeof memo.updated_at === 'string' && memo.updated_at === list.updated_at && memo.count === list.count;
@@ -62,6 +67,7 @@ registerKind(
         params: (list, id) => ({ account_id: String(list.account_id), list_id: id }),
         asRequest: (item) => pick(item, ['value', 'created_at']),
         unmoved,
+        mark,
       },
       sets: ['items'],
     },

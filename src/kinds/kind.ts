@@ -319,6 +319,11 @@ interface ObservedPart {
    * @default never: the part is read
    */
   readonly unmoved?: (object: Readonly<Record<string, Json>>, memo: Json | undefined) => boolean;
+  /**
+   * The memo to keep when the state takes the part as read (a drift the config now agrees with), in
+   * the form `unmoved` checks, so that the next refresh reads it no more. @default none: read again
+   */
+  readonly mark?: (object: Readonly<Record<string, Json>>, elements: readonly Json[]) => Json | undefined;
 }
 
 /** Keys counted, the first of them named (a namespace may hold millions). */

@@ -13,6 +13,7 @@ import { closeKeys, selectTargets, targetMatcher } from './key-patterns.js';
 import { didYouMean } from '../util/closest.js';
 import { turn, TurnClock } from '../util/turn.js';
 import type {
+  AcceptedDrift,
   Action,
   BlockedChange,
   DriftedResource,
@@ -93,6 +94,7 @@ interface Draft {
   shares: Share[];
   updatedResources: number;
   drifted: DriftedResource[];
+  accepted: AcceptedDrift[];
   missing: MissingResource[];
   unmanaged: UnmanagedKeys[];
 }
@@ -160,6 +162,7 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     shares: [],
     updatedResources: 0,
     drifted: [],
+    accepted: [],
     missing: [],
     unmanaged: [],
   };
@@ -223,6 +226,7 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     if (step.share) plan.shares.push(step.share);
     if (step.updated) plan.updatedResources++;
     if (step.drifted) plan.drifted.push(step.drifted);
+    if (step.accepted) plan.accepted.push(step.accepted);
     if (step.unmanaged) plan.unmanaged.push(step.unmanaged);
     if (step.missing) {
       plan.missing.push(step.missing);
@@ -232,10 +236,11 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
   }
   if (refused.length) throw new PlanError(refused);
   addUndescribed(plan, structure.keys, state, inTargets, lookup);
-  const { drifted, missing, unmanaged, ...rest } = plan;
+  const { drifted, accepted, missing, unmanaged, ...rest } = plan;
   return {
     ...rest,
     ...(drifted.length && { drifted }),
+    ...(accepted.length && { accepted }),
     ...(missing.length && { missing }),
     ...(unmanaged.length && { unmanaged }),
     stateResources: state.resources.size,

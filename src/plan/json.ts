@@ -83,6 +83,8 @@ export interface PlanJson {
   /** With a refresh only: changed outside edgesync (`fields`: before, what is there; after, what was applied), deleted outside it, and what the refresh did. */
   readonly drifted?: readonly { resource: string; kind: string; name: string; fields: readonly unknown[]; source: Source | null }[];
   readonly missing?: readonly { resource: string; kind: string; name: string; message: string; recreated: boolean; source: Source | null }[];
+  /** With a refresh only: changed outside edgesync to what the config says (`fields` as in drifted): nothing sent, the state takes it when applied. */
+  readonly accepted?: readonly { resource: string; kind: string; name: string; fields: readonly unknown[]; source: Source | null }[];
   /** With a refresh only: KV keys listed that edgesync never wrote and the config does not have (`key_count`, the first `keys`): never touched. */
   readonly unmanaged?: readonly { resource: string; kind: string; name: string; key_count: number; keys: readonly string[] }[];
   readonly refresh?: { readonly calls: number; readonly unchecked: readonly { credential: string | null; why: string; resources: number }[] };
@@ -144,6 +146,7 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
     excluded: plan.excluded ?? [],
     ...(plan.refresh && {
       drifted: (plan.drifted ?? []).map((d) => ({ ...ref(d), fields: d.fields.map(maskedChange), source: sourceOf(d.source) })),
+      accepted: (plan.accepted ?? []).map((a) => ({ ...ref(a), fields: a.fields.map(maskedChange), source: sourceOf(a.source) })),
       missing: (plan.missing ?? []).map((m) => ({ ...ref(m), message: m.message, recreated: m.recreated, source: sourceOf(m.source) })),
       unmanaged: (plan.unmanaged ?? []).map((u) => ({ ...ref(u), key_count: u.count, keys: u.keys })),
       refresh: { calls: plan.refresh.calls, unchecked: plan.refresh.unchecked.map((u) => ({ credential: u.credential ?? null, why: u.why, resources: u.resources })) },

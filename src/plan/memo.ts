@@ -3,7 +3,7 @@
 
 import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
 import type { AppliedResource } from '../state/types.js';
-import type { Action, BlockedChange, DriftedResource, MissingResource, Orphan, PlanNote, Share, UnmanagedKeys } from './types.js';
+import type { AcceptedDrift, Action, BlockedChange, DriftedResource, MissingResource, Orphan, PlanNote, Share, UnmanagedKeys } from './types.js';
 
 /** What the whole model gives, independent of state: reused while no resource's identity or dependencies changed. */
 export interface Structure {
@@ -27,6 +27,8 @@ export interface Step {
   readonly updated: boolean;
   /** With a refresh: changed outside edgesync, or deleted outside it. */
   readonly drifted?: DriftedResource;
+  /** With a refresh: changed outside edgesync to what the config says now. */
+  readonly accepted?: AcceptedDrift;
   readonly missing?: MissingResource;
   /** With a refresh: its parts there remotely that edgesync never wrote. */
   readonly unmanaged?: UnmanagedKeys;

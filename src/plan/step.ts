@@ -8,7 +8,7 @@ import type { Step } from './memo.js';
 import { orphanKeysMessage } from './messages.js';
 import { observedDrift } from './observed.js';
 import { resendActions, type Drift } from './resend.js';
-import type { Action, DriftedResource, MissingResource, Observed, Orphan, PlanNote, ResourceRef, UnmanagedKeys } from './types.js';
+import type { AcceptedDrift, Action, DriftedResource, MissingResource, Observed, Orphan, PlanNote, ResourceRef, UnmanagedKeys } from './types.js';
 
 /** Changes that rewrite what a resource already is remotely. */
 const UPDATES = new Set(['update', 'write', 'roll']);
@@ -42,8 +42,20 @@ export async function stepOf(
   if (seen?.missing && !seen.missing.recreated) return { ...UNCHANGED, unchanged: false, missing: seen.missing };
   let decision = await decide(def, self, seen ? seen.applied : applied, state, now, keys);
   if (seen?.drifted && applied && decision.blocked.length) decision = { ...decision, blocked: heldDrift(decision.blocked, self, applied, seen.drifted) };
+  // The config now says what is there: nothing to send, and the state takes it (no drift next time).
+  const accepted: AcceptedDrift | undefined =
+    seen?.drifted && seen.applied?.request !== undefined && !decision.drifted?.length && !decision.actions.length && !decision.blocked.length
+      ? {
+          ...ref,
+          fields: seen.drifted.fields,
+          request: seen.applied.request,
+          hash: seen.applied.hash ?? contentHash(seen.applied.request),
+          ...(observed?.seen === 'present' && observed.memo !== undefined && { memo: observed.memo }),
+          source: self.source,
+        }
+      : undefined;
   // Parts drifted (KV keys missing or changed remotely): the kind's plan writes them again.
-  const drifted: DriftedResource | undefined = decision.drifted?.length ? { ...ref, fields: decision.drifted, source: self.source } : seen?.drifted;
+  const drifted: DriftedResource | undefined = decision.drifted?.length ? { ...ref, fields: decision.drifted, source: self.source } : accepted ? undefined : seen?.drifted;
   const unmanaged: UnmanagedKeys | undefined = decision.unmanaged?.count ? { ...ref, ...decision.unmanaged } : undefined;
   const resent = resendActions(def, self, applied, decision, drift, refused);
   // Sent again as applied: nothing changes, so no share of a change threshold.
@@ -71,9 +83,10 @@ export async function stepOf(
   const was = applied?.status;
   const settling = unchanged && (was === 'blocked' || was === 'orphaned');
   // Most resources of a big config: one shared step, not five objects each, kept for the next plan.
-  if (unchanged && !notes.length && !orphaned && !drifted && !unmanaged) return settling ? SETTLING : UNCHANGED;
+  if (unchanged && !notes.length && !orphaned && !drifted && !accepted && !unmanaged) return settling ? SETTLING : UNCHANGED;
   return {
     ...(drifted && { drifted }),
+    ...(accepted && { accepted }),
     ...(unmanaged && { unmanaged }),
     ...(seen?.missing && { missing: seen.missing }),
     actions,

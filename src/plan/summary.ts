@@ -27,6 +27,8 @@ export interface PlanSummary {
   /** With a refresh: resources changed outside edgesync, and those deleted outside it. */
   readonly drifted: number;
   readonly missing: number;
+  /** With a refresh: resources changed outside edgesync to what the config says; recorded in the state when applied. */
+  readonly accepted: number;
   /** Resources sent again as applied (--resync, --replace), and their calls (KV chunks included); not in `update`. */
   readonly resync: number;
   readonly resyncCalls: number;
@@ -112,6 +114,7 @@ export function summarize(plan: Plan): PlanSummary {
     unchanged: plan.unchanged.length,
     drifted: plan.drifted?.length ?? 0,
     missing: plan.missing?.length ?? 0,
+    accepted: plan.accepted?.length ?? 0,
     resync: resynced.size,
   };
 }

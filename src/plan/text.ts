@@ -44,6 +44,7 @@ const SIGN = {
   waiting: ['!', 'yellow'],
   orphaned: ['-', 'red'],
   drifted: ['*', 'yellow'],
+  accepted: ['*', 'dim'],
   missing: ['x', 'red'],
   forgotten: ['-', 'dim'],
   unchanged: ['=', 'dim'],
@@ -84,7 +85,7 @@ interface Entry {
 /** The plan's parts in the order they are printed, each rendered when asked. */
 function* entries(plan: Plan, ctx: Ctx): Generator<Entry> {
   if (plan.refresh) {
-    const blank = plan.drifted?.length || plan.missing?.length || plan.unmanaged?.length || plan.refresh.unchecked.length ? [''] : [];
+    const blank = plan.drifted?.length || plan.accepted?.length || plan.missing?.length || plan.unmanaged?.length || plan.refresh.unchecked.length ? [''] : [];
     yield { lines: () => [...refreshLines(plan, ctx), ...blank] };
   }
   for (const group of byResource(plan.actions)) {
@@ -140,6 +141,10 @@ function refreshLines(plan: Plan, ctx: Ctx): string[] {
     lines.push(head('drifted', d.resource, `changed outside edgesync${at(d.source)}`, ctx));
     const value = (f: FieldChange, v: Json | undefined) => shownValue(f, v, ctx.maxChars);
     lines.push(...body(d.fields.map((f) => `${f.path}: ${f.sensitive ? value(f, f.after) : `${value(f, f.before)} → ${value(f, f.after)}`}`)));
+  }
+  for (const a of plan.accepted ?? []) {
+    lines.push(head('accepted', a.resource, `changed outside edgesync to what the config says${at(a.source)}: nothing to send, the state takes it when applied`, ctx));
+    lines.push(...body(a.fields.map((f) => `${f.path}: ${f.sensitive ? '(sensitive)' : shownValue(f, f.before, ctx.maxChars)}`)));
   }
   for (const m of plan.missing ?? []) lines.push(head('missing', m.resource, `deleted outside edgesync${at(m.source)}`, ctx), ...body([m.message]));
   for (const u of plan.unmanaged ?? []) {
@@ -260,10 +265,11 @@ function summaryLine(s: PlanSummary): string {
     s.waiting && `${formatCount(s.waiting)} waiting`,
     s.forgotten && `${formatCount(s.forgotten)} forgotten`,
     s.drifted && `${formatCount(s.drifted)} drifted`,
+    s.accepted && `${formatCount(s.accepted)} to record as changed outside edgesync`,
     s.missing && `${formatCount(s.missing)} deleted outside edgesync`,
     s.unchanged && `${formatCount(s.unchanged)} unchanged`,
   ].filter(Boolean);
-  if (!actions.length && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting && !s.forgotten && !s.drifted && !s.missing)
+  if (!actions.length && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting && !s.forgotten && !s.drifted && !s.accepted && !s.missing)
     return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
   return `Plan: ${actions.length ? actions.join(', ') : 'nothing to apply'}${rest.length ? `; ${rest.join(', ')}` : ''}.`;
 }

@@ -75,13 +75,32 @@ export interface WaitingResource extends ResourceRef {
 /**
  * What a refresh saw of one resource (src/apply/refresh.ts): its object in the request's words, that it
  * is gone, or (a resource read by its parts, a KV namespace) what the listing of its parts showed.
+ * `memo`: the one its part's read would keep (ObservedPart.mark), should the state take what is there.
  */
-export type Observed = { readonly seen: 'present'; readonly request: Json } | { readonly seen: 'missing' } | { readonly seen: 'keys'; readonly keys: ObservedKeys };
+export type Observed =
+  | { readonly seen: 'present'; readonly request: Json; readonly memo?: Json }
+  | { readonly seen: 'missing' }
+  | { readonly seen: 'keys'; readonly keys: ObservedKeys };
 
 /** A resource changed outside edgesync since it was last applied, as a refresh saw it. */
 export interface DriftedResource extends ResourceRef {
   /** Each field that moved: `before` what is there now, `after` what was last applied. */
   readonly fields: readonly FieldChange[];
+  readonly source?: SourceLocation;
+}
+
+/**
+ * A resource changed outside edgesync to what the config says now: nothing is sent, and the state
+ * takes what is there when the plan is applied, so that the next refresh finds no drift.
+ */
+export interface AcceptedDrift extends ResourceRef {
+  /** Each field that moved: `before` what is there now (and in the config), `after` what was last applied. */
+  readonly fields: readonly FieldChange[];
+  /** What the state records: the request last applied, with those fields as they are now. */
+  readonly request: Json;
+  readonly hash: string;
+  /** The kind's memo as the refresh read it (a list's items time and count). @default the memo kept */
+  readonly memo?: Json;
   readonly source?: SourceLocation;
 }
 
@@ -146,6 +165,8 @@ export interface Plan {
   readonly shares?: readonly Share[];
   /** With a refresh: resources changed outside edgesync; the actions bring them back. @default [] */
   readonly drifted?: readonly DriftedResource[];
+  /** With a refresh: resources changed outside edgesync to what the config says now; the state takes them. @default [] */
+  readonly accepted?: readonly AcceptedDrift[];
   /** With a refresh: resources deleted outside edgesync. @default [] */
   readonly missing?: readonly MissingResource[];
   /** With a refresh: parts of resources (KV keys) there remotely that edgesync never wrote, never touched. @default [] */

@@ -114,7 +114,7 @@ describe('a refresh', () => {
     expect(result.observed.get(without.key)).toEqual({ seen: 'present', request: { name: 'bare', type: 'DOMAIN' } });
   });
 
-  it('takes an unmoved list’s items as last applied, with no items call, and reads them when its time or count moved or no write left a memo', async () => {
+  it('takes an unmoved list’s items as last applied, with no items call, and reads them, with the time and count to keep, when they moved or no write left a memo', async () => {
     const items = [{ value: 'a.example.com' }, { value: 'b.example.com' }];
     const memo = { updated_at: '2026-01-01T00:00:00Z', count: 2 };
     const names = ['unmoved', 'stamped', 'counted', 'older'];
@@ -143,9 +143,18 @@ describe('a refresh', () => {
     expect(calls).toEqual(['listLists', 'listListItems', 'listListItems', 'listListItems']);
     expect(result.calls).toBe(4);
     expect(result.observed.get(lists[0]!.key)).toEqual({ seen: 'present', request: { name: 'unmoved', type: 'DOMAIN', items } });
-    expect(result.observed.get(lists[1]!.key)).toEqual({ seen: 'present', request: { name: 'stamped', type: 'DOMAIN', items: [items[0], { value: 'c.example.com' }] } });
-    expect(result.observed.get(lists[2]!.key)).toEqual({ seen: 'present', request: { name: 'counted', type: 'DOMAIN', items: [...items, { value: 'd.example.com' }] } });
-    expect(result.observed.get(lists[3]!.key)).toEqual({ seen: 'present', request: { name: 'older', type: 'DOMAIN', items } });
+    // A list whose items were read carries the memo that takes them as they are (kept if the state takes them).
+    expect(result.observed.get(lists[1]!.key)).toEqual({
+      seen: 'present',
+      request: { name: 'stamped', type: 'DOMAIN', items: [items[0], { value: 'c.example.com' }] },
+      memo: { updated_at: '2026-03-01T00:00:00Z', count: 2 },
+    });
+    expect(result.observed.get(lists[2]!.key)).toEqual({
+      seen: 'present',
+      request: { name: 'counted', type: 'DOMAIN', items: [...items, { value: 'd.example.com' }] },
+      memo: { updated_at: memo.updated_at, count: 3 },
+    });
+    expect(result.observed.get(lists[3]!.key)).toEqual({ seen: 'present', request: { name: 'older', type: 'DOMAIN', items }, memo });
   });
 
   it('finds a Worker domain by its zone and hostname, whatever its id, and reads a setting of the account once', async () => {

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { StoredObject } from '../../src/emulator/index.js';
-import { ACCOUNT, apply, cli, fixtureApplied } from './harness.js';
+import { ACCOUNT, apply, cli, editDoc, fixtureApplied } from './harness.js';
 import { RESOURCES, ROUTE } from './fixture.js';
 
 /** A change made as a person in the dashboard would, through the emulator's inspection route. */
@@ -69,6 +69,31 @@ describe('plan --refresh', () => {
     const again = await cli(['plan', ...ws.remote(emu), '--refresh']);
     expect(itemsReads()).toBe(1);
     expect(again.stdout.trim()).toMatch(/^No changes\./);
+  });
+
+  it('takes items added by hand into the state once the config lists them too, sends nothing, and then neither finds nor reads them again', async () => {
+    const { emu, ws } = await fixtureApplied();
+    const list = emu.state().lists.find((l) => l.name === 'Blocked domains')!;
+    const items = [{ value: 'malware.example.net' }, { value: 'phishing.example.org' }, { value: 'added.example.com' }];
+    await byHand(emu.url, 'PATCH', 'lists', String(list.id), { items });
+    editDoc(ws, RESOURCES.GatewayList.file, RESOURCES.GatewayList.name, (d) => d.setIn(['spec', 'items'], items));
+
+    const plan = await cli(['plan', ...ws.remote(emu), '--refresh']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`* ${RESOURCES.GatewayList.key}  changed outside edgesync to what the config says`);
+    expect(plan.stdout).not.toContain('no operation of the interface can set');
+    expect(plan.stdout).toMatch(/Plan: nothing to apply; 1 to record as changed outside edgesync, \d+ unchanged\.$/m);
+
+    emu.clearRequests();
+    const r = await apply(ws, emu, '--refresh');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(emu.requests().filter((c) => c.method !== 'GET')).toEqual([]);
+
+    // The state took the items and the list's time and count as read: no drift, and no items read.
+    emu.clearRequests();
+    const again = await cli(['plan', ...ws.remote(emu), '--refresh']);
+    expect(again.stdout.trim()).toMatch(/^No changes\./);
+    expect(emu.requests().filter((c) => c.read === 'zero-trust-lists-zero-trust-list-items')).toEqual([]);
   });
 
   it('shows a list renamed in the dashboard, brings it back with the list’s update, and then finds nothing', async () => {

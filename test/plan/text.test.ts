@@ -150,6 +150,7 @@ describe('summarize', () => {
       unchanged: 0,
       drifted: 0,
       missing: 0,
+      accepted: 0,
       resync: 0,
       resyncCalls: 0,
       resyncKvChunks: 0,
