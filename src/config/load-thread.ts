@@ -1,6 +1,7 @@
 // A load's helper thread (./load-helper.ts): started with the schemas, then given the files; takes
 // them from the shared counter until none is left, and posts each one's build, or leaves it.
 
+import '../util/background.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import '../kinds/index.js';
 import { allKinds } from '../kinds/registry.js';

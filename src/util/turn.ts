@@ -1,9 +1,32 @@
 // Giving the event loop a turn in the middle of long work: what waits (I/O, timers, a health check)
 // runs before the work goes on.
 
-/** Resolves after the event loop has run what waits. */
+/** Work waiting for its turn, resumed one per pass of the event loop, in the order it asked. */
+const waiting: (() => void)[] = [];
+let releasing = false;
+
+function releaseOne(): void {
+  releasing = false;
+  waiting.shift()?.();
+  if (waiting.length) releaseNext();
+}
+
+function releaseNext(): void {
+  if (releasing) return;
+  releasing = true;
+  setImmediate(releaseOne);
+}
+
+/**
+ * Resolves after the event loop has run what waits. Several long works giving turns at once (a plan,
+ * a KV model, the status page's rows) resume one per pass of the loop, not one after the other in the
+ * same pass: a request waits for one stretch of work between two polls, not for the sum of them.
+ */
 export function turn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    releaseNext();
+  });
 }
 
 /** Items between two looks at the clock by a TurnCounter: a look costs about what a few items do. */
@@ -51,7 +74,7 @@ export class TurnCounter {
 }
 
 /** How long a stretch of work may hold the event loop before it gives a turn: a health check waits at most about this. */
-const TURN_MS = 10;
+const TURN_MS = 5;
 
 /**
  * Says when a turn is due by the time since the last one: work whose items cost unevenly (a YAML document, a

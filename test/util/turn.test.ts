@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TurnClock, TurnCounter } from '../../src/util/turn.js';
+import { TurnClock, TurnCounter, turn } from '../../src/util/turn.js';
 
 /** Holds the thread for `ms`, as a costly item does. */
 function hold(ms: number): void {
@@ -10,6 +10,28 @@ function hold(ms: number): void {
 }
 
 describe('a long loop’s turns', () => {
+  it('resume several works one per pass of the event loop, so that a request waits for one stretch, not for all of them', async () => {
+    let passes = 0;
+    let running = true;
+    const tick = () => {
+      passes++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const order: string[] = [];
+    const work = async (name: string) => {
+      for (let i = 0; i < 10; i++) {
+        await turn();
+        order.push(name);
+      }
+    };
+    await Promise.all([work('a'), work('b'), work('c')]);
+    running = false;
+    // Thirty turns, each a pass of its own (resumed together, they would take ten), in turn order.
+    expect(passes).toBeGreaterThanOrEqual(30);
+    expect(order.slice(0, 6)).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
+  });
+
   it('are due every `every` items however quick the items are', () => {
     const turns = new TurnCounter(1000);
     let due = 0;
@@ -17,7 +39,7 @@ describe('a long loop’s turns', () => {
     expect(due).toBeGreaterThanOrEqual(3);
   });
 
-  it('are due sooner than the count once items have held the loop for about 10 ms', async () => {
+  it('are due sooner than the count once items have held the loop for longer than a turn (5 ms)', async () => {
     const turns = new TurnCounter(1_000_000);
     await turns.turn();
     hold(15);

@@ -112,9 +112,19 @@ export function registerUi(scope: FastifyInstance, src: UiSources, access: Acces
     if ((PAGE_PATHS as readonly string[]).includes(req.routeOptions.url ?? '')) reply.headers(HEADERS);
   });
 
+  // The page last rendered, by version and query: asks while nothing moved (a probe, several open
+  // tabs) get the same bytes, as the live poll answers 204 for a version it has.
+  let rendered: { readonly key: string; readonly body: Buffer } | undefined;
   scope.get('/', async (req, reply) => {
     const version = pageVersion(src, Date.now());
-    return reply.type('text/html; charset=utf-8').send(renderDocument(await parts(req, version)));
+    const key = `${version} ${JSON.stringify(req.query)}`;
+    reply.type('text/html; charset=utf-8');
+    if (rendered?.key === key) return reply.send(rendered.body);
+    const page = await parts(req, version);
+    const body = Buffer.from(renderDocument(page));
+    // Rows still being read are not kept: the next ask may have them.
+    rendered = page.version === version ? { key, body } : undefined;
+    return reply.send(body);
   });
   scope.get('/ui/live', async (req, reply) => {
     const version = pageVersion(src, Date.now());

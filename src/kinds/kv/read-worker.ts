@@ -1,6 +1,7 @@
 // A reader thread of a KV source file for the plan: it validates, hashes and measures every pair of its
 // ranges (a JSON array: only cuts it into elements) and posts them in batches, waiting when the plan is that far behind.
 
+import '../../util/background.js';
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BARE_KEY_AT, bareKeyClose, bareKeyEnd, digestTag, hashTag, kvDigest, KV_RULES, preparePair, sentAsRead } from './pair.js';

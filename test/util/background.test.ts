@@ -1,0 +1,33 @@
+// Threads edgesync starts run below the main thread's priority (Linux sets one per thread), so that
+// the main thread's answers come first on a machine of few cores.
+
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { dropSpareLoadHelper, prestartLoadHelper } from '../../src/config/load-helper.js';
+
+/** A thread's nice value (Linux's /proc): the 17th field after the command's closing parenthesis. */
+function niceOf(tid: string): number[] {
+  try {
+    const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+  } catch {
+    return []; // ended meanwhile
+  }
+}
+
+const threadNices = (): number[] => fs.readdirSync('/proc/self/task').flatMap(niceOf);
+
+describe('a thread edgesync starts', () => {
+  it.runIf(process.platform === 'linux')('runs below the main thread’s priority, which stays as it was', async () => {
+    const before = threadNices().filter((n) => n > 0).length;
+    prestartLoadHelper();
+    try {
+      const until = Date.now() + 10_000;
+      while (threadNices().filter((n) => n > 0).length === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(threadNices().filter((n) => n === 10).length).toBeGreaterThan(before);
+      expect(niceOf(String(process.pid))).toEqual([0]);
+    } finally {
+      dropSpareLoadHelper();
+    }
+  });
+});
