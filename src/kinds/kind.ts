@@ -295,6 +295,8 @@ export interface Observation {
   readonly asRequest?: (object: Readonly<Record<string, Json>>, params: Readonly<Record<string, string>>) => Json;
   /** Set-like lists of the request (src/plan/observed.ts SetPaths): their order is the server's. @default none */
   readonly sets?: readonly string[];
+  /** Top-level string fields whose case is not theirs (a hostname): the server's case never makes a drift. @default none */
+  readonly caseless?: readonly string[];
   /**
    * A field of the request that the object's read does not carry, read by a list of its own for
    * each object found (a Gateway list's items: one call a page per list), and only for a resource

@@ -31,6 +31,8 @@ const base: KindDefinition = putKind({
     idFor: (_scope, _remoteId, request) => attachmentOf(request),
     idOf: attachmentOf,
     asRequest: (o) => pick(o, ['environment', 'hostname', 'service', 'zone_id']),
+    // Found case-blind (attachmentOf), compared so: the provider may answer a hostname in lower case.
+    caseless: ['hostname'],
   },
 });
 

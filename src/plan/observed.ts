@@ -131,3 +131,18 @@ export function observedDrift(desired: Json, observed: Json, sets: SetPaths = []
   walk(desired, seen, '');
   return out;
 }
+
+/** `observed` with each `caseless` field that differs from `applied` only in case taken as applied. */
+export function withCaseOf(observed: Json, applied: Json, caseless: readonly string[] | undefined): Json {
+  if (!caseless?.length || !isObject(observed) || !isObject(applied)) return observed;
+  let out: Record<string, Json> | undefined;
+  for (const field of caseless) {
+    const seen = observed[field];
+    const was = applied[field];
+    if (typeof seen === 'string' && typeof was === 'string' && seen !== was && seen.toLowerCase() === was.toLowerCase()) {
+      out ??= { ...observed };
+      out[field] = was;
+    }
+  }
+  return out ?? observed;
+}

@@ -6,7 +6,7 @@ import { canonicalJson, contentHash } from '../util/json.js';
 import type { AppliedResource, KvKeyPage, StateSnapshot } from '../state/types.js';
 import type { Step } from './memo.js';
 import { orphanKeysMessage } from './messages.js';
-import { observedDrift } from './observed.js';
+import { observedDrift, withCaseOf } from './observed.js';
 import { resendActions, type Drift } from './resend.js';
 import type { AcceptedDrift, Action, DriftedResource, MissingResource, Observed, Orphan, PlanNote, ResourceRef, UnmanagedKeys } from './types.js';
 
@@ -125,11 +125,17 @@ function against(
     return { applied: undefined, missing };
   }
   if (applied.request === undefined || observed.seen !== 'present') return { applied };
-  const fields = observedDrift(applied.request, observed.request, def.observe?.sets);
+  const there = withCaseOf(observed.request, applied.request, def.observe?.caseless);
+  const fields = observedDrift(applied.request, there, def.observe?.sets);
   if (!fields.length) return { applied };
-  // The fields that moved take what is there; the kind then diffs that against the config.
+  // The fields that moved take what is there; the kind then diffs that against the config. One the
+  // config already has as it is there (a set in another order) takes the config's own value.
+  const toConfig = new Set(observedDrift(self.request, there, def.observe?.sets).map((f) => f.path));
   let request: Json = applied.request;
-  for (const change of fields) request = setAt(request, change.path.split('.'), change.before);
+  for (const change of fields) {
+    const path = change.path.split('.');
+    request = setAt(request, path, toConfig.has(change.path) ? change.before : valueAt(self.request, path));
+  }
   return { applied: { ...applied, request, hash: contentHash(request) }, drifted: { ...ref, fields, source: self.source } };
 }
 
@@ -152,6 +158,13 @@ function heldDrift(blocked: KindDecision['blocked'], self: DesiredResource, appl
     const rest = b.fields.filter((f) => !held.includes(f));
     return [{ reason, fields: held }, ...(rest.length ? [{ ...b, fields: rest }] : [])];
   });
+}
+
+/** What `value` holds at `path` (lists by index). */
+function valueAt(value: Json | undefined, path: readonly string[]): Json | undefined {
+  let at = value;
+  for (const key of path) at = at !== null && typeof at === 'object' ? (at as Record<string, Json>)[key] : undefined;
+  return at;
 }
 
 /** `value` with `path` set to `to` (a copy; lists by index). */

@@ -84,6 +84,41 @@ describe('a refreshed plan', () => {
     ]);
   });
 
+  it('takes items changed in the dashboard and then in the config into the state, with the memo read, and sends nothing', async () => {
+    const before = desiredResource('GatewayList', 'hosts', { account: ACCOUNT }, { name: 'hosts', type: 'DOMAIN', items: [{ value: 'a.example.com' }] });
+    const now = desiredResource('GatewayList', 'hosts', { account: ACCOUNT }, { name: 'hosts', type: 'DOMAIN', items: [{ value: 'a.example.com' }, { value: 'c.example.com' }] });
+    const memo = { updated_at: '2026-03-01T00:00:00Z', count: 2 };
+    const seen: Observed = { seen: 'present', request: { name: 'hosts', type: 'DOMAIN', items: [{ value: 'c.example.com' }, { value: 'a.example.com' }] }, memo };
+    const plan = await buildPlan([now], applied(before), { observed: new Map([[now.key, seen]]), refresh: { calls: 1, recreateMissing: false, unchecked: [] } });
+    expect(plan.actions).toEqual([]);
+    expect(plan.blocked).toEqual([]);
+    expect(plan.drifted).toBeUndefined();
+    expect(plan.accepted).toEqual([
+      {
+        resource: now.key,
+        kind: 'GatewayList',
+        name: 'hosts',
+        fields: [{ path: 'items', before: [{ value: 'c.example.com' }, { value: 'a.example.com' }], after: [{ value: 'a.example.com' }] }],
+        // As the config orders them: the same set as what is there.
+        request: { name: 'hosts', type: 'DOMAIN', items: [{ value: 'a.example.com' }, { value: 'c.example.com' }] },
+        hash: expect.any(String),
+        memo,
+        source: now.source,
+      },
+    ]);
+    expect(renderText(plan)).toMatch(/Plan: nothing to apply; 1 to record as changed outside edgesync, 1 unchanged\.$/);
+    expect(JSON.parse(renderJson(plan)).accepted).toMatchObject([{ resource: now.key, fields: [{ path: 'items' }] }]);
+  });
+
+  it('finds no drift in a hostname the provider answers in another case, and still sees its service moved', async () => {
+    const domain = desiredResource('WorkerDomain', 'api', { account: ACCOUNT }, { hostname: 'API.example.com', zone_id: 'z1', service: 'api', environment: 'production' });
+    const same = await refreshed([domain], { [domain.key]: present({ hostname: 'api.example.com', zone_id: 'z1', service: 'api', environment: 'production' }) });
+    expect(same.drifted).toBeUndefined();
+    expect(same.actions).toEqual([]);
+    const moved = await refreshed([domain], { [domain.key]: present({ hostname: 'api.example.com', zone_id: 'z1', service: 'other', environment: 'production' }) });
+    expect(moved.drifted?.[0]?.fields).toEqual([{ path: 'service', before: 'other', after: 'api' }]);
+  });
+
   it('keeps the kind’s own reason for a field the config changed too', async () => {
     const before = desiredResource('GatewayList', 'hosts', { account: ACCOUNT }, { name: 'hosts', type: 'DOMAIN', items: [{ value: 'a.example.com' }] });
     const now = desiredResource('GatewayList', 'hosts', { account: ACCOUNT }, { name: 'hosts', type: 'DOMAIN', items: [{ value: 'd.example.com' }] });
