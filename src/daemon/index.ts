@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { LoadResult } from '../config/index.js';
+import { warmSchemas, type LoadResult } from '../config/index.js';
 import { getKind } from '../kinds/registry.js';
 import type { Approvals } from '../state/approvals.js';
 import type { ResourceQuery, ResourceStatus, StateStore } from '../state/types.js';
@@ -271,6 +271,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ? '/healthz /readyz; the status page, /status and /metrics need --ui-token-file on a non-loopback address'
       : `/healthz /readyz /metrics /status, the status page at /${access.mode === 'token' ? ' (UI token asked)' : ''}`;
   logger.info({ url, root }, `endpoint listening on ${url} (${served})`);
+  await warmSchemas();
 
   // A held plan waits for a person: an approval left from any machine makes the leader plan again.
   const approvalWatch = new AbortController();
