@@ -39,7 +39,7 @@ export class ResourceCache {
   private ownWrites = 0;
   /** Moves at every write said (wrote, counted, wroteAll): a cold read that saw it move is not kept. */
   private marks = 0;
-  /** The keys in order, made when first listed; dropped when a key comes or goes. */
+  /** The keys in order, made when first listed; kept in order as keys come and go. */
   private order: string[] | undefined;
   /** The cold read under way, shared by whoever asks meanwhile. */
   private warming: Promise<void> | undefined;
@@ -108,14 +108,18 @@ export class ResourceCache {
       return rows;
     }
     const rows = this.rows!;
+    const added: string[] = [];
+    const removed = new Set<string>();
     for (const key of this.dirty) {
       const r = await reads.one(key);
-      // A key that comes or goes changes the order.
       if (r) {
-        if (!rows.has(key)) this.order = undefined;
+        if (!rows.has(key)) added.push(key);
         rows.set(key, r);
-      } else if (rows.delete(key)) this.order = undefined;
+      } else if (rows.delete(key)) removed.add(key);
     }
+    // Keys that came or went are merged into the order, not sorted again with all the others: during
+    // an apply of 20,000 creates, each listing sorted them all again (50 to 100 ms in one piece).
+    if (this.order && (added.length || removed.size)) this.order = mergeSorted(removed.size ? this.order.filter((k) => !removed.has(k)) : this.order, added.sort(compareUtf8));
     this.keep(rows, { lineage, serial });
     return rows;
   }
@@ -136,4 +140,17 @@ export class ResourceCache {
     this.dirtyAll = false;
     this.ownWrites = 0;
   }
+}
+
+/** Two lists sorted by compareUtf8, merged into one. */
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  if (!b.length) return [...a];
+  const out: string[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = compareUtf8(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
 }
