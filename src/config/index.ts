@@ -18,7 +18,7 @@ import { checkCredentials } from './credentials.js';
 import type { Env } from './interpolate.js';
 import { createSchemaValidator, DEFAULT_SCHEMAS_DIR, type SchemaValidator } from './schema.js';
 import type { SourceRevision } from './revision.js';
-import { turn } from '../util/turn.js';
+import { TurnClock, turn } from '../util/turn.js';
 
 export { formatError, type ConfigError } from './errors.js';
 export { createConfigCache, type LoadCounts } from './cache.js';
@@ -86,7 +86,15 @@ export interface LoadOptions {
 
 /** `revision`: the git commit the files were read at, when the source knows one (./source.ts). */
 export type LoadResult =
-  | { readonly ok: true; readonly resources: readonly DesiredResource[]; readonly files: readonly string[]; readonly digest: string; readonly revision?: SourceRevision }
+  | {
+      readonly ok: true;
+      readonly resources: readonly DesiredResource[];
+      readonly files: readonly string[];
+      readonly digest: string;
+      /** Makes `digest` with turns of the event loop between pieces (a daemon's load), then reads it at no cost. @default digest made at once */
+      readonly settleDigest?: () => Promise<string>;
+      readonly revision?: SourceRevision;
+    }
   | { readonly ok: false; readonly errors: readonly ConfigError[]; readonly files: readonly string[]; readonly revision?: SourceRevision };
 
 const MiB = 1024 * 1024;
@@ -175,6 +183,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
     get digest() {
       return (digest ??= digestOf(resources));
     },
+    settleDigest: async () => (digest ??= await digestInTurns(resources)),
   };
 }
 
@@ -185,10 +194,35 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
  * load at 50,000 resources.
  */
 export function digestOf(resources: readonly DesiredResource[]): string {
+  const pieces = digestPieces(resources);
+  let step = pieces.next();
+  while (!step.done) step = pieces.next();
+  return step.value;
+}
+
+/** digestOf with a turn of the event loop whenever one is due between two pieces. */
+export async function digestInTurns(resources: readonly DesiredResource[]): Promise<string> {
+  const turns = new TurnClock();
+  const pieces = digestPieces(resources);
+  let step = pieces.next();
+  while (!step.done) {
+    if (turns.due()) await turns.turn();
+    step = pieces.next();
+  }
+  return step.value;
+}
+
+/** Resources between two pieces of the digest's work. */
+const DIGEST_PIECE = 1024;
+
+/** The digest's work, paused after the key order and every DIGEST_PIECE resources. */
+function* digestPieces(resources: readonly DesiredResource[]): Generator<void, string> {
   const order = keyOrder(resources);
+  yield;
   const out = new DigestWriter();
   out.raw('[');
   for (let n = 0; n < order.length; n++) {
+    if (n % DIGEST_PIECE === DIGEST_PIECE - 1) yield;
     const r = resources[order[n]!]!;
     out.raw(n ? ',["' : '["');
     out.text(r.key);

@@ -123,6 +123,8 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       needLoad = true;
       throw err;
     }
+    // Thousands of resources: their digest is made between turns of the event loop, before anyone reads it.
+    if (loaded.ok) await loaded.settleDigest?.();
     notify(() => observer.onConfig?.(loaded));
     if (!loaded.ok) {
       const { invalidRevision: _, ...rest } = status;

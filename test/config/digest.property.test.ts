@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { digestOf } from '../../src/config/index.js';
+import { digestInTurns, digestOf } from '../../src/config/index.js';
 import type { DesiredResource } from '../../src/kinds/kind.js';
 
 const resource = (key: string, hash: string) => ({ key, hash }) as DesiredResource;
@@ -43,5 +43,20 @@ describe('the config digest (properties)', () => {
   it('is the same over many chunks of hashed text as over one', () => {
     const rs = Array.from({ length: 5000 }, (_, i) => resource(`GatewayList[account=${'é'.repeat(40)}"\\]/list-${(i * 7919) % 5000}`, `${i}`.padStart(64, 'f')));
     expect(digestOf(rs)).toBe(expected(rs));
+  });
+
+  it('is the same made between turns of the event loop, which runs meanwhile when there are many', async () => {
+    const rs = Array.from({ length: 50_000 }, (_, i) => resource(`GatewayList[account=a]/list-${(i * 7919) % 50_000}`, `${i}`.padStart(64, 'f')));
+    let passes = 0;
+    let running = true;
+    const tick = () => {
+      passes++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const made = await digestInTurns(rs);
+    running = false;
+    expect(made).toBe(expected(rs));
+    expect(passes).toBeGreaterThan(0);
   });
 });
