@@ -10,6 +10,7 @@ import { register as state } from './cli/state.js';
 import { register as watch } from './cli/watch.js';
 import { register as importer } from './cli/import.js';
 import { prestartLoadHelper } from './config/load-helper.js';
+import { runThreadsBelowMain } from './util/thread.js';
 import { VERSION } from './util/version.js';
 
 export function buildProgram(): Command {
@@ -41,6 +42,8 @@ export function buildProgram(): Command {
 const LOADING = new Set(['validate', 'plan', 'watch']);
 
 export async function main(argv: string[]): Promise<void> {
+  // The daemon's threads run below its main thread, which answers health checks (see startThread).
+  if (argv[2] === 'watch') runThreadsBelowMain();
   if (LOADING.has(argv[2] ?? '')) prestartLoadHelper();
   const program = buildProgram();
   try {

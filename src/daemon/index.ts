@@ -11,6 +11,7 @@ import type { ResourceQuery, ResourceStatus, StateStore } from '../state/types.j
 import { systemClock, type Clock } from '../util/clock.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
 import { checkAllowedHost } from '../util/host-check.js';
+import { runThreadsBelowMain } from '../util/thread.js';
 import { createTerms, fixedLeadership, type Leadership, type Role } from './leadership.js';
 import { createReconcileLoop } from './loop.js';
 import type { LoopEngine, LoopObserver, LoopStatus, ReconcileLoop } from './loop-types.js';
@@ -145,6 +146,7 @@ function leadershipOf(options: DaemonOptions): Leadership {
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options);
+  runThreadsBelowMain();
   const root = checkString('root', options.root);
   const listen = options.listen ?? { host: '127.0.0.1', port: 9300 };
   checkString('listen.host', listen.host);

@@ -19,10 +19,25 @@ export interface ThreadOptions {
   readonly limits?: ResourceLimits;
 }
 
+/** How a started thread learns that it runs below the main thread's priority (read by ./background.ts). */
+export const BELOW_MAIN_ENV = 'EDGESYNC_THREAD_BELOW_MAIN';
+
+let belowMain = false;
+
+/**
+ * Threads started from now on run below the main thread's priority (Linux): a daemon, whose main
+ * thread answers health checks, asks for it. A command's threads keep the process's priority, so
+ * that on a busy machine they lose no ground to other processes.
+ */
+export function runThreadsBelowMain(): void {
+  belowMain = true;
+}
+
 /** Starts `module`'s thread; it keeps the process alive only while a caller waits on it (see Thread). */
 export function startThread(module: ThreadModule, options: ThreadOptions = {}): Worker {
   const worker = new Worker(compiledFile(module.beside, module.fromSources), {
     workerData: options.data,
+    ...(belowMain && { env: { ...process.env, [BELOW_MAIN_ENV]: '1' } }),
     transferList: options.transfer ? [...options.transfer] : undefined,
     resourceLimits: options.limits,
   });
@@ -38,14 +53,19 @@ export class Thread<M> {
   private readonly queue: M[] = [];
   private waiter: (() => void) | undefined;
   private endedWith: { error?: Error } | undefined;
+  private failure: Error | undefined;
 
   constructor(readonly worker: Worker) {
     worker.on('message', (m: M) => {
       this.queue.push(m);
       this.wake();
     });
-    worker.on('error', (error) => this.end(error));
-    worker.on('exit', () => this.end());
+    // A failure is kept until the exit that follows it: messages posted before it may still come
+    // between the two, and the caller takes them first.
+    worker.on('error', (error) => {
+      this.failure ??= error;
+    });
+    worker.on('exit', () => this.end(this.failure));
   }
 
   /** True once the thread ended: what it posted before is still taken by `next`. */

@@ -28,8 +28,12 @@ function config(extra: Record<string, string> = {}): string {
   return root;
 }
 
-/** The main thread held elsewhere once the helper has started: the helper takes most files. */
-const busy = () => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+/**
+ * The main thread held elsewhere once the helper has started: the helper takes most files. Long
+ * enough for a helper that runs below the main thread's priority to start while other test files
+ * keep both cores busy.
+ */
+const busy = () => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
 
 async function both(root: string, options: Partial<LoadOptions> = {}) {
   const cache = createConfigCache();
