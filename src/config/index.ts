@@ -86,15 +86,7 @@ export interface LoadOptions {
 
 /** `revision`: the git commit the files were read at, when the source knows one (./source.ts). */
 export type LoadResult =
-  | {
-      readonly ok: true;
-      readonly resources: readonly DesiredResource[];
-      readonly files: readonly string[];
-      readonly digest: string;
-      /** Makes `digest` with turns of the event loop between pieces (a daemon's load), then reads it at no cost. @default digest made at once */
-      readonly settleDigest?: () => Promise<string>;
-      readonly revision?: SourceRevision;
-    }
+  | { readonly ok: true; readonly resources: readonly DesiredResource[]; readonly files: readonly string[]; readonly digest: string; readonly revision?: SourceRevision }
   | { readonly ok: false; readonly errors: readonly ConfigError[]; readonly files: readonly string[]; readonly revision?: SourceRevision };
 
 const MiB = 1024 * 1024;
@@ -175,15 +167,13 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   if (errors.length) return { ok: false, errors: sortErrors(errors), files: found.files };
   const { resources } = signed;
   // Made when first read: `plan` and `validate` never read it (0.1 s at 50,000 resources).
-  let digest: string | undefined;
   return {
     ok: true,
     resources,
     files: found.files,
     get digest() {
-      return (digest ??= digestOf(resources));
+      return digestOf(resources);
     },
-    settleDigest: async () => (digest ??= await digestInTurns(resources)),
   };
 }
 
@@ -194,22 +184,36 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
  * load at 50,000 resources.
  */
 export function digestOf(resources: readonly DesiredResource[]): string {
-  const pieces = digestPieces(resources);
-  let step = pieces.next();
-  while (!step.done) step = pieces.next();
-  return step.value;
+  let digest = digests.get(resources);
+  if (digest === undefined) {
+    const pieces = digestPieces(resources);
+    let step = pieces.next();
+    while (!step.done) step = pieces.next();
+    digests.set(resources, (digest = step.value));
+  }
+  return digest;
 }
 
-/** digestOf with a turn of the event loop whenever one is due between two pieces. */
+/** Each list of resources' digest once made: a load's `digest` is read again and again. */
+const digests = new WeakMap<readonly DesiredResource[], string>();
+
+/**
+ * digestOf with a turn of the event loop whenever one is due between two pieces: a daemon makes a
+ * load's digest so before reading `digest`, which then costs nothing.
+ */
 export async function digestInTurns(resources: readonly DesiredResource[]): Promise<string> {
-  const turns = new TurnClock();
-  const pieces = digestPieces(resources);
-  let step = pieces.next();
-  while (!step.done) {
-    if (turns.due()) await turns.turn();
-    step = pieces.next();
+  let digest = digests.get(resources);
+  if (digest === undefined) {
+    const turns = new TurnClock();
+    const pieces = digestPieces(resources);
+    let step = pieces.next();
+    while (!step.done) {
+      if (turns.due()) await turns.turn();
+      step = pieces.next();
+    }
+    digests.set(resources, (digest = step.value));
   }
-  return step.value;
+  return digest;
 }
 
 /** Resources between two pieces of the digest's work. */

@@ -4,7 +4,7 @@
 // and the periodic runs: a resync, a drift check (a refresh first; its correction held unless asked).
 
 import { applyErrors, applyOutcome } from '../apply/outcome.js';
-import { formatError, type ConfigError, type LoadResult } from '../config/index.js';
+import { digestInTurns, formatError, type ConfigError, type LoadResult } from '../config/index.js';
 import { needsAttention } from '../plan/summary.js';
 import type { Plan } from '../plan/types.js';
 import { revisionText } from '../config/revision.js';
@@ -124,7 +124,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       throw err;
     }
     // Thousands of resources: their digest is made between turns of the event loop, before anyone reads it.
-    if (loaded.ok) await loaded.settleDigest?.();
+    if (loaded.ok) await digestInTurns(loaded.resources);
     notify(() => observer.onConfig?.(loaded));
     if (!loaded.ok) {
       const { invalidRevision: _, ...rest } = status;
