@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { digestInTurns, digestOf } from '../../src/config/index.js';
 import type { DesiredResource } from '../../src/kinds/kind.js';
+import { passesDuring } from '../helpers/loop-passes.js';
 
 const resource = (key: string, hash: string) => ({ key, hash }) as DesiredResource;
 const expected = (rs: readonly DesiredResource[]) =>
@@ -47,15 +48,7 @@ describe('the config digest (properties)', () => {
 
   it('is the same made between turns of the event loop, which runs meanwhile when there are many', async () => {
     const rs = Array.from({ length: 50_000 }, (_, i) => resource(`GatewayList[account=a]/list-${(i * 7919) % 50_000}`, `${i}`.padStart(64, 'f')));
-    let passes = 0;
-    let running = true;
-    const tick = () => {
-      passes++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const made = await digestInTurns(rs);
-    running = false;
+    const { result: made, passes } = await passesDuring(() => digestInTurns(rs));
     expect(made).toBe(expected(rs));
     expect(passes).toBeGreaterThan(0);
   });

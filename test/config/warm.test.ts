@@ -4,18 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { warmSchemas } from '../../src/config/index.js';
 import '../../src/kinds/index.js';
 import { allKinds } from '../../src/kinds/registry.js';
+import { passesDuring } from '../helpers/loop-passes.js';
 
 describe('warming the schemas', () => {
   it('compiles the envelope’s and every kind’s schema, one per turn of the event loop', async () => {
-    let passes = 0;
-    let running = true;
-    const tick = () => {
-      passes++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
-    await warmSchemas();
-    running = false;
+    const { passes } = await passesDuring(warmSchemas);
     expect(allKinds().length).toBeGreaterThan(10);
     expect(passes).toBeGreaterThanOrEqual(allKinds().length);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TurnClock, TurnCounter, turn } from '../../src/util/turn.js';
+import { passesDuring } from '../helpers/loop-passes.js';
 
 /** Holds the thread for `ms`, as a costly item does. */
 function hold(ms: number): void {
@@ -11,13 +12,6 @@ function hold(ms: number): void {
 
 describe('a long loop’s turns', () => {
   it('resume several works one per pass of the event loop, so that a request waits for one stretch, not for all of them', async () => {
-    let passes = 0;
-    let running = true;
-    const tick = () => {
-      passes++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
     const order: string[] = [];
     const work = async (name: string) => {
       for (let i = 0; i < 10; i++) {
@@ -25,8 +19,7 @@ describe('a long loop’s turns', () => {
         order.push(name);
       }
     };
-    await Promise.all([work('a'), work('b'), work('c')]);
-    running = false;
+    const { passes } = await passesDuring(() => Promise.all([work('a'), work('b'), work('c')]));
     // Thirty turns, each a pass of its own (resumed together, they would take ten), in turn order.
     expect(passes).toBeGreaterThanOrEqual(30);
     expect(order.slice(0, 6)).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
