@@ -2,17 +2,20 @@
 // sees them, back to applied once the config and the state agree again, and drift the config took.
 
 import type { Plan } from '../plan/types.js';
-import type { ResourceStatus, StateStore } from '../state/types.js';
+import type { AppliedResource, ResourceIdentity, ResourceStatus, StateStore } from '../state/types.js';
 import type { Clock } from '../util/clock.js';
 import type { ExecutorLogger } from './options.js';
 
 type Store = Pick<StateStore, 'get' | 'recordStatus' | 'recordSuccess' | 'forget'>;
 
+/** What a write names of a resource the state holds. */
+const identityOf = (known: AppliedResource): ResourceIdentity => ({ key: known.key, kind: known.kind, name: known.name, scope: known.scope });
+
 /** Sets `status` (with its reason) on a resource state holds, unless it is uncertain or already says so. */
 async function mark(state: Store, key: string, status: ResourceStatus, note: string | undefined): Promise<void> {
   const known = await state.get(key);
   if (!known || known.status === 'uncertain' || (known.status === status && known.lastError === note)) return;
-  await state.recordStatus({ key, kind: known.kind, name: known.name, scope: known.scope }, status, note);
+  await state.recordStatus(identityOf(known), status, note);
 }
 
 /**
@@ -31,11 +34,7 @@ export function clearSettled(plan: Plan, state: Store, logger: ExecutorLogger, c
     for (const a of plan.accepted ?? []) {
       const known = await state.get(a.resource);
       if (known && known.status !== 'uncertain')
-        await state.recordSuccess(
-          { key: known.key, kind: known.kind, name: known.name, scope: known.scope },
-          { request: a.request, hash: a.hash, ...(a.memo !== undefined && { memo: a.memo }) },
-          new Date(clock.now()),
-        );
+        await state.recordSuccess(identityOf(known), { request: a.request, hash: a.hash, ...(a.memo !== undefined && { memo: a.memo }) }, new Date(clock.now()));
     }
   });
 }

@@ -184,14 +184,10 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
  * load at 50,000 resources.
  */
 export function digestOf(resources: readonly DesiredResource[]): string {
-  let digest = digests.get(resources);
-  if (digest === undefined) {
-    const pieces = digestPieces(resources);
-    let step = pieces.next();
-    while (!step.done) step = pieces.next();
-    digests.set(resources, (digest = step.value));
-  }
-  return digest;
+  const pieces = digestPieces(resources);
+  let step = pieces.next();
+  while (!step.done) step = pieces.next();
+  return step.value;
 }
 
 /** Each list of resources' digest once made: a load's `digest` is read again and again. */
@@ -202,25 +198,23 @@ const digests = new WeakMap<readonly DesiredResource[], string>();
  * load's digest so before reading `digest`, which then costs nothing.
  */
 export async function digestInTurns(resources: readonly DesiredResource[]): Promise<string> {
-  let digest = digests.get(resources);
-  if (digest === undefined) {
-    const turns = new TurnClock();
-    const pieces = digestPieces(resources);
-    let step = pieces.next();
-    while (!step.done) {
-      if (turns.due()) await turns.turn();
-      step = pieces.next();
-    }
-    digests.set(resources, (digest = step.value));
+  const turns = new TurnClock();
+  const pieces = digestPieces(resources);
+  let step = pieces.next();
+  while (!step.done) {
+    if (turns.due()) await turns.turn();
+    step = pieces.next();
   }
-  return digest;
+  return step.value;
 }
 
 /** Resources between two pieces of the digest's work. */
 const DIGEST_PIECE = 1024;
 
-/** The digest's work, paused after the key order and every DIGEST_PIECE resources. */
+/** The digest's work, paused after the key order and every DIGEST_PIECE resources; none when it was made before. */
 function* digestPieces(resources: readonly DesiredResource[]): Generator<void, string> {
+  const known = digests.get(resources);
+  if (known !== undefined) return known;
   const order = keyOrder(resources);
   yield;
   const out = new DigestWriter();
@@ -235,7 +229,9 @@ function* digestPieces(resources: readonly DesiredResource[]): Generator<void, s
     out.raw('"]');
   }
   out.raw(']');
-  return out.digest();
+  const digest = out.digest();
+  digests.set(resources, digest);
+  return digest;
 }
 
 /** What JSON.stringify writes other than the characters themselves: quotes, backslashes, controls, lone surrogates. */
