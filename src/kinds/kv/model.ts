@@ -13,6 +13,7 @@ import { FlagColumn, SeqColumn } from './seq-column.js';
 import { ElementBounds } from './element-bounds.js';
 import { threadedJsonItems } from './json-array-thread.js';
 import { TurnCounter } from '../../util/turn.js';
+import type { KeyEntry } from './key-entry.js';
 
 /**
  * Pairs read between two turns of the event loop: a few milliseconds of work at most (a pair parsed, checked
@@ -196,36 +197,64 @@ async function readOrigins(
 
 /** One pass over the sorted keys: the digest, and every key defined twice reported (at its later definition). */
 async function digestAndDuplicates(ctx: BuildContext, keys: SortedKeys, spans: readonly OriginSpan[], turns: TurnCounter): Promise<string> {
-  const digest = createHash('sha256');
-  const where = (seq: number) => {
-    const { span, item } = spanOf(spans, seq);
-    return { origin: span.origin, index: item };
-  };
-  let previous: { key: string; seq: number } | undefined;
-  let reported = 0;
-  let batch = '';
-  for (const e of keys.entries()) {
-    if (turns.due()) await turns.turn();
-    if (previous?.key === e.key) {
-      if (++reported <= MAX_PROBLEMS_PER_SOURCE) {
-        const first = where(previous.seq);
-        const later = where(e.seq);
-        const label = (w: { origin: PairOrigin; index: number }) => w.origin.label(w.origin.locate(w.index));
-        ctx.issue(later.origin.fieldPath(later.index, 'key'), `key ${JSON.stringify(e.key)} is defined twice: ${label(first)} and ${label(later)}`);
+  const walk = new DigestWalk(ctx, spans);
+  const entries = keys.entries();
+  while (walk.take(entries, ITEMS_PER_TURN)) await turns.turn();
+  return walk.digest(ctx);
+}
+
+/**
+ * The keys' digest and their duplicates, taken a slice at a time by a plain method: a loop in an async
+ * function, run once for every key of the namespace, is optimized less well by V8.
+ */
+class DigestWalk {
+  private readonly hash = createHash('sha256');
+  private previous: { key: string; seq: number } | undefined;
+  private reported = 0;
+  private batch = '';
+
+  constructor(
+    private readonly ctx: BuildContext,
+    private readonly spans: readonly OriginSpan[],
+  ) {}
+
+  /** Takes up to `limit` entries; true while entries are left. */
+  take(entries: Iterator<KeyEntry>, limit: number): boolean {
+    for (let n = 0; n < limit; n++) {
+      const next = entries.next();
+      if (next.done) return false;
+      const e = next.value;
+      if (this.previous?.key === e.key) {
+        if (++this.reported <= MAX_PROBLEMS_PER_SOURCE) this.twice(this.previous.seq, e);
+        continue;
       }
-      continue;
+      this.previous = { key: e.key, seq: e.seq };
+      // Hashes have one fixed length, so joining them is unambiguous; batches save a call per pair.
+      this.batch += e.hash;
+      if (this.batch.length >= 4096 * 32) {
+        this.hash.update(this.batch);
+        this.batch = '';
+      }
     }
-    previous = { key: e.key, seq: e.seq };
-    // Hashes have one fixed length, so joining them is unambiguous; batches save a call per pair.
-    batch += e.hash;
-    if (batch.length >= 4096 * 32) {
-      digest.update(batch);
-      batch = '';
-    }
+    return true;
   }
-  digest.update(batch);
-  if (reported > MAX_PROBLEMS_PER_SOURCE) ctx.issue(['spec'], `… and ${(reported - MAX_PROBLEMS_PER_SOURCE).toLocaleString('en-US')} more keys defined twice`);
-  return digest.digest('hex');
+
+  digest(ctx: BuildContext): string {
+    this.hash.update(this.batch);
+    if (this.reported > MAX_PROBLEMS_PER_SOURCE) ctx.issue(['spec'], `… and ${(this.reported - MAX_PROBLEMS_PER_SOURCE).toLocaleString('en-US')} more keys defined twice`);
+    return this.hash.digest('hex');
+  }
+
+  private twice(firstSeq: number, e: KeyEntry): void {
+    const where = (seq: number) => {
+      const { span, item } = spanOf(this.spans, seq);
+      return { origin: span.origin, index: item };
+    };
+    const first = where(firstSeq);
+    const later = where(e.seq);
+    const label = (w: { origin: PairOrigin; index: number }) => w.origin.label(w.origin.locate(w.index));
+    this.ctx.issue(later.origin.fieldPath(later.index, 'key'), `key ${JSON.stringify(e.key)} is defined twice: ${label(first)} and ${label(later)}`);
+  }
 }
 
 /**

@@ -317,37 +317,13 @@ export class SortedKeys {
       const r = new RecordReader(fd, Buffer.allocUnsafe(bytes), file);
       if (r.advance()) readers.push(r);
     }
-    const less = this.astral
-      ? (a: RecordReader, b: RecordReader) => (compareUtf8(a.key, b.key) || a.seq - b.seq) < 0
-      : (a: RecordReader, b: RecordReader) => a.key < b.key || (a.key === b.key && a.seq < b.seq);
-    const heap = readers;
-    const down = (at: number) => {
-      const top = heap[at];
-      for (;;) {
-        let child = 2 * at + 1;
-        if (child >= heap.length) break;
-        if (child + 1 < heap.length && less(heap[child + 1], heap[child])) child++;
-        if (!less(heap[child], top)) break;
-        heap[at] = heap[child];
-        at = child;
-      }
-      heap[at] = top;
-    };
-    for (let at = (heap.length >> 1) - 1; at >= 0; at--) down(at);
     const file = this.newFile('sorted');
     const fd = this.open(file, 'w');
     const out = new RecordWriter(fd);
-    for (let written = 1; heap.length > 0; written++) {
-      if (written % MERGED_PER_TURN === 0) yield;
-      const r = heap[0];
-      out.writeRaw(r.bytes, r.start, r.stop);
-      if (!r.advance()) {
-        const last = heap.pop()!;
-        if (heap.length === 0) break;
-        heap[0] = last;
-      }
-      down(0);
-    }
+    // The slice's loop is a plain method, not this generator's: V8 optimizes a loop inside a generator
+    // less well, and this one runs once for every key of the namespace.
+    const heap = new ReaderHeap(readers, this.astral);
+    while (heap.writeSome(out, MERGED_PER_TURN)) yield;
     out.flush();
     this.closeFd(fd);
     for (const f of fds) this.closeFd(f);
@@ -393,4 +369,47 @@ export class SortedKeys {
 
 function hashError(key: string, hash: unknown): TypeError {
   return new TypeError(`Expected the hash of ${JSON.stringify(key)} to be 32 hex digits (16 bytes), got ${JSON.stringify(hash)}`);
+}
+
+/** The runs' readers as a binary heap, the one at the top holding the least key. */
+class ReaderHeap {
+  private readonly less: (a: RecordReader, b: RecordReader) => boolean;
+
+  constructor(
+    private readonly heap: RecordReader[],
+    astral: boolean,
+  ) {
+    this.less = astral ? (a, b) => (compareUtf8(a.key, b.key) || a.seq - b.seq) < 0 : (a, b) => a.key < b.key || (a.key === b.key && a.seq < b.seq);
+    for (let at = (heap.length >> 1) - 1; at >= 0; at--) this.down(at);
+  }
+
+  /** Writes up to `limit` records in order; true while records are left. */
+  writeSome(out: RecordWriter, limit: number): boolean {
+    const heap = this.heap;
+    for (let written = 0; written < limit && heap.length > 0; written++) {
+      const r = heap[0]!;
+      out.writeRaw(r.bytes, r.start, r.stop);
+      if (!r.advance()) {
+        const last = heap.pop()!;
+        if (heap.length === 0) break;
+        heap[0] = last;
+      }
+      this.down(0);
+    }
+    return heap.length > 0;
+  }
+
+  private down(at: number): void {
+    const { heap, less } = this;
+    const top = heap[at]!;
+    for (;;) {
+      let child = 2 * at + 1;
+      if (child >= heap.length) break;
+      if (child + 1 < heap.length && less(heap[child + 1]!, heap[child]!)) child++;
+      if (!less(heap[child]!, top)) break;
+      heap[at] = heap[child]!;
+      at = child;
+    }
+    heap[at] = top;
+  }
 }
