@@ -99,6 +99,7 @@ async function startWatchOn(options: WatchOptions, { metrics, notifier, git }: P
     retry: { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 5000 },
     ...options.root,
     owner: 'edgesync watch',
+    longRunning: true,
     logger: options.logger,
     signal: stop.signal,
     sinks: [...(options.root.sinks ?? []), metrics],

@@ -70,6 +70,11 @@ export interface RootOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Stops new calls (SIGTERM); calls in flight finish. */
   readonly signal?: AbortSignal;
+  /**
+   * A process that keeps its session for long and answers meanwhile (the daemon): a SQLite state's WAL is
+   * checkpointed by a thread of its own, not by the commit that fills it. @default false
+   */
+  readonly longRunning?: boolean;
 }
 
 export interface Session {
@@ -291,7 +296,7 @@ export function composeRoot(options: RootOptions): Root {
       ),
     async session() {
       const to = needRemote();
-      return sessionOn(await state.open({ owner, secretsDir, notSecrets: credentialFiles, clock }), to);
+      return sessionOn(await state.open({ owner, secretsDir, notSecrets: credentialFiles, clock, ...(options.longRunning && { checkpointInThread: true }) }), to);
     },
     claim() {
       if (!state.claim) return undefined;

@@ -44,6 +44,8 @@ export interface StateBackend {
     /** Files of the secrets folder that are the credentials' own, not traces of an apply. */
     readonly notSecrets?: readonly string[];
     readonly clock?: Clock;
+    /** A long-running process's store: SQLite's WAL is checkpointed by a thread of its own (StateOptions.checkpointInThread). @default false */
+    readonly checkpointInThread?: boolean;
   }): Promise<StateAdmin>;
   /** `use` on one consistent snapshot, without a lock; the empty state before any apply (unless lost, as above). */
   read<T>(use: (snapshot: StateSnapshot) => Promise<T> | T, secretsDir?: string, notSecrets?: readonly string[]): Promise<T>;
@@ -150,8 +152,15 @@ export function sqliteBackend(file: string): StateBackend {
     approvals: fileApprovals(`${absolute}.approve`),
     defaultSecretsDir: path.join(path.dirname(absolute), 'secrets'),
     localDir: path.dirname(absolute),
-    open: ({ owner, secretsDir, notSecrets, clock }) =>
-      openStateStore({ file: absolute, owner, ...(secretsDir && { secretsDir }), ...(notSecrets && { notSecrets }), ...(clock && { clock }) }),
+    open: ({ owner, secretsDir, notSecrets, clock, checkpointInThread }) =>
+      openStateStore({
+        file: absolute,
+        owner,
+        ...(secretsDir && { secretsDir }),
+        ...(notSecrets && { notSecrets }),
+        ...(clock && { clock }),
+        ...(checkpointInThread && { checkpointInThread }),
+      }),
     async read(use, secretsDir, notSecrets) {
       const kept = await ahead.take();
       if (!fs.existsSync(absolute)) {

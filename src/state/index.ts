@@ -11,6 +11,7 @@ import { checkVersion, migrate, schemaVersion, SCHEMA_VERSION } from './schema.j
 import { statements } from './sql.js';
 import { SqlStateStore } from './store.js';
 import { SqliteDatabase } from './sqlite-db.js';
+import { checkpointInThread, type Checkpoints } from './checkpoint.js';
 
 export { StateFileError } from './file.js';
 export { StateLockedError } from './lock.js';
@@ -42,6 +43,11 @@ export interface StateOptions {
   readonly secretsDir?: string;
   /** Files of the secrets folder that are not token secrets (the credentials' own): no trace of an apply. @default [] */
   readonly notSecrets?: readonly string[];
+  /**
+   * The WAL copied back into the file by a thread of its own (./checkpoint.ts), not by the commit that
+   * fills it: a daemon's main thread then never waits for a checkpoint. @default false
+   */
+  readonly checkpointInThread?: boolean;
 }
 
 export const DEFAULT_STATE_FILE = '.edgesync/state.db';
@@ -59,6 +65,7 @@ interface Resolved {
   readonly kvPageSize: number;
   readonly secretsDir?: string;
   readonly notSecrets: readonly string[];
+  readonly checkpointInThread: boolean;
 }
 
 /** The options with their defaults; the file comes checked from the backend (sqliteBackend), the rest from the root. */
@@ -74,6 +81,7 @@ function resolveOptions(o: StateOptions): Resolved {
     kvPageSize: o.kvPageSize ?? 5_000,
     ...(o.secretsDir !== undefined && { secretsDir: o.secretsDir }),
     notSecrets: o.notSecrets ?? [],
+    checkpointInThread: o.checkpointInThread ?? false,
   };
 }
 
@@ -114,6 +122,7 @@ async function openWritable(o: Resolved): Promise<SqlStateStore> {
     migrate(db, shown);
     const opened = identityOf(file);
     const held = lock;
+    let checkpoints: Checkpoints | undefined;
     const wrapped = new SqliteDatabase(db);
     const store = new SqlStateStore({
       db: wrapped,
@@ -121,11 +130,19 @@ async function openWritable(o: Resolved): Promise<SqlStateStore> {
       clock: o.clock,
       kvPageSize: o.kvPageSize,
       readOnly: false,
-      onClose: () => held?.release(),
+      onClose: async () => {
+        try {
+          await checkpoints?.stop();
+        } finally {
+          held?.release();
+        }
+      },
       shown,
       verify: () => checkSameFile(file, opened, shown),
     });
     if (lock) await store.recoverCrashedIntents();
+    // Started last: a store that failed to open leaves no thread behind.
+    if (o.checkpointInThread) checkpoints = checkpointInThread(db, file);
     return store;
   } catch (err) {
     if (db?.open) db.close();

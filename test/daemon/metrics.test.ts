@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/daemon/index.js';
+import { RESOURCE_COUNTS_MS } from '../../src/daemon/metrics.js';
+import type { RunReport } from '../../src/daemon/loop-types.js';
+import type { ResourceStatus } from '../../src/state/types.js';
 import { startHarness, waitFor, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -54,5 +57,41 @@ describe('the event loop delay metric', () => {
     expect(timers()).toBe(idle);
     metrics.watchEventLoop()();
     expect(timers()).toBe(idle);
+  });
+});
+
+describe('the resources by status on /metrics', () => {
+  /** A metrics registry whose counts come from `counts`, read on a clock the test moves. */
+  function counted(counts: () => Promise<ReadonlyMap<ResourceStatus, number>>) {
+    let at = 0;
+    const metrics = createMetrics({ defaultMetrics: false, now: () => at });
+    metrics.trackResources(counts);
+    const applied = async () => Number(/^edgesync_resources\{status="applied"\} (\d+)$/m.exec(await metrics.registry.metrics())?.[1]);
+    return { metrics, applied, wait: (ms: number) => (at += ms) };
+  }
+
+  it('counts the state at most once a second while scrapes come faster, and again once a run ends', async () => {
+    let asked = 0;
+    const m = counted(async () => new Map([['applied', ++asked * 10]]));
+    expect(await m.applied()).toBe(10);
+    m.wait(RESOURCE_COUNTS_MS - 1);
+    expect(await m.applied()).toBe(10);
+    expect(asked).toBe(1);
+    m.wait(1);
+    expect(await m.applied()).toBe(20);
+    m.metrics.observer.onRun?.({ result: 'ok', finishedAt: new Date(0).toISOString() } as RunReport);
+    expect(await m.applied()).toBe(30);
+    expect(asked).toBe(3);
+  });
+
+  it('asks again at the next scrape when a count failed', async () => {
+    let fail = true;
+    const m = counted(async () => {
+      if (fail) throw new Error('state closed');
+      return new Map([['applied', 4]]);
+    });
+    await expect(m.metrics.registry.metrics()).rejects.toThrow(/state closed/);
+    fail = false;
+    expect(await m.applied()).toBe(4);
   });
 });
