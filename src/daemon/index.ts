@@ -257,6 +257,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(access.mode === 'open' && { hostCheck: { allowed: allowedHosts, hint: HOST_HINT } }),
   });
   options.routes?.(app);
+  // Before listening: the first compile loads ajv's own modules in one piece (half a second on a busy
+  // machine), which no answer should wait for; each kind's schema is compiled in a turn of its own.
+  await warmSchemas();
   // From before the first run: a load or plan that holds the loop shows in the histogram as it happens.
   const unwatchLoop = metrics.watchEventLoop();
   try {
@@ -273,7 +276,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ? '/healthz /readyz; the status page, /status and /metrics need --ui-token-file on a non-loopback address'
       : `/healthz /readyz /metrics /status, the status page at /${access.mode === 'token' ? ' (UI token asked)' : ''}`;
   logger.info({ url, root }, `endpoint listening on ${url} (${served})`);
-  await warmSchemas();
 
   // A held plan waits for a person: an approval left from any machine makes the leader plan again.
   const approvalWatch = new AbortController();

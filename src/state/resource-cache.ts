@@ -2,7 +2,7 @@
 // snapshot or listing reads again only the rows this store wrote since, not every row.
 
 import { compareUtf8 } from '../util/compare.js';
-import { turn } from '../util/turn.js';
+import { turn, TurnClock } from '../util/turn.js';
 import type { AppliedResource } from './types.js';
 
 /** How the cache reads rows; the store gives its statements. */
@@ -110,7 +110,10 @@ export class ResourceCache {
     const rows = this.rows!;
     const added: string[] = [];
     const removed = new Set<string>();
+    // Each row is a statement of its own: a listing after 1,000 creates read them for 100 ms in one piece.
+    const turns = new TurnClock();
     for (const key of this.dirty) {
+      await turns.pace();
       const r = await reads.one(key);
       if (r) {
         if (!rows.has(key)) added.push(key);

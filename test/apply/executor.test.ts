@@ -182,3 +182,27 @@ describe('executing a plan', () => {
     expect(result).toMatchObject({ requests: 0, succeeded: [], failed: [], skipped: [], uncertain: [] });
   });
 });
+
+describe('starting a large plan', () => {
+  it('starts its actions over several turns of the event loop, not all in one', async () => {
+    let passes = 0;
+    let counting = true;
+    const tick = () => {
+      passes++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const startedAt: number[] = [];
+    const actions = Array.from({ length: 50_000 }, (_, i) => action(`r${i}`, { operation: null }));
+    const h = harness(() => ({}), { hooks: { onActionStart: () => startedAt.push(passes) } });
+    try {
+      const result = await h.execute(plan(actions));
+      expect(result.succeeded).toHaveLength(actions.length);
+    } finally {
+      counting = false;
+    }
+    expect(startedAt).toHaveLength(actions.length);
+    // All 50,000 started in the pass that began the run, before: a health check waited for all of them.
+    expect(startedAt.at(-1)!).toBeGreaterThan(startedAt[0]!);
+  });
+});

@@ -9,6 +9,7 @@ import type { SqlStateStore } from '../../src/state/store.js';
 import type { AppliedResource, GroupWrite } from '../../src/state/types.js';
 import { BACKENDS, sqlite, using } from './backends.js';
 import { identity } from './helpers.js';
+import { passesDuring } from '../helpers/loop-passes.js';
 
 const at = new Date('2026-11-23T10:00:00.000Z');
 const NAMES = ['a', 'b', 'c', 'd'];
@@ -154,5 +155,19 @@ describe('a SQLite state written by another process between snapshots', () => {
       },
       { lock: false },
     );
+  });
+});
+
+describe('a listing after many writes', () => {
+  it('reads the rows written since with turns of the event loop between them, and lists what a whole read does', async () => {
+    const names = Array.from({ length: 5_000 }, (_, i) => `w-${i}`);
+    await using(sqlite.fresh(), async (store) => {
+      await store.list();
+      await store.writeGroup(names.map((n) => ({ write: 'recordSuccess', id: identity(n), record: { request: { n }, hash: 'h' }, at })));
+      // 5,000 rows read one by one held the loop for a tenth of a second or more in one piece.
+      const { result: listed, passes } = await passesDuring(() => store.list());
+      expect(passes).toBeGreaterThan(1);
+      expect(listed).toEqual(await whole(store));
+    });
   });
 });
