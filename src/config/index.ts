@@ -19,6 +19,7 @@ import type { Env } from './interpolate.js';
 import { createSchemaValidator, DEFAULT_SCHEMAS_DIR, type SchemaValidator } from './schema.js';
 import type { SourceRevision } from './revision.js';
 import { TurnClock, turn } from '../util/turn.js';
+import { sortedIndices } from '../util/sort-steps.js';
 
 export { formatError, type ConfigError } from './errors.js';
 export { createConfigCache, type LoadCounts } from './cache.js';
@@ -159,9 +160,11 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   for (const o of outcomes) errors.push(...o.errors);
   // The checks over every document take tens of milliseconds each at 20,000: the event loop runs between them.
   await turn();
-  errors.push(...crossChecks(outcomes));
+  errors.push(...identityChecks(outcomes));
   await turn();
-  const signed = checkCredentials(outcomes, opts.env, opts.secrets, opts.checkSecrets ? opts.storedSecret : false);
+  errors.push(...sharedTargets(outcomes));
+  await turn();
+  const signed = await checkCredentials(outcomes, opts.env, opts.secrets, opts.checkSecrets ? opts.storedSecret : false);
   errors.push(...signed.errors);
   await turn();
   if (errors.length) return { ok: false, errors: sortErrors(errors), files: found.files };
@@ -215,7 +218,7 @@ const DIGEST_PIECE = 1024;
 function* digestPieces(resources: readonly DesiredResource[]): Generator<void, string> {
   const known = digests.get(resources);
   if (known !== undefined) return known;
-  const order = keyOrder(resources);
+  const order = yield* keyOrder(resources);
   yield;
   const out = new DigestWriter();
   out.raw('[');
@@ -270,12 +273,18 @@ class DigestWriter {
 /** The last list of keys digested and its key order: the daemon's next load has the same keys, mostly. */
 let lastOrder: { readonly keys: readonly string[]; readonly order: Uint32Array } | undefined;
 
-/** Indices of `resources` in key order; the last order again when the keys are the same, in the same places. */
-function keyOrder(resources: readonly DesiredResource[]): Uint32Array {
+/** Keys sorted between two pauses of the key order. */
+const SORTED_PER_PIECE = 4096;
+
+/**
+ * Indices of `resources` in key order, paused between slices of the sort (20,000 keys took 30 to 70 ms in one
+ * piece); the last order again when the keys are the same, in the same places.
+ */
+function* keyOrder(resources: readonly DesiredResource[]): Generator<void, Uint32Array> {
   const last = lastOrder;
   if (last && last.keys.length === resources.length && resources.every((r, i) => r.key === last.keys[i])) return last.order;
   const keys = resources.map((r) => r.key);
-  const order = Uint32Array.from(keys.keys()).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+  const order = yield* sortedIndices(keys.length, (a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0), SORTED_PER_PIECE);
   lastOrder = { keys, order };
   return order;
 }
@@ -294,8 +303,8 @@ function secretsInside(root: string, realRoot: string, secrets: string): boolean
   return (isInside(root, secrets) && !isHiddenBelow(root, secrets)) || (isInside(realRoot, real) && !isHiddenBelow(realRoot, real));
 }
 
-/** Duplicate identities and shared write targets (one error naming both places), and dependsOn naming nothing. */
-function crossChecks(outcomes: readonly DocumentOutcome[]): ConfigError[] {
+/** Duplicate identities (one error naming both places) and dependsOn naming nothing. */
+function identityChecks(outcomes: readonly DocumentOutcome[]): ConfigError[] {
   const errors: ConfigError[] = [];
   const first = new Map<string, NonNullable<DocumentOutcome['identity']>>();
   const dependents: DocumentOutcome[] = [];
@@ -321,6 +330,5 @@ function crossChecks(outcomes: readonly DocumentOutcome[]): ConfigError[] {
       }
     }
   }
-  errors.push(...sharedTargets(outcomes));
   return errors;
 }

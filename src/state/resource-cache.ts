@@ -2,7 +2,7 @@
 // snapshot or listing reads again only the rows this store wrote since, not every row.
 
 import { compareUtf8 } from '../util/compare.js';
-import { turn, TurnClock } from '../util/turn.js';
+import { turn } from '../util/turn.js';
 import type { AppliedResource } from './types.js';
 
 /** How the cache reads rows; the store gives its statements. */
@@ -97,23 +97,57 @@ export class ResourceCache {
     this.keep(rows, first);
   }
 
+  /** Rows written since the last read, to be read again by the next. */
+  get behind(): number {
+    return this.cold ? 0 : this.dirty.size;
+  }
+
+  /**
+   * Reads again up to `limit` of the rows written since, in the caller's transaction, leaving the others for a
+   * later read: a store catches up so, one short transaction at a time with turns of the event loop between, on
+   * the thousands of rows an apply writes between two listings (a listing after 1,000 creates read them for 100
+   * ms in one piece; a transaction held across turns would hold every write meanwhile). False, and nothing read,
+   * when the rows kept cannot be trusted: the next read reads them all.
+   */
+  async readSome(reads: CacheReads, lineage: string, serial: number, limit: number): Promise<boolean> {
+    if (!this.trusts(lineage, serial)) return false;
+    const keys: string[] = [];
+    for (const key of this.dirty) {
+      if (keys.length === limit) break;
+      keys.push(key);
+    }
+    await this.readAgain(reads, keys);
+    for (const key of keys) this.dirty.delete(key);
+    this.seen = { lineage, serial };
+    this.ownWrites = 0;
+    return true;
+  }
+
   /** The rows as they are now, read in the caller's transaction: only what changed is read again. */
   async read(reads: CacheReads, lineage: string, serial: number): Promise<Map<string, AppliedResource>> {
-    const seen = this.seen;
-    const trusted = !this.cold && seen !== undefined && seen.lineage === lineage && seen.serial + this.ownWrites === serial;
-    if (!trusted) {
+    if (!this.trusts(lineage, serial)) {
       const rows = new Map<string, AppliedResource>();
       for await (const r of reads.all()) rows.set(r.key, r);
       this.keep(rows, { lineage, serial });
       return rows;
     }
+    await this.readAgain(reads, this.dirty);
+    this.keep(this.rows!, { lineage, serial });
+    return this.rows!;
+  }
+
+  /** Whether the rows kept are the state's at this revision but for the rows this store wrote since. */
+  private trusts(lineage: string, serial: number): boolean {
+    const seen = this.seen;
+    return !this.cold && seen !== undefined && seen.lineage === lineage && seen.serial + this.ownWrites === serial;
+  }
+
+  /** `keys`' rows as they are now, into the rows kept and their order. */
+  private async readAgain(reads: CacheReads, keys: Iterable<string>): Promise<void> {
     const rows = this.rows!;
     const added: string[] = [];
     const removed = new Set<string>();
-    // Each row is a statement of its own: a listing after 1,000 creates read them for 100 ms in one piece.
-    const turns = new TurnClock();
-    for (const key of this.dirty) {
-      await turns.pace();
+    for (const key of keys) {
       const r = await reads.one(key);
       if (r) {
         if (!rows.has(key)) added.push(key);
@@ -123,8 +157,6 @@ export class ResourceCache {
     // Keys that came or went are merged into the order, not sorted again with all the others: during
     // an apply of 20,000 creates, each listing sorted them all again (50 to 100 ms in one piece).
     if (this.order && (added.length || removed.size)) this.order = mergeSorted(removed.size ? this.order.filter((k) => !removed.has(k)) : this.order, added.sort(compareUtf8));
-    this.keep(rows, { lineage, serial });
-    return rows;
   }
 
   /** The rows of the last read in key order (UTF-8 bytes, as the database orders them). */

@@ -3,6 +3,7 @@
 
 import type { Clock } from '../util/clock.js';
 import type { Json } from '../util/json.js';
+import { turn } from '../util/turn.js';
 import type { ResourceView } from './render.js';
 import { toIntent, toResource, toRun, toRunRow, type IntentRow, type ResourceRow, type RunRow } from './rows.js';
 import { dropResource, resolveResource, rowOf } from './row-writes.js';
@@ -29,6 +30,8 @@ import type { Forgotten, StateAdmin } from './admin.js';
 
 export type { Forgotten } from './admin.js';
 
+/** Rows written since a listing read again per transaction before it: a few milliseconds' work. */
+const CATCH_UP_ROWS = 200;
 /** Filters whose listing count is kept per revision: a search typed letter by letter is a few. */
 const KEPT_PAGE_COUNTS = 64;
 
@@ -95,6 +98,7 @@ export class SqlStateStore implements StateAdmin {
     this.verifyFile();
     // A cold cache is filled a page at a time first: the snapshot's own transaction then reads only what changed.
     await this.cache.warm(this.pageRead);
+    await this.catchUp();
     return this.db.transaction(async () => {
       const intents = await this.openIntents();
       const [lineage, counted] = (await this.sql.revision.get()) as [string, number];
@@ -114,12 +118,25 @@ export class SqlStateStore implements StateAdmin {
   /** Through the rows the store keeps (read a page at a time when none are): only rows written since are read. */
   async list(): Promise<AppliedResource[]> {
     await this.cache.warm(this.pageRead);
+    await this.catchUp();
     return this.read(async () => {
       const intents = await this.openIntents();
       const [lineage, serial] = (await this.sql.revision.get()) as [string, number];
       await this.cache.read(this.cacheReads, lineage, Number(serial));
       return this.cache.listed().map((r) => (intents.has(r.key) ? { ...r, status: 'uncertain' } : r));
     });
+  }
+
+  /** The rows written since the last read, read again CATCH_UP_ROWS at a time, each slice its own transaction (ResourceCache.readSome). */
+  private async catchUp(): Promise<void> {
+    while (this.cache.behind > CATCH_UP_ROWS) {
+      const caught = await this.read(async () => {
+        const [lineage, serial] = (await this.sql.revision.get()) as [string, number];
+        return this.cache.readSome(this.cacheReads, lineage, Number(serial), CATCH_UP_ROWS);
+      });
+      if (!caught) return;
+      await turn();
+    }
   }
 
   /** One page of rows after a key with the revision, in a transaction of its own (ResourceCache.warm). */

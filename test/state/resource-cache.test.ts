@@ -159,15 +159,17 @@ describe('a SQLite state written by another process between snapshots', () => {
 });
 
 describe('a listing after many writes', () => {
-  it('reads the rows written since with turns of the event loop between them, and lists what a whole read does', async () => {
+  it('reads the rows written since a slice at a time with turns between, and lists what a whole read does', async () => {
     const names = Array.from({ length: 5_000 }, (_, i) => `w-${i}`);
     await using(sqlite.fresh(), async (store) => {
       await store.list();
       await store.writeGroup(names.map((n) => ({ write: 'recordSuccess', id: identity(n), record: { request: { n }, hash: 'h' }, at })));
-      // 5,000 rows read one by one held the loop for a tenth of a second or more in one piece.
-      const { result: listed, passes } = await passesDuring(() => store.list());
+      // 5,000 rows read one by one held the loop for a tenth of a second or more in one piece. A write
+      // meanwhile goes between two of the listing's transactions, and the listing sees it.
+      const { result: listed, passes } = await passesDuring(async () => (await Promise.all([store.list(), store.recordFailure(identity('w-4999'), 'refused', at)]))[0]);
       expect(passes).toBeGreaterThan(1);
       expect(listed).toEqual(await whole(store));
+      expect(listed.find((r) => r.name === 'w-4999')?.status).toBe('failed');
     });
   });
 });

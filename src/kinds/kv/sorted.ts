@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { KeyEntry } from './key-entry.js';
 import { fileEntries, HASH_BYTES, IO_BYTES, RecordReader, RecordWriter } from './sorted-files.js';
 import { turn } from '../../util/turn.js';
+import { sortedIndices } from '../../util/sort-steps.js';
 
 export interface SortedKeysOptions {
   /**
@@ -229,13 +230,7 @@ export class SortedKeys {
     this.seqs = seqs;
   }
 
-  /**
-   * The run's entries in order, in slices: pieces of SORTED_PER_SLICE sorted each as an Array, whose sort (a
-   * Timsort) takes runs already in order as they are (a source listed in key order, as an export of a namespace
-   * is, costs one pass; a typed array's sort compared every pair as for random keys: 4 to 5 times the time on a
-   * run of 262,144 keys, measured), then merged two by two, a pair already in order copied as it is. One sort of
-   * the whole run held the event loop for a quarter of a second (262,144 random keys).
-   */
+  /** The run's entries in order (keys, then reading order), in slices: see sortedIndices. */
   private *sortSteps(): Generator<void, Uint32Array> {
     const { keys, seqs, n } = this;
     // No surrogates anywhere: UTF-16 order is code point order, and native `<` is the fastest compare.
@@ -246,38 +241,7 @@ export class SortedKeys {
           const b = keys[j];
           return a < b ? -1 : a !== b ? 1 : seqs[i] - seqs[j];
         };
-    let from = new Uint32Array(n);
-    for (let lo = 0; lo < n; lo += SORTED_PER_SLICE) {
-      const piece: number[] = new Array<number>(Math.min(SORTED_PER_SLICE, n - lo));
-      for (let k = 0; k < piece.length; k++) piece[k] = lo + k;
-      piece.sort(compare);
-      from.set(piece, lo);
-      if (lo + SORTED_PER_SLICE < n) yield;
-    }
-    if (n <= SORTED_PER_SLICE) return from;
-    let to = new Uint32Array(n);
-    let moved = 0;
-    for (let width = SORTED_PER_SLICE; width < n; width *= 2) {
-      for (let lo = 0; lo < n; lo += 2 * width) {
-        const mid = Math.min(lo + width, n);
-        const hi = Math.min(lo + 2 * width, n);
-        if (mid === hi || compare(from[mid - 1], from[mid]) < 0) {
-          to.set(from.subarray(lo, hi), lo);
-          continue;
-        }
-        let a = lo;
-        let b = mid;
-        for (let k = lo; k < hi; k++) {
-          to[k] = b >= hi || (a < mid && compare(from[a], from[b]) < 0) ? from[a++] : from[b++];
-          if (++moved === SORTED_PER_SLICE) {
-            moved = 0;
-            yield;
-          }
-        }
-      }
-      [from, to] = [to, from];
-    }
-    return from;
+    return yield* sortedIndices(n, compare, SORTED_PER_SLICE);
   }
 
   /** Writes the run in memory, sorted, to a new file. */

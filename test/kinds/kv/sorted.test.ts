@@ -238,6 +238,7 @@ describe('SortedKeys left open', () => {
       ['src/util/compare.ts', 'util/compare.js'],
       ['src/kinds/kv/sorted-files.ts', 'kinds/kv/sorted-files.js'],
       ['src/util/turn.ts', 'util/turn.js'],
+      ['src/util/sort-steps.ts', 'util/sort-steps.js'],
     ]) {
       const source = fs.readFileSync(path.resolve(from), 'utf8');
       const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
