@@ -93,8 +93,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
           if (resuming) return;
           if (signal?.aborted) for (const i of [...schedule.pending]) finish(i, { status: 'skipped', because: 'stopped' });
           const since = performance.now();
-          for (;;) {
-            if (performance.now() - since >= PUMP_MS) {
+          // Each pump starts at least one action, however slow the turn: a pause never stalls the run.
+          for (let first = true; ; first = false) {
+            if (!first && performance.now() - since >= PUMP_MS) {
               resuming = true;
               void turn().then(() => {
                 resuming = false;
