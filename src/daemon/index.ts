@@ -250,7 +250,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     resources,
     resourcePage,
     history: async (limit) => (await terms.current()?.store.runs?.(limit)) ?? [],
-    registry: metrics.registry,
+    exposition: metrics.exposition,
     access,
     commitMessage: commitSubjects(root),
     // What the open page serves needs no credential: only this machine, by its own name, may read it.

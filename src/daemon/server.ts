@@ -2,7 +2,7 @@
 // /metrics (Prometheus text from the daemon's own registry), /status (JSON) and the status page (/).
 
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Registry } from 'prom-client';
+import type { Exposition } from './metrics.js';
 import { formatError } from '../config/index.js';
 import type { AppliedResource, ResourcePage, ResourceQuery, RunRecord } from '../state/types.js';
 import { degradedReason, type LoopStatus } from './loop-types.js';
@@ -25,7 +25,8 @@ export interface EndpointSources {
   readonly resourcePage?: (query: ResourceQuery) => Promise<ResourcePage | undefined>;
   /** The newest runs the state keeps (StateStore.runs), at most `limit`, before this process's too. */
   readonly history: (limit: number) => Promise<readonly RunRecord[]>;
-  readonly registry: Registry;
+  /** What /metrics serves (DaemonMetrics.exposition). */
+  readonly exposition: Exposition;
   /**
    * Who may read /metrics, /status and the page: open, behind the UI token, or closed (then only
    * /healthz and /readyz are served). @default open
@@ -166,8 +167,8 @@ export function buildServer(src: EndpointSources): FastifyInstance {
   void app.register(async (scope) => {
     registerUi(scope, src, access);
     scope.get('/metrics', async (_req, reply) => {
-      const text = await src.registry.metrics();
-      return reply.type(src.registry.contentType).send(text);
+      const text = await src.exposition.metrics();
+      return reply.type(src.exposition.contentType).send(text);
     });
     scope.get('/status', async (req, reply) => {
       let slice: ResourceSlice;

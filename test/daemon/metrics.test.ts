@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/daemon/index.js';
-import { RESOURCE_COUNTS_MS } from '../../src/daemon/metrics.js';
+import { DEFAULT_METRICS_MS, RESOURCE_COUNTS_MS } from '../../src/daemon/metrics.js';
 import type { RunReport } from '../../src/daemon/loop-types.js';
 import type { ResourceStatus } from '../../src/state/types.js';
 import { startHarness, waitFor, type Harness } from './harness.js';
@@ -93,5 +93,36 @@ describe('the resources by status on /metrics', () => {
     await expect(m.metrics.registry.metrics()).rejects.toThrow(/state closed/);
     fail = false;
     expect(await m.applied()).toBe(4);
+  });
+});
+
+describe("the process's default metrics on /metrics", () => {
+  const cpu = (text: string) => Number(/^process_cpu_user_seconds_total (\S+)$/m.exec(text)?.[1]);
+
+  it("reads them at most once a second while scrapes come faster, and edgesync's own at every scrape", async () => {
+    let at = 0;
+    const metrics = createMetrics({ now: () => at });
+    const first = await metrics.exposition.metrics();
+    expect(first).toMatch(/^# TYPE nodejs_eventloop_lag_seconds gauge$/m);
+    expect(cpu(first)).toBeGreaterThan(0);
+    // Enough CPU that a second read would say a larger figure.
+    busyWait(30);
+    metrics.observer.onRun?.({ result: 'ok', finishedAt: new Date(0).toISOString() } as RunReport);
+    at += DEFAULT_METRICS_MS - 1;
+    const within = await metrics.exposition.metrics();
+    expect(cpu(within)).toBe(cpu(first));
+    expect(within).toMatch(/^edgesync_reconciles_total\{result="ok"\} 1$/m);
+    at += 1;
+    const after = await metrics.exposition.metrics();
+    expect(cpu(after)).toBeGreaterThan(cpu(first));
+  });
+
+  it('serves one exposition: each family once, the default ones before edgesync’s', async () => {
+    const metrics = createMetrics();
+    const text = await metrics.exposition.metrics();
+    const families = [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!);
+    expect(new Set(families).size).toBe(families.length);
+    expect(families.indexOf('process_cpu_user_seconds_total')).toBeLessThan(families.indexOf('edgesync_reconciles_total'));
+    expect(metrics.exposition.contentType).toBe(metrics.registry.contentType);
   });
 });

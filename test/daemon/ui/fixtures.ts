@@ -77,7 +77,7 @@ export function sourcesOf(w: World, access?: Access): EndpointSources {
     ...(w.source && { source: () => w.source! }),
     resources: async () => w.resources,
     history: async (limit) => w.history.slice(0, limit),
-    registry: new Registry(),
+    exposition: new Registry(),
     ...(access && { access }),
   };
 }
