@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { accessOf, isLoopback, readUiToken } from '../../../src/daemon/ui/access.js';
 import { withoutBodies } from '../../../src/daemon/ui/plan.js';
 import type { Action } from '../../../src/plan/types.js';
@@ -84,6 +84,40 @@ describe('the status page on the endpoint', () => {
     const meanwhile = (await app.inject({ method: 'GET', url: '/' })).body;
     expect(meanwhile).toContain('blocked-domains');
     expect(meanwhile).not.toContain('allowed-domains');
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('allowed-domains');
+  });
+
+  it('answers at once with the rows it has while a run is in flight, and with the newer ones once read', async () => {
+    const w = world();
+    let slow = false;
+    let release!: () => void;
+    const app = buildServer({
+      ...sourcesOf(w),
+      resources: async () => {
+        if (slow) await new Promise<void>((resolve) => (release = resolve));
+        return w.resources;
+      },
+    });
+    expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('blocked-domains');
+    slow = true;
+    w.resources = [...w.resources, applied('GatewayList', 'allowed-domains')];
+    w.status = { ...w.status, running: true, runs: 2 };
+    // Timers stand still (an ask that waited for the rows being read would not answer), and an hour
+    // has passed: the rows are old enough to be read again in the middle of a run.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(Date.now() + 3_600_000);
+    try {
+      let meanwhile: string | undefined;
+      void app.inject({ method: 'GET', url: '/' }).then((res) => (meanwhile = res.body));
+      for (let turn = 0; turn < 100 && meanwhile === undefined; turn++) await new Promise((r) => setImmediate(r));
+      expect(meanwhile, 'an answer while timers stand still').toBeDefined();
+      expect(meanwhile).toContain('blocked-domains');
+      expect(meanwhile).not.toContain('allowed-domains');
+    } finally {
+      vi.useRealTimers();
+    }
     release();
     await new Promise((resolve) => setImmediate(resolve));
     expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('allowed-domains');
