@@ -42,8 +42,9 @@ function rowQuery(query: unknown): RowQuery {
 
 /**
  * How long an ask waits for rows being derived before it answers with the last ones (or says they are being
- * read). While a run is in flight, an ask that has rows to show does not wait: it would be held this long
- * at every derivation, and the page's next poll brings the newer rows.
+ * read). While a run is in flight an ask does not wait: it would be held this long at every derivation
+ * (a run's first one, after a start, goes on between the run's own steps), and the page's next poll
+ * brings the newer rows.
  */
 const ROWS_WAIT_MS = 50;
 
@@ -57,7 +58,7 @@ interface Rows {
  * Rows are derived again when the version changes; while a run is in flight, no more often than ten
  * times what the last derivation took (reading 50,000 records takes ~0.6 s: the run goes first). One
  * derivation at a time, shared by every ask meanwhile; an ask waits for it ROWS_WAIT_MS at most, and not
- * at all during a run when it has rows to show.
+ * at all during a run.
  */
 function rowCache(src: UiSources) {
   let kept: { version: string; rows: ResourceRow[]; at: number; tookMs: number } | undefined;
@@ -84,7 +85,7 @@ function rowCache(src: UiSources) {
       // Its failure is the asks' to see, or no one's once they stopped waiting.
       deriving.catch(() => undefined);
     }
-    if (kept && s.running) return { rows: kept.rows, current: false };
+    if (s.running) return { ...(kept && { rows: kept.rows }), current: false };
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), ROWS_WAIT_MS);

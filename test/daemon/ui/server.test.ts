@@ -89,7 +89,7 @@ describe('the status page on the endpoint', () => {
     expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('allowed-domains');
   });
 
-  it('answers at once with the rows it has while a run is in flight, and with the newer ones once read', async () => {
+  it('answers at once while a run is in flight: with the rows it has, or saying it is reading them', async () => {
     const w = world();
     let slow = false;
     let release!: () => void;
@@ -115,6 +115,12 @@ describe('the status page on the endpoint', () => {
       expect(meanwhile, 'an answer while timers stand still').toBeDefined();
       expect(meanwhile).toContain('blocked-domains');
       expect(meanwhile).not.toContain('allowed-domains');
+      // A daemon just started, in its first run: nothing read yet.
+      const started = buildServer({ ...sourcesOf(w), resources: () => new Promise(() => undefined) });
+      let first: string | undefined;
+      void started.inject({ method: 'GET', url: '/' }).then((res) => (first = res.body));
+      for (let turn = 0; turn < 100 && first === undefined; turn++) await new Promise((r) => setImmediate(r));
+      expect(first).toContain('Reading the resources from the state…');
     } finally {
       vi.useRealTimers();
     }
