@@ -4,6 +4,7 @@
 import { shellQuote } from '../../plan/messages.js';
 import type { Plan } from '../../plan/types.js';
 import type { AppliedResource } from '../../state/types.js';
+import { sortedIndices } from '../../util/sort-steps.js';
 import { TurnClock } from '../../util/turn.js';
 
 /** How the page names a resource's status: the state's, and what the last plan says is ahead. */
@@ -99,8 +100,23 @@ export async function resourceRows(src: RowSources): Promise<ResourceRow[]> {
   }
   await turns.pace();
   const rank = (s: PageStatus) => (NEEDS_PERSON.has(s) ? PAGE_STATUSES.indexOf(s) : PAGE_STATUSES.length);
-  return [...rows.values()].sort((a, b) => rank(a.status) - rank(b.status) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const all = [...rows.values()];
+  // A sort that pauses: 20,000 rows sorted in one piece held the loop 20 to 40 ms.
+  const steps = sortedIndices(all.length, (i, j) => rank(all[i]!.status) - rank(all[j]!.status) || (all[i]!.key < all[j]!.key ? -1 : all[i]!.key > all[j]!.key ? 1 : 0), ROWS_PER_SLICE);
+  let step = steps.next();
+  while (!step.done) {
+    await turns.pace();
+    step = steps.next();
+  }
+  const sorted = Array.from(step.value, (i) => all[i]!);
+  await turns.pace();
+  // Counted now, between turns, rather than at the first ask of a page.
+  totals(sorted);
+  return sorted;
 }
+
+/** Rows sorted between two looks at the clock. */
+const ROWS_PER_SLICE = 2048;
 
 /** The two ways to settle an uncertain create: it exists (its id), or it never happened. */
 function resolveCommands(key: string): string[] {

@@ -5,6 +5,7 @@ import { PAGE_SIZE, pageOf, resourceRows, type RowQuery } from '../../../src/dae
 import { uncertainMessage } from '../../../src/plan/messages.js';
 import { withoutBodies } from '../../../src/daemon/ui/plan.js';
 import { ACCOUNT, EMPTY_PLAN, applied, createAction, run, sourcesOf, world, type World } from './fixtures.js';
+import { passesDuring } from '../../helpers/loop-passes.js';
 
 async function page(w: World, query: RowQuery = {}): Promise<string> {
   const src = sourcesOf(w);
@@ -218,6 +219,20 @@ describe('the status page, rendered without a browser', () => {
     const history = textOf(doc.slice(doc.indexOf('<section id="history"')));
     expect(history).toContain('The last 2 runs the state keeps');
     expect(history).toMatch(/change\s*failed\s*abc123\s*2\.5 s\s*2\s*1 applied, 1 failed\s*2\s*GatewayList\/x#create: server answered 503/);
+  });
+
+  it('orders 50,000 rows, those needing a person first and then by key, giving the event loop turns', async () => {
+    const statuses = ['applied', 'failed', 'uncertain', 'orphaned', 'blocked'] as const;
+    // Keys out of order, statuses mixed: the sort has every kind of slice to merge.
+    const resources = Array.from({ length: 50_000 }, (_, i) => applied('GatewayList', `item-${(i * 7919) % 50_000}`, { status: statuses[(i * 31) % statuses.length]! }));
+    const { result: rows, passes } = await passesDuring(() => resourceRows({ resources, running: false }));
+    const rank = (s: string) => (['uncertain', 'blocked', 'orphaned'].includes(s) ? ['uncertain', 'blocked', 'waiting', 'orphaned'].indexOf(s) : 99);
+    const expected = [...rows].sort((a, b) => rank(a.status) - rank(b.status) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    expect(rows.map((r) => r.key)).toEqual(expected.map((r) => r.key));
+    expect(rows.slice(0, 3).map((r) => r.status)).toEqual(['uncertain', 'uncertain', 'uncertain']);
+    expect(rows.at(-1)!.status).toMatch(/applied|failed/);
+    expect(new Set(rows.map((r) => r.key)).size).toBe(50_000);
+    expect(passes).toBeGreaterThan(1);
   });
 
   it('filters by kind, status and a part of the name on the server, a page at a time', async () => {
