@@ -42,6 +42,27 @@ export function columnHashes(keys: KvKeyColumns): Buffer {
   return hashes;
 }
 
+/** The columns in parts of at most `per` keys, in order; each part's bytes are views of the chunk's. */
+export function columnParts(keys: KvKeyColumns, per: number): KvKeyColumns[] {
+  const parts: KvKeyColumns[] = [];
+  const k = keys.keys;
+  let from = 0;
+  for (let first = 0; first < keys.count; first += per) {
+    const count = Math.min(per, keys.count - first);
+    // The part ends at its count-th line break, or at the end of the last part.
+    let end = from;
+    for (let breaks = 0; end < k.length; end++) if (k[end] === 10 && ++breaks === count) break;
+    parts.push({
+      columns: true,
+      count,
+      keys: k.subarray(from, end),
+      hashes: keys.hashes.subarray(first * KV_KEY_HASH_BYTES, (first + count) * KV_KEY_HASH_BYTES),
+    });
+    from = end + 1;
+  }
+  return parts;
+}
+
 const keyList = (keys: KvKeyColumns): string[] => Buffer.from(keys.keys.buffer, keys.keys.byteOffset, keys.keys.length).toString('utf8').split('\n');
 
 /** The keys as records (a part refused, PostgreSQL's JSON): made only when asked. */
