@@ -24,7 +24,7 @@ describe('The keys of a chunk as a JSON array', () => {
 });
 
 describe('The keys of a chunk in parts', () => {
-  it('are the chunk\'s keys and hashes in order, at most so many a part, whatever the keys hold', () => {
+  it("are the chunk's keys and hashes in order, at most so many a part, whatever the keys hold", () => {
     fc.assert(
       fc.property(fc.array(fc.string({ unit, minLength: 1, maxLength: 12 }), { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), (keys, per) => {
         const hashes = Uint8Array.from({ length: keys.length * 16 }, (_, i) => i % 251);

@@ -116,9 +116,18 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
     });
   });
 
-  it("keep every key of a chunk of 10,000 as columns, stored and new, repeated or not, each with its last hash", async () => {
+  it('keep every key of a chunk of 10,000 as columns, stored and new, repeated or not, each with its last hash', async () => {
     await using(backend.fresh(), async (store) => {
-      await store.recordSuccess(kv, { kvKeys: [['k-9999', h('old')], ['kept', h('k')]] }, at);
+      await store.recordSuccess(
+        kv,
+        {
+          kvKeys: [
+            ['k-9999', h('old')],
+            ['kept', h('k')],
+          ],
+        },
+        at,
+      );
       // Keys out of order, a few repeated far apart (the last of each wins), one stored before.
       const keys = Array.from({ length: 10_000 }, (_, i) => (i % 2500 === 7 ? 'k-repeated' : `k-${(i * 7919) % 10_000}`));
       const hashes = keys.map((k, i) => h(`${k}-${i}`));
@@ -135,7 +144,18 @@ describe.each(BACKENDS)('KV keys written again on the $name state', (backend) =>
     await using(backend.fresh(), async (store) => {
       await store.recordSuccess(kv, { kvKeys: [['kept', h('k')]] }, at);
       const keys = Array.from({ length: 5_000 }, (_, i) => `k-${i}`);
-      const columns: KvKeyColumns = { columns: true, count: keys.length, keys: Buffer.from(keys.join('\n')), hashes: Buffer.from(keys.map((k) => h(k)).join('').slice(0, -2), 'hex') };
+      const columns: KvKeyColumns = {
+        columns: true,
+        count: keys.length,
+        keys: Buffer.from(keys.join('\n')),
+        hashes: Buffer.from(
+          keys
+            .map((k) => h(k))
+            .join('')
+            .slice(0, -2),
+          'hex',
+        ),
+      };
       await expect(store.recordSuccess(kv, { kvKeys: columns }, at)).rejects.toThrow('Expected 16 bytes of hash for each of 5000 keys, got 79999');
       expect(Object.fromEntries(await (await store.snapshot()).kvKeys(kv.key))).toEqual({ kept: h('k') });
       expect(await store.kvKeyCount(kv.key)).toBe(1);
