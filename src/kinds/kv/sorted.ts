@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { KeyEntry } from './key-entry.js';
 import { fileEntries, HASH_BYTES, IO_BYTES, RecordReader, RecordWriter } from './sorted-files.js';
-import { turn } from '../../util/turn.js';
+import { TurnClock } from '../../util/turn.js';
 import { sortedIndices } from '../../util/sort-steps.js';
 
 export interface SortedKeysOptions {
@@ -32,9 +32,12 @@ import { compareUtf8 } from '../../util/compare.js';
 
 export { compareUtf8 };
 
-/** Entries a merge writes between two pauses (finishInTurns): some milliseconds of work. */
-const MERGED_PER_TURN = 16_384;
-/** Entries of a run sorted, merged or written between two pauses (spillInTurns, finishInTurns). */
+/**
+ * Entries a merge, or a run's writing, takes between two pauses: about a millisecond. At each pause the
+ * owner gives a turn once TURN_MS have passed (16,384 entries in one slice held a busy daemon 40 to 67 ms).
+ */
+const MERGED_PER_SLICE = 4096;
+/** Entries of a run's sort between two pauses (sortedIndices' pieces: smaller ones cost more merging). */
 const SORTED_PER_SLICE = 16_384;
 /** Entries a run grows by past its bound, while its spill waits (SortedKeysOptions.deferSpills). */
 const OVERDUE_GROWTH = 8192;
@@ -139,12 +142,13 @@ export class SortedKeys {
     return this.state === 'adding' && this.n > 0 && (this.n >= this.runEntries || this.chars >= this.runKeyChars);
   }
 
-  /** Writes a run past its bounds, sorted, to a new file, with a turn of the event loop between slices of the work. */
+  /** Writes a run past its bounds, sorted, to a new file, giving the event loop a turn between slices once one is due. */
   async spillInTurns(): Promise<void> {
     if (!this.spillDue || this.spilling) return;
     this.spilling = true;
     try {
-      for (const _ of this.spillSteps()) await turn();
+      const turns = new TurnClock();
+      for (const _ of this.spillSteps()) await turns.pace();
     } catch (err) {
       throw this.diskError(err);
     } finally {
@@ -157,9 +161,10 @@ export class SortedKeys {
     for (const _ of this.finishing());
   }
 
-  /** As finish(), with a turn of the event loop between slices of the sort, the last run's writing and the merge. */
+  /** As finish(), giving the event loop a turn between slices of the sort, the last run's writing and the merge once one is due. */
   async finishInTurns(): Promise<void> {
-    for (const _ of this.finishing()) await turn();
+    const turns = new TurnClock();
+    for (const _ of this.finishing()) await turns.pace();
   }
 
   /** finish() in slices: each yield is a pause the caller may give to others. */
@@ -253,14 +258,14 @@ export class SortedKeys {
     }
   }
 
-  /** spill() in slices: the sort's, then SORTED_PER_SLICE records written at a time. */
+  /** spill() in slices: the sort's, then MERGED_PER_SLICE records written at a time. */
   private *spillSteps(): Generator<void> {
     const order = yield* this.sortSteps();
     const file = this.newFile(`run-${this.runs.length}`);
     const fd = this.open(file, 'w');
     const out = new RecordWriter(fd);
     for (let k = 0; k < order.length; k++) {
-      if (k % SORTED_PER_SLICE === SORTED_PER_SLICE - 1) yield;
+      if (k % MERGED_PER_SLICE === MERGED_PER_SLICE - 1) yield;
       const i = order[k];
       out.writeKey(this.keys[i], this.hashes, i * HASH_BYTES, this.sizes[i], this.seqs[i]);
     }
@@ -287,7 +292,7 @@ export class SortedKeys {
     // The slice's loop is a plain method, not this generator's: V8 optimizes a loop inside a generator
     // less well, and this one runs once for every key of the namespace.
     const heap = new ReaderHeap(readers, this.astral);
-    while (heap.writeSome(out, MERGED_PER_TURN)) yield;
+    while (heap.writeSome(out, MERGED_PER_SLICE)) yield;
     out.flush();
     this.closeFd(fd);
     for (const f of fds) this.closeFd(f);
