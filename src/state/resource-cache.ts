@@ -127,8 +127,17 @@ export class ResourceCache {
   async read(reads: CacheReads, lineage: string, serial: number): Promise<Map<string, AppliedResource>> {
     if (!this.trusts(lineage, serial)) {
       const rows = new Map<string, AppliedResource>();
-      for await (const r of reads.all()) rows.set(r.key, r);
+      const keys: string[] = [];
+      let ordered = true;
+      for await (const r of reads.all()) {
+        if (ordered && keys.length > 0 && compareUtf8(keys[keys.length - 1]!, r.key) >= 0) ordered = false;
+        keys.push(r.key);
+        rows.set(r.key, r);
+      }
       this.keep(rows, { lineage, serial });
+      // Read in key order (SQLite orders by the bytes; a PostgreSQL collation may not): no sort at the
+      // first listing, which held the loop 30 to 50 ms for 20,000 keys after a start.
+      if (ordered) this.order = keys;
       return rows;
     }
     await this.readAgain(reads, this.dirty);

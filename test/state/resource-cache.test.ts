@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WARM_PAGE_ROWS } from '../../src/state/resource-cache.js';
+import { ResourceCache, WARM_PAGE_ROWS, type CacheReads } from '../../src/state/resource-cache.js';
 import type { SqlStateStore } from '../../src/state/store.js';
 import type { AppliedResource, GroupWrite } from '../../src/state/types.js';
 import { BACKENDS, sqlite, using } from './backends.js';
@@ -171,5 +171,28 @@ describe('a listing after many writes', () => {
       expect(listed).toEqual(await whole(store));
       expect(listed.find((r) => r.name === 'w-4999')?.status).toBe('failed');
     });
+  });
+});
+
+describe('a listing after a read of every row', () => {
+  const row = (key: string) => ({ key, kind: 'GatewayList', name: key, scope: {}, status: 'applied' }) as AppliedResource;
+  const readsOf = (keys: readonly string[]): CacheReads => ({
+    async *all() {
+      for (const key of keys) yield row(key);
+    },
+    one: async (key) => (keys.includes(key) ? row(key) : undefined),
+  });
+
+  it('lists in key order whether the database gave the rows in that order or not, and after a new key', async () => {
+    // UTF-8 byte order: 'B' < 'a' < 'é' < '😀' (a collation that folds case or accents would give another).
+    const ordered = ['B', 'a', 'b', 'é', '😀'];
+    for (const given of [ordered, ['a', 'é', 'B', '😀', 'b']]) {
+      const cache = new ResourceCache();
+      await cache.read(readsOf(given), 'l', 1);
+      expect(cache.listed().map((r) => r.key)).toEqual(ordered);
+      cache.wrote('c');
+      await cache.read(readsOf([...given, 'c']), 'l', 1);
+      expect(cache.listed().map((r) => r.key)).toEqual(['B', 'a', 'b', 'c', 'é', '😀']);
+    }
   });
 });
