@@ -73,28 +73,45 @@ async function kvKeyMap(reads: KvReads, resource: string): Promise<Map<string, s
   return map;
 }
 
-/** The resource's keys in byte order, a page at a time, each read in a transaction of its own: only the page is held. */
+/**
+ * The next page read before the one in hand is planned when the database answers from another process:
+ * the plan of one page and the read of the next overlap (a no-op plan of 1M keys on PostgreSQL waited
+ * for each of its pages in turn). Its failure is seen when it is awaited, or by no one once the reader stopped.
+ */
+function ahead<T>(db: SqlDatabase, read: () => Promise<T>): Promise<T> | undefined {
+  if (!db.remote) return undefined;
+  const next = read();
+  next.catch(() => undefined);
+  return next;
+}
+
+/** The resource's keys in byte order, a page at a time, each read in a transaction of its own: only the page (and one read ahead) is held. */
 async function* kvPages({ db, sql, pageSize }: KvReads, resource: string): AsyncGenerator<KvKeyPage> {
+  const after = (last: string) => () => db.transaction(() => sql.kvNextPage.get(resource, last, pageSize), 'read') as Promise<KvPage>;
   let page = (await db.transaction(() => sql.kvFirstPage.get(resource, pageSize), 'read')) as KvPage;
   for (;;) {
     const [keys, hashes, last, count] = page;
     if (count === 0) return;
+    const next = count < pageSize ? undefined : ahead(db, after(last));
     yield { keys: JSON.parse(keys) as string[], hashes: JSON.parse(hashes) as string[] };
     if (count < pageSize) return;
     await turn();
-    page = (await db.transaction(() => sql.kvNextPage.get(resource, last, pageSize), 'read')) as KvPage;
+    page = await (next ?? after(last)());
   }
 }
 
 /** The resource's keys, hashes and recorded expiry in byte order, a page at a time, each read in a transaction of its own. */
 async function* recordPages({ db, sql, pageSize }: KvReads, resource: string): AsyncGenerator<KvRecordPage> {
+  const after = (last: string) => () => db.transaction(() => sql.kvRecordsNext.get(resource, last, pageSize), 'read') as Promise<string>;
   let text = (await db.transaction(() => sql.kvRecordsFirst.get(resource, pageSize), 'read')) as string;
   for (;;) {
     const records = JSON.parse(text) as [string, string, number | null][];
     if (records.length === 0) return;
+    const last = records[records.length - 1]![0];
+    const next = records.length < pageSize ? undefined : ahead(db, after(last));
     yield { keys: records.map((r) => r[0]), hashes: records.map((r) => r[1]), expires: records.map((r) => r[2]) };
     if (records.length < pageSize) return;
     await turn();
-    text = (await db.transaction(() => sql.kvRecordsNext.get(resource, records[records.length - 1]![0], pageSize), 'read')) as string;
+    text = await (next ?? after(last)());
   }
 }

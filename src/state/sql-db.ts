@@ -37,6 +37,11 @@ export interface SqlDatabase {
    * BatchCheckError when the last statement changed other than `lastChanges` rows (rolled back).
    */
   batch?(fn: () => Promise<void>, lastChanges?: number): Promise<void>;
+  /**
+   * Its statements are answered by another process (PostgreSQL): a read asked ahead is made while this
+   * process goes on. Absent where a read runs in this thread at once (SQLite).
+   */
+  readonly remote?: true;
   close(): Promise<void>;
 }
 

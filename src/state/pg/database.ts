@@ -87,6 +87,7 @@ class PgStatement implements SqlStatement {
 }
 
 export class PgDatabase implements SqlDatabase {
+  readonly remote = true;
   private readonly serial = new Serial();
   /** The statements of a batch being written (see `batch`). */
   private collected: { sql: string; params: unknown[] }[] | undefined;
