@@ -116,6 +116,12 @@ describe('the comparison with an older build', () => {
     expect(table.split('\n')[0]).toBe('Median of 3 alternating runs of each build; a negative difference is this build faster or smaller.');
     expect(table).toContain('| latency | (b) restart: wall | 2.00 s | 4.00 s | -50.0% |');
   });
+
+  it('shows the mean of the two middle rounds as the median of an even number, not the best of them', () => {
+    const run = (wallMs: number): BenchJson => ({ latency: { ...result, scenarios: [{ ...result.scenarios[1]!, wallMs }] } });
+    const table = renderComparison({ ours: [1000, 3000].map((ms) => figuresOf(run(ms))), baseline: [4000, 2000, 1000, 5000].map((ms) => figuresOf(run(ms))), baselineName: 'old' });
+    expect(table).toContain('| latency | (b) restart: wall | 2.00 s | 3.00 s | -33.3% |');
+  });
 });
 
 describe('the latency part, run small', () => {
