@@ -201,14 +201,7 @@ const digests = new WeakMap<readonly DesiredResource[], string>();
  * load's digest so before reading `digest`, which then costs nothing.
  */
 export async function digestInTurns(resources: readonly DesiredResource[]): Promise<string> {
-  const turns = new TurnClock();
-  const pieces = digestPieces(resources);
-  let step = pieces.next();
-  while (!step.done) {
-    if (turns.due()) await turns.turn();
-    step = pieces.next();
-  }
-  return step.value;
+  return new TurnClock().through(digestPieces(resources));
 }
 
 /** Resources between two pieces of the digest's work. */

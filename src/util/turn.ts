@@ -100,4 +100,12 @@ export class TurnClock {
   async pace(): Promise<void> {
     if (this.due()) await this.turn();
   }
+
+  /** Runs `steps` (work that yields at each pause) to its end, pacing at each pause; its value. */
+  async through<T>(steps: Generator<void, T>): Promise<T> {
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) return step.value;
+      await this.pace();
+    }
+  }
 }

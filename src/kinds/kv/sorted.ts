@@ -147,8 +147,7 @@ export class SortedKeys {
     if (!this.spillDue || this.spilling) return;
     this.spilling = true;
     try {
-      const turns = new TurnClock();
-      for (const _ of this.spillSteps()) await turns.pace();
+      await new TurnClock().through(this.spillSteps());
     } catch (err) {
       throw this.diskError(err);
     } finally {
@@ -163,8 +162,7 @@ export class SortedKeys {
 
   /** As finish(), giving the event loop a turn between slices of the sort, the last run's writing and the merge once one is due. */
   async finishInTurns(): Promise<void> {
-    const turns = new TurnClock();
-    for (const _ of this.finishing()) await turns.pace();
+    await new TurnClock().through(this.finishing());
   }
 
   /** finish() in slices: each yield is a pause the caller may give to others. */
