@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,10 +7,38 @@ import { accessOf, isLoopback, readUiToken } from '../../../src/daemon/ui/access
 import { withoutBodies } from '../../../src/daemon/ui/plan.js';
 import type { Action } from '../../../src/plan/types.js';
 import { buildServer } from '../../../src/daemon/server.js';
-import { EMPTY_PLAN, applied, serverOf, sourcesOf, world } from './fixtures.js';
+import { EMPTY_PLAN, applied, serverOf, sourcesOf, world, type World } from './fixtures.js';
 
 const TOKEN = 'ui-token-0123456789abcdef';
 const SECRET = 'secret-token-value-abcdef-123';
+
+/**
+ * A server over `w` whose page was shown once, and whose later reads of the state wait for `release()`;
+ * a resource is added meanwhile (allowed-domains).
+ */
+async function shownThenReadSlowly(w: World) {
+  let slow = false;
+  let release!: () => void;
+  const app = buildServer({
+    ...sourcesOf(w),
+    resources: async () => {
+      if (slow) await new Promise<void>((resolve) => (release = resolve));
+      return w.resources;
+    },
+  });
+  expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('blocked-domains');
+  slow = true;
+  w.resources = [...w.resources, applied('GatewayList', 'allowed-domains')];
+  return { app, release: () => release() };
+}
+
+/** The page's body when it answers within 100 turns of the event loop (with timers standing still, say); else undefined. */
+async function pageWithinTurns(app: FastifyInstance): Promise<string | undefined> {
+  let body: string | undefined;
+  void app.inject({ method: 'GET', url: '/' }).then((res) => (body = res.body));
+  for (let turn = 0; turn < 100 && body === undefined; turn++) await new Promise((r) => setImmediate(r));
+  return body;
+}
 
 describe('the status page on the endpoint', () => {
   it('serves the page, its style sheet and script from the daemon itself, with nothing from elsewhere', async () => {
@@ -68,18 +97,7 @@ describe('the status page on the endpoint', () => {
 
   it('answers with the rows it has while newer ones are being read, and with the newer ones after', async () => {
     const w = world();
-    let slow = false;
-    let release!: () => void;
-    const app = buildServer({
-      ...sourcesOf(w),
-      resources: async () => {
-        if (slow) await new Promise<void>((resolve) => (release = resolve));
-        return w.resources;
-      },
-    });
-    expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('blocked-domains');
-    slow = true;
-    w.resources = [...w.resources, applied('GatewayList', 'allowed-domains')];
+    const { app, release } = await shownThenReadSlowly(w);
     w.status = { ...w.status, runs: 2 };
     const meanwhile = (await app.inject({ method: 'GET', url: '/' })).body;
     expect(meanwhile).toContain('blocked-domains');
@@ -91,35 +109,19 @@ describe('the status page on the endpoint', () => {
 
   it('answers at once while a run is in flight: with the rows it has, or saying it is reading them', async () => {
     const w = world();
-    let slow = false;
-    let release!: () => void;
-    const app = buildServer({
-      ...sourcesOf(w),
-      resources: async () => {
-        if (slow) await new Promise<void>((resolve) => (release = resolve));
-        return w.resources;
-      },
-    });
-    expect((await app.inject({ method: 'GET', url: '/' })).body).toContain('blocked-domains');
-    slow = true;
-    w.resources = [...w.resources, applied('GatewayList', 'allowed-domains')];
+    const { app, release } = await shownThenReadSlowly(w);
     w.status = { ...w.status, running: true, runs: 2 };
     // Timers stand still (an ask that waited for the rows being read would not answer), and an hour
     // has passed: the rows are old enough to be read again in the middle of a run.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     vi.setSystemTime(Date.now() + 3_600_000);
     try {
-      let meanwhile: string | undefined;
-      void app.inject({ method: 'GET', url: '/' }).then((res) => (meanwhile = res.body));
-      for (let turn = 0; turn < 100 && meanwhile === undefined; turn++) await new Promise((r) => setImmediate(r));
+      const meanwhile = await pageWithinTurns(app);
       expect(meanwhile, 'an answer while timers stand still').toBeDefined();
       expect(meanwhile).toContain('blocked-domains');
       expect(meanwhile).not.toContain('allowed-domains');
       // A daemon just started, in its first run: nothing read yet.
-      const started = buildServer({ ...sourcesOf(w), resources: () => new Promise(() => undefined) });
-      let first: string | undefined;
-      void started.inject({ method: 'GET', url: '/' }).then((res) => (first = res.body));
-      for (let turn = 0; turn < 100 && first === undefined; turn++) await new Promise((r) => setImmediate(r));
+      const first = await pageWithinTurns(buildServer({ ...sourcesOf(w), resources: () => new Promise(() => undefined) }));
       expect(first).toContain('Reading the resources from the state…');
     } finally {
       vi.useRealTimers();
