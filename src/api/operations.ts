@@ -101,9 +101,61 @@ export const OPERATIONS = {
   editUser: { n: 15, method: 'PATCH', path: '/user', answer: 'result', result: 'object' },
   rollToken: { n: 16, method: 'PUT', path: '/user/tokens/{identifier}/value', answer: 'result', result: 'string' },
   updateConnectivitySettings: { n: 17, method: 'PATCH', path: '/accounts/{account_identifier}/zerotrust/connectivity_settings', answer: 'envelope', result: 'object' },
-} as const satisfies Record<string, { n: number; method: string; path: string; answer: AnswerShape; result: ResultShape; binary?: true }>;
+  // Beyond the interface's 17: the provider's own writes, by its operationId (docs/operations.md).
+  // A list's items in place: `append` new ones, `remove` values (zero-trust-lists-patch-zero-trust-list).
+  patchList: { id: 'zero-trust-lists-patch-zero-trust-list', method: 'PATCH', path: '/accounts/{account_id}/gateway/lists/{list_id}', answer: 'result', result: 'object' },
+  updateLocation: {
+    id: 'zero-trust-gateway-locations-update-zero-trust-gateway-location',
+    method: 'PUT',
+    path: '/accounts/{account_id}/gateway/locations/{location_id}',
+    answer: 'result',
+    result: 'object',
+  },
+  patchProxyEndpoint: {
+    id: 'zero-trust-gateway-proxy-endpoints-update-proxy-endpoint',
+    method: 'PATCH',
+    path: '/accounts/{account_id}/gateway/proxy_endpoints/{proxy_endpoint_id}',
+    answer: 'result',
+    result: 'object',
+  },
+  createRoute: { id: 'worker-routes-create-route', method: 'POST', path: '/zones/{zone_id}/workers/routes', answer: 'result', result: 'object' },
+  createAccessOrganization: {
+    id: 'zero-trust-organization-create-your-zero-trust-organization',
+    method: 'POST',
+    path: '/accounts/{account_id}/access/organizations',
+    answer: 'result',
+    result: 'object',
+  },
+  // The deletes: what prune sends for an object the config dropped.
+  detachWorkerDomain: { id: 'worker-domain-detach-from-domain', method: 'DELETE', path: '/accounts/{account_id}/workers/domains/{domain_id}', answer: 'bulk', result: 'none' },
+  deleteRoute: { id: 'worker-routes-delete-route', method: 'DELETE', path: '/zones/{zone_id}/workers/routes/{route_id}', answer: 'bulk', result: 'none' },
+  // At most 10,000 keys, the body a JSON array of key names.
+  deleteKvBulk: {
+    id: 'workers-kv-namespace-delete-multiple-key-value-pairs',
+    method: 'POST',
+    path: '/accounts/{account_id}/storage/kv/namespaces/{namespace_id}/bulk/delete',
+    answer: 'bulk',
+    result: 'none',
+  },
+  deleteList: { id: 'zero-trust-lists-delete-zero-trust-list', method: 'DELETE', path: '/accounts/{account_id}/gateway/lists/{list_id}', answer: 'bulk', result: 'none' },
+  deleteLocation: {
+    id: 'zero-trust-gateway-locations-delete-zero-trust-gateway-location',
+    method: 'DELETE',
+    path: '/accounts/{account_id}/gateway/locations/{location_id}',
+    answer: 'bulk',
+    result: 'none',
+  },
+  deleteProxyEndpoint: {
+    id: 'zero-trust-gateway-proxy-endpoints-delete-proxy-endpoint',
+    method: 'DELETE',
+    path: '/accounts/{account_id}/gateway/proxy_endpoints/{proxy_endpoint_id}',
+    answer: 'bulk',
+    result: 'none',
+  },
+  deleteToken: { id: 'user-api-tokens-delete-token', method: 'DELETE', path: '/user/tokens/{token_id}', answer: 'bulk', result: 'none' },
+} as const satisfies Record<string, { n?: number; id?: string; method: string; path: string; answer: AnswerShape; result: ResultShape; binary?: true }>;
 
-/** A write of the interface's 17. */
+/** A write: the interface's 17 (`n`), or one of the provider's beyond them (`id`, its operationId). */
 export type OperationName = keyof typeof OPERATIONS;
 /** Any call the client makes: a write, or a read. */
 export type CallName = OperationName | ReadName;

@@ -250,4 +250,21 @@ export interface OperationTypes {
   editUser: { params: NoParams; body: EditUserRequest; result: Record<string, unknown> };
   rollToken: { params: { identifier: string }; body: Record<string, unknown>; result: string };
   updateConnectivitySettings: { params: { account_identifier: string }; body: ConnectivitySettings; result: ConnectivitySettings };
+  patchList: {
+    params: { account_id: string; list_id: string };
+    body: { append?: readonly { value: string; description?: string }[]; remove?: readonly string[] };
+    result: GatewayList;
+  };
+  updateLocation: { params: { account_id: string; location_id: string }; body: CreateLocationRequest; result: GatewayLocation };
+  patchProxyEndpoint: { params: { account_id: string; proxy_endpoint_id: string }; body: Partial<CreateProxyEndpointRequest>; result: ProxyEndpoint };
+  createRoute: { params: { zone_id: string }; body: RouteRequest; result: WorkerRoute };
+  createAccessOrganization: { params: { account_id: string }; body: AccessOrganizationRequest; result: AccessOrganization };
+  detachWorkerDomain: { params: { account_id: string; domain_id: string }; body: undefined; result: unknown };
+  deleteRoute: { params: { zone_id: string; route_id: string }; body: undefined; result: unknown };
+  /** The key names, at most 10,000. */
+  deleteKvBulk: { params: { account_id: string; namespace_id: string }; body: readonly string[]; result: unknown };
+  deleteList: { params: { account_id: string; list_id: string }; body: undefined; result: unknown };
+  deleteLocation: { params: { account_id: string; location_id: string }; body: undefined; result: unknown };
+  deleteProxyEndpoint: { params: { account_id: string; proxy_endpoint_id: string }; body: undefined; result: unknown };
+  deleteToken: { params: { token_id: string }; body: undefined; result: unknown };
 }
