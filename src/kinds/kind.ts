@@ -137,7 +137,8 @@ export type ChangeType =
   | 'roll' // token secret roll
   | 'run' // AI run
   | 'kv' // one chunk of a KV bulk write
-  | 'adopt'; // metadata.id given: record the id, no call
+  | 'adopt' // metadata.id given: record the id, no call
+  | 'delete'; // prune: the provider's delete of an object no document describes (intent journal applies)
 
 /**
  * A body made only when its action is about to be sent (a KV chunk, read from its sources then), with
@@ -430,4 +431,21 @@ export interface KindDefinition {
   readonly observe?: Observation;
   /** How its parts (KV keys) are read back for a refresh. @default none */
   readonly observeKeys?: KeyObservation;
+  /**
+   * How prune deletes an object of this kind that edgesync created or adopted, once no document
+   * describes it. @default none: never deleted (a singleton, the user: "no longer managed")
+   */
+  readonly remove?: Removal;
+}
+
+/** See KindDefinition.remove. */
+export interface Removal {
+  /** The provider's delete (a DELETE, or the KV bulk delete). */
+  readonly operation: OperationName;
+  /**
+   * Its path parameters, from what state kept of the resource (its scope, the remote id, the request
+   * last applied). Undefined: state does not know which object it is (created without an id), so
+   * nothing can be deleted; the plan says why.
+   */
+  params(applied: AppliedResource): Readonly<Record<string, string>> | undefined;
 }
