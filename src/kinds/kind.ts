@@ -187,6 +187,11 @@ export interface ActionDraft {
     readonly memo?: Json;
     /** KV: each key of this chunk with the hash of (value, expiration fields, metadata) and its expiry. */
     readonly kvKeys?: KvKeys;
+    /**
+     * A delete: what leaves the state when it succeeds (or is answered 404, already gone): the whole
+     * resource (its stored secret too), or these KV keys of it.
+     */
+    readonly removed?: { readonly resource: true } | { readonly keys: readonly string[] };
   };
 }
 
