@@ -173,6 +173,11 @@ export interface Plan {
   readonly unmanaged?: readonly UnmanagedKeys[];
   /** With a refresh: its calls, and what it could not read. Absent: the plan read only the state. */
   readonly refresh?: RefreshSummary;
+  /**
+   * Resources whose protection (metadata.protect, --protect) is not what state records: applying the
+   * plan records it (for a resource in state; a new one's once its create succeeded). @default []
+   */
+  readonly protection?: readonly { readonly resource: string; readonly protect: boolean }[];
 }
 
 export interface Share extends ResourceRef {

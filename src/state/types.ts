@@ -25,6 +25,8 @@ export interface AppliedResource {
   readonly source?: DefinedAt;
   /** The credential that signed its last applied call; '' for the environment's token; absent: not known. */
   readonly credential?: string;
+  /** Its document said `metadata.protect: true` (or `--protect` named it) when last planned: prune never deletes it. @default false */
+  readonly protected?: boolean;
 }
 
 export interface StateRevision {
