@@ -16,6 +16,7 @@ import type {
   Outcome,
   Observation,
   PlanContext,
+  Removal,
   Resend,
   ResourceDocument,
   WriteTarget,
@@ -54,6 +55,8 @@ export interface KindBase {
   readonly observe?: Observation;
   /** See KindDefinition.observeKeys. */
   readonly observeKeys?: KeyObservation;
+  /** See KindDefinition.remove. @default none: never deleted */
+  readonly remove?: Removal;
 }
 
 /** Kinds with one object per account (settings, the Zero Trust account): the account is the target. */
@@ -74,6 +77,17 @@ export function accountRead(read: ReadName, fields: readonly string[] = []): Obs
   return { read, params: (scope) => ({ account_id: scope.account }), asRequest: (object) => pick(object, fields) };
 }
 
+/**
+ * Prune's delete of an account's object, by the id state kept of it (its create's answer, or
+ * metadata.id); undefined when state kept none (created without an id): nothing names the object.
+ */
+export function removeById(operation: OperationName, idParam: string): Removal {
+  return {
+    operation,
+    params: (applied) => (applied.remoteId === undefined || applied.scope.account === undefined ? undefined : { account_id: applied.scope.account, [idParam]: applied.remoteId }),
+  };
+}
+
 export const NOTHING: KindDecision = { actions: [], blocked: [], notes: [] };
 
 /** "GatewayList" → "gateway-list.schema.json". */
@@ -81,7 +95,7 @@ function schemaFile(kind: string): string {
   return `${kind.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}.schema.json`;
 }
 
-export function pathParams(base: KindBase, scope: Readonly<Record<string, string>>): Record<string, string> {
+export function pathParams(base: Pick<KindBase, 'paramMap'>, scope: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, param] of Object.entries(base.paramMap)) out[param] = scope[key];
   return out;
@@ -133,6 +147,7 @@ export function defineKind(
     ...(base.resend && { resend: base.resend }),
     ...(base.observe && { observe: base.observe }),
     ...(base.observeKeys && { observeKeys: base.observeKeys }),
+    ...(base.remove && { remove: base.remove }),
     plan,
     outcome,
   };

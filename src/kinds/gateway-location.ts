@@ -1,11 +1,11 @@
-// GatewayLocation (operation 7, POST): created once; the interface has no update for it.
-// Networks are written as CIDR strings or `{network}` objects; the provider takes only objects, IPv4 /24–/32.
+// GatewayLocation (operation 7 create, the provider's PUT to update, its DELETE to prune): any change
+// is one PUT of the whole location. Networks are written as CIDR strings or `{network}` objects; the provider takes only objects, IPv4 /24–/32.
 
 import type { Json } from '../util/json.js';
 import { compact, isObject, pick } from './diff.js';
-import { accountScope, onGatewayAccount } from './families.js';
+import { accountScope, onGatewayAccount, removeById } from './families.js';
 import type { Built, ResourceDocument } from './kind.js';
-import { noUpdate, postKind } from './post-family.js';
+import { postKind } from './post-family.js';
 import { registerKind } from './registry.js';
 
 /**
@@ -20,6 +20,14 @@ function build(doc: ResourceDocument): Built {
   return { request: compact({ ...spec, networks }) };
 }
 
+/** Every field of the spec (schemas/gateway-location.schema.json): the PUT carries them all. */
+const FIELDS = ['name', 'client_default', 'ecs_support', 'networks'];
+
+/** The request as the provider takes it: each network as an object. */
+function wire(request: { [key: string]: Json }): Json {
+  return Array.isArray(request.networks) ? { ...request, networks: request.networks.map((network) => ({ network })) } : request;
+}
+
 registerKind(
   postKind({
     kind: 'GatewayLocation',
@@ -27,8 +35,14 @@ registerKind(
     create: 'createLocation',
     build,
     // The provider takes each network as an object.
-    createBody: (request) => (Array.isArray(request.networks) ? { ...request, networks: request.networks.map((network) => ({ network })) } : request),
-    blockedReason: noUpdate('GatewayLocation'),
+    createBody: wire,
+    // The update is a PUT of the whole location, as the create takes it: every field goes, changed or
+    // not, and a field the document dropped goes back to the provider's default. It is idempotent, so
+    // --resync sends it again.
+    update: { operation: 'updateLocation', idParam: 'location_id', paramMap: { account: 'account_id' }, fields: FIELDS, body: (request) => wire(request), resends: true },
+    // Every field of the spec is one the PUT carries: nothing is left to block.
+    blockedReason: (fields) => `${fields.join(', ')} cannot be changed on a location`,
+    remove: removeById('deleteLocation', 'location_id'),
     dependencies: onGatewayAccount,
     observe: {
       read: 'listLocations',

@@ -32,11 +32,18 @@ export interface PostKindSpec extends KindBase {
     readonly operation: OperationName;
     /** Path parameter that carries the remote id. */
     readonly idParam: string;
+    /**
+     * Its other path parameters, from the scope, when it names them otherwise than the create (the
+     * provider's own operations say `account_id` where the interface's say `identifier`).
+     * @default the create's (KindBase.paramMap)
+     */
+    readonly paramMap?: Readonly<Record<string, string>>;
     readonly fields: readonly string[];
-    readonly body: (request: JsonObject, id: string) => Json;
+    /** `changed`: the fields that differ from what was applied (all of them when adopting or re-sending), for an update that sends only those. */
+    readonly body: (request: JsonObject, id: string, changed: readonly string[]) => Json;
     /**
      * `--resync` and `--replace` send the update again with every field it carries: it is an
-     * idempotent PUT of those fields whole, and they are what a person edits in the dashboard.
+     * idempotent PUT (or PATCH) of those fields whole, and they are what a person edits in the dashboard.
      * The other fields cannot be re-sent (no operation carries them). @default false: never re-sent
      */
     readonly resends?: boolean;
@@ -66,6 +73,10 @@ function withExtra(actions: readonly ActionDraft[], blocked: readonly BlockedDra
 
 export function postKind(spec: PostKindSpec): KindDefinition {
   const tracked = (request: Json): JsonObject => omit(request, spec.untracked ?? []);
+  const updateParams = (scope: Readonly<Record<string, string>>, id: string): Record<string, string> => {
+    const update = spec.update!;
+    return { ...pathParams(update.paramMap ? { paramMap: update.paramMap } : spec, scope), [update.idParam]: id };
+  };
 
   const firstTime = (ctx: PlanContext, id: string | undefined): KindDecision => {
     const { desired, applied } = ctx;
@@ -85,8 +96,8 @@ export function postKind(spec: PostKindSpec): KindDefinition {
       const action: ActionDraft = {
         change: 'update',
         operation: spec.update.operation,
-        params: { ...params, [spec.update.idParam]: id },
-        body: spec.update.body(request, id),
+        params: updateParams(desired.scope, id),
+        body: spec.update.body(request, id, spec.update.fields),
         diff,
         record,
       };
@@ -115,14 +126,14 @@ export function postKind(spec: PostKindSpec): KindDefinition {
     if (fixed.length) blocked.push({ reason: spec.blockedReason(fixed), fields: fixed });
     if (routable.length && id === undefined) blocked.push({ reason: NO_REMOTE_ID, fields: routable });
     if (routable.length && id !== undefined && spec.update) {
-      const { operation, idParam, fields } = spec.update;
+      const { operation, fields } = spec.update;
       // Only what the update sent becomes applied: blocked fields keep their old values.
       const request: Json = { ...omit(before, fields), ...pick(after, fields) };
       actions.push({
         change: 'update',
         operation,
-        params: { ...pathParams(spec, desired.scope), [idParam]: id },
-        body: spec.update.body(after, id),
+        params: updateParams(desired.scope, id),
+        body: spec.update.body(after, id, routable),
         diff: changes.filter((c) => routable.includes(c.path.split('.')[0])),
         record: { request, hash: contentHash(request) },
       });
@@ -157,14 +168,15 @@ export function postKind(spec: PostKindSpec): KindDefinition {
     const action: ActionDraft = {
       change: 'update',
       operation: update.operation,
-      params: { ...pathParams(spec, desired.scope), [update.idParam]: id },
-      body: update.body(tracked(desired.request), id),
+      params: updateParams(desired.scope, id),
+      body: update.body(tracked(desired.request), id, update.fields),
       diff: [],
       record: compact({ request: applied.request, hash: applied.hash }) as ActionDraft['record'],
     };
     return { actions: [action] };
   };
-  const resend = spec.resend ?? (update?.resends && OPERATIONS[update.operation].method === 'PUT' ? resendUpdate : refused);
+  const method: string | undefined = update && OPERATIONS[update.operation].method;
+  const resend = spec.resend ?? (update?.resends && (method === 'PUT' || method === 'PATCH') ? resendUpdate : refused);
   // A change of a field it cannot update is blocked, and pointed at where that field is written.
   return defineKind({ ...spec, targets, operations, resend, placesFields: true }, plan, outcome);
 }

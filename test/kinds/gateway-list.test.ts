@@ -1,5 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LIST_FIXED } from '../../src/kinds/gateway-list.js';
+import { ITEM_DATE_FIXED, ITEM_PAGE, LIST_TYPE_FIXED, applyPage, itemPages } from '../../src/kinds/gateway-list.js';
+import type { ActionDraft, Json } from '../../src/kinds/kind.js';
+import type { AppliedResource } from '../../src/state/types.js';
+import { contentHash } from '../../src/util/json.js';
 import { getKind } from '../../src/kinds/registry.js';
 import { NO_REMOTE_ID } from '../../src/kinds/post-family.js';
 import { ACCOUNT, applyDecision, desire, document, observedAs, plan, schemaErrors } from './helpers.js';
@@ -34,15 +38,146 @@ describe('GatewayList', () => {
     });
   });
 
-  it('blocks a change of items or type with the reason, while still sending a rename', () => {
+  it('changes items in place by PATCH: the new values appended, the dropped ones removed, a rename by PUT before them', () => {
+    const items = [{ value: 'phishing.example.org' }, { value: 'tracker.example.com' }];
+    const { desired } = desire('GatewayList', metadata, { ...spec, name: 'Bad domains', items });
+    const decision = plan(desired, created());
+    expect(decision.blocked).toEqual([]);
+    expect(decision.actions.map((a) => [a.change, a.operation, a.params, a.body])).toEqual([
+      ['update', 'updateList', { identifier: ACCOUNT, uuid: LIST_ID }, { name: 'Bad domains', description: 'Nobody goes there' }],
+      ['update', 'patchList', { account_id: ACCOUNT, list_id: LIST_ID }, { remove: ['malware.example.net'], append: items }],
+    ]);
+    expect(decision.actions[1]!.record).toEqual({ request: desired.request, hash: desired.hash });
+    const after = applyDecision(desired, created());
+    expect(plan(desired, after)).toEqual({ actions: [], blocked: [], notes: [] });
+  });
+
+  it('takes items as a set: another order of the same items changes nothing', () => {
+    const two = [{ value: 'a.example' }, { value: 'b.example' }];
+    const applied = applyDecision(desire('GatewayList', metadata, { ...spec, items: two }).desired, undefined, { create: { id: LIST_ID } });
+    const decision = plan(desire('GatewayList', metadata, { ...spec, items: [...two].reverse() }).desired, applied);
+    expect(decision.actions.filter((a) => a.operation === 'patchList')).toEqual([]);
+    expect(decision.blocked).toEqual([]);
+  });
+
+  it('blocks a change of type, the provider keeping a list’s type, while still sending a rename and the items', () => {
     const { desired } = desire('GatewayList', metadata, { ...spec, name: 'Bad', type: 'URL', items: [{ value: 'https://x.example' }] });
     const decision = plan(desired, created());
-    expect(decision.blocked).toEqual([{ reason: LIST_FIXED, fields: ['items', 'type'] }]);
-    expect(decision.actions.map((a) => [a.change, a.diff.map((d) => d.path)])).toEqual([['update', ['name']]]);
-    // The blocked items are not recorded as applied: the next plan still shows them blocked.
+    expect(decision.blocked).toEqual([{ reason: LIST_TYPE_FIXED, fields: ['type'] }]);
+    expect(decision.actions.map((a) => a.operation)).toEqual(['updateList', 'patchList']);
+    // The type is not recorded as applied: the next plan still shows it blocked, and nothing else.
     const after = applyDecision(desired, created());
-    expect(plan(desired, after).blocked).toEqual([{ reason: LIST_FIXED, fields: ['items', 'type'] }]);
-    expect(plan(desired, after).actions).toEqual([]);
+    expect(after.request).toMatchObject({ type: 'DOMAIN', items: [{ value: 'https://x.example' }] });
+    expect(plan(desired, after)).toEqual({ actions: [], blocked: [{ reason: LIST_TYPE_FIXED, fields: ['type'] }], notes: [] });
+  });
+
+  it('blocks another created_at for a value the list keeps: the append sends values alone', () => {
+    const { desired } = desire('GatewayList', metadata, { ...spec, items: [{ value: 'malware.example.net', created_at: '2026-01-01T00:00:00Z' }] });
+    const decision = plan(desired, created());
+    expect(decision.actions).toEqual([]);
+    expect(decision.blocked).toEqual([{ reason: `${ITEM_DATE_FIXED} (malware.example.net)`, fields: ['items'] }]);
+  });
+
+  it(`sends a large change in pages of ${ITEM_PAGE} values, removals first, each recording the items it leaves`, () => {
+    const old = Array.from({ length: 1500 }, (_, i) => ({ value: `old-${i}.example` }));
+    const now = Array.from({ length: 1200 }, (_, i) => ({ value: `new-${i}.example` }));
+    const applied = applyDecision(desire('GatewayList', metadata, { ...spec, items: old }).desired, undefined, { create: { id: LIST_ID } });
+    const { desired } = desire('GatewayList', metadata, { ...spec, items: now });
+    const pages = plan(desired, applied).actions;
+    expect(pages.map((a) => [a.suffix, (a.body as { remove?: string[] }).remove?.length ?? 0, (a.body as { append?: Json[] }).append?.length ?? 0])).toEqual([
+      ['items:1/3', 1000, 0],
+      ['items:2/3', 500, 500],
+      ['items:3/3', 0, 700],
+    ]);
+    expect(pages.map((a) => (a.record.request as { items: Json[] }).items.length)).toEqual([500, 500, 1200]);
+    expect(pages.at(-1)!.record).toEqual({ request: desired.request, hash: desired.hash });
+  });
+
+  it('plans the rest after a run cut between two pages, never an item twice', () => {
+    const old = Array.from({ length: 1500 }, (_, i) => ({ value: `old-${i}.example` }));
+    const now = Array.from({ length: 1200 }, (_, i) => ({ value: `new-${i}.example` }));
+    const applied = applyDecision(desire('GatewayList', metadata, { ...spec, items: old }).desired, undefined, { create: { id: LIST_ID } });
+    const { desired } = desire('GatewayList', metadata, { ...spec, items: now });
+    const [first] = plan(desired, applied).actions;
+    const cut: AppliedResource = { ...applied, request: first!.record.request!, hash: first!.record.hash! };
+    const rest = plan(desired, cut).actions;
+    expect(rest.map((a) => [(a.body as { remove?: string[] }).remove?.length ?? 0, (a.body as { append?: Json[] }).append?.length ?? 0])).toEqual([
+      [500, 500],
+      [0, 700],
+    ]);
+    const removed = rest.flatMap((a) => (a.body as { remove?: string[] }).remove ?? []);
+    expect(removed.every((v) => Number(v.split('-')[1]!.split('.')[0]) >= 1000)).toBe(true);
+  });
+
+  it('keeps the answered time and count as the memo after each PATCH page', () => {
+    const { desired } = desire('GatewayList', metadata, { ...spec, items: [...spec.items, { value: 'x.example' }] });
+    const after = applyDecision(desired, created(), { update: { id: LIST_ID, count: 2, updated_at: '2026-05-01T00:00:00Z' } });
+    expect(after.memo).toEqual({ updated_at: '2026-05-01T00:00:00Z', count: 2 });
+  });
+
+  it('is deleted by prune through its id, and not at all when state kept none', () => {
+    const remove = gatewayList.remove!;
+    expect(remove.operation).toBe('deleteList');
+    expect(remove.params(created())).toEqual({ account_id: ACCOUNT, list_id: LIST_ID });
+    expect(remove.params(applyDecision(desire('GatewayList', metadata, spec).desired, undefined, { create: {} }))).toBeUndefined();
+  });
+
+  it('applied in order, the planned pages take any items to any others, and a cut after any page finishes on the next plan', () => {
+    const value = fc.constantFrom(...Array.from({ length: 40 }, (_, i) => `v${i}.example`));
+    const items = fc.uniqueArray(value, { maxLength: 40 }).map((vs) => vs.map((v) => ({ value: v })));
+    fc.assert(
+      fc.property(items, items, fc.integer({ min: 1, max: 7 }), fc.nat(), (before, after, size, cutAt) => {
+        const values = (list: readonly { value: Json }[]) => list.map((i) => String(i.value)).sort();
+        // Page by page, the pages' own arithmetic: every page fits, and the end is `after`.
+        const { pages, held } = itemPages(before, after, size);
+        expect(held).toEqual([]);
+        let now: { [key: string]: Json }[] = before;
+        for (const page of pages) {
+          expect(page.remove.length + page.append.length).toBeLessThanOrEqual(size);
+          now = applyPage(now, page, after);
+        }
+        expect(values(now)).toEqual(values(after));
+        // Through the kind's plan: cut after any page, the next plan sends exactly what is left.
+        const applied: AppliedResource = { ...created(), request: { ...spec, items: before }, hash: contentHash({ ...spec, items: before }) };
+        const { desired } = desire('GatewayList', metadata, { ...spec, items: after });
+        const planned: ActionDraft[] = plan(desired, applied).actions as ActionDraft[];
+        if (!planned.length) {
+          expect(values(before)).toEqual(values(after));
+          return;
+        }
+        const cut = planned[cutAt % planned.length]!;
+        const resumed: AppliedResource = { ...applied, request: cut.record.request!, hash: cut.record.hash! };
+        const rest = plan(desired, resumed).actions;
+        const last = (rest.at(-1) ?? cut).record.request as { items?: { value: Json }[] };
+        expect(values(last.items ?? [])).toEqual(values(after));
+        const sent = (key: 'remove' | 'append') =>
+          [...planned.slice(0, (cutAt % planned.length) + 1), ...rest].flatMap((a) => ((a.body as Record<string, Json[]>)[key] ?? []).map((x) => JSON.stringify(x)));
+        expect(new Set(sent('remove')).size).toBe(sent('remove').length);
+        expect(new Set(sent('append')).size).toBe(sent('append').length);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('resumes a change of thousands of items cut after any page, through the plan, until every item is in', () => {
+    const range = fc.tuple(fc.nat(3000), fc.nat(2500)).map(([from, length]) => Array.from({ length }, (_, i) => ({ value: `v${from + i}.example` })));
+    fc.assert(
+      fc.property(range, range, fc.nat(), (before, after, cutAt) => {
+        const values = (list: readonly { value: Json }[] | undefined) => (list ?? []).map((i) => String(i.value)).sort();
+        let applied: AppliedResource = { ...created(), request: { ...spec, items: before }, hash: contentHash({ ...spec, items: before }) };
+        const { desired } = desire('GatewayList', metadata, { ...spec, items: after });
+        // Cut after one page each run, as many runs as it takes; each run plans again from what was recorded.
+        for (let run = 0; run < 10; run++) {
+          const actions = plan(desired, applied).actions;
+          if (!actions.length) break;
+          const done = actions[(cutAt + run) % actions.length]!;
+          for (const a of actions.slice(0, actions.indexOf(done) + 1)) applied = { ...applied, request: a.record.request!, hash: a.record.hash! };
+        }
+        expect(values((applied.request as { items?: { value: Json }[] }).items)).toEqual(values(after));
+        expect(applied.hash).toBe(desired.hash);
+      }),
+      { numRuns: 15 },
+    );
   });
 
   it('is sent again by --resync: its name and description, by PUT updateList, without its items', () => {

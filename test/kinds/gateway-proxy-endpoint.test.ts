@@ -1,18 +1,43 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, document, schemaErrors } from './helpers.js';
-import { createOnlyScenarios } from './scenarios.js';
+import { ACCOUNT, applyDecision, desire, document, kindOf, plan, schemaErrors } from './helpers.js';
+import { createThenUpdateScenarios } from './scenarios.js';
 
 const metadata = { name: 'office-proxy', account: ACCOUNT };
 const spec = { name: 'Office proxy', ips: ['192.0.2.0/24'], subdomain: 'office-proxy' };
+const created = () => applyDecision(desire('GatewayProxyEndpoint', metadata, spec).desired, undefined, { create: { id: 'pe-1' } });
 
 describe('GatewayProxyEndpoint', () => {
-  createOnlyScenarios({
+  createThenUpdateScenarios({
     kind: 'GatewayProxyEndpoint',
     metadata,
     spec,
     changed: { ...spec, subdomain: 'proxy' },
     operation: 'createProxyEndpoint',
     params: { identifier: ACCOUNT },
+    update: 'patchProxyEndpoint',
+    updateParams: (id) => ({ account_id: ACCOUNT, proxy_endpoint_id: id }),
+  });
+
+  it('patches only the fields that changed', () => {
+    const { desired } = desire('GatewayProxyEndpoint', metadata, { ...spec, ips: ['192.0.2.0/24', '198.51.100.0/24'] });
+    const [action, ...rest] = plan(desired, created()).actions;
+    expect(rest).toEqual([]);
+    expect(action).toMatchObject({ operation: 'patchProxyEndpoint', body: { ips: ['192.0.2.0/24', '198.51.100.0/24'] }, record: { request: desired.request, hash: desired.hash } });
+    const renamed = desire('GatewayProxyEndpoint', metadata, { ...spec, name: 'Proxy', subdomain: 'p2' }).desired;
+    expect(plan(renamed, created()).actions[0]!.body).toEqual({ name: 'Proxy', subdomain: 'p2' });
+  });
+
+  it('is sent again whole by --resync, every field in one PATCH', () => {
+    const { desired } = desire('GatewayProxyEndpoint', metadata, spec);
+    const answer = kindOf('GatewayProxyEndpoint').resend!({ desired, applied: created() });
+    expect('actions' in answer && answer.actions.map((a) => [a.operation, a.body])).toEqual([['patchProxyEndpoint', spec]]);
+  });
+
+  it('is deleted by prune through its id, and not at all when state kept none', () => {
+    const remove = kindOf('GatewayProxyEndpoint').remove!;
+    expect(remove.operation).toBe('deleteProxyEndpoint');
+    expect(remove.params(created())).toEqual({ account_id: ACCOUNT, proxy_endpoint_id: 'pe-1' });
+    expect(remove.params(applyDecision(desire('GatewayProxyEndpoint', metadata, spec).desired, undefined, { create: {} }))).toBeUndefined();
   });
 
   it('has a schema that requires ips as CIDRs', () => {

@@ -134,7 +134,8 @@ export function desire(kind: string, metadata: Record<string, unknown>, spec: un
   const built = def.build(doc, ctx);
   if (built instanceof Promise) throw new TypeError(`${kind} builds asynchronously: build it through its own helper`);
   const scope: Record<string, string> = {};
-  for (const key of def.scopeKeys) scope[key] = String(metadata[key]);
+  // A scope key the document leaves out (one the kind takes as optional) is not in the scope.
+  for (const key of def.scopeKeys) if (metadata[key] !== undefined) scope[key] = String(metadata[key]);
   const name = String(metadata.name);
   const desired: DesiredResource = {
     key: identityKey(kind, scope, name, def.scopeKeys),

@@ -79,28 +79,35 @@ export function patchScenarios(c: Case & { readonly removable: string }): void {
   });
 }
 
-/** POST kinds without an update operation: created once, adopted by id, blocked afterwards. */
-export function createOnlyScenarios(c: Case): void {
+/** POST kinds whose every field the provider's update carries: created once, then updated in place, adopted with an update. */
+export function createThenUpdateScenarios(c: Case & { readonly update: string; readonly updateParams: (id: string) => Record<string, string> }): void {
   it('creates on first apply and keeps the returned id', () => {
     const { desired } = desire(c.kind, c.metadata, c.spec);
-    const [action] = plan(desired).actions;
+    const [action, ...rest] = plan(desired).actions;
+    expect(rest).toEqual([]);
     expect(action).toMatchObject({ change: 'create', operation: c.operation, params: c.params });
     const applied = applyDecision(desired, undefined, { create: { id: 'f174e90a-fafe-4643-bbbc-4a0ed4fc8415' } });
     expect(applied.remoteId).toBe('f174e90a-fafe-4643-bbbc-4a0ed4fc8415');
     expect(plan(desired, applied)).toEqual({ actions: [], blocked: [], notes: [] });
   });
 
-  it('blocks a change after creation because no update operation exists', () => {
+  it('changes in place after creation by its update, blocking nothing, and plans nothing once applied', () => {
     const applied = applyDecision(desire(c.kind, c.metadata, c.spec).desired, undefined, { create: { id: 'x1' } });
-    const decision = plan(desire(c.kind, c.metadata, c.changed).desired, applied);
-    expect(decision.actions).toEqual([]);
-    expect(decision.blocked).toEqual([{ reason: expect.stringContaining(`no update operation exists for ${c.kind}`), fields: changedFields(c) }]);
+    const { desired } = desire(c.kind, c.metadata, c.changed);
+    const decision = plan(desired, applied);
+    expect(decision.blocked).toEqual([]);
+    expect(decision.actions).toHaveLength(1);
+    expect(decision.actions[0]).toMatchObject({ change: 'update', operation: c.update, params: c.updateParams('x1') });
+    expect(diffFields(decision.actions[0]!.diff)).toEqual(changedFields(c));
+    const after = applyDecision(desired, applied, { update: { id: 'x1' } });
+    expect(after.remoteId).toBe('x1');
+    expect(plan(desired, after)).toEqual({ actions: [], blocked: [], notes: [] });
   });
 
-  it('adopts an existing object given metadata.id without calling anything', () => {
+  it('adopts an existing object given metadata.id with its update, so the remote matches the file', () => {
     const { desired } = desire(c.kind, { ...c.metadata, id: 'existing-1' }, c.spec);
     const decision = plan(desired);
-    expect(decision.actions.map((a) => [a.change, a.operation])).toEqual([['adopt', null]]);
+    expect(decision.actions.map((a) => [a.change, a.operation, a.params])).toEqual([['update', c.update, c.updateParams('existing-1')]]);
     expect(applyDecision(desired, undefined).remoteId).toBe('existing-1');
   });
 }
