@@ -101,7 +101,7 @@ export class TokenBook {
    * `X-Auth-User-Service-Key` (operations 1 and 14 only, as the interface lists it), reaching
    * `account` (the path's, for account-scope operations) if tied to accounts. Null when accepted.
    */
-  authenticateRequest(headers: Headers, op: number | undefined, nowMs: number, account?: string): EmulatorError | null {
+  authenticateRequest(headers: Headers, op: number | string | undefined, nowMs: number, account?: string): EmulatorError | null {
     const sent = presented(headers);
     if (sent.forms > 1) return new EmulatorError(401, ['send one credential: a bearer token, X-Auth-Email with X-Auth-Key, or X-Auth-User-Service-Key']);
     if (sent.serviceKey !== undefined) {

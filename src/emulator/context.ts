@@ -1,10 +1,11 @@
 // What every operation handler shares: the store, the tokens, the clock and a way to declare a route.
 // Handlers return the `result`; the envelope, the status and the request log are added around them.
 
-import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { TokenBook } from './auth.js';
 import type { Faults } from './faults.js';
-import { badRequest, successBody } from './errors.js';
+import { badRequest, EmulatorError, successBody } from './errors.js';
+import { operationName, type Op } from './operations.js';
 import type { Store } from './store.js';
 import type { JsonObject, StoredObject } from './types.js';
 import { problemText, type BodySchemas } from './validate.js';
@@ -16,8 +17,10 @@ export interface Context {
   readonly tokens: TokenBook;
   readonly now: () => number;
   readonly tokenCreateResult: 'full' | 'value-only';
-  /** Injected faults that act inside an operation (keys a bulk write refuses). */
-  readonly faults: Pick<Faults, 'refusesKey'>;
+  /** Injected faults that act inside an operation (keys a bulk write refuses, faults aimed at one operation). */
+  readonly faults: Pick<Faults, 'refusesKey' | 'operationFault'>;
+  /** Logs a call whose connection was closed with no answer (an aimed `reset` fault): no answer, so no onResponse. */
+  readonly lost: (request: FastifyRequest) => void;
   /** Per request: body bytes and multipart part names, for the request log. */
   readonly notes: WeakMap<FastifyRequest, RequestNotes>;
   /** The request body schemas of the JSON operations, compiled at start. */
@@ -45,16 +48,35 @@ export function rawAnswer(contentType: string, bytes: Buffer, headers: Readonly<
 }
 type Handler = (request: FastifyRequest, params: Params) => unknown;
 
-/** Registers operation `op` at `path` (fastify `:param` syntax, relative to /client/v4). */
-export function operation(app: FastifyInstance, op: number, method: HTTPMethods, path: string, handler: Handler): void {
+/** A handler's answer when the provider's has no `result` at all: the envelope alone (a Worker domain's detach). */
+export const NO_RESULT = Symbol('no result');
+
+/**
+ * Registers operation `op` at `path` (fastify `:param` syntax, relative to /client/v4). A fault
+ * aimed at the operation (faults.ts) answers in place of the handler, or after it has run.
+ */
+export function operation(app: FastifyInstance, ctx: Pick<Context, 'faults' | 'lost'>, op: Op, method: HTTPMethods, path: string, handler: Handler): void {
+  const name = operationName(op);
+  const aimed = (request: FastifyRequest, reply: FastifyReply, after: boolean): boolean => {
+    const fault = ctx.faults.operationFault(name, after);
+    if (fault === null) return false;
+    if (fault !== 'reset') throw new EmulatorError(fault, [`${fault === 500 ? 'internal error' : 'service unavailable'} (injected fault on ${name})`]);
+    ctx.lost(request);
+    reply.hijack();
+    request.raw.socket.destroy();
+    return true;
+  };
   app.route({
     method,
     url: basePath + path,
     config: { op },
     handler: async (request, reply) => {
+      if (aimed(request, reply, false)) return reply;
       const result = await handler(request, request.params as Params);
+      if (aimed(request, reply, true)) return reply;
       const raw = (result as { [RAW]?: Raw } | null)?.[RAW];
       if (raw) return reply.code(200).headers(raw.headers).type(raw.contentType).send(raw.bytes);
+      if (result === NO_RESULT) return reply.code(200).send({ errors: [], messages: [], success: true });
       return reply.code(200).send(successBody(op, result));
     },
   });
@@ -93,9 +115,9 @@ export function readOf(request: FastifyRequest): string | undefined {
   return (request.routeOptions.config as { read?: string } | undefined)?.read;
 }
 
-/** The operation a route was registered as (`operation()` sets it). */
-export function opOf(request: FastifyRequest): number | undefined {
-  return (request.routeOptions.config as { op?: number } | undefined)?.op;
+/** The operation a route was registered as (`operation()` sets it): its number, or its name beyond the 17. */
+export function opOf(request: FastifyRequest): Op | undefined {
+  return (request.routeOptions.config as { op?: Op } | undefined)?.op;
 }
 
 /** The body checked against its operation's schema; a 400 with every problem otherwise. */

@@ -14,7 +14,11 @@
  *
  * and, on the reads, the provider's own codes for an object that is not there (status 404):
  * - 10007 Worker script, 100114 Worker domain, 10009 Worker route and KV key
- * (the other reads, whose codes the provider does not publish, answer 10404).
+ * (the other reads, whose codes the provider does not publish, answer 10404);
+ *
+ * and the provider's refusals of a second object where only one may be (status 409):
+ * - 10020 a Worker route whose pattern another route of the zone has
+ * - 12130 Access's conflict (`access.api.error.conflict`): the account already has its organization
  */
 export const ErrorCode = {
   noRoute: 7000,
@@ -29,6 +33,8 @@ export const ErrorCode = {
   domainNotFound: 100114,
   routeNotFound: 10009,
   kvKeyNotFound: 10009,
+  routeExists: 10020,
+  accessConflict: 12130,
 } as const;
 
 const codeByStatus: Record<number, number> = {
@@ -36,6 +42,7 @@ const codeByStatus: Record<number, number> = {
   401: ErrorCode.authentication,
   403: ErrorCode.forbidden,
   404: ErrorCode.notFound,
+  409: ErrorCode.validation,
   429: ErrorCode.rateLimited,
   500: ErrorCode.internal,
   503: ErrorCode.unavailable,
@@ -69,11 +76,11 @@ export function notFound(what: string, code?: number): EmulatorError {
  * The 200 answer: the full envelope, as the provider sends it to every operation (its own clients
  * refuse an answer without `success`), where the document shows only `{result}` or `{}`.
  */
-export function successBody(_op: number, result: unknown): unknown {
+export function successBody(_op: number | string, result: unknown): unknown {
   return { errors: [], messages: [], success: true, result };
 }
 
-export function errorBody(op: number | undefined, err: EmulatorError): unknown {
+export function errorBody(op: number | string | undefined, err: EmulatorError): unknown {
   // Operation 14's own errors are message-only; "No route" comes from the provider's router, before it, with its code.
   const errors = op === 14 && err.code !== ErrorCode.noRoute ? err.problems.map((message) => ({ message })) : err.problems.map((message) => ({ code: err.code, message }));
   return { success: false, errors, messages: [], result: null };

@@ -1,9 +1,11 @@
 // Fault injection for calls under /client/v4: a fixed-window rate limit per credential (429 + Retry-After,
-// and its count on every answer), a seeded share of 500/503 answers before any processing, and added latency.
+// and its count on every answer), a seeded share of 500/503 answers before any processing, added
+// latency, and faults aimed at one operation by name, before or after it is carried out.
 
 import { checkInteger, checkNumber, fail } from '../util/options.js';
 import { isPlainObject } from './validate.js';
 import { EmulatorError } from './errors.js';
+import { OPERATION_NAMES } from './operations.js';
 
 export interface RateLimit {
   readonly limit: number;
@@ -24,6 +26,25 @@ export interface FaultSettings {
    * `pattern` (a regular expression). null turns it off.
    */
   readonly kvRefuse?: KvRefusal | null;
+  /**
+   * Faults aimed at operations by name (`deleteList`, `createRoute`, `updateRoute`, … as
+   * docs/operations.md names them): each replaces the given operation's fault, null removes it,
+   * and null for the whole map removes them all.
+   */
+  readonly operations?: Readonly<Record<string, OperationFault | null>> | null;
+}
+
+/** A fault for the next calls of one operation (after authentication, the body parsed). */
+export interface OperationFault {
+  /** What the caller gets: a 500 or 503 answer, or `reset`, the connection closed with no answer. @default 500 */
+  readonly answer?: 500 | 503 | 'reset';
+  /**
+   * Whether the call is carried out first and only its answer lost, so the caller cannot know it
+   * was made (a create made, a delete done); otherwise nothing is changed. @default false
+   */
+  readonly afterProcessing?: boolean;
+  /** How many calls of the operation it hits; then it is gone. @default 1 */
+  readonly times?: number;
 }
 
 interface KvRefusal {
@@ -49,6 +70,18 @@ export function checkFaults(f: unknown): FaultSettings {
       } catch {
         fail('kvRefuse.pattern', 'a valid regular expression', f.kvRefuse.pattern);
       }
+    }
+  }
+  if (f.operations !== undefined && f.operations !== null) {
+    if (!isPlainObject(f.operations)) fail('operations', 'an object {NAME: {answer?, afterProcessing?, times?} or null} or null', f.operations);
+    for (const [name, fault] of Object.entries(f.operations)) {
+      if (!OPERATION_NAMES.includes(name)) fail(`operations.${name}`, `the name of an operation (${OPERATION_NAMES.join(', ')})`, name);
+      if (fault === null) continue;
+      if (!isPlainObject(fault)) fail(`operations.${name}`, 'an object {answer?, afterProcessing?, times?} or null', fault);
+      if (fault.answer !== undefined && fault.answer !== 500 && fault.answer !== 503 && fault.answer !== 'reset')
+        fail(`operations.${name}.answer`, "500, 503 or 'reset'", fault.answer);
+      if (fault.afterProcessing !== undefined && typeof fault.afterProcessing !== 'boolean') fail(`operations.${name}.afterProcessing`, 'true or false', fault.afterProcessing);
+      if (fault.times !== undefined) checkInteger(`operations.${name}.times`, fault.times, 1);
     }
   }
   if (f.rateLimit !== undefined && f.rateLimit !== null) {
@@ -77,6 +110,8 @@ export class Faults {
   private rateLimitHeaders = true;
   private latency = 0;
   private kvRefusal: { share: number; once: boolean; pattern: RegExp | null } | null = null;
+  /** Per operation name: its fault and the calls it still hits. */
+  private readonly aimed = new Map<string, { answer: 500 | 503 | 'reset'; afterProcessing: boolean; left: number }>();
   /** Keys already refused once, under `once`. */
   private readonly refusedOnce = new Set<string>();
   /** Per credential (as the request log names it): the current window's start and its calls. */
@@ -102,6 +137,13 @@ export class Faults {
       this.kvRefusal = r && { share: r.share ?? 0, once: r.once ?? true, pattern: r.pattern ? new RegExp(r.pattern) : null };
       this.refusedOnce.clear();
     }
+    if (f.operations === null) this.aimed.clear();
+    else if (f.operations !== undefined) {
+      for (const [name, fault] of Object.entries(f.operations)) {
+        if (fault === null) this.aimed.delete(name);
+        else this.aimed.set(name, { answer: fault.answer ?? 500, afterProcessing: fault.afterProcessing ?? false, left: fault.times ?? 1 });
+      }
+    }
     if (f.rateLimit !== undefined) {
       this.rateLimit = f.rateLimit && { limit: f.rateLimit.limit, windowSeconds: f.rateLimit.windowSeconds };
       this.windows.clear();
@@ -121,6 +163,18 @@ export class Faults {
     if (this.random() >= r.share) return false;
     if (r.once) this.refusedOnce.add(key);
     return true;
+  }
+
+  /**
+   * The fault aimed at this call of operation `name`, `after` processing or before it, if any: the
+   * call counts against the fault's `times` only when it is the one hit.
+   */
+  operationFault(name: string, after: boolean): 500 | 503 | 'reset' | null {
+    const fault = this.aimed.get(name);
+    if (!fault || fault.afterProcessing !== after) return null;
+    fault.left -= 1;
+    if (fault.left <= 0) this.aimed.delete(name);
+    return fault.answer;
   }
 
   /**

@@ -1,15 +1,17 @@
-// The local emulator of the 17 operations of docs/operations.md and of the provider's reads listed
-// there: startEmulator() and its options. Written from that reference and the provider's published
+// The local emulator of the 17 operations of docs/operations.md, the provider's writes beyond them and
+// its reads listed there: startEmulator() and its options. Written from that reference and the provider's published
 // OpenAPI alone; it imports nothing of the client side (src/api, src/kinds, …).
 
 import { checkAllowedHost, isLoopbackHost } from '../util/host-check.js';
 import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
 import { TokenBook } from './auth.js';
+import { EmulatorError } from './errors.js';
 import { checkFaults, Faults, type FaultSettings, type RateLimit } from './faults.js';
 import { RequestLog } from './requestLog.js';
 import { basePath, buildServer } from './server.js';
 import { Store } from './store.js';
-import type { EmulatorState, RecordedRequest, StoredKvPair } from './types.js';
+import { readObjects } from './objects.js';
+import type { EmulatorState, JsonObject, RecordedRequest, StoredKvPair } from './types.js';
 
 export type { EmulatorState, RecordedRequest, StoredObject } from './types.js';
 
@@ -62,6 +64,11 @@ export interface RunningEmulator {
   state(): EmulatorState;
   /** The same JSON as GET /__emulator/requests. */
   requests(): RecordedRequest[];
+  /**
+   * The objects of a collection of `state()` that `id` names, as stored (GET /__emulator/objects/COLLECTION/ID):
+   * [] when there are none, as after their delete. Throws for an unknown collection.
+   */
+  objects(collection: string, id: string): JsonObject[];
   /** The live pairs of a namespace (created empty on first use; expired pairs are gone), for tests and the benchmark. */
   kv(account: string, namespace: string): Map<string, StoredKvPair>;
   clearRequests(): void;
@@ -131,6 +138,14 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     setFaults: (f) => faults.set(f),
     state: () => store.snapshot(),
     requests: () => log.list(),
+    objects: (collection, id) => {
+      try {
+        return readObjects(store, collection, id);
+      } catch (err) {
+        if (err instanceof EmulatorError && err.status === 404 && !/^collection:/.test(err.message)) return [];
+        throw err;
+      }
+    },
     kv: (account, namespace) => store.readKv(account, namespace, o.now()) ?? store.kv(account, namespace),
     clearRequests: () => log.clear(),
     close: () => app.close(),

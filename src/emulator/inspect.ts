@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { OptionError } from '../util/options.js';
 import { badRequest, EmulatorError, notFound } from './errors.js';
 import type { Faults, FaultSettings } from './faults.js';
-import { deleteObjects, patchObjects } from './objects.js';
+import { deleteObjects, patchObjects, readObjects } from './objects.js';
 import type { RequestLog } from './requestLog.js';
 import type { Store } from './store.js';
 import type { JsonObject, StoredKvPair } from './types.js';
@@ -88,6 +88,12 @@ export function registerInspection(app: FastifyInstance, store: Store, log: Requ
     const deleted = store.readKv(account, namespace, now())?.delete(key) ?? false;
     if (!deleted) throw notFound(`no key ${key} in KV namespace ${namespace} of account ${account}`);
     return { deleted: key };
+  });
+
+  // One object as stored (a list with its items); a 404 once it is deleted.
+  app.get(`${inspectPath}/objects/:collection/:id`, async (request) => {
+    const { collection, id } = request.params as Record<string, string>;
+    return { objects: readObjects(store, collection, id) };
   });
 
   // A person's change in the dashboard: the next read sees it; nothing of it is in the request log.

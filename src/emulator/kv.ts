@@ -1,5 +1,5 @@
-// Operation 10, the KV bulk write: limits of docs/operations.md (operation 10) checked for every pair
-// (all problems at once, nothing stored when any), then values decoded and stored as bytes; and the reads.
+// Operation 10, the KV bulk write: limits of docs/operations.md checked for every pair (all problems
+// at once, nothing stored when any), then values stored as bytes; the provider's bulk delete; the reads.
 
 import type { FastifyInstance } from 'fastify';
 import { operation, paged, rawAnswer, read, type Context } from './context.js';
@@ -97,7 +97,7 @@ function toStored(pair: JsonObject, nowMs: number): StoredKvPair {
 }
 
 export function registerKvOperation(app: FastifyInstance, ctx: Context): void {
-  operation(app, 10, 'PUT', '/accounts/:account_identifier/storage/kv/namespaces/:namespace_identifier/bulk', (req, p) => {
+  operation(app, ctx, 10, 'PUT', '/accounts/:account_identifier/storage/kv/namespaces/:namespace_identifier/bulk', (req, p) => {
     const problems = kvProblems(req.body, ctx.notes.get(req)?.bytes ?? 0, ctx.now(), ctx.bodies);
     if (problems.length > 0) throw badRequest(problems);
     const pairs = ctx.store.kv(p.account_identifier, p.namespace_identifier);
@@ -110,6 +110,22 @@ export function registerKvOperation(app: FastifyInstance, ctx: Context): void {
       else pairs.set(key, toStored(pair, nowMs));
     }
     return { successful_key_count: (req.body as JsonObject[]).length - unsuccessful.length, unsuccessful_keys: unsuccessful };
+  });
+}
+
+/**
+ * The provider's bulk delete: a list of key names, at most `kvLimits.pairs`. A key that is not
+ * there is no error; each key sent counts as deleted, as the provider answers.
+ */
+export function registerKvDelete(app: FastifyInstance, ctx: Context): void {
+  operation(app, ctx, 'deleteKvBulk', 'POST', '/accounts/:account_identifier/storage/kv/namespaces/:namespace_identifier/bulk/delete', (req, p) => {
+    const problems = ctx.bodies.problems('deleteKvBulk', req.body).map(problemText);
+    if (problems.length > 0) throw badRequest(problems.slice(0, maxReported));
+    const keys = req.body as string[];
+    if (keys.length > kvLimits.pairs) throw badRequest([`body: ${fmt(keys.length)} keys, at most ${fmt(kvLimits.pairs)} per request`]);
+    const pairs = ctx.store.findKv(p.account_identifier!, p.namespace_identifier!);
+    for (const key of keys) pairs?.delete(key);
+    return { successful_key_count: keys.length, unsuccessful_keys: [] };
   });
 }
 

@@ -1,5 +1,5 @@
-// Changes made to stored objects from outside the interface, as a person in the dashboard makes them:
-// a JSON merge patch (RFC 7396) of an object's fields, or its deletion (the inspection routes' part).
+// Stored objects seen and changed from outside the interface, as a person in the dashboard does: one
+// object read, a JSON merge patch (RFC 7396) of its fields, or its deletion (the inspection routes' part).
 
 import { badRequest, notFound } from './errors.js';
 import { isoTime } from './ids.js';
@@ -109,6 +109,20 @@ export function patchObjects(store: Store, collection: string, id: string, patch
     map.set(key, next);
     return next;
   });
+}
+
+/** Every object of `collection` that `id` names, as stored (a list with its items); 404 when none, as after a delete. */
+export function readObjects(store: Store, collection: string, id: string): JsonObject[] {
+  const name = checkCollection(collection);
+  if (name === 'tokens') {
+    const record = store.tokens.records().find((t) => t.id === id);
+    if (!record) throw notFound(`no token ${id}`);
+    return [record];
+  }
+  const map = mapOf(store, name);
+  const keys = keysOf(map, name, id);
+  if (keys.length === 0) throw notFound(`no ${name} object ${id}`);
+  return keys.map((key) => structuredClone(map.get(key)!));
 }
 
 /** Deletes every object of `collection` that `id` names (a script: every environment and its module bytes); how many. 404 when none. */

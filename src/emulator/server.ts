@@ -11,7 +11,7 @@ import { basePath, opOf, readOf, type Context, type RequestNotes } from './conte
 import { badRequest, EmulatorError, errorBody, notFound } from './errors.js';
 import type { Faults } from './faults.js';
 import { inspectPath, registerInspection } from './inspect.js';
-import { kvLimits, registerKvOperation, registerKvReads } from './kv.js';
+import { kvLimits, registerKvDelete, registerKvOperation, registerKvReads } from './kv.js';
 import { loggedBodyLimit, redact, type RequestLog } from './requestLog.js';
 import { registerAccountOperations, registerAccountReads } from './routes/account.js';
 import { registerGatewayOperations, registerGatewayReads } from './routes/gateway.js';
@@ -19,6 +19,7 @@ import { registerUserOperations, registerUserReads } from './routes/user.js';
 import type { Store } from './store.js';
 import type { JsonValue, RecordedRequest } from './types.js';
 import { registerUploadOperation } from './upload.js';
+import { operationName } from './operations.js';
 import { loadBodySchemas } from './validate.js';
 
 /** Above the KV request limit, so that limit is answered by the emulator's own 400 with its message. */
@@ -68,7 +69,17 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
   const notes = new WeakMap<FastifyRequest, RequestNotes>();
   // Compiled here, before any request: a schema missing from the build fails the start, not a call.
   const bodies = loadBodySchemas();
-  const ctx: Context = { store: parts.store, tokens: parts.tokens, now: parts.now, tokenCreateResult: parts.tokenCreateResult, notes, faults: parts.faults, bodies };
+  const ctx: Context = {
+    store: parts.store,
+    tokens: parts.tokens,
+    now: parts.now,
+    tokenCreateResult: parts.tokenCreateResult,
+    notes,
+    faults: parts.faults,
+    bodies,
+    // Status 0: the connection was closed and nothing answered.
+    lost: (request) => parts.log.add(recordOf(request, 0, notes.get(request), parts)),
+  };
 
   await app.register(multipart, {
     limits: { fileSize: transportBodyLimit, fieldSize: transportBodyLimit, parts: 1000 },
@@ -85,6 +96,8 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     }
     const bytes = body as Buffer;
     notes.set(request, { bytes: bytes.length });
+    // A delete takes no body: a client that names JSON and sends nothing is not refused for it.
+    if (bytes.length === 0 && request.method === 'DELETE') return done(null, undefined);
     if (bytes.length === 0) return done(badRequest(['body: malformed JSON (empty body)']), undefined);
     try {
       done(null, JSON.parse(bytes.toString('utf8')));
@@ -132,6 +145,7 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
   registerInspection(app, parts.store, parts.log, parts.faults, parts.now);
   registerUploadOperation(app, ctx);
   registerKvOperation(app, ctx);
+  registerKvDelete(app, ctx);
   registerAccountOperations(app, ctx);
   registerGatewayOperations(app, ctx);
   registerUserOperations(app, ctx);
@@ -150,12 +164,15 @@ function recordOf(request: FastifyRequest, status: number, note: RequestNotes | 
     time: new Date(parts.now()).toISOString(),
     method: request.method,
     path: request.url.split('?')[0],
-    operation: op,
+    operation: typeof op === 'number' ? op : null,
+    ...(op !== null && { name: operationName(op) }),
     ...(read && { read }),
     status,
     ...(signer && { signedBy: signer }),
   };
   if (op === 10) return { ...base, kv: { pairs: Array.isArray(request.body) ? request.body.length : 0, bytes: note?.bytes ?? 0 } };
+  // Up to 10,000 key names: counted, as the bulk write's pairs are, not logged.
+  if (op === 'deleteKvBulk') return { ...base, kv: { pairs: Array.isArray(request.body) ? request.body.length : 0, bytes: note?.bytes ?? 0 } };
   if (op === 1) return note?.parts ? { ...base, parts: note.parts } : base;
   if (request.body === undefined || note?.bytes === undefined || note.bytes > loggedBodyLimit) return base;
   return { ...base, body: redact(request.body as JsonValue, (text) => parts.tokens.isSecret(text)) };

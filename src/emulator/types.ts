@@ -57,10 +57,10 @@ export interface EmulatorState {
   readonly scripts: ScriptRecord[];
   /** Operation 4, one per account and hostname. */
   readonly domains: StoredObject[];
-  /** Operation 11, one per zone and route id. */
+  /** Operation 11 and createRoute, one per zone and route id. */
   readonly routes: StoredObject[];
   readonly kv: KvNamespaceSummary[];
-  /** Operation 2, one per account. */
+  /** Operation 2 and createAccessOrganization, one per account. */
   readonly organizations: StoredObject[];
   readonly lists: StoredObject[];
   readonly locations: StoredObject[];
@@ -87,14 +87,20 @@ export interface RecordedRequest {
   readonly method: string;
   /** The path without the query string. */
   readonly path: string;
-  /** The operation number 1–17, or null when the path matched none or a read. */
+  /** The operation number 1–17, or null when the path matched none, a read or a write beyond the 17. */
   readonly operation: number | null;
+  /**
+   * A write's name as docs/operations.md gives it, the 17's (`updateRoute`) and those beyond them
+   * (`createRoute`, `deleteList`, …, "Beyond the interface"); absent for a read or no match.
+   */
+  readonly name?: string;
   /** A read: the provider's operationId (docs/operations.md, "The reads"). */
   readonly read?: string;
+  /** The answer's status; 0 when the connection was closed with no answer (an injected `reset`). */
   readonly status: number;
-  /** The JSON body when it is at most 16 KiB (never for operation 10); known secrets replaced by "[redacted]". */
+  /** The JSON body when it is at most 16 KiB (never for operation 10 or deleteKvBulk); known secrets replaced by "[redacted]". */
   readonly body?: JsonValue;
-  /** Operation 10: pair count (when the body was a list) and body size in bytes. */
+  /** Operation 10: pair count (when the body was a list) and body size in bytes; deleteKvBulk: its key count as `pairs`. */
   readonly kv?: { readonly pairs: number; readonly bytes: number };
   /** Operation 1: the multipart part names in order. */
   readonly parts?: string[];

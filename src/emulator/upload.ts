@@ -80,7 +80,7 @@ function describeModule(part: Part): StoredModule {
 
 export function registerUploadOperation(app: FastifyInstance, ctx: Context): void {
   const path = '/accounts/:account_identifier/workers/services/:service_name/environments/:environment_name/content';
-  operation(app, 1, 'PUT', path, async (req, p) => {
+  operation(app, ctx, 1, 'PUT', path, async (req, p) => {
     if (!req.isMultipart()) throw badRequest(['body: expected multipart/form-data with module parts and a `metadata` part']);
     const parts = await readParts(req);
     ctx.notes.set(req, { ...ctx.notes.get(req), parts: parts.map((part) => part.partName) });

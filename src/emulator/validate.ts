@@ -13,8 +13,8 @@ import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv
 // hand out ajv's files before they have run (see src/config/schema.ts).
 const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
 
-/** The schema file of each operation whose body is JSON (operation 1 is multipart: see upload.ts). */
-export const bodySchemaFiles: Readonly<Record<number, string>> = {
+/** The schema file of each operation whose body is JSON (operation 1 is multipart: see upload.ts; the deletes take none). */
+export const bodySchemaFiles: Readonly<Record<number | string, string>> = {
   2: 'update-access-organization.schema.json',
   3: 'update-token.schema.json',
   4: 'attach-worker-domain.schema.json',
@@ -31,6 +31,12 @@ export const bodySchemaFiles: Readonly<Record<number, string>> = {
   15: 'edit-user.schema.json',
   16: 'roll-token.schema.json',
   17: 'update-connectivity-settings.schema.json',
+  patchList: 'patch-list.schema.json',
+  updateLocation: 'update-location.schema.json',
+  patchProxyEndpoint: 'patch-proxy-endpoint.schema.json',
+  createRoute: 'create-route.schema.json',
+  createAccessOrganization: 'create-access-organization.schema.json',
+  deleteKvBulk: 'delete-kv-bulk.schema.json',
 };
 
 /**
@@ -46,8 +52,8 @@ export interface Problem {
 }
 
 export interface BodySchemas {
-  /** Every problem of `body` as the body of operation `op`; [] when it is valid. */
-  problems(op: number, body: unknown): Problem[];
+  /** Every problem of `body` as the body of operation `op` (its number, or its name beyond the 17); [] when it is valid. */
+  problems(op: number | string, body: unknown): Problem[];
 }
 
 export function typeName(value: unknown): string {
@@ -129,16 +135,17 @@ function compile(dir: string): BodySchemas {
     ajv.addSchema(schema);
     ids.set(file, schema.$id ?? file);
   }
-  const byOp = new Map<number, ValidateFunction>();
+  // Keyed by the operation as text: Object.entries gives the numbers of the 17 as strings too.
+  const byOp = new Map<string, ValidateFunction>();
   for (const [op, file] of Object.entries(bodySchemaFiles)) {
     const id = ids.get(file);
     const fn = id === undefined ? undefined : ajv.getSchema(id);
     if (!fn) throw new Error(`The emulator's request schema ${file} (operation ${op}) is not in ${dir}`);
-    byOp.set(Number(op), fn);
+    byOp.set(op, fn);
   }
   return {
     problems(op, body) {
-      const fn = byOp.get(op);
+      const fn = byOp.get(String(op));
       if (!fn) throw new Error(`operation ${op} has no JSON body schema`);
       return fn(body) ? [] : problemsOf(fn.errors ?? [], body);
     },

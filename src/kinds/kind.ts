@@ -381,6 +381,11 @@ export interface KindDefinition {
   readonly kind: string;
   /** Metadata keys that are the operations' path parameters, in path order. */
   readonly scopeKeys: readonly string[];
+  /**
+   * Scope keys a document may leave out (the id of a route edgesync creates, unknown until then): the
+   * identity key is made of those given. @default none: each scope key is required
+   */
+  readonly optionalScope?: readonly string[];
   /** Schema file under schemas/, e.g. "gateway-list.schema.json". */
   readonly schema: string;
   /**
@@ -402,6 +407,13 @@ export interface KindDefinition {
   plan(ctx: PlanContext): KindDecision | Promise<KindDecision>;
   /** Pure: what to remember after `action` succeeded with `result`. */
   outcome(action: ActionDraft, result: unknown, ctx: PlanContext): Outcome;
+  /**
+   * Pure: whether a create's refusal says the object exists already (an account's one organization):
+   * then the create is settled as succeeded (the object adopted, its intent closed), with this
+   * message, and the actions after it (the update that makes it match the file) run as planned.
+   * Undefined: a refusal like any other. @default never
+   */
+  readonly existsAlready?: (action: ActionDraft, error: unknown) => string | undefined;
   /** The operations its actions may call: a credential that signs only some operations is checked against them. */
   readonly operations: readonly OperationName[];
   /**

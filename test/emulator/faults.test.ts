@@ -81,6 +81,51 @@ describe('fault injection', () => {
   });
 });
 
+describe('faults aimed at one operation', () => {
+  it('answers the next call of the operation 500 before carrying it out, then lets the following ones through', async () => {
+    const { call, emu } = await harness();
+    emu.setFaults({ operations: { createRoute: {} } });
+    // Another operation is not hit.
+    expect((await call('PUT', ...route(1))).status).toBe(200);
+    const failed = await call('POST', '/zones/z/workers/routes', { pattern: 'example.com/new' });
+    expect(failed.status).toBe(500);
+    expect(failed.json.errors).toEqual([{ code: 10500, message: 'internal error (injected fault on createRoute)' }]);
+    expect(emu.state().routes.map((r) => r.pattern)).toEqual(['example.com/1']);
+    expect((await call('POST', '/zones/z/workers/routes', { pattern: 'example.com/new' })).status).toBe(200);
+  });
+
+  it('carries a call out and then loses its answer, so the caller cannot know it was made', async () => {
+    const { call, emu } = await harness();
+    const { id } = (await call('POST', '/accounts/a/gateway/lists', { name: 'L', type: 'IP' })).json.result;
+    emu.setFaults({ operations: { deleteList: { answer: 'reset', afterProcessing: true } } });
+    await expect(call('DELETE', `/accounts/a/gateway/lists/${id}`)).rejects.toThrow();
+    expect(emu.state().lists).toEqual([]);
+    expect(emu.requests().at(-1)).toMatchObject({ method: 'DELETE', name: 'deleteList', status: 0 });
+    // Sent again, the delete finds nothing: 404.
+    expect((await call('DELETE', `/accounts/a/gateway/lists/${id}`)).status).toBe(404);
+  });
+
+  it('hits as many calls as `times` says, answered as `answer` says, one of the 17 named as the ones beyond are', async () => {
+    const { call, emu } = await harness();
+    emu.setFaults({ operations: { updateRoute: { answer: 503, times: 2 } } });
+    expect((await call('PUT', ...route(1))).status).toBe(503);
+    expect((await call('PUT', ...route(2))).status).toBe(503);
+    expect((await call('PUT', ...route(3))).status).toBe(200);
+    emu.setFaults({ operations: { updateRoute: { times: 5 } } });
+    emu.setFaults({ operations: { updateRoute: null } });
+    expect((await call('PUT', ...route(4))).status).toBe(200);
+    const posted = await send(`${emu.origin}/__emulator/faults`, 'POST', { operations: { deleteToken: { answer: 503 } } }, { token: null });
+    expect(posted.status).toBe(200);
+    expect((await call('DELETE', '/user/tokens/nope')).status).toBe(503);
+  });
+
+  it('refuses a fault for an operation it does not know, or an answer it cannot give', async () => {
+    const { emu } = await harness();
+    expect(() => emu.setFaults({ operations: { deleteEverything: {} } })).toThrow('Expected `operations.deleteEverything` to be the name of an operation');
+    expect(() => emu.setFaults({ operations: { deleteList: { answer: 404 as 500 } } })).toThrow("Expected `operations.deleteList.answer` to be 500, 503 or 'reset'");
+  });
+});
+
 describe('start options', () => {
   it.each([
     [{ tokens: [] }, 'Expected `tokens` to be a list of at least one token'],

@@ -79,15 +79,15 @@ describe('inspection endpoints', () => {
 });
 
 describe('the request log', () => {
-  it("records method, path, operation, status, time, the credential's form and fingerprint, and small JSON bodies", async () => {
+  it("records method, path, operation and its name, status, time, the credential's form and fingerprint, and small JSON bodies", async () => {
     const { call, emu } = await harness();
     await call('PATCH', '/user?x=1', { country: 'NL' });
     await call('PATCH', '/user', { country: 1 });
     await call('PUT', '/nope', {});
     const signedBy = `bearer ${createHash('sha256').update(startToken).digest('hex').slice(0, 8)}`;
     expect(emu.requests()).toEqual([
-      { time: '2030-01-01T00:00:00.000Z', method: 'PATCH', path: '/client/v4/user', operation: 15, status: 200, signedBy, body: { country: 'NL' } },
-      { time: '2030-01-01T00:00:00.000Z', method: 'PATCH', path: '/client/v4/user', operation: 15, status: 400, signedBy, body: { country: 1 } },
+      { time: '2030-01-01T00:00:00.000Z', method: 'PATCH', path: '/client/v4/user', operation: 15, name: 'editUser', status: 200, signedBy, body: { country: 'NL' } },
+      { time: '2030-01-01T00:00:00.000Z', method: 'PATCH', path: '/client/v4/user', operation: 15, name: 'editUser', status: 400, signedBy, body: { country: 1 } },
       { time: '2030-01-01T00:00:00.000Z', method: 'PUT', path: '/client/v4/nope', operation: null, status: 404, signedBy, body: {} },
     ]);
     expect(JSON.stringify(emu.requests())).not.toContain(startToken);

@@ -47,11 +47,11 @@ const cases: Case[] = [
   },
   { name: 'an unknown top-level field', method: 'PUT', path: '/zones/z/workers/routes/r', body: { pattern: 'example.com/*', zone: 'z' }, expected: ['zone: unknown field'] },
   {
-    name: 'type and items on a list update',
+    name: 'a type on a list update, which cannot change, and items that are not a list',
     method: 'PUT',
     path: '/accounts/a/gateway/lists/00000000-0000-4000-8000-000000000000',
-    body: { name: 'l', type: 'IP', items: [] },
-    expected: ['type: unknown field', 'items: unknown field'],
+    body: { name: 'l', type: 'IP', items: 5 },
+    expected: ['type: unknown field', 'items: expected array, got number'],
   },
   { name: 'status on token creation', method: 'POST', path: '/user/tokens', body: { name: 'n', policies, status: 'active' }, expected: ['status: unknown field'] },
   {

@@ -1,10 +1,11 @@
-// Account- and zone-scoped PUT/PATCH/POST operations: 2 organization, 4 domain, 11 route,
-// 12 logging, 13 gateway account, 14 AI run and 17 connectivity settings; and their reads.
+// Account- and zone-scoped writes: 2 organization, 4 domain, 11 route, 12 logging, 13 gateway
+// account, 14 AI run, 17 connectivity settings, and the provider's own beyond the 17 (a route and
+// the organization created, a route deleted, a domain detached); and their reads.
 
 import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { answer, operation, paged, rawAnswer, read, replaceStamped, validBody, type Context } from '../context.js';
+import { answer, NO_RESULT, operation, paged, rawAnswer, read, replaceStamped, validBody, type Context } from '../context.js';
 import { canonicalJson, sha256 } from '../../util/json.js';
 import { compositeKey, hexId, isoTime } from '../ids.js';
 import { EmulatorError, ErrorCode, notFound } from '../errors.js';
@@ -17,14 +18,26 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
   const { store } = ctx;
   const now = (): string => isoTime(ctx.now());
 
-  operation(app, 2, 'PUT', '/accounts/:identifier/access/organizations', (req, p) => {
+  operation(app, ctx, 2, 'PUT', '/accounts/:identifier/access/organizations', (req, p) => {
     const body = validBody(ctx, req);
     const record = { account: p.identifier, ...replaceStamped(store.organizations.get(p.identifier), body, now()) };
     store.organizations.set(p.identifier, record);
     return answer(record);
   });
 
-  operation(app, 4, 'PUT', '/accounts/:account_identifier/workers/domains', (req, p) => {
+  // The account's one organization: a second create is refused as Access refuses a second of its
+  // singletons (409, access.api.error.conflict); edgesync reads that answer as "it exists: adopt".
+  operation(app, ctx, 'createAccessOrganization', 'POST', '/accounts/:account_identifier/access/organizations', (req, p) => {
+    const body = validBody(ctx, req);
+    if (store.organizations.has(p.account_identifier!)) {
+      throw new EmulatorError(409, ['access.api.error.conflict: the account already has a Zero Trust organization'], {}, ErrorCode.accessConflict);
+    }
+    const record = { account: p.account_identifier!, ...replaceStamped(undefined, body, now()) };
+    store.organizations.set(p.account_identifier!, record);
+    return answer(record);
+  });
+
+  operation(app, ctx, 4, 'PUT', '/accounts/:account_identifier/workers/domains', (req, p) => {
     const body = validBody(ctx, req);
     const key = compositeKey(p.account_identifier, String(body.hostname));
     const id = store.domains.get(key)?.id ?? hexId();
@@ -34,14 +47,37 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
   });
 
   // The interface has no operation that creates routes: the first PUT stores one.
-  operation(app, 11, 'PUT', '/zones/:zone_id/workers/routes/:route_id', (req, p) => {
+  operation(app, ctx, 11, 'PUT', '/zones/:zone_id/workers/routes/:route_id', (req, p) => {
     const body = validBody(ctx, req);
     const record = { zone_id: p.zone_id, id: p.route_id, ...body };
     store.routes.set(compositeKey(p.zone_id, p.route_id), record);
     return answer(record, 'zone_id');
   });
 
-  operation(app, 12, 'PUT', '/accounts/:identifier/gateway/logging', (req, p) => {
+  // Both Worker and previews stop answering on the hostname; the envelope carries no result.
+  operation(app, ctx, 'detachWorkerDomain', 'DELETE', '/accounts/:account_identifier/workers/domains/:domain_id', (_req, p) => {
+    const key = [...store.domains].find(([, d]) => d.account === p.account_identifier && d.id === p.domain_id)?.[0];
+    if (key === undefined) throw notFound(`no domain ${p.domain_id} in account ${p.account_identifier}`, ErrorCode.domainNotFound);
+    store.domains.delete(key);
+    return NO_RESULT;
+  });
+
+  // A new id; a pattern another route of the zone has is refused, as the provider refuses it.
+  operation(app, ctx, 'createRoute', 'POST', '/zones/:zone_id/workers/routes', (req, p) => {
+    const body = validBody(ctx, req);
+    const taken = [...store.routes.values()].some((r) => r.zone_id === p.zone_id && r.pattern === body.pattern);
+    if (taken) throw new EmulatorError(409, [`A route with the same pattern already exists: ${String(body.pattern)}`], {}, ErrorCode.routeExists);
+    const record = { zone_id: p.zone_id!, id: hexId(), ...body };
+    store.routes.set(compositeKey(p.zone_id!, record.id), record);
+    return answer(record, 'zone_id');
+  });
+
+  operation(app, ctx, 'deleteRoute', 'DELETE', '/zones/:zone_id/workers/routes/:route_id', (_req, p) => {
+    if (!store.routes.delete(compositeKey(p.zone_id!, p.route_id!))) throw notFound(`no route ${p.route_id} in zone ${p.zone_id}`, ErrorCode.routeNotFound);
+    return { id: p.route_id! };
+  });
+
+  operation(app, ctx, 12, 'PUT', '/accounts/:identifier/gateway/logging', (req, p) => {
     const body = validBody(ctx, req);
     const record = { account: p.identifier, ...body };
     store.logging.set(p.identifier, record);
@@ -49,7 +85,7 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
   });
 
   // Creating the Zero Trust account twice answers the account created first.
-  operation(app, 13, 'POST', '/accounts/:identifier/gateway', (req, p) => {
+  operation(app, ctx, 13, 'POST', '/accounts/:identifier/gateway', (req, p) => {
     // The provider's clients send no body: the account is the path's.
     const body = req.body === undefined ? { account_id: p.identifier } : validBody(ctx, req);
     const existing = store.gatewayAccounts.get(p.identifier);
@@ -61,7 +97,7 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
 
   // Model names hold slashes (`@cf/meta/…`): the rest of the path is the name. As the provider does,
   // only literal slashes route; an encoded one (%2F) is "No route for that URI".
-  operation(app, 14, 'POST', '/accounts/:account_identifier/ai/run/*', (req, p) => {
+  operation(app, ctx, 14, 'POST', '/accounts/:account_identifier/ai/run/*', (req, p) => {
     if (/%2f/i.test(req.url.slice(req.url.indexOf('/ai/run/')))) throw new EmulatorError(400, ['No route for that URI'], {}, ErrorCode.noRoute);
     const model = decodedName(p['*']);
     if (Buffer.isBuffer(req.body)) {
@@ -82,7 +118,7 @@ export function registerAccountOperations(app: FastifyInstance, ctx: Context): v
     return { response, model, input_hash: inputHash };
   });
 
-  operation(app, 17, 'PATCH', '/accounts/:account_identifier/zerotrust/connectivity_settings', (req, p) => {
+  operation(app, ctx, 17, 'PATCH', '/accounts/:account_identifier/zerotrust/connectivity_settings', (req, p) => {
     const { offramp_tunnel_enabled: documentName, ...body } = validBody(ctx, req);
     if (documentName !== undefined && body.offramp_warp_enabled !== undefined)
       throw new EmulatorError(400, ['offramp_tunnel_enabled and offramp_warp_enabled name one flag: send one']);

@@ -1,4 +1,4 @@
-// The calling user's operations: 8 create token, 3 update token, 16 roll its secret, 15 edit profile,
+// The calling user's operations: 8 create, 3 update, 16 roll and the delete of a token, 15 edit profile,
 // and their reads. Secrets come back only in the answers of 8 and 16; nothing else shows them.
 
 import type { FastifyInstance } from 'fastify';
@@ -14,13 +14,13 @@ const userId = (who: string): string => sha256(`user ${who}`).slice(0, 32);
 export function registerUserOperations(app: FastifyInstance, ctx: Context): void {
   const { store, tokens } = ctx;
 
-  operation(app, 8, 'POST', '/user/tokens', (req) => {
+  operation(app, ctx, 8, 'POST', '/user/tokens', (req) => {
     const body = validBody(ctx, req);
     const { record, secret } = tokens.create(body, ctx.now());
     return ctx.tokenCreateResult === 'full' ? { ...record, value: secret } : { value: secret };
   });
 
-  operation(app, 3, 'PUT', '/user/tokens/:identifier', (req, p) => {
+  operation(app, ctx, 3, 'PUT', '/user/tokens/:identifier', (req, p) => {
     const body = validBody(ctx, req);
     if (body.id !== undefined && body.id !== p.identifier) throw badRequest([`id: names token ${String(body.id)}, but the path names ${p.identifier}`]);
     const record = tokens.update(p.identifier, body, ctx.now());
@@ -28,7 +28,7 @@ export function registerUserOperations(app: FastifyInstance, ctx: Context): void
     return record;
   });
 
-  operation(app, 16, 'PUT', '/user/tokens/:identifier/value', (req, p) => {
+  operation(app, ctx, 16, 'PUT', '/user/tokens/:identifier/value', (req, p) => {
     // The provider's clients send no body.
     if (req.body !== undefined) validBody(ctx, req);
     const secret = tokens.roll(p.identifier, ctx.now());
@@ -36,7 +36,13 @@ export function registerUserOperations(app: FastifyInstance, ctx: Context): void
     return secret;
   });
 
-  operation(app, 15, 'PATCH', '/user', (req) => {
+  // The token's secret stops authenticating at once.
+  operation(app, ctx, 'deleteToken', 'DELETE', '/user/tokens/:token_id', (_req, p) => {
+    if (!tokens.remove(p.token_id!)) throw notFound(`token_id: no token ${p.token_id}`);
+    return { id: p.token_id! };
+  });
+
+  operation(app, ctx, 15, 'PATCH', '/user', (req) => {
     const body = validBody(ctx, req);
     const who = ctx.tokens.userOf(req.headers);
     const before = store.users.get(who) ?? {};
