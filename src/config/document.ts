@@ -172,7 +172,7 @@ function readIdentity(def: KindDefinition, metadata: Raw, errorAt: ErrorAt, erro
       // Each value becomes a path segment of the kind's calls: it must be one the provider could have formed.
       const problem = reported(key) ? undefined : checkScopeValue(key, value);
       if (problem !== undefined) errors.push(errorAt(['metadata', key], problem));
-    } else if (!reported(key)) {
+    } else if (!reported(key) && !(value === undefined && def.optionalScope?.includes(key))) {
       errors.push(errorAt(['metadata', key], `${def.kind} needs metadata.${key}: a non-empty string`, value === undefined ? 'key' : 'value'));
     }
   }
@@ -182,7 +182,7 @@ function readIdentity(def: KindDefinition, metadata: Raw, errorAt: ErrorAt, erro
     if (problem !== undefined) errors.push(errorAt(['metadata', 'id'], problem));
   }
   const name = metadata.name;
-  const readable = typeof name === 'string' && name !== '' && Object.keys(scope).length === def.scopeKeys.length;
+  const readable = typeof name === 'string' && name !== '' && def.scopeKeys.every((k) => scope[k] !== undefined || (metadata[k] === undefined && def.optionalScope?.includes(k)));
   if (userCredential !== undefined) scope.credentials = userCredential;
   const keys = userCredential !== undefined ? [...def.scopeKeys, 'credentials'] : def.scopeKeys;
   const identity: Identity | undefined = readable

@@ -1,4 +1,4 @@
-// ApiToken (operation 8 create, 3 update, 16 roll): the calling user's API tokens.
+// ApiToken (operation 8 create, 3 update, 16 roll, the provider's DELETE to prune): the calling user's API tokens.
 // Raising spec.rotate rolls the secret; the secret itself only ever reaches Outcome.secret.
 
 import type { Json } from '../util/json.js';
@@ -48,6 +48,8 @@ registerKind(
     // The user's tokens, a page at a time; never a secret (a read does not show it). The order of
     // policies and of their permission groups is the server's.
     observe: { read: 'listTokens', params: () => ({}), asRequest: (o) => pick(o, UPDATE_FIELDS), sets: ['policies', 'policies.*.permission_groups'] },
+    // Prune deletes a token by the id its create answered (or metadata.id); its stored secret goes with it.
+    remove: { operation: 'deleteToken', params: (applied) => (applied.remoteId === undefined ? undefined : { token_id: applied.remoteId }) },
     outcome: (action, result, outcome) => {
       if (action.change === 'create') return compact({ ...outcome, secret: resultField(result, 'value') }) as Outcome;
       if (action.change === 'roll' && typeof result === 'string') return { ...outcome, secret: result };

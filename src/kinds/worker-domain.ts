@@ -1,9 +1,9 @@
-// WorkerDomain (operation 4, PUT): attaches a Worker service to a zone and hostname.
-// A new hostname or zone is a new attachment, never an in-place change: the old one would stay attached.
+// WorkerDomain (operation 4, PUT; the provider's DELETE detaches): attaches a Worker service to a zone and
+// hostname. A new hostname or zone is a new attachment: the new one is attached, then the old one detached.
 
 import { isObject, pick } from './diff.js';
 import { accountScope, dependsOn, NOTHING, putKind } from './families.js';
-import type { Json, KindDecision, KindDefinition, PlanContext } from './kind.js';
+import type { ActionDraft, Json, KindDecision, KindDefinition, PlanContext } from './kind.js';
 import { registerKind } from './registry.js';
 
 /** What an attachment is: changing one of these attaches something else. */
@@ -36,27 +36,68 @@ const base: KindDefinition = putKind({
   },
 });
 
+/** The attachment a move left to detach (its detach failed or was cut): the id its attach answered. */
+function pending(memo: Json | undefined): string | undefined {
+  const id = isObject(memo) ? memo.detach : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Detaches the attachment of `id` (left by a move); recorded, the memo no longer names it. */
+function detach(ctx: PlanContext, id: string, was: string): ActionDraft {
+  return {
+    change: 'update',
+    operation: 'detachWorkerDomain',
+    params: { account_id: ctx.desired.scope.account, domain_id: id },
+    body: undefined,
+    diff: [],
+    suffix: 'detach',
+    summary: `detach ${was}, attached before`,
+    record: { memo: {} },
+  };
+}
+
 /**
- * The PUT attaches a hostname; no operation detaches one. Sending a new hostname under the same
- * document would leave the old one attached while the plan said it changed, so it is blocked.
+ * A new hostname or zone attaches the new one by PUT, then detaches the old one by the id its attach
+ * answered (kept as the remote id): the new name serves before the old one goes. The attach records
+ * the old id as still to detach, so a detach that fails or is cut is planned again. An old attachment
+ * whose id state never kept (attached before edgesync kept it) cannot be named: such a move is blocked.
  */
 function plan(ctx: PlanContext): KindDecision | Promise<KindDecision> {
   const before = ctx.applied?.request;
   const moved =
     before === undefined ? [] : ATTACHMENT.filter((name) => String(field(before, name) ?? '').toLowerCase() !== String(field(ctx.desired.request, name) ?? '').toLowerCase());
-  if (!moved.length) return base.plan(ctx);
+  const left = pending(ctx.applied?.memo);
+  if (!moved.length) {
+    const decision = base.plan(ctx) as KindDecision;
+    return left === undefined ? decision : { ...decision, actions: [...decision.actions, detach(ctx, left, 'the attachment a move left')] };
+  }
   const was = `${String(field(before, 'hostname'))} (zone ${String(field(before, 'zone_id'))})`;
-  return {
-    ...NOTHING,
-    blocked: [
-      {
-        reason:
-          `${moved.join(' and ')} of an attachment cannot change in place: attaching the new one would leave ${was} attached, and no operation detaches it. ` +
-          'Give the new attachment a document of its own (a new metadata.name), and detach the old hostname by hand',
-        fields: [...moved],
-      },
-    ],
-  };
+  const oldId = ctx.applied?.remoteId;
+  if (oldId === undefined) {
+    return {
+      ...NOTHING,
+      blocked: [
+        {
+          reason:
+            `${moved.join(' and ')} of an attachment changed, and state does not know the id of ${was} to detach it (attached before edgesync kept the id): ` +
+            'detach the old hostname by hand, then apply with a new metadata.name for the new one',
+          fields: [...moved],
+        },
+      ],
+    };
+  }
+  const decision = base.plan(ctx) as KindDecision;
+  const attach = decision.actions.map((a) => ({ ...a, record: { ...a.record, memo: { detach: oldId } } }));
+  return { ...decision, actions: [...attach, detach(ctx, oldId, was)] };
 }
 
-registerKind({ ...base, plan });
+registerKind({
+  ...base,
+  operations: [...base.operations, 'detachWorkerDomain'],
+  plan,
+  // Prune detaches by the id the attach answered (kept as the remote id); unknown, nothing names it.
+  remove: {
+    operation: 'detachWorkerDomain',
+    params: (applied) => (applied.remoteId === undefined || applied.scope.account === undefined ? undefined : { account_id: applied.scope.account, domain_id: applied.remoteId }),
+  },
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, applyDecision, desire, document, observedAs, plan, schemaErrors } from './helpers.js';
+import { ORGANIZATION_ADOPTED } from '../../src/kinds/access-organization.js';
+import { ACCOUNT, applyDecision, desire, document, kindOf, observedAs, plan, schemaErrors } from './helpers.js';
 import { putScenarios } from './scenarios.js';
 
 const metadata = { name: 'organization', account: ACCOUNT };
@@ -39,5 +40,44 @@ describe('AccessOrganization', () => {
     const request = desire('AccessOrganization', metadata, spec).desired.request;
     const answer = { ...spec, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-02T00:00:00Z', allow_authenticate_via_warp: false };
     expect(observedAs('AccessOrganization', answer, { account: ACCOUNT })).toEqual({ read: 'getAccessOrganization', params: { account_id: ACCOUNT }, request });
+  });
+
+  it('with metadata.create and no record of it, creates the organization by POST, then writes it by PUT', () => {
+    const { desired } = desire('AccessOrganization', { ...metadata, create: true }, spec);
+    const decision = plan(desired);
+    expect(decision.actions.map((a) => [a.change, a.operation, a.params])).toEqual([
+      ['create', 'createAccessOrganization', { account_id: ACCOUNT }],
+      ['write', 'updateAccessOrganization', { identifier: ACCOUNT }],
+    ]);
+    expect(decision.actions[0]).toMatchObject({ body: spec, record: {} });
+    expect(decision.actions[1]!.record).toEqual({ request: desired.request, hash: desired.hash });
+    // Once written it is updated by PUT alone, as any organization.
+    const applied = applyDecision(desired, undefined);
+    const changed = desire('AccessOrganization', { ...metadata, create: true }, { ...spec, session_duration: '12h' }).desired;
+    expect(plan(changed, applied).actions.map((a) => a.operation)).toEqual(['updateAccessOrganization']);
+  });
+
+  it('without metadata.create, never creates: the organization must exist, and is written by PUT', () => {
+    const { desired } = desire('AccessOrganization', metadata, spec);
+    expect(plan(desired).actions.map((a) => a.operation)).toEqual(['updateAccessOrganization']);
+  });
+
+  it('adopts the organization when the create is answered that the account has one, and only then', () => {
+    const org = kindOf('AccessOrganization');
+    const [create, write] = plan(desire('AccessOrganization', { ...metadata, create: true }, spec).desired).actions;
+    expect(org.existsAlready!(create!, { status: 409, codes: [12130] })).toBe(ORGANIZATION_ADOPTED);
+    expect(org.existsAlready!(create!, { status: 400, codes: [12130] })).toBe(ORGANIZATION_ADOPTED);
+    expect(org.existsAlready!(create!, { status: 400, codes: [10000] })).toBeUndefined();
+    expect(org.existsAlready!(create!, { status: 503 })).toBeUndefined();
+    expect(org.existsAlready!(write!, { status: 409 })).toBeUndefined();
+  });
+
+  it('has no delete: prune leaves the organization, a singleton, as it is', () => {
+    expect(kindOf('AccessOrganization').remove).toBeUndefined();
+  });
+
+  it('has a schema that takes metadata.create as a boolean', () => {
+    expect(schemaErrors(document('AccessOrganization', { ...metadata, create: true }, spec))).toEqual([]);
+    expect(schemaErrors(document('AccessOrganization', { ...metadata, create: 'yes' }, spec))).toContain('/metadata/create must be boolean');
   });
 });

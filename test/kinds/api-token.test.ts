@@ -116,4 +116,11 @@ describe('ApiToken', () => {
       expect(schemaErrors(document('ApiToken', metadata, { ...spec, policies: [policy] }))).toContain(`/spec/policies/0 must have required property '${field}'`);
     }
   });
+
+  it('is deleted by prune through the id its create answered, and not at all when state kept none', () => {
+    const remove = kindOf('ApiToken').remove!;
+    expect(remove.operation).toBe('deleteToken');
+    expect(remove.params({ key: 'ApiToken/t', kind: 'ApiToken', name: 't', scope: {}, remoteId: 'tok-1', status: 'applied' })).toEqual({ token_id: 'tok-1' });
+    expect(remove.params({ key: 'ApiToken/t', kind: 'ApiToken', name: 't', scope: {}, status: 'applied' })).toBeUndefined();
+  });
 });

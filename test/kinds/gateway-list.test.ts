@@ -127,7 +127,7 @@ describe('GatewayList', () => {
     const items = fc.uniqueArray(value, { maxLength: 40 }).map((vs) => vs.map((v) => ({ value: v })));
     fc.assert(
       fc.property(items, items, fc.integer({ min: 1, max: 7 }), fc.nat(), (before, after, size, cutAt) => {
-        const values = (list: readonly { value: Json }[]) => list.map((i) => String(i.value)).sort();
+        const values = (list: readonly { readonly [key: string]: Json }[]) => list.map((i) => String(i.value)).sort();
         // Page by page, the pages' own arithmetic: every page fits, and the end is `after`.
         const { pages, held } = itemPages(before, after, size);
         expect(held).toEqual([]);

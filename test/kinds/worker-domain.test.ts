@@ -32,16 +32,49 @@ describe('WorkerDomain', () => {
     expect(schemaErrors(document('WorkerDomain', metadata, { ...spec, hostname: 'not a host!' }))).toContain('/spec/hostname must match format "hostname"');
   });
 
-  it('never moves an attachment to another hostname or zone in place: the old hostname would stay attached', () => {
-    const applied = applyDecision(desire('WorkerDomain', metadata, spec).desired, undefined);
+  it('moves an attachment to another hostname or zone by attaching the new one, then detaching the old one by its id', () => {
+    const applied = applyDecision(desire('WorkerDomain', metadata, spec).desired, undefined, { write: { id: 'old-attachment' } });
+    expect(applied.remoteId).toBe('old-attachment');
     for (const change of [{ hostname: 'www.example.com' }, { zone_id: 'ffffffffffffffffffffffffffffffff' }]) {
-      const decision = plan(desire('WorkerDomain', metadata, { ...spec, ...change }).desired, applied);
-      expect(decision.actions).toEqual([]);
-      expect(decision.blocked).toEqual([
-        { reason: expect.stringMatching(/cannot change in place: attaching the new one would leave api\.example\.com \(zone 023e.*\) attached/), fields: Object.keys(change) },
+      const { desired } = desire('WorkerDomain', metadata, { ...spec, ...change });
+      const decision = plan(desired, applied);
+      expect(decision.blocked).toEqual([]);
+      expect(decision.actions.map((a) => [a.change, a.operation, a.params])).toEqual([
+        ['write', 'attachWorkerDomain', { account_identifier: ACCOUNT }],
+        ['update', 'detachWorkerDomain', { account_id: ACCOUNT, domain_id: 'old-attachment' }],
       ]);
+      // The attach records the old id as still to detach; the detach clears it.
+      expect(decision.actions[0]!.record.memo).toEqual({ detach: 'old-attachment' });
+      const moved = applyDecision(desired, applied, { write: { id: 'new-attachment' } });
+      expect(moved).toMatchObject({ remoteId: 'new-attachment', memo: {} });
+      expect(plan(desired, moved)).toEqual({ actions: [], blocked: [], notes: [] });
     }
-    expect(plan(desire('WorkerDomain', metadata, { ...spec, hostname: 'API.example.com' }).desired, applied).blocked).toEqual([]);
+    // Another case of the same hostname is the same attachment: written again, nothing detached.
+    expect(plan(desire('WorkerDomain', metadata, { ...spec, hostname: 'API.example.com' }).desired, applied).actions.map((a) => a.operation)).toEqual(['attachWorkerDomain']);
+  });
+
+  it('detaches again, next plan, the old attachment of a move whose detach did not go through', () => {
+    const { desired } = desire('WorkerDomain', metadata, { ...spec, hostname: 'www.example.com' });
+    const applied = applyDecision(desire('WorkerDomain', metadata, spec).desired, undefined, { write: { id: 'old-attachment' } });
+    const [attach] = plan(desired, applied).actions;
+    // Only the attach was recorded: the run was cut before the detach.
+    const cut = { ...applied, request: attach!.record.request!, hash: attach!.record.hash!, memo: attach!.record.memo!, remoteId: 'new-attachment' };
+    expect(plan(desired, cut).actions.map((a) => [a.operation, a.params])).toEqual([['detachWorkerDomain', { account_id: ACCOUNT, domain_id: 'old-attachment' }]]);
+  });
+
+  it('blocks a move when state never kept the id of the old attachment, as nothing names it to detach', () => {
+    const applied = applyDecision(desire('WorkerDomain', metadata, spec).desired, undefined);
+    const decision = plan(desire('WorkerDomain', metadata, { ...spec, hostname: 'www.example.com' }).desired, applied);
+    expect(decision.actions).toEqual([]);
+    expect(decision.blocked).toEqual([{ reason: expect.stringMatching(/state does not know the id of api\.example\.com \(zone 023e.*\) to detach it/), fields: ['hostname'] }]);
+  });
+
+  it('is detached by prune through the id its attach answered, and not at all when state kept none', () => {
+    const remove = kindOf('WorkerDomain').remove!;
+    expect(remove.operation).toBe('detachWorkerDomain');
+    const { desired } = desire('WorkerDomain', metadata, spec);
+    expect(remove.params(applyDecision(desired, undefined, { write: { id: 'att-1' } }))).toEqual({ account_id: ACCOUNT, domain_id: 'att-1' });
+    expect(remove.params(applyDecision(desired, undefined))).toBeUndefined();
   });
 
   it('is found in the account’s domains by its zone and hostname, whatever the case or the id, the zone name left out', () => {
