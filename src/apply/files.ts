@@ -2,7 +2,7 @@
 // elsewhere) and AI outputs (0600). A reader sees the old file or the new one, never half of one.
 
 import { randomBytes } from 'node:crypto';
-import { chmod, type FileHandle, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
+import { chmod, type FileHandle, mkdir, open, realpath, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isIgnored, isInside, realpathNearest } from '../config/paths.js';
 import { YAML_NAME } from '../config/outputs.js';
@@ -66,11 +66,26 @@ export interface SecretSink {
   readonly shown: string;
   /** Keeps `secret` as token `name`'s (replacing an earlier one) and says where, as shown to the user; never the value. */
   write(name: string, secret: string): Promise<string>;
+  /** Drops token `name`'s secret (its token was deleted) and says where it was; undefined when none was kept. */
+  remove(name: string): Promise<string | undefined>;
 }
 
 /** One file per token in `dir` (writeSecret): the default. */
 export function fileSecrets(dir: string): SecretSink {
-  return { shown: dir, write: (name, secret) => writeSecret(dir, name, secret) };
+  return { shown: dir, write: (name, secret) => writeSecret(dir, name, secret), remove: (name) => removeSecret(dir, name) };
+}
+
+/** Removes `<dir>/<name>`, the folder synced; undefined when there was no such file. */
+async function removeSecret(dir: string, name: string): Promise<string | undefined> {
+  const file = path.join(dir, secretFileName(name));
+  try {
+    await unlink(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  await syncDir(dir);
+  return file;
 }
 
 /** An AI run's output file: read and written by its owner only. */

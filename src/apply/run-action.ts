@@ -6,7 +6,7 @@ import { isDeferred, type DeferredBody, type Outcome } from '../kinds/kind.js';
 import type { Action } from '../plan/types.js';
 import type { StateWriter } from '../state/group-commit.js';
 import { kvKeyRecords } from '../state/kv-keys.js';
-import type { ResourceIdentity, SuccessRecord } from '../state/types.js';
+import { DELETE_INTENT, type ResourceIdentity, type SuccessRecord } from '../state/types.js';
 import { classifyError, connected, describeError, formatDelay, noConnection, retryAfterMs, retryCause } from './classify.js';
 import { backoffDelay, type Backoff } from '../util/backoff.js';
 import { formatBytes, someKeys } from '../util/format.js';
@@ -15,7 +15,18 @@ import type { ResolvedOptions, TaskQueue } from './options.js';
 import type { Permit, RateLimiter, ServerCount } from './rate.js';
 
 export type ActionReport =
-  | { readonly status: 'succeeded'; readonly attempts: number; readonly remoteId?: string; readonly secretFile?: string; readonly outputFile?: string; readonly received?: string }
+  | {
+      readonly status: 'succeeded';
+      readonly attempts: number;
+      readonly remoteId?: string;
+      readonly secretFile?: string;
+      readonly outputFile?: string;
+      readonly received?: string;
+      /** A delete answered 404: the object was gone already. */
+      readonly gone?: true;
+      /** A delete took the token's stored secret with it: where it was. */
+      readonly secretRemoved?: string;
+    }
   | { readonly status: 'failed'; readonly attempts: number; readonly error: string; readonly terminal: boolean; readonly secretLost?: string; readonly unreachable?: true }
   | { readonly status: 'uncertain'; readonly attempts: number; readonly error: string; readonly secretLost?: string }
   | { readonly status: 'skipped'; readonly because: string };
@@ -120,10 +131,13 @@ async function send(action: Action, ctx: RunContext): Promise<Sent | typeof STOP
     const operation = action.operation!;
     // The journal entry comes first, committed (with those of creates let go at the same moment):
     // a crash during the call leaves an open intent, i.e. uncertain. A refused one sends nothing.
+    // A delete is journalled too, and takes up the intent of the same delete a stopped run left.
     let intentId: number | undefined;
-    if (action.change === 'create') {
+    if (action.change === 'create' || action.change === 'delete') {
       try {
-        intentId = await ctx.writer.beginIntent(identityOf(action), operation, action.record.request ?? null, action.record.hash ?? '', nowDate(ctx));
+        const del = action.change === 'delete';
+        const request = del ? DELETE_INTENT : (action.record.request ?? null);
+        intentId = await ctx.writer.beginIntent(identityOf(action), operation, request, del ? '' : (action.record.hash ?? ''), nowDate(ctx), del || undefined);
       } catch (err) {
         permit.cancel();
         throw err;
@@ -175,13 +189,17 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
       return attempt === 1 ? { status: 'skipped', because: 'stopped' } : failed(ctx, action, `${lastError}; stopped before retrying`, attempt - 1, false);
     }
     if (sent === UNREACHABLE) return notConnected(ctx, action, attempt - 1);
-    if (sent.ok) return settle(action, ctx, sent.result, sent.intentId, attempt, resends);
+    if (sent.ok) return action.change === 'delete' ? removed(action, ctx, sent.intentId, attempt, false) : settle(action, ctx, sent.result, sent.intentId, attempt, resends);
+    // A delete answered 404: what it would delete is gone already, which is what it was for.
+    if (action.change === 'delete' && (sent.error as { status?: unknown } | null)?.status === 404) return removed(action, ctx, sent.intentId, attempt, true);
 
     const kind = classifyError(sent.error, action);
     lastError = describeError(sent.error) + refusedCredential(sent.error, action);
     if (kind === 'uncertain') return uncertain(ctx, action, sent.intentId!, lastError, attempt);
     const intentId = sent.intentId;
-    if (intentId !== undefined) await tryState(ctx, action, 'abandon intent', (w) => w.abandonIntent(intentId));
+    // A delete that may have reached the server keeps its intent: retried under it, or left uncertain.
+    const unknown = action.change === 'delete' && kind === 'transient';
+    if (intentId !== undefined && !unknown) await tryState(ctx, action, 'abandon intent', (w) => w.abandonIntent(intentId));
     // Nothing of this run has connected and this call could not either: the address is wrong far
     // more often than the server is down, so the run stops now rather than retrying for half a minute.
     const cannot = noConnection(sent.error);
@@ -195,6 +213,10 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
       return notConnected(ctx, action, attempt);
     }
     if (kind === 'terminal') return failed(ctx, action, lastError, attempt, true);
+    // A delete that may have reached the server and was never answered: as unknown as a create's.
+    if (attempt >= options.retry.maxAttempts && action.change === 'delete' && intentId !== undefined && kind === 'transient') {
+      return uncertain(ctx, action, intentId, lastError, attempt);
+    }
     if (attempt >= options.retry.maxAttempts) return failed(ctx, action, lastError, attempt, false);
 
     const retryAfter = retryAfterMs(sent.error);
@@ -244,6 +266,30 @@ export function safeHook(ctx: RunContext, hook: () => void): void {
   } catch (err) {
     ctx.options.logger.warn({ err: describeError(err) }, 'a hook threw; ignored');
   }
+}
+
+/**
+ * A delete done (answered, or 404: gone already): the stored secret of what it deleted goes first,
+ * then the state forgets what it took away, closing its intent.
+ */
+async function removed(action: Action, ctx: RunContext, intentId: number | undefined, attempts: number, gone: boolean): Promise<ActionReport> {
+  const what = action.record.removed ?? { resource: true };
+  let secretRemoved: string | undefined;
+  if ('resource' in what && what.secret) {
+    try {
+      secretRemoved = await ctx.options.secrets.remove(action.name);
+    } catch (err) {
+      // The token is deleted: a secret left behind is useless, not dangerous, and said.
+      ctx.tally.warnings.push(`${action.resource}: deleted, but its secret could not be removed from ${ctx.options.secrets.shown}: ${describeError(err)}`);
+    }
+  }
+  const stateError = await tryState(ctx, action, 'removal', (w) => w.recordRemoval(identityOf(action), what, intentId));
+  if (stateError) {
+    if (intentId !== undefined) return uncertain(ctx, action, intentId, `deleted, but ${stateError}`, attempts);
+    return { status: 'failed', attempts, error: `deleted, but ${stateError}`, terminal: true };
+  }
+  ctx.options.logger.info({ action: action.id, operation: action.operation, attempts, gone }, gone ? 'already gone' : 'deleted');
+  return { status: 'succeeded', attempts, ...(gone && { gone }), ...(secretRemoved !== undefined && { secretRemoved }) };
 }
 
 /** After a successful call (or for adopt, none): files first, then state. */

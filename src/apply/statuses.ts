@@ -1,12 +1,12 @@
 // What a plan says of resources no call settles, written to state: blocked and orphaned as a run
-// sees them, back to applied once the config and the state agree again, and drift the config took.
+// sees them, back to applied once the config and the state agree again, drift the config took, protection.
 
 import type { Plan } from '../plan/types.js';
 import type { AppliedResource, ResourceIdentity, ResourceStatus, StateStore } from '../state/types.js';
 import type { Clock } from '../util/clock.js';
 import type { ExecutorLogger } from './options.js';
 
-type Store = Pick<StateStore, 'get' | 'recordStatus' | 'recordSuccess' | 'forget'>;
+type Store = Pick<StateStore, 'get' | 'recordStatus' | 'recordSuccess' | 'forget' | 'recordProtection'>;
 
 /** What a write names of a resource the state holds. */
 const identityOf = (known: AppliedResource): ResourceIdentity => ({ key: known.key, kind: known.kind, name: known.name, scope: known.scope });
@@ -39,7 +39,10 @@ export function clearSettled(plan: Plan, state: Store, logger: ExecutorLogger, c
   });
 }
 
-/** After the calls (which record `applied` as they succeed): what stays blocked or orphaned says so. */
+/**
+ * After the calls (which record `applied` as they succeed): what stays blocked or orphaned says so,
+ * and each resource's protection from prune is what its document says (a new one's once created).
+ */
 export function recordUnsettled(plan: Plan, state: Store, logger: ExecutorLogger): Promise<void> {
   return guarded(logger, async () => {
     for (const b of plan.blocked) await mark(state, b.resource, 'blocked', b.reason);
@@ -49,6 +52,7 @@ export function recordUnsettled(plan: Plan, state: Store, logger: ExecutorLogger
       const known = await state.get(f.resource);
       if (known && known.status !== 'uncertain') await state.forget(f.resource);
     }
+    for (const p of plan.protection ?? []) await state.recordProtection(p.resource, p.protect);
   });
 }
 

@@ -39,7 +39,7 @@ export function secretPlaces(state: StateBackend, env: Readonly<Record<string, s
   }
   const secrets = new PgSecrets({ ...state.database, key, clock });
   return {
-    sink: { shown: secrets.shown, write: async (name, secret) => secrets.write(name, secret) },
+    sink: { shown: secrets.shown, write: async (name, secret) => secrets.write(name, secret), remove: async (name) => secrets.remove(name) },
     lookup: async () => {
       const all = await secrets.findAll();
       return (file) => {

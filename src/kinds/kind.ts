@@ -3,7 +3,7 @@
 
 import type { OperationName, ReadName } from '../api/operations.js';
 import type { Json } from '../util/json.js';
-import type { AppliedResource, KvKeyPage, KvKeys, KvRecordPage } from '../state/types.js';
+import type { AppliedResource, KvKeyPage, KvKeys, KvRecordPage, Removed } from '../state/types.js';
 
 export type { Json };
 /** A path into a document, e.g. ['spec', 'items', 2, 'value']. */
@@ -92,6 +92,10 @@ export interface DesiredResource {
   readonly resync?: boolean;
   /** metadata.recreateMissing: deleted outside edgesync (a refresh saw it gone), it is created again. @default false */
   readonly recreateMissing?: boolean;
+  /** metadata.prune (KvPairs): keys this document wrote and no longer has are deleted, as `--prune` does. @default false */
+  readonly prune?: boolean;
+  /** metadata.protect: prune never deletes its object; removing the document while prune is on is refused at plan. @default false */
+  readonly protect?: boolean;
   /** metadata.dependsOn as written ("Kind/name"). */
   readonly dependsOn: readonly string[];
   readonly request: Json;
@@ -191,7 +195,7 @@ export interface ActionDraft {
      * A delete: what leaves the state when it succeeds (or is answered 404, already gone): the whole
      * resource (its stored secret too), or these KV keys of it.
      */
-    readonly removed?: { readonly resource: true } | { readonly keys: readonly string[] };
+    readonly removed?: Removed;
   };
 }
 
@@ -232,6 +236,12 @@ export interface PlanContext {
   readonly kvExpired?: readonly string[];
   /** A kind with `observeKeys`, after a refresh: what the listing of its parts showed. @default not refreshed */
   readonly observedKeys?: ObservedKeys;
+  /**
+   * KvPairs only, under `--prune` or metadata.prune: stored keys the config dropped are deleted (`delete`
+   * actions of at most 10,000 keys), except those another document of the namespace writes now.
+   * @default not pruned: they are orphaned keys
+   */
+  readonly prune?: { readonly writtenElsewhere: (key: string) => boolean };
 }
 
 /** What to remember from a successful call, read from its result. */
@@ -465,4 +475,6 @@ export interface Removal {
    * nothing can be deleted; the plan says why.
    */
   params(applied: AppliedResource): Readonly<Record<string, string>> | undefined;
+  /** The kind keeps a secret under the resource's name (a token's): deleted with it. @default false */
+  readonly secret?: true;
 }

@@ -6,7 +6,7 @@ import { jsonText, withIdentity, type IntentRow } from './rows.js';
 import { dropResource, putSuccess, rowOf } from './row-writes.js';
 import type { ResourceCache } from './resource-cache.js';
 import type { SqlDatabase } from './sql-db.js';
-import type { GroupAnswer, GroupWrite, ResourceIdentity, StateStore, SuccessRecord } from './types.js';
+import type { GroupAnswer, GroupWrite, Removed, ResourceIdentity, StateStore, SuccessRecord } from './types.js';
 import type { Json } from '../util/json.js';
 
 /** A write its single method would refuse before writing anything (a create already open): refused alone, the group goes on. */
@@ -33,6 +33,12 @@ export async function prepareWrite(sql: StoreStatements, w: GroupWrite, begun?: 
     case 'beginIntent': {
       const { id } = w;
       const open = (await sql.intentByResource.get(id.key)) as IntentRow | undefined;
+      // Sent again, a delete deletes nothing twice (the provider answers 404 once it is gone): the
+      // intent a stopped run left stays the one journal entry of that delete.
+      if (open && w.resume && open.operation === w.operation && !begun?.has(id.key)) {
+        begun?.add(id.key);
+        return { key: id.key, apply: async () => open.id };
+      }
       if (open) throw new WriteRefused(`${id.key} already has an open create (${open.operation} since ${open.started_at}); resolve it with \`edgesync state resolve\` first`);
       if (begun?.has(id.key)) throw new WriteRefused(`${id.key} already has an open create (${w.operation}); resolve it with \`edgesync state resolve\` first`);
       begun?.add(id.key);
@@ -72,6 +78,27 @@ export async function prepareWrite(sql: StoreStatements, w: GroupWrite, begun?: 
           return undefined;
         },
       };
+    }
+    case 'recordRemoval': {
+      const { id, removed, intentId } = w;
+      return {
+        key: id.key,
+        apply: async () => {
+          if ('resource' in removed) {
+            await dropResource(sql, id.key);
+            return undefined;
+          }
+          for (const key of removed.keys) await sql.deleteKv.run(id.key, key);
+          if (intentId !== undefined) await sql.closeIntent.run(intentId, id.key);
+          return undefined;
+        },
+      };
+    }
+    case 'recordProtection': {
+      const row = await rowOf(sql, w.key);
+      const protect = w.protect ? 1 : null;
+      if (!row || row.protect === protect) return NOTHING;
+      return { key: w.key, apply: async () => void (await sql.putRow.run({ ...row, protect })) };
     }
     case 'abandonIntent': {
       const intent = (await sql.intentById.get(w.intentId)) as IntentRow | undefined;
@@ -170,11 +197,13 @@ export async function batchGroup(parts: BatchParts, writes: readonly GroupWrite[
 
 /** The writes of one action's calls, as apply makes them: each resolves once its transaction committed. */
 export interface StateWriter {
-  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): Promise<number>;
+  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date, resume?: true): Promise<number>;
   recordSuccess(id: ResourceIdentity, record: SuccessRecord, at: Date): Promise<void>;
   recordFailure(id: ResourceIdentity, error: string, at: Date): Promise<void>;
   markUncertain(intentId: number, error: string): Promise<void>;
   abandonIntent(intentId: number): Promise<void>;
+  recordRemoval(id: ResourceIdentity, removed: Removed, intentId?: number): Promise<void>;
+  recordProtection(key: string, protect: boolean): Promise<void>;
 }
 
 /**
@@ -185,21 +214,26 @@ export function stateWriter(store: StateStore): StateWriter {
   if (!store.writeGroup) return directWriter(store);
   const group = new GroupCommit((writes) => store.writeGroup!(writes));
   return {
-    beginIntent: (id, operation, request, requestHash, at) => group.add({ write: 'beginIntent', id, operation, request, requestHash, at }, true).then((answer) => answer.intentId!),
+    beginIntent: (id, operation, request, requestHash, at, resume) =>
+      group.add({ write: 'beginIntent', id, operation, request, requestHash, at, ...(resume && { resume }) }, true).then((answer) => answer.intentId!),
     recordSuccess: (id, record, at) => group.add({ write: 'recordSuccess', id, record, at }).then(() => undefined),
     recordFailure: (id, error) => group.add({ write: 'recordStatus', id, status: 'failed', note: error }).then(() => undefined),
     markUncertain: (intentId, error) => group.add({ write: 'markUncertain', intentId, error }).then(() => undefined),
     abandonIntent: (intentId) => group.add({ write: 'abandonIntent', intentId }).then(() => undefined),
+    recordRemoval: (id, removed, intentId) => group.add({ write: 'recordRemoval', id, removed, ...(intentId !== undefined && { intentId }) }).then(() => undefined),
+    recordProtection: (key, protect) => group.add({ write: 'recordProtection', key, protect }).then(() => undefined),
   };
 }
 
 function directWriter(store: StateStore): StateWriter {
   return {
-    beginIntent: (id, operation, request, requestHash, at) => store.beginIntent(id, operation, request, requestHash, at),
+    beginIntent: (id, operation, request, requestHash, at, resume) => store.beginIntent(id, operation, request, requestHash, at, resume),
     recordSuccess: (id, record, at) => store.recordSuccess(id, record, at),
     recordFailure: (id, error, at) => store.recordFailure(id, error, at),
     markUncertain: (intentId, error) => store.markUncertain(intentId, error),
     abandonIntent: (intentId) => store.abandonIntent(intentId),
+    recordRemoval: (id, removed, intentId) => store.recordRemoval(id, removed, intentId),
+    recordProtection: (key, protect) => store.recordProtection(key, protect),
   };
 }
 

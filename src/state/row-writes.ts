@@ -5,7 +5,7 @@ import type { Json } from '../util/json.js';
 import { jsonText, withIdentity, type IntentRow, type ResourceRow } from './rows.js';
 import type { KvKeysParams, StoreStatements } from './sql.js';
 import { kvKeyCount } from './kv-keys.js';
-import type { ResourceIdentity, SuccessRecord } from './types.js';
+import { isDeleteIntent, type ResourceIdentity, type SuccessRecord } from './types.js';
 
 /** The resource's row; undefined when it has none. */
 export async function rowOf(sql: StoreStatements, key: string): Promise<ResourceRow | undefined> {
@@ -43,9 +43,13 @@ export async function dropResource(sql: StoreStatements, key: string): Promise<v
   await sql.deleteIntents.run(key);
 }
 
+const isDelete = (intent: IntentRow | undefined): boolean => intent !== undefined && isDeleteIntent(JSON.parse(intent.request) as Json);
+
 /**
  * An uncertain create settled by a person: with the id it was given (the intent's request becomes
  * the applied one), or to be created again (the row goes back to what it was, or goes when it was new).
+ * An uncertain delete: still there under that id (the row stays, as applied), or gone (the row goes,
+ * and the next apply creates it again if the config has it).
  */
 export async function resolveResource(sql: StoreStatements, key: string, resolution: { id: string } | { recreate: true }, now: Date): Promise<void> {
   const row = await rowOf(sql, key);
@@ -55,6 +59,12 @@ export async function resolveResource(sql: StoreStatements, key: string, resolut
     throw new Error(`${key} is not uncertain (its status is ${row.status}); only an uncertain create can be resolved`);
   }
   await sql.deleteIntents.run(key);
+  if (isDelete(intent)) {
+    if (!('id' in resolution)) return dropResource(sql, key);
+    const prior = intent!.prior_status;
+    await sql.putRow.run({ ...row, remote_id: resolution.id, status: prior && prior !== 'uncertain' ? prior : 'applied', last_error: null });
+    return;
+  }
   if ('id' in resolution) {
     if (typeof resolution.id !== 'string' || resolution.id === '') throw new Error(`resolving ${key} needs a non-empty id`);
     await sql.putRow.run({

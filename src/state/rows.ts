@@ -20,6 +20,8 @@ export interface ResourceRow {
   last_error: string | null;
   source: string | null;
   credential: string | null;
+  /** 1: prune never deletes it (AppliedResource.protected); null otherwise. */
+  protect: number | null;
 }
 
 export interface IntentRow {
@@ -89,6 +91,7 @@ export function toResource(row: ResourceRow, uncertain: boolean): AppliedResourc
     ['lastError', row.last_error],
     ['source', sourceOf(row.source)],
     ['credential', shared(row.credential)],
+    ['protected', row.protect === 1 ? true : undefined],
   ];
   for (const [name, value] of optional) if (value !== null && value !== undefined) out[name] = value;
   return out as unknown as AppliedResource;
@@ -123,6 +126,7 @@ function newRow(id: ResourceIdentity, status: ResourceStatus): ResourceRow {
     last_error: null,
     source: null,
     credential: null,
+    protect: null,
   };
 }
 

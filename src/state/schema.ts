@@ -132,6 +132,12 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TABLE kv_keys_v9;
       CREATE INDEX kv_keys_expiring ON kv_keys (rid, expires) WHERE expires IS NOT NULL;`,
   },
+  {
+    // Whether prune may delete the resource (1: its document said metadata.protect, or --protect named
+    // it; NULL: not protected): kept so that removing a protected document is refused after it is gone.
+    version: 11,
+    sql: `ALTER TABLE resources ADD COLUMN protect INTEGER;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -203,8 +203,8 @@ export function statements(db: SqlDatabase): StoreStatements {
     rowByKey: p('SELECT * FROM resources WHERE key = ?'),
     allRows: p('SELECT * FROM resources ORDER BY key'),
     rowsPage: p('SELECT * FROM resources WHERE key > ? ORDER BY key LIMIT ?'),
-    putRow: p(`INSERT OR REPLACE INTO resources (key, kind, name, scope, remote_id, request, hash, applied_at, etag, memo, status, last_error, source, credential)
-      VALUES (@key, @kind, @name, @scope, @remote_id, @request, @hash, @applied_at, @etag, @memo, @status, @last_error, @source, @credential)`),
+    putRow: p(`INSERT OR REPLACE INTO resources (key, kind, name, scope, remote_id, request, hash, applied_at, etag, memo, status, last_error, source, credential, protect)
+      VALUES (@key, @kind, @name, @scope, @remote_id, @request, @hash, @applied_at, @etag, @memo, @status, @last_error, @source, @credential, @protect)`),
     setStatus: p('UPDATE resources SET status = ?, last_error = ? WHERE key = ?'),
     deleteRow: p('DELETE FROM resources WHERE key = ?'),
     // The resource's id, made before its first keys are put (putKvKeys, one call per chunk: a call

@@ -18,6 +18,7 @@ import type {
   GroupAnswer,
   GroupWrite,
   Intent,
+  Removed,
   ResourceIdentity,
   ResourcePage,
   ResourceQuery,
@@ -214,8 +215,8 @@ export class SqlStateStore implements StateAdmin {
   }
 
   /** A new resource gets a row marked uncertain at once: if the process dies mid-call, that is the truth. */
-  async beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): Promise<number> {
-    return (await this.writeOne({ write: 'beginIntent', id, operation, request, requestHash, at }))!;
+  async beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date, resume?: true): Promise<number> {
+    return (await this.writeOne({ write: 'beginIntent', id, operation, request, requestHash, at, ...(resume && { resume }) }))!;
   }
 
   async abandonIntent(intentId: number): Promise<void> {
@@ -224,6 +225,14 @@ export class SqlStateStore implements StateAdmin {
 
   async markUncertain(intentId: number, error: string): Promise<void> {
     await this.writeOne({ write: 'markUncertain', intentId, error });
+  }
+
+  async recordRemoval(id: ResourceIdentity, removed: Removed, intentId?: number): Promise<void> {
+    await this.writeOne({ write: 'recordRemoval', id, removed, ...(intentId !== undefined && { intentId }) });
+  }
+
+  async recordProtection(key: string, protect: boolean): Promise<void> {
+    await this.writeOne({ write: 'recordProtection', key, protect });
   }
 
   resolve(key: string, resolution: { id: string } | { recreate: true }): Promise<void> {

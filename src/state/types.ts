@@ -164,11 +164,36 @@ export interface SuccessRecord {
 
 /** One write of a group (StateStore.writeGroup): what one of the single-write methods would write. */
 export type GroupWrite =
-  | { readonly write: 'beginIntent'; readonly id: ResourceIdentity; readonly operation: string; readonly request: Json; readonly requestHash: string; readonly at: Date }
+  | {
+      readonly write: 'beginIntent';
+      readonly id: ResourceIdentity;
+      readonly operation: string;
+      readonly request: Json;
+      readonly requestHash: string;
+      readonly at: Date;
+      /** A delete: an intent of the same operation left open (or uncertain) is taken up again rather than refused. */
+      readonly resume?: true;
+    }
   | { readonly write: 'recordSuccess'; readonly id: ResourceIdentity; readonly record: SuccessRecord; readonly at: Date }
   | { readonly write: 'recordStatus'; readonly id: ResourceIdentity; readonly status: ResourceStatus; readonly note?: string }
   | { readonly write: 'markUncertain'; readonly intentId: number; readonly error: string }
-  | { readonly write: 'abandonIntent'; readonly intentId: number };
+  | { readonly write: 'abandonIntent'; readonly intentId: number }
+  | { readonly write: 'recordRemoval'; readonly id: ResourceIdentity; readonly removed: Removed; readonly intentId?: number }
+  | { readonly write: 'recordProtection'; readonly key: string; readonly protect: boolean };
+
+/** What a delete's intent records as its request: no create sends it (no kind's request has a `$delete` field). */
+export const DELETE_INTENT: Json = { $delete: true };
+
+/** An intent's request is a delete's (DELETE_INTENT), not a create's. */
+export function isDeleteIntent(request: Json): boolean {
+  return request !== null && typeof request === 'object' && !Array.isArray(request) && request.$delete === true && Object.keys(request).length === 1;
+}
+
+/**
+ * What a delete takes away (ActionDraft.record.removed): the whole resource (`secret`: with the token
+ * secret kept under its name, see Removal.secret), or these KV keys of it.
+ */
+export type Removed = { readonly resource: true; readonly secret?: true } | { readonly keys: readonly string[] };
 
 /** Which resources a page shows: each filter optional; `q` is looked for in the name and the key, ignoring case. */
 export interface ResourceQuery {
@@ -206,7 +231,7 @@ export interface StateStore {
    * Before a POST: records what is about to be created (redacted canonical request) and returns
    * the intent id. `state resolve --id` later records this request as applied with the id.
    */
-  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): Promise<number>;
+  beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date, resume?: true): Promise<number>;
   /**
    * Group commit: `writes`, in order, in one transaction, answered in the same order once it
    * committed. A write its single method would refuse before writing (an open create, no such
@@ -218,6 +243,13 @@ export interface StateStore {
   abandonIntent(intentId: number): Promise<void>;
   /** The outcome is unknown: the resource is uncertain until resolved. */
   markUncertain(intentId: number, error: string): Promise<void>;
+  /**
+   * A delete succeeded (or found the object gone): the resource leaves the state with its KV keys
+   * and intents, or only these keys do; the delete's intent is closed in the same transaction.
+   */
+  recordRemoval(id: ResourceIdentity, removed: Removed, intentId?: number): Promise<void>;
+  /** Records whether prune may delete the resource (AppliedResource.protected); nothing when it is not in state. */
+  recordProtection(key: string, protect: boolean): Promise<void>;
   /** Resolve an uncertain create with the id it got, or allow it to be created again. */
   resolve(key: string, resolution: { id: string } | { recreate: true }): Promise<void>;
   /** Keeps a finished run (the newest ones are kept, the oldest dropped); no resource changes. @default not kept */

@@ -1,7 +1,7 @@
 // An in-memory StateStore for the executor's tests: behaves like the real one for what apply uses,
 // and keeps a journal of every call (with its arguments) so tests can check order and content.
 
-import type { AppliedResource, Intent, ResourceIdentity, ResourceStatus, StateSnapshot, StateStore, SuccessRecord } from '../../src/state/types.js';
+import type { AppliedResource, Intent, Removed, ResourceIdentity, ResourceStatus, StateSnapshot, StateStore, SuccessRecord } from '../../src/state/types.js';
 import { kvKeyRecords } from '../../src/state/kv-keys.js';
 import type { Json } from '../../src/util/json.js';
 
@@ -81,7 +81,13 @@ export class FakeState implements StateStore {
     this.resources.set(id.key, { ...before, ...id, status, ...(note !== undefined && { lastError: note }) } as AppliedResource);
   }
 
-  async beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date): Promise<number> {
+  async beginIntent(id: ResourceIdentity, operation: string, request: Json, requestHash: string, at: Date, resume?: true): Promise<number> {
+    const open = [...this.intents.values()].find((i) => i.resource === id.key && (i.state === 'open' || i.state === 'uncertain'));
+    if (open && resume && open.operation === operation) {
+      this.log({ call: 'beginIntent', key: id.key, intentId: open.id, args: [id, operation, request, requestHash, at] });
+      open.state = 'open';
+      return open.id;
+    }
     const intentId = this.nextIntent++;
     this.log({ call: 'beginIntent', key: id.key, intentId, args: [id, operation, request, requestHash, at] });
     this.intents.set(intentId, { id: intentId, resource: id.key, operation, request, requestHash, startedAt: at.toISOString(), state: 'open' });
@@ -97,6 +103,22 @@ export class FakeState implements StateStore {
     this.log({ call: 'markUncertain', intentId, args: [intentId, error] });
     const intent = this.intent(intentId);
     this.intents.set(intentId, { ...intent, error, state: 'uncertain' });
+  }
+
+  async recordRemoval(id: ResourceIdentity, removed: Removed, intentId?: number): Promise<void> {
+    this.log({ call: 'recordRemoval', key: id.key, ...(intentId !== undefined && { intentId }), args: [id, removed, intentId] });
+    if (intentId !== undefined) this.intent(intentId).state = 'closed';
+    if ('resource' in removed) {
+      this.resources.delete(id.key);
+      this.kv.delete(id.key);
+      for (const intent of this.intents.values()) if (intent.resource === id.key) intent.state = 'closed';
+    } else for (const key of removed.keys) this.kv.get(id.key)?.delete(key);
+  }
+
+  async recordProtection(key: string, protect: boolean): Promise<void> {
+    this.log({ call: 'recordProtection', key, args: [key, protect] });
+    const before = this.resources.get(key);
+    if (before) this.resources.set(key, { ...before, protected: protect || undefined });
   }
 
   async resolve(key: string, resolution: { id: string } | { recreate: true }): Promise<void> {

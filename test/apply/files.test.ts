@@ -90,13 +90,14 @@ describe('token secrets', () => {
     const sink = {
       shown: 'state postgres://db (workspace prod)',
       write: async (name: string, secret: string) => (kept.push([name, secret]), 'state postgres://db (workspace prod), encrypted'),
+      remove: async () => undefined,
     };
     const h = harness(() => ({ value: SECRET }), { secretsDir: secrets, secrets: sink, interpret: (a, r) => readSecret(a)(r) });
     const result = await h.execute(plan([tokenCreate()]));
     expect(kept).toEqual([['deploy-bot', SECRET]]);
     expect(result.succeeded[0]).toMatchObject({ secretFile: 'state postgres://db (workspace prod), encrypted' });
     expect(existsSync(secrets)).toBe(false);
-    const failing = { shown: sink.shown, write: async () => Promise.reject(new Error('cannot open state postgres://db: connection refused')) };
+    const failing = { ...sink, write: async () => Promise.reject(new Error('cannot open state postgres://db: connection refused')) };
     const lost = await harness(() => SECRET, { secretsDir: secrets, secrets: failing, interpret: (a, r) => readSecret(a)(r) }).execute(plan([tokenRoll()]));
     expect(lost.failed[0].secretLost).toBe('the token secret could not be written to state postgres://db (workspace prod): cannot open state postgres://db: connection refused');
   });

@@ -6,6 +6,7 @@ import { contentHash } from '../../src/util/json.js';
 import { BACKENDS, using } from './backends.js';
 import { h } from '../helpers/kv-hash.js';
 import { identity } from './helpers.js';
+import { DELETE_INTENT } from '../../src/state/types.js';
 
 const at = new Date('2026-11-21T10:00:00.000Z');
 const list = identity('blocked-domains');
@@ -242,6 +243,68 @@ describe.each(BACKENDS)('the $name state', (backend) => {
         ),
       { readOnly: true },
     );
+  });
+
+  it('forgets a deleted resource with its keys and intent, or only the deleted keys of a namespace', async () => {
+    const target = backend.fresh();
+    await using(target, async (store) => {
+      await store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
+      const intent = await store.beginIntent(list, 'deleteList', DELETE_INTENT, '', at, true);
+      expect((await store.snapshot()).intents.get(list.key)).toMatchObject({ operation: 'deleteList' });
+      await store.recordRemoval(list, { resource: true }, intent);
+      expect(await store.get(list.key)).toBeUndefined();
+      expect((await store.snapshot()).intents.size).toBe(0);
+      await store.recordSuccess(kv, { kvKeys: ['a', 'b', 'c'].map((k) => [k, h(k)] as const), hash: 'kv-hash' }, at);
+      await store.recordRemoval(kv, { keys: ['a', 'c', 'never-stored'] });
+      const snap = await store.snapshot();
+      expect([...(await snap.kvKeys(kv.key)).keys()]).toEqual(['b']);
+      expect(await snap.kvKeyCount(kv.key)).toBe(1);
+      expect(await store.get(kv.key)).toMatchObject({ hash: 'kv-hash', status: 'applied' });
+    });
+  });
+
+  it('takes up an uncertain delete again under its one intent, and refuses a create over it', async () => {
+    const target = backend.fresh();
+    await using(target, async (store) => {
+      await store.recordSuccess(list, { request, hash: 'h1', remoteId: 'uuid-1' }, at);
+      const first = await store.beginIntent(list, 'deleteList', DELETE_INTENT, '', at, true);
+      await store.markUncertain(first, 'timed out');
+      expect(await store.beginIntent(list, 'deleteList', DELETE_INTENT, '', at, true)).toBe(first);
+      await expect(store.beginIntent(list, 'createList', request, 'h1', at)).rejects.toThrow(/already has an open/);
+    });
+  });
+
+  it('settles an uncertain delete as still there (kept, with the id) or gone (forgotten)', async () => {
+    const target = backend.fresh();
+    const other = identity('allowed-domains');
+    await using(target, async (store) => {
+      for (const id of [list, other]) {
+        await store.recordSuccess(id, { request, hash: 'h1', remoteId: `uuid-${id.name}` }, at);
+        await store.markUncertain(await store.beginIntent(id, 'deleteList', DELETE_INTENT, '', at, true), 'timed out');
+      }
+      await store.resolve(list.key, { id: 'uuid-blocked-domains' });
+      expect(await store.get(list.key)).toMatchObject({ status: 'applied', remoteId: 'uuid-blocked-domains', request });
+      await store.resolve(other.key, { recreate: true });
+      expect(await store.get(other.key)).toBeUndefined();
+      expect((await store.snapshot()).intents.size).toBe(0);
+    });
+  });
+
+  it('remembers which resources prune must never delete, across reopening', async () => {
+    const target = backend.fresh();
+    await using(target, async (store) => {
+      await store.recordSuccess(list, { request, hash: 'h1' }, at);
+      await store.recordProtection(list.key, true);
+      await store.recordProtection(identity('not-in-state').key, true);
+      expect(await store.get(identity('not-in-state').key)).toBeUndefined();
+    });
+    await using(target, async (store) => {
+      expect(await store.get(list.key)).toMatchObject({ protected: true });
+      await store.recordSuccess(list, { request, hash: 'h2' }, at);
+      expect(await store.get(list.key)).toMatchObject({ protected: true, hash: 'h2' });
+      await store.recordProtection(list.key, false);
+      expect(await store.get(list.key)).not.toHaveProperty('protected');
+    });
   });
 
   it('refuses writes when opened read-only, and a read-only open of a state that does not exist', async () => {

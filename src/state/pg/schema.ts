@@ -119,6 +119,11 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
       ALTER TABLE kv_keys ALTER COLUMN hash TYPE bytea USING substring(decode(hash, 'base64') from 1 for 16);
       ${KV_PAGES_HEX}`,
   },
+  {
+    // Whether prune may delete the resource, as SQLite's version 11.
+    version: 7,
+    sql: 'ALTER TABLE resources ADD COLUMN protect integer;',
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

@@ -60,6 +60,19 @@ export class PgSecrets {
     return `${this.shown}, encrypted`;
   }
 
+  /** Drops token `name`'s secret (its token was deleted); returns where it was, or undefined when none was stored. */
+  async remove(name: string): Promise<string | undefined> {
+    const removed = await this.use(async (session) => {
+      try {
+        return (await session.query('DELETE FROM secrets WHERE workspace = $1 AND name = $2', [this.workspace, name])).rowCount;
+      } catch (err) {
+        if (err instanceof PgQueryError && err.code === UNDEFINED_TABLE) return 0;
+        throw err;
+      }
+    });
+    return removed > 0 ? `${this.shown}, encrypted` : undefined;
+  }
+
   /** The stored row of token `name`, still sealed; undefined when there is none. */
   async find(name: string): Promise<SealedSecret | undefined> {
     return (await this.sealed(name)).get(name);

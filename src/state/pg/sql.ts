@@ -14,7 +14,7 @@ const LISTED_STATUS = "CASE WHEN EXISTS (SELECT 1 FROM intents i WHERE i.workspa
 const LISTED_WHERE = `(@kind::text IS NULL OR r.kind = @kind) AND (@status::text IS NULL OR ${LISTED_STATUS} = @status)
   AND (@q::text IS NULL OR strpos(lower(r.name), @q) > 0 OR strpos(lower(r.key), @q) > 0)`;
 
-const RESOURCE_COLUMNS = ['kind', 'name', 'scope', 'remote_id', 'request', 'hash', 'applied_at', 'etag', 'memo', 'status', 'last_error', 'source', 'credential'];
+const RESOURCE_COLUMNS = ['kind', 'name', 'scope', 'remote_id', 'request', 'hash', 'applied_at', 'etag', 'memo', 'status', 'last_error', 'source', 'credential', 'protect'];
 
 /** Where a page starts: the first key, or the one after the previous page's last (see kv_page in ./schema.ts). */
 const from = (next: boolean) => (next ? '? || chr(1)' : "''");

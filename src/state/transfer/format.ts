@@ -45,6 +45,8 @@ export interface ResourceRecord {
   readonly last_error?: string;
   readonly source?: { readonly file: string; readonly line: number; readonly col: number };
   readonly credential?: string;
+  /** Prune never deletes it. */
+  readonly protected?: true;
 }
 
 /** An open or uncertain create, in the order they began (ids are the store's own and are not kept). */
@@ -132,6 +134,7 @@ export function resourceRecord(row: ResourceRow): { record: ResourceRecord; reda
     last_error: set(row.last_error),
     source: parsed(row.source),
     credential: set(row.credential),
+    protected: row.protect === 1 ? true : undefined,
   });
   return { record, redacted: clean.redacted };
 }
@@ -167,6 +170,7 @@ export function resourceRow(r: ResourceRecord): ResourceRow {
     last_error: r.last_error ?? null,
     source: r.source ? canonicalJson(r.source) : null,
     credential: r.credential ?? null,
+    protect: r.protected === true ? 1 : null,
   };
 }
 
@@ -200,6 +204,7 @@ function checkResource(f: Fields): void {
     checkInteger('source.line', s.line, 0);
     checkInteger('source.col', s.col, 0);
   }
+  if (f.protected !== undefined && f.protected !== true) fail('protected', 'true, or left out', f.protected);
 }
 
 function checkIntent(f: Fields): void {
@@ -241,7 +246,7 @@ const CHECKS: Record<StateRecord['type'], (f: Fields) => void> = { resource: che
 
 /** The fields each record of this version may have: any other is refused rather than dropped. */
 const FIELDS: Record<StateRecord['type'], readonly string[]> = {
-  resource: ['type', 'key', 'kind', 'name', 'scope', 'status', 'remote_id', 'request', 'hash', 'applied_at', 'etag', 'memo', 'last_error', 'source', 'credential'],
+  resource: ['type', 'key', 'kind', 'name', 'scope', 'status', 'remote_id', 'request', 'hash', 'applied_at', 'etag', 'memo', 'last_error', 'source', 'credential', 'protected'],
   intent: ['type', 'resource', 'operation', 'request', 'request_hash', 'started_at', 'error', 'prior_status'],
   kv_keys: ['type', 'resource', 'keys'],
   end: ['type', 'resources', 'intents', 'kv_keys'],

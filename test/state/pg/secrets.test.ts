@@ -104,6 +104,18 @@ describe('secrets in a PostgreSQL state', () => {
     expect(dump).not.toContain(SECRET);
   });
 
+  it("go with their token: removed by name, the workspace's others kept", async () => {
+    const workspace = fresh();
+    const secrets = new PgSecrets({ url, workspace, key });
+    await secrets.write('ci-deploy', SECRET);
+    await secrets.write('other', SECRET);
+    expect(await secrets.remove('ci-deploy')).toMatch(/encrypted$/);
+    expect(await secrets.read('ci-deploy')).toBeUndefined();
+    expect(await secrets.read('other')).toBe(SECRET);
+    expect(await secrets.remove('ci-deploy')).toBeUndefined();
+    expect(await new PgSecrets({ url, workspace: fresh(), key }).remove('ci-deploy')).toBeUndefined();
+  });
+
   it('name the wrong key, and refuse a row copied to another workspace', async () => {
     const [workspace, other] = [fresh(), fresh()];
     await new PgSecrets({ url, workspace, key }).write('ci-deploy', SECRET);
