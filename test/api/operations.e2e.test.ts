@@ -1,5 +1,5 @@
-// Every operation through the client against the emulator: each valid call and what the emulator
-// stored, then an invalid call of each and the ApiError it maps to (status, codes, message).
+// Every operation through the client against the emulator, the 17 and the writes beyond them: each valid
+// call and what the emulator stored, then an invalid call of each and the ApiError it maps to.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, OPERATIONS, operationPath, type ApiClient, type OperationName } from '../../src/api/index.js';
@@ -161,6 +161,73 @@ describe('each operation, valid', () => {
   });
 });
 
+describe('each write beyond the 17, valid', () => {
+  it('patchList appends and removes items, updateList replaces them, deleteList removes the list', async () => {
+    const created = await client.createList({ identifier: acc }, { name: 'Allowed', type: 'IP', items: [{ value: '192.0.2.1' }, { value: '192.0.2.2' }] });
+    const ids = { account_id: acc, list_id: String(created.id) };
+    const patched = await client.patchList(ids, { append: [{ value: '192.0.2.3', description: 'vpn' }], remove: ['192.0.2.1'] });
+    expect(patched).toMatchObject({ id: created.id, count: 2 });
+    expect(emulator.objects('lists', ids.list_id)[0]?.items).toMatchObject([{ value: '192.0.2.2' }, { value: '192.0.2.3', description: 'vpn' }]);
+    await client.call('updateList', { identifier: acc, uuid: ids.list_id }, { name: 'Allowed', items: [{ value: '198.51.100.1' }] });
+    expect(emulator.objects('lists', ids.list_id)[0]).toMatchObject({ count: 1, items: [{ value: '198.51.100.1' }] });
+    await client.deleteList(ids, undefined);
+    expect(emulator.objects('lists', ids.list_id)).toEqual([]);
+  });
+
+  it('updateLocation replaces a location, deleteLocation removes it', async () => {
+    const { id } = await client.createLocation({ identifier: acc }, { name: 'Branch' });
+    const ids = { account_id: acc, location_id: String(id) };
+    const updated = await client.updateLocation(ids, { name: 'Branch office', networks: [{ network: '203.0.113.0/24' }] });
+    expect(updated).toMatchObject({ id, name: 'Branch office', networks: [{ network: '203.0.113.0/24' }] });
+    await client.deleteLocation(ids, undefined);
+    expect(emulator.objects('locations', ids.location_id)).toEqual([]);
+  });
+
+  it('patchProxyEndpoint changes the fields sent, deleteProxyEndpoint removes the endpoint', async () => {
+    const { id } = await client.createProxyEndpoint({ identifier: acc }, { name: 'branch', ips: ['203.0.113.0/24'] });
+    const ids = { account_id: acc, proxy_endpoint_id: String(id) };
+    expect(await client.patchProxyEndpoint(ids, { name: 'branch office' })).toMatchObject({ id, name: 'branch office', ips: ['203.0.113.0/24'] });
+    await client.deleteProxyEndpoint(ids, undefined);
+    expect(emulator.objects('proxy_endpoints', ids.proxy_endpoint_id)).toEqual([]);
+  });
+
+  it('createRoute answers a new id, deleteRoute removes the route', async () => {
+    const route = await client.createRoute({ zone_id: 'zone-1' }, { pattern: 'www.example.com/*', script: 'api' });
+    expect(route).toEqual({ id: expect.any(String), pattern: 'www.example.com/*', script: 'api' });
+    await client.deleteRoute({ zone_id: 'zone-1', route_id: String(route.id) }, undefined);
+    expect(emulator.objects('routes', String(route.id))).toEqual([]);
+  });
+
+  it('createAccessOrganization creates the organization of an account that has none', async () => {
+    const body = { name: 'Second', auth_domain: 'second.cloudflareaccess.com' };
+    expect(await client.createAccessOrganization({ account_id: 'acc-2' }, body)).toMatchObject(body);
+    expect(emulator.objects('organizations', 'acc-2')).toEqual([expect.objectContaining({ account: 'acc-2', ...body })]);
+  });
+
+  it('detachWorkerDomain removes a hostname from its Worker', async () => {
+    const { id } = await client.attachWorkerDomain({ account_identifier: acc }, { environment: 'production', hostname: 'old.example.com', service: 'api', zone_id: 'zone-1' });
+    await client.detachWorkerDomain({ account_id: acc, domain_id: String(id) }, undefined);
+    expect(emulator.state().domains.map((d) => d.hostname)).not.toContain('old.example.com');
+  });
+
+  it('deleteKvBulk deletes the keys named', async () => {
+    await client.writeKvBulk({ account_identifier: acc, namespace_identifier: 'ns-2' }, [
+      { key: 'a', value: '1' },
+      { key: 'b', value: '2' },
+    ]);
+    await client.deleteKvBulk({ account_id: acc, namespace_id: 'ns-2' }, ['a', 'missing']);
+    expect([...emulator.kv(acc, 'ns-2').keys()]).toEqual(['b']);
+  });
+
+  it('deleteToken deletes a token, whose secret stops working', async () => {
+    const policies = [{ effect: 'allow', permission_groups: [{ id: 'pg1' }], resources: { 'com.example.account.*': '*' } }];
+    const created = await client.createToken({}, { name: 'short-lived', policies });
+    await client.deleteToken({ token_id: String(created.id) }, undefined);
+    const asToken = createClient({ baseUrl: emulator.url, token: String(created.value) });
+    expect(await failureOf(asToken.editUser({}, {}))).toMatchObject({ kind: 'http', status: 401 });
+  });
+});
+
 interface Invalid {
   readonly op: OperationName;
   readonly params: Record<string, string>;
@@ -175,6 +242,9 @@ const upload = (metadata: Record<string, unknown>) => ({
   modules: [{ name: 'index.js', content: 'export default {}', contentType: 'application/javascript+module' }],
 });
 const script = { account_identifier: acc, service_name: 'api', environment_name: 'production' };
+
+/** An id no object has. */
+const missing = 'ffffffffffffffffffffffffffffffff';
 
 const invalid: Invalid[] = [
   { op: 'putScriptContent', params: script, body: upload({ main_module: 'missing.js' }), status: 400, names: 'missing.js' },
@@ -200,6 +270,31 @@ const invalid: Invalid[] = [
   { op: 'editUser', params: {}, body: { first_name: 1 }, status: 400, names: 'first_name' },
   { op: 'rollToken', params: { identifier: 'no-such-token' }, body: {}, status: 404, names: 'no-such-token' },
   { op: 'updateConnectivitySettings', params: { account_identifier: acc }, body: { icmp_proxy_enabled: 'on' }, status: 400, names: 'icmp_proxy_enabled' },
+  { op: 'patchList', params: { account_id: acc, list_id: missing }, body: { append: [{ description: 'no value' }] }, status: 400, names: 'append[0].value' },
+  { op: 'updateLocation', params: { account_id: acc, location_id: missing }, body: { networks: [{ network: '192.0.2.0/24' }] }, status: 400, names: 'name' },
+  { op: 'patchProxyEndpoint', params: { account_id: acc, proxy_endpoint_id: missing }, body: { subdomain: 'x' }, status: 400, names: 'subdomain' },
+  { op: 'createRoute', params: { zone_id: 'zone-1' }, body: { script: 'api' }, status: 400, names: 'pattern' },
+  // The account already has its organization (operation 2 made it above): the provider's conflict.
+  {
+    op: 'createAccessOrganization',
+    params: { account_id: acc },
+    body: { name: 'Again', auth_domain: 'again.cloudflareaccess.com' },
+    status: 409,
+    names: 'access.api.error.conflict',
+  },
+  { op: 'detachWorkerDomain', params: { account_id: acc, domain_id: missing }, body: undefined, status: 404, names: missing },
+  { op: 'deleteRoute', params: { zone_id: 'zone-1', route_id: missing }, body: undefined, status: 404, names: missing },
+  {
+    op: 'deleteKvBulk',
+    params: { account_id: acc, namespace_id: 'ns-1' },
+    body: Array.from({ length: 10_001 }, (_, i) => `k${i}`),
+    status: 400,
+    names: 'at most 10,000',
+  },
+  { op: 'deleteList', params: { account_id: acc, list_id: missing }, body: undefined, status: 404, names: missing },
+  { op: 'deleteLocation', params: { account_id: acc, location_id: missing }, body: undefined, status: 404, names: missing },
+  { op: 'deleteProxyEndpoint', params: { account_id: acc, proxy_endpoint_id: missing }, body: undefined, status: 404, names: missing },
+  { op: 'deleteToken', params: { token_id: missing }, body: undefined, status: 404, names: missing },
 ];
 
 function escapeRegExp(text: string): string {
@@ -207,7 +302,7 @@ function escapeRegExp(text: string): string {
 }
 
 describe('each operation, invalid', () => {
-  it('covers all 17 operations', () => {
+  it('covers every operation, the 17 and those beyond them', () => {
     expect(new Set(invalid.map((c) => c.op))).toEqual(new Set(Object.keys(OPERATIONS)));
   });
 
