@@ -261,9 +261,9 @@ export function register(program: Command): void {
     .option('--config <dir>', 'config root, checked so that a resource it still describes is not forgotten by mistake', '.')
     .option('--force', 'forget a resource even though the config still describes it')
     .action(action((key: string, opts: ForgetOptions) => forget(key, opts)));
-  keyed('resolve', 'settle an uncertain create: the id it got, or allow creating it again')
-    .option('--id <id>', 'the id the create returned (found by hand)')
-    .option('--recreate', 'the create did not happen: let the next apply create it')
+  keyed('resolve', 'settle an uncertain create or delete: the id it has (it exists), or allow creating it again (it does not)')
+    .option('--id <id>', 'the id the object has (found by hand): it exists')
+    .option('--recreate', 'the object does not exist (a create that did not happen, a delete that did): let the next apply create it')
     .action(action((key: string, opts: ResolveOptions) => resolve(key, opts)));
   shared(state.command('runs'))
     .description(`the daemon's last runs, newest first: result, reason, revision (commit), actions, first error`)
