@@ -183,7 +183,8 @@ function plan(ctx: PlanContext): KindDecision {
       params: { account_id: desired.scope.account, list_id: id },
       body,
       diff: [...page.remove.map((value) => ({ path: 'items', before: value })), ...page.append.map((item) => ({ path: 'items', after: item.value }))],
-      ...(pages.length > 1 && { suffix: `items:${i + 1}/${pages.length}` }),
+      // Apart from the rename's PUT (an update too), and each page from the others.
+      suffix: pages.length > 1 ? `items:${i + 1}/${pages.length}` : 'items',
       summary:
         [page.append.length && `append ${page.append.length}`, page.remove.length && `remove ${page.remove.length}`].filter(Boolean).join(', ') +
         (page.append.length + page.remove.length === 1 ? ' item' : ' items'),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SUBDOMAIN_FIXED } from '../../src/kinds/gateway-proxy-endpoint.js';
 import { ACCOUNT, applyDecision, desire, document, kindOf, plan, schemaErrors } from './helpers.js';
 import { createThenUpdateScenarios } from './scenarios.js';
 
@@ -11,7 +12,7 @@ describe('GatewayProxyEndpoint', () => {
     kind: 'GatewayProxyEndpoint',
     metadata,
     spec,
-    changed: { ...spec, subdomain: 'proxy' },
+    changed: { ...spec, name: 'Proxy' },
     operation: 'createProxyEndpoint',
     params: { identifier: ACCOUNT },
     update: 'patchProxyEndpoint',
@@ -23,14 +24,22 @@ describe('GatewayProxyEndpoint', () => {
     const [action, ...rest] = plan(desired, created()).actions;
     expect(rest).toEqual([]);
     expect(action).toMatchObject({ operation: 'patchProxyEndpoint', body: { ips: ['192.0.2.0/24', '198.51.100.0/24'] }, record: { request: desired.request, hash: desired.hash } });
-    const renamed = desire('GatewayProxyEndpoint', metadata, { ...spec, name: 'Proxy', subdomain: 'p2' }).desired;
-    expect(plan(renamed, created()).actions[0]!.body).toEqual({ name: 'Proxy', subdomain: 'p2' });
+    const renamed = desire('GatewayProxyEndpoint', metadata, { ...spec, name: 'Proxy', ips: ['198.51.100.0/24'] }).desired;
+    expect(plan(renamed, created()).actions[0]!.body).toEqual({ name: 'Proxy', ips: ['198.51.100.0/24'] });
   });
 
-  it('is sent again whole by --resync, every field in one PATCH', () => {
+  it('blocks a change of subdomain, which the provider’s update does not take, while still patching the rest', () => {
+    const { desired } = desire('GatewayProxyEndpoint', metadata, { ...spec, name: 'Proxy', subdomain: 'p2' });
+    const decision = plan(desired, created());
+    expect(decision.blocked).toEqual([{ reason: SUBDOMAIN_FIXED, fields: ['subdomain'] }]);
+    expect(decision.actions.map((a) => a.body)).toEqual([{ name: 'Proxy' }]);
+    expect(decision.actions[0]!.record.request).toEqual({ ...spec, name: 'Proxy' });
+  });
+
+  it('is sent again by --resync, its name and ips in one PATCH', () => {
     const { desired } = desire('GatewayProxyEndpoint', metadata, spec);
     const answer = kindOf('GatewayProxyEndpoint').resend!({ desired, applied: created() });
-    expect('actions' in answer && answer.actions.map((a) => [a.operation, a.body])).toEqual([['patchProxyEndpoint', spec]]);
+    expect('actions' in answer && answer.actions.map((a) => [a.operation, a.body])).toEqual([['patchProxyEndpoint', { name: spec.name, ips: spec.ips }]]);
   });
 
   it('is deleted by prune through its id, and not at all when state kept none', () => {
