@@ -1,4 +1,4 @@
-// Changes the interface cannot apply: shown as blocked with their reason, never sent, and
+// Changes the provider cannot apply: shown as blocked with their reason, never sent, and
 // nothing else held up by them.
 
 import { describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ interface BlockedJson {
 }
 
 describe('blocked changes', () => {
-  it('reports list type and items, location, proxy endpoint and a lowered token rotate as blocked, and sends none of them', async () => {
+  it("reports a list's type, a proxy endpoint's subdomain and a lowered token rotate as blocked, and sends none of them", async () => {
     const emu = await emulator();
     const ws = workspace();
     const edit = (kind: keyof typeof RESOURCES, change: (d: Parameters<Parameters<typeof editDoc>[3]>[0]) => void) =>
@@ -23,11 +23,7 @@ describe('blocked changes', () => {
     await applyInProcess(ws, emu);
     const before = emu.state();
 
-    edit('GatewayList', (d) => {
-      d.setIn(['spec', 'type'], 'URL');
-      d.setIn(['spec', 'items'], [{ value: 'https://malware.example.net/' }]);
-    });
-    edit('GatewayLocation', (d) => d.setIn(['spec', 'networks'], ['192.0.2.0/24', '198.51.100.0/24']));
+    edit('GatewayList', (d) => d.setIn(['spec', 'type'], 'URL'));
     edit('GatewayProxyEndpoint', (d) => d.setIn(['spec', 'subdomain'], 'proxy-2'));
     edit('ApiToken', (d) => d.setIn(['spec', 'rotate'], 1));
     // A change next to the blocked ones still goes out.
@@ -37,22 +33,19 @@ describe('blocked changes', () => {
     const planned = await cli(['plan', ...ws.local, '--json', '--detailed-exitcode']);
     expect(planned.code, planned.stderr).toBe(2);
     const blocked = new Map((JSON.parse(planned.stdout).blocked as BlockedJson[]).map((b) => [b.resource, b]));
-    expect([...blocked.keys()].sort()).toEqual([RESOURCES.GatewayList.key, RESOURCES.GatewayLocation.key, RESOURCES.GatewayProxyEndpoint.key, RESOURCES.ApiToken.key].sort());
-    expect(blocked.get(RESOURCES.GatewayList.key)!.fields.sort()).toEqual(['items', 'type']);
-    expect(blocked.get(RESOURCES.GatewayList.key)!.reason).toMatch(/type and items cannot be changed in place/);
-    expect(blocked.get(RESOURCES.GatewayLocation.key)).toMatchObject({ fields: ['networks'], reason: expect.stringMatching(/no update operation exists for GatewayLocation/) });
-    expect(blocked.get(RESOURCES.GatewayProxyEndpoint.key)).toMatchObject({
-      fields: ['subdomain'],
-      reason: expect.stringMatching(/no update operation exists for GatewayProxyEndpoint/),
-    });
+    expect([...blocked.keys()].sort()).toEqual([RESOURCES.GatewayList.key, RESOURCES.GatewayProxyEndpoint.key, RESOURCES.ApiToken.key].sort());
+    expect(blocked.get(RESOURCES.GatewayList.key)).toMatchObject({ fields: ['type'], reason: expect.stringMatching(/a list's type cannot be changed/) });
+    expect(blocked.get(RESOURCES.GatewayProxyEndpoint.key)).toMatchObject({ fields: ['subdomain'], reason: expect.stringMatching(/subdomain cannot be changed/) });
     expect(blocked.get(RESOURCES.ApiToken.key)).toMatchObject({ fields: ['rotate'], reason: expect.stringMatching(/rotate can only be raised: the last applied value is 2/) });
     // Each blocked change says where its document is.
-    expect(blocked.get(RESOURCES.GatewayLocation.key)!.source).toMatchObject({
-      file: expect.stringMatching(new RegExp(`${RESOURCES.GatewayLocation.file}$`)),
+    expect(blocked.get(RESOURCES.GatewayProxyEndpoint.key)!.source).toMatchObject({
+      file: expect.stringMatching(new RegExp(`${RESOURCES.GatewayProxyEndpoint.file}$`)),
       line: expect.any(Number),
     });
     const text = await cli(['plan', ...ws.local]);
-    expect(text.stdout).toMatch(new RegExp(`^! ${RESOURCES.GatewayLocation.key.replace(/[[\]]/g, '\\$&')}  blocked \\(.*${RESOURCES.GatewayLocation.file}:\\d+\\)$`, 'm'));
+    expect(text.stdout).toMatch(
+      new RegExp(`^! ${RESOURCES.GatewayProxyEndpoint.key.replace(/[[\]]/g, '\\$&')}  blocked \\(.*${RESOURCES.GatewayProxyEndpoint.file}:\\d+\\)$`, 'm'),
+    );
 
     // Every call succeeded, but the blocked changes need a person: exit 3, not 0.
     const r = await apply(ws, emu);
@@ -61,20 +54,20 @@ describe('blocked changes', () => {
     expect((await cli(['plan', ...ws.local, '--detailed-exitcode'])).code).toBe(3);
     expect(callsSince(emu, mark).map((c) => [c.operation, c.body])).toEqual([[15, { country: 'IE' }]]);
     const after = emu.state();
-    expect([after.lists, after.locations, after.proxy_endpoints, after.tokens]).toEqual([before.lists, before.locations, before.proxy_endpoints, before.tokens]);
+    expect([after.lists, after.proxy_endpoints, after.tokens]).toEqual([before.lists, before.proxy_endpoints, before.tokens]);
     // Still blocked on the next plan: state did not take the blocked values.
     const again = JSON.parse((await cli(['plan', ...ws.local, '--json'])).stdout);
-    expect(again.blocked.length).toBe(4);
+    expect(again.blocked.length).toBe(3);
     expect(again.actions).toEqual([]);
     // State says so, with the reason, and says applied again once the file is put back.
     const listed = await cli(['state', 'list', '--state', ws.state, '--status', 'blocked']);
     for (const key of blocked.keys()) expect(listed.stdout).toContain(key);
     expect(listed.stdout).not.toContain(RESOURCES.UserProfile.key);
-    edit('GatewayLocation', (d) => d.setIn(['spec', 'networks'], ['192.0.2.0/24']));
+    edit('GatewayProxyEndpoint', (d) => d.setIn(['spec', 'subdomain'], 'office-proxy'));
     const settled = await apply(ws, emu);
     expect(settled.code, settled.stderr).toBe(3);
     const still = await cli(['state', 'list', '--state', ws.state, '--status', 'blocked']);
-    expect(still.stdout).not.toContain(RESOURCES.GatewayLocation.key);
+    expect(still.stdout).not.toContain(RESOURCES.GatewayProxyEndpoint.key);
     expect(still.stdout).toContain(RESOURCES.GatewayList.key);
   });
 
