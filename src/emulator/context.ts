@@ -1,6 +1,7 @@
 // What every operation handler shares: the store, the tokens, the clock and a way to declare a route.
 // Handlers return the `result`; the envelope, the status and the request log are added around them.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { TokenBook } from './auth.js';
 import type { Faults } from './faults.js';
@@ -57,10 +58,17 @@ export const NO_RESULT = Symbol('no result');
  */
 export function operation(app: FastifyInstance, ctx: Pick<Context, 'faults' | 'lost'>, op: Op, method: HTTPMethods, path: string, handler: Handler): void {
   const name = operationName(op);
-  const aimed = (request: FastifyRequest, reply: FastifyReply, after: boolean): boolean => {
+  /** True when the fault took the answer away (a reset); a late one waits, then lets the call go on. */
+  const aimed = async (request: FastifyRequest, reply: FastifyReply, after: boolean): Promise<boolean> => {
     const fault = ctx.faults.operationFault(name, after);
     if (fault === null) return false;
-    if (fault !== 'reset') throw new EmulatorError(fault, [`${fault === 500 ? 'internal error' : 'service unavailable'} (injected fault on ${name})`]);
+    const { answer, delayMs } = fault;
+    if (answer === 'late') {
+      // Unreferenced: a test that closes the emulator does not wait for it.
+      await sleep(delayMs, undefined, { ref: false });
+      return false;
+    }
+    if (answer !== 'reset') throw new EmulatorError(answer, [`${answer === 500 ? 'internal error' : 'service unavailable'} (injected fault on ${name})`]);
     ctx.lost(request);
     reply.hijack();
     request.raw.socket.destroy();
@@ -71,9 +79,9 @@ export function operation(app: FastifyInstance, ctx: Pick<Context, 'faults' | 'l
     url: basePath + path,
     config: { op },
     handler: async (request, reply) => {
-      if (aimed(request, reply, false)) return reply;
+      if (await aimed(request, reply, false)) return reply;
       const result = await handler(request, request.params as Params);
-      if (aimed(request, reply, true)) return reply;
+      if (await aimed(request, reply, true)) return reply;
       const raw = (result as { [RAW]?: Raw } | null)?.[RAW];
       if (raw) return reply.code(200).headers(raw.headers).type(raw.contentType).send(raw.bytes);
       if (result === NO_RESULT) return reply.code(200).send({ errors: [], messages: [], success: true });

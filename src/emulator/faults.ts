@@ -36,15 +36,27 @@ export interface FaultSettings {
 
 /** A fault for the next calls of one operation (after authentication, the body parsed). */
 export interface OperationFault {
-  /** What the caller gets: a 500 or 503 answer, or `reset`, the connection closed with no answer. @default 500 */
-  readonly answer?: 500 | 503 | 'reset';
   /**
-   * Whether the call is carried out first and only its answer lost, so the caller cannot know it
-   * was made (a create made, a delete done); otherwise nothing is changed. @default false
+   * What the caller gets: a 500 or 503 answer; `reset`, the connection closed with no answer; or
+   * `late`, the call's own answer `delayMs` later (a client with a shorter timeout gives up on it). @default 500
+   */
+  readonly answer?: 500 | 503 | 'reset' | 'late';
+  /** How long a `late` answer waits. @default 30000 */
+  readonly delayMs?: number;
+  /**
+   * Whether the call is carried out first and only its answer lost or late, so the caller cannot
+   * know it was made (a create made, a delete done); otherwise a 500, 503 or reset changes nothing,
+   * and a late call is carried out when its wait is over. @default false
    */
   readonly afterProcessing?: boolean;
   /** How many calls of the operation it hits; then it is gone. @default 1 */
   readonly times?: number;
+}
+
+/** What a fault aimed at one call does to it. */
+export interface AimedFault {
+  readonly answer: 500 | 503 | 'reset' | 'late';
+  readonly delayMs: number;
 }
 
 interface KvRefusal {
@@ -78,8 +90,9 @@ export function checkFaults(f: unknown): FaultSettings {
       if (!OPERATION_NAMES.includes(name)) fail(`operations.${name}`, `the name of an operation (${OPERATION_NAMES.join(', ')})`, name);
       if (fault === null) continue;
       if (!isPlainObject(fault)) fail(`operations.${name}`, 'an object {answer?, afterProcessing?, times?} or null', fault);
-      if (fault.answer !== undefined && fault.answer !== 500 && fault.answer !== 503 && fault.answer !== 'reset')
-        fail(`operations.${name}.answer`, "500, 503 or 'reset'", fault.answer);
+      if (fault.answer !== undefined && ![500, 503, 'reset', 'late'].includes(fault.answer as number | string))
+        fail(`operations.${name}.answer`, "500, 503, 'reset' or 'late'", fault.answer);
+      if (fault.delayMs !== undefined) checkNumber(`operations.${name}.delayMs`, fault.delayMs, 0, 600_000);
       if (fault.afterProcessing !== undefined && typeof fault.afterProcessing !== 'boolean') fail(`operations.${name}.afterProcessing`, 'true or false', fault.afterProcessing);
       if (fault.times !== undefined) checkInteger(`operations.${name}.times`, fault.times, 1);
     }
@@ -111,7 +124,7 @@ export class Faults {
   private latency = 0;
   private kvRefusal: { share: number; once: boolean; pattern: RegExp | null } | null = null;
   /** Per operation name: its fault and the calls it still hits. */
-  private readonly aimed = new Map<string, { answer: 500 | 503 | 'reset'; afterProcessing: boolean; left: number }>();
+  private readonly aimed = new Map<string, AimedFault & { readonly afterProcessing: boolean; left: number }>();
   /** Keys already refused once, under `once`. */
   private readonly refusedOnce = new Set<string>();
   /** Per credential (as the request log names it): the current window's start and its calls. */
@@ -141,7 +154,7 @@ export class Faults {
     else if (f.operations !== undefined) {
       for (const [name, fault] of Object.entries(f.operations)) {
         if (fault === null) this.aimed.delete(name);
-        else this.aimed.set(name, { answer: fault.answer ?? 500, afterProcessing: fault.afterProcessing ?? false, left: fault.times ?? 1 });
+        else this.aimed.set(name, { answer: fault.answer ?? 500, delayMs: fault.delayMs ?? 30_000, afterProcessing: fault.afterProcessing ?? false, left: fault.times ?? 1 });
       }
     }
     if (f.rateLimit !== undefined) {
@@ -169,12 +182,12 @@ export class Faults {
    * The fault aimed at this call of operation `name`, `after` processing or before it, if any: the
    * call counts against the fault's `times` only when it is the one hit.
    */
-  operationFault(name: string, after: boolean): 500 | 503 | 'reset' | null {
+  operationFault(name: string, after: boolean): AimedFault | null {
     const fault = this.aimed.get(name);
     if (!fault || fault.afterProcessing !== after) return null;
     fault.left -= 1;
     if (fault.left <= 0) this.aimed.delete(name);
-    return fault.answer;
+    return { answer: fault.answer, delayMs: fault.delayMs };
   }
 
   /**

@@ -105,6 +105,31 @@ describe('faults aimed at one operation', () => {
     expect((await call('DELETE', `/accounts/a/gateway/lists/${id}`)).status).toBe(404);
   });
 
+  it('answers late when told to: a client that gives up first cannot know the delete was done', async () => {
+    const { call, emu } = await harness();
+    const { id } = (await call('POST', '/zones/z/workers/routes', { pattern: 'example.com/late' })).json.result;
+    emu.setFaults({ operations: { deleteRoute: { answer: 'late', delayMs: 2000, afterProcessing: true } } });
+    const gaveUp = fetch(`${emu.url}/zones/z/workers/routes/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${startToken}` },
+      signal: AbortSignal.timeout(200),
+    });
+    await expect(gaveUp).rejects.toThrow();
+    expect(emu.state().routes).toEqual([]);
+  });
+
+  it('carries a late call out when its wait is over, unless told to do it first', async () => {
+    const { call, emu } = await harness();
+    emu.setFaults({ operations: { createRoute: { answer: 'late', delayMs: 300 } } });
+    const started = Date.now();
+    const late = call('POST', '/zones/z/workers/routes', { pattern: 'example.com/slow' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(emu.state().routes).toEqual([]);
+    expect((await late).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(emu.state().routes.map((r) => r.pattern)).toEqual(['example.com/slow']);
+  });
+
   it('hits as many calls as `times` says, answered as `answer` says, one of the 17 named as the ones beyond are', async () => {
     const { call, emu } = await harness();
     emu.setFaults({ operations: { updateRoute: { answer: 503, times: 2 } } });
@@ -122,7 +147,7 @@ describe('faults aimed at one operation', () => {
   it('refuses a fault for an operation it does not know, or an answer it cannot give', async () => {
     const { emu } = await harness();
     expect(() => emu.setFaults({ operations: { deleteEverything: {} } })).toThrow('Expected `operations.deleteEverything` to be the name of an operation');
-    expect(() => emu.setFaults({ operations: { deleteList: { answer: 404 as 500 } } })).toThrow("Expected `operations.deleteList.answer` to be 500, 503 or 'reset'");
+    expect(() => emu.setFaults({ operations: { deleteList: { answer: 404 as 500 } } })).toThrow("Expected `operations.deleteList.answer` to be 500, 503, 'reset' or 'late'");
   });
 });
 
