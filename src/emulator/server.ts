@@ -122,7 +122,9 @@ export async function buildServer(parts: ServerParts): Promise<FastifyInstance> 
     reply.headers(parts.faults.rateHeaders(caller));
     if (fault) throw fault;
     const op = opOf(request);
-    const account = (request.params as { account_identifier?: string } | undefined)?.account_identifier;
+    // The account of the path: some of the 17 name it `identifier` (under /accounts/, never a token's).
+    const params = request.params as { account_identifier?: string; identifier?: string } | undefined;
+    const account = params?.account_identifier ?? (request.url.startsWith(`${basePath}/accounts/`) ? params?.identifier : undefined);
     const denied = parts.tokens.authenticateRequest(request.headers, op, parts.now(), account);
     if (denied) throw denied;
   });

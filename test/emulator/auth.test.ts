@@ -106,6 +106,9 @@ describe('authentication', () => {
     expect(outside.status).toBe(403);
     expect(messages(outside)).toEqual(['the credential is not granted account acc-b']);
     expect(emu.kv('acc-b', 'ns').size).toBe(0);
+    // Operations whose path names the account `identifier` are held to it too.
+    expect((await call('POST', '/accounts/acc-b/gateway/lists', { name: 'L', type: 'IP' }, { token: other })).status).toBe(403);
+    expect((await call('POST', '/accounts/acc-a/gateway/lists', { name: 'L', type: 'IP' }, { token: other })).status).toBe(200);
     expect((await call('PATCH', '/user', { country: 'IE' }, { token: other })).status).toBe(200);
     // A credential not tied to accounts reaches every one.
     expect((await call('PUT', kv('acc-b'), [{ key: 'k', value: 'v' }])).status).toBe(200);
