@@ -21,7 +21,8 @@ export interface FaultSettings {
   readonly rateLimitHeaders?: boolean;
   readonly latencyMs?: number;
   /**
-   * Bulk writes that store only some keys, answering the others as unsuccessful: a seeded `share`
+   * Bulk writes that store only some keys and bulk deletes that delete only some, answering the
+   * others as unsuccessful: a seeded `share`
    * of the keys, each refused `once` (then taken) or every time, and always the keys matching
    * `pattern` (a regular expression). null turns it off.
    */

@@ -115,7 +115,8 @@ export function registerKvOperation(app: FastifyInstance, ctx: Context): void {
 
 /**
  * The provider's bulk delete: a list of key names, at most `kvLimits.pairs`. A key that is not
- * there is no error; each key sent counts as deleted, as the provider answers.
+ * there is no error: it counts as deleted. A key the `kvRefuse` fault refuses stays, named in
+ * `unsuccessful_keys` for the caller to send again, as the bulk write names the keys it did not store.
  */
 export function registerKvDelete(app: FastifyInstance, ctx: Context): void {
   operation(app, ctx, 'deleteKvBulk', 'POST', '/accounts/:account_identifier/storage/kv/namespaces/:namespace_identifier/bulk/delete', (req, p) => {
@@ -124,8 +125,12 @@ export function registerKvDelete(app: FastifyInstance, ctx: Context): void {
     const keys = req.body as string[];
     if (keys.length > kvLimits.pairs) throw badRequest([`body: ${fmt(keys.length)} keys, at most ${fmt(kvLimits.pairs)} per request`]);
     const pairs = ctx.store.findKv(p.account_identifier!, p.namespace_identifier!);
-    for (const key of keys) pairs?.delete(key);
-    return { successful_key_count: keys.length, unsuccessful_keys: [] };
+    const unsuccessful: string[] = [];
+    for (const key of keys) {
+      if (ctx.faults.refusesKey(key)) unsuccessful.push(key);
+      else pairs?.delete(key);
+    }
+    return { successful_key_count: keys.length - unsuccessful.length, unsuccessful_keys: unsuccessful };
   });
 }
 

@@ -291,6 +291,18 @@ describe('the deletes', () => {
     ]);
   });
 
+  it('leaves the keys the kvRefuse fault refuses, naming them as unsuccessful', async () => {
+    const { call, emu } = await harness();
+    await call('PUT', '/accounts/a/storage/kv/namespaces/ns/bulk', [
+      { key: 'tmp/1', value: '1' },
+      { key: 'other', value: '2' },
+    ]);
+    emu.setFaults({ kvRefuse: { pattern: '^tmp/' } });
+    const a = await call('POST', '/accounts/a/storage/kv/namespaces/ns/bulk/delete', ['tmp/1', 'other']);
+    expect(a.json.result).toEqual({ successful_key_count: 1, unsuccessful_keys: ['tmp/1'] });
+    expect([...emu.kv('a', 'ns').keys()]).toEqual(['tmp/1']);
+  });
+
   it('refuses more than 10,000 keys in one KV delete, and a body that is not a list of names, deleting nothing', async () => {
     const { call, emu } = await harness();
     await call('PUT', '/accounts/a/storage/kv/namespaces/ns/bulk', [{ key: 'k0', value: 'v' }]);
