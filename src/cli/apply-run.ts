@@ -13,6 +13,7 @@ import type { Approvals } from '../state/approvals.js';
 import { identifyHolder, StateLockedError } from '../state/lock.js';
 import '../kinds/index.js';
 import {
+  deletesEverything,
   madeFrom,
   massOrphaning,
   planHasChanges,
@@ -28,7 +29,7 @@ import {
 } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { systemClock } from '../util/clock.js';
-import { remoteOptions, thresholdsOf, type ExecOptions, type ThresholdOptions } from './common.js';
+import { pruneOf, remoteOptions, thresholdsOf, type ExecOptions, type PruneFlags, type ThresholdOptions } from './common.js';
 import { loadOrRefuse } from './load.js';
 import { createProgress, type Progress } from './progress.js';
 import { lostSecrets, renderApplyResult } from './result.js';
@@ -37,7 +38,7 @@ import { createNotices, parseLogFormat, type Notices } from './notices.js';
 import { driftOf, savedDrift, type DriftFlags } from './drift.js';
 import { stopOnSignals } from './signals.js';
 
-export interface ApplyCliOptions extends ExecOptions, ThresholdOptions, DriftFlags {
+export interface ApplyCliOptions extends ExecOptions, ThresholdOptions, DriftFlags, PruneFlags {
   /** A plan saved by `plan --out`: apply exactly it. */
   readonly planFile?: string;
   /** Whether --config was given; else a saved plan's config root is read. */
@@ -92,6 +93,7 @@ function savedPlanOf(opts: ApplyCliOptions): SavedPlan | undefined {
   if (opts.planFile === undefined) return undefined;
   if (opts.target?.length) throw new SavedPlanError(`--target cannot be given with a saved plan: ${opts.planFile} carries the targets it was made with`);
   if (opts.resync || opts.replace?.length) throw new SavedPlanError(`--resync and --replace cannot be given with a saved plan: ${opts.planFile} carries what it re-sends`);
+  if (opts.prune || opts.protect?.length) throw new SavedPlanError(`--prune and --protect cannot be given with a saved plan: ${opts.planFile} carries what it deletes`);
   let text: string;
   try {
     text = readFileSync(opts.planFile, 'utf8');
@@ -199,7 +201,7 @@ async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, 
   }
   const { store, engine, close } = session;
   try {
-    const plan = await (saved ? engine.plan(resources, saved.made_from.targets, savedDrift(saved)) : engine.plan(resources, opts.target, driftOf(opts)));
+    const plan = await (saved ? engine.plan(resources, saved.made_from.targets, savedDrift(saved)) : engine.plan(resources, opts.target, { ...driftOf(opts), ...pruneOf(opts) }));
     if (saved) {
       // Exactly what was reviewed, or nothing: the plan made now must be the saved one.
       const stale = staleReasons(saved, planToJson(plan, madeFrom(plan, config)) as SavedPlan);
@@ -210,6 +212,13 @@ async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, 
       }
     }
     process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
+    // Whatever the flags: a prune that leaves nothing of the state described.
+    const everything = deletesEverything(plan, opts.config);
+    if (everything) {
+      notices.say(`${everything}. Nothing was applied.`, 'error');
+      process.exitCode = EXIT.attention;
+      return;
+    }
     const dropping = massOrphaning(plan, opts.config);
     if (dropping && !opts.allowEmpty) {
       notices.say(`${dropping.message} Nothing was applied; pass --allow-empty to go ahead.`, 'error');

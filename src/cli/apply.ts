@@ -2,16 +2,16 @@
 // Exit codes: src/cli/exit.ts (0 in force, 1 error or failed call, 3 a person must act).
 
 import type { Command } from 'commander';
-import { withConfigAndState, withRemote, withTargets, withThresholds } from './common.js';
+import { withConfigAndState, withPrune, withRemote, withTargets, withThresholds } from './common.js';
 import type { ApplyCliOptions } from './apply-run.js';
 import { withDrift } from './drift.js';
 
 export function register(program: Command): void {
-  withDrift(withTargets(withThresholds(withRemote(withConfigAndState(program.command('apply'))))))
+  withPrune(withDrift(withTargets(withThresholds(withRemote(withConfigAndState(program.command('apply')))))))
     .description('apply the config: plan, then send the calls that close the gap')
     .option('--auto-approve', 'apply without asking (implied when not on a terminal)')
     .option('--verbose', 'log every call')
-    .option('--force', 'apply a plan over a change threshold (--max-update-share, --max-kv-share, metadata.maxChangeShare)')
+    .option('--force', 'apply a plan over a change threshold (--max-update-share, --max-kv-share, metadata.maxChangeShare, --max-delete-share, --max-deletes)')
     .option('--allow-empty', 'apply even when the config has no document, or would orphan most of the resources in state')
     .option('--log-format <format>', 'json or pretty: the one format of everything said on stderr', 'pretty')
     // Loaded on use: the client, the engine and the state are what --help and other commands never need.

@@ -46,10 +46,36 @@ export function withConfigAndState(cmd: Command): Command {
     .option('--outputs <dir>', 'folder AI run outputs are written below, at their path in the config root (default: the config root)');
 }
 
-/** The change thresholds, in percent (see plan/guard.ts). */
+/** The change thresholds, in percent, and the number of deletes (see plan/guard.ts). */
 export interface ThresholdOptions {
   readonly maxUpdateShare: string;
   readonly maxKvShare: string;
+  readonly maxDeleteShare: string;
+  readonly maxDeletes: string;
+}
+
+/** `--prune` and `--protect PATTERN` (repeatable). */
+export interface PruneFlags {
+  readonly prune?: boolean;
+  readonly protect?: readonly string[];
+}
+
+export function withPrune(cmd: Command): Command {
+  return cmd
+    .option(
+      '--prune',
+      'delete what the config dropped: resources edgesync created or adopted that no document describes, and KV keys a document no longer has (never a singleton, nor what edgesync never wrote)',
+    )
+    .option(
+      '--protect <pattern>',
+      'never delete the resources this key or glob names (as metadata.protect: true); removing one of their documents with --prune is refused; repeatable',
+      (value: string, previous: string[] = []) => [...previous, value],
+    );
+}
+
+/** What the prune flags ask of the planner. */
+export function pruneOf(flags: PruneFlags): { prune?: true; protect?: readonly string[] } {
+  return { ...(flags.prune && { prune: true }), ...(flags.protect?.length && { protect: flags.protect }) };
 }
 
 /** `--target PATTERN`, repeatable. */
@@ -64,7 +90,13 @@ export function withTargets(cmd: Command): Command {
 export function withThresholds(cmd: Command): Command {
   return cmd
     .option('--max-update-share <percent>', 'refuse (hold) a plan updating more than this percent of the resources in state (once 10 or more)', '30')
-    .option('--max-kv-share <percent>', "refuse (hold) a plan rewriting more than this percent of a KV namespace's stored keys (once 1,000 or more)", '30');
+    .option('--max-kv-share <percent>', "refuse (hold) a plan rewriting more than this percent of a KV namespace's stored keys (once 1,000 or more)", '30')
+    .option(
+      '--max-delete-share <percent>',
+      "refuse (hold) a plan deleting more than this percent of the resources in state (once 10 or more), or of a KV namespace's stored keys (once 100 or more)",
+      '10',
+    )
+    .option('--max-deletes <n>', 'refuse (hold) a plan deleting more than this many resources', '50');
 }
 
 /** "30" → 30; a percent from 0 to 100. */
@@ -74,8 +106,18 @@ function parseShare(name: string, text: string): number {
   return n;
 }
 
-export function thresholdsOf(opts: ThresholdOptions): { maxUpdateShare: number; maxKvShare: number } {
-  return { maxUpdateShare: parseShare('--max-update-share', opts.maxUpdateShare), maxKvShare: parseShare('--max-kv-share', opts.maxKvShare) };
+/** "50" → 50; a whole number from 0. */
+function parseCount(name: string, text: string): number {
+  return checkInteger(name, /^\s*\d+\s*$/.test(text) ? Number(text) : text, 0, 1_000_000_000);
+}
+
+export function thresholdsOf(opts: ThresholdOptions): { maxUpdateShare: number; maxKvShare: number; maxDeleteShare: number; maxDeletes: number } {
+  return {
+    maxUpdateShare: parseShare('--max-update-share', opts.maxUpdateShare),
+    maxKvShare: parseShare('--max-kv-share', opts.maxKvShare),
+    maxDeleteShare: parseShare('--max-delete-share', opts.maxDeleteShare ?? '10'),
+    maxDeletes: parseCount('--max-deletes', opts.maxDeletes ?? '50'),
+  };
 }
 
 export function withRemote(cmd: Command): Command {

@@ -38,14 +38,18 @@ export function driftOf(flags: DriftFlags): PlanAsk {
 
 /**
  * A saved plan's re-sent resources, named with --replace when it is applied: the plan made again
- * then holds the same actions (a --resync plan re-sends exactly these); and its refresh, made again.
+ * then holds the same actions (a --resync plan re-sends exactly these); its refresh, made again; its prune.
  */
 export function savedDrift(saved: SavedPlan): PlanAsk {
   const keys = [...new Set(saved.actions.filter((a) => a.resync === true).map((a) => a.resource))];
   // A plan made after a refresh is made again after one: what moved since shows as a difference.
   const refreshed = saved.made_from.refresh;
+  // A pruned plan is made again pruned, with the same protections: it deletes exactly what was reviewed.
+  const pruned = saved.made_from.prune;
   return {
     ...(keys.length && { replace: keys }),
+    ...(pruned?.prune === true && { prune: true }),
+    ...(Array.isArray(pruned?.protect) && pruned.protect.length && { protect: pruned.protect }),
     ...(refreshed && { refresh: true, ...(refreshed.recreate_missing === true && { recreateMissing: true }) }),
   };
 }

@@ -2,7 +2,19 @@
 // --detailed-exitcode: 0 no changes, 2 changes, 1 error.
 
 import type { Command } from 'commander';
-import { remoteOptions, thresholdsOf, withConfigAndState, withRemote, withTargets, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
+import {
+  pruneOf,
+  remoteOptions,
+  thresholdsOf,
+  withConfigAndState,
+  withPrune,
+  withRemote,
+  withTargets,
+  withThresholds,
+  type ExecOptions,
+  type PruneFlags,
+  type ThresholdOptions,
+} from './common.js';
 import { driftOf, withDrift, type DriftFlags } from './drift.js';
 import { loadOrRefuse, localRoot } from './load.js';
 
@@ -13,7 +25,7 @@ async function remoteRoot(opts: PlanCliOptions) {
   return composeRoot(remoteOptions(opts, process.env));
 }
 
-interface PlanCliOptions extends ExecOptions, ThresholdOptions, DriftFlags {
+interface PlanCliOptions extends ExecOptions, ThresholdOptions, DriftFlags, PruneFlags {
   readonly out?: string;
   readonly target?: readonly string[];
   readonly detailedExitcode?: boolean;
@@ -22,7 +34,7 @@ interface PlanCliOptions extends ExecOptions, ThresholdOptions, DriftFlags {
 
 export function register(program: Command): void {
   // The remote's flags serve --refresh, which reads the provider; without it nothing is sent.
-  withDrift(withTargets(withThresholds(withRemote(withConfigAndState(program.command('plan'))))))
+  withPrune(withDrift(withTargets(withThresholds(withRemote(withConfigAndState(program.command('plan')))))))
     .description('show what apply would change (nothing is sent; --refresh reads what is there first)')
     .option('--json', 'print the plan as JSON (the shape of a saved plan, docs/plan-format.md)')
     .option('--out <file>', 'also save the plan, for `edgesync apply FILE` to apply exactly it (no secret, no KV value)')
@@ -33,21 +45,24 @@ export function register(program: Command): void {
       const root = opts.refresh ? await remoteRoot(opts) : await localRoot(opts);
       // The state is read while the files are built: planOffline below then reads only what changed since.
       const config = await loadOrRefuse(root, undefined, { readStateAhead: true });
-      const [{ configRootOf, madeFrom, massOrphaning, renderJson, renderText, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
+      const [{ configRootOf, deletesEverything, madeFrom, massOrphaning, renderJson, renderText, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
         import('../plan/index.js'),
         import('./exit.js'),
       ]);
-      const plan = await root.planOffline(config.resources, opts.target, driftOf(opts));
+      const pruned = pruneOf(opts);
+      const plan = await root.planOffline(config.resources, opts.target, { ...driftOf(opts), ...pruned });
       // What the plan was made from lists every resource's hash: made only for the JSON and a saved plan.
       // It names the config root, which `apply FILE` reads when not given --config.
       let madeOnce: ReturnType<typeof madeFrom> | undefined;
-      const made = () => (madeOnce ??= madeFrom(plan, config, configRootOf(root.source.root, process.cwd())));
+      const made = () => (madeOnce ??= madeFrom(plan, config, configRootOf(root.source.root, process.cwd()), pruned));
       process.stdout.write(opts.json ? renderJson(plan, made()) + '\n' : renderText(plan, { color: process.stdout.isTTY === true, verbose: opts.verbose === true }) + '\n');
       if (opts.out !== undefined) {
         const { writeFileSync } = await import('node:fs');
         writeFileSync(opts.out, savedPlanText(plan, made()));
         process.stderr.write(`Plan saved to ${opts.out}: \`edgesync apply ${opts.out}\` applies exactly it, while the config and the state stay as they are.\n`);
       }
+      const everything = deletesEverything(plan, opts.config);
+      if (everything) process.stderr.write(`warning: ${everything}; \`apply\` refuses it.\n`);
       const dropping = massOrphaning(plan, opts.config);
       if (dropping) process.stderr.write(`warning: ${dropping.message} \`apply\` refuses it without --allow-empty.\n`);
       for (const breach of thresholdBreaches(plan, thresholds)) process.stderr.write(`warning: ${breach}: \`apply\` refuses it without --force.\n`);

@@ -11,7 +11,19 @@ import { parseDuration, parseListen } from '../daemon/options.js';
 import { readUiToken } from '../daemon/ui/access.js';
 import { boundHeapGrowth, HEAP_GROWTH_PERCENT } from '../daemon/heap.js';
 import type { Logger } from '../log.js';
-import { givenAs, remoteOptions, thresholdsOf, withConfigAndState, withRemote, withThresholds, type ExecOptions, type ThresholdOptions } from './common.js';
+import {
+  givenAs,
+  pruneOf,
+  remoteOptions,
+  thresholdsOf,
+  withConfigAndState,
+  withPrune,
+  withRemote,
+  withThresholds,
+  type ExecOptions,
+  type PruneFlags,
+  type ThresholdOptions,
+} from './common.js';
 import { parseLogFormat } from './notices.js';
 import { notifyTargets, parseRepeat } from '../notify/receivers.js';
 import path from 'node:path';
@@ -20,7 +32,7 @@ import { GitError } from '../config/git/run.js';
 import { gitWatch, withGit, type GitFlags } from './git.js';
 
 /** The flags of `edgesync watch`, as commander hands them over. */
-export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions>, Partial<GitFlags> {
+export interface WatchFlags extends ExecOptions, Partial<ThresholdOptions>, Partial<GitFlags>, PruneFlags {
   readonly debounce: string;
   readonly listen: string;
   /** Seconds. */
@@ -68,13 +80,19 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
     allowEmpty: flags.allowEmpty === true,
     ...(flags.correctDrift && { correctDrift: checkCorrectDrift(flags) }),
     notify: { targets: notifyTargets(flags.notify, env.EDGESYNC_NOTIFY), repeatMs: parseRepeat(flags.notifyRepeat ?? '1h') },
-    thresholds: thresholdsOf({ maxUpdateShare: flags.maxUpdateShare ?? '30', maxKvShare: flags.maxKvShare ?? '30' }),
+    thresholds: thresholdsOf({
+      maxUpdateShare: flags.maxUpdateShare ?? '30',
+      maxKvShare: flags.maxKvShare ?? '30',
+      maxDeleteShare: flags.maxDeleteShare ?? '10',
+      maxDeletes: flags.maxDeletes ?? '50',
+    }),
+    ...((flags.prune || flags.protect?.length) && { prune: pruneOf(flags) }),
     logger,
   };
 }
 
 export function register(program: Command): void {
-  withGit(withThresholds(withRemote(withConfigAndState(program.command('watch')))))
+  withPrune(withGit(withThresholds(withRemote(withConfigAndState(program.command('watch'))))))
     .description('keep applying the config: on start and on every change under the root, until stopped')
     .option('--debounce <ms>', 'quiet time after a change before reconciling', '500')
     .addOption(

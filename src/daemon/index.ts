@@ -20,7 +20,7 @@ import { checkTiming, type LoopTiming } from './options.js';
 import { buildServer } from './server.js';
 import { accessOf } from './ui/access.js';
 import { commitSubjects } from './ui/commit.js';
-import { massOrphaning, thresholdBreaches, type Thresholds } from '../plan/guard.js';
+import { deletesEverything, massOrphaning, thresholdBreaches, type Thresholds } from '../plan/guard.js';
 import type { Plan } from '../plan/types.js';
 import { watchRootThroughRemoval } from './root-watch.js';
 import { chokidarWatcher, type ChangeSource, type WatchFactory } from './watcher.js';
@@ -58,8 +58,10 @@ export interface DaemonOptions {
   readonly ownPaths?: readonly string[];
   /** Apply a config that has no document or would orphan most of the state, instead of holding. @default false */
   readonly allowEmpty?: boolean;
-  /** A plan over a change threshold is held, not applied. @default 30% of resources, 30% of a namespace's keys */
+  /** A plan over a change threshold is held, not applied. @default 30% of resources, 30% of a namespace's keys; deletes 10%, 50 */
   readonly thresholds?: Thresholds;
+  /** Every run deletes what the config dropped (`--prune`), never what `protect` names (`--protect`). @default no prune */
+  readonly prune?: { readonly prune?: boolean; readonly protect?: readonly string[] };
   /** Drift a check finds (`timing.driftIntervalMs`) is corrected at once, not held for a person (`--correct-drift`). @default false */
   readonly correctDrift?: boolean;
   /** Where `edgesync apply --force` approves a held plan (StateBackend.approvals). @default none: held until the files change */
@@ -164,6 +166,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   // One approval releases every reason a plan waits for a person: the thresholds and a drift correction.
   const hold = async (plan: Plan, digest: string, drift?: string): Promise<string | undefined> => {
+    // Whatever the flags or approvals: a prune that leaves nothing of the state described.
+    const everything = deletesEverything(plan, root);
+    if (everything) return `${everything}. Held until the files change.`;
     const dropping = options.allowEmpty ? undefined : massOrphaning(plan, root)?.message;
     if (dropping) return `${dropping} Held until the files change, or edgesync runs with --allow-empty.`;
     const breaches = thresholdBreaches(plan, options.thresholds);
@@ -217,6 +222,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         observer,
         correctDrift: options.correctDrift === true,
         ...(options.invalidate && { invalidate: options.invalidate }),
+        ...(options.prune && { prune: options.prune }),
       });
       loop = started;
       started.start();

@@ -17,8 +17,13 @@ export interface LoopEngine {
   /**
    * `drift.resync`: see PlanOptions.resync; the loop passes it on its resync runs. `drift.refresh`:
    * what is there is read first (src/apply/refresh.ts); the loop asks it on its drift checks.
+   * `drift.prune`, `drift.protect`: see PlanOptions; the loop passes them on every run (`watch --prune`).
    */
-  plan(resources: readonly DesiredResource[], targets?: readonly string[], drift?: { readonly resync?: boolean; readonly refresh?: boolean }): Promise<Plan>;
+  plan(
+    resources: readonly DesiredResource[],
+    targets?: readonly string[],
+    drift?: { readonly resync?: boolean; readonly refresh?: boolean; readonly prune?: boolean; readonly protect?: readonly string[] },
+  ): Promise<Plan>;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** Records what a plan with no action says of resources (blocked, orphaned). @default nothing recorded */
   settle?(plan: Plan): Promise<void>;
@@ -161,4 +166,6 @@ export interface LoopOptions {
    * change names, or every file (none given). @default nothing told: every load reads every file
    */
   readonly invalidate?: (paths?: readonly string[]) => void;
+  /** Every run deletes what the config dropped (`watch --prune`), never what these patterns name (`--protect`). @default no prune */
+  readonly prune?: { readonly prune?: boolean; readonly protect?: readonly string[] };
 }

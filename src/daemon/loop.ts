@@ -27,6 +27,7 @@ function later(clock: Clock, ms: number, fn: () => void): Timer {
 export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
   const { engine, clock, timing, logger } = options;
   const observer = options.observer ?? {};
+  const pruneAsk = { ...(options.prune?.prune && { prune: true }), ...(options.prune?.protect?.length && { protect: options.prune.protect }) };
   let debounce: Timer | undefined;
   let retry: Timer | undefined;
   // The periodic runs (resync, drift check), each with when it next comes round.
@@ -199,8 +200,8 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       }
       base = { ...base, revision: inForce() };
       const resources = lastGood!.resources;
-      const asks = { ...(resync && { resync: true }), ...(refresh && { refresh: true }) };
-      const plan = await (resync || refresh ? engine.plan(resources, undefined, asks) : engine.plan(resources));
+      const asks = { ...(resync && { resync: true }), ...(refresh && { refresh: true }), ...pruneAsk };
+      const plan = await (Object.keys(asks).length ? engine.plan(resources, undefined, asks) : engine.plan(resources));
       status = { ...status, plan: await withoutBodiesInTurns(plan) };
       const attention = { needsAttention: needsAttention(plan) };
       const digest = lastGood!.digest;

@@ -27,6 +27,8 @@ export interface WatchOptions {
   readonly thresholds?: Thresholds;
   /** See DaemonOptions.correctDrift (`--correct-drift`). @default false */
   readonly correctDrift?: boolean;
+  /** See DaemonOptions.prune (`--prune`, `--protect`). @default no prune */
+  readonly prune?: { readonly prune?: boolean; readonly protect?: readonly string[] };
   readonly logger: Logger;
   /** @default chokidarWatcher() */
   readonly watch?: WatchFactory;
@@ -123,6 +125,7 @@ async function startWatchOn(options: WatchOptions, { metrics, notifier, git }: P
       allowEmpty: options.allowEmpty === true,
       correctDrift: options.correctDrift === true,
       ...(options.thresholds && { thresholds: options.thresholds }),
+      ...(options.prune && { prune: options.prune }),
       approvals: root.state.approvals,
       outputsDir: root.outputsDir,
       // A folder keeps what it read between loads; a git source reads its checkout whole at each commit.

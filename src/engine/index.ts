@@ -47,7 +47,7 @@ export interface EngineOptions {
 }
 
 /** What a run asks of its plan beyond the config and the state: drift overwritten blindly, or read first. */
-export type PlanAsk = Pick<PlanOptions, 'resync' | 'replace' | 'recreateMissing'> & {
+export type PlanAsk = Pick<PlanOptions, 'resync' | 'replace' | 'recreateMissing' | 'prune' | 'protect'> & {
   /** Read what is there first (src/apply/refresh.ts) and plan against it. @default false */
   readonly refresh?: boolean;
 };
@@ -94,7 +94,7 @@ export async function planAsked(
 
 export interface Engine {
   load(): Promise<LoadResult>;
-  /** `targets`, and what the run asks (PlanAsk: resync, replace, refresh, recreateMissing): see PlanOptions. */
+  /** `targets`, and what the run asks (PlanAsk: resync, replace, refresh, recreateMissing, prune, protect): see PlanOptions. */
   plan(resources: readonly DesiredResource[], targets?: readonly string[], ask?: PlanAsk): Promise<Plan>;
   apply(plan: Plan, resources: readonly DesiredResource[]): Promise<ApplyResult>;
   /** A plan with nothing to apply: what it says of resources (blocked, orphaned, applied again) goes to state. */

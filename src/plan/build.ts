@@ -5,7 +5,8 @@ import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
 import { getKind } from '../kinds/registry.js';
 import type { AppliedResource, StateSnapshot } from '../state/types.js';
 import { replaceKeys, type Drift } from './resend.js';
-import { orphanMessage, uncertainMessage, waitingMessage } from './messages.js';
+import { orphanMessage, uncertainDeleteMessage, uncertainMessage, waitingMessage } from './messages.js';
+import { NO_PRUNE, orderDeletes, protectedDesired, pruneUndescribed, pruningOf, type Pruning } from './prune.js';
 import { refOf, stepOf } from './step.js';
 import type { PlanMemo, Structure } from './memo.js';
 import { at, dependencyGraphInTurns, PlanError, topologicalOrder } from './order.js';
@@ -79,6 +80,15 @@ export interface PlanOptions {
   readonly refresh?: RefreshSummary;
   /** A resource deleted outside edgesync is created again (also per document: metadata.recreateMissing). @default false */
   readonly recreateMissing?: boolean;
+  /**
+   * Prune: a resource in state that no document describes is deleted (a `delete` action) when edgesync
+   * wrote it and its kind has a delete; KV keys a document dropped are deleted (also per document:
+   * metadata.prune). A protected one (metadata.protect, `protect`) is refused, a PlanError.
+   * @default false: they are orphans, left as they are
+   */
+  readonly prune?: boolean;
+  /** Patterns (keys or globs, as `targets`) of resources prune never deletes, beside metadata.protect. @default [] */
+  readonly protect?: readonly string[];
 }
 
 interface Draft {
@@ -97,6 +107,7 @@ interface Draft {
   accepted: AcceptedDrift[];
   missing: MissingResource[];
   unmanaged: UnmanagedKeys[];
+  protection: { resource: string; protect: boolean }[];
 }
 
 export async function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Promise<Plan> {
@@ -106,8 +117,9 @@ export async function buildPlan(desired: readonly DesiredResource[], state: Stat
   // A drift run re-sends what is unchanged, a refreshed one plans against what was read: their steps are not the ones kept.
   const memo = drift.resync || drift.replace.size || options.observed ? undefined : options.memo;
   const seen = { observed: options.observed, recreateMissing: options.recreateMissing === true, refresh: options.refresh };
+  const pruning = options.prune || options.protect?.length ? pruningOf(options.prune, options.protect) : NO_PRUNE;
   try {
-    const plan = await planWith(desired, state, { lookup, now, drift, memo, targets: options.targets, seen });
+    const plan = await planWith(desired, state, { lookup, now, drift, memo, targets: options.targets, seen, pruning });
     memo?.endPlan();
     return plan;
   } catch (err) {
@@ -123,9 +135,10 @@ interface Checked {
   readonly memo: PlanMemo | undefined;
   readonly targets: readonly string[] | undefined;
   readonly seen: { readonly observed?: ReadonlyMap<string, Observed>; readonly recreateMissing: boolean; readonly refresh?: RefreshSummary };
+  readonly pruning: Pruning;
 }
 
-async function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { lookup, now, drift, memo, targets, seen }: Checked): Promise<Plan> {
+async function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { lookup, now, drift, memo, targets, seen, pruning }: Checked): Promise<Plan> {
   const turns = new TurnClock();
   const structure = memo?.structureFor(desired, lookup) ?? (await structureOf(desired, lookup));
   memo?.keepStructure(structure);
@@ -134,7 +147,9 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
   const excluded: string[] = [];
   let inTargets: (ref: { key: string; kind: string; name: string }) => boolean = () => true;
   if (targets?.length) {
-    const { selected, unmatched } = selectTargets(desired, deps, targets);
+    const { selected, unmatched: none } = selectTargets(desired, deps, targets);
+    // A pattern may name only what no document describes any more: what prune deletes, or an orphan.
+    const unmatched = none.filter((p) => !undescribedNamed(p, structure.keys, state));
     if (unmatched.length) {
       throw new PlanError(
         unmatched.map(
@@ -165,7 +180,9 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     accepted: [],
     missing: [],
     unmanaged: [],
+    protection: [],
   };
+  const elsewhere = writtenElsewhere(desired, defs);
   const actionIds = new Map<number, string[]>();
   const trouble = new Map<number, 'blocked' | 'uncertain' | 'waiting'>();
   const seenIds = new Set<string>();
@@ -175,12 +192,14 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     // A plan of many resources lets the event loop run now and then (a daemon's health check).
     if (turns.due()) await turns.turn();
     const self = desired[i]!;
+    const isProtected = protectedDesired(self, pruning);
+    if (isProtected !== (state.resources.get(self.key)?.protected === true)) plan.protection.push({ resource: self.key, protect: isProtected });
     const intent = state.intents.get(self.key);
     if (drift.replace.has(self.key) && (intent || deps[i]!.some((j) => trouble.has(j)))) {
       refused.push(`--replace ${self.key}: ${intent ? 'its create is uncertain' : 'it waits on a dependency in trouble'}; nothing can be sent until that is resolved`);
     }
     if (intent) {
-      plan.uncertain.push({ ...refOf(self), operation: intent.operation, since: intent.startedAt, message: uncertainMessage(self.key) });
+      plan.uncertain.push(uncertainOf(refOf(self), intent, defs[i]));
       trouble.set(i, 'uncertain');
       continue;
     }
@@ -197,11 +216,13 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     const needsFromDeps = deps[i]!.length ? deps[i]!.flatMap((j) => actionIds.get(j) ?? []) : NO_NEEDS;
     // A KV resource's step reads its stored keys and the time: made again every plan.
     const kept = memo && !defs[i]!.keyState;
+    // Its dropped keys are deleted, unless the document is protected.
+    const prune = defs[i]!.keyState && (pruning.on || self.prune === true) && !isProtected ? { writtenElsewhere: elsewhere(self) } : undefined;
     let step = kept ? memo.step(self, applied, needsFromDeps) : undefined;
     if (!step) {
       const observed = seen.observed?.get(self.key);
       const recreateMissing = seen.recreateMissing || self.recreateMissing === true;
-      step = await stepOf(defs[i]!, self, applied, { state, now, drift, refused, needsFromDeps, ...(observed && { observed }), recreateMissing });
+      step = await stepOf(defs[i]!, self, applied, { state, now, drift, refused, needsFromDeps, ...(observed && { observed }), recreateMissing, ...(prune && { prune }) });
       if (kept) memo.keepStep(self, applied, needsFromDeps, step);
     }
     for (const action of step.actions) {
@@ -235,10 +256,13 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     }
   }
   if (refused.length) throw new PlanError(refused);
-  addUndescribed(plan, structure.keys, state, inTargets, lookup);
-  const { drifted, accepted, missing, unmanaged, ...rest } = plan;
+  await addUndescribed(plan, structure.keys, state, inTargets, lookup, { pruning, elsewhere: (kind, scope) => elsewhere({ kind, scope, key: '' }) });
+  const { drifted, accepted, missing, unmanaged, protection, ...rest } = plan;
   return {
     ...rest,
+    actions: deletesFirst(plan.actions, lookup, state),
+    ...(protection.length && { protection }),
+    stateDescribed: countDescribed(structure.keys, state),
     ...(drifted.length && { drifted }),
     ...(accepted.length && { accepted }),
     ...(missing.length && { missing }),
@@ -287,33 +311,125 @@ function definitions(desired: readonly DesiredResource[], lookup: (kind: string)
   return defs;
 }
 
-/** Orphans and uncertain creates no document describes; with targets, only those a target names. */
-function addUndescribed(
+/** Orphans, deletes (prune) and uncertain calls no document describes; with targets, only those a target names. */
+async function addUndescribed(
   plan: Draft,
   described: ReadonlySet<string>,
   state: StateSnapshot,
   inTargets: (ref: { key: string; kind: string; name: string }) => boolean,
   lookup: (kind: string) => KindDefinition | undefined,
-): void {
+  { pruning, elsewhere }: { readonly pruning: Pruning; readonly elsewhere: (kind: string, scope: Readonly<Record<string, string>>) => (key: string) => boolean },
+): Promise<void> {
   const named = (key: string) => {
     const ref = refOfKey(key, state.resources.get(key));
     return inTargets({ key, kind: ref.kind, name: ref.name });
   };
   for (const key of [...state.intents.keys()].filter((k) => !described.has(k) && named(k)).sort()) {
-    const intent = state.intents.get(key)!;
-    plan.uncertain.push({ ...refOfKey(key, state.resources.get(key)), operation: intent.operation, since: intent.startedAt, message: uncertainMessage(key) });
+    const ref = refOfKey(key, state.resources.get(key));
+    plan.uncertain.push(uncertainOf(ref, state.intents.get(key)!, lookup(ref.kind)));
   }
   const undescribed: string[] = [];
   for (const key of state.resources.keys()) if (!described.has(key) && named(key)) undescribed.push(key);
+  const refused: string[] = [];
   for (const key of undescribed.sort()) {
     const applied = state.resources.get(key);
     const ref = refOfKey(key, applied);
     const source = applied?.source && { source: applied.source };
+    const def = lookup(ref.kind);
     // A run, a credential: nothing remote to remove, so nothing for a person to do.
-    const why = lookup(ref.kind)?.leavesNothing;
-    if (why !== undefined) plan.forgotten.push({ ...ref, why, ...source });
-    else plan.orphaned.push({ ...ref, message: orphanMessage(key), ...source });
+    const why = def?.leavesNothing;
+    if (why !== undefined) {
+      plan.forgotten.push({ ...ref, why, ...source });
+      continue;
+    }
+    // An uncertain call (a delete sent, its answer never heard): listed above, nothing more until resolved.
+    if (!pruning.on || !def || !applied) {
+      plan.orphaned.push({ ...ref, message: orphanMessage(key, def?.remove !== undefined), ...source });
+      continue;
+    }
+    if (state.intents.has(key)) continue;
+    const pruned = await pruneUndescribed(applied, def, state, pruning, elsewhere(applied.kind, applied.scope));
+    if ('delete' in pruned) {
+      plan.actions.push(...pruned.delete);
+      if (pruned.keys) plan.shares.push({ ...ref, changed: 0, ...pruned.keys });
+    } else if ('refused' in pruned) refused.push(pruned.refused);
+    else if ('forget' in pruned) plan.forgotten.push({ ...ref, why: pruned.forget, ...source });
+    else plan.orphaned.push({ ...ref, message: pruned.kept, ...source });
   }
+  if (refused.length) throw new PlanError(refused);
+}
+
+/** An open intent as the plan lists it: a create, or a delete (the kind's), whose outcome is unknown. */
+function uncertainOf(ref: ResourceRef, intent: { readonly operation: string; readonly startedAt: string }, def: KindDefinition | undefined): UncertainCreate {
+  const isDelete = def?.remove?.operation === intent.operation;
+  return {
+    ...ref,
+    operation: intent.operation,
+    since: intent.startedAt,
+    message: isDelete ? uncertainDeleteMessage(ref.resource) : uncertainMessage(ref.resource),
+    ...(isDelete && { delete: true as const }),
+  };
+}
+
+/** Whether `pattern` names a resource of the state that no document describes. */
+function undescribedNamed(pattern: string, described: ReadonlySet<string>, state: StateSnapshot): boolean {
+  const matches = targetMatcher(pattern);
+  for (const [key, applied] of state.resources) if (!described.has(key) && matches({ key, kind: applied.kind, name: applied.name })) return true;
+  return false;
+}
+
+/**
+ * Which KV keys another document of the same kind and scope writes now (its write target's parts):
+ * prune never deletes them from under it. Read once per kind and scope, when first asked.
+ */
+function writtenElsewhere(
+  desired: readonly DesiredResource[],
+  defs: readonly KindDefinition[],
+): (self: Pick<DesiredResource, 'kind' | 'scope' | 'key'>) => (key: string) => boolean {
+  const groups = new Map<string, { key: string; parts: () => readonly string[] }[]>();
+  const groupOf = (kind: string, scope: Readonly<Record<string, string>>) => `${kind}\u0000${JSON.stringify(Object.entries(scope).sort())}`;
+  desired.forEach((d, i) => {
+    if (!defs[i]?.keyState) return;
+    for (const t of defs[i]!.targets?.(d) ?? []) {
+      if (!t.parts) continue;
+      const id = groupOf(d.kind, d.scope);
+      groups.set(id, [...(groups.get(id) ?? []), { key: d.key, parts: t.parts }]);
+    }
+  });
+  return (self) => {
+    const others = (groups.get(groupOf(self.kind, self.scope)) ?? []).filter((g) => g.key !== self.key);
+    if (!others.length) return () => false;
+    let written: Set<string> | undefined;
+    return (key) => (written ??= new Set(others.flatMap((o) => o.parts()))).has(key);
+  };
+}
+
+/**
+ * Deletes go first, what depends on a resource before it; a create of a kind in a scope where a
+ * resource of that kind is deleted waits for that delete: the new object may take the name (a route's
+ * pattern, a list's name) the deleted one held.
+ */
+function deletesFirst(actions: readonly Action[], lookup: (kind: string) => KindDefinition | undefined, state: StateSnapshot): Action[] {
+  const deletes = actions.filter((a) => a.change === 'delete');
+  if (!deletes.length) return actions as Action[];
+  const ordered = orderDeletes(deletes, lookup, state);
+  const byPlace = new Map<string, string[]>();
+  const placeOf = (a: Pick<Action, 'kind' | 'scope'>) => `${a.kind}\u0000${JSON.stringify(Object.entries(a.scope).sort())}`;
+  for (const d of ordered) byPlace.set(placeOf(d), [...(byPlace.get(placeOf(d)) ?? []), d.id]);
+  const rest = actions
+    .filter((a) => a.change !== 'delete')
+    .map((a) => {
+      const first = a.change === 'create' ? byPlace.get(placeOf(a)) : undefined;
+      return first ? { ...a, needs: [...a.needs, ...first.filter((id) => !a.needs.includes(id))] } : a;
+    });
+  return [...ordered, ...rest];
+}
+
+/** How many resources of the state the config still describes. */
+function countDescribed(described: ReadonlySet<string>, state: StateSnapshot): number {
+  let n = 0;
+  for (const key of state.resources.keys()) if (described.has(key)) n++;
+  return n;
 }
 
 /** Names never hold '/', so the name is what follows the last one. */

@@ -29,6 +29,8 @@ export interface MadeFrom {
   readonly config_root?: ConfigRoot;
   /** Present when the plan was made after a refresh: `apply FILE` reads what is there again, and refuses if it moved. */
   readonly refresh?: { readonly recreate_missing: boolean };
+  /** Present when the plan was made with --prune or --protect: `apply FILE` plans again with the same, so it deletes exactly what the plan does. */
+  readonly prune?: { readonly prune: boolean; readonly protect: readonly string[] };
 }
 
 export interface ConfigRoot {
@@ -65,6 +67,11 @@ export interface PlanJson {
     readonly credential: string | null;
     /** Present and true when the action sends again what is applied (--resync, --replace). */
     readonly resync?: true;
+    /**
+     * A delete (prune): what leaves the state when it succeeds, the whole resource or these KV keys
+     * (a chunk's, at most 10,000); `source`: where the resource was last defined, when known.
+     */
+    readonly removes?: { readonly resource: true; readonly source: Source | null } | { readonly keys: readonly string[]; readonly source: Source | null };
   }[];
   /** `source`: where the first changed field is written (file relative to the working folder, line, col), else where the document starts, or null. */
   readonly blocked: readonly { resource: string; kind: string; name: string; reason: string; fields: readonly string[]; source: Source | null }[];
@@ -72,7 +79,8 @@ export interface PlanJson {
   readonly orphaned: readonly { resource: string; kind: string; name: string; keys?: readonly string[]; key_count?: number; message: string; source: Source | null }[];
   /** No longer described, of a kind that leaves nothing remote to remove (`why`): applying the plan forgets them from the state. */
   readonly forgotten: readonly { resource: string; kind: string; name: string; why: string; source: Source | null }[];
-  readonly uncertain: readonly { resource: string; kind: string; name: string; operation: string; since: string; message: string }[];
+  /** `delete`: present and true when the call whose outcome is unknown is a delete (prune), not a create. */
+  readonly uncertain: readonly { resource: string; kind: string; name: string; operation: string; since: string; message: string; delete?: true }[];
   /** Resources held back until `on` is resolved (`because`: uncertain, blocked or waiting). */
   readonly waiting: readonly { resource: string; kind: string; name: string; on: string; because: string; message: string }[];
   readonly notes: readonly { resource: string; kind: string; name: string; message: string }[];
@@ -104,6 +112,10 @@ export interface PlanJson {
     readonly uncertain: number;
     readonly waiting: number;
     readonly unchanged: number;
+    /** Objects deleted (prune); KV keys deleted and their bulk-delete calls. */
+    readonly delete: number;
+    readonly kv_delete_keys: number;
+    readonly kv_delete_chunks: number;
   };
 }
 
@@ -129,6 +141,7 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
       record_hash: a.record.hash ?? null,
       credential: a.credential ?? null,
       ...(a.resync && { resync: true as const }),
+      ...(a.change === 'delete' && { removes: removesOf(a) }),
     })),
     blocked: plan.blocked.map((b) => ({ ...ref(b), reason: b.reason, fields: b.fields, source: sourceOf(b.source) })),
     orphaned: plan.orphaned.map((o) => ({
@@ -139,7 +152,7 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
       source: sourceOf(o.source),
     })),
     forgotten: (plan.forgotten ?? []).map((f) => ({ ...ref(f), why: f.why, source: sourceOf(f.source) })),
-    uncertain: plan.uncertain.map((u) => ({ ...ref(u), operation: u.operation, since: u.since, message: u.message })),
+    uncertain: plan.uncertain.map((u) => ({ ...ref(u), operation: u.operation, since: u.since, message: u.message, ...(u.delete && { delete: true as const }) })),
     waiting: plan.waiting.map((w) => ({ ...ref(w), on: w.on, because: w.because, message: w.message })),
     notes: plan.notes.map((n) => ({ ...ref(n), message: n.message })),
     unchanged: plan.unchanged,
@@ -167,8 +180,20 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
       uncertain: s.uncertain,
       waiting: s.waiting,
       unchanged: s.unchanged,
+      delete: s.delete,
+      kv_delete_keys: s.kvDeleteKeys,
+      kv_delete_chunks: s.kvDeleteChunks,
     },
   };
+}
+
+/** What a delete takes out of the state: the resource, or the keys of its chunk (named, never their values). */
+function removesOf(a: Plan['actions'][number]): NonNullable<PlanJson['actions'][number]['removes']> {
+  const source = sourceOf(a.source);
+  const removed = a.record.removed;
+  if (removed && 'keys' in removed) return { keys: removed.keys, source };
+  // The last chunk of a namespace's keys takes the resource out with its own keys, the body's.
+  return Array.isArray(a.body) ? { keys: a.body as string[], source } : { resource: true, source };
 }
 
 type Source = { readonly file: string; readonly line: number; readonly col: number };

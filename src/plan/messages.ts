@@ -1,5 +1,5 @@
-// What the plan tells a person about things edgesync cannot do by itself: uncertain creates,
-// orphans (no delete operation exists) and dependencies on blocked or uncertain resources.
+// What the plan tells a person about things edgesync does not do by itself: uncertain creates and
+// deletes, orphans (prune is off, or no delete exists) and dependencies on blocked or uncertain resources.
 
 /** Keys look like `Kind[account=…]/name`: brackets and commas need quoting in a shell. */
 export function shellQuote(value: string): string {
@@ -13,8 +13,20 @@ export function uncertainMessage(key: string): string {
   );
 }
 
-export function orphanMessage(key: string): string {
+/**
+ * What becomes of a resource no document describes, while prune is off. `removable`: its kind has a
+ * delete, which `--prune` sends.
+ */
+export function orphanMessage(key: string, removable = false): string {
+  if (removable) return `not deleted, prune is off: \`--prune\` deletes it; or remove it by hand, then \`edgesync state forget ${shellQuote(key)}\``;
   return `no delete operation exists; remove it by hand, then \`edgesync state forget ${shellQuote(key)}\``;
+}
+
+export function uncertainDeleteMessage(key: string): string {
+  return (
+    'a delete was sent but its outcome is unknown; nothing is sent for it, nor created under its name, until you run ' +
+    `\`edgesync state forget ${shellQuote(key)}\` (it is gone) or \`edgesync state resolve ${shellQuote(key)} --id ID\` (it is still there: the next prune deletes it)`
+  );
 }
 
 /** Up to this many keys are spelled out in the command; more go through a file. */
@@ -23,7 +35,7 @@ const INLINE_KEYS = 3;
 export function orphanKeysMessage(key: string, keys: readonly string[], total = keys.length): string {
   const inline = total <= INLINE_KEYS && keys.every((k) => !k.includes(','));
   const which = inline ? `--kv-keys ${shellQuote(keys.join(','))}` : '--kv-keys-file FILE';
-  return `no delete operation exists; remove them by hand, then \`edgesync state forget ${shellQuote(key)} ${which}\``;
+  return `not deleted, prune is off (\`--prune\`, or metadata.prune: true on the document, deletes them); or remove them by hand, then \`edgesync state forget ${shellQuote(key)} ${which}\``;
 }
 
 /** Why a resource gets no call: what its dependency needs first. */

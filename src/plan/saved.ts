@@ -24,7 +24,12 @@ export class SavedPlanError extends Error {
  * What `plan` was made from: the loaded config (its digest and resources), the plan's own state and
  * targets, and where the config root is (configRootOf) when `root` is given.
  */
-export function madeFrom(plan: Plan, config: { readonly digest: string; readonly resources: readonly DesiredResource[] }, root?: ConfigRoot): MadeFrom {
+export function madeFrom(
+  plan: Plan,
+  config: { readonly digest: string; readonly resources: readonly DesiredResource[] },
+  root?: ConfigRoot,
+  pruned?: { readonly prune?: boolean; readonly protect?: readonly string[] },
+): MadeFrom {
   return {
     edgesync_version: VERSION,
     config_digest: config.digest,
@@ -33,6 +38,7 @@ export function madeFrom(plan: Plan, config: { readonly digest: string; readonly
     targets: plan.targets ?? [],
     ...(root && { config_root: root }),
     ...(plan.refresh && { refresh: { recreate_missing: plan.refresh.recreateMissing } }),
+    ...((pruned?.prune || pruned?.protect?.length) && { prune: { prune: pruned.prune === true, protect: pruned.protect ?? [] } }),
   };
 }
 
@@ -87,7 +93,13 @@ export function readSavedPlan(text: string, file: string): SavedPlan {
 
 /** An action as the comparison sees it: what it is, what it sends, what it records. */
 const actionKey = (a: PlanJson['actions'][number]): string =>
-  `${a.id} ${a.operation ?? '-'} ${a.record_hash ?? '-'} ${a.credential ?? '-'} ${a.size ? `${a.size.pairs}/${a.size.bytes}` : ''}`;
+  `${a.id} ${a.operation ?? '-'} ${a.record_hash ?? '-'} ${a.credential ?? '-'} ${a.size ? `${a.size.pairs}/${a.size.bytes}` : ''}${removedKey(a)}`;
+
+/** A delete's part of the comparison: the resource, or a digest of the keys it deletes (the same keys, or none). */
+const removedKey = (a: PlanJson['actions'][number]): string => {
+  if (!a.removes) return '';
+  return 'keys' in a.removes ? ` keys:${sha256(a.removes.keys.join('\n')).slice(0, 16)}` : ' resource';
+};
 
 /** Why `saved` may not be applied now (`now`: the plan made from the config and state of now); empty when it may. */
 export function staleReasons(saved: SavedPlan, now: PlanJson & { readonly made_from: MadeFrom }): string[] {

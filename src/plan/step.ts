@@ -1,7 +1,7 @@
 // One resource's part of a plan: what its kind decides, re-sent under drift, placed after what it
 // depends on. Pure (it only reads the state); build.ts calls it for each resource a memo does not already hold.
 
-import type { ActionDraft, DesiredResource, Json, KindDecision, KindDefinition, ObservedKeys } from '../kinds/kind.js';
+import type { ActionDraft, DesiredResource, Json, KindDecision, KindDefinition, ObservedKeys, PlanContext } from '../kinds/kind.js';
 import { canonicalJson, contentHash } from '../util/json.js';
 import type { AppliedResource, KvKeyPage, StateSnapshot } from '../state/types.js';
 import type { Step } from './memo.js';
@@ -27,6 +27,8 @@ export interface StepInputs {
   readonly observed?: Observed;
   /** A resource deleted outside edgesync is planned as a create again (--recreate-missing). @default false */
   readonly recreateMissing?: boolean;
+  /** KvPairs: the keys the config dropped are deleted (see PlanContext.prune). @default orphaned */
+  readonly prune?: PlanContext['prune'];
 }
 
 /** One resource's part of the plan: what its kind decides, re-sent under drift, placed after its dependencies. */
@@ -34,13 +36,13 @@ export async function stepOf(
   def: KindDefinition,
   self: DesiredResource,
   applied: AppliedResource | undefined,
-  { state, now, drift, refused, needsFromDeps, observed, recreateMissing }: StepInputs,
+  { state, now, drift, refused, needsFromDeps, observed, recreateMissing, prune }: StepInputs,
 ): Promise<Step> {
   const ref = refOf(self);
   const keys = observed?.seen === 'keys' ? observed.keys : undefined;
   const seen = applied && observed && !keys ? against(def, self, applied, observed, recreateMissing === true) : undefined;
   if (seen?.missing && !seen.missing.recreated) return { ...UNCHANGED, unchanged: false, missing: seen.missing };
-  let decision = await decide(def, self, seen ? seen.applied : applied, state, now, keys);
+  let decision = await decide(def, self, seen ? seen.applied : applied, state, now, keys, prune);
   if (seen?.drifted && applied && decision.blocked.length) decision = { ...decision, blocked: heldDrift(decision.blocked, self, applied, seen.drifted) };
   // The config now says what is there: nothing to send, and the state takes it (no drift next time).
   const accepted: AcceptedDrift | undefined =
@@ -95,7 +97,8 @@ export async function stepOf(
     ...(orphaned && { orphaned }),
     unchanged,
     settling,
-    ...(decision.share && actions.length && { share: { ...ref, ...decision.share, ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) } }),
+    ...(decision.share &&
+      actions.length && { share: { ...ref, ...decision.share, ...deletedOf(actions), ...(self.maxChangeShare !== undefined && { max: self.maxChangeShare }) } }),
     updated: !resent && applied !== undefined && actions.some((a) => UPDATES.has(a.change)),
   };
 }
@@ -193,13 +196,14 @@ async function decide(
   state: StateSnapshot,
   now: number,
   observedKeys: ObservedKeys | undefined,
+  prune: PlanContext['prune'],
 ): Promise<KindDecision> {
   if (!def.keyState) return def.plan({ desired, ...(applied && { applied }) });
   // The count and the expired keys now (cheap); the keys only if the kind reads them (a trusted hash needs none).
   const key = desired.key;
   const [kvKeyCount, kvExpired] = await Promise.all([state.kvKeyCount(key), state.kvExpired(key, now / 1000)]);
   const kvKeyPages = () => state.kvKeyPages?.(key) ?? onePage(state.kvKeys(key));
-  return def.plan({ desired, ...(applied && { applied }), kvKeyCount, kvExpired, kvKeyPages, ...(observedKeys && { observedKeys }) });
+  return def.plan({ desired, ...(applied && { applied }), kvKeyCount, kvExpired, kvKeyPages, ...(observedKeys && { observedKeys }), ...(prune && { prune }) });
 }
 
 /** A snapshot's keys as one page, in the map's order. */
@@ -208,10 +212,20 @@ async function* onePage(keys: Promise<ReadonlyMap<string, string>>): AsyncGenera
   yield { keys: [...map.keys()], hashes: [...map.values()] };
 }
 
+/** The stored parts (KV keys) the actions delete, when any. */
+function deletedOf(actions: readonly Action[]): { deleted?: number } {
+  let deleted = 0;
+  for (const a of actions) if (a.change === 'delete' && a.record.removed && 'keys' in a.record.removed) deleted += a.record.removed.keys.length;
+  return deleted ? { deleted } : {};
+}
+
+/** A KV chunk: a bulk write, or a bulk delete of some keys; independent of its siblings. */
+const isChunk = (draft: ActionDraft): boolean => draft.change === 'kv' || (draft.change === 'delete' && draft.record.removed !== undefined && 'keys' in draft.record.removed);
+
 /**
  * Every action needs the actions of the resources its resource depends on; a non-KV action also
  * needs the previous non-KV action of its own resource (create before roll, adopt before update).
- * KV chunks are independent of each other, so an interrupted sync resumes chunk by chunk.
+ * KV chunks (writes and deletes) are independent of each other, so an interrupted sync resumes chunk by chunk.
  */
 function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], needsFromDeps: readonly string[]): Action[] {
   let previous: string | undefined;
@@ -221,7 +235,7 @@ function placeActions(self: DesiredResource, drafts: readonly ActionDraft[], nee
     const own = draft.afterSiblings ? [...earlier] : previous ? [previous] : [];
     const needs = [...needsFromDeps, ...own];
     earlier.push(id);
-    if (draft.change !== 'kv') previous = id;
+    if (!isChunk(draft)) previous = id;
     return {
       ...draft,
       id,

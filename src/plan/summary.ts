@@ -35,6 +35,11 @@ export interface PlanSummary {
   /** Of the KV chunks and pairs above, those re-sent. */
   readonly resyncKvChunks: number;
   readonly resyncKvPairs: number;
+  /** Objects deleted by prune (a namespace's keys are counted apart). */
+  readonly delete: number;
+  /** KV keys deleted by prune, and their bulk-delete calls. */
+  readonly kvDeleteKeys: number;
+  readonly kvDeleteChunks: number;
 }
 
 /** Actions present: apply has something to do. */
@@ -68,7 +73,22 @@ export function planHasPending(plan: Plan): boolean {
 }
 
 export function summarize(plan: Plan): PlanSummary {
-  const count = { create: 0, update: 0, adopt: 0, roll: 0, run: 0, kvChunks: 0, kvPairs: 0, kvBytes: 0, resyncCalls: 0, resyncKvChunks: 0, resyncKvPairs: 0 };
+  const count = {
+    create: 0,
+    update: 0,
+    adopt: 0,
+    roll: 0,
+    run: 0,
+    kvChunks: 0,
+    kvPairs: 0,
+    kvBytes: 0,
+    resyncCalls: 0,
+    resyncKvChunks: 0,
+    resyncKvPairs: 0,
+    delete: 0,
+    kvDeleteKeys: 0,
+    kvDeleteChunks: 0,
+  };
   const resynced = new Set<string>();
   for (const action of plan.actions) {
     if (action.resync) {
@@ -95,6 +115,12 @@ export function summarize(plan: Plan): PlanSummary {
         break;
       case 'run':
         count.run++;
+        break;
+      case 'delete':
+        if (Array.isArray(action.body)) {
+          count.kvDeleteChunks++;
+          count.kvDeleteKeys += action.body.length;
+        } else count.delete++;
         break;
       case 'kv':
         count.kvChunks++;

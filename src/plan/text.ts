@@ -37,6 +37,7 @@ const INDENT = '    ';
 /** Keys of one orphan entry listed before "… and N more" (all of them when verbose). */
 const SHOWN_KEYS = 10;
 const SIGN = {
+  delete: ['-', 'red'],
   create: ['+', 'green'],
   change: ['~', 'yellow'],
   blocked: ['!', 'red'],
@@ -105,7 +106,11 @@ function* entries(plan: Plan, ctx: Ctx): Generator<Entry> {
   for (const u of plan.uncertain) {
     yield {
       resource: u.resource,
-      lines: () => [head('uncertain', u.resource, `uncertain create (${call(u.operation)}) since ${u.since}`, ctx), ...body([u.message]), ...notesOf(u.resource, ctx)],
+      lines: () => [
+        head('uncertain', u.resource, `uncertain ${u.delete ? 'delete' : 'create'} (${call(u.operation)}) since ${u.since}`, ctx),
+        ...body([u.message]),
+        ...notesOf(u.resource, ctx),
+      ],
     };
   }
   for (const w of plan.waiting) {
@@ -173,14 +178,40 @@ function byResource(actions: readonly Action[]): Action[][] {
   return groups;
 }
 
+/** A bulk delete of some KV keys (prune), as opposed to the delete of a whole object. */
+const isKeyDelete = (a: Action): boolean => a.change === 'delete' && Array.isArray(a.body);
+
 function actionGroup(group: readonly Action[], ctx: Ctx): string[] {
-  const lines = group.filter((a) => a.change !== 'kv').flatMap((a) => actionLines(a, ctx));
+  const keyDeletes = group.filter(isKeyDelete);
+  const lines = keyDeletes.length ? keyDeleteLines(keyDeletes, ctx) : [];
+  lines.push(...group.filter((a) => a.change !== 'kv' && !isKeyDelete(a)).flatMap((a) => actionLines(a, ctx)));
   const chunks = group.filter((a) => a.change === 'kv');
   if (chunks.length) lines.push(...kvLines(chunks, ctx));
   return lines;
 }
 
+/** A namespace's keys deleted by prune, named (the first of them), in their chunks; with where the document was last defined when it is gone. */
+function keyDeleteLines(chunks: readonly Action[], ctx: Ctx): string[] {
+  const keys = chunks.flatMap((a) => a.body as string[]);
+  const whole = chunks.some((a) => a.record.removed !== undefined && 'resource' in a.record.removed);
+  const where = whole ? lastDefined(chunks[0]!.source) : at(chunks[0]!.source);
+  const what = `delete ${plural(keys.length, 'KV key')} in ${plural(chunks.length, 'chunk')} (${call(chunks[0]!.operation!)})${where}: ${listKeys(keys, ctx)}`;
+  const details = ctx.verbose ? chunks.map((a) => `chunk ${a.suffix ?? a.id}: ${a.summary ?? plural((a.body as string[]).length, 'key')}`) : [];
+  if (whole) details.push('no document describes it any more: its keys leave the state with it');
+  if (ctx.verbose && chunks[0]!.needs.length) details.push(`needs: ${chunks[0]!.needs.join(', ')}`);
+  return [head('delete', chunks[0]!.resource, what, ctx), ...body(details)];
+}
+
+/** " (last defined at file:line)", or nothing when state does not know. */
+function lastDefined(source: { readonly file: string; readonly line: number } | undefined): string {
+  return source ? ` (last defined at ${source.file}:${source.line})` : '';
+}
+
 function actionLines(action: Action, ctx: Ctx): string[] {
+  if (action.change === 'delete') {
+    const needs = ctx.verbose && action.needs.length ? [`needs: ${action.needs.join(', ')}`] : [];
+    return [head('delete', action.resource, `delete (${call(action.operation!)})${lastDefined(action.source)}`, ctx), ...body(needs)];
+  }
   const how = action.operation ? call(action.operation) : 'no call: recorded in state';
   const details = [
     ...(action.summary ? [action.summary] : []),
@@ -257,6 +288,8 @@ function summaryLine(s: PlanSummary): string {
     s.run && plural(s.run, 'run'),
     s.kvChunks > s.resyncKvChunks && `${plural(s.kvPairs - s.resyncKvPairs, 'KV pair')} in ${plural(s.kvChunks - s.resyncKvChunks, 'chunk')}`,
     s.resync && `${formatCount(s.resync)} to resync`,
+    s.delete && `${formatCount(s.delete)} to delete`,
+    s.kvDeleteChunks && `${plural(s.kvDeleteKeys, 'KV key')} to delete in ${plural(s.kvDeleteChunks, 'chunk')}`,
   ].filter(Boolean);
   const rest = [
     s.blocked && `${formatCount(s.blocked)} blocked`,

@@ -59,6 +59,8 @@ export interface UncertainCreate extends ResourceRef {
   readonly operation: string;
   readonly since: string;
   readonly message: string;
+  /** The call whose outcome is unknown is a delete (prune), not a create. @default a create */
+  readonly delete?: true;
 }
 
 /** A resource that gets no call until a resource it depends on is resolved. */
@@ -154,6 +156,8 @@ export interface Plan {
   readonly settling?: readonly string[];
   /** How many resources the state held when the plan was made. @default 0 */
   readonly stateResources?: number;
+  /** Of those, how many the config still describes (a prune that leaves none is refused). @default stateResources */
+  readonly stateDescribed?: number;
   /** With --target: resources of the config the run leaves out, sorted, and the patterns. */
   readonly excluded?: readonly string[];
   readonly targets?: readonly string[];
@@ -183,6 +187,8 @@ export interface Plan {
 export interface Share extends ResourceRef {
   readonly changed: number;
   readonly of: number;
+  /** Stored parts (KV keys) the plan deletes (prune). @default 0 */
+  readonly deleted?: number;
   /** metadata.maxChangeShare, in percent. */
   readonly max?: number;
 }

@@ -84,6 +84,9 @@ describe('renderJson', async () => {
       uncertain: 1,
       waiting: 0,
       unchanged: 0,
+      delete: 0,
+      kv_delete_keys: 0,
+      kv_delete_chunks: 0,
     });
   });
 

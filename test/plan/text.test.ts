@@ -51,7 +51,7 @@ describe('renderText', async () => {
   it('shows orphaned resources and orphaned KV keys with a minus and how to remove them', () => {
     expect(text).toContain('- List[account=acc1]/old-list  orphaned');
     const at = text.findIndex((line) => /^- KvPairs\[account=acc1,namespace=ns1\]\/static {2}2 orphaned KV keys \(\/config\/main\.yaml:\d+\): gone1, gone2$/.test(line));
-    expect(text[at + 1]).toContain('no delete operation exists; remove them by hand');
+    expect(text[at + 1]).toContain('not deleted, prune is off (`--prune`, or metadata.prune: true on the document, deletes them); or remove them by hand');
   });
 
   it('groups the KV chunks of a resource into one line with totals', () => {
@@ -155,6 +155,9 @@ describe('summarize', () => {
       resyncCalls: 0,
       resyncKvChunks: 0,
       resyncKvPairs: 0,
+      delete: 0,
+      kvDeleteKeys: 0,
+      kvDeleteChunks: 0,
     });
   });
 });

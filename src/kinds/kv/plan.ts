@@ -1,10 +1,11 @@
 // The KV diff: the desired keys merged in byte order against the stored ones (a page at a time),
-// changed and expired keys cut into bulk-write chunks whose bodies are read at apply, orphans named.
+// changed and expired keys cut into bulk-write chunks whose bodies are read at apply, orphans named or, pruned, deleted.
 
 import type { ActionDraft, FieldChange, Json, KindDecision, ObservedKeys, PlanContext, Resend } from '../kind.js';
 import type { KvKeyPage } from '../../state/types.js';
 import { firstFew, formatBytes, formatCount, plural, someKeys } from '../../util/format.js';
 import { KV_LIMITS, type KvLimits } from './chunk.js';
+import { deleteChunks, KeyBatches } from './prune.js';
 import { deferredChunks, type ChunkSpan } from './feed.js';
 import type { KvPayload } from './model.js';
 import { SeqColumn } from './seq-column.js';
@@ -198,6 +199,14 @@ function deletedNote(deleted: KeyTally): string[] {
   ];
 }
 
+/** What the plan says of dropped keys another document of the namespace writes now: not deleted. */
+function elsewhereNote(kept: KeyTally): string[] {
+  if (!kept.count) return [];
+  return [
+    `${plural(kept.count, 'key')} no longer in this document that another document of the namespace writes now (${someKeys(kept.keys, 3, kept.count)}): not deleted; \`edgesync state forget\` drops them from this one's state`,
+  ];
+}
+
 /** Stored keys a refresh found gone remotely that the config no longer has, asked in byte order. */
 class GoneKeys {
   private i = 0;
@@ -229,7 +238,15 @@ export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Pr
   const s = new StoredKeys(ctx);
   // An expired key the config dropped is gone remotely already: not an orphan to remove by hand.
   const deleted = new KeyTally();
-  const drop = (key: string) => (expired.has(key) ? gone : goneRemotely.has(key) ? deleted : orphans).add(key);
+  // Pruned: the dropped keys this document wrote are deleted, save those another document writes now (kept, said).
+  const pruned = ctx.prune ? new KeyBatches() : undefined;
+  const elsewhere = new KeyTally();
+  const orphan = (key: string) => {
+    if (!pruned) orphans.add(key);
+    else if (ctx.prune!.writtenElsewhere(key)) elsewhere.add(key);
+    else pruned.add(key);
+  };
+  const drop = (key: string) => (expired.has(key) ? gone.add(key) : goneRemotely.has(key) ? deleted.add(key) : orphan(key));
   let a = 0;
   const turns = new TurnCounter(KEYS_PER_TURN);
   for (const d of payload.keys.entries()) {
@@ -264,11 +281,15 @@ export async function planKv(ctx: PlanContext, limits: KvLimits = KV_LIMITS): Pr
     drop(s.key);
   }
   // Sorted into reading order, the order the sources are read again in; the apply holds the array to its end.
-  const actions = changed.length ? chunkActions(ctx, await inReadingOrder(changed, payload.sizes.length, turns), limits) : [];
+  const writes = changed.length ? chunkActions(ctx, await inReadingOrder(changed, payload.sizes.length, turns), limits) : [];
+  // Deletes first: the chunk that records the resource's hash waits for them (afterSiblings), else the last delete records it.
+  const params = { account_id: ctx.desired.scope.account!, namespace_id: ctx.desired.scope.namespace! };
+  const removals = pruned?.count ? deleteChunks(pruned.batches, params, writes.length ? undefined : { request: ctx.desired.request as Json, hash: ctx.desired.hash }) : [];
+  const actions = [...removals, ...writes];
   return {
     actions,
     blocked: [],
-    notes: [...expiryNotes(resent, gone), ...deletedNote(deleted)],
+    notes: [...expiryNotes(resent, gone), ...deletedNote(deleted), ...elsewhereNote(elsewhere)],
     ...seen,
     ...(actions.length && { share: { changed: rewritten, of: storedCount } }),
     ...(orphans.count ? { orphanedKeys: orphans.keys, ...(orphans.count > orphans.keys.length && { orphanedKeyCount: orphans.count }) } : {}),
