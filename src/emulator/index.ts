@@ -1,6 +1,6 @@
-// The local emulator of the 17 operations of docs/operations.md, the provider's writes beyond them and
-// its reads listed there: startEmulator() and its options. Written from that reference and the provider's published
-// OpenAPI alone; it imports nothing of the client side (src/api, src/kinds, …).
+// The local emulator of the 17 operations of docs/operations.md, the provider's writes beyond them
+// and its reads listed there: startEmulator() and its options. Written from that reference and the
+// provider's published OpenAPI alone; it imports nothing of the client side (src/api, src/kinds, …).
 
 import { checkAllowedHost, isLoopbackHost } from '../util/host-check.js';
 import { checkInteger, checkNumber, checkString, fail } from '../util/options.js';
