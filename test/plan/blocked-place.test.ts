@@ -70,16 +70,21 @@ describe('a blocked change', () => {
     expect(JSON.parse(renderJson(plan)).blocked[0].source).toMatchObject({ line: 10, col: 3 });
   });
 
-  it('points at the first of its fields in the file when several changed', async () => {
+  it('points each of several blocked changes at its own field in the file', async () => {
     const state = await applied(await load(list('DOMAIN')));
-    const plan = await buildPlan(await load(list('URL').replace('malware.example.net', 'phishing.example.org')), state);
-    expect([...plan.blocked[0]!.fields].sort()).toEqual(['items', 'type']);
-    expect(plan.blocked[0]!.source).toMatchObject({ line: 10 });
+    const dated = list('URL').replace('- value: malware.example.net', '- value: malware.example.net\n      created_at: 2026-01-01T00:00:00Z');
+    const plan = await buildPlan(await load(dated), state);
+    expect(plan.blocked.map((b) => [b.fields, b.source.line])).toEqual([
+      [['type'], 10],
+      [['items'], 11],
+    ]);
   });
 
   it('points at a field the document stopped writing by where the document starts', async () => {
-    const state = await applied(await load(list('DOMAIN')));
-    const plan = await buildPlan(await load(list('DOMAIN').replace(/ {2}items:\n.*\n/, '')), state);
-    expect(plan.blocked[0]).toMatchObject({ fields: ['items'], source: { line: 2, col: 1 } });
+    const proxy = (subdomain: string) =>
+      `# a comment above\napiVersion: edgesync/v1\nkind: GatewayProxyEndpoint\nmetadata:\n  name: office\n  account: 0123456789abcdef0123456789abcdef\nspec:\n  name: Office\n  ips: [192.0.2.0/24]\n${subdomain}`;
+    const state = await applied(await load(proxy('  subdomain: office\n')));
+    const plan = await buildPlan(await load(proxy('')), state);
+    expect(plan.blocked[0]).toMatchObject({ fields: ['subdomain'], source: { line: 2, col: 1 } });
   });
 });

@@ -55,7 +55,7 @@ describe('planning real documents', () => {
     }
   });
 
-  it('plans nothing once everything is applied, and blocks a list whose items changed', async () => {
+  it('plans nothing once everything is applied, and changes a list whose items changed in place', async () => {
     const desired = await load();
     const state = appliedState(await buildPlan(desired, EMPTY));
     expect(renderText(await buildPlan(desired, state))).toBe(`No changes. ${desired.length} resources up to date.`);
@@ -64,8 +64,8 @@ describe('planning real documents', () => {
     const request = { ...(list.request as object), items: [{ value: 'other.example.com' }] };
     const changed = desired.map((d) => (d === list ? { ...d, request, hash: `${d.hash}-changed` } : d));
     const plan = await buildPlan(changed, state);
-    expect(plan.actions).toEqual([]);
-    expect(plan.blocked).toEqual([expect.objectContaining({ resource: list.key, fields: expect.arrayContaining(['items']) })]);
-    expect(renderText(plan)).toContain(`! ${list.key}  blocked`);
+    expect(plan.blocked).toEqual([]);
+    expect(plan.actions).toEqual([expect.objectContaining({ resource: list.key, operation: 'patchList' })]);
+    expect((plan.actions[0]!.body as { append?: unknown }).append).toEqual([{ value: 'other.example.com' }]);
   });
 });

@@ -163,11 +163,11 @@ export const SCENARIOS: Readonly<Record<string, (p: Place) => Promise<string>>> 
         );
       }),
     ),
-  /** The list's items and the location's name edited after their create: blocked (no operation changes them). */
+  /** The list's type and the proxy endpoint's subdomain edited after their create: blocked (the provider keeps them). */
   blocked: (p) =>
     applied(p, () => {
-      edit(p, 'zero-trust/list.yaml', 'blocked-domains', (doc) => doc.setIn(['spec', 'items'], [{ value: 'malware.example.net' }, { value: 'spam.example.com' }]));
-      edit(p, 'zero-trust/location.yaml', 'head-office', (doc) => doc.setIn(['spec', 'name'], 'Main office'));
+      edit(p, 'zero-trust/list.yaml', 'blocked-domains', (doc) => doc.setIn(['spec', 'type'], 'URL'));
+      edit(p, 'zero-trust/proxy-endpoint.yaml', 'office-proxy', (doc) => doc.setIn(['spec', 'subdomain'], 'proxy-2'));
     }),
   /** The token's create was sent and its outcome is unknown; a create of a resource no longer described too. */
   'uncertain-intent': (p) =>

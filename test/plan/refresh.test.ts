@@ -61,7 +61,7 @@ describe('a refreshed plan', () => {
     expect(plan.blocked).toMatchObject([{ resource: list.key, fields: ['type'] }]);
   });
 
-  it('holds a list whose items were changed in the dashboard, saying how a person brings them back', async () => {
+  it('brings back a list whose items were changed in the dashboard, by PATCH', async () => {
     const withItems = desiredResource(
       'GatewayList',
       'hosts',
@@ -69,16 +69,23 @@ describe('a refreshed plan', () => {
       { name: 'hosts', type: 'DOMAIN', items: [{ value: 'a.example.com' }, { value: 'b.example.com' }] },
     );
     const plan = await refreshed([withItems], { [withItems.key]: present({ name: 'hosts', type: 'DOMAIN', items: [{ value: 'b.example.com' }, { value: 'c.example.com' }] }) });
-    expect(plan.actions).toEqual([]);
     expect(plan.drifted?.[0]?.fields).toEqual([
       { path: 'items', before: [{ value: 'b.example.com' }, { value: 'c.example.com' }], after: [{ value: 'a.example.com' }, { value: 'b.example.com' }] },
     ]);
+    expect(plan.blocked).toEqual([]);
+    expect(plan.actions).toMatchObject([{ operation: 'patchList', body: { remove: ['c.example.com'], append: [{ value: 'a.example.com' }] } }]);
+  });
+
+  it('holds a proxy endpoint whose subdomain was changed in the dashboard, saying how a person brings it back', async () => {
+    const proxy = desiredResource('GatewayProxyEndpoint', 'office', { account: ACCOUNT }, { name: 'office', ips: ['192.0.2.0/24'], subdomain: 'office' });
+    const plan = await refreshed([proxy], { [proxy.key]: present({ name: 'office', ips: ['192.0.2.0/24'], subdomain: 'other' }) });
+    expect(plan.actions).toEqual([]);
     expect(plan.blocked).toEqual([
       expect.objectContaining({
-        resource: withItems.key,
-        fields: ['items'],
+        resource: proxy.key,
+        fields: ['subdomain'],
         reason:
-          'items changed outside edgesync, and no operation of the interface can set it back: set it back by hand as the document has it, ' +
+          'subdomain changed outside edgesync, and no operation of the interface can set it back: set it back by hand as the document has it, ' +
           'or delete the object by hand and apply with --refresh --recreate-missing to create it again from the document',
       }),
     ]);
@@ -120,13 +127,13 @@ describe('a refreshed plan', () => {
   });
 
   it('keeps the kind’s own reason for a field the config changed too', async () => {
-    const before = desiredResource('GatewayList', 'hosts', { account: ACCOUNT }, { name: 'hosts', type: 'DOMAIN', items: [{ value: 'a.example.com' }] });
-    const now = desiredResource('GatewayList', 'hosts', { account: ACCOUNT }, { name: 'hosts', type: 'DOMAIN', items: [{ value: 'd.example.com' }] });
+    const before = desiredResource('GatewayProxyEndpoint', 'office', { account: ACCOUNT }, { name: 'office', ips: ['192.0.2.0/24'], subdomain: 'a' });
+    const now = desiredResource('GatewayProxyEndpoint', 'office', { account: ACCOUNT }, { name: 'office', ips: ['192.0.2.0/24'], subdomain: 'd' });
     const plan = await buildPlan([now], applied(before), {
-      observed: new Map([[now.key, present({ name: 'hosts', type: 'DOMAIN', items: [{ value: 'c.example.com' }] })]]),
+      observed: new Map([[now.key, present({ name: 'office', ips: ['192.0.2.0/24'], subdomain: 'c' })]]),
       refresh: { calls: 1, recreateMissing: false, unchecked: [] },
     });
-    expect(plan.blocked).toMatchObject([{ fields: ['items'], reason: expect.stringMatching(/^a list's type and items cannot be changed in place/) }]);
+    expect(plan.blocked).toMatchObject([{ fields: ['subdomain'], reason: expect.stringMatching(/^a proxy endpoint's subdomain cannot be changed/) }]);
   });
 
   it('says an object deleted outside edgesync is gone, sends nothing for it, and holds what depends on it', async () => {

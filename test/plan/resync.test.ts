@@ -69,8 +69,8 @@ const TABLE: Record<string, { resent: string } | { not: RegExp }> = {
   KvPairs: { not: /metadata\.resync is not set/ },
   GatewayAccount: { not: /created once \(POST createGatewayAccount\)/ },
   GatewayList: { resent: 'update updateList' },
-  GatewayLocation: { not: /created once \(POST createLocation\)/ },
-  GatewayProxyEndpoint: { not: /created once \(POST createProxyEndpoint\)/ },
+  GatewayLocation: { resent: 'update updateLocation' },
+  GatewayProxyEndpoint: { resent: 'update patchProxyEndpoint' },
   ApiToken: { not: /created once \(POST createToken\)/ },
   AiRun: { not: /is a run/ },
   Credentials: { not: /no remote object/ },
@@ -156,11 +156,11 @@ describe('--resync over every kind', () => {
     const plan = await buildPlan(desired, state, { resync: true });
     expect(plan.updatedResources).toBe(0);
     expect(thresholdBreaches(plan, { maxUpdateShare: 0 })).toEqual([]);
-    expect(summarize(plan)).toMatchObject({ update: 0, resync: 8, resyncCalls: 8 });
+    expect(summarize(plan)).toMatchObject({ update: 0, resync: 10, resyncCalls: 10 });
     const text = renderText(plan);
     expect(text).toMatch(/^~ UserProfile\/me {2}resync \(PATCH editUser\)$/m);
-    expect(text).toContain('Resync: 8 resources sent again as applied, 8 calls; nothing in them changes unless edited by hand.');
-    expect(text).toMatch(/^Plan: 8 to resync; 6 unchanged\.$/m);
+    expect(text).toContain('Resync: 10 resources sent again as applied, 10 calls; nothing in them changes unless edited by hand.');
+    expect(text).toMatch(/^Plan: 10 to resync; 4 unchanged\.$/m);
   });
 });
 
@@ -175,7 +175,7 @@ describe('--replace KEY', () => {
 
   it('refuses a create-only kind in one line that says how to recreate it', async () => {
     const { desired, state } = await inStep();
-    const location = desired.find((d) => d.kind === 'GatewayLocation')!;
+    const location = desired.find((d) => d.kind === 'GatewayAccount')!;
     const err = (async () => {
       try {
         await buildPlan(desired, state, { replace: [location.key] });
@@ -186,7 +186,7 @@ describe('--replace KEY', () => {
     })();
     expect(await err).toBeInstanceOf(PlanError);
     expect((await err).message).toBe(
-      `--replace ${location.key}: a GatewayLocation is created once (POST createLocation) and no operation sends its whole request again, so the interface cannot replace it in place; to recreate it, forget it with \`edgesync state forget '${location.key}'\` and apply`,
+      `--replace ${location.key}: a GatewayAccount is created once (POST createGatewayAccount) and no operation sends its whole request again, so the interface cannot replace it in place; to recreate it, forget it with \`edgesync state forget '${location.key}'\` and apply`,
     );
   });
 
