@@ -3,7 +3,7 @@
 
 import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
 import { getKind } from '../kinds/registry.js';
-import type { AppliedResource, StateSnapshot } from '../state/types.js';
+import { isDeleteIntent, type AppliedResource, type Intent, type StateSnapshot } from '../state/types.js';
 import { replaceKeys, type Drift } from './resend.js';
 import { orphanMessage, uncertainDeleteMessage, uncertainMessage, waitingMessage } from './messages.js';
 import { NO_PRUNE, orderDeletes, protectedDesired, pruneUndescribed, pruningOf, type Pruning } from './prune.js';
@@ -194,12 +194,14 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     const self = desired[i]!;
     const isProtected = protectedDesired(self, pruning);
     if (isProtected !== (state.resources.get(self.key)?.protected === true)) plan.protection.push({ resource: self.key, protect: isProtected });
-    const intent = state.intents.get(self.key);
+    // A KV delete chunk left uncertain is sent again under its intent (a second delete deletes nothing twice).
+    const open = state.intents.get(self.key);
+    const intent = open && !(pruning.on && defs[i]!.keyState && isDeleteIntent(open.request)) ? open : undefined;
     if (drift.replace.has(self.key) && (intent || deps[i]!.some((j) => trouble.has(j)))) {
       refused.push(`--replace ${self.key}: ${intent ? 'its create is uncertain' : 'it waits on a dependency in trouble'}; nothing can be sent until that is resolved`);
     }
     if (intent) {
-      plan.uncertain.push(uncertainOf(refOf(self), intent, defs[i]));
+      plan.uncertain.push(uncertainOf(refOf(self), intent));
       trouble.set(i, 'uncertain');
       continue;
     }
@@ -324,9 +326,12 @@ async function addUndescribed(
     const ref = refOfKey(key, state.resources.get(key));
     return inTargets({ key, kind: ref.kind, name: ref.name });
   };
+  // A delete left uncertain is sent again by prune under its intent: it resumes, nothing is deleted twice.
+  const resumes = (intent: Intent) => pruning.on && isDeleteIntent(intent.request);
   for (const key of [...state.intents.keys()].filter((k) => !described.has(k) && named(k)).sort()) {
     const ref = refOfKey(key, state.resources.get(key));
-    plan.uncertain.push(uncertainOf(ref, state.intents.get(key)!, lookup(ref.kind)));
+    const intent = state.intents.get(key)!;
+    if (!resumes(intent) || !state.resources.has(key)) plan.uncertain.push(uncertainOf(ref, intent));
   }
   const undescribed: string[] = [];
   for (const key of state.resources.keys()) if (!described.has(key) && named(key)) undescribed.push(key);
@@ -347,7 +352,8 @@ async function addUndescribed(
       plan.orphaned.push({ ...ref, message: orphanMessage(key, def?.remove !== undefined), ...source });
       continue;
     }
-    if (state.intents.has(key)) continue;
+    const open = state.intents.get(key);
+    if (open && !resumes(open)) continue;
     const pruned = await pruneUndescribed(applied, def, state, pruning, elsewhere(applied.kind, applied.scope));
     if ('delete' in pruned) {
       plan.actions.push(...pruned.delete);
@@ -359,9 +365,9 @@ async function addUndescribed(
   if (refused.length) throw new PlanError(refused);
 }
 
-/** An open intent as the plan lists it: a create, or a delete (the kind's), whose outcome is unknown. */
-function uncertainOf(ref: ResourceRef, intent: { readonly operation: string; readonly startedAt: string }, def: KindDefinition | undefined): UncertainCreate {
-  const isDelete = def?.remove?.operation === intent.operation;
+/** An open intent as the plan lists it: a create, or a delete (prune), whose outcome is unknown. */
+function uncertainOf(ref: ResourceRef, intent: Pick<Intent, 'operation' | 'startedAt' | 'request'>): UncertainCreate {
+  const isDelete = isDeleteIntent(intent.request);
   return {
     ...ref,
     operation: intent.operation,

@@ -24,8 +24,8 @@ export function orphanMessage(key: string, removable = false): string {
 
 export function uncertainDeleteMessage(key: string): string {
   return (
-    'a delete was sent but its outcome is unknown; nothing is sent for it, nor created under its name, until you run ' +
-    `\`edgesync state forget ${shellQuote(key)}\` (it is gone) or \`edgesync state resolve ${shellQuote(key)} --id ID\` (it is still there: the next prune deletes it)`
+    'a delete was sent but its outcome is unknown; nothing is created under its name until the next apply with `--prune` sends it again ' +
+    `(a 404 means it is gone), or you run \`edgesync state resolve ${shellQuote(key)} --recreate\` (it is gone) or \`--id ID\` (it is still there)`
   );
 }
 

@@ -82,6 +82,8 @@ export async function pruneUndescribed(
     ...(applied.credential && { credential: applied.credential }),
   };
   if (!def.keyState) {
+    // A token's stored secret goes with it.
+    const removed = { resource: true as const, ...(removal.secret && { secret: true as const }) };
     const action: Action = {
       ...base,
       id: `${key}#delete`,
@@ -91,7 +93,7 @@ export async function pruneUndescribed(
       body: undefined,
       diff: [],
       needs: [],
-      record: { removed: { resource: true } },
+      record: { removed },
     };
     return { delete: [action] };
   }
