@@ -5,8 +5,19 @@ import { describe, expect, it } from 'vitest';
 import { ACCOUNT, apply, cli, editDoc, emulator, fixtureApplied, TOKEN, workspace } from './harness.js';
 import { NAMESPACE, RESOURCES } from './fixture.js';
 
-/** Operations of the PUT and PATCH kinds of the fixture: script, organization, domain, list update, route, logging, profile, connectivity. */
-const RESENT = [1, 2, 4, 9, 11, 12, 15, 17];
+/** Operations of the PUT and PATCH kinds of the fixture, and of the POST kinds the provider updates whole (a location, a proxy endpoint). */
+const RESENT = [
+  'attachWorkerDomain',
+  'editUser',
+  'patchProxyEndpoint',
+  'putScriptContent',
+  'updateAccessOrganization',
+  'updateConnectivitySettings',
+  'updateList',
+  'updateLocation',
+  'updateLogging',
+  'updateRoute',
+];
 
 describe('apply --resync', () => {
   it('sends each PUT and PATCH resource once again, never a create or a run, and then nothing', async () => {
@@ -14,14 +25,14 @@ describe('apply --resync', () => {
 
     const plan = await cli(['plan', ...ws.local, '--resync']);
     expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('Resync: 8 resources sent again as applied, 8 calls; nothing in them changes unless edited by hand.');
+    expect(plan.stdout).toContain('Resync: 10 resources sent again as applied, 10 calls; nothing in them changes unless edited by hand.');
     expect(plan.stdout).toMatch(/^~ UserProfile\/me {2}resync \(PATCH editUser\)$/m);
     expect(emu.requests()).toEqual([]);
 
     const r = await apply(ws, emu, '--resync');
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const calls = emu.requests();
-    expect(calls.map((c) => c.operation).sort((a, b) => a! - b!)).toEqual(RESENT);
+    expect(calls.map((c) => c.name).sort()).toEqual(RESENT);
     expect(new Set(calls.map((c) => c.method))).toEqual(new Set(['PUT', 'PATCH']));
     expect(calls.every((c) => c.status === 200)).toBe(true);
 
@@ -84,8 +95,8 @@ describe('a saved --resync plan', () => {
     expect(
       emu
         .requests()
-        .map((c) => c.operation)
-        .sort((a, b) => a! - b!),
+        .map((c) => c.name)
+        .sort(),
     ).toEqual(RESENT);
   });
 });
@@ -101,11 +112,11 @@ describe('apply --replace KEY', () => {
   it('refuses a create-only resource, and an unknown key, in one line each, sending nothing', async () => {
     const { emu, ws } = await fixtureApplied();
 
-    const located = await apply(ws, emu, '--replace', RESOURCES.GatewayLocation.key);
+    const located = await apply(ws, emu, '--replace', RESOURCES.GatewayAccount.key);
     expect(located.code).toBe(1);
     expect(located.stderr.trim()).toBe(
-      `--replace ${RESOURCES.GatewayLocation.key}: a GatewayLocation is created once (POST createLocation) and no operation sends its whole request again, ` +
-        `so the interface cannot replace it in place; to recreate it, forget it with \`edgesync state forget '${RESOURCES.GatewayLocation.key}'\` and apply`,
+      `--replace ${RESOURCES.GatewayAccount.key}: a GatewayAccount is created once (POST createGatewayAccount) and no operation sends its whole request again, ` +
+        `so the interface cannot replace it in place; to recreate it, forget it with \`edgesync state forget '${RESOURCES.GatewayAccount.key}'\` and apply`,
     );
 
     const unknown = await apply(ws, emu, '--replace', 'UserProfile/mee');
