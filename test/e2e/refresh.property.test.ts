@@ -177,10 +177,10 @@ function edits(c: Config): Edit[] {
   const items = c.list.items as { value: string }[] | undefined;
   if (items) {
     out.push({ kind: 'GatewayList', collection: 'lists', find: list, patch: { items: [...items].reverse() } });
-    out.push({ kind: 'GatewayList', collection: 'lists', find: list, patch: { items: [...items, { value: 'added.example.com' }] }, field: 'items', held: true });
+    out.push({ kind: 'GatewayList', collection: 'lists', find: list, patch: { items: [...items, { value: 'added.example.com' }] }, field: 'items' });
   }
   const location = byName((s) => s.locations, c.location.name);
-  fieldEdits('GatewayLocation', 'locations', location, c.location, { client_default: flip, ecs_support: flip }, true);
+  fieldEdits('GatewayLocation', 'locations', location, c.location, { client_default: flip, ecs_support: flip });
   out.push({ kind: 'GatewayLocation', collection: 'locations', find: location, patch: { networks: [...c.location.networks].reverse().map((network) => ({ network })) } });
   const endpoint = byName((s) => s.proxy_endpoints, c.endpoint.name);
   fieldEdits('GatewayProxyEndpoint', 'proxy_endpoints', endpoint, c.endpoint, { subdomain: other }, true);
