@@ -230,12 +230,12 @@ describe.skipIf(!chromium)('the status page in a browser', () => {
     const refused = (await revision())!;
     expect(refused).toMatch(new RegExp(`^commit ${head} on main.*refused: commit ${head} with local changes \\(its files are invalid\\)`, 's'));
 
-    // A valid edit that the interface cannot apply, not committed: in force as the commit with local changes, and blocked.
+    // A valid edit that the provider cannot apply, not committed: in force as the commit with local changes, and blocked.
     fs.writeFileSync(file, committed.replace('type: DOMAIN', 'type: URL'));
     await poll(() => page.locator('tr.row-blocked').count(), 20_000).toBe(1);
     await poll(revision).toMatch(new RegExp(`^commit ${head} with local changes on main`));
     expect(await revision()).not.toContain('refused');
-    const reason = "a list's type and items cannot be changed in place";
+    const reason = "a list's type cannot be changed";
     const blockedRow = page.locator('tr.row-blocked');
     expect((await blockedRow.textContent())!.split(reason)).toHaveLength(2);
     expect(await page.locator('table.resources tbody tr').first().textContent()).toContain(uncertain);
