@@ -134,6 +134,10 @@ export interface Succeeded {
   readonly outputFile?: string;
   /** What a model answered when it was not JSON, e.g. "image/png, 68 bytes" (never the bytes). */
   readonly received?: string;
+  /** A delete answered 404: the object was gone already. */
+  readonly gone?: true;
+  /** A delete took the token's stored secret with it: where it was. */
+  readonly secretRemoved?: string;
 }
 
 export interface Failed {

@@ -14,6 +14,9 @@ export function renderApplyResult(result: ApplyResult): string {
   for (const s of result.succeeded) {
     if (s.secretFile) lines.push(`  secret of ${s.action.resource} written to ${s.secretFile}`);
     if (s.outputFile) lines.push(`  output of ${s.action.resource} written to ${s.outputFile}${s.received ? ` (received ${s.received})` : ''}`);
+    // A delete answered 404: what it would delete was gone already, and the state forgot it too.
+    if (s.gone) lines.push(`  ${s.action.id}: gone already (404), forgotten from the state`);
+    if (s.secretRemoved) lines.push(`  secret of ${s.action.resource} removed from ${s.secretRemoved}, with its token`);
   }
   // A run that could not connect: one line for every action it kept from being sent.
   const notSent = result.unreachable === undefined ? [] : result.failed.filter((f) => f.unreachable);
@@ -23,7 +26,12 @@ export function renderApplyResult(result: ApplyResult): string {
   }
   for (const u of result.uncertain) {
     lines.push(`? ${u.action.id} is uncertain: ${u.error}`);
-    lines.push(`    it may exist now; run \`edgesync state resolve ${u.action.resource} --id ID\` or \`--recreate\``);
+    const fix =
+      u.action.change === 'delete'
+        ? 'it may be gone now; the next apply with --prune sends it again (a 404 means it is gone), or run `edgesync state resolve ' +
+          `${u.action.resource} --recreate\` (gone) or \`--id ID\` (still there)`
+        : `it may exist now; run \`edgesync state resolve ${u.action.resource} --id ID\` or \`--recreate\``;
+    lines.push(`    ${fix}`);
   }
   for (const s of result.skipped) lines.push(`- ${s.action.id} skipped: ${s.because}`);
   for (const w of result.warnings) lines.push(`! ${w}`);

@@ -49,7 +49,7 @@ registerKind(
     // policies and of their permission groups is the server's.
     observe: { read: 'listTokens', params: () => ({}), asRequest: (o) => pick(o, UPDATE_FIELDS), sets: ['policies', 'policies.*.permission_groups'] },
     // Prune deletes a token by the id its create answered (or metadata.id); its stored secret goes with it.
-    remove: { operation: 'deleteToken', params: (applied) => (applied.remoteId === undefined ? undefined : { token_id: applied.remoteId }) },
+    remove: { operation: 'deleteToken', params: (applied) => (applied.remoteId === undefined ? undefined : { token_id: applied.remoteId }), secret: true },
     outcome: (action, result, outcome) => {
       if (action.change === 'create') return compact({ ...outcome, secret: resultField(result, 'value') }) as Outcome;
       if (action.change === 'roll' && typeof result === 'string') return { ...outcome, secret: result };

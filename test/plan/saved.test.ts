@@ -86,3 +86,27 @@ describe('the config root a saved plan was made from', () => {
     expect(savedConfigRoot(await saved(), 'p.json', '/home/me', folders('/home/me'))).toBeUndefined();
   });
 });
+
+describe('a saved plan of a prune', () => {
+  const gone = resource('List', 'gone', { scope: { account: 'a' } });
+  const pruneState = { ...snapshot({ resources: [applied(site), applied(gone)] }), revision: { lineage: 'aaaaaaaa11112222', serial: 4 } };
+  const lists = {
+    kinds: (k: string) =>
+      k === 'List' ? { ...fakeKinds.kinds('List')!, remove: { operation: 'deleteList' as const, params: () => ({ list_id: 'id-gone' }) } } : fakeKinds.kinds(k),
+  };
+
+  it('records that it was pruned, and with what protections, so it is made again the same way', async () => {
+    const plan = await buildPlan([site], pruneState, { ...lists, prune: true });
+    const file = readSavedPlan(savedPlanText(plan, madeFrom(plan, config, undefined, { prune: true, protect: ['Site/*'] })), 'p.json');
+    expect(file.made_from.prune).toEqual({ prune: true, protect: ['Site/*'] });
+    expect(file.actions.map((a) => [a.id, a.removes])).toEqual([[`${gone.key}#delete`, { resource: true, source: null }]]);
+  });
+
+  it('is stale when the plan made now deletes something else, or nothing', async () => {
+    const plan = await buildPlan([site], pruneState, { ...lists, prune: true });
+    const file = readSavedPlan(savedPlanText(plan, madeFrom(plan, config)), 'p.json');
+    const unpruned = await buildPlan([site], pruneState, lists);
+    const json = planToJson(unpruned, madeFrom(unpruned, config)) as ReturnType<typeof planToJson> & { made_from: MadeFrom };
+    expect(staleReasons(file, json)).toEqual([expect.stringContaining(`the plan made now differs in ${gone.key}#delete`)]);
+  });
+});
