@@ -75,6 +75,16 @@ describe('two documents aiming at one remote object', () => {
           `same object as WorkerRoute[zone=023e105f4ecef8ad9ca31a8372d0c353,route=9a7806061c88ada191ed06f989cc3dac]/api at ${where(root, 'routes.yaml', 6, 10)} (route 9a7806061c88ada191ed06f989cc3dac of zone 023e105f4ecef8ad9ca31a8372d0c353)`,
         ),
       }),
+      // Their one pattern too: the provider takes a pattern once per zone.
+      expect.objectContaining({ path: 'spec.pattern', message: expect.stringContaining('(route pattern example.com/api/* of zone 023e105f4ecef8ad9ca31a8372d0c353)') }),
+    ]);
+  });
+
+  test('two WorkerRoute documents of one pattern in a zone are refused at the pattern, a route to create among them', async () => {
+    const fresh = route('api-v2', 'api-v2').replace(/\n  route: .*\n/, '\n');
+    const { errors } = await errorsIn({ 'routes.yaml': `${route('api', 'api')}---\n${fresh}` });
+    expect(errors).toEqual([
+      expect.objectContaining({ path: 'spec.pattern', message: expect.stringContaining('(route pattern example.com/api/* of zone 023e105f4ecef8ad9ca31a8372d0c353)') }),
     ]);
   });
 
