@@ -81,7 +81,7 @@ describe('two documents aiming at one remote object', () => {
   });
 
   test('two WorkerRoute documents of one pattern in a zone are refused at the pattern, a route to create among them', async () => {
-    const fresh = route('api-v2', 'api-v2').replace(/\n  route: .*\n/, '\n');
+    const fresh = route('api-v2', 'api-v2').replace(/\n {2}route: .*\n/, '\n');
     const { errors } = await errorsIn({ 'routes.yaml': `${route('api', 'api')}---\n${fresh}` });
     expect(errors).toEqual([
       expect.objectContaining({ path: 'spec.pattern', message: expect.stringContaining('(route pattern example.com/api/* of zone 023e105f4ecef8ad9ca31a8372d0c353)') }),
