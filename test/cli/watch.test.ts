@@ -45,6 +45,16 @@ describe('edgesync watch flags', () => {
     expect(() => watchOptions({ ...flags, ...bad }, silentLogger(), env)).toThrow(message);
   });
 
+  it('prune with --prune and --protect, holding over the delete thresholds (10% and 50 by default)', () => {
+    const off = watchOptions(flags, silentLogger(), env);
+    expect(off.prune).toBeUndefined();
+    expect(off.thresholds).toMatchObject({ maxDeleteShare: 10, maxDeletes: 50 });
+    const on = watchOptions({ ...flags, prune: true, protect: ['ApiToken/*'], maxDeleteShare: '25', maxDeletes: '5' }, silentLogger(), env);
+    expect(on.prune).toEqual({ prune: true, protect: ['ApiToken/*'] });
+    expect(on.thresholds).toMatchObject({ maxDeleteShare: 25, maxDeletes: 5 });
+    expect(() => watchOptions({ ...flags, maxDeleteShare: '101' }, silentLogger(), env)).toThrow(/--max-delete-share/);
+  });
+
   it('takes --allowed-host names for the endpoint, and refuses one that is no Host', () => {
     expect(watchOptions(flags, silentLogger(), env).allowedHosts).toBeUndefined();
     expect(watchOptions({ ...flags, allowedHost: ['Proxy.example', 'edge.example.com:8443'] }, silentLogger(), env).allowedHosts).toEqual([

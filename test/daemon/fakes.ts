@@ -150,7 +150,10 @@ export class FakeEngine implements LoopEngine {
   readonly drifted = new Map<string, FieldChange[]>();
   /** Credentials a refresh may not read with. */
   unchecked: NonNullable<Plan['refresh']>['unchecked'] = [];
+  /** What each plan was asked beyond the config (drift, prune), in order. */
+  readonly asks: object[] = [];
   async plan(resources: readonly DesiredResource[], _targets?: readonly string[], drift?: { readonly resync?: boolean; readonly refresh?: boolean }): Promise<Plan> {
+    this.asks.push(drift ?? {});
     if (drift?.resync) this.resyncs++;
     if (drift?.refresh) this.refreshes++;
     const seen = (name: string) => drift?.refresh === true && this.drifted.has(name);

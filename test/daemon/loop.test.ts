@@ -45,6 +45,25 @@ describe('the reconcile loop', () => {
     expect(engine.settled.map((p) => [p.actions.length, p.blocked.length])).toEqual([[0, 1]]);
   });
 
+  it('asks every plan to prune, with its protections, when started with --prune', async () => {
+    const clock = new ManualClock();
+    const engine = new FakeEngine();
+    const { logger } = recordingLogger();
+    const timing = checkTiming({ debounceMs: 500, resyncIntervalMs: 60_000 });
+    const loop = createReconcileLoop({ engine, clock, logger, timing, prune: { prune: true, protect: ['GatewayList/*'] } });
+    loop.start();
+    await flush();
+    loop.changed();
+    await clock.advance(500);
+    await clock.advance(60_000);
+    expect(engine.asks).toEqual([
+      { prune: true, protect: ['GatewayList/*'] },
+      { prune: true, protect: ['GatewayList/*'] },
+      { resync: true, prune: true, protect: ['GatewayList/*'] },
+    ]);
+    await loop.stop();
+  });
+
   it('waits for the debounce after the last of a burst of changes, then runs once', async () => {
     const { clock, engine, loop, runs } = setup();
     loop.start();

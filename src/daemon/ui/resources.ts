@@ -8,7 +8,7 @@ import { sortedIndices } from '../../util/sort-steps.js';
 import { TurnClock } from '../../util/turn.js';
 
 /** How the page names a resource's status: the state's, and what the last plan says is ahead. */
-export const PAGE_STATUSES = ['uncertain', 'blocked', 'waiting', 'orphaned', 'failed', 'held', 'pending', 'applied'] as const;
+export const PAGE_STATUSES = ['uncertain', 'blocked', 'waiting', 'orphaned', 'failed', 'held', 'deleting', 'pending', 'applied'] as const;
 type PageStatus = (typeof PAGE_STATUSES)[number];
 
 /** Statuses that no run settles by itself: these rows come first, with what to do. */
@@ -77,13 +77,17 @@ export async function resourceRows(src: RowSources): Promise<ResourceRow[]> {
       if (turns.due()) await turns.turn();
       const was = rows.get(a.resource);
       if (since !== undefined && was && (was.status !== 'applied' || (was.appliedAt !== undefined && was.appliedAt >= since))) continue;
-      set(a, held ? 'held' : 'pending', held ? heldTodo : undefined);
+      // A delete (prune) says so: the row leaves the page once it is done.
+      if (a.change === 'delete' && !held) set(a, 'deleting', { message: 'no document describes it any more: the run deletes it (--prune)', commands: [] });
+      else set(a, held ? 'held' : 'pending', held ? heldTodo : undefined);
     }
     for (const b of plan.blocked) set(b, 'blocked', { message: b.reason, commands: [] });
     for (const w of plan.waiting) set(w, 'waiting', { message: w.message, commands: commandsIn(w.message) });
     for (const u of plan.uncertain)
       set(u, 'uncertain', {
-        message: 'a create was sent and its outcome is unknown: nothing creates it again until you say what became of it',
+        message: u.delete
+          ? 'a delete was sent and its outcome is unknown: nothing creates it again until a prune sends it again or you say what became of it'
+          : 'a create was sent and its outcome is unknown: nothing creates it again until you say what became of it',
         commands: resolveCommands(u.resource),
       });
     for (const o of plan.orphaned) set(o, 'orphaned', { message: o.message, commands: commandsIn(o.message) });

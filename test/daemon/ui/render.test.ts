@@ -95,6 +95,18 @@ describe('the status page, rendered without a browser', () => {
     expect(doc).toContain('A run is applying this plan now.');
   });
 
+  it('marks a resource a running prune deletes as deleting, with why', async () => {
+    const w = world({ resources: [applied('GatewayList', 'old-list', { remoteId: 'list-9' })] });
+    const remove = {
+      ...createAction('GatewayList', 'old-list'),
+      id: `GatewayList[account=${ACCOUNT}]/old-list#delete`,
+      change: 'delete' as const,
+      operation: 'deleteList' as const,
+    };
+    w.status = { ...w.status, running: true, plan: withoutBodies({ ...EMPTY_PLAN, actions: [remove] }) };
+    expect(rowOf(await page(w), 'old-list')).toMatch(/deleting.*no document describes it any more: the run deletes it \(--prune\)/s);
+  });
+
   it('says config invalid, with each error at its file, line, column and field', async () => {
     const w = world();
     w.status = { ...w.status, configValid: false, configErrors: [{ file: 'zero-trust/lists.yaml', line: 7, col: 9, path: 'spec.items[2].value', message: 'must be a domain' }] };
