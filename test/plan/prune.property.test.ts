@@ -16,7 +16,7 @@ const KINDS = ['List', 'Route', 'Token', 'Site', 'Profile'] as const;
 const NAMES = ['a', 'b', 'c', 'd'];
 const KV_NAMES = ['x', 'y', 'z'];
 const KEYS = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
-const scopeOf = (kind: string) => (kind === 'Token' || kind === 'Profile' ? {} : { account: 'acc1' });
+const scopeOf = (kind: string): Record<string, string> => (kind === 'Token' || kind === 'Profile' ? {} : { account: 'acc1' });
 
 /** How a resource came to be in state: created (a remote id), adopted (an id and a request), or never written (a failed first call). */
 type Origin = 'created' | 'adopted' | 'never';

@@ -19,7 +19,7 @@ describe('pruning KV keys', () => {
 
     const on = await planKv({ ...planContext(desired, stored), prune: { writtenElsewhere: keep } });
     expect(on.orphanedKeys).toBeUndefined();
-    expect(on.actions.map((a) => [a.change, a.operation, a.body instanceof Array ? a.body : 'deferred'])).toEqual([
+    expect(on.actions.map((a) => [a.change, a.operation, Array.isArray(a.body) ? a.body : 'deferred'])).toEqual([
       ['delete', 'deleteKvBulk', ['old']],
       ['kv', 'writeKvBulk', 'deferred'],
     ]);
