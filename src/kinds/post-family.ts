@@ -4,7 +4,7 @@
 import type { OperationName } from '../api/operations.js';
 import { contentHash, type Json } from '../util/json.js';
 import { compact, diffJson, omit, pick, topFields } from './diff.js';
-import { NOTHING, accountScope, defineKind, onGatewayAccount, pathParams, resultField, type KindBase } from './families.js';
+import { NOTHING, defineKind, pathParams, resultField, type KindBase } from './families.js';
 import { OPERATIONS } from '../api/operations.js';
 import type { ActionDraft, BlockedDraft, DesiredResource, KindDecision, KindDefinition, Outcome, PlanContext, Resend, WriteTarget } from './kind.js';
 
@@ -179,9 +179,4 @@ export function postKind(spec: PostKindSpec): KindDefinition {
   const resend = spec.resend ?? (update?.resends && (method === 'PUT' || method === 'PATCH') ? resendUpdate : refused);
   // A change of a field it cannot update is blocked, and pointed at where that field is written.
   return defineKind({ ...spec, targets, operations, resend, placesFields: true }, plan, outcome);
-}
-
-/** A Zero Trust object the interface can only create; it follows the account's GatewayAccount. */
-export function gatewayCreateOnly(kind: string, create: OperationName, observe?: PostKindSpec['observe']): KindDefinition {
-  return postKind({ kind, ...accountScope('identifier'), create, blockedReason: noUpdate(kind), dependencies: onGatewayAccount, ...(observe && { observe }) });
 }
