@@ -50,20 +50,23 @@ const base = putKind({
  * With metadata.create and no record of it, the organization is created by POST (journalled as every
  * create), then written by PUT as always. The create records nothing of the request: when the
  * provider answers that one exists (existsAlready), it is adopted and only the PUT makes it the
- * file's; a PUT that fails leaves no record, so the next plan creates (or adopts) again. After a
- * create that succeeded, the PUT sends what the POST did: one idempotent call more, once.
+ * file's. After a create that succeeded, the PUT sends what the POST did: one idempotent call
+ * more, once. The create records that it happened (the memo), so a PUT that failed after it is
+ * sent again alone.
  */
 function plan(ctx: PlanContext): KindDecision {
   const decision = base.plan(ctx) as KindDecision;
   const asked = ctx.desired.payload as Asked | undefined;
-  if (asked?.create !== true || ctx.applied?.request !== undefined || !decision.actions.length) return decision;
+  // Created (or adopted) already, its PUT not through yet: the PUT alone goes again.
+  const created = isObject(ctx.applied?.memo) && ctx.applied.memo.created === true;
+  if (asked?.create !== true || ctx.applied?.request !== undefined || created || !decision.actions.length) return decision;
   const create: ActionDraft = {
     change: 'create',
     operation: 'createAccessOrganization',
     params: { account_id: ctx.desired.scope.account },
     body: ctx.desired.request,
     diff: [],
-    record: {},
+    record: { memo: { created: true } },
   };
   return { ...decision, actions: [create, ...decision.actions] };
 }

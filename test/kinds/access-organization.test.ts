@@ -49,7 +49,10 @@ describe('AccessOrganization', () => {
       ['create', 'createAccessOrganization', { account_id: ACCOUNT }],
       ['write', 'updateAccessOrganization', { identifier: ACCOUNT }],
     ]);
-    expect(decision.actions[0]).toMatchObject({ body: spec, record: {} });
+    expect(decision.actions[0]).toMatchObject({ body: spec, record: { memo: { created: true } } });
+    // Created, its PUT failed: only the PUT goes again, never a second create.
+    const createdOnly = { key: desired.key, kind: desired.kind, name: desired.name, scope: desired.scope, status: 'failed', memo: { created: true } } as const;
+    expect(plan(desired, createdOnly).actions.map((a) => a.operation)).toEqual(['updateAccessOrganization']);
     expect(decision.actions[1]!.record).toEqual({ request: desired.request, hash: desired.hash });
     // Once written it is updated by PUT alone, as any organization.
     const applied = applyDecision(desired, undefined);
