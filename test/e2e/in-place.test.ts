@@ -123,6 +123,24 @@ describe('changes in place', () => {
     expect((await planNow(ws)).actions).toEqual([]);
   });
 
+  it('moves a domain attachment to another hostname by attaching the new one, then detaching the old one', async () => {
+    const { emu, ws } = await applied();
+    const old = emu.state().domains.map((d) => [d.id, d.hostname]);
+    expect(old).toHaveLength(1);
+    editDoc(ws, RESOURCES.WorkerDomain.file, RESOURCES.WorkerDomain.name, (d) => d.setIn(['spec', 'hostname'], 'www.example.com'));
+    const mark = emu.requests().length;
+    const r = await applyInProcess(ws, emu);
+    expect([r.failed, r.uncertain]).toEqual([[], []]);
+    expect(callsSince(emu, mark).map((c) => [c.method, c.name, c.status])).toEqual([
+      ['PUT', 'attachWorkerDomain', 200],
+      ['DELETE', 'detachWorkerDomain', 200],
+    ]);
+    expect(callsSince(emu, mark)[1]!.path.endsWith(`/workers/domains/${String(old[0]![0])}`)).toBe(true);
+    expect(emu.state().domains.map((d) => d.hostname)).toEqual(['www.example.com']);
+    expect((await stored(ws, RESOURCES.WorkerDomain.key))?.remoteId).toBe(emu.state().domains[0]!.id);
+    expect((await planNow(ws)).actions).toEqual([]);
+  });
+
   it('changes a proxy endpoint by a PATCH of the changed field alone', async () => {
     const { emu, ws } = await applied();
     const id = String(emu.state().proxy_endpoints[0]!.id);
