@@ -82,6 +82,12 @@ export interface ExecutorOptions {
   readonly state: StateStore;
   /** What to remember of a call's result (the kinds' `outcome`); injected so apply knows no kind. */
   readonly interpret: (action: Action, result: unknown) => Outcome | Promise<Outcome>;
+  /**
+   * A create refused because its object exists already, as its kind tells (KindDefinition.existsAlready):
+   * the message said of the adoption; the create is then settled as done and what follows it runs.
+   * @default never: a refused create fails
+   */
+  readonly existing?: (action: Action, error: unknown) => string | undefined;
   /** @default systemClock */
   readonly clock?: Clock;
   /** Requests in flight at once. @default 4 */
@@ -179,6 +185,7 @@ export interface ResolvedOptions {
   readonly client: OperationCaller;
   readonly state: StateStore;
   readonly interpret: ExecutorOptions['interpret'];
+  readonly existing?: ExecutorOptions['existing'];
   readonly clock: Clock;
   readonly queue: TaskQueue;
   /** The limiter of the calls a credential signs (undefined: the environment's token). */
@@ -221,6 +228,7 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
     client: options.client,
     state: options.state,
     interpret: options.interpret,
+    ...(options.existing && { existing: options.existing }),
     clock,
     queue: options.queue ?? new PQueue({ concurrency }),
     limiterFor: limiters(options.limiter, rateLimit, clock, concurrency),

@@ -191,7 +191,15 @@ export async function runAction(action: Action, ctx: RunContext, resends = 0): P
     if (sent === UNREACHABLE) return notConnected(ctx, action, attempt - 1);
     if (sent.ok) return action.change === 'delete' ? removed(action, ctx, sent.intentId, attempt, false) : settle(action, ctx, sent.result, sent.intentId, attempt, resends);
     // A delete answered 404: what it would delete is gone already, which is what it was for.
-    if (action.change === 'delete' && (sent.error as { status?: unknown } | null)?.status === 404) return removed(action, ctx, sent.intentId, attempt, true);
+    const status = (sent.error as { status?: unknown } | null)?.status;
+    if (action.change === 'delete' && status === 404) return removed(action, ctx, sent.intentId, attempt, true);
+    if (action.goneIsDone && status === 404) return settle(action, ctx, undefined, sent.intentId, attempt);
+    // A create its kind knows was refused for an object that exists: adopted, and what follows makes it the file's.
+    const adopted = action.change === 'create' ? options.existing?.(action, sent.error) : undefined;
+    if (adopted !== undefined) {
+      ctx.tally.warnings.push(`${action.resource}: ${adopted}`);
+      return settle(action, ctx, undefined, sent.intentId, attempt);
+    }
 
     const kind = classifyError(sent.error, action);
     lastError = describeError(sent.error) + refusedCredential(sent.error, action);

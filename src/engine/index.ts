@@ -120,10 +120,12 @@ export function createEngine(options: EngineOptions): Engine {
     const applied = await store.get(action.resource);
     return kind.outcome(action, result, { desired, ...(applied && { applied }) });
   };
+  const existing = (action: Action, error: unknown): string | undefined => getKind(action.kind)?.existsAlready?.(action, error);
   const executor = createExecutor({
     client: options.client,
     state: store,
     interpret,
+    existing,
     clock,
     secretsDir: options.secretsDir,
     ...(options.secrets && { secrets: options.secrets }),

@@ -177,6 +177,8 @@ export interface ActionDraft {
   readonly details?: readonly string[];
   /** KV chunks: pairs and serialized bytes, for progress and plan totals. */
   readonly size?: { readonly pairs: number; readonly bytes: number };
+  /** A 404 answer means done: what the call removes is gone already (a detach). Implied for a 'delete'. @default false */
+  readonly goneIsDone?: true;
   /**
    * Runs only after every earlier action of its resource succeeded (the KV chunk that records
    * the resource's hash, so the hash is in state only when every chunk was acknowledged).

@@ -52,6 +52,8 @@ function detach(ctx: PlanContext, id: string, was: string): ActionDraft {
     diff: [],
     suffix: 'detach',
     summary: `detach ${was}, attached before`,
+    // Detached by hand meanwhile: what the call was for is done.
+    goneIsDone: true,
     record: { memo: {} },
   };
 }

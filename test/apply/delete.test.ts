@@ -141,3 +141,43 @@ describe('deleting what the config dropped (prune)', () => {
     expect(await h.state.get(d.resource)).toBeDefined();
   });
 });
+
+describe('answers that mean the work is done already', () => {
+  it('takes a detach answered 404 for done: the old attachment was detached by hand', async () => {
+    const detach = action('moved', { kind: 'WorkerDomain', change: 'update', operation: 'detachWorkerDomain', body: undefined, goneIsDone: true, record: { memo: {} } });
+    const plain = action('plain');
+    const h = harness(() => {
+      throw httpError(404);
+    });
+    const result = await h.execute(plan([detach, plain]));
+    expect(result.succeeded.map((s) => s.action.id)).toEqual([detach.id]);
+    expect(result.failed.map((f) => f.action.id)).toEqual([plain.id]);
+    expect(await h.state.get(detach.resource)).toMatchObject({ status: 'applied', memo: {} });
+  });
+
+  it('adopts an object whose create the kind says was refused for existing, and runs what follows', async () => {
+    const create = action('org', { kind: 'AccessOrganization', change: 'create', operation: 'createAccessOrganization', record: { memo: { created: true } } });
+    const put = action('org', { kind: 'AccessOrganization', change: 'write', operation: 'updateAccessOrganization', needs: [create.id] });
+    const existing = (a: Action, error: unknown) =>
+      a.operation === 'createAccessOrganization' && (error as { status?: number }).status === 409 ? 'exists already: adopted' : undefined;
+    const h = harness(
+      (call) => {
+        if (call.op === 'createAccessOrganization') throw httpError(409);
+        return {};
+      },
+      { existing },
+    );
+    const result = await h.execute(plan([create, put]));
+    expect(result.failed).toEqual([]);
+    expect(result.succeeded.map((s) => s.action.id)).toEqual([create.id, put.id]);
+    expect(result.warnings).toEqual([`${create.resource}: exists already: adopted`]);
+    expect((await h.state.snapshot()).intents.size).toBe(0);
+    const other = await harness(
+      () => {
+        throw httpError(409);
+      },
+      { existing },
+    ).execute(plan([action('list', { change: 'create', operation: 'createList' })]));
+    expect(other.failed).toHaveLength(1);
+  });
+});

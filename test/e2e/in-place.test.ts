@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { folderSource } from '../../src/config/source.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { createEngine } from '../../src/engine/index.js';
+import { ORGANIZATION_ADOPTED } from '../../src/kinds/access-organization.js';
 import type { Plan } from '../../src/plan/types.js';
 import { openStateStore } from '../../src/state/index.js';
 import { applyInProcess, planNow } from './converge.js';
@@ -217,6 +218,29 @@ describe('created from nothing', () => {
       ['PUT', 'updateAccessOrganization', 200],
     ]);
     expect(emu.state().organizations).toEqual([expect.objectContaining({ auth_domain: 'example.cloudflareaccess.com', session_duration: '24h' })]);
+    expect((await planNow(ws)).actions).toEqual([]);
+  });
+
+  it('adopts the organization an account has already when the create is refused for it, and writes it by PUT', async () => {
+    const { emu, ws } = await applied();
+    const key = (await planNow(ws)).unchanged.find((k) => k.startsWith('AccessOrganization'))!;
+    const store = await openStateStore({ file: ws.state, owner: 'e2e in-place' });
+    await store.forget(key).finally(() => store.close());
+    editDoc(ws, RESOURCES.AccessOrganization.file, RESOURCES.AccessOrganization.name, (d) => {
+      d.setIn(['metadata', 'create'], true);
+      d.setIn(['spec', 'session_duration'], '12h');
+    });
+    const mark = emu.requests().length;
+    const r = await applyInProcess(ws, emu);
+    expect([r.failed, r.uncertain]).toEqual([[], []]);
+    expect(r.warnings).toEqual([`${key}: ${ORGANIZATION_ADOPTED}`]);
+    const calls = callsSince(emu, mark).filter((c) => c.path.endsWith(`/accounts/${ACCOUNT}/access/organizations`));
+    expect(calls.map((c) => [c.method, c.name, c.status])).toEqual([
+      ['POST', 'createAccessOrganization', 409],
+      ['PUT', 'updateAccessOrganization', 200],
+    ]);
+    expect(emu.state().organizations).toEqual([expect.objectContaining({ session_duration: '12h' })]);
+    expect(await stored(ws, key)).toMatchObject({ status: 'applied' });
     expect((await planNow(ws)).actions).toEqual([]);
   });
 });
