@@ -2,6 +2,7 @@
 // checkout) and the change thresholds, deletes among them: pure, over the Plan; apply refuses and
 // the daemon holds until told or the files change.
 
+import { plural } from '../util/format.js';
 import type { Plan } from './types.js';
 
 /** Resources the plan deletes (prune): each once, however many calls (a namespace's key chunks) it takes. */
@@ -98,7 +99,7 @@ export function thresholdBreaches(plan: Plan, thresholds: Thresholds = {}): stri
       `the plan deletes ${deleted} of the ${inState} resources in state (${percent(deleted, inState)}), over the delete threshold of ${maxDeleteShare}% (--max-delete-share)`,
     );
   }
-  if (deleted > maxDeletes) out.push(`the plan deletes ${deleted} resources, over the limit of ${maxDeletes} (--max-deletes)`);
+  if (deleted > maxDeletes) out.push(`the plan deletes ${plural(deleted, 'resource')}, over the limit of ${maxDeletes} (--max-deletes)`);
   for (const s of plan.shares ?? []) {
     const gone = s.deleted ?? 0;
     if (s.of >= DELETE_FLOORS.kvKeys && gone * 100 > maxDeleteShare * s.of) {

@@ -124,7 +124,7 @@ async function* onePage(keys: Promise<ReadonlyMap<string, string>>): AsyncGenera
 
 /** A kind without a delete: a singleton, the user, a script. */
 export function keptMessage(kind: string): string {
-  return `no longer managed: prune never deletes a ${kind} (it has no delete, or it is the account's own); left as it is, remotely and in state`;
+  return `no longer managed: prune never deletes it (${kind} has no delete, or it is the account's own); left as it is, remotely and in state`;
 }
 
 function unknownObjectMessage(key: string): string {

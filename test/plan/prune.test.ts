@@ -60,7 +60,7 @@ describe('prune', () => {
     expect(plan.forgotten).toEqual([]);
     expect(plan.orphaned.map((o) => [o.resource, o.message])).toEqual([
       [list.key, expect.stringContaining('prune cannot delete it: the state does not know which object it is')],
-      [profile.key, expect.stringContaining('no longer managed: prune never deletes a Profile')],
+      [profile.key, expect.stringContaining('no longer managed: prune never deletes it (Profile has no delete')],
     ]);
   });
 
