@@ -157,6 +157,23 @@ describe('edgesync watch, in-process against the emulator', () => {
     expect((await fetch(`${h.daemon.url}/readyz`)).status).toBe(200);
   });
 
+  it('with --prune, holds a plan over --max-deletes, and deletes what the files dropped once within it', async () => {
+    h = await startHarness({ fixture: 'gateway-creates', daemon: { prune: { prune: true }, thresholds: { maxDeletes: 1 } } });
+    await settled(h, 1);
+    const file = path.join(h.root, 'gateway.yaml');
+    const whole = fs.readFileSync(file, 'utf8');
+    const docs = whole.split('---\n');
+    const without = (...names: string[]) => docs.filter((d) => !names.some((n) => d.includes(`name: ${n}\n`))).join('---\n');
+    const deletes = () => h!.emulator.requests().filter((r) => r.method === 'DELETE');
+    fs.writeFileSync(file, without('list-1', 'list-2'));
+    await waitFor('a held run', () => h!.daemon.status().lastRun?.result === 'held');
+    expect(h.daemon.status().lastRun?.errors[0]).toMatch(/^the plan deletes 2 resources, over the limit of 1 \(--max-deletes\): held until the files change/);
+    expect(deletes()).toEqual([]);
+    fs.writeFileSync(file, without('list-2'));
+    await waitFor('the dropped list deleted', () => deletes().length === 1 && h!.daemon.status().lastRun?.result === 'ok');
+    expect(deletes()[0]!.path).toMatch(/^\/client\/v4\/accounts\/0123456789abcdef0123456789abcdef\/gateway\/lists\/[^/]+$/);
+  });
+
   it('keeps retrying while the interface fails, and converges without a restart once it answers', async () => {
     h = await startHarness();
     await settled(h, 1);

@@ -66,7 +66,7 @@ export async function startHarness(
     fixture?: string;
     debounceMs?: number;
     emulator?: Partial<EmulatorOptions>;
-    daemon?: Pick<DaemonOptions, 'uiToken' | 'allowedHosts' | 'clock' | 'correctDrift' | 'observer' | 'approvals'>;
+    daemon?: Pick<DaemonOptions, 'uiToken' | 'allowedHosts' | 'clock' | 'correctDrift' | 'observer' | 'approvals' | 'prune' | 'thresholds'>;
     timing?: LoopTiming;
   } = {},
 ): Promise<Harness> {

@@ -99,7 +99,10 @@ export async function resourceRows(src: RowSources): Promise<ResourceRow[]> {
     if (row.status === 'orphaned' && !row.todo)
       rows.set(row.key, {
         ...row,
-        todo: { message: 'no document describes it; no delete operation exists: remove it by hand, then forget it', commands: [`edgesync state forget ${shellQuote(row.key)}`] },
+        todo: {
+          message: 'no document describes it: a daemon started with --prune deletes it if its kind has a delete; else remove it by hand, then forget it',
+          commands: [`edgesync state forget ${shellQuote(row.key)}`],
+        },
       });
   }
   await turns.pace();
