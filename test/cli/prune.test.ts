@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apply, callsSince, cli, editDoc, fixtureApplied } from '../e2e/harness.js';
+import { apply, callsSince, cli, editDoc, fixtureApplied, openIntents, sleep, startCli, waitFor } from '../e2e/harness.js';
 import { RESOURCES } from '../e2e/fixture.js';
 
 const LIST = RESOURCES.GatewayList;
@@ -92,6 +92,41 @@ describe('--prune', () => {
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('a prune that deletes everything is refused whatever the flags');
     expect(callsSince(emu, mark)).toEqual([]);
+  });
+
+  it('resumes a delete killed between its intent and its answer: sent again once, nothing created meanwhile', async () => {
+    const { emu, ws } = await fixtureApplied();
+    const doc = fs.readFileSync(ws.file(LIST.file), 'utf8');
+    fs.rmSync(ws.file(LIST.file));
+    // The list is deleted, and its answer never comes back before the kill.
+    emu.setFaults({ operations: { deleteList: { answer: 'late', delayMs: 30_000, afterProcessing: true } } });
+    const killed = startCli(['apply', ...ws.remote(emu), '--prune']);
+    // The intent is journalled before the call; the call is carried out at once, its answer held back.
+    await waitFor('the delete journalled', async () => (await openIntents(ws)) > 0);
+    await sleep(500);
+    killed.child.kill('SIGKILL');
+    await killed.done;
+    emu.setFaults({ operations: null });
+    expect(await openIntents(ws)).toBe(1);
+
+    // Without prune it is uncertain; its document put back creates nothing until it is settled.
+    const off = JSON.parse((await cli(['plan', ...ws.local, '--json'])).stdout);
+    expect(off.uncertain).toEqual([expect.objectContaining({ resource: LIST.key, operation: 'deleteList', delete: true })]);
+    fs.writeFileSync(ws.file(LIST.file), doc);
+    const back = JSON.parse((await cli(['plan', ...ws.local, '--prune', '--json'])).stdout);
+    expect(back.actions).toEqual([]);
+    expect(back.uncertain.map((u: { resource: string }) => u.resource)).toEqual([LIST.key]);
+
+    // Pruning again sends the delete once more, under the same intent: a 404, which is done.
+    fs.rmSync(ws.file(LIST.file));
+    const mark = emu.requests().length;
+    const resumed = await apply(ws, emu, '--prune');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(callsSince(emu, mark).map((c) => [c.method, c.status])).toEqual([['DELETE', 404]]);
+    expect(resumed.stdout).toContain('gone already (404), forgotten from the state');
+    expect(await openIntents(ws)).toBe(0);
+    const after = await cli(['plan', ...ws.local, '--prune']);
+    expect(after.stdout).toMatch(/^No changes\./);
   });
 
   it('checks its numbers', async () => {
