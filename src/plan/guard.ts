@@ -6,7 +6,7 @@ import { plural } from '../util/format.js';
 import type { Plan } from './types.js';
 
 /** Resources the plan deletes (prune): each once, however many calls (a namespace's key chunks) it takes. */
-export function deletedResources(plan: Plan): number {
+function deletedResources(plan: Plan): number {
   const resources = new Set<string>();
   for (const a of plan.actions ?? []) if (a.change === 'delete' && a.record.removed && 'resource' in a.record.removed) resources.add(a.resource);
   return resources.size;

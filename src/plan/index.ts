@@ -8,5 +8,5 @@ export { renderText } from './text.js';
 export { renderJson, planToJson, type MadeFrom, type PlanJson } from './json.js';
 export { configRootOf, madeFrom, readSavedPlan, savedConfigRoot, savedPlanText, SavedPlanError, staleReasons, type SavedPlan } from './saved.js';
 export { planHasChanges, planHasPending, summarize } from './summary.js';
-export { deletedResources, deletesEverything, massOrphaning, thresholdBreaches } from './guard.js';
+export { deletesEverything, massOrphaning, thresholdBreaches } from './guard.js';
 export type * from './types.js';

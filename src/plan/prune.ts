@@ -44,7 +44,7 @@ const lastAt = (source: SourceLocation | undefined): string => (source ? `last d
  * (metadata.id: a remote id) or written by a PUT (a request applied). A row with neither (a first
  * write that failed) names nothing edgesync made.
  */
-export function writtenByUs(applied: AppliedResource): boolean {
+function writtenByUs(applied: AppliedResource): boolean {
   return applied.remoteId !== undefined || applied.request !== undefined;
 }
 
@@ -123,7 +123,7 @@ async function* onePage(keys: Promise<ReadonlyMap<string, string>>): AsyncGenera
 }
 
 /** A kind without a delete: a singleton, the user, a script. */
-export function keptMessage(kind: string): string {
+function keptMessage(kind: string): string {
   return `no longer managed: prune never deletes it (${kind} has no delete, or it is the account's own); left as it is, remotely and in state`;
 }
 

@@ -74,7 +74,7 @@ describe('a blocked change', () => {
     const state = await applied(await load(list('DOMAIN')));
     const dated = list('URL').replace('- value: malware.example.net', '- value: malware.example.net\n      created_at: 2026-01-01T00:00:00Z');
     const plan = await buildPlan(await load(dated), state);
-    expect(plan.blocked.map((b) => [b.fields, b.source.line])).toEqual([
+    expect(plan.blocked.map((b) => [b.fields, b.source?.line])).toEqual([
       [['type'], 10],
       [['items'], 11],
     ]);
