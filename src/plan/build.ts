@@ -219,12 +219,23 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     // A KV resource's step reads its stored keys and the time: made again every plan.
     const kept = memo && !defs[i]!.keyState;
     // Its dropped keys are deleted, unless the document is protected.
-    const prune = defs[i]!.keyState && (pruning.on || self.prune === true) && !isProtected ? { writtenElsewhere: elsewhere(self) } : undefined;
+    const pruneAsked = defs[i]!.keyState && (pruning.on || self.prune === true);
+    const prune = pruneAsked && !isProtected ? { writtenElsewhere: elsewhere(self) } : undefined;
     let step = kept ? memo.step(self, applied, needsFromDeps) : undefined;
     if (!step) {
       const observed = seen.observed?.get(self.key);
       const recreateMissing = seen.recreateMissing || self.recreateMissing === true;
-      step = await stepOf(defs[i]!, self, applied, { state, now, drift, refused, needsFromDeps, ...(observed && { observed }), recreateMissing, ...(prune && { prune }) });
+      step = await stepOf(defs[i]!, self, applied, {
+        state,
+        now,
+        drift,
+        refused,
+        needsFromDeps,
+        ...(observed && { observed }),
+        recreateMissing,
+        ...(prune && { prune }),
+        ...(pruneAsked && isProtected && { keptByProtection: true }),
+      });
       if (kept) memo.keepStep(self, applied, needsFromDeps, step);
     }
     for (const action of step.actions) {

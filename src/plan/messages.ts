@@ -32,10 +32,13 @@ export function uncertainDeleteMessage(key: string): string {
 /** Up to this many keys are spelled out in the command; more go through a file. */
 const INLINE_KEYS = 3;
 
-export function orphanKeysMessage(key: string, keys: readonly string[], total = keys.length): string {
+export function orphanKeysMessage(key: string, keys: readonly string[], total = keys.length, kept = false): string {
   const inline = total <= INLINE_KEYS && keys.every((k) => !k.includes(','));
   const which = inline ? `--kv-keys ${shellQuote(keys.join(','))}` : '--kv-keys-file FILE';
-  return `not deleted, prune is off (\`--prune\`, or metadata.prune: true on the document, deletes them); or remove them by hand, then \`edgesync state forget ${shellQuote(key)} ${which}\``;
+  const why = kept
+    ? 'not deleted, the document is protected (metadata.protect or --protect): prune keeps them'
+    : 'not deleted, prune is off (`--prune`, or metadata.prune: true on the document, deletes them)';
+  return `${why}; or remove them by hand, then \`edgesync state forget ${shellQuote(key)} ${which}\``;
 }
 
 /** Why a resource gets no call: what its dependency needs first. */

@@ -29,6 +29,8 @@ export interface StepInputs {
   readonly recreateMissing?: boolean;
   /** KvPairs: the keys the config dropped are deleted (see PlanContext.prune). @default orphaned */
   readonly prune?: PlanContext['prune'];
+  /** KvPairs: prune was asked for, but the document is protected: its dropped keys are kept, said so. @default false */
+  readonly keptByProtection?: boolean;
 }
 
 /** One resource's part of the plan: what its kind decides, re-sent under drift, placed after its dependencies. */
@@ -36,7 +38,7 @@ export async function stepOf(
   def: KindDefinition,
   self: DesiredResource,
   applied: AppliedResource | undefined,
-  { state, now, drift, refused, needsFromDeps, observed, recreateMissing, prune }: StepInputs,
+  { state, now, drift, refused, needsFromDeps, observed, recreateMissing, prune, keptByProtection }: StepInputs,
 ): Promise<Step> {
   const ref = refOf(self);
   const keys = observed?.seen === 'keys' ? observed.keys : undefined;
@@ -77,7 +79,7 @@ export async function stepOf(
       ...ref,
       keys: decision.orphanedKeys,
       ...(keyCount > decision.orphanedKeys.length && { keyCount }),
-      message: orphanKeysMessage(self.key, decision.orphanedKeys, keyCount),
+      message: orphanKeysMessage(self.key, decision.orphanedKeys, keyCount, keptByProtection === true),
       source: self.source,
     };
   }

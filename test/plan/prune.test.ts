@@ -94,7 +94,7 @@ describe('prune', () => {
     const state = snapshot({ resources: [applied(kv)], kv: { [kv.key]: { a: 'x', gone: 'y' } } });
     const plan = await buildPlan([kv], state, { ...withPrune, prune: true });
     expect(plan.actions.filter((a) => a.change === 'delete')).toEqual([]);
-    expect(plan.orphaned[0]).toMatchObject({ resource: kv.key, keys: ['gone'] });
+    expect(plan.orphaned[0]).toMatchObject({ resource: kv.key, keys: ['gone'], message: expect.stringMatching(/^not deleted, the document is protected/) });
   });
 
   describe('an uncertain delete', () => {
