@@ -36,7 +36,7 @@ export interface FaultSettings {
 }
 
 /** A fault for the next calls of one operation (after authentication, the body parsed). */
-export interface OperationFault {
+interface OperationFault {
   /**
    * What the caller gets: a 500 or 503 answer; `reset`, the connection closed with no answer; or
    * `late`, the call's own answer `delayMs` later (a client with a shorter timeout gives up on it). @default 500

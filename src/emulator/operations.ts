@@ -2,7 +2,7 @@
 // writes beyond them by name (docs/operations.md), for per-operation faults, the request log and validation.
 
 /** The interface's 17, by their place in its list; the names are the ones docs/operations.md gives them. */
-export const NUMBERED_OPERATIONS: Readonly<Record<number, string>> = {
+const NUMBERED_OPERATIONS: Readonly<Record<number, string>> = {
   1: 'putScriptContent',
   2: 'updateAccessOrganization',
   3: 'updateToken',
@@ -23,7 +23,7 @@ export const NUMBERED_OPERATIONS: Readonly<Record<number, string>> = {
 };
 
 /** The provider's writes beyond the 17 ("Beyond the interface" in docs/operations.md): they have a name, no number. */
-export const NAMED_OPERATIONS = [
+const NAMED_OPERATIONS = [
   'patchList',
   'updateLocation',
   'patchProxyEndpoint',
@@ -38,7 +38,7 @@ export const NAMED_OPERATIONS = [
   'deleteToken',
 ] as const;
 
-export type NamedOperation = (typeof NAMED_OPERATIONS)[number];
+type NamedOperation = (typeof NAMED_OPERATIONS)[number];
 
 /** A write as the emulator registers it: one of the 17 by its number, or one beyond them by its name. */
 export type Op = number | NamedOperation;
