@@ -138,7 +138,8 @@ function parseYamlEach(text: string, env: Env, limits: ParseLimits, each: (doc: 
  */
 export async function parseYamlInTurns(text: string, env: Env, limits: ParseLimits, each: (doc: ParsedDocument) => void, turns: TurnClock): Promise<readonly LocatedProblem[]> {
   const stream = documentsOf(text, env, limits);
-  while (!withPlainEnv(() => stream.read(each, () => turns.due()))) await turns.turn();
+  const plain = { ...process.env };
+  while (!withPlainEnv(() => stream.read(each, () => turns.due()), plain)) await turns.turn();
   return stream.errors;
 }
 
