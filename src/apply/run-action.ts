@@ -11,22 +11,12 @@ import { classifyError, connected, describeError, formatDelay, noConnection, ret
 import { backoffDelay, type Backoff } from '../util/backoff.js';
 import { formatBytes, someKeys } from '../util/format.js';
 import { writeJsonOutput } from './files.js';
-import type { ResolvedOptions, TaskQueue } from './options.js';
+import type { ResolvedOptions, Succeeded, TaskQueue } from './options.js';
 import type { Permit, RateLimiter, ServerCount } from './rate.js';
 
 export type ActionReport =
-  | {
-      readonly status: 'succeeded';
-      readonly attempts: number;
-      readonly remoteId?: string;
-      readonly secretFile?: string;
-      readonly outputFile?: string;
-      readonly received?: string;
-      /** A delete answered 404: the object was gone already. */
-      readonly gone?: true;
-      /** A delete took the token's stored secret with it: where it was. */
-      readonly secretRemoved?: string;
-    }
+  // What the run's result says of it (Succeeded), less the action.
+  | ({ readonly status: 'succeeded' } & Omit<Succeeded, 'action'>)
   | { readonly status: 'failed'; readonly attempts: number; readonly error: string; readonly terminal: boolean; readonly secretLost?: string; readonly unreachable?: true }
   | { readonly status: 'uncertain'; readonly attempts: number; readonly error: string; readonly secretLost?: string }
   | { readonly status: 'skipped'; readonly because: string };
