@@ -7,13 +7,13 @@ import type { ApplyResult } from '../../src/apply/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { folderSource } from '../../src/config/source.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { createEngine } from '../../src/engine/index.js';
+import { createEngine, type PlanAsk } from '../../src/engine/index.js';
 import '../../src/kinds/index.js';
 import { buildPlan } from '../../src/plan/index.js';
 import type { Plan } from '../../src/plan/types.js';
 import { sqliteBackend } from '../../src/state/backend.js';
 import { openStateStore } from '../../src/state/index.js';
-import { ACCOUNT, cli, TOKEN, type Workspace } from './harness.js';
+import { ACCOUNT, cli, emulator, TOKEN, workspace, type Workspace } from './harness.js';
 import { NAMESPACE, POST_RESOURCES, ZONE } from './fixture.js';
 
 async function load(ws: Workspace) {
@@ -30,12 +30,44 @@ export async function planNow(ws: Workspace): Promise<Plan> {
 
 /** One apply through the engine in this process: quicker than a child where no process is needed. */
 export async function applyInProcess(ws: Workspace, emu: RunningEmulator): Promise<ApplyResult> {
+  return (await planAndApply(ws, emu)).result;
+}
+
+/** An emulator and a workspace whose fixture was applied once (in process: the setup, not the subject). */
+export async function fixtureAppliedInProcess(): Promise<{ emu: RunningEmulator; ws: Workspace }> {
+  const emu = await emulator();
+  const ws = workspace();
+  const first = await applyInProcess(ws, emu);
+  expect([first.failed, first.uncertain]).toEqual([[], []]);
+  return { emu, ws };
+}
+
+/**
+ * Plans with `ask` (prune, resync…) and applies through the engine in this process; `keep` lets only
+ * some of the plan's actions through, as a run cut after them by a kill would leave it.
+ */
+export async function planAndApply(
+  ws: Workspace,
+  emu: RunningEmulator,
+  { ask, keep }: { readonly ask?: PlanAsk; readonly keep?: (plan: Plan) => Plan['actions'] } = {},
+): Promise<{ plan: Plan; result: ApplyResult }> {
   const resources = await load(ws);
   const store = await openStateStore({ file: ws.state, owner: 'e2e converge' });
   try {
     const client = createClient({ baseUrl: emu.url, token: TOKEN });
     const engine = createEngine({ source: folderSource(ws.root), store, client, secretsDir: ws.secrets, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
-    return await engine.apply(await engine.plan(resources), resources);
+    const plan = await engine.plan(resources, undefined, ask);
+    return { plan, result: await engine.apply(keep ? { ...plan, actions: keep(plan) } : plan, resources) };
+  } finally {
+    await store.close();
+  }
+}
+
+/** What the state records of `key` now (read-only). */
+export async function stored(ws: Workspace, key: string) {
+  const store = await openStateStore({ file: ws.state, readOnly: true });
+  try {
+    return await store.get(key);
   } finally {
     await store.close();
   }

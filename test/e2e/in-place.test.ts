@@ -3,57 +3,20 @@
 
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../src/api/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { folderSource } from '../../src/config/source.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { createEngine } from '../../src/engine/index.js';
 import { ORGANIZATION_ADOPTED } from '../../src/kinds/access-organization.js';
-import type { Plan } from '../../src/plan/types.js';
 import { openStateStore } from '../../src/state/index.js';
-import { applyInProcess, planNow } from './converge.js';
-import { ACCOUNT, callsSince, editDoc, emulator, TOKEN, workspace, type Workspace } from './harness.js';
+import { applyInProcess, fixtureAppliedInProcess, planAndApply, planNow, stored } from './converge.js';
+import { ACCOUNT, callsSince, editDoc, emulator, workspace, type Workspace } from './harness.js';
 import { RESOURCES, ZONE } from './fixture.js';
-
-/** An emulator and a workspace whose fixture was applied once. */
-async function applied() {
-  const emu = await emulator();
-  const ws = workspace();
-  const first = await applyInProcess(ws, emu);
-  expect([first.failed, first.uncertain]).toEqual([[], []]);
-  return { emu, ws };
-}
-
-/** Plans, then applies only the actions `keep` lets through: a run cut after them, as a kill would leave it. */
-async function applyCut(ws: Workspace, emu: RunningEmulator, keep: (plan: Plan) => Plan['actions']) {
-  const loaded = await loadConfig({ root: ws.root, env: {}, ignore: [] });
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  const store = await openStateStore({ file: ws.state, owner: 'e2e in-place' });
-  try {
-    const client = createClient({ baseUrl: emu.url, token: TOKEN });
-    const engine = createEngine({ source: folderSource(ws.root), store, client, secretsDir: ws.secrets, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
-    const plan = await engine.plan(loaded.resources);
-    return await engine.apply({ ...plan, actions: keep(plan) }, loaded.resources);
-  } finally {
-    await store.close();
-  }
-}
-
-async function stored(ws: Workspace, key: string) {
-  const store = await openStateStore({ file: ws.state, readOnly: true });
-  try {
-    return await store.get(key);
-  } finally {
-    await store.close();
-  }
-}
 
 const listItems = (emu: RunningEmulator) => (emu.state().lists[0]!.items as { value: string }[]).map((i) => i.value).sort();
 const list = (ws: Workspace, change: Parameters<typeof editDoc>[3]) => editDoc(ws, RESOURCES.GatewayList.file, RESOURCES.GatewayList.name, change);
 
 describe('changes in place', () => {
   it("changes a list's items by PATCH and its name by PUT, and plans nothing after", async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     const id = String(emu.state().lists[0]!.id);
     list(ws, (d) => {
       d.setIn(['spec', 'name'], 'Bad domains');
@@ -74,7 +37,7 @@ describe('changes in place', () => {
   });
 
   it("still blocks a change of a list's type, and sends nothing for it", async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     list(ws, (d) => d.setIn(['spec', 'type'], 'URL'));
     const plan = await planNow(ws);
     expect(plan.actions).toEqual([]);
@@ -83,12 +46,12 @@ describe('changes in place', () => {
   });
 
   it('sends thousands of item changes in pages, and a run cut between two pages finishes next time, no item lost or doubled', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     const many = Array.from({ length: 2300 }, (_, i) => ({ value: `host-${i}.example.com` }));
     list(ws, (d) => d.setIn(['spec', 'items'], many));
     const mark = emu.requests().length;
     // Cut after the first page: the rest is never sent by this run.
-    const cut = await applyCut(ws, emu, (plan) => plan.actions.slice(0, 1));
+    const { result: cut } = await planAndApply(ws, emu, { keep: (plan) => plan.actions.slice(0, 1) });
     expect(cut.failed).toEqual([]);
     expect(callsSince(emu, mark).map((c) => c.name)).toEqual(['patchList']);
     // The first page removed the two items of the fixture and appended 998.
@@ -111,7 +74,7 @@ describe('changes in place', () => {
   });
 
   it('changes a location by one PUT of the whole location', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     const id = String(emu.state().locations[0]!.id);
     editDoc(ws, RESOURCES.GatewayLocation.file, RESOURCES.GatewayLocation.name, (d) => d.setIn(['spec', 'networks'], ['192.0.2.0/24', '198.51.100.0/24']));
     const mark = emu.requests().length;
@@ -125,7 +88,7 @@ describe('changes in place', () => {
   });
 
   it('moves a domain attachment to another hostname by attaching the new one, then detaching the old one', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     const old = emu.state().domains.map((d) => [d.id, d.hostname]);
     expect(old).toHaveLength(1);
     editDoc(ws, RESOURCES.WorkerDomain.file, RESOURCES.WorkerDomain.name, (d) => d.setIn(['spec', 'hostname'], 'www.example.com'));
@@ -143,7 +106,7 @@ describe('changes in place', () => {
   });
 
   it('changes a proxy endpoint by a PATCH of the changed field alone', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     const id = String(emu.state().proxy_endpoints[0]!.id);
     editDoc(ws, RESOURCES.GatewayProxyEndpoint.file, RESOURCES.GatewayProxyEndpoint.name, (d) => d.setIn(['spec', 'ips'], ['192.0.2.0/25']));
     const mark = emu.requests().length;
@@ -169,7 +132,7 @@ spec:
 
 describe('created from nothing', () => {
   it('creates a route whose document names no id by POST, keeps its id, and updates it by PUT to that id', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     fs.writeFileSync(ws.file('workers/blog-route.yaml'), ROUTE_DOC);
     const key = `WorkerRoute[zone=${ZONE}]/blog-route`;
     const mark = emu.requests().length;
@@ -222,7 +185,7 @@ describe('created from nothing', () => {
   });
 
   it('adopts the organization an account has already when the create is refused for it, and writes it by PUT', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     const key = (await planNow(ws)).unchanged.find((k) => k.startsWith('AccessOrganization'))!;
     const store = await openStateStore({ file: ws.state, owner: 'e2e in-place' });
     await store.forget(key).finally(() => store.close());

@@ -4,20 +4,11 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/index.js';
-import { applyInProcess, expectConverged } from './converge.js';
+import { expectConverged, fixtureAppliedInProcess } from './converge.js';
 import { ACCOUNT, apply, callsSince, cli, editDoc, emulator, workspace, type Workspace } from './harness.js';
 import { KINDS, NAMESPACE, RESOURCES, ROUTE, ZONE } from './fixture.js';
 
 const V4 = '/client/v4';
-
-/** An emulator and a workspace whose fixture was applied once (in process: the setup, not the subject). */
-async function applied() {
-  const emu = await emulator();
-  const ws = workspace();
-  const first = await applyInProcess(ws, emu);
-  expect([first.failed, first.uncertain]).toEqual([[], []]);
-  return { emu, ws };
-}
 
 async function remoteId(ws: Workspace, key: string): Promise<string> {
   const store = await openStateStore({ file: ws.state, readOnly: true });
@@ -60,7 +51,7 @@ describe('apply and plan over every kind', () => {
   });
 
   it('sends nothing on a second apply, and plan --detailed-exitcode exits 0', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     const mark = emu.requests().length;
     const again = await apply(ws, emu);
     expect(again.code, again.stderr).toBe(0);
@@ -71,7 +62,7 @@ describe('apply and plan over every kind', () => {
   });
 
   it('sends exactly the expected call for one changed field of each kind that can change', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     const listId = await remoteId(ws, RESOURCES.GatewayList.key);
     const tokenId = await remoteId(ws, RESOURCES.ApiToken.key);
     fs.writeFileSync(ws.file('workers/src/index.js'), 'export default { fetch: () => new Response("v2") };\n');
@@ -126,7 +117,7 @@ describe('apply and plan over every kind', () => {
   });
 
   it('reports a removed document of every kind as orphaned, sends nothing for it, and state forget clears it', async () => {
-    const { emu, ws } = await applied();
+    const { emu, ws } = await fixtureAppliedInProcess();
     for (const kind of KINDS) fs.rmSync(ws.file(RESOURCES[kind].file));
     // One new document with nothing to send, so the root is not empty.
     fs.writeFileSync(ws.file('keep.yaml'), 'apiVersion: edgesync/v1\nkind: UserProfile\nmetadata:\n  name: other\nspec: {}\n');

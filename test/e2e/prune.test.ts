@@ -3,41 +3,13 @@
 
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../src/api/index.js';
-import type { ApplyResult } from '../../src/apply/index.js';
-import { loadConfig } from '../../src/config/index.js';
-import { folderSource } from '../../src/config/source.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { createEngine } from '../../src/engine/index.js';
-import type { Plan } from '../../src/plan/types.js';
-import { openStateStore } from '../../src/state/index.js';
-import { applyInProcess, planNow } from './converge.js';
-import { ACCOUNT, callsSince, editDoc, emulator, TOKEN, workspace, type Workspace } from './harness.js';
+import { applyInProcess, planAndApply, planNow, stored } from './converge.js';
+import { ACCOUNT, callsSince, editDoc, emulator, workspace, type Workspace } from './harness.js';
 import { NAMESPACE, RESOURCES, type KindName } from './fixture.js';
 
-/** A plan and an apply with --prune through the engine, as `edgesync apply --prune` runs them. */
-async function applyPruning(ws: Workspace, emu: RunningEmulator): Promise<{ plan: Plan; result: ApplyResult }> {
-  const loaded = await loadConfig({ root: ws.root, env: {}, ignore: [] });
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  const store = await openStateStore({ file: ws.state, owner: 'e2e prune' });
-  try {
-    const client = createClient({ baseUrl: emu.url, token: TOKEN });
-    const engine = createEngine({ source: folderSource(ws.root), store, client, secretsDir: ws.secrets, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
-    const plan = await engine.plan(loaded.resources, undefined, { prune: true });
-    return { plan, result: await engine.apply(plan, loaded.resources) };
-  } finally {
-    await store.close();
-  }
-}
-
-async function stored(ws: Workspace, key: string) {
-  const store = await openStateStore({ file: ws.state, readOnly: true });
-  try {
-    return await store.get(key);
-  } finally {
-    await store.close();
-  }
-}
+/** As `edgesync apply --prune`. */
+const PRUNE = { ask: { prune: true } } as const;
 
 const drop = (ws: Workspace, kind: KindName) => fs.rmSync(ws.file(RESOURCES[kind].file));
 
@@ -58,7 +30,7 @@ describe('prune, end to end', () => {
     const others = Object.fromEntries(Object.entries(emu.state()).map(([k, v]) => [k, Array.isArray(v) ? v.length : v]));
     drop(ws, kind);
     const mark = emu.requests().length;
-    const { plan, result } = await applyPruning(ws, emu);
+    const { plan, result } = await planAndApply(ws, emu, PRUNE);
     expect(plan.actions.map((a) => [a.resource, a.change])).toEqual([[RESOURCES[kind].key, 'delete']]);
     expect([result.failed, result.uncertain]).toEqual([[], []]);
     expect(callsSince(emu, mark).map((c) => [c.method, c.name, c.status])).toEqual([[method, operation, 200]]);
@@ -83,7 +55,7 @@ describe('prune, end to end', () => {
     const unpruned = await planNow(ws);
     expect(unpruned.actions.filter((a) => a.change === 'delete')).toEqual([]);
     const mark = emu.requests().length;
-    const { result } = await applyPruning(ws, emu);
+    const { result } = await planAndApply(ws, emu, PRUNE);
     expect([result.failed, result.uncertain]).toEqual([[], []]);
     const calls = callsSince(emu, mark);
     expect(calls.map((c) => [c.method, c.name, c.status])).toEqual([['POST', 'deleteKvBulk', 200]]);
@@ -97,7 +69,7 @@ describe('prune, end to end', () => {
     await applyInProcess(ws, emu);
     drop(ws, 'GatewayLogging');
     const mark = emu.requests().length;
-    const { plan } = await applyPruning(ws, emu);
+    const { plan } = await planAndApply(ws, emu, PRUNE);
     expect(plan.actions).toEqual([]);
     expect(plan.orphaned.map((o) => [o.resource, o.message])).toEqual([[RESOURCES.GatewayLogging.key, expect.stringMatching(/no longer managed/)]]);
     expect(callsSince(emu, mark)).toEqual([]);
