@@ -12,6 +12,7 @@ import { statements } from './sql.js';
 import { SqlStateStore } from './store.js';
 import { SqliteDatabase } from './sqlite-db.js';
 import { checkpointInThread, type Checkpoints } from './checkpoint.js';
+import { walSyncOf } from './wal-sync.js';
 
 export { StateFileError } from './file.js';
 export { StateLockedError } from './lock.js';
@@ -117,13 +118,17 @@ async function openWritable(o: Resolved): Promise<SqlStateStore> {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     checkOwnDatabase(tableNames(db), schemaVersion(db), shown);
     db.pragma('journal_mode = WAL');
-    // FULL: WAL is synced on every commit, so a write that returned survives power loss, not only a crash.
+    // FULL while opening: the migration's commits are synced as they are made.
     db.pragma('synchronous = FULL');
     migrate(db, shown);
+    // Then a write that returned survives power loss as before, but its WAL is synced by libuv's pool
+    // (walSyncOf), not in COMMIT on this thread: a daemon's main thread answers health checks meanwhile.
+    db.pragma('synchronous = NORMAL');
+    const wal = walSyncOf(file);
     const opened = identityOf(file);
     const held = lock;
     let checkpoints: Checkpoints | undefined;
-    const wrapped = new SqliteDatabase(db);
+    const wrapped = new SqliteDatabase(db, wal.sync);
     const store = new SqlStateStore({
       db: wrapped,
       sql: statements(wrapped),
@@ -133,6 +138,7 @@ async function openWritable(o: Resolved): Promise<SqlStateStore> {
       onClose: async () => {
         try {
           await checkpoints?.stop();
+          await wal.close();
         } finally {
           held?.release();
         }

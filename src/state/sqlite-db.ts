@@ -3,6 +3,7 @@
 
 import type { Database } from './driver.js';
 import { Serial, type SqlDatabase, type SqlStatement } from './sql-db.js';
+import type { Durable } from './wal-sync.js';
 
 /** A better-sqlite3 statement, as the store binds it: parameters as given. */
 interface Native {
@@ -14,10 +15,15 @@ interface Native {
 }
 
 class SqliteStatement implements SqlStatement {
-  constructor(private readonly native: Native) {}
+  constructor(
+    private readonly native: Native,
+    private readonly db: SqliteDatabase,
+  ) {}
 
   run(...params: unknown[]): Promise<{ changes: number; lastInsertRowid: number | bigint }> {
-    return settled(() => this.native.run(...params));
+    const out = settled(() => this.native.run(...params));
+    // Outside a transaction the statement was its own commit.
+    return this.db.durable && !this.db.native.inTransaction ? out.then(durably(this.db.durable)) : out;
   }
 
   get(...params: unknown[]): Promise<unknown> {
@@ -48,16 +54,36 @@ function settled<T>(work: () => T): Promise<T> {
   }
 }
 
+/** A commit's value once `durable` says it is on disk. */
+const durably =
+  <T>(durable: Durable) =>
+  async (out: T): Promise<T> => {
+    await durable();
+    return out;
+  };
+
 export class SqliteDatabase implements SqlDatabase {
   private readonly serial = new Serial();
 
-  constructor(readonly native: Database) {}
+  /**
+   * `durable`: where COMMIT does not sync (synchronous = NORMAL), what makes the commits so far survive
+   * power loss; a write resolves only after it, and the next transaction need not wait for it.
+   */
+  constructor(
+    readonly native: Database,
+    readonly durable?: Durable,
+  ) {}
 
   prepare(sql: string): SqliteStatement {
-    return new SqliteStatement(this.native.prepare(sql) as unknown as Native);
+    return new SqliteStatement(this.native.prepare(sql) as unknown as Native, this);
   }
 
   transaction<T>(fn: () => Promise<T>, mode: 'read' | 'write'): Promise<T> {
+    const done = this.committed(fn, mode);
+    return mode === 'write' && this.durable ? done.then(durably(this.durable)) : done;
+  }
+
+  private committed<T>(fn: () => Promise<T>, mode: 'read' | 'write'): Promise<T> {
     return this.serial.run(async () => {
       this.native.exec(mode === 'write' ? 'BEGIN IMMEDIATE' : 'BEGIN');
       try {
