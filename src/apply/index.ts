@@ -52,7 +52,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     },
     async execute(plan) {
       await clearSettled(plan, resolved.state, resolved.logger, clock);
-      const schedule = new Schedule(plan);
+      const schedule = await Schedule.of(plan);
       const settled = schedule.reports;
       const startedAt = new Map<string, number>();
       const tally = { requests: 0, warnings: [] as string[] };

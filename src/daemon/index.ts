@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { warmTransport } from '../api/transport.js';
 import { warmSchemas, type LoadResult } from '../config/index.js';
 import { getKind } from '../kinds/registry.js';
 import type { Approvals } from '../state/approvals.js';
@@ -160,8 +161,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const leadership = leadershipOf(options);
   const { logger, metrics } = options;
   const clock = options.clock ?? systemClock;
-  let outputs: string[] = [];
-  const own = [...(options.ownPaths ?? [])];
+  const own = (options.ownPaths ?? []).map((p) => path.resolve(p));
+  // What the watcher ignores, looked up at each of its events: edgesync's own paths and the run outputs.
+  let ignored: ReadonlySet<string> = new Set(own);
   const outputsDir = path.resolve(options.outputsDir ?? root);
 
   // One approval releases every reason a plan waits for a person: the thresholds and a drift correction.
@@ -188,7 +190,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     metrics.observer,
     {
       onConfig: (loaded: LoadResult) => {
-        if (loaded.ok) outputs = writtenFiles(loaded, outputsDir);
+        if (loaded.ok) ignored = new Set([...own, ...writtenFiles(loaded, outputsDir)]);
       },
     },
     options.observer ?? {},
@@ -265,7 +267,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   options.routes?.(app);
   // Before listening: the first compile loads ajv's own modules in one piece (half a second on a busy
   // machine), which no answer should wait for; each kind's schema is compiled in a turn of its own.
+  // The first call's modules, likewise.
   await warmSchemas();
+  await warmTransport();
   // From before the first run: a load or plan that holds the loop shows in the histogram as it happens.
   const unwatchLoop = metrics.watchEventLoop();
   try {
@@ -311,7 +315,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         logger.debug({ file }, 'changed');
         loop?.changed([file]);
       },
-      ignored: () => [...own, ...outputs],
+      ignored: () => ignored,
       onError: (err) => logger.warn({ err: String(err) }, 'watcher error'),
       // Gone: the next load fails, so the daemon says why it is not ready and keeps the last good config.
       onGone: () => {

@@ -15,8 +15,8 @@ export interface WatchRequest {
   readonly root: string;
   /** Called with the absolute path of every add, change or removal that is not ignored. */
   readonly onChange: (file: string) => void;
-  /** Extra absolute paths (and everything under them) to ignore; read on every event. */
-  readonly ignored: () => Iterable<string>;
+  /** Extra absolute paths, resolved (and everything under them), to ignore; read on every event. */
+  readonly ignored: () => ReadonlySet<string>;
   readonly onError?: (err: unknown) => void;
 }
 
@@ -26,10 +26,19 @@ export type WatchFactory = (request: WatchRequest) => ChangeSource;
 /** Editor swap, backup and lock files, and vim's write test file `4913`. */
 const TEMP_FILE = /(\.swp|\.swx|\.swo|~|\.tmp)$|^\.#|^4913$/;
 
-/** Whether `file` is never config: a dot-segment or a temp file below the root, or under an ignored path. */
-export function isIgnoredPath(root: string, file: string, ignored: Iterable<string>): boolean {
+/**
+ * Whether `file` is never config: a dot-segment or a temp file below the root, or under an ignored path.
+ * The ignored paths are looked up for the file and each folder above it, not each compared (chokidar
+ * asks several times for every file it meets, and a config writes thousands of outputs).
+ */
+export function isIgnoredPath(root: string, file: string, ignored: ReadonlySet<string>): boolean {
   const abs = path.resolve(file);
-  for (const p of ignored) if (isInside(p, abs)) return true;
+  if (ignored.size > 0) {
+    for (let at = abs, up = path.dirname(at); ; at = up, up = path.dirname(at)) {
+      if (ignored.has(at)) return true;
+      if (up === at) break;
+    }
+  }
   const rel = path.relative(root, abs);
   if (rel === '' || !isInside(root, abs)) return false;
   const parts = rel.split(path.sep);

@@ -20,11 +20,11 @@ describe('which changes under the config root count', () => {
     ['node_modules/x/index.js', true],
     ['.edgesync/state.db-wal', true],
   ])('%s is ignored: %s', (rel, ignored) => {
-    expect(isIgnoredPath(root, path.join(root, rel), [])).toBe(ignored);
+    expect(isIgnoredPath(root, path.join(root, rel), new Set())).toBe(ignored);
   });
 
   it('ignores the state, the secrets and AI outputs given as paths, and everything under them', () => {
-    const own = [path.join(root, 'state'), path.join(root, 'secrets'), path.join(root, 'ai/summary.json')];
+    const own = new Set([path.join(root, 'state'), path.join(root, 'secrets'), path.join(root, 'ai/summary.json')]);
     expect(isIgnoredPath(root, path.join(root, 'state/state.db'), own)).toBe(true);
     expect(isIgnoredPath(root, path.join(root, 'secrets/ci-deploy'), own)).toBe(true);
     expect(isIgnoredPath(root, path.join(root, 'ai/summary.json'), own)).toBe(true);
@@ -33,7 +33,7 @@ describe('which changes under the config root count', () => {
   });
 
   it('does not ignore the root itself, whatever its own name', () => {
-    expect(isIgnoredPath('/srv/.config', '/srv/.config', [])).toBe(false);
-    expect(isIgnoredPath('/srv/.config', '/srv/.config/a.yaml', [])).toBe(false);
+    expect(isIgnoredPath('/srv/.config', '/srv/.config', new Set())).toBe(false);
+    expect(isIgnoredPath('/srv/.config', '/srv/.config/a.yaml', new Set())).toBe(false);
   });
 });
