@@ -48,7 +48,8 @@ type StatementName =
   | 'statusCounts'
   | 'uncertainStatuses'
   | 'resourcePage'
-  | 'resourceCount';
+  | 'resourceCount'
+  | 'resourceTotal';
 
 /** The id a resource's KV keys are stored under (./schema.ts, version 9): NULL, matching no key, when it has none. */
 const RID = '(SELECT id FROM kv_resources WHERE resource = ?)';
@@ -247,6 +248,8 @@ export function statements(db: SqlDatabase): StoreStatements {
       `SELECT key, kind, name, scope, ${LISTED_STATUS} AS status, remote_id, applied_at, last_error FROM resources r WHERE ${LISTED_WHERE} ORDER BY key LIMIT @limit OFFSET @offset`,
     ),
     resourceCount: p(`SELECT count(*) FROM resources r WHERE ${LISTED_WHERE}`).pluck(true),
+    // Unfiltered, the count is the table's own: no row read (the page's default view, asked while a run writes).
+    resourceTotal: p('SELECT count(*) FROM resources').pluck(true),
     uncertainOpenIntents: p(`UPDATE resources SET status = 'uncertain',
         last_error = (SELECT error FROM intents i WHERE i.resource = resources.key ORDER BY id LIMIT 1)
       WHERE key IN (SELECT resource FROM intents)`),

@@ -340,7 +340,8 @@ export class SqlStateStore implements StateAdmin {
     const key = JSON.stringify([params.kind, params.status, params.q]);
     let count = kept.get(key);
     if (count === undefined) {
-      count = Number(await this.sql.resourceCount.get(params));
+      const unfiltered = params.kind === null && params.status === null && params.q === null;
+      count = Number(await (unfiltered ? this.sql.resourceTotal.get() : this.sql.resourceCount.get(params)));
       if (kept.size < KEPT_PAGE_COUNTS) kept.set(key, count);
     }
     return count;

@@ -109,6 +109,7 @@ export function pgStatements(db: SqlDatabase): StoreStatements {
       `SELECT key, kind, name, scope, ${LISTED_STATUS} AS status, remote_id, applied_at, last_error FROM resources r WHERE r.workspace = :ws AND ${LISTED_WHERE} ORDER BY key LIMIT @limit OFFSET @offset`,
     ),
     resourceCount: p(`SELECT count(*)::int FROM resources r WHERE r.workspace = :ws AND ${LISTED_WHERE}`).pluck(true),
+    resourceTotal: p('SELECT count(*)::int FROM resources WHERE workspace = :ws').pluck(true),
     // Changes: 1 when the key was there (the count's update is the statement's last part).
     deleteKv: p(`WITH r AS ${RID}, gone AS (DELETE FROM kv_keys WHERE rid = (SELECT id FROM r) AND key = ? RETURNING 1)
       UPDATE kv_resources SET key_count = key_count - (SELECT count(*) FROM gone) WHERE id = (SELECT id FROM r) AND EXISTS (SELECT 1 FROM gone)`),
