@@ -2,6 +2,7 @@
 // Built once per plan, so a ref costs what it matches, never a pass over every resource.
 
 import type { DependencyRef, DesiredResource } from '../kinds/kind.js';
+import type { TurnClock } from '../util/turn.js';
 
 const NONE: readonly number[] = [];
 
@@ -17,14 +18,26 @@ export class ResourceIndex {
    */
   private readonly byShape = new Map<string, Map<string, number[]>>();
 
-  constructor(desired: readonly DesiredResource[]) {
+  constructor(desired: readonly DesiredResource[], fill = true) {
     this.desired = desired;
-    desired.forEach((d, i) => {
-      this.byKey.set(d.key, i);
-      const ofKind = this.byKind.get(d.kind);
-      if (ofKind) ofKind.push(i);
-      else this.byKind.set(d.kind, [i]);
-    });
+    if (fill) desired.forEach((d, i) => this.add(d, i));
+  }
+
+  /** As the constructor, with turns of the event loop between stretches of `turns`' length. */
+  static async inTurns(desired: readonly DesiredResource[], turns: TurnClock): Promise<ResourceIndex> {
+    const index = new ResourceIndex(desired, false);
+    for (let i = 0; i < desired.length; i++) {
+      index.add(desired[i]!, i);
+      if ((i & 255) === 255) await turns.pace();
+    }
+    return index;
+  }
+
+  private add(d: DesiredResource, i: number): void {
+    this.byKey.set(d.key, i);
+    const ofKind = this.byKind.get(d.kind);
+    if (ofKind) ofKind.push(i);
+    else this.byKind.set(d.kind, [i]);
   }
 
   /** The resource of this identity key. */

@@ -24,14 +24,25 @@ export function at(resource: DesiredResource): string {
  * problems. O(resources + edges): every reference resolves through one index of the model.
  */
 export function dependencyGraph(desired: readonly DesiredResource[], defs: readonly KindDefinition[], problems: string[]): (readonly number[])[] {
-  const depsOf = graphOf(desired, defs, problems);
+  const byKindName = new Map<string, number[]>();
+  desired.forEach((d, i) => addName(byKindName, d, i));
+  const depsOf = graphOf(desired, defs, problems, new ResourceIndex(desired), byKindName);
   return desired.map((_, i) => depsOf(i));
 }
 
-/** As dependencyGraph, the event loop running between resources every few milliseconds: 20,000 take a tenth of a second. */
+/**
+ * As dependencyGraph, the event loop running between stretches of a few milliseconds, the indexes
+ * included: 20,000 resources take a tenth of a second, their indexes alone held it for some 30 ms.
+ */
 export async function dependencyGraphInTurns(desired: readonly DesiredResource[], defs: readonly KindDefinition[], problems: string[]): Promise<(readonly number[])[]> {
-  const depsOf = graphOf(desired, defs, problems);
   const turns = new TurnClock();
+  const index = await ResourceIndex.inTurns(desired, turns);
+  const byKindName = new Map<string, number[]>();
+  for (let i = 0; i < desired.length; i++) {
+    addName(byKindName, desired[i]!, i);
+    if ((i & 255) === 255) await turns.pace();
+  }
+  const depsOf = graphOf(desired, defs, problems, index, byKindName);
   const out: (readonly number[])[] = [];
   for (let i = 0; i < desired.length; i++) {
     if (turns.due()) await turns.turn();
@@ -40,16 +51,22 @@ export async function dependencyGraphInTurns(desired: readonly DesiredResource[]
   return out;
 }
 
-/** The dependencies of the resource at an index, through one index of the model built here. */
-function graphOf(desired: readonly DesiredResource[], defs: readonly KindDefinition[], problems: string[]): (i: number) => readonly number[] {
-  const index = new ResourceIndex(desired);
-  const byKindName = new Map<string, number[]>();
-  desired.forEach((d, i) => {
-    const ref = `${d.kind}/${d.name}`;
-    const named = byKindName.get(ref);
-    if (named) named.push(i);
-    else byKindName.set(ref, [i]);
-  });
+/** `kind/name` → the resources of that kind and name, as a `dependsOn` entry names them. */
+function addName(byKindName: Map<string, number[]>, d: DesiredResource, i: number): void {
+  const ref = `${d.kind}/${d.name}`;
+  const named = byKindName.get(ref);
+  if (named) named.push(i);
+  else byKindName.set(ref, [i]);
+}
+
+/** The dependencies of the resource at an index, through the indexes of the model. */
+function graphOf(
+  desired: readonly DesiredResource[],
+  defs: readonly KindDefinition[],
+  problems: string[],
+  index: ResourceIndex,
+  byKindName: ReadonlyMap<string, number[]>,
+): (i: number) => readonly number[] {
   return (i) => {
     const self = desired[i]!;
     const named = defs[i]!.dependencies?.(self);
