@@ -1,6 +1,8 @@
 // The daemon: the reconcile loop, the watcher on the config root and the HTTP endpoint, started
 // together and stopped in order (no new calls, calls in flight finish, watcher and server closed).
 
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -25,6 +27,7 @@ import { deletesEverything, massOrphaning, thresholdBreaches, type Thresholds } 
 import type { Plan } from '../plan/types.js';
 import { watchRootThroughRemoval } from './root-watch.js';
 import { chokidarWatcher, type ChangeSource, type WatchFactory } from './watcher.js';
+import { connectionAccepted, connectionHeard } from '../util/turn.js';
 
 export { createMetrics } from './metrics.js';
 export { chokidarWatcher } from './watcher.js';
@@ -272,6 +275,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   await warmTransport();
   // From before the first run: a load or plan that holds the loop shows in the histogram as it happens.
   const unwatchLoop = metrics.watchEventLoop();
+  // Long work lets the loop accept and read a connection before it goes on (src/util/turn.ts).
+  app.server.on('connection', (socket: Socket) => {
+    connectionAccepted(socket);
+    socket.once('close', () => connectionHeard(socket));
+  });
+  app.server.on('request', (req: IncomingMessage) => connectionHeard(req.socket));
   try {
     await app.listen({ host: listen.host, port: listen.port });
   } catch (err) {

@@ -7,8 +7,44 @@ let releasing = false;
 
 function releaseOne(): void {
   releasing = false;
+  if (answering()) {
+    releaseNext();
+    return;
+  }
+  held = 0;
   waiting.shift()?.();
   if (waiting.length) releaseNext();
+}
+
+/**
+ * Connections accepted whose first request has not been read yet, with when. Node accepts one
+ * connection per pass of the event loop: five probes arriving together waited for five stretches of
+ * work. While one is here, passes go by without resuming work, so the loop accepts and reads them.
+ */
+const fresh = new Map<object, number>();
+/** A connection silent for this long no longer holds work back (a client that never sends). */
+const FRESH_MS = 50;
+/** Passes without work in a row, at most: work goes on whatever connects. */
+const MAX_HELD = 64;
+let held = 0;
+
+function answering(): boolean {
+  if (fresh.size === 0 || held >= MAX_HELD) return false;
+  const now = performance.now();
+  for (const [socket, at] of fresh) if (now - at > FRESH_MS) fresh.delete(socket);
+  if (fresh.size === 0) return false;
+  held++;
+  return true;
+}
+
+/** An endpoint's connection accepted: work waits for its request to be read (see `fresh`). */
+export function connectionAccepted(socket: object): void {
+  fresh.set(socket, performance.now());
+}
+
+/** Its first request read, or the connection closed. */
+export function connectionHeard(socket: object): void {
+  fresh.delete(socket);
 }
 
 function releaseNext(): void {

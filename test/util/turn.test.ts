@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TurnClock, TurnCounter, turn } from '../../src/util/turn.js';
+import { connectionAccepted, connectionHeard, TurnClock, TurnCounter, turn } from '../../src/util/turn.js';
 import { passesDuring } from '../helpers/loop-passes.js';
 
 /** Holds the thread for `ms`, as a costly item does. */
@@ -49,5 +49,40 @@ describe('a long loop’s turns', () => {
     await turns.pace();
     hold(15);
     expect(turns.due()).toBe(true);
+  });
+});
+
+describe('work giving turns while an endpoint is asked', () => {
+  const passes = async (n: number) => {
+    for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  it('waits, passes going by, until an accepted connection has been read, then goes on', async () => {
+    const socket = {};
+    connectionAccepted(socket);
+    let resumed = false;
+    const work = turn().then(() => (resumed = true));
+    await passes(10);
+    expect(resumed).toBe(false);
+    connectionHeard(socket);
+    await work;
+    expect(resumed).toBe(true);
+  });
+
+  it('goes on after a bounded number of passes when a connection never sends', async () => {
+    const silent = {};
+    connectionAccepted(silent);
+    try {
+      const { passes: during } = await passesDuring(() => turn());
+      expect(during).toBeGreaterThan(10);
+      expect(during).toBeLessThan(200);
+    } finally {
+      connectionHeard(silent);
+    }
+  });
+
+  it('is not held by connections that are not there', async () => {
+    const { passes: during } = await passesDuring(() => turn());
+    expect(during).toBeLessThan(5);
   });
 });
