@@ -106,6 +106,7 @@ async function openWritable(o: Resolved): Promise<SqlStateStore> {
   const file = realStatePath(o.file);
   let lock: HeldLock | undefined;
   let db: Database | undefined;
+  let listing: SqliteDatabase | undefined;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const existed = fs.existsSync(file) || isDanglingLink(file);
@@ -129,9 +130,11 @@ async function openWritable(o: Resolved): Promise<SqlStateStore> {
     const held = lock;
     let checkpoints: Checkpoints | undefined;
     const wrapped = new SqliteDatabase(db, wal.sync);
+    listing = listingConnection(file);
     const store = new SqlStateStore({
       db: wrapped,
       sql: statements(wrapped),
+      listing: { db: listing, sql: statements(listing) },
       clock: o.clock,
       kvPageSize: o.kvPageSize,
       readOnly: false,
@@ -151,10 +154,19 @@ async function openWritable(o: Resolved): Promise<SqlStateStore> {
     if (o.checkpointInThread) checkpoints = checkpointInThread(db, file);
     return store;
   } catch (err) {
+    if (listing?.native.open) listing.native.close();
     if (db?.open) db.close();
     lock?.release();
     throw describeStateError(err, shown, 'open');
   }
+}
+
+/** A connection that only reads (WAL: it sees the last commit while another connection writes). */
+function listingConnection(file: string): SqliteDatabase {
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma('query_only = ON');
+  return new SqliteDatabase(db);
 }
 
 function isDanglingLink(file: string): boolean {

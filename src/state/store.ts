@@ -53,6 +53,13 @@ export interface StoreParts {
   readonly shown: string;
   /** Throws when the file is no longer the one opened (deleted or replaced): checked before each write and snapshot. */
   readonly verify: () => void;
+  /**
+   * A second connection for the endpoints' listings (a page of resources, the status counts, the runs):
+   * it reads the last commit, never waiting behind a write transaction that spans turns of the event
+   * loop (a KV chunk's keys, a thousand to a statement). Closed with the store, before `db`.
+   * @default the listings read through `db`
+   */
+  readonly listing?: { readonly db: SqlDatabase; readonly sql: StoreStatements };
 }
 
 /** A write by a lock holder that was taken over: refused, so two holders never both write. */
@@ -70,6 +77,7 @@ export class SqlStateStore implements StateAdmin {
   private readonly verifyFile: () => void;
   private closed = false;
   private readonly sql: StoreStatements;
+  private readonly listing: StoreParts['listing'];
   /** The rows as the last snapshot read them: the daemon's next snapshot reads only what was written since. */
   private readonly cache = new ResourceCache();
   /** The listing's counts by filters, and the revision they were counted at. */
@@ -87,6 +95,7 @@ export class SqlStateStore implements StateAdmin {
       kvPageSize: this.kvPageSize,
       shown: this.shown,
       verify: this.verifyFile,
+      listing: this.listing,
     } = parts);
   }
 
@@ -321,9 +330,9 @@ export class SqlStateStore implements StateAdmin {
 
   resourcePage(query: ResourceQuery): Promise<ResourcePage> {
     const params = { kind: query.kind ?? null, status: query.status ?? null, q: query.q?.toLowerCase() ?? null };
-    return this.read(async () => {
-      const rows = (await this.sql.resourcePage.all({ ...params, limit: query.limit, offset: query.offset })) as ResourceRow[];
-      const count = await this.matching(params);
+    return this.listingRead(async (sql) => {
+      const rows = (await sql.resourcePage.all({ ...params, limit: query.limit, offset: query.offset })) as ResourceRow[];
+      const count = await this.matching(sql, params);
       // Only what a listing shows is read: no request, memo or source to parse.
       return { count, resources: rows.map((row) => toResource({ ...row, request: null, memo: null, source: null, credential: null } as ResourceRow, false)) };
     });
@@ -333,15 +342,15 @@ export class SqlStateStore implements StateAdmin {
    * How many resources match a listing's filters, in the caller's transaction: counted once per
    * revision and filters (the status page asks for the same page many times a second).
    */
-  private async matching(params: { kind: string | null; status: string | null; q: string | null }): Promise<number> {
-    const [lineage, serial] = (await this.sql.revision.get()) as [string, number];
+  private async matching(sql: StoreStatements, params: { kind: string | null; status: string | null; q: string | null }): Promise<number> {
+    const [lineage, serial] = (await sql.revision.get()) as [string, number];
     if (this.pageCounts?.lineage !== lineage || this.pageCounts.serial !== Number(serial)) this.pageCounts = { lineage, serial: Number(serial), counts: new Map() };
     const kept = this.pageCounts.counts;
     const key = JSON.stringify([params.kind, params.status, params.q]);
     let count = kept.get(key);
     if (count === undefined) {
       const unfiltered = params.kind === null && params.status === null && params.q === null;
-      count = Number(await (unfiltered ? this.sql.resourceTotal.get() : this.sql.resourceCount.get(params)));
+      count = Number(await (unfiltered ? sql.resourceTotal.get() : sql.resourceCount.get(params)));
       if (kept.size < KEPT_PAGE_COUNTS) kept.set(key, count);
     }
     return count;
@@ -352,12 +361,12 @@ export class SqlStateStore implements StateAdmin {
    * uncertain; kept while the state's revision stays (asked at every /metrics scrape).
    */
   statusCounts(): Promise<ReadonlyMap<ResourceStatus, number>> {
-    return this.read(async () => {
-      const [lineage, serial] = (await this.sql.revision.get()) as [string, number];
+    return this.listingRead(async (sql) => {
+      const [lineage, serial] = (await sql.revision.get()) as [string, number];
       const kept = this.counts;
       if (kept && kept.lineage === lineage && kept.serial === Number(serial)) return kept.counts;
-      const counts = new Map(((await this.sql.statusCounts.all()) as [ResourceStatus, number][]).map(([s, n]) => [s, Number(n)]));
-      for (const status of (await this.sql.uncertainStatuses.all()) as ResourceStatus[]) {
+      const counts = new Map(((await sql.statusCounts.all()) as [ResourceStatus, number][]).map(([s, n]) => [s, Number(n)]));
+      for (const status of (await sql.uncertainStatuses.all()) as ResourceStatus[]) {
         if (status === 'uncertain') continue;
         const left = counts.get(status)! - 1;
         if (left) counts.set(status, left);
@@ -371,7 +380,7 @@ export class SqlStateStore implements StateAdmin {
 
   /** The newest runs first. */
   runs(limit = KEPT_RUNS): Promise<RunRecord[]> {
-    return this.read(async () => ((await this.sql.recentRuns.all(limit)) as RunRow[]).map(toRun));
+    return this.listingRead(async (sql) => ((await sql.recentRuns.all(limit)) as RunRow[]).map(toRun));
   }
 
   kvKeyCount(resource: string): Promise<number> {
@@ -407,6 +416,7 @@ export class SqlStateStore implements StateAdmin {
     if (this.closed) return;
     this.closed = true;
     try {
+      await this.listing?.db.close();
       await this.db.close();
     } finally {
       await this.onClose();
@@ -422,6 +432,12 @@ export class SqlStateStore implements StateAdmin {
   /** `fn` in one read transaction: one consistent view. */
   private read<T>(fn: () => Promise<T>): Promise<T> {
     return this.db.transaction(fn, 'read');
+  }
+
+  /** A listing's read, through the listing connection when there is one. */
+  private listingRead<T>(fn: (sql: StoreStatements) => Promise<T>): Promise<T> {
+    const listing = this.listing;
+    return listing ? listing.db.transaction(() => fn(listing.sql), 'read') : this.read(() => fn(this.sql));
   }
 
   /** `fn` in one transaction; `counted`: the serial moves (a saved plan made before is stale). */

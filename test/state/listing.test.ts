@@ -37,3 +37,29 @@ describe.each(BACKENDS)('the listing of the $name state', (backend) => {
     }
   });
 });
+
+describe('the listing of a SQLite state while a write is under way', () => {
+  it('answers from the last commit without waiting for a write transaction that spans turns', async () => {
+    const sqlite = BACKENDS.find((b) => b.name === 'SQLite')!;
+    const store = await sqlite.fresh().open();
+    try {
+      await store.recordSuccess(identity('committed'), { request: { name: 'c' }, hash: 'h', remoteId: 'id-c' }, at);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let written = false;
+      const write = store.withStatements('write', async (sql) => {
+        await sql.deleteRow.run(identity('committed').key);
+        await held;
+        written = true;
+      });
+      const page = await store.resourcePage({ offset: 0, limit: 10 });
+      expect(written).toBe(false);
+      expect(page.resources.map((r) => r.name)).toEqual(['committed']);
+      release();
+      await write;
+      expect((await store.resourcePage({ offset: 0, limit: 10 })).count).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+});
