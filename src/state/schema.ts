@@ -138,6 +138,12 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 11,
     sql: `ALTER TABLE resources ADD COLUMN protect INTEGER;`,
   },
+  {
+    // The status counts of /metrics and the listing's total: read from this index, not from every row
+    // with its request (20,000 resources: 30 to 40 ms a count, asked at each scrape while a run writes).
+    version: 12,
+    sql: `CREATE INDEX resources_by_status ON resources (status);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
