@@ -3,7 +3,7 @@
 
 import type { Action, Plan } from '../plan/types.js';
 import type { ActionReport } from './run-action.js';
-import { TurnClock } from '../util/turn.js';
+import { TurnCounter } from '../util/turn.js';
 
 /** What an action may do once no need keeps it waiting: start, or never start (and why). */
 export type Decision = { readonly go: true } | { readonly go: false; readonly wait: false; readonly because: string };
@@ -87,11 +87,11 @@ export class Schedule {
   static async of(plan: Plan): Promise<Schedule> {
     const s = new Schedule(plan);
     const { actions } = plan;
-    const turns = new TurnClock();
+    const turns = TurnCounter.byTime();
     for (let i = 0; i < actions.length; i++) {
       s.index.set(actions[i]!.id, i);
       s.dependants[i] = [];
-      if ((i & 255) === 255) await turns.pace();
+      if (turns.due()) await turns.turn();
     }
     for (let i = 0; i < actions.length; i++) {
       s.pending.add(i);
@@ -102,7 +102,7 @@ export class Schedule {
         s.waiting[i]++;
         s.dependants[j]!.push(i);
       }
-      if ((i & 255) === 255) await turns.pace();
+      if (turns.due()) await turns.turn();
     }
     return s;
   }

@@ -12,7 +12,7 @@ import type { PlanMemo, Structure } from './memo.js';
 import { at, dependencyGraphInTurns, PlanError, topologicalOrder } from './order.js';
 import { closeKeys, selectTargets, targetMatcher } from './key-patterns.js';
 import { didYouMean } from '../util/closest.js';
-import { turn, TurnClock } from '../util/turn.js';
+import { turn, TurnClock, TurnCounter } from '../util/turn.js';
 import type {
   AcceptedDrift,
   Action,
@@ -313,7 +313,7 @@ function driftOf(options: PlanOptions, desired: readonly DesiredResource[]): Dri
 async function definitions(desired: readonly DesiredResource[], lookup: (kind: string) => KindDefinition | undefined): Promise<KindDefinition[]> {
   const problems: string[] = [];
   const seen = new Map<string, DesiredResource>();
-  const turns = new TurnClock();
+  const turns = TurnCounter.byTime();
   const defs: KindDefinition[] = [];
   for (let i = 0; i < desired.length; i++) {
     const d = desired[i]!;
@@ -323,7 +323,7 @@ async function definitions(desired: readonly DesiredResource[], lookup: (kind: s
     const def = lookup(d.kind);
     if (!def) problems.push(`${d.key} (${at(d)}) has kind ${d.kind}, which is not known`);
     defs.push(def!);
-    if ((i & 255) === 255) await turns.pace();
+    if (turns.due()) await turns.turn();
   }
   if (problems.length) throw new PlanError(problems);
   return defs;

@@ -2,7 +2,7 @@
 // Built once per plan, so a ref costs what it matches, never a pass over every resource.
 
 import type { DependencyRef, DesiredResource } from '../kinds/kind.js';
-import type { TurnClock } from '../util/turn.js';
+import type { TurnCounter } from '../util/turn.js';
 
 const NONE: readonly number[] = [];
 
@@ -23,12 +23,12 @@ export class ResourceIndex {
     if (fill) desired.forEach((d, i) => this.add(d, i));
   }
 
-  /** As the constructor, with turns of the event loop between stretches of `turns`' length. */
-  static async inTurns(desired: readonly DesiredResource[], turns: TurnClock): Promise<ResourceIndex> {
+  /** As the constructor, with the turns of the event loop that `turns` says are due. */
+  static async inTurns(desired: readonly DesiredResource[], turns: TurnCounter): Promise<ResourceIndex> {
     const index = new ResourceIndex(desired, false);
     for (let i = 0; i < desired.length; i++) {
       index.add(desired[i]!, i);
-      if ((i & 255) === 255) await turns.pace();
+      if (turns.due()) await turns.turn();
     }
     return index;
   }

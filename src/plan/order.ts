@@ -3,7 +3,7 @@
 
 import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
 import { ResourceIndex } from './index-refs.js';
-import { TurnClock } from '../util/turn.js';
+import { TurnClock, TurnCounter } from '../util/turn.js';
 
 export class PlanError extends Error {
   override name = 'PlanError';
@@ -35,14 +35,15 @@ export function dependencyGraph(desired: readonly DesiredResource[], defs: reado
  * included: 20,000 resources take a tenth of a second, their indexes alone held it for some 30 ms.
  */
 export async function dependencyGraphInTurns(desired: readonly DesiredResource[], defs: readonly KindDefinition[], problems: string[]): Promise<(readonly number[])[]> {
-  const turns = new TurnClock();
-  const index = await ResourceIndex.inTurns(desired, turns);
+  const cheap = TurnCounter.byTime();
+  const index = await ResourceIndex.inTurns(desired, cheap);
   const byKindName = new Map<string, number[]>();
   for (let i = 0; i < desired.length; i++) {
     addName(byKindName, desired[i]!, i);
-    if ((i & 255) === 255) await turns.pace();
+    if (cheap.due()) await cheap.turn();
   }
   const depsOf = graphOf(desired, defs, problems, index, byKindName);
+  const turns = new TurnClock();
   const out: (readonly number[])[] = [];
   for (let i = 0; i < desired.length; i++) {
     if (turns.due()) await turns.turn();

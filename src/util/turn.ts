@@ -87,6 +87,11 @@ export class TurnCounter {
     this.left = every;
   }
 
+  /** A counter that turns by time alone: for loops of items too cheap to count turns by (an index's entries). */
+  static byTime(): TurnCounter {
+    return new TurnCounter(Number.MAX_SAFE_INTEGER);
+  }
+
   /** The turn due: `between`, then the event loop's turn. */
   async turn(): Promise<void> {
     if (this.between) await this.between();
