@@ -87,7 +87,6 @@ const load = (): Promise<Got> =>
       })),
   ));
 
-/** A form's multipart bytes and content type (with its boundary), as the platform encodes them. */
 /**
  * Loads what the first call would load in one piece (got's modules; Node's FormData, Blob and Response,
  * which load their web streams lazily: 60 to 120 ms here), so that a daemon does it before it answers.
@@ -99,6 +98,7 @@ export async function warmTransport(): Promise<void> {
   await encodeForm(form);
 }
 
+/** A form's multipart bytes and content type (with its boundary), as the platform encodes them. */
 async function encodeForm(form: FormData): Promise<{ bytes: Uint8Array; type: string }> {
   const encoded = new Response(form);
   return { bytes: new Uint8Array(await encoded.arrayBuffer()), type: encoded.headers.get('content-type')! };

@@ -33,17 +33,18 @@ const settledYet = async (p: Promise<unknown>): Promise<boolean> => {
   return settled;
 };
 
-function memoryDatabase(durable: () => Promise<void>) {
+/** A database whose commits are made durable by syncs the test ends, with an insert ready. */
+function heldDatabase() {
+  const held = heldFlush();
   const native = new Database(':memory:');
   native.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-  return new SqliteDatabase(native, durable);
+  const db = new SqliteDatabase(native, new WalSync(held.flush).sync);
+  return { held, db, insert: db.prepare('INSERT INTO rows (body) VALUES (?)') };
 }
 
 describe('a SQLite commit made durable off the event loop', () => {
   it('resolves a write transaction only once the WAL is synced', async () => {
-    const held = heldFlush();
-    const db = memoryDatabase(new WalSync(held.flush).sync);
-    const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+    const { held, db, insert } = heldDatabase();
     const write = db.transaction(async () => insert.run('x'), 'write');
     await vi.waitFor(() => expect(held.begun()).toBe(1));
     expect(await settledYet(write)).toBe(false);
@@ -52,9 +53,7 @@ describe('a SQLite commit made durable off the event loop', () => {
   });
 
   it('lets the next transaction run while the last one is being synced', async () => {
-    const held = heldFlush();
-    const db = memoryDatabase(new WalSync(held.flush).sync);
-    const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+    const { held, db, insert } = heldDatabase();
     const first = db.transaction(async () => insert.run('a'), 'write');
     await vi.waitFor(() => expect(held.begun()).toBe(1));
     const count = await db.transaction(async () => db.prepare('SELECT count(*) AS n FROM rows').get(), 'read');
@@ -65,11 +64,10 @@ describe('a SQLite commit made durable off the event loop', () => {
   });
 
   it('syncs a statement run outside a transaction as its own commit, and never a read transaction', async () => {
-    const held = heldFlush();
-    const db = memoryDatabase(new WalSync(held.flush).sync);
+    const { held, db, insert } = heldDatabase();
     await db.transaction(async () => db.prepare('SELECT 1').get(), 'read');
     expect(held.begun()).toBe(0);
-    const alone = db.prepare('INSERT INTO rows (body) VALUES (?)').run('a');
+    const alone = insert.run('a');
     await vi.waitFor(() => expect(held.begun()).toBe(1));
     expect(await settledYet(alone)).toBe(false);
     held.end(0);
@@ -77,9 +75,7 @@ describe('a SQLite commit made durable off the event loop', () => {
   });
 
   it('fails the write whose sync failed, and syncs again for the next one', async () => {
-    const held = heldFlush();
-    const db = memoryDatabase(new WalSync(held.flush).sync);
-    const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+    const { held, db, insert } = heldDatabase();
     const write = db.transaction(async () => insert.run('a'), 'write');
     await vi.waitFor(() => expect(held.begun()).toBe(1));
     held.fail(0, Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
