@@ -9,7 +9,7 @@ import { runAction, safeHook, type ActionReport, type RunContext } from './run-a
 import { Schedule } from './schedule.js';
 import { clearSettled, recordUnsettled } from './statuses.js';
 import { stateWriter } from '../state/group-commit.js';
-import { turn } from '../util/turn.js';
+import { turn, TurnClock } from '../util/turn.js';
 
 export { classifyError } from './classify.js';
 export { secretFileName } from './files.js';
@@ -123,9 +123,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
           if (running > 0) return;
           // Nothing runs and nothing can start: what is left waits on itself.
           for (const i of [...schedule.pending]) finish(i, { status: 'skipped', because: 'its needs form a cycle' });
-          void recordUnsettled(plan, resolved.state, resolved.logger).then(() =>
-            resolve(collect(plan, settled, tally, signal?.aborted === true, ctx.link.connected ? undefined : ctx.link.unreachable)),
-          );
+          void recordUnsettled(plan, resolved.state, resolved.logger)
+            .then(() => collect(plan, settled, tally, signal?.aborted === true, ctx.link.connected ? undefined : ctx.link.unreachable))
+            .then(resolve);
         };
         pump();
       });
@@ -133,12 +133,21 @@ export function createExecutor(options: ExecutorOptions): Executor {
   };
 }
 
-function collect(plan: Plan, settled: ReadonlyMap<string, ActionReport>, tally: RunContext['tally'], stopped: boolean, unreachable: string | undefined): ApplyResult {
+/** The run's result, each action's report sorted by how it ended; between turns of the event loop (a plan of 20,000 actions). */
+async function collect(
+  plan: Plan,
+  settled: ReadonlyMap<string, ActionReport>,
+  tally: RunContext['tally'],
+  stopped: boolean,
+  unreachable: string | undefined,
+): Promise<ApplyResult> {
   const succeeded: Succeeded[] = [];
   const failed: Failed[] = [];
   const skipped: { action: Action; because: string }[] = [];
   const uncertain: { action: Action; error: string }[] = [];
+  const turns = new TurnClock();
   for (const action of plan.actions) {
+    if (turns.due()) await turns.turn();
     const report = settled.get(action.id)!;
     if (report.status === 'succeeded') succeeded.push({ action, ...without(report) });
     else if (report.status === 'failed') failed.push({ action, ...without(report) });

@@ -175,7 +175,10 @@ export function createMetrics(options: MetricsOptions = {}): DaemonMetrics {
       [result.uncertain, 'uncertain'],
       [result.skipped, 'skipped'],
     ] as const) {
-      for (const { action } of list) actions.inc({ kind: action.kind, result: label });
+      // Counted per kind first: one inc per action (a label lookup each) held the loop 30 ms at 20,000 actions.
+      const byKind = new Map<string, number>();
+      for (const { action } of list) byKind.set(action.kind, (byKind.get(action.kind) ?? 0) + 1);
+      for (const [kind, n] of byKind) actions.inc({ kind, result: label }, n);
     }
   };
 

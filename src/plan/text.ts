@@ -6,6 +6,7 @@ import type { FieldChange, Json } from '../kinds/kind.js';
 import { formatBytes, formatCount, painter, plural, shownValue, type Color, type Paint } from './format.js';
 import { summarize, type PlanSummary } from './summary.js';
 import type { Action, Plan } from './types.js';
+import { toEnd, TurnClock } from '../util/turn.js';
 
 export interface TextOptions {
   /**
@@ -52,6 +53,19 @@ const SIGN = {
 } as const satisfies Record<string, readonly [string, Color]>;
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
+  return toEnd(renderSteps(plan, options));
+}
+
+/** As renderText, giving the event loop a turn every few milliseconds: a daemon renders a plan of 20,000 actions between its answers. */
+export function renderTextInTurns(plan: Plan, options: TextOptions = {}): Promise<string> {
+  return new TurnClock().through(renderSteps(plan, options));
+}
+
+/** Resources rendered or counted between two pauses of renderSteps. */
+const ENTRIES_PER_SLICE = 512;
+
+/** renderText in slices: each yield is a pause the caller may give to others. */
+function* renderSteps(plan: Plan, options: TextOptions): Generator<void, string> {
   const color = options.color ?? false;
   const verbose = options.verbose ?? false;
   const notes = new Map<string, string[]>();
@@ -61,7 +75,9 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   const lines: string[] = [];
   const maxLines = options.maxLines ?? Number.POSITIVE_INFINITY;
   let left = 0;
+  let seen = 0;
   for (const entry of entries(plan, ctx)) {
+    if (++seen % ENTRIES_PER_SLICE === 0) yield;
     if (lines.length < maxLines) lines.push(...entry.lines());
     else {
       // Not rendered, only counted: its notes go with it.
@@ -167,15 +183,17 @@ function at(source: { readonly file: string; readonly line: number } | undefined
   return source ? ` (${source.file}:${source.line})` : '';
 }
 
-/** Consecutive actions of one resource (the planner keeps them together). */
-function byResource(actions: readonly Action[]): Action[][] {
-  const groups: Action[][] = [];
+/** Consecutive actions of one resource (the planner keeps them together), one group at a time. */
+function* byResource(actions: readonly Action[]): Generator<Action[]> {
+  let group: Action[] = [];
   for (const action of actions) {
-    const last = groups.at(-1);
-    if (last && last[0]!.resource === action.resource) last.push(action);
-    else groups.push([action]);
+    if (group.length > 0 && group[0]!.resource !== action.resource) {
+      yield group;
+      group = [];
+    }
+    group.push(action);
   }
-  return groups;
+  if (group.length > 0) yield group;
 }
 
 /** A bulk delete of some KV keys (prune), as opposed to the delete of a whole object. */

@@ -150,3 +150,11 @@ export class TurnClock {
     }
   }
 }
+
+/** Runs `steps` (work that yields at each pause) to its end without pausing: the synchronous callers' way; its value. */
+export function toEnd<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}

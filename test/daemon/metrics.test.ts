@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/daemon/index.js';
 import { DEFAULT_METRICS_MS, RESOURCE_COUNTS_MS } from '../../src/daemon/metrics.js';
+import type { ApplyResult } from '../../src/apply/options.js';
 import type { RunReport } from '../../src/daemon/loop-types.js';
 import type { ResourceStatus } from '../../src/state/types.js';
 import { startHarness, waitFor, type Harness } from './harness.js';
@@ -57,6 +58,24 @@ describe('the event loop delay metric', () => {
     expect(timers()).toBe(idle);
     metrics.watchEventLoop()();
     expect(timers()).toBe(idle);
+  });
+});
+
+describe('the actions on /metrics', () => {
+  it('counts every action of a run by kind and by how it ended', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const action = (kind: string, i: number) => ({ action: { kind, id: `${kind}-${i}` } });
+    const result = {
+      succeeded: [action('GatewayList', 1), action('GatewayList', 2), action('KVNamespace', 3)],
+      failed: [action('GatewayList', 4)],
+      uncertain: [],
+      skipped: [action('KVNamespace', 5), action('KVNamespace', 6)],
+    } as unknown as ApplyResult;
+    metrics.observer.onApplied?.(result);
+    metrics.observer.onApplied?.(result);
+    const shown = await metrics.registry.metrics();
+    const count = (kind: string, how: string) => Number(new RegExp(`^edgesync_actions_total\\{kind="${kind}",result="${how}"\\} (\\d+)$`, 'm').exec(shown)?.[1]);
+    expect([count('GatewayList', 'succeeded'), count('KVNamespace', 'succeeded'), count('GatewayList', 'failed'), count('KVNamespace', 'skipped')]).toEqual([4, 2, 2, 4]);
   });
 });
 

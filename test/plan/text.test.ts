@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlan, renderText, summarize } from '../../src/plan/index.js';
+import { renderTextInTurns } from '../../src/plan/text.js';
 import type { Plan } from '../../src/plan/index.js';
 import { applied, fakeKinds, resource, snapshot } from './fakes.js';
 import { reviewPlan, SECRETS } from './scenarios.js';
@@ -20,6 +21,18 @@ describe('renderText', async () => {
     expect(cut.at(-3)).toBe(`… and ${heads(whole.slice(0, -2)).length - shown.length} more (\`edgesync plan\` prints them all)`);
     expect(cut.at(-1)).toBe(whole.at(-1));
     expect(renderText(plan, { maxLines: 100_000 })).toBe(whole.join('\n'));
+  });
+
+  it('renders the same text between turns of the event loop, and lets others run while a long plan renders', async () => {
+    const plan = await reviewPlan();
+    for (const options of [{}, { verbose: true, color: true }, { maxLines: 3 }]) expect(await renderTextInTurns(plan, options)).toBe(renderText(plan, options));
+    const many: Plan = { ...plan, actions: Array.from({ length: 100_000 }, (_, i) => ({ ...plan.actions[0]!, id: `a${i}`, resource: `GatewayList/l${i}` })) };
+    let ran = 0;
+    const others = setInterval(() => ran++, 0);
+    const text = await renderTextInTurns(many, { maxLines: 50 });
+    clearInterval(others);
+    expect(text).toBe(renderText(many, { maxLines: 50 }));
+    expect(ran).toBeGreaterThan(0);
   });
 
   it('shows a create with a plus, the resource, the change and the operation, then its fields', () => {

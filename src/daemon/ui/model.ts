@@ -143,7 +143,7 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
     header,
     history: await src.history(HISTORY_SHOWN),
     configErrors: s.configErrors,
-    ...(s.plan && { plan: planText(s.plan, s.running ? undefined : run?.result) }),
+    ...(s.plan && { plan: await planText(s.plan, s.running ? undefined : run?.result) }),
     ...((s.driftAt || s.driftCheckAt) && { drift: driftOf(s) }),
     ...(invalid
       ? { planNote: 'The files are invalid: nothing is applied from them. The plan below is the last one made, from the last good config.' }

@@ -2,7 +2,7 @@
 // records or sensitive values, and "what would happen now" rendered as the CLI renders it.
 
 import { maskedChange, SENSITIVE } from '../../plan/format.js';
-import { renderText } from '../../plan/text.js';
+import { renderTextInTurns } from '../../plan/text.js';
 import type { Action, Plan } from '../../plan/types.js';
 import { TurnClock } from '../../util/turn.js';
 
@@ -47,20 +47,28 @@ export const PLAN_LINES = 400;
  * What would happen now: a plan whose run applied every action (result ok) has only its notes,
  * blocked, uncertain, waiting and orphaned resources left; any other run's plan is still ahead.
  */
-function planNow(plan: Plan, lastResult: string | undefined): Plan {
+async function planNow(plan: Plan, lastResult: string | undefined): Promise<Plan> {
   if (lastResult !== 'ok' || plan.actions.length === 0) return plan;
-  const applied = [...new Set(plan.actions.map((a) => a.resource))];
+  const turns = new TurnClock();
+  const applied = new Set<string>();
+  for (const a of plan.actions) {
+    if (turns.due()) await turns.turn();
+    applied.add(a.resource);
+  }
   return { ...plan, actions: [], unchanged: [...plan.unchanged, ...applied] };
 }
 
-const rendered = new WeakMap<Plan, { readonly key: string; readonly text: string }>();
+const rendered = new WeakMap<Plan, { readonly key: string; readonly text: Promise<string> }>();
 
-/** The CLI's text of what would happen now (no colors), cut after about PLAN_LINES lines (the rest counted, not rendered); cached per plan. */
-export function planText(plan: Plan, lastResult: string | undefined): string {
+/**
+ * The CLI's text of what would happen now (no colors), cut after about PLAN_LINES lines (the rest counted,
+ * not rendered); made between the daemon's answers, once per plan and last result, however many pages ask.
+ */
+export function planText(plan: Plan, lastResult: string | undefined): Promise<string> {
   const key = lastResult ?? '';
   const cached = rendered.get(plan);
   if (cached?.key === key) return cached.text;
-  const text = renderText(planNow(plan, lastResult), { maxLines: PLAN_LINES });
+  const text = planNow(plan, lastResult).then((now) => renderTextInTurns(now, { maxLines: PLAN_LINES }));
   rendered.set(plan, { key, text });
   return text;
 }

@@ -49,21 +49,21 @@ describe('the plan the status page shows', () => {
     expect(kept.drifted).toEqual([{ ...drifted[0], fields: [{ path: 'value', before: '(sensitive)', after: '(sensitive)', sensitive: true }] }]);
   });
 
-  it('renders what would happen now as the CLI does, with secrets masked', () => {
-    const text = planText(withoutBodies({ ...empty, actions: [tokenAction('ci')] }), 'failed');
+  it('renders what would happen now as the CLI does, with secrets masked', async () => {
+    const text = await planText(withoutBodies({ ...empty, actions: [tokenAction('ci')] }), 'failed');
     expect(text).toContain('+ ApiToken/ci  create (POST createToken)');
     expect(text).toContain('value: (sensitive)');
     expect(text).toMatch(/Plan: 1 to create\.$/);
   });
 
-  it('shows nothing left to apply once the last run applied every action', () => {
-    const text = planText(withoutBodies({ ...empty, actions: [tokenAction('ci')] }), 'ok');
+  it('shows nothing left to apply once the last run applied every action', async () => {
+    const text = await planText(withoutBodies({ ...empty, actions: [tokenAction('ci')] }), 'ok');
     expect(text).toBe('No changes. 1 resource up to date.');
   });
 
-  it('cuts a long plan after about its bound of lines, says how many resources it left out, and keeps the summary', () => {
+  it('cuts a long plan after about its bound of lines, says how many resources it left out, and keeps the summary', async () => {
     const actions = Array.from({ length: PLAN_LINES }, (_, i) => tokenAction(`t${i}`));
-    const lines = planText(withoutBodies({ ...empty, actions }), 'held').split('\n');
+    const lines = (await planText(withoutBodies({ ...empty, actions }), 'held')).split('\n');
     const shown = lines.filter((l) => l.startsWith('+ ApiToken/')).length;
     // Each create is three lines, shown whole: the first ones up to the bound.
     expect(shown).toBe(Math.ceil(PLAN_LINES / 3));
