@@ -6,7 +6,8 @@ import type { ConfigError } from '../../config/index.js';
 import type { RunRecord } from '../../state/types.js';
 import type { Role } from '../leadership.js';
 import { degradedReason, type DriftFinding, type LoopStatus } from '../loop-types.js';
-import { planText } from './plan.js';
+import type { Plan } from '../../plan/types.js';
+import { planText, planTextIfReady } from './plan.js';
 
 type Overall = 'starting' | 'in step' | 'applying' | 'needs attention' | 'config invalid' | 'standby';
 
@@ -37,6 +38,8 @@ export interface PageModel {
   readonly plan?: string;
   /** Says why no plan is shown, or what the shown one is. */
   readonly planNote?: string;
+  /** The plan's text is still being rendered: the page shows it at a later ask. */
+  readonly planPending?: true;
   /** The last drift check and the next; absent while drift is not checked. */
   readonly drift?: DriftModel;
 }
@@ -143,7 +146,7 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
     header,
     history: await src.history(HISTORY_SHOWN),
     configErrors: s.configErrors,
-    ...(s.plan && { plan: await planText(s.plan, s.running ? undefined : run?.result) }),
+    ...(s.plan && (await shownPlan(s.plan, s.running ? undefined : run?.result, s.running))),
     ...((s.driftAt || s.driftCheckAt) && { drift: driftOf(s) }),
     ...(invalid
       ? { planNote: 'The files are invalid: nothing is applied from them. The plan below is the last one made, from the last good config.' }
@@ -153,6 +156,27 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
           ? { planNote: role.role === 'standby' ? 'A standby makes no plan.' : 'No plan has been made yet.' }
           : {}),
   };
+}
+
+/** How long an ask outside a run waits for a plan's text being rendered; during a run it does not wait. */
+const PLAN_WAIT_MS = 50;
+
+/**
+ * The plan's text, or that it is still being rendered: rendering a plan of 20,000 actions takes turns
+ * of the event loop, and an answer waits for them only briefly, never while a run competes for them.
+ */
+async function shownPlan(plan: Plan, lastResult: string | undefined, running: boolean): Promise<Pick<PageModel, 'plan' | 'planPending'>> {
+  const ready = planTextIfReady(plan, lastResult);
+  if (ready !== undefined) return { plan: ready };
+  if (!running) {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), PLAN_WAIT_MS);
+    });
+    const text = await Promise.race([planText(plan, lastResult), waited]).finally(() => clearTimeout(timer));
+    if (text !== undefined) return { plan: text };
+  }
+  return { planPending: true };
 }
 
 function driftOf(s: LoopStatus): DriftModel {

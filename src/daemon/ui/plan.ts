@@ -58,17 +58,29 @@ async function planNow(plan: Plan, lastResult: string | undefined): Promise<Plan
   return { ...plan, actions: [], unchanged: [...plan.unchanged, ...applied] };
 }
 
-const rendered = new WeakMap<Plan, { readonly key: string; readonly text: Promise<string> }>();
+/** A plan's text by the last result it was made for: once rendered, `text`; meanwhile the rendering. */
+const rendered = new WeakMap<Plan, { readonly key: string; readonly making: Promise<string>; text?: string }>();
 
 /**
  * The CLI's text of what would happen now (no colors), cut after about PLAN_LINES lines (the rest counted,
  * not rendered); made between the daemon's answers, once per plan and last result, however many pages ask.
  */
 export function planText(plan: Plan, lastResult: string | undefined): Promise<string> {
+  return entry(plan, lastResult).making;
+}
+
+/** The text when it is rendered already; else undefined, the rendering started (planText) for a later ask. */
+export function planTextIfReady(plan: Plan, lastResult: string | undefined): string | undefined {
+  return entry(plan, lastResult).text;
+}
+
+function entry(plan: Plan, lastResult: string | undefined) {
   const key = lastResult ?? '';
   const cached = rendered.get(plan);
-  if (cached?.key === key) return cached.text;
-  const text = planNow(plan, lastResult).then((now) => renderTextInTurns(now, { maxLines: PLAN_LINES }));
-  rendered.set(plan, { key, text });
-  return text;
+  if (cached?.key === key) return cached;
+  const making = planNow(plan, lastResult).then((now) => renderTextInTurns(now, { maxLines: PLAN_LINES }));
+  const made: { key: string; making: Promise<string>; text?: string } = { key, making };
+  void making.then((text) => (made.text = text));
+  rendered.set(plan, made);
+  return made;
 }

@@ -154,7 +154,8 @@ export function renderDrift(model: PageModel): Html {
 }
 
 export function renderPlan(model: PageModel): Html {
-  return html`<h2 id="plan-title">What would happen now</h2>${model.planNote ? html`<p>${model.planNote}</p>` : ''}${model.plan !== undefined ? html`<pre class="plan" tabindex="0" aria-label="The plan as edgesync plan prints it">${model.plan}</pre>` : ''}`;
+  const pending = model.planPending ? html`<p>The plan is being rendered: it shows at the next refresh.</p>` : '';
+  return html`<h2 id="plan-title">What would happen now</h2>${model.planNote ? html`<p>${model.planNote}</p>` : ''}${pending}${model.plan !== undefined ? html`<pre class="plan" tabindex="0" aria-label="The plan as edgesync plan prints it">${model.plan}</pre>` : ''}`;
 }
 
 const duration = (r: RunRecord) => {

@@ -106,8 +106,9 @@ export function registerUi(scope: FastifyInstance, src: UiSources, access: Acces
     const query = rowQuery(req.query);
     const [model, got] = await Promise.all([pageModel(src), rows(version)]);
     const page = got.rows ? pageOf(got.rows, query) : { ...pageOf([], query), reading: true as const };
-    // Rows older than the version: the page's next poll differs from this version, so it gets the new ones.
-    return { model, rows: page, query, version: got.current ? version : `${version}-reading` };
+    // Rows older than the version, or the plan's text not rendered yet: the page's next poll differs
+    // from this version, so it gets them.
+    return { model, rows: page, query, version: got.current && !model.planPending ? version : `${version}-reading` };
   };
   if (access.mode === 'token') {
     scope.addHook('onRequest', async (req, reply) => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { pageModel, pageVersion } from '../../../src/daemon/ui/model.js';
 import { renderDocument } from '../../../src/daemon/ui/page.js';
 import { PAGE_SIZE, pageOf, resourceRows, type RowQuery } from '../../../src/daemon/ui/resources.js';
@@ -93,6 +93,18 @@ describe('the status page, rendered without a browser', () => {
     expect(doc).toContain('<title>edgesync: applying</title>');
     expect(rowOf(doc, 'new-list')).toContain('pending');
     expect(doc).toContain('A run is applying this plan now.');
+  });
+
+  it("answers during a run without waiting for the plan's text, and shows it at a later ask", async () => {
+    const w = world();
+    const actions = Array.from({ length: 2_000 }, (_, i) => createAction('GatewayList', `list-${i}`));
+    w.status = { ...w.status, running: true, plan: withoutBodies({ ...EMPTY_PLAN, actions }) };
+    const first = await pageModel(sourcesOf(w));
+    expect(first.planPending).toBe(true);
+    expect(first.plan).toBeUndefined();
+    expect(renderDocument({ model: first, rows: pageOf([], {}), query: {}, version: 'v' })).toContain('The plan is being rendered: it shows at the next refresh.');
+    await vi.waitFor(async () => expect((await pageModel(sourcesOf(w))).plan).toMatch(/^\+ GatewayList.*list-0/));
+    expect((await pageModel(sourcesOf(w))).planPending).toBeUndefined();
   });
 
   it('marks a resource a running prune deletes as deleting, with why', async () => {
