@@ -6,6 +6,7 @@ import { register as emulator } from './cli/emulator.js';
 import { register as validate } from './cli/validate.js';
 import { register as plan } from './cli/plan.js';
 import { register as apply } from './cli/apply.js';
+import { register as show } from './cli/show.js';
 import { register as state } from './cli/state.js';
 import { register as watch } from './cli/watch.js';
 import { register as importer } from './cli/import.js';
@@ -30,7 +31,7 @@ export function buildProgram(): Command {
       }
       if (Object.keys(from).length) command.setOptionValue('givenBy', from);
     });
-  for (const register of [validate, plan, apply, importer, watch, state, emulator]) register(program);
+  for (const register of [validate, plan, show, apply, importer, watch, state, emulator]) register(program);
   return program;
 }
 

@@ -18,7 +18,7 @@ import {
   massOrphaning,
   planHasChanges,
   planToJson,
-  readSavedPlan,
+  readSavedPlanFile,
   renderText,
   savedConfigRoot,
   SavedPlanError,
@@ -94,13 +94,7 @@ function savedPlanOf(opts: ApplyCliOptions): SavedPlan | undefined {
   if (opts.target?.length) throw new SavedPlanError(`--target cannot be given with a saved plan: ${opts.planFile} carries the targets it was made with`);
   if (opts.resync || opts.replace?.length) throw new SavedPlanError(`--resync and --replace cannot be given with a saved plan: ${opts.planFile} carries what it re-sends`);
   if (opts.prune || opts.protect?.length) throw new SavedPlanError(`--prune and --protect cannot be given with a saved plan: ${opts.planFile} carries what it deletes`);
-  let text: string;
-  try {
-    text = readFileSync(opts.planFile, 'utf8');
-  } catch (err) {
-    throw new SavedPlanError(`${opts.planFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-  }
-  return readSavedPlan(text, opts.planFile);
+  return readSavedPlanFile(opts.planFile);
 }
 
 /**

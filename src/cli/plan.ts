@@ -17,6 +17,7 @@ import {
 } from './common.js';
 import { driftOf, withDrift, type DriftFlags } from './drift.js';
 import { loadOrRefuse, localRoot } from './load.js';
+import { planOutputOf, renderPlanAs, withPlanOutput, type PlanOutputFlags } from './plan-output.js';
 
 /** The composition root of a refreshed plan: the remote's flags checked (base URL, token), as apply checks them. */
 async function remoteRoot(opts: PlanCliOptions) {
@@ -25,27 +26,27 @@ async function remoteRoot(opts: PlanCliOptions) {
   return composeRoot(remoteOptions(opts, process.env));
 }
 
-interface PlanCliOptions extends ExecOptions, ThresholdOptions, DriftFlags, PruneFlags {
+interface PlanCliOptions extends ExecOptions, ThresholdOptions, DriftFlags, PruneFlags, PlanOutputFlags {
   readonly out?: string;
   readonly target?: readonly string[];
   readonly detailedExitcode?: boolean;
-  readonly verbose?: boolean;
 }
 
 export function register(program: Command): void {
   // The remote's flags serve --refresh, which reads the provider; without it nothing is sent.
-  withPrune(withDrift(withTargets(withThresholds(withRemote(withConfigAndState(program.command('plan')))))))
+  withPlanOutput(withPrune(withDrift(withTargets(withThresholds(withRemote(withConfigAndState(program.command('plan'))))))))
     .description('show what apply would change (nothing is sent; --refresh reads what is there first)')
-    .option('--json', 'print the plan as JSON (the shape of a saved plan, docs/plan-format.md)')
+    .option('--json', 'print the plan as JSON: --format json')
     .option('--out <file>', 'also save the plan, for `edgesync apply FILE` to apply exactly it (no secret, no KV value)')
     .option('--verbose', 'list every resource left out by --target or unchanged, each KV chunk, and what each change waits for')
     .option('--detailed-exitcode', 'exit 0 when in step, 2 with changes to apply, 3 when nothing is to apply but something needs a person, 1 on error')
     .action(async (opts: PlanCliOptions) => {
       const thresholds = thresholdsOf(opts);
+      const output = planOutputOf(opts);
       const root = opts.refresh ? await remoteRoot(opts) : await localRoot(opts);
       // The state is read while the files are built: planOffline below then reads only what changed since.
       const config = await loadOrRefuse(root, undefined, { readStateAhead: true });
-      const [{ configRootOf, deletesEverything, madeFrom, massOrphaning, renderJson, renderText, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
+      const [{ configRootOf, deletesEverything, madeFrom, massOrphaning, planToJson, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
         import('../plan/index.js'),
         import('./exit.js'),
       ]);
@@ -55,7 +56,10 @@ export function register(program: Command): void {
       // It names the config root, which `apply FILE` reads when not given --config.
       let madeOnce: ReturnType<typeof madeFrom> | undefined;
       const made = () => (madeOnce ??= madeFrom(plan, config, configRootOf(root.source.root, process.cwd()), pruned));
-      process.stdout.write(opts.json ? renderJson(plan, made()) + '\n' : renderText(plan, { color: process.stdout.isTTY === true, verbose: opts.verbose === true }) + '\n');
+      // The Markdown names no config root or hash: the JSON of the plan alone.
+      const json = () => planToJson(plan, output.format === 'json' ? made() : null);
+      const whole = opts.out === undefined ? undefined : `the saved plan ${opts.out} holds it whole (\`edgesync show ${opts.out}\`)`;
+      process.stdout.write(`${await renderPlanAs(output, () => plan, json, whole)}\n`);
       if (opts.out !== undefined) {
         const { writeFileSync } = await import('node:fs');
         writeFileSync(opts.out, savedPlanText(plan, made()));

@@ -59,6 +59,8 @@ export interface PlanJson {
     /** Values of sensitive fields are "(sensitive)". */
     readonly diff: readonly FieldChange[];
     readonly summary: string | null;
+    /** Lines a reviewer reads under the action besides its diff (an upload's modules, named); absent when none. */
+    readonly details?: readonly string[];
     /** KV chunks: pairs and serialized request bytes. */
     readonly size: { readonly pairs: number; readonly bytes: number } | null;
     /** The request hash state records when the action succeeds (absent: it records none). */
@@ -67,11 +69,13 @@ export interface PlanJson {
     readonly credential: string | null;
     /** Present and true when the action sends again what is applied (--resync, --replace). */
     readonly resync?: true;
+    /** Where the resource's document starts (a delete: where it was last defined), or null; absent from plans saved before it was recorded. */
+    readonly source?: Source | null;
     /**
      * A delete (prune): what leaves the state when it succeeds, the whole resource or these KV keys
      * (a chunk's, at most 10,000); `source`: where the resource was last defined, when known.
      */
-    readonly removes?: { readonly resource: true; readonly source: Source | null } | { readonly keys: readonly string[]; readonly source: Source | null };
+    readonly removes?: { readonly resource: true; readonly source: Source | null } | { readonly keys: readonly string[]; readonly source: Source | null; readonly resource?: true };
   }[];
   /** `source`: where the first changed field is written (file relative to the working folder, line, col), else where the document starts, or null. */
   readonly blocked: readonly { resource: string; kind: string; name: string; reason: string; fields: readonly string[]; source: Source | null }[];
@@ -137,10 +141,12 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
       needs: a.needs,
       diff: a.diff.map(maskedChange),
       summary: a.summary ?? null,
+      ...(a.details?.length && { details: a.details }),
       size: a.size ? { pairs: a.size.pairs, bytes: a.size.bytes } : null,
       record_hash: a.record.hash ?? null,
       credential: a.credential ?? null,
       ...(a.resync && { resync: true as const }),
+      source: sourceOf(a.source),
       ...(a.change === 'delete' && { removes: removesOf(a) }),
     })),
     blocked: plan.blocked.map((b) => ({ ...ref(b), reason: b.reason, fields: b.fields, source: sourceOf(b.source) })),
@@ -193,7 +199,8 @@ function removesOf(a: Plan['actions'][number]): NonNullable<PlanJson['actions'][
   const removed = a.record.removed;
   if (removed && 'keys' in removed) return { keys: removed.keys, source };
   // The last chunk of a namespace's keys takes the resource out with its own keys, the body's.
-  return Array.isArray(a.body) ? { keys: a.body as string[], source } : { resource: true, source };
+  if (!Array.isArray(a.body)) return { resource: true, source };
+  return { keys: a.body as string[], source, ...(removed && 'resource' in removed && { resource: true as const }) };
 }
 
 type Source = { readonly file: string; readonly line: number; readonly col: number };

@@ -1,6 +1,7 @@
 // A saved plan (`plan --out FILE`, `apply FILE`): the JSON plan with what it was made from and a
 // checksum; applied only while the state, the config and the plan made now are all the same.
 
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DesiredResource } from '../kinds/kind.js';
 import { firstFew } from '../util/format.js';
@@ -71,6 +72,17 @@ export function savedConfigRoot(
 export function savedPlanText(plan: Plan, made: MadeFrom): string {
   const body = planToJson(plan, made);
   return JSON.stringify({ ...body, checksum: sha256(canonicalJson(body)) }, null, 2) + '\n';
+}
+
+/** The saved plan in `file`, or a SavedPlanError saying why it cannot be read or used. */
+export function readSavedPlanFile(file: string): SavedPlan {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SavedPlanError(`${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  return readSavedPlan(text, file);
 }
 
 /** The saved plan in `text`, or a SavedPlanError naming `file` and what is wrong with it. */

@@ -297,7 +297,7 @@ function resyncLine(s: PlanSummary): string {
 }
 
 /** `Plan: 3 to create, …; 1 blocked, …` or `No changes. 12 resources up to date.` */
-function summaryLine(s: PlanSummary): string {
+export function summaryLine(s: PlanSummary): string {
   const actions = [
     s.create && `${formatCount(s.create)} to create`,
     s.update && `${formatCount(s.update)} to update`,
