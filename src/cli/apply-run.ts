@@ -1,7 +1,7 @@
 // The body of `edgesync apply`: load, lock the state, plan, confirm, execute, summarize.
 // Kept apart from the command's registration so that its imports load only when it runs.
 
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import readline from 'node:readline/promises';
 import { formatError, type ConfigError } from '../config/errors.js';
