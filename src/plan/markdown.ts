@@ -121,9 +121,9 @@ export function renderMarkdown(plan: PlanJson, options: MarkdownOptions = {}): s
   }
   if (shown < sections.length) {
     const left = sections.length - shown;
-    out += `\n_${plural(left, 'more resource')} left out to keep this comment under ${formatCount(maxChars)} characters: ${options.wholePlan ?? '`edgesync plan` prints it whole'}._\n`;
+    out += `\n_${plural(left, 'more resource')} left out to keep this comment under ${formatCount(maxChars)} characters: ${options.wholePlan ?? '`edgesync plan` prints it whole'}._`;
   }
-  return out;
+  return out.trimEnd();
 }
 
 /** The counts of the summary line, from the JSON (resync and refresh counts from its lists). */
