@@ -7,6 +7,8 @@ import { register as validate } from './cli/validate.js';
 import { register as plan } from './cli/plan.js';
 import { register as apply } from './cli/apply.js';
 import { register as show } from './cli/show.js';
+import { register as init } from './cli/init.js';
+import { register as completion } from './cli/completion.js';
 import { register as state } from './cli/state.js';
 import { register as watch } from './cli/watch.js';
 import { register as importer } from './cli/import.js';
@@ -31,7 +33,7 @@ export function buildProgram(): Command {
       }
       if (Object.keys(from).length) command.setOptionValue('givenBy', from);
     });
-  for (const register of [validate, plan, show, apply, importer, watch, state, emulator]) register(program);
+  for (const register of [init, validate, plan, show, apply, importer, watch, state, emulator, completion]) register(program);
   return program;
 }
 

@@ -5,8 +5,8 @@ import { type Command, Option } from 'commander';
 import type { Plan, PlanJson } from '../plan/index.js';
 import { checkInteger, checkString, fail } from '../util/options.js';
 
-export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
-export type PlanFormat = (typeof PLAN_FORMATS)[number];
+const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
+type PlanFormat = (typeof PLAN_FORMATS)[number];
 
 /** The flags as commander hands them over. */
 export interface PlanOutputFlags {

@@ -5,7 +5,7 @@ export { buildPlan, type PlanOptions } from './build.js';
 export { PlanMemo } from './memo.js';
 export { PlanError } from './order.js';
 export { renderText } from './text.js';
-export { renderMarkdown, type MarkdownOptions } from './markdown.js';
+export { renderMarkdown } from './markdown.js';
 export { planFromJson } from './from-json.js';
 export { renderJson, planToJson, type MadeFrom, type PlanJson } from './json.js';
 export { configRootOf, madeFrom, readSavedPlan, readSavedPlanFile, savedConfigRoot, savedPlanText, SavedPlanError, staleReasons, type SavedPlan } from './saved.js';

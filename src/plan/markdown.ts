@@ -32,7 +32,7 @@ export interface MarkdownOptions {
   readonly title?: string;
 }
 
-export const MARKDOWN_MAX_CHARS = 65_536;
+const MARKDOWN_MAX_CHARS = 65_536;
 
 type JsonAction = PlanJson['actions'][number];
 type Source = { readonly file: string; readonly line: number } | null | undefined;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { docFiles, fencedBlocks } from './console.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const COMMANDS = ['validate', 'plan', 'show', 'apply', 'import', 'watch', 'emulator', 'state'] as const;
+const COMMANDS = ['init', 'validate', 'plan', 'show', 'apply', 'import', 'watch', 'emulator', 'state', 'completion'] as const;
 const STATE_SUBCOMMANDS = ['list', 'show', 'forget', 'resolve', 'runs', 'secret', 'export', 'import', 'migrate', 'unlock'];
 /** Flags of other programs that inline code shows beside edgesync's: npm run bench, node, docker, git, biome, systemctl. */
 const OTHERS = new Set([
