@@ -38,6 +38,7 @@ const OTHERS = new Set([
   'rounds',
   'record',
   'trace-gc',
+  'cpu-prof',
   'max-old-space-size',
   'env-file',
   'now',
