@@ -13,6 +13,8 @@ const place = (source: Source) => (source ? { source: { file: source.file, line:
 export function planFromJson(json: PlanJson): Plan {
   const actions: Action[] = json.actions.map((a) => {
     const keys = a.removes && 'keys' in a.removes ? a.removes.keys : undefined;
+    // An id is `${resource}#${change}`, then `:${suffix}` when several actions share a change (KV chunks).
+    const head = `${a.resource}#${a.change}:`;
     return {
       id: a.id,
       resource: a.resource,
@@ -26,6 +28,7 @@ export function planFromJson(json: PlanJson): Plan {
       body: keys,
       diff: a.diff,
       needs: a.needs,
+      ...(a.id.startsWith(head) && { suffix: a.id.slice(head.length) }),
       ...(a.summary !== null && { summary: a.summary }),
       ...(a.details && { details: a.details }),
       ...(a.size && { size: a.size }),

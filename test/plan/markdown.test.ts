@@ -1,6 +1,6 @@
 import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { buildPlan, madeFrom, planToJson, readSavedPlan, renderMarkdown, savedPlanText, type Plan } from '../../src/plan/index.js';
+import { buildPlan, madeFrom, planFromJson, planToJson, readSavedPlan, renderMarkdown, renderText, savedPlanText, type Plan } from '../../src/plan/index.js';
 import { applied, resource, snapshot, type Obj } from './fakes.js';
 import { withPrune } from './prune-kinds.js';
 import { reviewPlan, SECRETS } from './scenarios.js';
@@ -114,9 +114,10 @@ describe('the plan as Markdown', async () => {
     ).toBeLessThanOrEqual(65_536);
   });
 
-  it('renders a saved plan as the plan it was saved from', () => {
+  it('renders a saved plan as the plan it was saved from, as Markdown and as text', () => {
     const config = { digest: 'd', resources: [] };
     const saved = readSavedPlan(savedPlanText(plan, madeFrom(plan, config)), 'plan.json');
     expect(renderMarkdown(saved)).toBe(markdown);
+    for (const verbose of [false, true]) expect(renderText(planFromJson(saved), { verbose })).toBe(renderText(plan, { verbose }));
   });
 });
