@@ -216,7 +216,9 @@ export function exampleDocuments(): { file: string; doc: Record<string, unknown>
   const walk = (dir: string): void => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
-      if (entry.isDirectory() && !entry.name.startsWith('.')) walk(full);
+      // Dot-entries are not config, as the loader has it (a CI recipe's .gitlab-ci.yml).
+      if (entry.name.startsWith('.')) continue;
+      if (entry.isDirectory()) walk(full);
       else if (/\.ya?ml$/.test(entry.name)) {
         const text = fs.readFileSync(full, 'utf8').replace(/\$\{\w+:-([^}]*)\}/g, '$1');
         for (const parsed of parseAllDocuments(text)) out.push({ file: full, doc: parsed.toJS() as Record<string, unknown> });

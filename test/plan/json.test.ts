@@ -55,6 +55,7 @@ describe('renderJson', async () => {
       size: null,
       record_hash: plan.actions[0]!.record.hash,
       credential: null,
+      source: { file: '/config/main.yaml', line: 1, col: 1 },
     });
     expect(json.actions[0]!.record_hash).toMatch(/^[0-9a-f]{64}$/);
     const chunk = json.actions.find((a) => a.change === 'kv')!;
