@@ -37,6 +37,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY schemas ./schemas
 COPY bin ./bin
+COPY examples ./examples
 RUN npm ci && npm prune --omit=dev && npm cache clean --force
 
 # ---- runtime: production dependencies and the compiled output only ----
@@ -53,6 +54,8 @@ COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --from=build --chown=root:root /app/schemas ./schemas
 COPY --from=build --chown=root:root /app/bin ./bin
+# `edgesync init` writes a starting root from the examples' documents and CI recipes.
+COPY --from=build --chown=root:root /app/examples ./examples
 # The image's own unprivileged user; it owns only the state volume (config is read-only to it).
 RUN mkdir -p /config /state && chown node:node /state
 USER node
