@@ -2,9 +2,9 @@
 // deletes and drift first. Made from the JSON shape, so a saved plan renders as the plan it was.
 
 import type { FieldChange, Json } from '../kinds/kind.js';
-import { SENSITIVE, formatBytes, formatCount, plural } from './format.js';
+import { formatBytes, formatCount, plural, shownValue } from './format.js';
 import type { PlanJson } from './json.js';
-import { summaryLine } from './text.js';
+import { byResource, summaryLine } from './text.js';
 import type { PlanSummary } from './summary.js';
 
 export interface MarkdownOptions {
@@ -61,7 +61,7 @@ export function renderMarkdown(plan: PlanJson, options: MarkdownOptions = {}): s
   };
 
   const sections: Section[] = [];
-  const groups = byResource(plan.actions);
+  const groups = [...byResource(plan.actions)];
   const deletes = groups.filter((g) => g[0]!.change === 'delete');
   for (const g of deletes) sections.push({ counts: 'delete', text: deleteSection(g, link, noted) });
   for (const d of plan.drifted ?? []) {
@@ -171,17 +171,6 @@ function refreshLines(plan: PlanJson): string[] {
   return lines.length ? ['', ...lines] : [];
 }
 
-/** Consecutive actions of one resource (the planner keeps them together). */
-function byResource(actions: readonly JsonAction[]): JsonAction[][] {
-  const groups: JsonAction[][] = [];
-  for (const a of actions) {
-    const last = groups.at(-1);
-    if (last && last[0]!.resource === a.resource) last.push(a);
-    else groups.push([a]);
-  }
-  return groups;
-}
-
 function deleteSection(group: readonly JsonAction[], link: (s: Source, before?: string) => string, noted: (r: string) => string[]): string {
   const first = group[0]!;
   const keys = group.flatMap((a) => (a.removes && 'keys' in a.removes ? a.removes.keys : []));
@@ -234,11 +223,7 @@ function fieldTable(fields: readonly FieldChange[], before: string, after: strin
 }
 
 function cell(change: FieldChange, value: Json | undefined): string {
-  if (value === undefined) return '';
-  if (change.sensitive) return code(SENSITIVE);
-  const text = JSON.stringify(value) ?? 'undefined';
-  const chars = [...text];
-  return code(chars.length <= VALUE_CHARS ? text : `${chars.slice(0, VALUE_CHARS - 1).join('')}…`);
+  return value === undefined ? '' : code(shownValue(change, value, VALUE_CHARS));
 }
 
 /** A document's position as a link: `file:line`, to `file#Lline` under the link base. */

@@ -183,9 +183,9 @@ function at(source: { readonly file: string; readonly line: number } | undefined
   return source ? ` (${source.file}:${source.line})` : '';
 }
 
-/** Consecutive actions of one resource (the planner keeps them together), one group at a time. */
-function* byResource(actions: readonly Action[]): Generator<Action[]> {
-  let group: Action[] = [];
+/** Consecutive actions of one resource (the planner keeps them together), one group at a time; the JSON plan's too. */
+export function* byResource<A extends { readonly resource: string }>(actions: readonly A[]): Generator<A[]> {
+  let group: A[] = [];
   for (const action of actions) {
     if (group.length > 0 && group[0]!.resource !== action.resource) {
       yield group;
