@@ -24,3 +24,19 @@ export const systemClock: Clock = {
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
+
+/**
+ * `promise`'s value if it settles within `ms` of real time, else undefined (the work goes on): an
+ * answer that waits briefly for work others share. A rejection within `ms` rejects.
+ */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, waited]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -8,6 +8,7 @@ import type { Role } from '../leadership.js';
 import { degradedReason, type DriftFinding, type LoopStatus } from '../loop-types.js';
 import type { Plan } from '../../plan/types.js';
 import { planText, planTextIfReady } from './plan.js';
+import { within } from '../../util/clock.js';
 
 type Overall = 'starting' | 'in step' | 'applying' | 'needs attention' | 'config invalid' | 'standby';
 
@@ -169,11 +170,7 @@ async function shownPlan(plan: Plan, lastResult: string | undefined, running: bo
   const ready = planTextIfReady(plan, lastResult);
   if (ready !== undefined) return { plan: ready };
   if (!running) {
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), PLAN_WAIT_MS);
-    });
-    const text = await Promise.race([planText(plan, lastResult), waited]).finally(() => clearTimeout(timer));
+    const text = await within(planText(plan, lastResult), PLAN_WAIT_MS);
     if (text !== undefined) return { plan: text };
   }
   return { planPending: true };

@@ -9,6 +9,7 @@ import { pageModel, pageVersion, type ModelSources } from './model.js';
 import { liveBody, renderDocument, type PageParts } from './page.js';
 import { pageOf, resourceRows, type ResourceRow, type RowQuery } from './resources.js';
 import type { AppliedResource } from '../../state/types.js';
+import { within } from '../../util/clock.js';
 
 export interface UiSources extends ModelSources {
   readonly resources: () => Promise<readonly AppliedResource[]>;
@@ -86,16 +87,8 @@ function rowCache(src: UiSources) {
       deriving.catch(() => undefined);
     }
     if (s.running) return { ...(kept && { rows: kept.rows }), current: false };
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), ROWS_WAIT_MS);
-    });
-    try {
-      const rows = await Promise.race([deriving, waited]);
-      return rows ? { rows, current: kept?.version === version } : { ...(kept && { rows: kept.rows }), current: false };
-    } finally {
-      clearTimeout(timer);
-    }
+    const rows = await within(deriving, ROWS_WAIT_MS);
+    return rows ? { rows, current: kept?.version === version } : { ...(kept && { rows: kept.rows }), current: false };
   };
 }
 
