@@ -106,9 +106,9 @@ function parseShare(name: string, text: string): number {
   return n;
 }
 
-/** "50" → 50; a whole number from 0. */
-function parseCount(name: string, text: string): number {
-  return checkInteger(name, /^\s*\d+\s*$/.test(text) ? Number(text) : text, 0, 1_000_000_000);
+/** "50" → 50; a whole number from `min` to `max`. */
+export function parseCount(name: string, text: string, min = 0, max = 1_000_000_000): number {
+  return checkInteger(name, /^\s*\d+\s*$/.test(text) ? Number(text) : text, min, max);
 }
 
 export function thresholdsOf(opts: ThresholdOptions): { maxUpdateShare: number; maxKvShare: number; maxDeleteShare: number; maxDeletes: number } {

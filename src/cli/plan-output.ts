@@ -3,7 +3,8 @@
 
 import { type Command, Option } from 'commander';
 import type { Plan, PlanJson } from '../plan/index.js';
-import { checkInteger, checkString, fail } from '../util/options.js';
+import { checkString, fail } from '../util/options.js';
+import { parseCount } from './common.js';
 
 const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
 type PlanFormat = (typeof PLAN_FORMATS)[number];
@@ -43,9 +44,7 @@ export function planOutputOf(flags: PlanOutputFlags): PlanOutput {
     format,
     verbose: flags.verbose === true,
     ...(flags.linkBase !== undefined && { linkBase: checkString('--link-base', flags.linkBase) }),
-    ...(flags.maxChars !== undefined && {
-      maxChars: checkInteger('--max-chars', /^\s*\d+\s*$/.test(flags.maxChars) ? Number(flags.maxChars) : flags.maxChars, 1_000, 100_000_000),
-    }),
+    ...(flags.maxChars !== undefined && { maxChars: parseCount('--max-chars', flags.maxChars, 1_000, 100_000_000) }),
   };
 }
 
