@@ -9,7 +9,7 @@ import { runAction, safeHook, type ActionReport, type RunContext } from './run-a
 import { Schedule } from './schedule.js';
 import { clearSettled, recordUnsettled } from './statuses.js';
 import { stateWriter } from '../state/group-commit.js';
-import { turn, TurnClock } from '../util/turn.js';
+import { turn, TurnCounter } from '../util/turn.js';
 
 export { classifyError } from './classify.js';
 export { secretFileName } from './files.js';
@@ -145,7 +145,7 @@ async function collect(
   const failed: Failed[] = [];
   const skipped: { action: Action; because: string }[] = [];
   const uncertain: { action: Action; error: string }[] = [];
-  const turns = new TurnClock();
+  const turns = TurnCounter.byTime();
   for (const action of plan.actions) {
     if (turns.due()) await turns.turn();
     const report = settled.get(action.id)!;

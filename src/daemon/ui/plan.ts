@@ -4,7 +4,7 @@
 import { maskedChange, SENSITIVE } from '../../plan/format.js';
 import { renderTextInTurns } from '../../plan/text.js';
 import type { Action, Plan } from '../../plan/types.js';
-import { TurnClock } from '../../util/turn.js';
+import { TurnClock, TurnCounter } from '../../util/turn.js';
 
 /**
  * The plan as the loop keeps it for the page: bodies (KV pairs, script uploads, token values) and
@@ -49,7 +49,7 @@ export const PLAN_LINES = 400;
  */
 async function planNow(plan: Plan, lastResult: string | undefined): Promise<Plan> {
   if (lastResult !== 'ok' || plan.actions.length === 0) return plan;
-  const turns = new TurnClock();
+  const turns = TurnCounter.byTime();
   const applied = new Set<string>();
   for (const a of plan.actions) {
     if (turns.due()) await turns.turn();

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { KeyEntry } from './key-entry.js';
 import { fileEntries, HASH_BYTES, IO_BYTES, RecordReader, RecordWriter } from './sorted-files.js';
-import { TurnClock } from '../../util/turn.js';
+import { toEnd, TurnClock } from '../../util/turn.js';
 import { sortedIndices } from '../../util/sort-steps.js';
 
 export interface SortedKeysOptions {
@@ -157,7 +157,7 @@ export class SortedKeys {
 
   /** No more adds: the last run is sorted (and runs merged into one file when there are several). */
   finish(): void {
-    for (const _ of this.finishing());
+    toEnd(this.finishing());
   }
 
   /** As finish(), giving the event loop a turn between slices of the sort, the last run's writing and the merge once one is due. */
@@ -250,7 +250,7 @@ export class SortedKeys {
   /** Writes the run in memory, sorted, to a new file. */
   private spill(): void {
     try {
-      for (const _ of this.spillSteps());
+      toEnd(this.spillSteps());
     } catch (err) {
       throw this.diskError(err);
     }
