@@ -106,6 +106,15 @@ export function workspace(fixture = 'all-kinds'): Workspace {
   };
 }
 
+/** A change made as a person in the dashboard would, through the emulator's inspection route. */
+export async function byHand(url: string, method: 'PATCH' | 'DELETE', collection: string, id: string, patch?: unknown): Promise<void> {
+  const res = await fetch(`${new URL(url).origin}/__emulator/objects/${collection}/${id}`, {
+    method,
+    ...(patch !== undefined && { headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify(patch) }),
+  });
+  expect(res.status, await res.text()).toBeLessThan(300);
+}
+
 export const apply = (ws: Workspace, emu: RunningEmulator, ...extra: string[]) => cli(['apply', ...ws.remote(emu), ...extra]);
 
 /** The fixture applied once by the command line, and the emulator's request log cleared after it. */

@@ -5,17 +5,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { StoredObject } from '../../src/emulator/index.js';
-import { ACCOUNT, apply, cli, editDoc, fixtureApplied } from './harness.js';
+import { ACCOUNT, apply, byHand, cli, editDoc, fixtureApplied } from './harness.js';
 import { RESOURCES, ROUTE } from './fixture.js';
-
-/** A change made as a person in the dashboard would, through the emulator's inspection route. */
-async function byHand(url: string, method: 'PATCH' | 'DELETE', collection: string, id: string, patch?: unknown): Promise<void> {
-  const res = await fetch(`${new URL(url).origin}/__emulator/objects/${collection}/${id}`, {
-    method,
-    ...(patch !== undefined && { headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify(patch) }),
-  });
-  expect(res.status, await res.text()).toBeLessThan(300);
-}
 
 describe('plan --refresh', () => {
   it('finds nothing to do right after an apply, reading every kind with one call a read, and sends nothing', async () => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { TOKEN, emulator } from '../e2e/harness.js';
+import { TOKEN, byHand, emulator } from '../e2e/harness.js';
 import { readWorld, writeShims, type ForgeWorld } from './ci-shims.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -145,16 +145,6 @@ async function runGitlabJob(p: Place, pipeline: GitlabPipeline, name: string, so
   return { code: r.code, output: r.output, summary: r.output };
 }
 
-/** A change made outside edgesync, as a person in the dashboard would. */
-async function editByHand(url: string, collection: string, id: string, patch: unknown): Promise<void> {
-  const res = await fetch(`${new URL(url).origin}/__emulator/objects/${collection}/${id}`, {
-    method: 'PATCH',
-    headers: { 'content-type': 'application/merge-patch+json' },
-    body: JSON.stringify(patch),
-  });
-  expect(res.status, await res.text()).toBeLessThan(300);
-}
-
 describe('the GitHub Actions recipe', () => {
   it('validates and comments the plan on a pull request, applies that plan on merge, and reports drift at night', { timeout: 120_000 }, async () => {
     const p = await place();
@@ -196,7 +186,7 @@ describe('the GitHub Actions recipe', () => {
     const quiet = await runGithubJob(p, workflow, 'drift', 'schedule', { ...context, 'github.sha': SHA });
     expect(quiet.code, quiet.output).toBe(0);
     const list = p.emu.state().lists.find((l) => l.name === 'Blocked domains')!;
-    await editByHand(p.emu.url, 'lists', String(list.id), { items: [{ value: 'malware.example.net' }, { value: 'added-by-hand.example.com' }] });
+    await byHand(p.emu.url, 'PATCH', 'lists', String(list.id), { items: [{ value: 'malware.example.net' }, { value: 'added-by-hand.example.com' }] });
     const drift = await runGithubJob(p, workflow, 'drift', 'schedule', { ...context, 'github.sha': SHA });
     expect(drift.code).toBe(2);
     expect(drift.summary).toMatch(/\| 0 \| 1 \| 0 \| 1 \| 0 \| 0 \|/);
@@ -250,7 +240,7 @@ describe('the GitLab CI recipe', () => {
     const quiet = await runGitlabJob(p, pipeline, 'drift', 'schedule', { ...ci, CI_COMMIT_SHA: SHA });
     expect(quiet.code, quiet.output).toBe(0);
     const list = p.emu.state().lists.find((l) => l.name === 'Blocked domains')!;
-    await editByHand(p.emu.url, 'lists', String(list.id), { items: [{ value: 'malware.example.net' }, { value: 'added-by-hand.example.com' }] });
+    await byHand(p.emu.url, 'PATCH', 'lists', String(list.id), { items: [{ value: 'malware.example.net' }, { value: 'added-by-hand.example.com' }] });
     const drift = await runGitlabJob(p, pipeline, 'drift', 'schedule', { ...ci, CI_COMMIT_SHA: SHA });
     expect(drift.code).toBe(2);
     expect(fs.readFileSync(path.join(p.artifacts, 'drift', 'drift.md'), 'utf8')).toContain('changed outside edgesync');
