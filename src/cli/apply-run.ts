@@ -18,6 +18,7 @@ import {
   massOrphaning,
   planHasChanges,
   planToJson,
+  policyDenies,
   readSavedPlanFile,
   renderText,
   savedConfigRoot,
@@ -206,6 +207,13 @@ async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, 
       }
     }
     process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
+    // A rule of a Policy document denies it: nothing is sent, whatever the flags (a saved plan was judged again just now).
+    const denied = policyDenies(plan);
+    if (denied.length) {
+      notices.say(`Denied by policy (${denied.map((f) => `${f.policy} rule ${f.rule}`).join(', ')}). Nothing was applied.`, 'error');
+      process.exitCode = EXIT.attention;
+      return;
+    }
     // Whatever the flags: a prune that leaves nothing of the state described.
     const everything = deletesEverything(plan, opts.config);
     if (everything) {

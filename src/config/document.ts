@@ -68,7 +68,8 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
   const source: SourceLocation = { file: display, ...locator.start };
   const document: ResourceDocument = { apiVersion: 'edgesync/v1', kind: def.kind, metadata: metadata as ResourceDocument['metadata'], spec: raw.spec, file, loc: source };
   const issues: ConfigError[] = [];
-  const buildContext = createBuildContext(ctx.bounds, file, (path, message) => issues.push(errorAt(path, message)), ctx.inputs);
+  const place = (path: FieldPath): SourceLocation => ({ file: display, ...locator.value(path) });
+  const buildContext = createBuildContext(ctx.bounds, file, (path, message) => issues.push(errorAt(path, message)), place, ctx.inputs);
   const refused = (err: unknown) => void issues.push(errorAt([], `${def.kind} could not be built: ${err instanceof Error ? err.message : String(err)}`));
   let built: Built | Promise<Built> | undefined;
   try {

@@ -9,6 +9,7 @@ import { createExecutor, refresh, type ApplyResult, type ExecutorOptions, type R
 import type { ApiClient } from '../api/client.js';
 import { allKinds, getKind } from '../kinds/registry.js';
 import { importInto, type ImportAsk, type ImportResult } from './import.js';
+import { judgePlan } from '../policy/evaluate.js';
 import '../kinds/index.js';
 import type { DesiredResource, Outcome } from '../kinds/kind.js';
 import type { Action, Plan } from '../plan/types.js';
@@ -71,7 +72,7 @@ export async function planAsked(
 ): Promise<Plan> {
   const { refresh: wantsRefresh, ...drift } = options.ask ?? {};
   const base = { ...(options.now !== undefined && { now: options.now }), ...(options.targets && { targets: options.targets }), ...drift };
-  if (!wantsRefresh) return buildPlan(resources, snapshot, { ...base, ...(options.memo && { memo: options.memo }) });
+  if (!wantsRefresh) return judged(await buildPlan(resources, snapshot, { ...base, ...(options.memo && { memo: options.memo }) }), resources);
   const reading = options.reading?.();
   if (!reading?.reader.read || !reading.reader.pages) throw new Error('--refresh needs a client that reads the provider');
   const seen = await refresh(resources, snapshot, {
@@ -81,7 +82,7 @@ export async function planAsked(
     ...(options.signal && { signal: options.signal }),
     ...(options.now !== undefined && { now: options.now }),
   });
-  return buildPlan(resources, snapshot, {
+  const plan = await buildPlan(resources, snapshot, {
     ...base,
     observed: seen.observed,
     refresh: {
@@ -90,6 +91,13 @@ export async function planAsked(
       unchecked: seen.unchecked,
     },
   });
+  return judged(plan, resources);
+}
+
+/** The plan with what the Policy documents' rules found: every plan of a command or the daemon is judged here. */
+function judged(plan: Plan, resources: readonly DesiredResource[]): Plan {
+  const policy = judgePlan(plan, resources);
+  return policy.length ? { ...plan, policy } : plan;
 }
 
 export interface Engine {

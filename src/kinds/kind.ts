@@ -59,6 +59,8 @@ export interface BuildContext {
   outputPath(ref: string, path: FieldPath): string | undefined;
   /** When the config is loaded (ms since the epoch), for rules relative to now (a KV expiration at least 60 s ahead). */
   now(): number;
+  /** Where the value at `path` is written (else its nearest written ancestor): a Policy's rules keep it for what they report later. */
+  place(path: FieldPath): SourceLocation;
 }
 
 /** What a kind builds from a document. */
