@@ -182,7 +182,7 @@ function refreshLines(plan: Plan, ctx: Ctx): string[] {
 }
 
 /** Each finding of a policy rule: what it judged, the rule and where it is written, its message and any error. */
-export function policyLines(findings: readonly PolicyFinding[], paint: Paint): string[] {
+function policyLines(findings: readonly PolicyFinding[], paint: Paint): string[] {
   const lines: string[] = [];
   for (const f of findings) {
     const rule = `${f.effect === 'deny' ? 'denied' : 'warning'} by ${f.policy} rule ${f.rule} (${f.source.file}:${f.source.line})`;

@@ -8,7 +8,7 @@ import type { Action, Plan, PolicyFinding } from '../plan/types.js';
 import { compileRule, configOnly, POLICY_KIND, type Compiled, type PlacedRule, type Variable } from './rules.js';
 
 /** Every rule of the config's Policy documents, with where it is written. */
-export function rulesOf(resources: readonly DesiredResource[]): PlacedRule[] {
+function rulesOf(resources: readonly DesiredResource[]): PlacedRule[] {
   const out: PlacedRule[] = [];
   for (const r of resources) {
     if (r.kind !== POLICY_KIND) continue;

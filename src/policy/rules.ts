@@ -8,12 +8,10 @@ import type { SourceLocation } from '../kinds/kind.js';
 export const POLICY_KIND = 'Policy';
 
 /** What a rule does when its expression is false. */
-export const EFFECTS = ['deny', 'warn'] as const;
-export type Effect = (typeof EFFECTS)[number];
+type Effect = 'deny' | 'warn';
 
 /** What a rule does when its expression cannot be evaluated (a missing field, a result that is not a bool). */
-export const ON_ERROR = ['deny', 'warn', 'ignore'] as const;
-export type OnError = (typeof ON_ERROR)[number];
+type OnError = 'deny' | 'warn' | 'ignore';
 
 /** The variables a rule may read. */
 const VARIABLES = ['resource', 'action', 'plan'] as const;
