@@ -14,11 +14,11 @@ import { identifyHolder, StateLockedError } from '../state/lock.js';
 import '../kinds/index.js';
 import {
   deletesEverything,
+  denyingRules,
   madeFrom,
   massOrphaning,
   planHasChanges,
   planToJson,
-  policyDenies,
   readSavedPlanFile,
   renderText,
   savedConfigRoot,
@@ -208,9 +208,9 @@ async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, 
     }
     process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
     // A rule of a Policy document denies it: nothing is sent, whatever the flags (a saved plan was judged again just now).
-    const denied = policyDenies(plan);
+    const denied = denyingRules(plan);
     if (denied.length) {
-      notices.say(`Denied by policy (${denied.map((f) => `${f.policy} rule ${f.rule}`).join(', ')}). Nothing was applied.`, 'error');
+      notices.say(`Denied by policy (${denied.join(', ')}). Nothing was applied.`, 'error');
       process.exitCode = EXIT.attention;
       return;
     }

@@ -13,7 +13,7 @@ import type { PolicyFinding } from '../plan/types.js';
 export function register(program: Command): void {
   withConfigAndState(program.command('validate'))
     .description("check the config root: schemas, references, identities; nothing is sent, so credentials' secrets need not be set")
-    .option('--json', 'print {valid, resources, errors} as JSON')
+    .option('--json', 'print {valid, resources, errors, warnings} as JSON (warnings: only when a Policy warn rule found something)')
     .action(async (opts: CommonOptions) => {
       // Nothing is sent: a credential's reference must be well formed, its secret need not be there
       // (a pull request's check runs without one).

@@ -28,7 +28,7 @@ export interface ReferenceBounds {
 export function createBuildContext(
   bounds: ReferenceBounds,
   yamlFile: string,
-  issue: (path: FieldPath, message: string) => void,
+  issue: BuildContext['issue'],
   place: (path: FieldPath) => SourceLocation,
   inputs?: BuildInputs,
 ): BuildContext {

@@ -5,7 +5,7 @@
 
 import { applyErrors, applyOutcome } from '../apply/outcome.js';
 import { digestInTurns, formatError, type ConfigError, type LoadResult } from '../config/index.js';
-import { needsAttention, policyDenies } from '../plan/summary.js';
+import { denyingRules, needsAttention, policyDenies } from '../plan/summary.js';
 import type { Plan } from '../plan/types.js';
 import { revisionText } from '../config/revision.js';
 import { backoffDelay } from '../util/backoff.js';
@@ -217,7 +217,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       if (denied.length) {
         retryPending = false;
         retryAttempt = 0;
-        const why = `Denied by policy (${denied.map((f) => `${f.policy} rule ${f.rule}`).join(', ')}): held until the files change.`;
+        const why = `Denied by policy (${denyingRules(plan).join(', ')}): held until the files change.`;
         logger.error({ denied: denied.length }, `Holding: nothing is applied. ${why}`);
         notify(() => observer.onDenied?.(plan));
         return done({ ...base, ...attention, result: 'held', errors: [why] });

@@ -33,8 +33,11 @@ export interface ResourceDocument {
 export interface BuildContext {
   /** Absolute path of the config root. */
   readonly root: string;
-  /** Records a problem at a field of the document; every problem is reported, not only the first. */
-  issue(path: FieldPath, message: string): void;
+  /**
+   * Records a problem at a field of the document; every problem is reported, not only the first. `within`:
+   * at character `index` of `text`, the field's string (an expression's fault), when it is written on one line.
+   */
+  issue(path: FieldPath, message: string, within?: { readonly text: string; readonly index: number }): void;
   /**
    * Reads `ref`, relative to the YAML file. On a path leaving the root, a missing file or one
    * over the size bound, records an issue at `path` and returns undefined.

@@ -1,7 +1,7 @@
 // Policy: rules in CEL that every plan must pass (src/policy/); no remote object, nothing to apply.
 // The request holds the rules; where each expression is written rides beside it, for what a rule reports.
 
-import { compileRule, POLICY_KIND, type PolicyRule } from '../policy/rules.js';
+import { compileRule, lineCol, POLICY_KIND, type PolicyRule } from '../policy/rules.js';
 import type { Json } from '../util/json.js';
 import { isObject } from './diff.js';
 import { defineKind, NOTHING } from './families.js';
@@ -25,7 +25,15 @@ function build(doc: ResourceDocument, ctx: BuildContext): Built {
     if (twice !== undefined) ctx.issue(['spec', 'rules', i, 'name'], `rule ${rule.name} is named twice in this policy (rules ${twice + 1} and ${i + 1}): findings name their rule`);
     seen.set(rule.name, i);
     const compiled = compileRule(rule.expression);
-    if ('problem' in compiled) ctx.issue(['spec', 'rules', i, 'expression'], `rule ${rule.name} does not compile: ${compiled.problem} (line:col in the expression)`);
+    // Each fault at its character of the file when the expression is one line of a plain or quoted scalar.
+    if ('faults' in compiled)
+      for (const fault of compiled.faults) {
+        const where = lineCol(rule.expression, fault.offset);
+        ctx.issue(['spec', 'rules', i, 'expression'], `rule ${rule.name} does not compile: ${fault.message} (at ${where} in the expression)`, {
+          text: rule.expression,
+          index: fault.offset,
+        });
+      }
     rules.push(rule);
   });
   const at = written.map((_, i) => ctx.place(['spec', 'rules', i, 'expression']));

@@ -55,6 +55,11 @@ export function policyDenies(plan: Plan): PolicyFinding[] {
   return (plan.policy ?? []).filter((f) => f.effect === 'deny');
 }
 
+/** The rules that deny the plan, each named once ("Policy/review rule no-deletes"), in the order of their findings. */
+export function denyingRules(plan: Plan): string[] {
+  return [...new Set(policyDenies(plan).map((f) => `${f.policy} rule ${f.rule}`))];
+}
+
 /** A resource of the config that no apply can bring in step until a person acts, and why. */
 export interface Attention {
   readonly resource: string;

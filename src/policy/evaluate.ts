@@ -1,5 +1,5 @@
 // Runs the Policy documents' rules: over a plan (every rule, before anything is sent) or over the config
-// alone (`validate`: the rules that read neither action nor plan). Pure: resources and a Plan in, findings out.
+// alone (`validate`: the rules that read none of action, plan and now). Pure: resources and a Plan in, findings out.
 
 import type { DesiredResource, FieldChange, Json, SourceLocation } from '../kinds/kind.js';
 import { maskedChange } from '../plan/format.js';
@@ -24,13 +24,17 @@ function ordered(findings: PolicyFinding[]): PolicyFinding[] {
   return [...findings.filter((f) => f.effect === 'deny'), ...findings.filter((f) => f.effect === 'warn')];
 }
 
-/** A plan's findings: each rule over what it reads (each action, each resource, or the plan once). */
-export function judgePlan(plan: Plan, resources: readonly DesiredResource[]): PolicyFinding[] {
+/**
+ * A plan's findings: each rule over what it reads (each action, each resource, or the plan once). `now`:
+ * when the plan is made (ms since the epoch, from the run's clock), what a change window compares.
+ */
+export function judgePlan(plan: Plan, resources: readonly DesiredResource[], now: number): PolicyFinding[] {
   const rules = rulesOf(resources);
   if (!rules.length) return [];
   const byKey = new Map(resources.map((r) => [r.key, r]));
   const drifted = new Set((plan.drifted ?? []).map((d) => d.resource));
   const counts = planCounts(plan);
+  const at = timestamp(now);
   // With --target, the resources left out are not judged: the run sends nothing of them.
   const excluded = new Set(plan.excluded ?? []);
   const judged = resources.filter((r) => r.kind !== POLICY_KIND && !excluded.has(r.key));
@@ -47,16 +51,16 @@ export function judgePlan(plan: Plan, resources: readonly DesiredResource[]): Po
       for (const action of plan.actions) {
         if (done.has(action.resource)) continue;
         const resource = resourceValue(byKey.get(action.resource), action);
-        const found = judge(rule, program, { resource, action: actionValue(action, drifted), plan: counts }, { resource: action.resource, action: action.id });
+        const found = judge(rule, program, { resource, action: actionValue(action, drifted), plan: counts, now: at }, { resource: action.resource, action: action.id });
         if (found) findings.push(found), done.add(action.resource);
       }
     } else if (program.uses.has('resource') || configOnly(program)) {
       for (const r of judged) {
-        const found = judge(rule, program, { resource: resourceValue(r), action: null, plan: counts }, { resource: r.key });
+        const found = judge(rule, program, { resource: resourceValue(r), action: null, plan: counts, now: at }, { resource: r.key });
         if (found) findings.push(found);
       }
     } else {
-      const found = judge(rule, program, { resource: null, action: null, plan: counts }, {});
+      const found = judge(rule, program, { resource: null, action: null, plan: counts, now: at }, {});
       if (found) findings.push(found);
     }
   }
@@ -72,13 +76,14 @@ export interface ConfigJudgement {
 
 /**
  * The config alone: config-only rules judge each resource; the others run against sample bindings (each
- * resource created, in a plan that creates them all) only to find a result that is not a bool: their
- * errors there say nothing, as the real action and plan may hold what the sample does not.
+ * resource created, in a plan that creates them all, at SAMPLE_NOW) only to find a result that is not a
+ * bool: their errors there say nothing, as the real action, plan and time may hold what the sample does not.
  */
 export function judgeConfig(resources: readonly DesiredResource[]): ConfigJudgement {
   const judged = resources.filter((r) => r.kind !== POLICY_KIND);
   const findings: PolicyFinding[] = [];
   const notBool: { rule: PlacedRule; error: string }[] = [];
+  const sampleNow = timestamp(SAMPLE_NOW);
   const sampleCounts = {
     ...planCounts({ actions: [], blocked: [], orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] }),
     create: judged.length,
@@ -90,7 +95,7 @@ export function judgeConfig(resources: readonly DesiredResource[]): ConfigJudgem
     const only = configOnly(program);
     for (const r of judged) {
       const resource = resourceValue(r);
-      const bindings = only ? { resource, action: null, plan: null } : { resource, action: sampleAction(r), plan: sampleCounts };
+      const bindings = only ? { resource, action: null, plan: null, now: null } : { resource, action: sampleAction(r), plan: sampleCounts, now: sampleNow };
       const result = program.run(bindings);
       if ('notBool' in result) {
         notBool.push({ rule, error: result.error });
@@ -105,6 +110,18 @@ export function judgeConfig(resources: readonly DesiredResource[]): ConfigJudgem
 }
 
 type Bindings = Readonly<Record<Variable, unknown>>;
+
+/** The time `validate`'s sample runs at: a rule's type does not depend on it (a Monday, 10:00 UTC). */
+const SAMPLE_NOW = Date.UTC(2024, 0, 1, 10);
+
+/**
+ * `ms` as a CEL timestamp (google.protobuf.Timestamp, the message shape @bufbuild/cel reads), so that
+ * `now.getDayOfWeek("UTC")`, `now.getHours("Europe/Paris")` and `now - duration("1h")` work.
+ */
+function timestamp(ms: number): Readonly<Record<string, unknown>> {
+  const seconds = Math.floor(ms / 1000);
+  return { $typeName: 'google.protobuf.Timestamp', seconds: BigInt(seconds), nanos: Math.round(ms - seconds * 1000) * 1_000_000 };
+}
 
 function judge(rule: PlacedRule, program: Compiled, bindings: Bindings, about: Pick<PolicyFinding, 'resource' | 'action'>): PolicyFinding | undefined {
   return outcome(rule, program.run(bindings), about);

@@ -13,8 +13,8 @@ type Effect = 'deny' | 'warn';
 /** What a rule does when its expression cannot be evaluated (a missing field, a result that is not a bool). */
 type OnError = 'deny' | 'warn' | 'ignore';
 
-/** The variables a rule may read. */
-const VARIABLES = ['resource', 'action', 'plan'] as const;
+/** The variables a rule may read; `now` is the time of the plan (a CEL timestamp, from the injected clock). */
+const VARIABLES = ['resource', 'action', 'plan', 'now'] as const;
 export type Variable = (typeof VARIABLES)[number];
 
 /** One rule of a Policy document, as its request holds it. */
@@ -35,6 +35,18 @@ export interface PlacedRule extends PolicyRule {
   readonly at: SourceLocation;
 }
 
+/** One reason an expression cannot be a program, at `offset` (0-based, in UTF-16 units) in the expression. */
+interface Fault {
+  readonly offset: number;
+  readonly message: string;
+}
+
+/** A rule that cannot be a program: every fault, and all of them said with their line:col in the expression. */
+interface Refused {
+  readonly problem: string;
+  readonly faults: readonly Fault[];
+}
+
 /** A rule ready to run: the variables it reads, and its program. */
 export interface Compiled {
   readonly uses: ReadonlySet<Variable>;
@@ -48,26 +60,26 @@ const env = celEnv();
 const compiled = new Map<string, Compiled>();
 
 /**
- * The rule's program, or why it cannot be one: a syntax error, or a variable other than resource,
- * action and plan, each with its line:col in the expression.
+ * The rule's program, or why it cannot be one: a syntax error, or each variable other than resource,
+ * action, plan and now, each fault at its offset in the expression.
  */
-export function compileRule(expression: string): Compiled | { readonly problem: string } {
+export function compileRule(expression: string): Compiled | Refused {
   const kept = compiled.get(expression);
   if (kept) return kept;
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(expression);
   } catch (err) {
-    return { problem: syntaxProblem(err) };
+    return refused(expression, [syntaxFault(expression, err)]);
   }
   const positions = parsed.sourceInfo?.positions ?? {};
   const uses = new Set<Variable>();
-  const unknown: string[] = [];
+  const unknown: Fault[] = [];
   freeNames(parsed.expr, new Set(), (name, id) => {
     if ((VARIABLES as readonly string[]).includes(name)) uses.add(name as Variable);
-    else unknown.push(`${lineCol(expression, positions[id.toString()] ?? 0)}: ${name} is not a variable a rule can read (resource, action, plan)`);
+    else unknown.push({ offset: Number(positions[id.toString()] ?? 0), message: `${name} is not a variable a rule can read (${VARIABLES.join(', ')})` });
   });
-  if (unknown.length) return { problem: unknown.join('; ') };
+  if (unknown.length) return refused(expression, unknown);
   const program = celPlan(env, parsed);
   const out: Compiled = {
     uses,
@@ -82,22 +94,32 @@ export function compileRule(expression: string): Compiled | { readonly problem: 
   return out;
 }
 
-/** A rule that reads neither `action` nor `plan` judges the config alone: `validate` runs it. */
+/**
+ * A rule that reads neither `action` nor `plan` judges the config alone: `validate` runs it. One that reads
+ * `now` waits for a plan too: whether a config is valid does not depend on the hour it is checked at.
+ */
 export function configOnly(rule: Compiled): boolean {
-  return !rule.uses.has('action') && !rule.uses.has('plan');
+  return !rule.uses.has('action') && !rule.uses.has('plan') && !rule.uses.has('now');
 }
 
-/** The parser's message with its place given as the expression's line:col. */
-function syntaxProblem(err: unknown): string {
+function refused(expression: string, faults: readonly Fault[]): Refused {
+  return { problem: faults.map((f) => `${lineCol(expression, f.offset)}: ${f.message}`).join('; '), faults };
+}
+
+/** The parser's message, at the offset its line:col gives (the start of the expression when it gives none). */
+function syntaxFault(expression: string, err: unknown): Fault {
   const message = err instanceof Error ? err.message : String(err);
   const located = /^<input>:(\d+):(\d+): (.*)$/s.exec(message);
-  return located ? `${located[1]}:${located[2]}: ${located[3]}` : message;
+  if (!located) return { offset: 0, message };
+  const lines = expression.split('\n');
+  const line = Math.min(Number(located[1]), lines.length);
+  const before = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+  return { offset: Math.min(before + Number(located[2]) - 1, expression.length), message: located[3]! };
 }
 
 /** 1-based line:col of `offset` in `text`. */
-function lineCol(text: string, offset: number): string {
-  const before = text.slice(0, Number(offset));
-  const lines = before.split('\n');
+export function lineCol(text: string, offset: number): string {
+  const lines = text.slice(0, offset).split('\n');
   return `${lines.length}:${lines[lines.length - 1]!.length + 1}`;
 }
 

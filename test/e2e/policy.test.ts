@@ -85,6 +85,32 @@ describe('policies, end to end', () => {
     );
   });
 
+  it("lists a config-only warn rule's findings under validate --json's warnings, the config still valid", async () => {
+    const ws = workspace();
+    policy(
+      ws,
+      [
+        '    - name: named-lists',
+        '      expression: resource.kind != "GatewayList" || resource.name != "blocked-domains"',
+        '      effect: warn',
+        '      message: name lists by what they hold',
+      ].join('\n'),
+    );
+    const validated = await cli(['validate', '--json', ...ws.local]);
+    expect(validated.code).toBe(0);
+    const json = JSON.parse(validated.stdout);
+    expect(json).toMatchObject({ valid: true, errors: [] });
+    expect(json.warnings).toEqual([
+      {
+        file: expect.stringMatching(/zero-trust\/list\.yaml$/),
+        line: expect.any(Number),
+        col: 1,
+        path: '',
+        message: expect.stringMatching(/^GatewayList\[.*\]\/blocked-domains: warning by Policy\/review rule named-lists \(.*policies\.yaml:8:19\): name lists by what they hold$/),
+      },
+    ]);
+  });
+
   it('refuses at validate a rule that does not return a bool, at its expression', async () => {
     const ws = workspace();
     policy(ws, ['    - name: counted', '      expression: plan.create', '      message: never a bool'].join('\n'));
@@ -93,7 +119,7 @@ describe('policies, end to end', () => {
     expect(validated.stderr).toMatch(/policies\.yaml:8:19 {2}Policy\/review rule counted must return a bool: it returned double \d+, not a bool/);
   });
 
-  it('validates the examples, their three policies included', async () => {
+  it('validates the examples, their policy document included', async () => {
     const examples = path.resolve(import.meta.dirname, '../../examples');
     const validated = await cli(['validate', '--config', examples, '--state', path.join(workspace().dir, 'state.db')]);
     expect(validated.stderr).toBe('');
