@@ -14,6 +14,7 @@ import { identifyHolder, StateLockedError } from '../state/lock.js';
 import '../kinds/index.js';
 import {
   deletesEverything,
+  denyingRules,
   madeFrom,
   massOrphaning,
   planHasChanges,
@@ -206,6 +207,13 @@ async function applyUntilStopped(given: ApplyCliOptions, stop: AbortController, 
       }
     }
     process.stdout.write(renderText(plan, { color: process.stdout.isTTY === true }) + '\n');
+    // A rule of a Policy document denies it: nothing is sent, whatever the flags (a saved plan was judged again just now).
+    const denied = denyingRules(plan);
+    if (denied.length) {
+      notices.say(`Denied by policy (${denied.join(', ')}). Nothing was applied.`, 'error');
+      process.exitCode = EXIT.attention;
+      return;
+    }
     // Whatever the flags: a prune that leaves nothing of the state described.
     const everything = deletesEverything(plan, opts.config);
     if (everything) {

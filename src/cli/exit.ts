@@ -2,7 +2,7 @@
 // whether the config is in force. docs/review-and-safety.md (Exit codes) documents the same table.
 
 import type { ApplyResult } from '../apply/index.js';
-import { needsAttention, planHasChanges } from '../plan/summary.js';
+import { needsAttention, planHasChanges, policyDenies } from '../plan/summary.js';
 import type { Plan } from '../plan/types.js';
 
 export const EXIT = {
@@ -12,12 +12,18 @@ export const EXIT = {
   error: 1,
   /** `plan --detailed-exitcode`: changes to apply. */
   changes: 2,
-  /** Nothing left that applying can do, but something needs a person: uncertain, blocked, held, a lost secret. */
+  /** Nothing left that applying can do, but something needs a person: uncertain, blocked, held, denied by a policy, a lost secret. */
   attention: 3,
 } as const;
 
-/** `plan --detailed-exitcode`: 2 with changes to apply, else 3 when something needs a person, else 0. */
+/** `plan`: 3 when a policy denies it (nothing would be sent), with or without --detailed-exitcode; else 0. */
+export function planDeniedCode(plan: Plan): number {
+  return policyDenies(plan).length ? EXIT.attention : EXIT.ok;
+}
+
+/** `plan --detailed-exitcode`: 3 when a policy denies it, 2 with changes to apply, else 3 when something needs a person, else 0. */
 export function planExitCode(plan: Plan): number {
+  if (policyDenies(plan).length) return EXIT.attention;
   if (planHasChanges(plan)) return EXIT.changes;
   return needsAttention(plan).length ? EXIT.attention : EXIT.ok;
 }

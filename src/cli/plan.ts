@@ -46,7 +46,7 @@ export function register(program: Command): void {
       const root = opts.refresh ? await remoteRoot(opts) : await localRoot(opts);
       // The state is read while the files are built: planOffline below then reads only what changed since.
       const config = await loadOrRefuse(root, undefined, { readStateAhead: true });
-      const [{ configRootOf, deletesEverything, madeFrom, massOrphaning, planToJson, savedPlanText, thresholdBreaches }, { planExitCode }] = await Promise.all([
+      const [{ configRootOf, deletesEverything, madeFrom, massOrphaning, planToJson, savedPlanText, thresholdBreaches }, { planDeniedCode, planExitCode }] = await Promise.all([
         import('../plan/index.js'),
         import('./exit.js'),
       ]);
@@ -70,6 +70,8 @@ export function register(program: Command): void {
       const dropping = massOrphaning(plan, opts.config);
       if (dropping) process.stderr.write(`warning: ${dropping.message} \`apply\` refuses it without --allow-empty.\n`);
       for (const breach of thresholdBreaches(plan, thresholds)) process.stderr.write(`warning: ${breach}: \`apply\` refuses it without --force.\n`);
-      if (opts.detailedExitcode) process.exitCode = planExitCode(plan);
+      const denied = planDeniedCode(plan);
+      if (denied) process.stderr.write('Denied by policy: `apply` sends nothing of this plan.\n');
+      process.exitCode = opts.detailedExitcode ? planExitCode(plan) : denied;
     });
 }

@@ -6,20 +6,48 @@ import type { ConfigError, LoadResult } from '../config/index.js';
 import { formatError } from '../config/errors.js';
 import { withConfigAndState, type CommonOptions } from './common.js';
 import { errorCount, loadRoot } from './load.js';
+import { judgeConfig } from '../policy/evaluate.js';
+import type { DesiredResource } from '../kinds/kind.js';
+import type { PolicyFinding } from '../plan/types.js';
 
 export function register(program: Command): void {
   withConfigAndState(program.command('validate'))
     .description("check the config root: schemas, references, identities; nothing is sent, so credentials' secrets need not be set")
-    .option('--json', 'print {valid, resources, errors} as JSON')
+    .option('--json', 'print {valid, resources, errors, warnings} as JSON (warnings: only when a Policy warn rule found something)')
     .action(async (opts: CommonOptions) => {
       // Nothing is sent: a credential's reference must be well formed, its secret need not be there
       // (a pull request's check runs without one).
-      const result = await loadRoot(opts, { checkSecrets: false });
-      if (opts.json) process.stdout.write(JSON.stringify(asJson(result), null, 2) + '\n');
-      else if (result.ok) process.stdout.write(summary(result.resources.map((r) => r.kind)));
-      else process.stderr.write(errorReport(result.errors));
+      const loaded = await loadRoot(opts, { checkSecrets: false });
+      // The Policy rules that judge the config alone run here too: a deny refuses it as any error does.
+      const judged = loaded.ok ? policyOfConfig(loaded.resources) : { errors: [], warnings: [] };
+      const result: LoadResult = loaded.ok && judged.errors.length ? { ok: false, errors: judged.errors, files: loaded.files } : loaded;
+      if (opts.json) process.stdout.write(JSON.stringify({ ...asJson(result), ...(judged.warnings.length && { warnings: judged.warnings }) }, null, 2) + '\n');
+      else {
+        for (const w of judged.warnings) process.stderr.write(`warning: ${formatError(w)}\n`);
+        if (result.ok) process.stdout.write(summary(result.resources.map((r) => r.kind)));
+        else process.stderr.write(errorReport(result.errors));
+      }
       if (!result.ok) process.exitCode = 1;
     });
+}
+
+/** The config-only rules' findings, at the resource judged: denies and rules that give no bool as errors, warns as warnings. */
+function policyOfConfig(resources: readonly DesiredResource[]): { errors: ConfigError[]; warnings: ConfigError[] } {
+  const { findings, notBool } = judgeConfig(resources);
+  const byKey = new Map(resources.map((r) => [r.key, r]));
+  const at = (f: PolicyFinding): ConfigError => {
+    const where = (f.resource !== undefined && byKey.get(f.resource)?.source) || f.source;
+    const rule = `${f.policy} rule ${f.rule} (${f.source.file}:${f.source.line}:${f.source.col})`;
+    const why = f.error ? `; the rule could not be evaluated: ${f.error}` : '';
+    return { ...where, path: '', message: `${f.resource ?? 'the config'}: ${f.effect === 'deny' ? 'denied' : 'warning'} by ${rule}: ${f.message}${why}` };
+  };
+  return {
+    errors: [
+      ...notBool.map(({ rule, error }) => ({ ...rule.at, path: '', message: `${rule.policy} rule ${rule.name} must return a bool: it ${error}` })),
+      ...findings.filter((f) => f.effect === 'deny').map(at),
+    ],
+    warnings: findings.filter((f) => f.effect === 'warn').map(at),
+  };
 }
 
 function asJson(result: LoadResult) {

@@ -3,7 +3,17 @@
 
 import { checkAdoptedId, checkScopeValue } from '../kinds/identifiers.js';
 import { allKinds, getKind } from '../kinds/registry.js';
-import { identityKey, type Built, type DesiredResource, type FieldPath, type KindDefinition, type ResourceDocument, type SourceLocation, type WriteTarget } from '../kinds/kind.js';
+import {
+  identityKey,
+  type BuildContext,
+  type Built,
+  type DesiredResource,
+  type FieldPath,
+  type KindDefinition,
+  type ResourceDocument,
+  type SourceLocation,
+  type WriteTarget,
+} from '../kinds/kind.js';
 import { closest, didYouMean } from '../util/closest.js';
 import { contentHash, detached, type Json } from '../util/json.js';
 import { fieldPath, type ConfigError } from './errors.js';
@@ -68,7 +78,13 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
   const source: SourceLocation = { file: display, ...locator.start };
   const document: ResourceDocument = { apiVersion: 'edgesync/v1', kind: def.kind, metadata: metadata as ResourceDocument['metadata'], spec: raw.spec, file, loc: source };
   const issues: ConfigError[] = [];
-  const buildContext = createBuildContext(ctx.bounds, file, (path, message) => issues.push(errorAt(path, message)), ctx.inputs);
+  const place = (path: FieldPath): SourceLocation => ({ file: display, ...locator.value(path) });
+  // An issue at a character of a one-line string is placed there; else at the string, as any other.
+  const issue: BuildContext['issue'] = (path, message, within) => {
+    const exact = within && locator.within(path, within.text, within.index);
+    issues.push(exact ? { file: display, ...exact, path: fieldPath(path), message } : errorAt(path, message));
+  };
+  const buildContext = createBuildContext(ctx.bounds, file, issue, place, ctx.inputs);
   const refused = (err: unknown) => void issues.push(errorAt([], `${def.kind} could not be built: ${err instanceof Error ? err.message : String(err)}`));
   let built: Built | Promise<Built> | undefined;
   try {

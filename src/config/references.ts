@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BuildContext, FieldPath } from '../kinds/kind.js';
+import type { BuildContext, FieldPath, SourceLocation } from '../kinds/kind.js';
 import { sizeProblem } from './files.js';
 import { checkOutputPath, type OutputBounds } from './outputs.js';
 import { isIgnored, isInside, realpathNearest } from './paths.js';
@@ -25,7 +25,13 @@ export interface ReferenceBounds {
 }
 
 /** `inputs`: told every path looked at, so a later load can tell whether the build would come out the same. */
-export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, issue: (path: FieldPath, message: string) => void, inputs?: BuildInputs): BuildContext {
+export function createBuildContext(
+  bounds: ReferenceBounds,
+  yamlFile: string,
+  issue: BuildContext['issue'],
+  place: (path: FieldPath) => SourceLocation,
+  inputs?: BuildInputs,
+): BuildContext {
   const base = path.dirname(yamlFile);
   const stamped = (real: string, stat: fs.Stats): fs.Stats => (inputs?.record({ path: real, real, stamp: stampOf(stat) }), stat);
 
@@ -106,5 +112,5 @@ export function createBuildContext(bounds: ReferenceBounds, yamlFile: string, is
   };
 
   const now = (): number => (inputs?.unstamped(), bounds.now());
-  return { root: bounds.root, issue, readFile, streamFile, listFiles, outputPath, now };
+  return { root: bounds.root, issue, readFile, streamFile, listFiles, outputPath, now, place };
 }

@@ -28,6 +28,7 @@ export class Locator {
     private readonly lines: LineCounter,
     private readonly root: YamlNode,
     private readonly startOffset: number,
+    private readonly text: string,
   ) {}
 
   get start(): Position {
@@ -42,6 +43,29 @@ export class Locator {
   /** Where the key of the member at `path` is written; the value's place for list items. */
   key(path: FieldPath): Position {
     return this.find(path, true);
+  }
+
+  /**
+   * Where character `index` of the string at `path` is written, when that string is one line of a plain or
+   * quoted scalar whose text reads as `value` (escapes undone); undefined otherwise (a block scalar, a
+   * string over several lines, one `${NAME}` changed), for the caller to place it at the value.
+   */
+  within(path: FieldPath, value: string, index: number): Position | undefined {
+    const node = nodeAt(this.root, path);
+    if (!isScalar(node) || !node.range || index < 0 || index > value.length) return undefined;
+    const [start, end] = node.range;
+    const written = this.text.slice(start, end);
+    if (written.includes('\n')) return undefined;
+    const starts =
+      node.type === 'PLAIN'
+        ? plainStarts(written)
+        : node.type === 'QUOTE_SINGLE'
+          ? singleQuotedStarts(written)
+          : node.type === 'QUOTE_DOUBLE'
+            ? doubleQuotedStarts(written)
+            : undefined;
+    if (!starts || starts.read !== value) return undefined;
+    return this.lines.linePos(start + starts.at[index]!);
   }
 
   private find(path: FieldPath, preferKey: boolean): Position {
@@ -80,6 +104,85 @@ function placed(node: unknown, path: FieldPath, n: number, key: boolean, i = 0):
     if (at !== undefined) return at;
   }
   return undefined;
+}
+
+/** The node of the value at `path`, as `placed` finds it. */
+function nodeAt(node: unknown, path: FieldPath): unknown {
+  let at = node;
+  for (const step of path.map(String)) {
+    if (isSeq(at)) at = /^(0|[1-9]\d*)$/.test(step) ? at.items[Number(step)] : undefined;
+    else if (isMap(at)) at = (at.items as readonly { key: unknown; value: unknown }[]).findLast((p) => isScalar(p.key) && String(p.key.value ?? '') === step)?.value;
+    else return undefined;
+  }
+  return at;
+}
+
+/** A string as read, and where each of its characters (and its end) starts in the written text. */
+interface Read {
+  readonly read: string;
+  readonly at: readonly number[];
+}
+
+function plainStarts(written: string): Read {
+  return { read: written, at: Array.from({ length: written.length + 1 }, (_, i) => i) };
+}
+
+/** 'it''s': a doubled quote reads as one. */
+function singleQuotedStarts(written: string): Read {
+  let read = '';
+  const at: number[] = [];
+  for (let i = 1; i < written.length - 1; i++) {
+    at.push(i);
+    read += written[i];
+    if (written[i] === "'") i++;
+  }
+  return { read, at: [...at, written.length - 1] };
+}
+
+/** "a \"b\" \u00e9": each escape reads as what it stands for; one not known here reads as nothing, so the caller falls back. */
+function doubleQuotedStarts(written: string): Read {
+  const simple: Record<string, string> = {
+    '0': '\0',
+    a: '\x07',
+    b: '\b',
+    t: '\t',
+    '\t': '\t',
+    n: '\n',
+    v: '\v',
+    f: '\f',
+    r: '\r',
+    e: '\x1b',
+    ' ': ' ',
+    '"': '"',
+    '/': '/',
+    '\\': '\\',
+    N: '\u0085',
+    _: '\u00a0',
+    L: '\u2028',
+    P: '\u2029',
+  };
+  const hex: Record<string, number> = { x: 2, u: 4, U: 8 };
+  let read = '';
+  const at: number[] = [];
+  for (let i = 1; i < written.length - 1; i++) {
+    const c = written[i]!;
+    let out = c;
+    const from = i;
+    if (c === '\\') {
+      const e = written[i + 1]!;
+      if (e in hex) {
+        const code = Number.parseInt(written.slice(i + 2, i + 2 + hex[e]!), 16);
+        out = code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
+        i += 1 + hex[e]!;
+      } else {
+        out = simple[e] ?? '';
+        i += 1;
+      }
+    }
+    for (let k = 0; k < out.length; k++) at.push(from);
+    read += out;
+  }
+  return { read, at: [...at, written.length - 1] };
 }
 
 export interface ParsedDocument {
@@ -186,7 +289,7 @@ function readDocument(doc: Document.Parsed, text: string, lines: LineCounter, en
       errors.push({ ...lines.linePos(deep.offset), path: deep.path, message: deep.message });
       return undefined;
     }
-    const locator = new Locator(lines, doc.contents, doc.contents.range?.[0] ?? 0);
+    const locator = new Locator(lines, doc.contents, doc.contents.range?.[0] ?? 0, text);
     const problems = walker.problems.map((p) => ({ ...lines.linePos(p.offset), path: p.path, message: p.message }));
     return { value, locator, problems };
   } catch (err) {

@@ -201,6 +201,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const observer: Required<LoopObserver> = {
     onConfig: (loaded) => observers.forEach((o) => o.onConfig?.(loaded)),
     onPlan: (plan) => observers.forEach((o) => o.onPlan?.(plan)),
+    onDenied: (plan) => observers.forEach((o) => o.onDenied?.(plan)),
     onApplied: (result) => observers.forEach((o) => o.onApplied?.(result)),
     onRun: (report) => observers.forEach((o) => o.onRun?.(report)),
     onDrift: (check) => observers.forEach((o) => o.onDrift?.(check)),

@@ -85,6 +85,8 @@ export interface LoopObserver {
   onConfig?(loaded: LoadResult): void;
   /** A plan the run goes ahead with (not a held one), before anything of it is applied. */
   onPlan?(plan: Plan): void;
+  /** A plan a Policy rule denies: the run holds, nothing of it is applied. */
+  onDenied?(plan: Plan): void;
   onApplied?(result: ApplyResult): void;
   onRun?(report: RunReport): void;
   /** A drift check's findings (none: nothing drifted), once its run has applied or held their correction. */

@@ -5,7 +5,7 @@
 
 import { applyErrors, applyOutcome } from '../apply/outcome.js';
 import { digestInTurns, formatError, type ConfigError, type LoadResult } from '../config/index.js';
-import { needsAttention } from '../plan/summary.js';
+import { denyingRules, needsAttention, policyDenies } from '../plan/summary.js';
 import type { Plan } from '../plan/types.js';
 import { revisionText } from '../config/revision.js';
 import { backoffDelay } from '../util/backoff.js';
@@ -208,6 +208,20 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       if (plan.refresh) found = seen(plan);
       // Held under this config (a new one is the person's answer), unless corrections go ahead at once.
       const driftWaits = found && !options.correctDrift && !driftGoing && (driftHeldUnder ?? digest) === digest ? driftHoldReason(found, plan) : undefined;
+      for (const f of plan.policy ?? []) {
+        const fields = { policy: f.policy, rule: f.rule, resource: f.resource ?? null, file: f.source.file, line: f.source.line, ...(f.error && { error: f.error }) };
+        if (f.effect === 'warn') logger.warn(fields, `policy warning: ${f.message}`);
+        else logger.error(fields, `denied by policy: ${f.message}`);
+      }
+      const denied = policyDenies(plan);
+      if (denied.length) {
+        retryPending = false;
+        retryAttempt = 0;
+        const why = `Denied by policy (${denyingRules(plan).join(', ')}): held until the files change.`;
+        logger.error({ denied: denied.length }, `Holding: nothing is applied. ${why}`);
+        notify(() => observer.onDenied?.(plan));
+        return done({ ...base, ...attention, result: 'held', errors: [why] });
+      }
       const held = options.hold ? await options.hold(plan, digest, driftWaits) : driftWaits;
       if (held) {
         retryPending = false;

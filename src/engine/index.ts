@@ -9,6 +9,7 @@ import { createExecutor, refresh, type ApplyResult, type ExecutorOptions, type R
 import type { ApiClient } from '../api/client.js';
 import { allKinds, getKind } from '../kinds/registry.js';
 import { importInto, type ImportAsk, type ImportResult } from './import.js';
+import { judgePlan } from '../policy/evaluate.js';
 import '../kinds/index.js';
 import type { DesiredResource, Outcome } from '../kinds/kind.js';
 import type { Action, Plan } from '../plan/types.js';
@@ -62,7 +63,9 @@ type Reader = Pick<ApiClient, 'read' | 'pages'>;
 export async function planAsked(
   resources: readonly DesiredResource[],
   snapshot: StateSnapshot,
-  options: Pick<PlanOptions, 'now' | 'targets' | 'memo'> & {
+  options: Pick<PlanOptions, 'targets' | 'memo'> & {
+    /** When the plan is made (ms since the epoch, the run's clock): the plan's and its Policy rules' `now`. */
+    readonly now: number;
     readonly ask?: PlanAsk;
     /** Made when a refresh is asked for: the client that reads, and each credential's pace. */
     readonly reading?: () => { readonly reader: Partial<Reader>; readonly limiterFor: (credential: string | undefined) => RateLimiter };
@@ -70,8 +73,8 @@ export async function planAsked(
   },
 ): Promise<Plan> {
   const { refresh: wantsRefresh, ...drift } = options.ask ?? {};
-  const base = { ...(options.now !== undefined && { now: options.now }), ...(options.targets && { targets: options.targets }), ...drift };
-  if (!wantsRefresh) return buildPlan(resources, snapshot, { ...base, ...(options.memo && { memo: options.memo }) });
+  const base = { now: options.now, ...(options.targets && { targets: options.targets }), ...drift };
+  if (!wantsRefresh) return judged(await buildPlan(resources, snapshot, { ...base, ...(options.memo && { memo: options.memo }) }), resources, options.now);
   const reading = options.reading?.();
   if (!reading?.reader.read || !reading.reader.pages) throw new Error('--refresh needs a client that reads the provider');
   const seen = await refresh(resources, snapshot, {
@@ -79,9 +82,9 @@ export async function planAsked(
     kinds: getKind,
     limiterFor: reading.limiterFor,
     ...(options.signal && { signal: options.signal }),
-    ...(options.now !== undefined && { now: options.now }),
+    now: options.now,
   });
-  return buildPlan(resources, snapshot, {
+  const plan = await buildPlan(resources, snapshot, {
     ...base,
     observed: seen.observed,
     refresh: {
@@ -90,6 +93,13 @@ export async function planAsked(
       unchecked: seen.unchecked,
     },
   });
+  return judged(plan, resources, options.now);
+}
+
+/** The plan with what the Policy documents' rules found at `now`: every plan of a command or the daemon is judged here. */
+function judged(plan: Plan, resources: readonly DesiredResource[], now: number): Plan {
+  const policy = judgePlan(plan, resources, now);
+  return policy.length ? { ...plan, policy } : plan;
 }
 
 export interface Engine {

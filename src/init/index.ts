@@ -30,6 +30,7 @@ const KINDS: Readonly<Record<string, { readonly from: string; readonly beside?: 
   UserProfile: { from: 'user/profile.yaml' },
   ApiToken: { from: 'user/tokens.yaml' },
   Credentials: { from: 'accounts/credentials.yaml' },
+  Policy: { from: 'policies/safety.yaml' },
   AiRun: { from: 'ai/summary.yaml' },
 };
 

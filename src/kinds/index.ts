@@ -16,3 +16,4 @@ import './api-token.js';
 import './ai-run.js';
 import './kv-pairs.js';
 import './credentials.js';
+import './policy.js';

@@ -33,8 +33,11 @@ export interface ResourceDocument {
 export interface BuildContext {
   /** Absolute path of the config root. */
   readonly root: string;
-  /** Records a problem at a field of the document; every problem is reported, not only the first. */
-  issue(path: FieldPath, message: string): void;
+  /**
+   * Records a problem at a field of the document; every problem is reported, not only the first. `within`:
+   * at character `index` of `text`, the field's string (an expression's fault), when it is written on one line.
+   */
+  issue(path: FieldPath, message: string, within?: { readonly text: string; readonly index: number }): void;
   /**
    * Reads `ref`, relative to the YAML file. On a path leaving the root, a missing file or one
    * over the size bound, records an issue at `path` and returns undefined.
@@ -59,6 +62,8 @@ export interface BuildContext {
   outputPath(ref: string, path: FieldPath): string | undefined;
   /** When the config is loaded (ms since the epoch), for rules relative to now (a KV expiration at least 60 s ahead). */
   now(): number;
+  /** Where the value at `path` is written (else its nearest written ancestor): a Policy's rules keep it for what they report later. */
+  place(path: FieldPath): SourceLocation;
 }
 
 /** What a kind builds from a document. */

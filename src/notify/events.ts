@@ -18,6 +18,7 @@ const EVENT_TYPES = [
   'leader_changed',
   'fetch_failed',
   'drift_detected',
+  'policy_denied',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -107,6 +108,16 @@ export function planEvents(plan: Plan): Draft[] {
       plan.orphaned.map((o) => `${o.resource}: ${o.message}`),
     ),
   ];
+}
+
+/** A plan a Policy rule denies: held, nothing sent; each denial with its rule and where it is written. */
+export function deniedEvents(plan: Plan): Draft[] {
+  const denied = (plan.policy ?? []).filter((f) => f.effect === 'deny');
+  return draft(
+    'policy_denied',
+    denied.flatMap((f) => (f.resource === undefined ? [] : [f.resource])),
+    denied.map((f) => `${f.resource ?? 'the plan'}: denied by ${f.policy} rule ${f.rule} (${f.source.file}:${f.source.line}): ${f.message}; nothing applied`),
+  );
 }
 
 /** Creates this apply sent without learning whether they happened. */

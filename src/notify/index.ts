@@ -21,6 +21,7 @@ import {
   NO_RUNS,
   fetchEvents,
   planEvents,
+  deniedEvents,
   roleEvents,
   runEvents,
   type Draft,
@@ -163,6 +164,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
         emit(configEvents(loaded));
       },
       onPlan: (plan: Plan) => emit(planEvents(plan)),
+      onDenied: (plan: Plan) => emit(deniedEvents(plan)),
       onApplied(result: ApplyResult) {
         apply = { applied: appliedResources(result), failed: failedResources(result) };
         emit(appliedEvents(result));

@@ -19,6 +19,7 @@ const TITLES: Readonly<Record<EventType, string>> = {
   leader_changed: ':arrows_counterclockwise: Leader changed',
   fetch_failed: ':satellite_antenna: Git fetch failed',
   drift_detected: ':mag: Drift detected',
+  policy_denied: ':octagonal_sign: Denied by policy',
 };
 
 /** Slack reads &, < and > as markup. */

@@ -99,6 +99,20 @@ export interface PlanJson {
   readonly accepted?: readonly { resource: string; kind: string; name: string; fields: readonly unknown[]; source: Source | null }[];
   /** With a refresh only: KV keys listed that edgesync never wrote and the config does not have (`key_count`, the first `keys`): never touched. */
   readonly unmanaged?: readonly { resource: string; kind: string; name: string; key_count: number; keys: readonly string[] }[];
+  /**
+   * Findings of the Policy documents' rules, denies first; absent when none. `source`: where the rule's
+   * expression is written; `resource` and `action`: what it judged (absent for the plan as a whole).
+   */
+  readonly policy?: readonly {
+    policy: string;
+    rule: string;
+    effect: 'deny' | 'warn';
+    message: string;
+    source: Source;
+    resource: string | null;
+    action: string | null;
+    error: string | null;
+  }[];
   readonly refresh?: { readonly calls: number; readonly unchecked: readonly { credential: string | null; why: string; resources: number }[] };
   readonly summary: {
     readonly create: number;
@@ -169,6 +183,18 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
       missing: (plan.missing ?? []).map((m) => ({ ...ref(m), message: m.message, recreated: m.recreated, source: sourceOf(m.source) })),
       unmanaged: (plan.unmanaged ?? []).map((u) => ({ ...ref(u), key_count: u.count, keys: u.keys })),
       refresh: { calls: plan.refresh.calls, unchecked: plan.refresh.unchecked.map((u) => ({ credential: u.credential ?? null, why: u.why, resources: u.resources })) },
+    }),
+    ...(plan.policy?.length && {
+      policy: plan.policy.map((f) => ({
+        policy: f.policy,
+        rule: f.rule,
+        effect: f.effect,
+        message: f.message,
+        source: sourceOf(f.source)!,
+        resource: f.resource ?? null,
+        action: f.action ?? null,
+        error: f.error ?? null,
+      })),
     }),
     summary: {
       create: s.create,

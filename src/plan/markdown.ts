@@ -5,7 +5,7 @@ import type { FieldChange, Json } from '../kinds/kind.js';
 import { formatBytes, formatCount, plural, shownValue } from './format.js';
 import type { PlanJson } from './json.js';
 import { byResource, summaryLine } from './text.js';
-import type { PlanSummary } from './summary.js';
+import { policyCounts, type PlanSummary } from './summary.js';
 
 export interface MarkdownOptions {
   /**
@@ -79,6 +79,11 @@ export function renderMarkdown(plan: PlanJson, options: MarkdownOptions = {}): s
   for (const a of plan.accepted ?? []) {
     const what = `changed outside edgesync to what the config says${link(a.source)}: nothing is sent, the state takes it`;
     sections.push({ counts: 'drift', text: section('*', a.resource, what, [fieldTable(a.fields as FieldChange[], 'is there now', 'was applied')], noted(a.resource)) });
+  }
+  for (const f of plan.policy ?? []) {
+    const what = `${f.effect === 'deny' ? 'denied' : 'warning'} by ${code(f.policy)} rule ${code(f.rule)}${link(f.source)}`;
+    const text = section('!', f.resource ?? 'the plan', what, [inert(f.message), ...(f.error ? [`the rule could not be evaluated: ${inert(f.error)}`] : [])], []);
+    sections.push({ counts: f.effect === 'deny' ? 'person' : 'other', text });
   }
   for (const b of plan.blocked) {
     const fields = b.fields.length ? [`fields: ${b.fields.map(code).join(', ')}`] : [];
@@ -157,6 +162,7 @@ function summaryOf(plan: PlanJson): PlanSummary {
     delete: s.delete,
     kvDeleteKeys: s.kv_delete_keys,
     kvDeleteChunks: s.kv_delete_chunks,
+    ...(plan.policy && policyCounts(plan.policy)),
   };
 }
 

@@ -1,7 +1,7 @@
 // Counts over a Plan: the summary line, `plan --json` and `--detailed-exitcode` read these.
 // "update" counts every call that changes an existing object or writes a whole body.
 
-import type { Plan } from './types.js';
+import type { Plan, PolicyFinding } from './types.js';
 
 export interface PlanSummary {
   readonly create: number;
@@ -40,11 +40,24 @@ export interface PlanSummary {
   /** KV keys deleted by prune, and their bulk-delete calls. */
   readonly kvDeleteKeys: number;
   readonly kvDeleteChunks: number;
+  /** Findings of the Policy documents' rules: denies (nothing is sent) and warnings. @default 0 */
+  readonly denied?: number;
+  readonly warned?: number;
 }
 
 /** Actions present: apply has something to do. */
 export function planHasChanges(plan: Plan): boolean {
   return plan.actions.length > 0;
+}
+
+/** The findings of deny rules: with any, nothing of the plan is sent. */
+export function policyDenies(plan: Plan): PolicyFinding[] {
+  return (plan.policy ?? []).filter((f) => f.effect === 'deny');
+}
+
+/** The rules that deny the plan, each named once ("Policy/review rule no-deletes"), in the order of their findings. */
+export function denyingRules(plan: Plan): string[] {
+  return [...new Set(policyDenies(plan).map((f) => `${f.policy} rule ${f.rule}`))];
 }
 
 /** A resource of the config that no apply can bring in step until a person acts, and why. */
@@ -142,5 +155,12 @@ export function summarize(plan: Plan): PlanSummary {
     missing: plan.missing?.length ?? 0,
     accepted: plan.accepted?.length ?? 0,
     resync: resynced.size,
+    ...(plan.policy?.length && policyCounts(plan.policy)),
   };
+}
+
+/** Denies and warnings among a plan's policy findings. */
+export function policyCounts(findings: readonly Pick<PolicyFinding, 'effect'>[]): { denied: number; warned: number } {
+  const denied = findings.filter((f) => f.effect === 'deny').length;
+  return { denied, warned: findings.length - denied };
 }

@@ -5,7 +5,7 @@ import { OPERATIONS, type OperationName } from '../api/operations.js';
 import type { FieldChange, Json } from '../kinds/kind.js';
 import { formatBytes, formatCount, painter, plural, shownValue, type Color, type Paint } from './format.js';
 import { summarize, type PlanSummary } from './summary.js';
-import type { Action, Plan } from './types.js';
+import type { Action, Plan, PolicyFinding } from './types.js';
 import { toEnd, TurnClock } from '../util/turn.js';
 
 export interface TextOptions {
@@ -50,6 +50,8 @@ const SIGN = {
   missing: ['x', 'red'],
   forgotten: ['-', 'dim'],
   unchanged: ['=', 'dim'],
+  deny: ['!', 'red'],
+  warn: ['!', 'yellow'],
 } as const satisfies Record<string, readonly [string, Color]>;
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
@@ -89,6 +91,7 @@ function* renderSteps(plan: Plan, options: TextOptions): Generator<void, string>
 
   const counts = summarize(plan);
   if (counts.resync) lines.push('', resyncLine(counts));
+  if (plan.policy?.length) lines.push(...(lines.length ? [''] : []), ...policyLines(plan.policy, ctx.paint));
   const summary = summaryLine(counts);
   return lines.length ? `${lines.join('\n')}\n\n${summary}` : summary;
 }
@@ -175,6 +178,22 @@ function refreshLines(plan: Plan, ctx: Ctx): string[] {
     const who = u.credential === undefined ? 'the API token' : `credentials ${u.credential}`;
     lines.push(`Drift not checked for ${plural(u.resources, 'resource')} signed by ${who}: it may not read them (${u.why}).`);
   }
+  return lines;
+}
+
+/** Each finding of a policy rule: what it judged, the rule and where it is written, its message and any error. */
+function policyLines(findings: readonly PolicyFinding[], paint: Paint): string[] {
+  const lines: string[] = [];
+  for (const f of findings) {
+    const rule = `${f.effect === 'deny' ? 'denied' : 'warning'} by ${f.policy} rule ${f.rule} (${f.source.file}:${f.source.line})`;
+    const [mark, color] = SIGN[f.effect];
+    lines.push(
+      `${paint(color, mark)} ${paint('bold', f.resource ?? 'the plan')}  ${rule}`,
+      ...body([f.message, ...(f.error ? [`the rule could not be evaluated: ${f.error}`] : [])]),
+    );
+  }
+  const denied = findings.filter((f) => f.effect === 'deny').length;
+  if (denied) lines.push(`Denied by policy: nothing of this plan is sent until ${denied === 1 ? 'this denial is' : 'these denials are'} resolved.`);
   return lines;
 }
 
@@ -319,8 +338,10 @@ export function summaryLine(s: PlanSummary): string {
     s.accepted && `${formatCount(s.accepted)} to record as changed outside edgesync`,
     s.missing && `${formatCount(s.missing)} deleted outside edgesync`,
     s.unchanged && `${formatCount(s.unchanged)} unchanged`,
+    s.denied && `${formatCount(s.denied)} denied by policy`,
+    s.warned && plural(s.warned, 'policy warning'),
   ].filter(Boolean);
-  if (!actions.length && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting && !s.forgotten && !s.drifted && !s.accepted && !s.missing)
+  if (!actions.length && !s.denied && !s.warned && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting && !s.forgotten && !s.drifted && !s.accepted && !s.missing)
     return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
   return `Plan: ${actions.length ? actions.join(', ') : 'nothing to apply'}${rest.length ? `; ${rest.join(', ')}` : ''}.`;
 }

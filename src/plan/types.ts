@@ -135,6 +135,27 @@ export interface PlanNote extends ResourceRef {
   readonly message: string;
 }
 
+/**
+ * A rule of a Policy document its expression did not pass (or could not be evaluated for): a deny
+ * stops the run before anything is sent; a warn is shown and counted.
+ */
+export interface PolicyFinding {
+  /** The Policy document's key, e.g. "Policy/safety". */
+  readonly policy: string;
+  readonly rule: string;
+  readonly effect: 'deny' | 'warn';
+  /** The rule's message. */
+  readonly message: string;
+  /** Where the rule's expression is written. */
+  readonly source: SourceLocation;
+  /** The resource judged; absent for a rule over the plan alone. */
+  readonly resource?: string;
+  /** The action judged, for a rule that reads `action`. */
+  readonly action?: string;
+  /** Why the expression could not be evaluated (its onError said what the finding is). */
+  readonly error?: string;
+}
+
 export interface Plan {
   /** In dependency order. */
   readonly actions: readonly Action[];
@@ -182,6 +203,8 @@ export interface Plan {
    * plan records it (for a resource in state; a new one's once its create succeeded). @default []
    */
   readonly protection?: readonly { readonly resource: string; readonly protect: boolean }[];
+  /** What the Policy documents' rules found (src/policy/evaluate.ts), denies first. @default [] */
+  readonly policy?: readonly PolicyFinding[];
 }
 
 export interface Share extends ResourceRef {

@@ -11,6 +11,7 @@ function context(root: string, yamlRel: string, options: { ignore?: string[]; ma
     { root, realRoot: fs.realpathSync(root), ignore: options.ignore ?? [], maxReferencedBytes: options.max ?? 1024, now: Date.now },
     path.join(root, yamlRel),
     (at, message) => issues.push([at, message]),
+    () => ({ file: yamlRel, line: 1, col: 1 }),
   );
   return { ctx, issues };
 }

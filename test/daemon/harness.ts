@@ -13,6 +13,7 @@ import { folderSource, type ConfigSource } from '../../src/config/source.js';
 import { createEngine } from '../../src/engine/index.js';
 import { openStateStore } from '../../src/state/index.js';
 import type { LoopTiming } from '../../src/daemon/options.js';
+import type { Clock } from '../../src/util/clock.js';
 
 export const TOKEN = 'daemon-test-token-0001';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -60,6 +61,7 @@ export interface Harness {
 /**
  * `daemon`: the endpoint's access options, as `--ui-token-file` and `--allowed-host` give them, the
  * loop's clock, drift correction, approvals and one more observer. `timing`: beside the harness's short ones.
+ * `engineClock`: the engine's (the plans' `now`, the executor's waits), as the composition root hands it in.
  */
 export async function startHarness(
   options: {
@@ -68,6 +70,7 @@ export async function startHarness(
     emulator?: Partial<EmulatorOptions>;
     daemon?: Pick<DaemonOptions, 'uiToken' | 'allowedHosts' | 'clock' | 'correctDrift' | 'observer' | 'approvals' | 'prune' | 'thresholds'>;
     timing?: LoopTiming;
+    engineClock?: Clock;
   } = {},
 ): Promise<Harness> {
   const emulator = await startEmulator({ port: 0, tokens: [TOKEN], ...options.emulator });
@@ -89,6 +92,7 @@ export async function startHarness(
     signal: stop.signal,
     hooks: metrics.hooks,
     retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    ...(options.engineClock && { clock: options.engineClock }),
   });
   let daemon: Daemon;
   try {

@@ -19,6 +19,7 @@ describe('the example config root', () => {
         'GatewayLocation',
         'GatewayLogging',
         'GatewayProxyEndpoint',
+        'Policy',
         'UserProfile',
         'WorkerDomain',
         'WorkerRoute',

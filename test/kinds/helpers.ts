@@ -95,6 +95,8 @@ function fakeContext(root: string, file: string): BuildContext & { issues: Issue
       return undefined;
     },
     now: () => Date.UTC(2026, 10, 21, 10, 0, 0),
+    // No YAML positions here: every value is placed at the document's start.
+    place: () => ({ file, line: 1, col: 1 }),
   };
 }
 

@@ -3,7 +3,7 @@ import { allKinds } from '../../src/kinds/registry.js';
 import './helpers.js';
 
 describe('what prune may delete, by kind', () => {
-  it('names a delete for each kind of object edgesync creates or attaches, and none for a singleton, the user, a script, a run or a credential', () => {
+  it('names a delete for each kind of object edgesync creates or attaches, and none for a singleton, the user, a script, a run, a credential or a policy', () => {
     const deletes = Object.fromEntries(
       allKinds()
         .filter((k) => k.kind !== 'KvPairs')
@@ -24,6 +24,7 @@ describe('what prune may delete, by kind', () => {
       ApiToken: 'deleteToken',
       AiRun: null,
       Credentials: null,
+      Policy: null,
     });
   });
 });

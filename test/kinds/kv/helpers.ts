@@ -44,6 +44,7 @@ export function fakeContext(root: string): FakeContext {
     root,
     issues,
     issue,
+    place: () => ({ file: 'kv.yaml', line: 1, col: 1 }),
     readFile(ref, p) {
       const file = path.join(root, ref);
       if (!fs.existsSync(file)) return (issue(p, `${ref}: no such file`), undefined);
