@@ -44,6 +44,8 @@ export interface EngineOptions {
   readonly server?: ExecutorOptions['server'];
   /** Stops new calls (SIGTERM); in-flight calls finish. */
   readonly signal?: AbortSignal;
+  /** How long before a token's `expires_on` its plans warn (`--expiry-warning`), in ms. @default 14 days */
+  readonly expiryWarningMs?: number;
 }
 
 /** What a run asks of its plan beyond the config and the state: drift overwritten blindly, or read first. */
@@ -62,7 +64,7 @@ type Reader = Pick<ApiClient, 'read' | 'pages'>;
 export async function planAsked(
   resources: readonly DesiredResource[],
   snapshot: StateSnapshot,
-  options: Pick<PlanOptions, 'now' | 'targets' | 'memo'> & {
+  options: Pick<PlanOptions, 'now' | 'targets' | 'memo' | 'expiryWarningMs'> & {
     readonly ask?: PlanAsk;
     /** Made when a refresh is asked for: the client that reads, and each credential's pace. */
     readonly reading?: () => { readonly reader: Partial<Reader>; readonly limiterFor: (credential: string | undefined) => RateLimiter };
@@ -70,7 +72,12 @@ export async function planAsked(
   },
 ): Promise<Plan> {
   const { refresh: wantsRefresh, ...drift } = options.ask ?? {};
-  const base = { ...(options.now !== undefined && { now: options.now }), ...(options.targets && { targets: options.targets }), ...drift };
+  const base = {
+    ...(options.now !== undefined && { now: options.now }),
+    ...(options.expiryWarningMs !== undefined && { expiryWarningMs: options.expiryWarningMs }),
+    ...(options.targets && { targets: options.targets }),
+    ...drift,
+  };
   if (!wantsRefresh) return buildPlan(resources, snapshot, { ...base, ...(options.memo && { memo: options.memo }) });
   const reading = options.reading?.();
   if (!reading?.reader.read || !reading.reader.pages) throw new Error('--refresh needs a client that reads the provider');
@@ -147,6 +154,7 @@ export function createEngine(options: EngineOptions): Engine {
     plan: async (resources, targets, ask) =>
       planAsked(resources, await store.snapshot(), {
         now: clock.now(),
+        ...(options.expiryWarningMs !== undefined && { expiryWarningMs: options.expiryWarningMs }),
         ...(targets && { targets }),
         memo,
         ...(ask && { ask }),

@@ -19,6 +19,8 @@ const TITLES: Readonly<Record<EventType, string>> = {
   leader_changed: ':arrows_counterclockwise: Leader changed',
   fetch_failed: ':satellite_antenna: Git fetch failed',
   drift_detected: ':mag: Drift detected',
+  token_expiring: ':hourglass_flowing_sand: Token expiring',
+  token_rolled: ':key: Token rolled',
 };
 
 /** Slack reads &, < and > as markup. */

@@ -135,6 +135,16 @@ export interface PlanNote extends ResourceRef {
   readonly message: string;
 }
 
+/** A token whose `expires_on` falls within the expiry warning window (`--expiry-warning`), or has passed. */
+export interface ExpiringResource extends ResourceRef {
+  /** As the document writes it (ISO 8601). */
+  readonly expiresOn: string;
+  readonly message: string;
+  /** Its expires_on has passed. @default false */
+  readonly expired?: true;
+  readonly source?: SourceLocation;
+}
+
 export interface Plan {
   /** In dependency order. */
   readonly actions: readonly Action[];
@@ -182,6 +192,14 @@ export interface Plan {
    * plan records it (for a resource in state; a new one's once its create succeeded). @default []
    */
   readonly protection?: readonly { readonly resource: string; readonly protect: boolean }[];
+  /** Tokens that expire within the warning window (`--expiry-warning`), or have expired: warnings, nothing is sent for them. @default [] */
+  readonly expiring?: readonly ExpiringResource[];
+  /**
+   * The earliest time (ms since the epoch) at which a plan of the same config and state would differ
+   * (a token's roll falls due, its expiry enters the warning window): the daemon plans again then.
+   * @default never
+   */
+  readonly dueAt?: number;
 }
 
 export interface Share extends ResourceRef {

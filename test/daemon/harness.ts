@@ -13,6 +13,7 @@ import { folderSource, type ConfigSource } from '../../src/config/source.js';
 import { createEngine } from '../../src/engine/index.js';
 import { openStateStore } from '../../src/state/index.js';
 import type { LoopTiming } from '../../src/daemon/options.js';
+import type { Clock } from '../../src/util/clock.js';
 
 export const TOKEN = 'daemon-test-token-0001';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -68,9 +69,12 @@ export async function startHarness(
     emulator?: Partial<EmulatorOptions>;
     daemon?: Pick<DaemonOptions, 'uiToken' | 'allowedHosts' | 'clock' | 'correctDrift' | 'observer' | 'approvals' | 'prune' | 'thresholds'>;
     timing?: LoopTiming;
+    /** One clock for the emulator, the engine and the daemon: what falls due by time comes when the test says. @default their own */
+    clock?: Clock;
   } = {},
 ): Promise<Harness> {
-  const emulator = await startEmulator({ port: 0, tokens: [TOKEN], ...options.emulator });
+  const clock = options.clock;
+  const emulator = await startEmulator({ port: 0, tokens: [TOKEN], ...(clock && { now: () => clock.now() }), ...options.emulator });
   const { dir, root } = copyFixture(options.fixture ?? 'small-root');
   const log: LogLine[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void log.push(JSON.parse(line) as LogLine) });
@@ -89,6 +93,7 @@ export async function startHarness(
     signal: stop.signal,
     hooks: metrics.hooks,
     retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    ...(clock && { clock }),
   });
   let daemon: Daemon;
   try {
@@ -104,6 +109,7 @@ export async function startHarness(
       watch: chokidarWatcher({ stabilityMs: 40, pollMs: 10 }),
       rootPollMs: 50,
       invalidate: (paths) => source.invalidate!(paths),
+      ...(clock && { clock }),
       ...options.daemon,
     });
   } catch (err) {
