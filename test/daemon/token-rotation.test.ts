@@ -24,7 +24,14 @@ function notifications(clock: ManualClock) {
     sent.push(JSON.parse(init.body) as NotifyEvent);
     return { ok: true, status: 200, arrayBuffer: async () => new ArrayBuffer(0) };
   };
-  const notifier = createNotifier({ targets: [parseNotifyUrl('http://receiver.example/hook')], registry: new Registry(), logger: recordingLogger().logger, fetch, retries: 0, clock });
+  const notifier = createNotifier({
+    targets: [parseNotifyUrl('http://receiver.example/hook')],
+    registry: new Registry(),
+    logger: recordingLogger().logger,
+    fetch,
+    retries: 0,
+    clock,
+  });
   cleanup.push(() => notifier.close(0));
   return { notifier, sent };
 }
@@ -41,6 +48,13 @@ describe('a token with spec.rotateEvery under the daemon', () => {
     expect([first.reason, first.result, first.actions]).toEqual(['start', 'ok', 1]);
     const created = fs.readFileSync(secretFile, 'utf8');
     expect(h.daemon.status().dueAt).toBe(new Date(start + HOUR).toISOString());
+    // /status and the status page list the token whose expiry is near, and when the next run comes.
+    const status = (await (await fetch(`${h.daemon.url}/status`)).json()) as { expiring: { resource: string; expiresOn: string }[]; dueAt: string };
+    expect(status.expiring.map((e) => [e.resource, e.expiresOn])).toEqual([['ApiToken/ci-deploy', '2027-01-20T08:00:00Z']]);
+    expect(status.dueAt).toBe(new Date(start + HOUR).toISOString());
+    const page = await (await fetch(`${h.daemon.url}/`)).text();
+    expect(page).toContain('Expiring tokens');
+    expect(page).toContain('expires in 5 days, at 2027-01-20T08:00:00Z');
     const rolls = () => h.emulator.requests().filter((r) => r.method === 'PUT' && r.path.endsWith('/value')).length;
 
     await clock.advance(HOUR - 1);

@@ -89,7 +89,9 @@ describe('ApiToken spec.rotateEvery', () => {
       { path: ['spec', 'rotateEvery'], message: '30m is not a duration of at least 1h, such as 12h or 30d' },
     ]);
     expect(desire('ApiToken', { name: 't' }, { ...spec, rotateEvery: '1h' }).issues).toEqual([]);
-    expect(schemaErrors(document('ApiToken', { name: 't' }, { ...spec, rotateEvery: 'monthly' }))).toEqual(['/spec/rotateEvery must match pattern "^\\s*\\d+(\\.\\d+)?\\s*(s|m|h|d)\\s*$"']);
+    expect(schemaErrors(document('ApiToken', { name: 't' }, { ...spec, rotateEvery: 'monthly' }))).toEqual([
+      '/spec/rotateEvery must match pattern "^\\s*\\d+(\\.\\d+)?\\s*(s|m|h|d)\\s*$"',
+    ]);
   });
 });
 
@@ -107,7 +109,11 @@ describe('ApiToken expiry warning', () => {
 
   it('says an expired token has expired, and warns on its create too', () => {
     const desired = token({ expires_on: expiresOn });
-    expect(planAt(desired, undefined, T0 + 11 * DAY).expiring).toEqual({ expiresOn, expired: true, message: `expired at ${expiresOn}: the provider no longer accepts it; set a later spec.expires_on` });
+    expect(planAt(desired, undefined, T0 + 11 * DAY).expiring).toEqual({
+      expiresOn,
+      expired: true,
+      message: `expired at ${expiresOn}: the provider no longer accepts it; set a later spec.expires_on`,
+    });
     const create = planAt(desired, undefined, T0);
     expect([create.actions.map((a) => a.change), create.expiring?.expiresOn]).toEqual([['create'], expiresOn]);
   });

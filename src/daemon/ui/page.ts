@@ -4,7 +4,18 @@
 import { html, type Html } from './html.js';
 import type { PageModel } from './model.js';
 import type { RowPage, RowQuery } from './resources.js';
-import { renderAttention, renderDrift, renderErrors, renderExpiring, renderHeader, renderHistory, renderKindOptions, renderPlan, renderResources, renderStatusOptions } from './render.js';
+import {
+  renderAttention,
+  renderDrift,
+  renderErrors,
+  renderExpiring,
+  renderHeader,
+  renderHistory,
+  renderKindOptions,
+  renderPlan,
+  renderResources,
+  renderStatusOptions,
+} from './render.js';
 
 export interface PageParts {
   readonly model: PageModel;
