@@ -2,12 +2,12 @@
 // Exit codes: src/cli/exit.ts (0 in force, 1 error or failed call, 3 a person must act).
 
 import type { Command } from 'commander';
-import { withConfigAndState, withPrune, withRemote, withTargets, withThresholds } from './common.js';
+import { withConfigAndState, withExpiryWarning, withPrune, withRemote, withTargets, withThresholds } from './common.js';
 import type { ApplyCliOptions } from './apply-run.js';
 import { withDrift } from './drift.js';
 
 export function register(program: Command): void {
-  withPrune(withDrift(withTargets(withThresholds(withRemote(withConfigAndState(program.command('apply')))))))
+  withPrune(withDrift(withTargets(withExpiryWarning(withThresholds(withRemote(withConfigAndState(program.command('apply'))))))))
     .description('apply the config: plan, then send the calls that close the gap')
     .option('--auto-approve', 'apply without asking (implied when not on a terminal)')
     .option('--verbose', 'log every call')

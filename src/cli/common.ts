@@ -6,6 +6,7 @@ import { checkBaseUrl } from '../api/options.js';
 import { optionalToken } from '../api/token.js';
 import { folderSource } from '../config/source.js';
 import type { RootOptions } from '../engine/root.js';
+import { parseDuration } from '../daemon/options.js';
 import { stateBackend } from '../state/select.js';
 import { checkInteger, checkString, fail, parseRateLimit } from '../util/options.js';
 
@@ -28,6 +29,8 @@ export interface CommonOptions extends GivenBy {
   readonly baseUrl?: string;
   readonly tokenFile?: string;
   readonly json?: boolean;
+  /** `--expiry-warning`: a duration such as 14d (plan, apply, watch); absent on the other commands. */
+  readonly expiryWarning?: string;
 }
 
 export interface ExecOptions extends CommonOptions {
@@ -76,6 +79,15 @@ export function withPrune(cmd: Command): Command {
 /** What the prune flags ask of the planner. */
 export function pruneOf(flags: PruneFlags): { prune?: true; protect?: readonly string[] } {
   return { ...(flags.prune && { prune: true }), ...(flags.protect?.length && { protect: flags.protect }) };
+}
+
+/** `--expiry-warning DURATION`: how long before a token's expires_on the plan warns. */
+export function withExpiryWarning(cmd: Command): Command {
+  return cmd.option(
+    '--expiry-warning <duration>',
+    "warn (in the plan; watch: a token_expiring notification and the status page) when an ApiToken's spec.expires_on comes within this (e.g. 30d; at least 1m)",
+    '14d',
+  );
 }
 
 /** `--target PATTERN`, repeatable. */
@@ -130,8 +142,9 @@ export function withRemote(cmd: Command): Command {
 }
 
 /** The root's options for reading: source, state, secrets and outputs folders (defaults: the root's). */
-export function localOptions(opts: CommonOptions): Pick<RootOptions, 'source' | 'state' | 'secretsDir' | 'outputsDir'> {
+export function localOptions(opts: CommonOptions): Pick<RootOptions, 'source' | 'state' | 'secretsDir' | 'outputsDir' | 'expiryWarningMs'> {
   return {
+    ...(opts.expiryWarning !== undefined && { expiryWarningMs: parseDuration('--expiry-warning', opts.expiryWarning) }),
     source: folderSource(opts.config),
     state: stateBackend(opts.state, opts.workspace),
     ...(opts.secrets !== undefined && { secretsDir: checkString('--secrets', opts.secrets) }),

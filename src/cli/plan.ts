@@ -7,6 +7,7 @@ import {
   remoteOptions,
   thresholdsOf,
   withConfigAndState,
+  withExpiryWarning,
   withPrune,
   withRemote,
   withTargets,
@@ -34,7 +35,7 @@ interface PlanCliOptions extends ExecOptions, ThresholdOptions, DriftFlags, Prun
 
 export function register(program: Command): void {
   // The remote's flags serve --refresh, which reads the provider; without it nothing is sent.
-  withPlanOutput(withPrune(withDrift(withTargets(withThresholds(withRemote(withConfigAndState(program.command('plan'))))))))
+  withPlanOutput(withPrune(withDrift(withTargets(withExpiryWarning(withThresholds(withRemote(withConfigAndState(program.command('plan')))))))))
     .description('show what apply would change (nothing is sent; --refresh reads what is there first)')
     .option('--json', 'print the plan as JSON: --format json')
     .option('--out <file>', 'also save the plan, for `edgesync apply FILE` to apply exactly it (no secret, no KV value)')

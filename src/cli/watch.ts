@@ -17,6 +17,7 @@ import {
   remoteOptions,
   thresholdsOf,
   withConfigAndState,
+  withExpiryWarning,
   withPrune,
   withRemote,
   withThresholds,
@@ -92,7 +93,7 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
 }
 
 export function register(program: Command): void {
-  withPrune(withGit(withThresholds(withRemote(withConfigAndState(program.command('watch'))))))
+  withPrune(withGit(withExpiryWarning(withThresholds(withRemote(withConfigAndState(program.command('watch')))))))
     .description('keep applying the config: on start and on every change under the root, until stopped')
     .option('--debounce <ms>', 'quiet time after a change before reconciling', '500')
     .addOption(

@@ -42,8 +42,9 @@ export type RunResult = 'ok' | 'failed' | 'uncertain' | 'invalid' | 'held' | 'er
 /**
  * `resync`: the resync interval came round; that run re-sends what is applied (timing.resyncIntervalMs).
  * `drift`: the drift interval came round; that run reads what is there first (timing.driftIntervalMs).
+ * `due`: the time the last plan named came round (Plan.dueAt: a token's roll fell due, its expiry came near).
  */
-export type RunReason = 'start' | 'change' | 'retry' | 'resync' | 'drift';
+export type RunReason = 'start' | 'change' | 'retry' | 'resync' | 'drift' | 'due';
 
 /** A resource a drift check found changed or deleted outside edgesync. */
 export interface DriftFinding extends ResourceRef {
@@ -118,6 +119,8 @@ export interface LoopStatus {
   readonly driftAt?: string;
   /** When the next drift check is due (ISO 8601), while a drift interval is set. */
   readonly driftCheckAt?: string;
+  /** When the last plan decides otherwise by time alone (Plan.dueAt: a token's roll, its expiry warning), ISO 8601: a run comes then. */
+  readonly dueAt?: string;
 }
 
 /**

@@ -8,6 +8,7 @@ import { digestInTurns, formatError, type ConfigError, type LoadResult } from '.
 import { denyingRules, needsAttention, policyDenies } from '../plan/summary.js';
 import type { Plan } from '../plan/types.js';
 import { revisionText } from '../config/revision.js';
+import { MAX_TIMER_MS } from '../api/options.js';
 import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import { withoutBodiesInTurns } from './ui/plan.js';
@@ -16,6 +17,17 @@ import type { DriftFinding, LoopOptions, LoopStatus, ReconcileLoop, RunReason, R
 
 interface Timer {
   cancel(): void;
+}
+
+/** A timer that fires at `at` (ms since the epoch), however far: one timer waits at most MAX_TIMER_MS, so a far one waits in parts. */
+function at(clock: Clock, when: number, fn: () => void): Timer {
+  let current: Timer;
+  const next = () => {
+    const left = when - clock.now();
+    current = later(clock, Math.min(Math.max(0, left), MAX_TIMER_MS), () => (left > MAX_TIMER_MS ? next() : fn()));
+  };
+  next();
+  return { cancel: () => current.cancel() };
 }
 
 function later(clock: Clock, ms: number, fn: () => void): Timer {
@@ -33,6 +45,10 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
   // The periodic runs (resync, drift check), each with when it next comes round.
   const periodic = new Map<'resync' | 'drift', { timer: Timer; at: string }>();
   let rereadTimer: Timer | undefined;
+  // The time the last plan named (Plan.dueAt): a token's roll comes due then, without a change of the files.
+  let dueTimer: { timer: Timer; at: number } | undefined;
+  // Set when that time comes, cleared by the run that plans: a full re-read coalesced with it plans too.
+  let dueNow = false;
   // The run due is for the full re-read alone: it goes on only if that finds a config other than the one in force.
   let rereadOnly = false;
   // Set by the interval, cleared by the run that re-sends: a run for a change meanwhile does it.
@@ -86,6 +102,22 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       request('retry');
     });
     return new Date(clock.now() + delay).toISOString();
+  };
+
+  /** A run at `when` (the last plan's dueAt), in place of the one set before; none when undefined. */
+  const wakeAt = (when: number | undefined) => {
+    if (dueTimer?.at === when) return;
+    dueTimer?.timer.cancel();
+    dueTimer = undefined;
+    if (when === undefined || stopped) return;
+    dueTimer = {
+      at: when,
+      timer: at(clock, when, () => {
+        dueTimer = undefined;
+        dueNow = true;
+        request('due');
+      }),
+    };
   };
 
   const finish = (report: Omit<RunReport, 'finishedAt' | 'retryAt'>) => {
@@ -173,9 +205,11 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     const check = driftDue;
     driftDue = false;
     const refresh = check || driftHeldUnder !== undefined || driftGoing;
-    const reread = rereadOnly && !resync && !refresh && asked === 'change';
+    const timed = dueNow;
+    dueNow = false;
+    const reread = rereadOnly && !resync && !refresh && !timed && asked === 'change';
     rereadOnly = false;
-    const reason: RunReason = resync ? 'resync' : check ? 'drift' : asked;
+    const reason: RunReason = resync ? 'resync' : check ? 'drift' : timed && asked === 'change' ? 'due' : asked;
     const startedAt = new Date(clock.now()).toISOString();
     // A drift check's findings, told once its run has held or applied their correction.
     let found: DriftFinding[] | undefined;
@@ -203,6 +237,7 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       const asks = { ...(resync && { resync: true }), ...(refresh && { refresh: true }), ...pruneAsk };
       const plan = await (Object.keys(asks).length ? engine.plan(resources, undefined, asks) : engine.plan(resources));
       status = { ...status, plan: await withoutBodiesInTurns(plan) };
+      wakeAt(plan.dueAt);
       const attention = { needsAttention: needsAttention(plan) };
       const digest = lastGood!.digest;
       if (plan.refresh) found = seen(plan);
@@ -339,6 +374,8 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       for (const p of periodic.values()) p.timer.cancel();
       periodic.clear();
       rereadTimer?.cancel();
+      dueTimer?.timer.cancel();
+      dueTimer = undefined;
       if (!running) return true;
       const bound = new AbortController();
       const finished = await Promise.race([
@@ -354,7 +391,8 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
     status: () => {
       const resyncAt = periodic.get('resync')?.at;
       const driftCheckAt = periodic.get('drift')?.at;
-      return { ...status, running: running !== undefined, ...(resyncAt && { resyncAt }), ...(driftCheckAt && { driftCheckAt }) };
+      const dueAt = dueTimer && new Date(dueTimer.at).toISOString();
+      return { ...status, running: running !== undefined, ...(resyncAt && { resyncAt }), ...(driftCheckAt && { driftCheckAt }), ...(dueAt && { dueAt }) };
     },
   };
 }

@@ -1,6 +1,7 @@
 // The daemon's options and their eager checks: timing of the reconcile loop and of shutdown.
 // Everything with an effect (engine, clock, watcher, store) is handed in, so tests pass fakes.
 
+import { durationMs } from '../util/duration.js';
 import { checkInteger, fail } from '../util/options.js';
 
 /** Timing of the reconcile loop. */
@@ -61,9 +62,7 @@ function checkResyncInterval(name: string, ms: unknown): number {
 
 /** "6h", "90m", "45s", "1d" → milliseconds; at least a minute (each resync costs calls). */
 export function parseDuration(name: string, text: string, minMs = MIN_RESYNC_MS): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$/.exec(text);
-  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-  const ms = m ? Math.round(Number(m[1]) * unit[m[2] as keyof typeof unit]) : Number.NaN;
+  const ms = durationMs(text) ?? Number.NaN;
   const least = minMs === 60_000 ? 'a minute' : `${minMs / 1000} s`;
   if (!(ms >= minMs)) fail(name, `a duration of at least ${least}, such as 90s, 30m, 6h or 1d`, text);
   return ms;

@@ -117,6 +117,9 @@ async function statusBody(src: EndpointSources, slice: ResourceSlice = {}) {
     // What the last drift check found (changed or deleted outside edgesync), with the field diffs masked.
     ...(s.driftAt && { drift: s.drift ?? [], driftAt: s.driftAt }),
     ...(s.driftCheckAt && { driftCheckAt: s.driftCheckAt }),
+    // Tokens whose expiry is near (--expiry-warning), as the last plan found them; never a secret.
+    expiring: s.plan?.expiring ?? [],
+    ...(s.dueAt && { dueAt: s.dueAt }),
     ...(page ? listed(resources, page.count) : sliced(resources, slice)),
   };
 }

@@ -45,6 +45,8 @@ export interface EngineOptions {
   readonly server?: ExecutorOptions['server'];
   /** Stops new calls (SIGTERM); in-flight calls finish. */
   readonly signal?: AbortSignal;
+  /** How long before a token's `expires_on` its plans warn (`--expiry-warning`), in ms. @default 14 days */
+  readonly expiryWarningMs?: number;
 }
 
 /** What a run asks of its plan beyond the config and the state: drift overwritten blindly, or read first. */
@@ -63,7 +65,7 @@ type Reader = Pick<ApiClient, 'read' | 'pages'>;
 export async function planAsked(
   resources: readonly DesiredResource[],
   snapshot: StateSnapshot,
-  options: Pick<PlanOptions, 'targets' | 'memo'> & {
+  options: Pick<PlanOptions, 'targets' | 'memo' | 'expiryWarningMs'> & {
     /** When the plan is made (ms since the epoch, the run's clock): the plan's and its Policy rules' `now`. */
     readonly now: number;
     readonly ask?: PlanAsk;
@@ -73,7 +75,12 @@ export async function planAsked(
   },
 ): Promise<Plan> {
   const { refresh: wantsRefresh, ...drift } = options.ask ?? {};
-  const base = { now: options.now, ...(options.targets && { targets: options.targets }), ...drift };
+  const base = {
+    now: options.now,
+    ...(options.expiryWarningMs !== undefined && { expiryWarningMs: options.expiryWarningMs }),
+    ...(options.targets && { targets: options.targets }),
+    ...drift,
+  };
   if (!wantsRefresh) return judged(await buildPlan(resources, snapshot, { ...base, ...(options.memo && { memo: options.memo }) }), resources, options.now);
   const reading = options.reading?.();
   if (!reading?.reader.read || !reading.reader.pages) throw new Error('--refresh needs a client that reads the provider');
@@ -157,6 +164,7 @@ export function createEngine(options: EngineOptions): Engine {
     plan: async (resources, targets, ask) =>
       planAsked(resources, await store.snapshot(), {
         now: clock.now(),
+        ...(options.expiryWarningMs !== undefined && { expiryWarningMs: options.expiryWarningMs }),
         ...(targets && { targets }),
         memo,
         ...(ask && { ask }),

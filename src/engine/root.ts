@@ -70,6 +70,8 @@ export interface RootOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Stops new calls (SIGTERM); calls in flight finish. */
   readonly signal?: AbortSignal;
+  /** How long before a token's `expires_on` a plan warns (`--expiry-warning`), in ms; at least a minute. @default 14 days */
+  readonly expiryWarningMs?: number;
   /**
    * A process that keeps its session for long and answers meanwhile (the daemon): a SQLite state's WAL is
    * checkpointed by a thread of its own, not by the commit that fills it. @default false
@@ -177,6 +179,7 @@ export function composeRoot(options: RootOptions): Root {
   if (options.concurrency !== undefined) checkInteger('concurrency', options.concurrency, 1, 64);
   if (options.rateLimit !== undefined) checkRateLimit(options.rateLimit);
   if (options.retry !== undefined) checkRetry(options.retry);
+  const expiry = options.expiryWarningMs === undefined ? {} : { expiryWarningMs: checkInteger('expiryWarningMs', options.expiryWarningMs, 60_000) };
   const remote = options.remote;
   if (remote !== undefined) {
     checkBaseUrl(remote.baseUrl, remote.baseUrlFrom ?? 'remote.baseUrl');
@@ -248,6 +251,7 @@ export function composeRoot(options: RootOptions): Root {
         ...(options.rateLimit && { rateLimit: options.rateLimit }),
         ...(options.retry && { retry: options.retry }),
         ...(options.signal && { signal: options.signal }),
+        ...expiry,
       });
       return { store, client, engine, close: () => store.close() };
     } catch (err) {
@@ -286,6 +290,7 @@ export function composeRoot(options: RootOptions): Root {
         (snapshot) =>
           planAsked(resources, snapshot, {
             now: clock.now(),
+            ...expiry,
             ...(targets && { targets }),
             ...(ask && { ask }),
             reading: () => ({ reader: clientFor(needRemote()), limiterFor: limiters(undefined, options.rateLimit ?? DEFAULT_RATE_LIMIT, clock, REFRESH_AHEAD) }),

@@ -227,12 +227,23 @@ export interface KindDecision {
   readonly drifted?: readonly FieldChange[];
   /** After a refresh: parts present remotely that edgesync never wrote and the config does not have: left alone. */
   readonly unmanaged?: KeyTally;
+  /** A credential the resource is (a token) stops working soon: its `expires_on` falls within PlanContext.expiryWarningMs. */
+  readonly expiring?: { readonly expiresOn: string; readonly message: string; readonly expired?: true };
+  /**
+   * The earliest time (ms since the epoch) at which the same inputs decide otherwise (a token's roll
+   * falls due, its expiry enters the warning window): a decision kept between plans ends then. @default never
+   */
+  readonly until?: number;
 }
 
 export interface PlanContext {
   readonly desired: DesiredResource;
   /** Undefined when never applied. */
   readonly applied?: AppliedResource;
+  /** The plan's time, ms since the epoch: what falls due by time (a token's spec.rotateEvery) is judged at it. @default none: nothing falls due */
+  readonly now?: number;
+  /** How long before a token's `expires_on` the plan warns (`--expiry-warning`), in ms. @default 14 days */
+  readonly expiryWarningMs?: number;
   /** KvPairs only, when no pages are given (a test's state): key → stored hash. */
   readonly kvKeys?: ReadonlyMap<string, string>;
   /** KvPairs only: the stored keys and hashes in UTF-8 byte order, a page at a time, read from the state as iterated. */

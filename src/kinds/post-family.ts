@@ -54,8 +54,8 @@ export interface PostKindSpec extends KindBase {
   readonly created?: (request: JsonObject) => JsonObject;
   /** Request fields `extra` handles: neither diffed here nor stored in the recorded request. */
   readonly untracked?: readonly string[];
-  /** Memory recorded with the create or adoption (the token's rotate baseline). */
-  readonly memo?: (request: Json) => Json;
+  /** Memory recorded with the create or adoption (the token's rotate baseline, and when it was made). */
+  readonly memo?: (request: Json, ctx: PlanContext) => Json;
   /** Further decisions once the resource was applied (the token's roll). */
   readonly extra?: (ctx: PlanContext, id: string | undefined) => Partial<KindDecision>;
   /** Kind-specific additions to what a result means. */
@@ -68,6 +68,8 @@ function withExtra(actions: readonly ActionDraft[], blocked: readonly BlockedDra
     actions: [...actions, ...(more.actions ?? [])],
     blocked: [...blocked, ...(more.blocked ?? [])],
     notes: [...(more.notes ?? [])],
+    ...(more.expiring && { expiring: more.expiring }),
+    ...(more.until !== undefined && { until: more.until }),
   };
 }
 
@@ -81,7 +83,7 @@ export function postKind(spec: PostKindSpec): KindDefinition {
   const firstTime = (ctx: PlanContext, id: string | undefined): KindDecision => {
     const { desired, applied } = ctx;
     const request = tracked(desired.request);
-    const memo = spec.memo?.(desired.request);
+    const memo = spec.memo?.(desired.request, ctx);
     const recordOf = (applied: JsonObject) => compact({ request: applied, hash: contentHash(applied), memo }) as ActionDraft['record'];
     const record = recordOf(request);
     const params = pathParams(spec, desired.scope);

@@ -19,6 +19,8 @@ const EVENT_TYPES = [
   'fetch_failed',
   'drift_detected',
   'policy_denied',
+  'token_expiring',
+  'token_rolled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -107,6 +109,16 @@ export function planEvents(plan: Plan): Draft[] {
       plan.orphaned.map((o) => o.resource),
       plan.orphaned.map((o) => `${o.resource}: ${o.message}`),
     ),
+    ...draft(
+      'token_expiring',
+      (plan.expiring ?? []).map((e) => e.resource),
+      // Said by its date, not by the time left: the same token is one cause until its expires_on moves.
+      (plan.expiring ?? []).map((e) =>
+        e.expired
+          ? `${e.resource}: expired at ${e.expiresOn}; the provider no longer accepts it, set a later spec.expires_on`
+          : `${e.resource}: expires at ${e.expiresOn}; set a later spec.expires_on, or a new token, before then`,
+      ),
+    ),
   ];
 }
 
@@ -120,13 +132,21 @@ export function deniedEvents(plan: Plan): Draft[] {
   );
 }
 
-/** Creates this apply sent without learning whether they happened. */
+/** Creates this apply sent without learning whether they happened; tokens it rolled (named, never their secret). */
 export function appliedEvents(result: ApplyResult): Draft[] {
-  return draft(
-    'create_uncertain',
-    result.uncertain.map((u) => u.action.resource),
-    result.uncertain.map((u) => `${u.action.id}: ${u.error}; see \`edgesync state resolve\``),
-  );
+  const rolled = result.succeeded.filter((s) => s.action.change === 'roll').map((s) => s.action.resource);
+  return [
+    ...draft(
+      'create_uncertain',
+      result.uncertain.map((u) => u.action.resource),
+      result.uncertain.map((u) => `${u.action.id}: ${u.error}; see \`edgesync state resolve\``),
+    ),
+    ...draft(
+      'token_rolled',
+      rolled,
+      rolled.map((key) => `${key}: its secret was rolled; the new one is kept where token secrets are, and the old one no longer works`),
+    ),
+  ];
 }
 
 /** Resource keys of the failed actions of an apply (the run report has only their messages). */

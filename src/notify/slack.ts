@@ -20,6 +20,8 @@ const TITLES: Readonly<Record<EventType, string>> = {
   fetch_failed: ':satellite_antenna: Git fetch failed',
   drift_detected: ':mag: Drift detected',
   policy_denied: ':octagonal_sign: Denied by policy',
+  token_expiring: ':hourglass_flowing_sand: Token expiring',
+  token_rolled: ':key: Token rolled',
 };
 
 /** Slack reads &, < and > as markup. */

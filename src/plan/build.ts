@@ -18,6 +18,7 @@ import type {
   Action,
   BlockedChange,
   DriftedResource,
+  ExpiringResource,
   Forgotten,
   MissingResource,
   Observed,
@@ -89,6 +90,8 @@ export interface PlanOptions {
   readonly prune?: boolean;
   /** Patterns (keys or globs, as `targets`) of resources prune never deletes, beside metadata.protect. @default [] */
   readonly protect?: readonly string[];
+  /** How long before a token's `expires_on` the plan warns (`--expiry-warning`), in ms. @default 14 days */
+  readonly expiryWarningMs?: number;
 }
 
 interface Draft {
@@ -108,6 +111,8 @@ interface Draft {
   missing: MissingResource[];
   unmanaged: UnmanagedKeys[];
   protection: { resource: string; protect: boolean }[];
+  expiring: ExpiringResource[];
+  dueAt: number | undefined;
 }
 
 export async function buildPlan(desired: readonly DesiredResource[], state: StateSnapshot, options: PlanOptions = {}): Promise<Plan> {
@@ -119,7 +124,8 @@ export async function buildPlan(desired: readonly DesiredResource[], state: Stat
   const seen = { observed: options.observed, recreateMissing: options.recreateMissing === true, refresh: options.refresh };
   const pruning = options.prune || options.protect?.length ? pruningOf(options.prune, options.protect) : NO_PRUNE;
   try {
-    const plan = await planWith(desired, state, { lookup, now, drift, memo, targets: options.targets, seen, pruning });
+    const expiryWarningMs = options.expiryWarningMs;
+    const plan = await planWith(desired, state, { lookup, now, expiryWarningMs, drift, memo, targets: options.targets, seen, pruning });
     memo?.endPlan();
     return plan;
   } catch (err) {
@@ -131,6 +137,7 @@ export async function buildPlan(desired: readonly DesiredResource[], state: Stat
 interface Checked {
   readonly lookup: (kind: string) => KindDefinition | undefined;
   readonly now: number;
+  readonly expiryWarningMs: number | undefined;
   readonly drift: Drift;
   readonly memo: PlanMemo | undefined;
   readonly targets: readonly string[] | undefined;
@@ -138,7 +145,7 @@ interface Checked {
   readonly pruning: Pruning;
 }
 
-async function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { lookup, now, drift, memo, targets, seen, pruning }: Checked): Promise<Plan> {
+async function planWith(desired: readonly DesiredResource[], state: StateSnapshot, { lookup, now, expiryWarningMs, drift, memo, targets, seen, pruning }: Checked): Promise<Plan> {
   const turns = new TurnClock();
   const structure = memo?.structureFor(desired, lookup) ?? (await structureOf(desired, lookup));
   memo?.keepStructure(structure);
@@ -181,6 +188,8 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     missing: [],
     unmanaged: [],
     protection: [],
+    expiring: [],
+    dueAt: undefined,
   };
   const elsewhere = writtenElsewhere(desired, defs);
   const actionIds = new Map<number, string[]>();
@@ -221,13 +230,14 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     // Its dropped keys are deleted, unless the document is protected.
     const pruneAsked = defs[i]!.keyState && (pruning.on || self.prune === true);
     const prune = pruneAsked && !isProtected ? { writtenElsewhere: elsewhere(self) } : undefined;
-    let step = kept ? memo.step(self, applied, needsFromDeps) : undefined;
+    let step = kept ? memo.step(self, applied, needsFromDeps, now) : undefined;
     if (!step) {
       const observed = seen.observed?.get(self.key);
       const recreateMissing = seen.recreateMissing || self.recreateMissing === true;
       step = await stepOf(defs[i]!, self, applied, {
         state,
         now,
+        ...(expiryWarningMs !== undefined && { expiryWarningMs }),
         drift,
         refused,
         needsFromDeps,
@@ -262,6 +272,8 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     if (step.drifted) plan.drifted.push(step.drifted);
     if (step.accepted) plan.accepted.push(step.accepted);
     if (step.unmanaged) plan.unmanaged.push(step.unmanaged);
+    if (step.expiring) plan.expiring.push(step.expiring);
+    if (step.until !== undefined && !(plan.dueAt !== undefined && plan.dueAt <= step.until)) plan.dueAt = step.until;
     if (step.missing) {
       plan.missing.push(step.missing);
       // Not created again: what depends on it waits, as on a blocked resource.
@@ -270,7 +282,7 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
   }
   if (refused.length) throw new PlanError(refused);
   await addUndescribed(plan, structure.keys, state, inTargets, lookup, { pruning, elsewhere: (kind, scope) => elsewhere({ kind, scope, key: '' }) });
-  const { drifted, accepted, missing, unmanaged, protection, ...rest } = plan;
+  const { drifted, accepted, missing, unmanaged, protection, expiring, dueAt, ...rest } = plan;
   return {
     ...rest,
     actions: deletesFirst(plan.actions, lookup, state),
@@ -280,6 +292,8 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     ...(accepted.length && { accepted }),
     ...(missing.length && { missing }),
     ...(unmanaged.length && { unmanaged }),
+    ...(expiring.length && { expiring }),
+    ...(dueAt !== undefined && { dueAt }),
     stateResources: state.resources.size,
     ...(targets?.length && { excluded: excluded.sort(), targets }),
     ...(state.revision && { stateRevision: state.revision }),

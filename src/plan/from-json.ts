@@ -72,6 +72,9 @@ export function planFromJson(json: PlanJson): Plan {
       message: w.message,
     })),
     notes: json.notes,
+    ...(json.expiring?.length && {
+      expiring: json.expiring.map((e) => ({ resource: e.resource, kind: e.kind, name: e.name, expiresOn: e.expires_on, message: e.message, ...place(e.source) })),
+    }),
     unchanged: json.unchanged,
     ...(json.excluded.length && { excluded: json.excluded }),
     ...(json.refresh && {

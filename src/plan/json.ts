@@ -88,6 +88,8 @@ export interface PlanJson {
   /** Resources held back until `on` is resolved (`because`: uncertain, blocked or waiting). */
   readonly waiting: readonly { resource: string; kind: string; name: string; on: string; because: string; message: string }[];
   readonly notes: readonly { resource: string; kind: string; name: string; message: string }[];
+  /** Present when a token's `expires_on` falls within `--expiry-warning` (or has passed): warnings, nothing is sent for them. */
+  readonly expiring?: readonly { resource: string; kind: string; name: string; expires_on: string; message: string; source: Source | null }[];
   /** Keys of resources that need nothing. */
   readonly unchanged: readonly string[];
   /** With --target: keys of the config's resources the run leaves out (else empty). */
@@ -175,6 +177,7 @@ export function planToJson(plan: Plan, madeFrom: MadeFrom | null = null): PlanJs
     uncertain: plan.uncertain.map((u) => ({ ...ref(u), operation: u.operation, since: u.since, message: u.message, ...(u.delete && { delete: true as const }) })),
     waiting: plan.waiting.map((w) => ({ ...ref(w), on: w.on, because: w.because, message: w.message })),
     notes: plan.notes.map((n) => ({ ...ref(n), message: n.message })),
+    ...(plan.expiring?.length && { expiring: plan.expiring.map((e) => ({ ...ref(e), expires_on: e.expiresOn, message: e.message, source: sourceOf(e.source) })) }),
     unchanged: plan.unchanged,
     excluded: plan.excluded ?? [],
     ...(plan.refresh && {

@@ -89,6 +89,9 @@ export function renderMarkdown(plan: PlanJson, options: MarkdownOptions = {}): s
     const fields = b.fields.length ? [`fields: ${b.fields.map(code).join(', ')}`] : [];
     sections.push({ counts: 'blocked', text: section('!', b.resource, `blocked${link(b.source)}`, [inert(b.reason), ...fields], noted(b.resource)) });
   }
+  for (const e of plan.expiring ?? []) {
+    sections.push({ counts: 'person', text: section('!', e.resource, `expires on ${html(e.expires_on)}${link(e.source)}`, [inert(e.message)], noted(e.resource)) });
+  }
   for (const u of plan.uncertain) {
     const what = `uncertain ${u.delete ? 'delete' : 'create'} (${html(u.operation)}) since ${html(u.since)}`;
     sections.push({ counts: 'person', text: section('?', u.resource, what, [inert(u.message)], noted(u.resource)) });
@@ -155,6 +158,7 @@ function summaryOf(plan: PlanJson): PlanSummary {
     drifted: plan.drifted?.length ?? 0,
     missing: plan.missing?.length ?? 0,
     accepted: plan.accepted?.length ?? 0,
+    ...(plan.expiring?.length && { expiring: plan.expiring.length }),
     resync: new Set(resynced.map((a) => a.resource)).size,
     resyncCalls: resynced.length,
     resyncKvChunks: resyncKv.length,

@@ -3,7 +3,7 @@
 
 import type { DesiredResource, KindDefinition } from '../kinds/kind.js';
 import type { AppliedResource } from '../state/types.js';
-import type { AcceptedDrift, Action, BlockedChange, DriftedResource, MissingResource, Orphan, PlanNote, Share, UnmanagedKeys } from './types.js';
+import type { AcceptedDrift, Action, BlockedChange, DriftedResource, ExpiringResource, MissingResource, Orphan, PlanNote, Share, UnmanagedKeys } from './types.js';
 
 /** What the whole model gives, independent of state: reused while no resource's identity or dependencies changed. */
 export interface Structure {
@@ -32,6 +32,10 @@ export interface Step {
   readonly missing?: MissingResource;
   /** With a refresh: its parts there remotely that edgesync never wrote. */
   readonly unmanaged?: UnmanagedKeys;
+  /** A token whose expiry falls within the warning window. */
+  readonly expiring?: ExpiringResource;
+  /** The time (ms since the epoch) from which the same inputs give another step (KindDecision.until): kept only before it. */
+  readonly until?: number;
 }
 
 /** A step and the inputs it was made from: the same objects give the same step. */
@@ -72,10 +76,12 @@ export class PlanMemo {
     this.structure = { ...structure, desired: [...structure.desired] };
   }
 
-  /** The step kept for this resource, if made from these same objects. */
-  step(desired: DesiredResource, applied: AppliedResource | undefined, needs: readonly string[]): Step | undefined {
+  /** The step kept for this resource, if made from these same objects and not yet past its time (`now`: the plan's). */
+  step(desired: DesiredResource, applied: AppliedResource | undefined, needs: readonly string[], now: number): Step | undefined {
     const kept = this.steps.get(desired.key);
     if (!kept || kept.desired !== desired || kept.applied !== applied || !sameRefs(kept.needs, needs)) return undefined;
+    // A roll that fell due (or an expiry that came near) since: the same objects decide otherwise now.
+    if (kept.step.until !== undefined && now >= kept.step.until) return undefined;
     this.next.set(desired.key, kept);
     return kept.step;
   }

@@ -8,7 +8,7 @@ import type { Step } from './memo.js';
 import { orphanKeysMessage } from './messages.js';
 import { observedDrift, withCaseOf } from './observed.js';
 import { resendActions, type Drift } from './resend.js';
-import type { AcceptedDrift, Action, DriftedResource, MissingResource, Observed, Orphan, PlanNote, ResourceRef, UnmanagedKeys } from './types.js';
+import type { AcceptedDrift, Action, DriftedResource, ExpiringResource, MissingResource, Observed, Orphan, PlanNote, ResourceRef, UnmanagedKeys } from './types.js';
 
 /** Changes that rewrite what a resource already is remotely. */
 const UPDATES = new Set(['update', 'write', 'roll']);
@@ -19,6 +19,8 @@ const SETTLING: Step = Object.freeze({ ...UNCHANGED, settling: true });
 export interface StepInputs {
   readonly state: StateSnapshot;
   readonly now: number;
+  /** How long before a token's expires_on the plan warns (PlanContext.expiryWarningMs). @default the kind's */
+  readonly expiryWarningMs?: number;
   readonly drift: Drift;
   /** --replace refusals found on the way. */
   readonly refused: string[];
@@ -38,13 +40,13 @@ export async function stepOf(
   def: KindDefinition,
   self: DesiredResource,
   applied: AppliedResource | undefined,
-  { state, now, drift, refused, needsFromDeps, observed, recreateMissing, prune, keptByProtection }: StepInputs,
+  { state, now, expiryWarningMs, drift, refused, needsFromDeps, observed, recreateMissing, prune, keptByProtection }: StepInputs,
 ): Promise<Step> {
   const ref = refOf(self);
   const keys = observed?.seen === 'keys' ? observed.keys : undefined;
   const seen = applied && observed && !keys ? against(def, self, applied, observed, recreateMissing === true) : undefined;
   if (seen?.missing && !seen.missing.recreated) return { ...UNCHANGED, unchanged: false, missing: seen.missing };
-  let decision = await decide(def, self, seen ? seen.applied : applied, state, now, keys, prune);
+  let decision = await decide(def, self, seen ? seen.applied : applied, state, { now, ...(expiryWarningMs !== undefined && { expiryWarningMs }) }, keys, prune);
   if (seen?.drifted && applied && decision.blocked.length) decision = { ...decision, blocked: heldDrift(decision.blocked, self, applied, seen.drifted) };
   // The config now says what is there: nothing to send, and the state takes it (no drift next time).
   const accepted: AcceptedDrift | undefined =
@@ -86,9 +88,12 @@ export async function stepOf(
   const unchanged = !actions.length && !decision.blocked.length;
   const was = applied?.status;
   const settling = unchanged && (was === 'blocked' || was === 'orphaned');
+  const expiring: ExpiringResource | undefined = decision.expiring && { ...ref, ...decision.expiring, source: self.source };
+  const timed = { ...(expiring && { expiring }), ...(decision.until !== undefined && { until: decision.until }) };
   // Most resources of a big config: one shared step, not five objects each, kept for the next plan.
-  if (unchanged && !notes.length && !orphaned && !drifted && !accepted && !unmanaged) return settling ? SETTLING : UNCHANGED;
+  if (unchanged && !notes.length && !orphaned && !drifted && !accepted && !unmanaged && !expiring && decision.until === undefined) return settling ? SETTLING : UNCHANGED;
   return {
+    ...timed,
     ...(drifted && { drifted }),
     ...(accepted && { accepted }),
     ...(unmanaged && { unmanaged }),
@@ -196,11 +201,12 @@ async function decide(
   desired: DesiredResource,
   applied: AppliedResource | undefined,
   state: StateSnapshot,
-  now: number,
+  time: Pick<PlanContext, 'now' | 'expiryWarningMs'> & { readonly now: number },
   observedKeys: ObservedKeys | undefined,
   prune: PlanContext['prune'],
 ): Promise<KindDecision> {
-  if (!def.keyState) return def.plan({ desired, ...(applied && { applied }) });
+  const now = time.now;
+  if (!def.keyState) return def.plan({ desired, ...(applied && { applied }), ...time });
   // The count and the expired keys now (cheap); the keys only if the kind reads them (a trusted hash needs none).
   const key = desired.key;
   const [kvKeyCount, kvExpired] = await Promise.all([state.kvKeyCount(key), state.kvExpired(key, now / 1000)]);

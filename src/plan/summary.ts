@@ -29,6 +29,8 @@ export interface PlanSummary {
   readonly missing: number;
   /** With a refresh: resources changed outside edgesync to what the config says; recorded in the state when applied. */
   readonly accepted: number;
+  /** Tokens whose expiry falls within the warning window (`--expiry-warning`), or has passed. @default 0 */
+  readonly expiring?: number;
   /** Resources sent again as applied (--resync, --replace), and their calls (KV chunks included); not in `update`. */
   readonly resync: number;
   readonly resyncCalls: number;
@@ -154,6 +156,7 @@ export function summarize(plan: Plan): PlanSummary {
     drifted: plan.drifted?.length ?? 0,
     missing: plan.missing?.length ?? 0,
     accepted: plan.accepted?.length ?? 0,
+    ...(plan.expiring?.length && { expiring: plan.expiring.length }),
     resync: resynced.size,
     ...(plan.policy?.length && policyCounts(plan.policy)),
   };

@@ -44,6 +44,7 @@ const SIGN = {
   blocked: ['!', 'red'],
   uncertain: ['?', 'magenta'],
   waiting: ['!', 'yellow'],
+  expiring: ['!', 'yellow'],
   orphaned: ['-', 'red'],
   drifted: ['*', 'yellow'],
   accepted: ['*', 'dim'],
@@ -121,6 +122,9 @@ function* entries(plan: Plan, ctx: Ctx): Generator<Entry> {
         ...notesOf(b.resource, ctx),
       ],
     };
+  }
+  for (const e of plan.expiring ?? []) {
+    yield { resource: e.resource, lines: () => [head('expiring', e.resource, `expires on ${e.expiresOn}${at(e.source)}`, ctx), ...body([e.message]), ...notesOf(e.resource, ctx)] };
   }
   for (const u of plan.uncertain) {
     yield {
@@ -337,11 +341,12 @@ export function summaryLine(s: PlanSummary): string {
     s.drifted && `${formatCount(s.drifted)} drifted`,
     s.accepted && `${formatCount(s.accepted)} to record as changed outside edgesync`,
     s.missing && `${formatCount(s.missing)} deleted outside edgesync`,
+    s.expiring && `${formatCount(s.expiring)} expiring`,
     s.unchanged && `${formatCount(s.unchanged)} unchanged`,
     s.denied && `${formatCount(s.denied)} denied by policy`,
     s.warned && plural(s.warned, 'policy warning'),
   ].filter(Boolean);
-  if (!actions.length && !s.denied && !s.warned && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting && !s.forgotten && !s.drifted && !s.accepted && !s.missing)
+  if (!actions.length && !s.denied && !s.warned && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting && !s.forgotten && !s.drifted && !s.accepted && !s.missing && !s.expiring)
     return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
   return `Plan: ${actions.length ? actions.join(', ') : 'nothing to apply'}${rest.length ? `; ${rest.join(', ')}` : ''}.`;
 }

@@ -156,6 +156,16 @@ export interface PolicyFinding {
   readonly error?: string;
 }
 
+/** A token whose `expires_on` falls within the expiry warning window (`--expiry-warning`), or has passed. */
+export interface ExpiringResource extends ResourceRef {
+  /** As the document writes it (ISO 8601). */
+  readonly expiresOn: string;
+  readonly message: string;
+  /** Its expires_on has passed. @default false */
+  readonly expired?: true;
+  readonly source?: SourceLocation;
+}
+
 export interface Plan {
   /** In dependency order. */
   readonly actions: readonly Action[];
@@ -205,6 +215,14 @@ export interface Plan {
   readonly protection?: readonly { readonly resource: string; readonly protect: boolean }[];
   /** What the Policy documents' rules found (src/policy/evaluate.ts), denies first. @default [] */
   readonly policy?: readonly PolicyFinding[];
+  /** Tokens that expire within the warning window (`--expiry-warning`), or have expired: warnings, nothing is sent for them. @default [] */
+  readonly expiring?: readonly ExpiringResource[];
+  /**
+   * The earliest time (ms since the epoch) at which a plan of the same config and state would differ
+   * (a token's roll falls due, its expiry enters the warning window): the daemon plans again then.
+   * @default never
+   */
+  readonly dueAt?: number;
 }
 
 export interface Share extends ResourceRef {

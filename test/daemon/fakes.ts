@@ -152,13 +152,24 @@ export class FakeEngine implements LoopEngine {
   unchecked: NonNullable<Plan['refresh']>['unchecked'] = [];
   /** What each plan was asked beyond the config (drift, prune), in order. */
   readonly asks: object[] = [];
+  /** The time each plan names as the one it would change by itself (Plan.dueAt: a token's roll). @default none */
+  dueAt: number | undefined;
   async plan(resources: readonly DesiredResource[], _targets?: readonly string[], drift?: { readonly resync?: boolean; readonly refresh?: boolean }): Promise<Plan> {
     this.asks.push(drift ?? {});
     if (drift?.resync) this.resyncs++;
     if (drift?.refresh) this.refreshes++;
     const seen = (name: string) => drift?.refresh === true && this.drifted.has(name);
     const actions = resources.filter((r) => drift?.resync || seen(r.name) || !this.applied.has(`${r.name}@${r.hash}`)).map((r) => action(r.name));
-    const plan: Plan = { actions, blocked: this.blocked, orphaned: [], uncertain: [], waiting: [], notes: [], unchanged: [] };
+    const plan: Plan = {
+      actions,
+      blocked: this.blocked,
+      orphaned: [],
+      uncertain: [],
+      waiting: [],
+      notes: [],
+      unchanged: [],
+      ...(this.dueAt !== undefined && { dueAt: this.dueAt }),
+    };
     if (!drift?.refresh) return plan;
     const drifted = resources
       .filter((r) => seen(r.name))

@@ -70,10 +70,14 @@ export async function startHarness(
     emulator?: Partial<EmulatorOptions>;
     daemon?: Pick<DaemonOptions, 'uiToken' | 'allowedHosts' | 'clock' | 'correctDrift' | 'observer' | 'approvals' | 'prune' | 'thresholds'>;
     timing?: LoopTiming;
+    /** One clock for the emulator, the engine and the daemon: what falls due by time comes when the test says. @default their own */
+    clock?: Clock;
+    /** The engine's clock alone (the time its plans and Policy rules see), over `clock`. @default `clock`, else its own */
     engineClock?: Clock;
   } = {},
 ): Promise<Harness> {
-  const emulator = await startEmulator({ port: 0, tokens: [TOKEN], ...options.emulator });
+  const clock = options.clock;
+  const emulator = await startEmulator({ port: 0, tokens: [TOKEN], ...(clock && { now: () => clock.now() }), ...options.emulator });
   const { dir, root } = copyFixture(options.fixture ?? 'small-root');
   const log: LogLine[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void log.push(JSON.parse(line) as LogLine) });
@@ -92,7 +96,7 @@ export async function startHarness(
     signal: stop.signal,
     hooks: metrics.hooks,
     retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
-    ...(options.engineClock && { clock: options.engineClock }),
+    ...((options.engineClock ?? clock) && { clock: options.engineClock ?? clock }),
   });
   let daemon: Daemon;
   try {
@@ -108,6 +112,7 @@ export async function startHarness(
       watch: chokidarWatcher({ stabilityMs: 40, pollMs: 10 }),
       rootPollMs: 50,
       invalidate: (paths) => source.invalidate!(paths),
+      ...(clock && { clock }),
       ...options.daemon,
     });
   } catch (err) {

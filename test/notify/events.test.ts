@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/daemon/loop-types.js';
 import { appliedEvents, configEvents, NO_RUNS, planEvents, roleEvents, runEvents } from '../../src/notify/events.js';
-import type { Plan } from '../../src/plan/types.js';
+import type { Action, Plan } from '../../src/plan/types.js';
 import { action, applyResult, invalid, valid } from '../daemon/fakes.js';
 
 const report = (over: Partial<RunReport>): RunReport => ({
@@ -95,6 +95,42 @@ describe('events of the daemon’s reports', () => {
       },
     ]);
     expect(appliedEvents(applyResult([action('me')], () => 'succeeded'))).toEqual([]);
+  });
+
+  it('names the tokens an apply rolled, and only those, never a secret', () => {
+    const roll = {
+      ...action('x'),
+      id: 'ApiToken/ci-deploy#roll',
+      resource: 'ApiToken/ci-deploy',
+      kind: 'ApiToken',
+      name: 'ci-deploy',
+      change: 'roll',
+      operation: 'rollToken',
+    } as Action;
+    const result = applyResult([roll, action('me')], () => 'succeeded');
+    expect(appliedEvents(result)).toEqual([
+      {
+        event: 'token_rolled',
+        resources: ['ApiToken/ci-deploy'],
+        reason: 'ApiToken/ci-deploy: its secret was rolled; the new one is kept where token secrets are, and the old one no longer works',
+      },
+    ]);
+    expect(appliedEvents(applyResult([roll], () => 'failed'))).toEqual([]);
+  });
+
+  it('says a token expires soon, or has expired, by its date', () => {
+    const ref = { kind: 'ApiToken', source: { file: 't.yaml', line: 1, col: 1 } };
+    const expiring = [
+      { ...ref, resource: 'ApiToken/a', name: 'a', expiresOn: '2027-01-20T00:00:00Z', message: 'expires in 4 days, at 2027-01-20T00:00:00Z' },
+      { ...ref, resource: 'ApiToken/b', name: 'b', expiresOn: '2027-01-01T00:00:00Z', message: 'expired at 2027-01-01T00:00:00Z', expired: true as const },
+    ];
+    expect(planEvents(plan({ expiring }))).toEqual([
+      {
+        event: 'token_expiring',
+        resources: ['ApiToken/a', 'ApiToken/b'],
+        reason: 'ApiToken/a: expires at 2027-01-20T00:00:00Z; set a later spec.expires_on, or a new token, before then (and 1 more)',
+      },
+    ]);
   });
 
   it('says a replica took over or stood down, but not which role it started in', () => {

@@ -6,7 +6,7 @@ import type { ConfigError } from '../../config/index.js';
 import type { RunRecord } from '../../state/types.js';
 import type { Role } from '../leadership.js';
 import { degradedReason, type DriftFinding, type LoopStatus } from '../loop-types.js';
-import type { Plan } from '../../plan/types.js';
+import type { ExpiringResource, Plan } from '../../plan/types.js';
 import { planText, planTextIfReady } from './plan.js';
 import { within } from '../../util/clock.js';
 
@@ -24,7 +24,7 @@ export interface Header {
   readonly invalidLocalChanges?: true;
   readonly lastRun?: { readonly at: string; readonly reason: string; readonly result: string };
   /** The next run the daemon has scheduled (a retry, a resync or a drift check), else runs wait for a change. */
-  readonly next?: { readonly at: string; readonly why: 'retry' | 'resync' | 'drift check' };
+  readonly next?: { readonly at: string; readonly why: 'retry' | 'resync' | 'drift check' | 'token due' };
   readonly role: Role;
   /** A git source: the remote (redacted), its ref, when it last synced and next fetches, its last fetch error. */
   readonly source?: { readonly remote?: string; readonly ref?: string; readonly syncedAt?: string; readonly nextFetchAt?: string; readonly error?: string };
@@ -43,6 +43,8 @@ export interface PageModel {
   readonly planPending?: true;
   /** The last drift check and the next; absent while drift is not checked. */
   readonly drift?: DriftModel;
+  /** Tokens whose expiry is near (`--expiry-warning`) or past, as the last plan found them. @default [] */
+  readonly expiring?: readonly ExpiringResource[];
 }
 
 interface DriftModel {
@@ -120,6 +122,7 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
     ...(run?.retryAt ? [{ at: run.retryAt, why: 'retry' as const }] : []),
     ...(s.resyncAt ? [{ at: s.resyncAt, why: 'resync' as const }] : []),
     ...(s.driftCheckAt ? [{ at: s.driftCheckAt, why: 'drift check' as const }] : []),
+    ...(s.dueAt ? [{ at: s.dueAt, why: 'token due' as const }] : []),
   ].sort((a, b) => (a.at < b.at ? -1 : 1));
   const source = sourceOf(src);
   const header: Header = {
@@ -149,6 +152,7 @@ export async function pageModel(src: ModelSources): Promise<PageModel> {
     configErrors: s.configErrors,
     ...(s.plan && (await shownPlan(s.plan, s.running ? undefined : run?.result, s.running))),
     ...((s.driftAt || s.driftCheckAt) && { drift: driftOf(s) }),
+    ...(s.plan?.expiring?.length && { expiring: s.plan.expiring }),
     ...(invalid
       ? { planNote: 'The files are invalid: nothing is applied from them. The plan below is the last one made, from the last good config.' }
       : s.running
@@ -205,6 +209,7 @@ export function pageVersion(src: Pick<ModelSources, 'status' | 'role' | 'source'
     s.resyncAt,
     s.driftAt,
     s.driftCheckAt,
+    s.dueAt,
     src.role(),
     src.source?.(),
     s.running ? Math.floor(now / RUNNING_TICK_MS) : 0,

@@ -4,7 +4,18 @@
 import { html, type Html } from './html.js';
 import type { PageModel } from './model.js';
 import type { RowPage, RowQuery } from './resources.js';
-import { renderAttention, renderDrift, renderErrors, renderHeader, renderHistory, renderKindOptions, renderPlan, renderResources, renderStatusOptions } from './render.js';
+import {
+  renderAttention,
+  renderDrift,
+  renderErrors,
+  renderExpiring,
+  renderHeader,
+  renderHistory,
+  renderKindOptions,
+  renderPlan,
+  renderResources,
+  renderStatusOptions,
+} from './render.js';
 
 export interface PageParts {
   readonly model: PageModel;
@@ -31,7 +42,7 @@ function sections(parts: PageParts): Record<'header' | 'attention' | 'errors' | 
   const { model, rows, query } = parts;
   return {
     header: renderHeader(model.header),
-    attention: renderAttention(rows),
+    attention: html`${renderAttention(rows)}${renderExpiring(model)}`,
     errors: renderErrors(model),
     drift: renderDrift(model),
     resources: renderResources(rows, query),

@@ -46,6 +46,14 @@ ${h.source ? html`<div><dt>Source</dt><dd><code>${h.source.remote ?? ''}</code>$
 </dl>`;
 }
 
+/** Tokens that expire soon (or have), under what needs a person: each with when, where, and what to do. */
+export function renderExpiring(model: PageModel): Html {
+  const tokens = model.expiring ?? [];
+  if (!tokens.length) return html``;
+  return html`<h2 id="expiring-title">Expiring tokens <span class="count">(${formatCount(tokens.length)})</span></h2>
+<ul class="attention">${tokens.map((e) => html`<li><span class="status status-held">expiring</span> <strong class="key">${e.resource}</strong>${e.source ? html` <code>${e.source.file}:${e.source.line}</code>` : ''}<p>${e.message}</p></li>`)}</ul>`;
+}
+
 /** The commands of a row that needs a person, each in its own code block to copy. */
 function todoOf(row: ResourceRow): Html {
   if (!row.todo) return html``;
