@@ -203,9 +203,12 @@ function removesOf(a: Plan['actions'][number]): NonNullable<PlanJson['actions'][
   return { keys: a.body as string[], source, ...(removed && 'resource' in removed && { resource: true as const }) };
 }
 
-type Source = { readonly file: string; readonly line: number; readonly col: number };
+type Place = { readonly file: string; readonly line: number; readonly col: number };
+/** `overlay`: the environment's overlay that changed the document (`--env`), beside the base document's place. */
+type Source = Place & { readonly overlay?: Place };
 
-const sourceOf = (source: Source | undefined): Source | null => (source ? { file: source.file, line: source.line, col: source.col } : null);
+const placeOf = (p: Place): Place => ({ file: p.file, line: p.line, col: p.col });
+const sourceOf = (source: Source | undefined): Source | null => (source ? { ...placeOf(source), ...(source.overlay && { overlay: placeOf(source.overlay) }) } : null);
 
 export function renderJson(plan: Plan, madeFrom: MadeFrom | null = null): string {
   return JSON.stringify(planToJson(plan, madeFrom), null, 2);
