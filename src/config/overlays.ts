@@ -65,7 +65,7 @@ export async function readEnvironment(root: string, name: string, own: readonly 
   }
   const found = await discover(dir, own);
   const errors: ConfigError[] = found.problems.map((p) => ({ file: displayFile(p.file), line: p.line, col: p.col, path: '', message: p.message }));
-  const overlays: Overlay[] = [];
+  const read: Overlay[] = [];
   const texts: string[] = [];
   for (const file of found.files) {
     const display = displayFile(file);
@@ -81,16 +81,22 @@ export async function readEnvironment(root: string, name: string, own: readonly 
     for (const e of parsed.errors) errors.push({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message });
     for (const doc of parsed.documents) {
       const overlay = readOverlay(doc, file, display, errors);
-      if (overlay) overlays.push(overlay);
+      if (overlay) read.push(overlay);
     }
   }
+  // An overlay selecting what an earlier one selects is refused, and applies nowhere.
+  const overlays: Overlay[] = [];
   const byName = new Map<string, number[]>();
-  overlays.forEach((o, i) => {
+  for (const o of read) {
     const same = byName.get(`${o.kind}/${o.name}`) ?? [];
     const twin = same.find((j) => JSON.stringify(overlays[j]!.selectors) === JSON.stringify(o.selectors));
-    if (twin !== undefined) errors.push(nameAt(o, `${o.kind}/${o.name} is overlaid twice in this environment: here and at ${where(overlays[twin]!.start)}; keep one`));
-    else byName.set(`${o.kind}/${o.name}`, [...same, i]);
-  });
+    if (twin !== undefined) {
+      errors.push(nameAt(o, `${o.kind}/${o.name} is overlaid twice in this environment: here and at ${where(overlays[twin]!.start)}; keep one`));
+      continue;
+    }
+    byName.set(`${o.kind}/${o.name}`, [...same, overlays.length]);
+    overlays.push(o);
+  }
   return { name, overlays, errors, digest: sha256(JSON.stringify(texts)), byName };
 }
 
