@@ -75,7 +75,7 @@ function environmentState(self: Command): void {
 }
 
 /** `.edgesync/environments/NAME/state.db`. */
-export function environmentStateFile(name: string): string {
+function environmentStateFile(name: string): string {
   return path.posix.join(path.posix.dirname(DEFAULT_STATE_FILE), 'environments', name, 'state.db');
 }
 
