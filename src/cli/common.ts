@@ -43,19 +43,30 @@ export interface ExecOptions extends CommonOptions {
 }
 
 export function withConfigAndState(cmd: Command): Command {
+  return withEnvironment(
+    cmd
+      .option('--config <dir>', 'config root folder', '.')
+      .addOption(new Option('--state <file|url>', 'state: a SQLite file, or a postgres://user@host/database URL').env('EDGESYNC_STATE').default(DEFAULT_STATE_FILE))
+      .addOption(new Option('--workspace <name>', 'which state of a PostgreSQL database (one per config root)').env('EDGESYNC_WORKSPACE')),
+  )
+    .option('--secrets <dir>', 'folder for token secrets, outside the config root (default: secrets/ beside the state file)')
+    .option('--outputs <dir>', 'folder AI run outputs are written below, at their path in the config root (default: the config root)');
+}
+
+/**
+ * `--env NAME` (or EDGESYNC_ENV) on a command that has --state and --workspace: the environment's own state
+ * where neither names one. Every command reaching a state resolves it here, so `state list --env staging`
+ * reads the state `apply --env staging` wrote.
+ */
+export function withEnvironment(cmd: Command): Command {
   return cmd
-    .option('--config <dir>', 'config root folder', '.')
     .addOption(
       new Option(
         '--env <name>',
-        'merge the overlays of environments/NAME/ over the config; its own state unless --state or --workspace names one (.edgesync/environments/NAME/state.db, or workspace NAME)',
+        'the environment environments/NAME/ of the config; its own state unless --state or --workspace names one (.edgesync/environments/NAME/state.db, or workspace NAME)',
       ).env('EDGESYNC_ENV'),
     )
-    .addOption(new Option('--state <file|url>', 'state: a SQLite file, or a postgres://user@host/database URL').env('EDGESYNC_STATE').default(DEFAULT_STATE_FILE))
-    .addOption(new Option('--workspace <name>', 'which state of a PostgreSQL database (one per config root)').env('EDGESYNC_WORKSPACE'))
-    .hook('preAction', environmentState)
-    .option('--secrets <dir>', 'folder for token secrets, outside the config root (default: secrets/ beside the state file)')
-    .option('--outputs <dir>', 'folder AI run outputs are written below, at their path in the config root (default: the config root)');
+    .hook('preAction', environmentState);
 }
 
 /** An environment's name: one folder under environments/, and a part of its state's path. */
