@@ -31,6 +31,8 @@ export interface MadeFrom {
   readonly refresh?: { readonly recreate_missing: boolean };
   /** Present when the plan was made with --prune or --protect: `apply FILE` plans again with the same, so it deletes exactly what the plan does. */
   readonly prune?: { readonly prune: boolean; readonly protect: readonly string[] };
+  /** The environment (`--env NAME`) the plan was made for; absent for the config root alone. `apply FILE` under another is refused. */
+  readonly environment?: string;
 }
 
 export interface ConfigRoot {
