@@ -59,6 +59,43 @@ describe('--env staging', () => {
     expect(actions.map((a) => a.resource).filter((k) => k.startsWith('AiRun'))).toEqual([]);
   });
 
+  it("shows the base document's place and the overlay's beside the change in the text plan", async () => {
+    const ws = workspace();
+    staging(ws);
+    const r = await cli(['plan', '--config', 'root', '--env', 'staging'], { cwd: ws.dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`+ ${RESOURCES.GatewayList.key}  create (POST createList) (root/zero-trust/list.yaml:1, overlay root/environments/staging/lists.yaml:1)`);
+    expect(r.stdout).toMatch(new RegExp(`^\\+ ${TESTERS.replace(/[[\]]/g, '\\$&')}  create \\(POST createList\\)$`, 'm'));
+  });
+
+  it('applies a saved plan only under the environment it was made for, naming both when refused', async () => {
+    const emu = await emulator();
+    const ws = workspace();
+    staging(ws);
+    fs.mkdirSync(ws.file('environments/qa'));
+    const remote = ['--config', 'root', '--secrets', ws.secrets, '--base-url', emu.url];
+    const saved = await cli(['plan', '--config', 'root', '--env', 'staging', '--out', 'staging.json'], { cwd: ws.dir });
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(ws.dir, 'staging.json'), 'utf8')).made_from.environment).toBe('staging');
+    const none = await cli(['apply', 'staging.json', ...remote], { cwd: ws.dir });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(
+      'staging.json was made for the environment staging (--env staging), and this apply names none: apply it with --env staging, or make the plan again for this one',
+    );
+    const qa = await cli(['apply', 'staging.json', ...remote], { cwd: ws.dir, env: { EDGESYNC_ENV: 'qa' } });
+    expect(qa.code).toBe(1);
+    expect(qa.stderr).toContain('staging.json was made for the environment staging (--env staging), and this apply is for qa (EDGESYNC_ENV=qa)');
+    expect(emu.state().lists).toEqual([]);
+    const applied = await cli(['apply', 'staging.json', ...remote, '--env', 'staging'], { cwd: ws.dir });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(
+      emu
+        .state()
+        .lists.map((l) => l.name)
+        .sort(),
+    ).toEqual(['Blocked domains', 'Staging testers']);
+  });
+
   it("applies into the environment's own state, leaving the base's untouched", async () => {
     const emu = await emulator();
     const ws = workspace();
@@ -77,6 +114,19 @@ describe('--env staging', () => {
     // The variable names the environment as the flag does: nothing left to send.
     const again = await cli(['apply', ...remote], { cwd: ws.dir, env: { EDGESYNC_ENV: 'staging' } });
     expect(again.stdout).toMatch(/^No changes\. \d+ resources up to date\./m);
+    // The state commands reach the same state, by flag before or after the subcommand, or by the variable.
+    for (const [args, env] of [
+      [['state', 'list', '--env', 'staging', '--json'], {}],
+      [['state', '--env', 'staging', 'list', '--json'], {}],
+      [['state', 'list', '--json'], { EDGESYNC_ENV: 'staging' }],
+    ] as const) {
+      const listed = await cli([...args], { cwd: ws.dir, env });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect((JSON.parse(listed.stdout) as { key: string }[]).map((v) => v.key)).toContain(TESTERS);
+    }
+    const shown = await cli(['state', 'show', TESTERS, '--env', 'staging'], { cwd: ws.dir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect((await cli(['state', 'list'], { cwd: ws.dir })).stdout).toBe('No resources in state .edgesync/state.db.\n');
     // The base, planned against its own (empty) state, creates the list with its own description.
     const base = await cli(['plan', '--config', 'root', '--json'], { cwd: ws.dir });
     const list = (JSON.parse(base.stdout).actions as JsonAction[]).find((a) => a.resource === RESOURCES.GatewayList.key)!;
