@@ -59,14 +59,19 @@ export function withConfigAndState(cmd: Command): Command {
  * reads the state `apply --env staging` wrote.
  */
 export function withEnvironment(cmd: Command): Command {
-  return cmd
-    .addOption(
-      new Option(
-        '--env <name>',
-        'the environment environments/NAME/ of the config; its own state unless --state or --workspace names one (.edgesync/environments/NAME/state.db, or workspace NAME)',
-      ).env('EDGESYNC_ENV'),
-    )
-    .hook('preAction', environmentState);
+  return (
+    cmd
+      .addOption(
+        new Option(
+          '--env <name>',
+          'the environment environments/NAME/ of the config; its own state unless --state or --workspace names one (.edgesync/environments/NAME/state.db, or workspace NAME)',
+        ).env('EDGESYNC_ENV'),
+      )
+      // Resolved by the command that runs: `state --env NAME list` hands its --env down to `list` (src/cli/state.ts).
+      .hook('preAction', (self, running) => {
+        if (self === running) environmentState(self);
+      })
+  );
 }
 
 /** An environment's name: one folder under environments/, and a part of its state's path. */
