@@ -1,6 +1,6 @@
 // --env staging against the emulator: an overlay patches a list's description, adds a list and
-// removes the AI run; the plan points at the overlay, the state is the environment's own, and an
-// overlay's mistake is refused at its file and line.
+// removes the AI run; the plans point at the overlay, the state is the environment's own (the state
+// commands reach it, a saved plan keeps to it), and an overlay's mistake is refused at its file and line.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -126,6 +126,10 @@ describe('--env staging', () => {
     }
     const shown = await cli(['state', 'show', TESTERS, '--env', 'staging'], { cwd: ws.dir });
     expect(shown.code, shown.stderr).toBe(0);
+    // A list only the overlay describes is still described in staging: forgetting it is refused there.
+    const forget = await cli(['state', 'forget', TESTERS, '--config', 'root', '--env', 'staging'], { cwd: ws.dir });
+    expect(forget.code).toBe(1);
+    expect(forget.stderr).toContain(`${TESTERS} is still described by the config (root/environments/staging/lists.yaml:7:1)`);
     expect((await cli(['state', 'list'], { cwd: ws.dir })).stdout).toBe('No resources in state .edgesync/state.db.\n');
     // The base, planned against its own (empty) state, creates the list with its own description.
     const base = await cli(['plan', '--config', 'root', '--json'], { cwd: ws.dir });
@@ -134,7 +138,7 @@ describe('--env staging', () => {
     expect(list.source?.overlay).toBeUndefined();
   });
 
-  it("refuses an overlay's invalid value at the overlay's file and line, and an environment that is not there", async () => {
+  it("refuses an overlay's invalid value at the overlay's file and line, an environment that is not there, and --env on import", async () => {
     const ws = workspace();
     staging(ws);
     fs.writeFileSync(ws.file('environments/staging/location.yaml'), 'kind: GatewayLocation\nmetadata:\n  name: head-office\nspec:\n  client_default: "yes"\n');
@@ -144,5 +148,9 @@ describe('--env staging', () => {
     const missing = await cli(['validate', '--config', 'root', '--env', 'qa'], { cwd: ws.dir });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('root/environments/qa:1:1  --env qa: no folder environments/qa/ under the config root; the environments there: staging');
+    // import writes documents of the root into the root's state: it has no environment to take.
+    const imported = await cli(['import', '--env', 'staging', '--out', 'imported', '--account', ACCOUNT], { cwd: ws.dir });
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain("unknown option '--env'");
   });
 });
