@@ -13,6 +13,7 @@ import type { Approvals } from '../state/approvals.js';
 import { identifyHolder, StateLockedError } from '../state/lock.js';
 import '../kinds/index.js';
 import {
+  checkSavedEnvironment,
   deletesEverything,
   denyingRules,
   madeFrom,
@@ -30,7 +31,7 @@ import {
 } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
 import { systemClock } from '../util/clock.js';
-import { pruneOf, remoteOptions, thresholdsOf, type ExecOptions, type PruneFlags, type ThresholdOptions } from './common.js';
+import { givenAs, pruneOf, remoteOptions, thresholdsOf, type ExecOptions, type PruneFlags, type ThresholdOptions } from './common.js';
 import { loadOrRefuse } from './load.js';
 import { createProgress, type Progress } from './progress.js';
 import { lostSecrets, renderApplyResult } from './result.js';
@@ -95,7 +96,9 @@ function savedPlanOf(opts: ApplyCliOptions): SavedPlan | undefined {
   if (opts.target?.length) throw new SavedPlanError(`--target cannot be given with a saved plan: ${opts.planFile} carries the targets it was made with`);
   if (opts.resync || opts.replace?.length) throw new SavedPlanError(`--resync and --replace cannot be given with a saved plan: ${opts.planFile} carries what it re-sends`);
   if (opts.prune || opts.protect?.length) throw new SavedPlanError(`--prune and --protect cannot be given with a saved plan: ${opts.planFile} carries what it deletes`);
-  return readSavedPlanFile(opts.planFile);
+  const saved = readSavedPlanFile(opts.planFile);
+  checkSavedEnvironment(saved, opts.planFile, opts.env, givenAs(opts, 'env', '--env'));
+  return saved;
 }
 
 /**

@@ -1,13 +1,16 @@
 // Options shared by the commands that read a config root and a state file, and how their flags
 // become the composition root's options. Defaults are docs/review-and-safety.md's; all checked first.
 
+import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkBaseUrl } from '../api/options.js';
 import { optionalToken } from '../api/token.js';
 import { folderSource } from '../config/source.js';
 import type { RootOptions } from '../engine/root.js';
 import { parseDuration } from '../daemon/options.js';
+import { isPgUrl } from '../state/pg/url.js';
 import { stateBackend } from '../state/select.js';
+import { DEFAULT_STATE_FILE } from '../state/index.js';
 import { checkInteger, checkString, fail, parseRateLimit } from '../util/options.js';
 
 /** Options the environment gave, by attribute: their variable (set by the program's hook in src/cli.ts). */
@@ -22,6 +25,8 @@ export function givenAs(opts: GivenBy, attribute: string, flag: string): string 
 
 export interface CommonOptions extends GivenBy {
   readonly config: string;
+  /** `--env NAME`: the overlays of environments/NAME/ merged over the config. @default none */
+  readonly env?: string;
   readonly state: string;
   readonly workspace?: string;
   readonly secrets?: string;
@@ -41,12 +46,56 @@ export interface ExecOptions extends CommonOptions {
 }
 
 export function withConfigAndState(cmd: Command): Command {
-  return cmd
-    .option('--config <dir>', 'config root folder', '.')
-    .addOption(new Option('--state <file|url>', 'state: a SQLite file, or a postgres://user@host/database URL').env('EDGESYNC_STATE').default('.edgesync/state.db'))
-    .addOption(new Option('--workspace <name>', 'which state of a PostgreSQL database (one per config root)').env('EDGESYNC_WORKSPACE'))
+  return withEnvironment(
+    cmd
+      .option('--config <dir>', 'config root folder', '.')
+      .addOption(new Option('--state <file|url>', 'state: a SQLite file, or a postgres://user@host/database URL').env('EDGESYNC_STATE').default(DEFAULT_STATE_FILE))
+      .addOption(new Option('--workspace <name>', 'which state of a PostgreSQL database (one per config root)').env('EDGESYNC_WORKSPACE')),
+  )
     .option('--secrets <dir>', 'folder for token secrets, outside the config root (default: secrets/ beside the state file)')
     .option('--outputs <dir>', 'folder AI run outputs are written below, at their path in the config root (default: the config root)');
+}
+
+/**
+ * `--env NAME` (or EDGESYNC_ENV) on a command that has --state and --workspace: the environment's own state
+ * where neither names one. Every command reaching a state resolves it here, so `state list --env staging`
+ * reads the state `apply --env staging` wrote.
+ */
+export function withEnvironment(cmd: Command): Command {
+  return (
+    cmd
+      .addOption(
+        new Option(
+          '--env <name>',
+          'the environment environments/NAME/ of the config; its own state unless --state or --workspace names one (.edgesync/environments/NAME/state.db, or workspace NAME)',
+        ).env('EDGESYNC_ENV'),
+      )
+      // Resolved by the command that runs: `state --env NAME list` hands its --env down to `list` (src/cli/state.ts).
+      .hook('preAction', (self, running) => {
+        if (self === running) environmentState(self);
+      })
+  );
+}
+
+/** An environment's name: one folder under environments/, and a part of its state's path. */
+const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * `--env NAME` checked, and its own state chosen where no flag or variable chose one: a SQLite file of its
+ * own (secrets beside it, so two environments' tokens never share a file), or the PostgreSQL workspace NAME.
+ */
+function environmentState(self: Command): void {
+  const name: unknown = self.getOptionValue('env');
+  if (name === undefined) return;
+  const flag = givenAs(self.opts<GivenBy>(), 'env', '--env');
+  if (typeof name !== 'string' || !ENVIRONMENT_NAME.test(name)) fail(flag, 'a folder name under environments/ (letters, digits, ".", "_" and "-", at most 64)', name);
+  if (self.getOptionValueSource('state') === 'default') self.setOptionValueWithSource('state', environmentStateFile(name), 'default');
+  else if (isPgUrl(self.getOptionValue('state')) && self.getOptionValue('workspace') === undefined) self.setOptionValue('workspace', name);
+}
+
+/** `.edgesync/environments/NAME/state.db`. */
+function environmentStateFile(name: string): string {
+  return path.posix.join(path.posix.dirname(DEFAULT_STATE_FILE), 'environments', name, 'state.db');
 }
 
 /** The change thresholds, in percent, and the number of deletes (see plan/guard.ts). */
@@ -145,7 +194,7 @@ export function withRemote(cmd: Command): Command {
 export function localOptions(opts: CommonOptions): Pick<RootOptions, 'source' | 'state' | 'secretsDir' | 'outputsDir' | 'expiryWarningMs'> {
   return {
     ...(opts.expiryWarning !== undefined && { expiryWarningMs: parseDuration('--expiry-warning', opts.expiryWarning) }),
-    source: folderSource(opts.config),
+    source: folderSource(opts.config, opts.env),
     state: stateBackend(opts.state, opts.workspace),
     ...(opts.secrets !== undefined && { secretsDir: checkString('--secrets', opts.secrets) }),
     ...(opts.outputs !== undefined && { outputsDir: checkString('--outputs', opts.outputs) }),

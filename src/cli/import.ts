@@ -6,7 +6,7 @@ import type { ImportAsk, ImportResult } from '../engine/import.js';
 import { closest, didYouMean } from '../util/closest.js';
 import { formatCount, plural } from '../util/format.js';
 import { remoteOptions, withRemote, type ExecOptions } from './common.js';
-import { action, stateOptions } from './state-options.js';
+import { action, baseStateOptions } from './state-options.js';
 
 interface ImportCliOptions extends Omit<ExecOptions, 'config'> {
   readonly account?: readonly string[];
@@ -50,7 +50,7 @@ export function importAskOf(opts: ImportCliOptions, known: readonly string[]): I
 }
 
 export function register(program: Command): void {
-  withRemote(stateOptions(program.command('import')))
+  withRemote(baseStateOptions(program.command('import')))
     .description('write what an account already has as documents in a folder, and record them as applied (never a token secret)')
     .addOption(new Option('--out <dir>', 'the folder to write to: a config root; documents already there are kept, new ones appended').makeOptionMandatory())
     .option('--account <id>', 'an account to read (its Zero Trust objects, domains, settings); repeatable', repeatable)

@@ -54,9 +54,9 @@ export function register(program: Command): void {
       const pruned = pruneOf(opts);
       const plan = await root.planOffline(config.resources, opts.target, { ...driftOf(opts), ...pruned });
       // What the plan was made from lists every resource's hash: made only for the JSON and a saved plan.
-      // It names the config root, which `apply FILE` reads when not given --config.
+      // It names the config root, which `apply FILE` reads when not given --config, and the environment it must be applied to.
       let madeOnce: ReturnType<typeof madeFrom> | undefined;
-      const made = () => (madeOnce ??= madeFrom(plan, config, configRootOf(root.source.root, process.cwd()), pruned));
+      const made = () => (madeOnce ??= madeFrom(plan, config, configRootOf(root.source.root, process.cwd()), pruned, opts.env));
       // The Markdown names no config root or hash: the JSON of the plan alone.
       const json = () => planToJson(plan, output.format === 'json' ? made() : null);
       const whole = opts.out === undefined ? undefined : `the saved plan ${opts.out} holds it whole (\`edgesync show ${opts.out}\`)`;

@@ -6,6 +6,7 @@ import { DEFAULT_STATE_FILE } from '../state/index.js';
 import { PgSecrets } from '../state/pg/secret-store.js';
 import { parseSecretsKey, SECRETS_KEY_ENV } from '../state/pg/secrets.js';
 import { stateBackend } from '../state/select.js';
+import { withEnvironment } from './common.js';
 
 interface SecretCliOptions {
   readonly state: string;
@@ -35,21 +36,22 @@ async function readStoredSecret(name: string, opts: SecretCliOptions, env: Reado
 }
 
 export function registerSecret(state: Command): void {
-  state
-    .command('secret')
-    .description(`print the secret of an API token kept in a PostgreSQL state (decrypted with ${SECRETS_KEY_ENV})`)
-    .argument('<name>', "the token's metadata.name")
-    .addOption(new Option('--state <url>', 'state: a postgres:// URL').env('EDGESYNC_STATE').default(DEFAULT_STATE_FILE))
-    .addOption(new Option('--workspace <name>', 'which state of the PostgreSQL database').env('EDGESYNC_WORKSPACE'))
-    .action(async (name: string, opts: SecretCliOptions) => {
-      let secret: string;
-      try {
-        secret = await readStoredSecret(name, opts, process.env);
-      } catch (err) {
-        process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-        process.exitCode = 1;
-        return;
-      }
-      process.stdout.write(`${secret}\n`);
-    });
+  withEnvironment(
+    state
+      .command('secret')
+      .description(`print the secret of an API token kept in a PostgreSQL state (decrypted with ${SECRETS_KEY_ENV})`)
+      .argument('<name>', "the token's metadata.name")
+      .addOption(new Option('--state <url>', 'state: a postgres:// URL').env('EDGESYNC_STATE').default(DEFAULT_STATE_FILE))
+      .addOption(new Option('--workspace <name>', 'which state of the PostgreSQL database (with --env NAME: NAME)').env('EDGESYNC_WORKSPACE')),
+  ).action(async (name: string, opts: SecretCliOptions) => {
+    let secret: string;
+    try {
+      secret = await readStoredSecret(name, opts, process.env);
+    } catch (err) {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(`${secret}\n`);
+  });
 }

@@ -25,6 +25,8 @@ import { isGlob } from '../plan/key-patterns.js';
 interface StateCliOptions {
   readonly state: string;
   readonly workspace?: string;
+  /** `--env NAME`: the environment whose own state this is (and whose config `forget` checks). @default none */
+  readonly env?: string;
   readonly json?: boolean;
 }
 
@@ -116,7 +118,7 @@ function kvKeysToForget(opts: ForgetOptions): string[] | undefined {
  */
 async function checkNotDescribed(key: string, opts: ForgetOptions): Promise<void> {
   const { loadRoot } = await import('./load.js');
-  const loaded = await loadRoot({ config: opts.config, state: opts.state });
+  const loaded = await loadRoot({ config: opts.config, state: opts.state, ...(opts.env !== undefined && { env: opts.env }) });
   if (!loaded.ok) {
     process.stderr.write(
       `warning: the config at ${opts.config} could not be read (${loaded.errors.length} error(s)), so it is not known whether it still describes ${key}; ` +
@@ -227,7 +229,7 @@ async function resolve(pattern: string, opts: ResolveOptions): Promise<void> {
 }
 
 /** The options `state` itself takes, before its subcommand, for every subcommand. */
-const PARENT_OPTIONS = ['state', 'workspace'] as const;
+const PARENT_OPTIONS = ['state', 'workspace', 'env'] as const;
 
 /**
  * `state --state F export` and `state export --state F` both read F: each level parses what is

@@ -66,7 +66,7 @@ export function watchOptions(flags: WatchFlags, logger: Logger, env: NodeJS.Proc
   const git = gitWatch({ ...flags, interval: flags.interval ?? '1m' }, root.state, env);
   return {
     // A git source's checkout is put back to its commit at each sync: outputs go beside the state unless told.
-    root: git ? { ...root, source: gitSource(git.checkout), outputsDir: root.outputsDir ?? path.join(root.state.localDir, 'outputs') } : root,
+    root: git ? { ...root, source: gitSource(git.checkout, flags.env), outputsDir: root.outputsDir ?? path.join(root.state.localDir, 'outputs') } : root,
     ...(git && { git }),
     listen: parseListen(flags.listen, givenAs(flags, 'listen', '--listen')),
     ...(flags.uiTokenFile !== undefined && { uiToken: readUiToken(flags.uiTokenFile) }),

@@ -4,7 +4,7 @@
 import type { FieldPath } from '../kinds/kind.js';
 import type { DocumentOutcome } from './document.js';
 import { fieldPath, type ConfigError } from './errors.js';
-import type { Locator, ParsedDocument, Position } from './yaml.js';
+import type { DocumentLocator, ParsedDocument, Position } from './yaml.js';
 
 /** An outcome as it crosses: a Credentials document's `at` as its places. */
 export type SentOutcome = Omit<DocumentOutcome, 'at'> & { readonly places?: Places };
@@ -51,7 +51,7 @@ export type Places = readonly (readonly [string, number, number])[];
 const stepsKey = (path: readonly (string | number)[], n: number): string => path.slice(0, n).map(String).join('\u0000');
 
 /** Every field of `value` placed as `locator.value` places it. */
-export function placesOf(value: unknown, locator: Locator): Places {
+export function placesOf(value: unknown, locator: DocumentLocator): Places {
   const out: [string, number, number][] = [];
   const path: (string | number)[] = [];
   const walk = (v: unknown): void => {

@@ -40,6 +40,14 @@ export interface DocumentOutcome {
   readonly at?: (path: FieldPath, message: string) => ConfigError;
   /** Where metadata.credentials is written, when the document names one (its name's place is identity.at). */
   readonly credentialsAt?: ConfigError;
+  /** The environment's overlays this base document met (./overlays.ts). */
+  readonly overlaid?: Overlaid;
+}
+
+/** Which overlays of an environment a base document met (./overlays.ts), and where that document is: said when one overlay meets two. */
+export interface Overlaid {
+  readonly by: readonly number[];
+  readonly target: string;
 }
 
 export interface DocumentContext {
@@ -60,8 +68,8 @@ type Identity = NonNullable<DocumentOutcome['identity']>;
 export function processDocument(parsed: ParsedDocument, file: string, display: string, ctx: DocumentContext): DocumentOutcome | Promise<DocumentOutcome> {
   const { locator } = parsed;
   const errorAt: ErrorAt = (path, message, at = 'value') => {
-    const { line, col } = at === 'key' ? locator.key(path) : locator.value(path);
-    return { file: display, line, col, path: fieldPath(path), message };
+    const { line, col, from } = at === 'key' ? locator.key(path) : locator.value(path);
+    return { file: from?.display ?? display, line, col, path: fieldPath(path), message };
   };
   const errors: ConfigError[] = parsed.problems.map((p) => ({ file: display, line: p.line, col: p.col, path: fieldPath(p.path), message: p.message }));
   const doc = parsed.value;
@@ -75,16 +83,21 @@ export function processDocument(parsed: ParsedDocument, file: string, display: s
   const { scope, identity, dependsOn } = readIdentity(def, metadata, errorAt, errors);
   if (errors.length || !identity) return { errors, identity, dependsOn };
 
-  const source: SourceLocation = { file: display, ...locator.start };
+  const source: SourceLocation = { file: display, ...locator.start, ...(parsed.overlay && { overlay: parsed.overlay }) };
   const document: ResourceDocument = { apiVersion: 'edgesync/v1', kind: def.kind, metadata: metadata as ResourceDocument['metadata'], spec: raw.spec, file, loc: source };
   const issues: ConfigError[] = [];
-  const place = (path: FieldPath): SourceLocation => ({ file: display, ...locator.value(path) });
+  const place = (path: FieldPath): SourceLocation => {
+    const { line, col, from } = locator.value(path);
+    return { file: from?.display ?? display, line, col };
+  };
   // An issue at a character of a one-line string is placed there; else at the string, as any other.
   const issue: BuildContext['issue'] = (path, message, within) => {
     const exact = within && locator.within(path, within.text, within.index);
-    issues.push(exact ? { file: display, ...exact, path: fieldPath(path), message } : errorAt(path, message));
+    issues.push(exact ? { file: exact.from?.display ?? display, line: exact.line, col: exact.col, path: fieldPath(path), message } : errorAt(path, message));
   };
-  const buildContext = createBuildContext(ctx.bounds, file, issue, place, ctx.inputs);
+  // A reference an overlay wrote is relative to the overlay's file.
+  const fileAt = parsed.overlay && ((path: FieldPath) => locator.value(path).from?.file ?? file);
+  const buildContext = createBuildContext(ctx.bounds, fileAt ?? file, issue, place, ctx.inputs);
   const refused = (err: unknown) => void issues.push(errorAt([], `${def.kind} could not be built: ${err instanceof Error ? err.message : String(err)}`));
   let built: Built | Promise<Built> | undefined;
   try {
@@ -147,11 +160,11 @@ function builtOutcome(def: KindDefinition, built: Built, { raw, metadata, scope,
 
 /** Where each top-level field of `spec` is written: its key's place (a blocked change points there). */
 function fieldsAt(spec: unknown, locator: ParsedDocument['locator']): DesiredResource['fieldsAt'] {
-  const places: Record<string, { line: number; col: number }> = {};
+  const places: Record<string, { line: number; col: number; file?: string }> = {};
   if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return places;
   for (const field of Object.keys(spec)) {
-    const { line, col } = locator.key(['spec', field]);
-    places[field] = { line, col };
+    const { line, col, from } = locator.key(['spec', field]);
+    places[field] = from ? { line, col, file: from.display } : { line, col };
   }
   return places;
 }

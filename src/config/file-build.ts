@@ -5,6 +5,7 @@ import type { ConfigError } from './errors.js';
 import { displayFile, fieldPath } from './errors.js';
 import { processDocument, type DocumentContext, type DocumentOutcome } from './document.js';
 import type { Env } from './interpolate.js';
+import { overlaid, type Environment } from './overlays.js';
 import { RecordedInputs, type InputStamp } from './stamps.js';
 import { parseYamlInTurns, type ParsedDocument, type ParseLimits } from './yaml.js';
 import { TurnClock } from '../util/turn.js';
@@ -15,6 +16,8 @@ export interface FileSettings {
   readonly maxFileBytes: number;
   readonly limits: ParseLimits;
   readonly document: Omit<DocumentContext, 'inputs'>;
+  /** `--env`: the overlays merged over the documents. @default none: the base alone */
+  readonly environment?: Environment;
 }
 
 /** What one file's documents became, and what their builds read besides the file. */
@@ -43,6 +46,8 @@ export async function buildFile<O = DocumentOutcome>(
   const inputs = new RecordedInputs();
   const context = { ...settings.document, inputs };
   const outcomes: O[] = [];
+  const { environment } = settings;
+  const processed = (doc: ParsedDocument) => (environment ? overlaid(environment, doc, file, display, context) : processDocument(doc, file, display, context));
   // From the first build that answers later: that build, then the documents parsed after it, still to build.
   const later: (ParsedDocument | { doc: ParsedDocument; outcome: Promise<DocumentOutcome> })[] = [];
   const problems = await parseYamlInTurns(
@@ -51,7 +56,7 @@ export async function buildFile<O = DocumentOutcome>(
     settings.limits,
     (doc) => {
       if (later.length) return void later.push(doc);
-      const outcome = processDocument(doc, file, display, context);
+      const outcome = processed(doc);
       if (outcome instanceof Promise) later.push({ doc, outcome });
       else outcomes.push(keep(outcome, doc));
     },
@@ -60,7 +65,7 @@ export async function buildFile<O = DocumentOutcome>(
   for (const next of later) {
     await turns.pace();
     const doc = 'outcome' in next ? next.doc : next;
-    const outcome = 'outcome' in next ? next.outcome : processDocument(doc, file, display, context);
+    const outcome = 'outcome' in next ? next.outcome : processed(doc);
     outcomes.push(keep(outcome instanceof Promise ? await outcome : outcome, doc));
   }
   const errors: ConfigError[] = problems.map((e) => ({ file: display, line: e.line, col: e.col, path: fieldPath(e.path), message: e.message }));

@@ -12,6 +12,7 @@ import { beginLoad, type ConfigCache } from './cache.js';
 import { dropSpareLoadHelper, helperPays } from './load-helper.js';
 import { buildInOrder, buildTwoThreads } from './load-files.js';
 import { discover } from './files.js';
+import { ENVIRONMENTS_DIR, readEnvironment, unmatchedOverlays } from './overlays.js';
 import { isHiddenBelow, isInside, realpathNearest } from './paths.js';
 import { sharedTargets } from './shared-writes.js';
 import { checkCredentials } from './credentials.js';
@@ -83,6 +84,11 @@ export interface LoadOptions {
    * run over all. The result is the one a load without it gives. @default none: every file read
    */
   readonly cache?: ConfigCache;
+  /**
+   * `--env NAME`: the overlays of environments/NAME/ merged over the base documents (./overlays.ts).
+   * Without it, environments/ is never read. @default none: the base alone
+   */
+  readonly environment?: string;
 }
 
 /** `revision`: the git commit the files were read at, when the source knows one (./source.ts). */
@@ -111,6 +117,7 @@ function resolveOptions(options: LoadOptions) {
     cache: options.cache,
     helperThread: options.helperThread,
     meanwhile: options.meanwhile,
+    environment: options.environment,
   };
 }
 
@@ -135,7 +142,8 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const opts = resolveOptions(options);
   const validator = opts.validator ?? (defaultValidator ??= createSchemaValidator());
   const own = ownPathsOf(opts.root, opts.ignore, opts.secrets);
-  const found = await discover(opts.root, own);
+  // Overlays are never base documents, with or without --env.
+  const found = await discover(opts.root, [...own, path.join(opts.root, ENVIRONMENTS_DIR)]);
   const errors: ConfigError[] = found.problems.map((p) => ({ file: displayFile(p.file), line: p.line, col: p.col, path: '', message: p.message }));
   if (opts.secrets !== undefined && found.realRoot && secretsInside(opts.root, found.realRoot, opts.secrets)) {
     errors.push({ file: displayFile(opts.secrets), line: 1, col: 1, path: '', message: SECRETS_INSIDE });
@@ -145,10 +153,25 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const ownBoth = [...new Set([...own, ...own.map(realpathNearest)])];
   const bounds = { root: opts.root, realRoot: found.realRoot, ignore: ownBoth, maxReferencedBytes: opts.maxReferencedBytes, outputs: opts.outputs ?? opts.root, now: opts.now };
   const limits = { maxAliasNodes: opts.maxAliasNodes, maxDepth: opts.maxDepth };
+  const environment =
+    opts.environment === undefined ? undefined : await readEnvironment(opts.root, opts.environment, own, { env: opts.env, maxFileBytes: opts.maxFileBytes, limits });
   // Everything a file's outcome depends on besides its bytes and references (`now` aside: see RecordedInputs).
-  const key = JSON.stringify([bounds.root, bounds.realRoot, bounds.ignore, bounds.maxReferencedBytes, bounds.outputs, opts.maxFileBytes, limits, process.cwd()]);
-  const pass = beginLoad(opts.cache, { env: opts.env, maxFileBytes: opts.maxFileBytes, limits, document: { validator, bounds } }, key);
-  const helped = pass.cold && (opts.helperThread ?? (validator.dir === DEFAULT_SCHEMAS_DIR && helperPays(Array.from(found.stamps.values(), (stamp) => stamp.size))));
+  const key = JSON.stringify([
+    bounds.root,
+    bounds.realRoot,
+    bounds.ignore,
+    bounds.maxReferencedBytes,
+    bounds.outputs,
+    opts.maxFileBytes,
+    limits,
+    process.cwd(),
+    environment?.digest,
+  ]);
+  const document = { validator, bounds };
+  const pass = beginLoad(opts.cache, { env: opts.env, maxFileBytes: opts.maxFileBytes, limits, document, ...(environment && { environment }) }, key);
+  // A helper thread builds the base alone: an environment's load stays on this thread (its overlays are few).
+  const helped =
+    pass.cold && !environment && (opts.helperThread ?? (validator.dir === DEFAULT_SCHEMAS_DIR && helperPays(Array.from(found.stamps.values(), (stamp) => stamp.size))));
   if (!helped) dropSpareLoadHelper();
   const done = helped ? await buildTwoThreads(pass, found, { ...opts, bounds, limits, schemas: validator.dir }) : await buildInOrder(pass, found, opts.meanwhile);
   pass.end();
@@ -156,6 +179,11 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   for (const d of done) {
     errors.push(...d.errors);
     for (const o of d.outcomes) outcomes.push(o);
+  }
+  if (environment) {
+    const overlays = await unmatchedOverlays(environment, outcomes, document);
+    errors.push(...overlays.errors);
+    outcomes.push(...overlays.added);
   }
   for (const o of outcomes) errors.push(...o.errors);
   // The checks over every document take tens of milliseconds each at 20,000: the event loop runs between them.

@@ -24,15 +24,19 @@ export interface ReferenceBounds {
   readonly outputs?: string;
 }
 
-/** `inputs`: told every path looked at, so a later load can tell whether the build would come out the same. */
+/**
+ * `inputs`: told every path looked at, so a later load can tell whether the build would come out the same.
+ * `yamlFile`: the file references are relative to, or which file wrote the field at a path (an environment's merge).
+ */
 export function createBuildContext(
   bounds: ReferenceBounds,
-  yamlFile: string,
+  yamlFile: string | ((at: FieldPath) => string),
   issue: BuildContext['issue'],
   place: (path: FieldPath) => SourceLocation,
   inputs?: BuildInputs,
 ): BuildContext {
-  const base = path.dirname(yamlFile);
+  const fileOf = typeof yamlFile === 'string' ? () => yamlFile : yamlFile;
+  const baseOf = (at: FieldPath) => path.dirname(fileOf(at));
   const stamped = (real: string, stat: fs.Stats): fs.Stats => (inputs?.record({ path: real, real, stamp: stampOf(stat) }), stat);
 
   /** The reference's realpath, or undefined after recording why it cannot be used. */
@@ -40,7 +44,7 @@ export function createBuildContext(
     const refuse = (message: string): undefined => (issue(at, message), undefined);
     if (typeof ref !== 'string' || ref === '') return refuse('expected a file path relative to this YAML file');
     if (path.isAbsolute(ref)) return refuse(`"${ref}" is an absolute path: references are relative to the YAML file and stay inside the config root`);
-    const full = path.resolve(base, ref);
+    const full = path.resolve(baseOf(at), ref);
     if (!isInside(bounds.root, full)) return refuse(`"${ref}" leaves the config root: refused`);
     let real: string;
     try {
@@ -108,7 +112,7 @@ export function createBuildContext(
     inputs?.unstamped();
     const outputs = bounds.outputs ?? bounds.root;
     outputBounds ??= { root: bounds.root, outputs, realOutputs: realpathNearest(outputs), own: bounds.ignore };
-    return checkOutputPath(outputBounds, yamlFile, ref, at, issue);
+    return checkOutputPath(outputBounds, fileOf(at), ref, at, issue);
   };
 
   const now = (): number => (inputs?.unstamped(), bounds.now());

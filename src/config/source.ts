@@ -28,8 +28,11 @@ export function withRevision(loaded: LoadResult, revision: SourceRevision | unde
   return revision ? { ...loaded, revision } : loaded;
 }
 
-/** The files of a folder on disk, as they are at each load: files unchanged since the last load are not read again. */
-export function folderSource(root: string): ConfigSource {
+/**
+ * The files of a folder on disk, as they are at each load: files unchanged since the last load are not read again.
+ * `environment`: `--env NAME`, whose overlays each load merges (LoadOptions.environment).
+ */
+export function folderSource(root: string, environment?: string): ConfigSource {
   const absolute = path.resolve(checkString('--config', root));
   const cache = createConfigCache();
   return {
@@ -39,7 +42,7 @@ export function folderSource(root: string): ConfigSource {
       const revision = gitRevision(absolute);
       // Asked of git while the files are read: the config is the commit only when nothing under the root changed since.
       const changed = revision ? hasLocalChanges(absolute) : undefined;
-      const loaded = await loadConfig({ ...options, root: absolute, cache });
+      const loaded = await loadConfig({ ...options, root: absolute, cache, ...(environment !== undefined && { environment }) });
       return withRevision(loaded, revision && ((await changed) ? { ...revision, localChanges: true } : revision));
     },
     invalidate: (paths) => cache.invalidate(paths),

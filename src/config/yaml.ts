@@ -2,7 +2,7 @@
 // Aliases are expanded here under a node budget, so an alias bomb stops early, at its position.
 
 import { type Alias, Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, type Document, type Node as YamlNode } from 'yaml';
-import type { FieldPath } from '../kinds/kind.js';
+import type { FieldPath, SourceLocation } from '../kinds/kind.js';
 import { detached } from '../util/json.js';
 import { withPlainEnv } from '../util/plain-env.js';
 import type { TurnClock } from '../util/turn.js';
@@ -19,11 +19,27 @@ export interface LocatedProblem extends Position {
   readonly message: string;
 }
 
+/** Where a field is written; `from`: another file than the document's own (an environment's overlay, ./overlays.ts). */
+export interface Placed extends Position {
+  readonly from?: { readonly file: string; readonly display: string };
+}
+
+/** Where each field of one document is written: its value, and its key for map members. */
+export interface DocumentLocator {
+  readonly start: Position;
+  /** Where the value at `path` is written (else its nearest written ancestor). */
+  value(path: FieldPath): Placed;
+  /** Where the key of the member at `path` is written; the value's place for list items. */
+  key(path: FieldPath): Placed;
+  /** Where character `index` of the one-line string at `path` (reading as `value`) is written; undefined where that cannot be said. */
+  within(path: FieldPath, value: string, index: number): Placed | undefined;
+}
+
 /**
- * Where each field of one document is written: its value, and its key for map members. Found in the
- * document's nodes when asked (a few times a document), not recorded for every field as it is walked.
+ * A document's places found in its nodes when asked (a few times a document), not recorded for every
+ * field as it is walked.
  */
-export class Locator {
+class Locator implements DocumentLocator {
   constructor(
     private readonly lines: LineCounter,
     private readonly root: YamlNode,
@@ -187,7 +203,9 @@ function doubleQuotedStarts(written: string): Read {
 
 export interface ParsedDocument {
   readonly value: unknown;
-  readonly locator: Locator;
+  readonly locator: DocumentLocator;
+  /** Where the overlay merged into this document starts, when an environment's overlay was (./overlays.ts). */
+  readonly overlay?: SourceLocation;
   /** Unset variables and the like: the document is still usable for reporting, not for building. */
   readonly problems: readonly LocatedProblem[];
 }

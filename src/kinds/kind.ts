@@ -13,6 +13,8 @@ export interface SourceLocation {
   readonly file: string;
   readonly line: number;
   readonly col: number;
+  /** Where the environment's overlay that changed this document starts (`--env`); the place above is the base document's. */
+  readonly overlay?: { readonly file: string; readonly line: number; readonly col: number };
 }
 
 /** A document after parsing, interpolation and schema validation. */
@@ -112,7 +114,7 @@ export interface DesiredResource {
    * Where each top-level field of `spec` is written (its key's line and column), for kinds whose
    * plan may block a change (KindDefinition.placesFields): a blocked change points at its field.
    */
-  readonly fieldsAt?: Readonly<Record<string, { readonly line: number; readonly col: number }>>;
+  readonly fieldsAt?: Readonly<Record<string, { readonly line: number; readonly col: number /** An overlay's file, when it set the field. */; readonly file?: string }>>;
 }
 
 /**

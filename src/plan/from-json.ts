@@ -5,9 +5,11 @@ import type { OperationName } from '../api/operations.js';
 import type { PlanJson } from './json.js';
 import type { Action, Plan } from './types.js';
 
-type Source = { readonly file: string; readonly line: number; readonly col: number } | null | undefined;
+type Place = { readonly file: string; readonly line: number; readonly col: number };
+type Source = (Place & { readonly overlay?: Place }) | null | undefined;
 
-const place = (source: Source) => (source ? { source: { file: source.file, line: source.line, col: source.col } } : {});
+const at = (p: Place): Place => ({ file: p.file, line: p.line, col: p.col });
+const place = (source: Source) => (source ? { source: { ...at(source), ...(source.overlay && { overlay: at(source.overlay) }) } } : {});
 
 /** What `edgesync show FILE` renders as text: the saved plan as the plan it was, bodies and records left out. */
 export function planFromJson(json: PlanJson): Plan {

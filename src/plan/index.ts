@@ -8,7 +8,18 @@ export { renderText } from './text.js';
 export { renderMarkdown } from './markdown.js';
 export { planFromJson } from './from-json.js';
 export { renderJson, planToJson, type MadeFrom, type PlanJson } from './json.js';
-export { configRootOf, madeFrom, readSavedPlan, readSavedPlanFile, savedConfigRoot, savedPlanText, SavedPlanError, staleReasons, type SavedPlan } from './saved.js';
+export {
+  checkSavedEnvironment,
+  configRootOf,
+  madeFrom,
+  readSavedPlan,
+  readSavedPlanFile,
+  savedConfigRoot,
+  savedPlanText,
+  SavedPlanError,
+  staleReasons,
+  type SavedPlan,
+} from './saved.js';
 export { denyingRules, planHasChanges, planHasPending, summarize } from './summary.js';
 export { deletesEverything, massOrphaning, thresholdBreaches } from './guard.js';
 export type * from './types.js';

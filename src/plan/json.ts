@@ -31,6 +31,8 @@ export interface MadeFrom {
   readonly refresh?: { readonly recreate_missing: boolean };
   /** Present when the plan was made with --prune or --protect: `apply FILE` plans again with the same, so it deletes exactly what the plan does. */
   readonly prune?: { readonly prune: boolean; readonly protect: readonly string[] };
+  /** The environment (`--env NAME`) the plan was made for; absent for the config root alone. `apply FILE` under another is refused. */
+  readonly environment?: string;
 }
 
 export interface ConfigRoot {
@@ -232,9 +234,12 @@ function removesOf(a: Plan['actions'][number]): NonNullable<PlanJson['actions'][
   return { keys: a.body as string[], source, ...(removed && 'resource' in removed && { resource: true as const }) };
 }
 
-type Source = { readonly file: string; readonly line: number; readonly col: number };
+type Place = { readonly file: string; readonly line: number; readonly col: number };
+/** `overlay`: the environment's overlay that changed the document (`--env`), beside the base document's place. */
+type Source = Place & { readonly overlay?: Place };
 
-const sourceOf = (source: Source | undefined): Source | null => (source ? { file: source.file, line: source.line, col: source.col } : null);
+const placeOf = (p: Place): Place => ({ file: p.file, line: p.line, col: p.col });
+const sourceOf = (source: Source | undefined): Source | null => (source ? { ...placeOf(source), ...(source.overlay && { overlay: placeOf(source.overlay) }) } : null);
 
 export function renderJson(plan: Plan, madeFrom: MadeFrom | null = null): string {
   return JSON.stringify(planToJson(plan, madeFrom), null, 2);

@@ -35,7 +35,7 @@ export interface MarkdownOptions {
 const MARKDOWN_MAX_CHARS = 65_536;
 
 type JsonAction = PlanJson['actions'][number];
-type Source = { readonly file: string; readonly line: number } | null | undefined;
+type Source = { readonly file: string; readonly line: number; readonly overlay?: { readonly file: string; readonly line: number } } | null | undefined;
 
 /** One resource's section, and which column of the table it counts in. */
 interface Section {
@@ -236,11 +236,14 @@ function cell(change: FieldChange, value: Json | undefined): string {
   return value === undefined ? '' : code(shownValue(change, value, VALUE_CHARS));
 }
 
-/** A document's position as a link: `file:line`, to `file#Lline` under the link base. */
+/** A document's position as a link: `file:line`, to `file#Lline` under the link base; then its environment's overlay's, when one changed it. */
 function anchor(source: NonNullable<Source>, base: string): string {
-  const file = source.file.replaceAll('\\', '/');
-  const href = `${base}${file.split('/').map(encodeURIComponent).join('/')}#L${source.line}`;
-  return `<a href="${html(href)}">${html(`${file}:${source.line}`)}</a>`;
+  const one = (at: { readonly file: string; readonly line: number }) => {
+    const file = at.file.replaceAll('\\', '/');
+    const href = `${base}${file.split('/').map(encodeURIComponent).join('/')}#L${at.line}`;
+    return `<a href="${html(href)}">${html(`${file}:${at.line}`)}</a>`;
+  };
+  return source.overlay ? `${one(source)} (overlay ${one(source.overlay)})` : one(source);
 }
 
 function call(a: JsonAction): string {

@@ -23,13 +23,14 @@ export class SavedPlanError extends Error {
 
 /**
  * What `plan` was made from: the loaded config (its digest and resources), the plan's own state and
- * targets, and where the config root is (configRootOf) when `root` is given.
+ * targets, where the config root is (configRootOf) when `root` is given, and its environment (`--env`).
  */
 export function madeFrom(
   plan: Plan,
   config: { readonly digest: string; readonly resources: readonly DesiredResource[] },
   root?: ConfigRoot,
   pruned?: { readonly prune?: boolean; readonly protect?: readonly string[] },
+  environment?: string,
 ): MadeFrom {
   return {
     edgesync_version: VERSION,
@@ -40,7 +41,23 @@ export function madeFrom(
     ...(root && { config_root: root }),
     ...(plan.refresh && { refresh: { recreate_missing: plan.refresh.recreateMissing } }),
     ...((pruned?.prune || pruned?.protect?.length) && { prune: { prune: pruned.prune === true, protect: pruned.protect ?? [] } }),
+    ...(environment !== undefined && { environment }),
   };
+}
+
+/**
+ * A saved plan is applied to the environment it was made for, or refused before anything is read: under
+ * another, its actions were planned against another config and another state. `flag`: how the user gave
+ * the environment now (`--env`, or EDGESYNC_ENV).
+ */
+export function checkSavedEnvironment(saved: SavedPlan, file: string, environment: string | undefined, flag: string): void {
+  const then = saved.made_from.environment;
+  if (then === environment) return;
+  const made = then === undefined ? 'for the config root with no environment' : `for the environment ${then} (--env ${then})`;
+  const variable = !flag.startsWith('-');
+  const now = environment === undefined ? 'this apply names none' : `this apply is for ${environment} (${variable ? `${flag}=${environment}` : `${flag} ${environment}`})`;
+  const fix = then !== undefined ? `apply it with --env ${then}` : variable ? `apply it with ${flag} unset` : `apply it without ${flag}`;
+  throw new SavedPlanError(`${file} was made ${made}, and ${now}: ${fix}, or make the plan again for this one`);
 }
 
 /** The config root `root` as a saved plan records it: relative to `cwd` (the folder `plan` runs in), and absolute. */

@@ -188,12 +188,12 @@ function setAt(value: Json, path: readonly string[], to: Json | undefined): Json
 
 /** Where the first written of `fields` is, when the loader kept it; else where the document starts. */
 function fieldSource(self: DesiredResource, fields: readonly string[]): DesiredResource['source'] {
-  let first: { readonly line: number; readonly col: number } | undefined;
+  let first: { readonly line: number; readonly col: number; readonly file?: string } | undefined;
   for (const field of fields) {
     const at = self.fieldsAt?.[field];
     if (at && (!first || at.line < first.line || (at.line === first.line && at.col < first.col))) first = at;
   }
-  return first ? { file: self.source.file, line: first.line, col: first.col } : self.source;
+  return first ? { file: first.file ?? self.source.file, line: first.line, col: first.col } : self.source;
 }
 
 async function decide(

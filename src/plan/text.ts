@@ -201,10 +201,16 @@ function policyLines(findings: readonly PolicyFinding[], paint: Paint): string[]
   return lines;
 }
 
-/** " (file:line)" of a document, or nothing when it is not known. */
-function at(source: { readonly file: string; readonly line: number } | undefined): string {
-  return source ? ` (${source.file}:${source.line})` : '';
+type Place = { readonly file: string; readonly line: number };
+
+/** " (file:line)" of a document, with its environment's overlay's " (file:line, overlay file:line)" when one changed it; nothing when it is not known. */
+function at(source: (Place & { readonly overlay?: Place }) | undefined): string {
+  if (!source) return '';
+  return source.overlay ? ` (${source.file}:${source.line}, overlay ${source.overlay.file}:${source.overlay.line})` : ` (${source.file}:${source.line})`;
 }
+
+/** Where a create or change comes from, said only when an environment's overlay changed its document (`--env`): the base's place and the overlay's. */
+const overlaid = (source: (Place & { readonly overlay?: Place }) | undefined): string => (source?.overlay ? at(source) : '');
 
 /** Consecutive actions of one resource (the planner keeps them together), one group at a time; the JSON plan's too. */
 export function* byResource<A extends { readonly resource: string }>(actions: readonly A[]): Generator<A[]> {
@@ -244,7 +250,7 @@ function keyDeleteLines(chunks: readonly Action[], ctx: Ctx): string[] {
 }
 
 /** " (last defined at file:line)", or nothing when state does not know. */
-function lastDefined(source: { readonly file: string; readonly line: number } | undefined): string {
+function lastDefined(source: Place | undefined): string {
   return source ? ` (last defined at ${source.file}:${source.line})` : '';
 }
 
@@ -260,14 +266,15 @@ function actionLines(action: Action, ctx: Ctx): string[] {
     ...action.diff.map((change) => diffLine(change, action.operation, ctx)),
     ...(ctx.verbose && action.needs.length ? [`needs: ${action.needs.join(', ')}`] : []),
   ];
-  return [head(action.change === 'create' ? 'create' : 'change', action.resource, `${action.resync ? 'resync' : action.change} (${how})`, ctx), ...body(details)];
+  const what = `${action.resync ? 'resync' : action.change} (${how})${overlaid(action.source)}`;
+  return [head(action.change === 'create' ? 'create' : 'change', action.resource, what, ctx), ...body(details)];
 }
 
 /** KV chunks of one resource read as one write: their values are never shown, only counted. */
 function kvLines(chunks: readonly Action[], ctx: Ctx): string[] {
   const pairs = chunks.reduce((n, a) => n + (a.size?.pairs ?? 0), 0);
   const bytes = chunks.reduce((n, a) => n + (a.size?.bytes ?? 0), 0);
-  const what = `${chunks[0]!.resync ? 'resync' : 'write'} ${plural(pairs, 'pair')} in ${plural(chunks.length, 'chunk')} (${formatBytes(bytes)})`;
+  const what = `${chunks[0]!.resync ? 'resync' : 'write'} ${plural(pairs, 'pair')} in ${plural(chunks.length, 'chunk')} (${formatBytes(bytes)})${overlaid(chunks[0]!.source)}`;
   const details = ctx.verbose ? chunks.map((a) => `chunk ${a.suffix ?? a.id}: ${a.summary ?? `${plural(a.size?.pairs ?? 0, 'pair')}, ${formatBytes(a.size?.bytes ?? 0)}`}`) : [];
   if (ctx.verbose && chunks[0]!.needs.length) details.push(`needs: ${chunks[0]!.needs.join(', ')}`);
   return [head('change', chunks[0]!.resource, what, ctx), ...body(details)];

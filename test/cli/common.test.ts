@@ -1,6 +1,7 @@
 // The flags of apply and watch as a user types them: every refusal names the option the user gave
 // (its flag, or the environment variable it came from), never a name internal to the code.
 
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { remoteOptions, type ExecOptions } from '../../src/cli/common.js';
@@ -70,5 +71,58 @@ describe('the command line', () => {
       if (before.state !== undefined) process.env.EDGESYNC_STATE = before.state;
     }
     expect(seen).toEqual({ baseUrl: 'EDGESYNC_BASE_URL' });
+  });
+});
+
+describe('an environment named with --env', () => {
+  /** The state and workspace `args` leave to the command they run, as its action sees them. */
+  async function stateOf(args: readonly string[], variables: Record<string, string> = {}): Promise<{ state: string; workspace?: string }> {
+    const program = buildProgram();
+    let seen: { state: string; workspace?: string } | undefined;
+    const capture = (command: Command) => command.action((...given: unknown[]) => void (seen = given.at(-2) as typeof seen));
+    for (const command of program.commands) {
+      if (command.name() === 'state') for (const sub of command.commands) capture(sub);
+      else capture(command);
+    }
+    const before = Object.fromEntries(['EDGESYNC_ENV', 'EDGESYNC_STATE', 'EDGESYNC_WORKSPACE'].map((name) => [name, process.env[name]]));
+    for (const name of Object.keys(before)) delete process.env[name];
+    Object.assign(process.env, variables);
+    try {
+      await program.parseAsync(['node', 'edgesync', ...args]);
+    } finally {
+      for (const [name, value] of Object.entries(before)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+    return { state: seen!.state, ...(seen!.workspace !== undefined && { workspace: seen!.workspace }) };
+  }
+
+  it('reaches the same state from plan, apply and every state subcommand, with the flag before or after it, or the variable', async () => {
+    const own = { state: '.edgesync/environments/staging/state.db' };
+    expect(await stateOf(['plan', '--env', 'staging'])).toEqual(own);
+    expect(await stateOf(['apply', '--env', 'staging'])).toEqual(own);
+    expect(await stateOf(['state', 'list', '--env', 'staging'])).toEqual(own);
+    expect(await stateOf(['state', '--env', 'staging', 'runs'])).toEqual(own);
+    expect(await stateOf(['state', 'export'], { EDGESYNC_ENV: 'staging' })).toEqual(own);
+    expect(await stateOf(['state', 'list'])).toEqual({ state: '.edgesync/state.db' });
+  });
+
+  it('leaves a state or workspace given to the command, and is the workspace of a PostgreSQL state given without one', async () => {
+    expect(await stateOf(['state', '--state', 'x.db', 'list', '--env', 'staging'])).toEqual({ state: 'x.db' });
+    expect(await stateOf(['plan', '--env', 'staging'], { EDGESYNC_STATE: 'y.db' })).toEqual({ state: 'y.db' });
+    expect(await stateOf(['state', 'list', '--state', 'postgres://u@db.internal/edgesync', '--env', 'staging'])).toEqual({
+      state: 'postgres://u@db.internal/edgesync',
+      workspace: 'staging',
+    });
+    expect(await stateOf(['state', 'list', '--state', 'postgres://u@db.internal/edgesync', '--workspace', 'w', '--env', 'staging'])).toEqual({
+      state: 'postgres://u@db.internal/edgesync',
+      workspace: 'w',
+    });
+  });
+
+  it('is refused when it is not a folder name, naming the variable that gave it', async () => {
+    await expect(stateOf(['state', '--env', 'a/b', 'list'])).rejects.toThrow(/^Expected `--env` to be a folder name under environments\//);
+    await expect(stateOf(['state', 'list'], { EDGESYNC_ENV: '../x' })).rejects.toThrow(/^Expected `EDGESYNC_ENV` to be a folder name under environments\//);
   });
 });

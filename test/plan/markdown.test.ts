@@ -121,3 +121,16 @@ describe('the plan as Markdown', async () => {
     for (const verbose of [false, true]) expect(renderText(planFromJson(saved), { verbose })).toBe(renderText(plan, { verbose }));
   });
 });
+
+describe('a document an environment overlaid', () => {
+  it('links both the base document and the overlay that changed it, and keeps both through a saved plan', async () => {
+    const base = resource('Site', 'org', { scope: account, request: { name: 'Staging', auth_domain: 'x.example.com' } });
+    const overlaid = { ...base, source: { file: 'zero-trust/org.yaml', line: 3, col: 1, overlay: { file: 'environments/staging/org.yaml', line: 1, col: 1 } } };
+    const json = planToJson(await buildPlan([overlaid], snapshot(), withPrune));
+    expect(json.actions[0]!.source).toEqual(overlaid.source);
+    expect(planToJson(planFromJson(json)).actions[0]!.source).toEqual(overlaid.source);
+    expect(renderMarkdown(json, { linkBase: 'https://example.com/blob/abc/' })).toContain(
+      '<a href="https://example.com/blob/abc/zero-trust/org.yaml#L3">zero-trust/org.yaml:3</a> (overlay <a href="https://example.com/blob/abc/environments/staging/org.yaml#L1">environments/staging/org.yaml:1</a>)',
+    );
+  });
+});

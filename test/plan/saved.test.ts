@@ -2,7 +2,19 @@
 
 import { describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { buildPlan, configRootOf, madeFrom, planToJson, readSavedPlan, savedConfigRoot, savedPlanText, staleReasons, type MadeFrom, type SavedPlan } from '../../src/plan/index.js';
+import {
+  buildPlan,
+  checkSavedEnvironment,
+  configRootOf,
+  madeFrom,
+  planToJson,
+  readSavedPlan,
+  savedConfigRoot,
+  savedPlanText,
+  staleReasons,
+  type MadeFrom,
+  type SavedPlan,
+} from '../../src/plan/index.js';
 import { applied, fakeKinds, kvKind, resource, snapshot } from './fakes.js';
 
 const site = resource('Site', 'web', { scope: { account: 'a' } });
@@ -108,5 +120,37 @@ describe('a saved plan of a prune', () => {
     const unpruned = await buildPlan([site], pruneState, lists);
     const json = planToJson(unpruned, madeFrom(unpruned, config)) as ReturnType<typeof planToJson> & { made_from: MadeFrom };
     expect(staleReasons(file, json)).toEqual([expect.stringContaining(`the plan made now differs in ${gone.key}#delete`)]);
+  });
+});
+
+describe('a saved plan made for an environment', () => {
+  const made = async (environment?: string) => {
+    const plan = await buildPlan([site], state, fakeKinds);
+    return readSavedPlan(savedPlanText(plan, madeFrom(plan, config, undefined, undefined, environment)), 'p.json');
+  };
+
+  it('records the environment, and none without --env', async () => {
+    expect((await made('staging')).made_from.environment).toBe('staging');
+    expect('environment' in (await made()).made_from).toBe(false);
+  });
+
+  it('is applied under the same environment, or none under none', async () => {
+    const staging = await made('staging');
+    expect(checkSavedEnvironment(staging, 'p.json', 'staging', '--env')).toBeUndefined();
+    expect(checkSavedEnvironment(await made(), 'p.json', undefined, '--env')).toBeUndefined();
+  });
+
+  it('is refused under another environment, or none, naming both', async () => {
+    const staging = await made('staging');
+    expect(() => checkSavedEnvironment(staging, 'p.json', 'production', '--env')).toThrow(
+      'p.json was made for the environment staging (--env staging), and this apply is for production (--env production): apply it with --env staging, or make the plan again for this one',
+    );
+    expect(() => checkSavedEnvironment(staging, 'p.json', undefined, '--env')).toThrow(
+      'p.json was made for the environment staging (--env staging), and this apply names none: apply it with --env staging, or make the plan again for this one',
+    );
+    const root = await made();
+    expect(() => checkSavedEnvironment(root, 'p.json', 'staging', 'EDGESYNC_ENV')).toThrow(
+      'p.json was made for the config root with no environment, and this apply is for staging (EDGESYNC_ENV=staging): apply it with EDGESYNC_ENV unset, or make the plan again for this one',
+    );
   });
 });

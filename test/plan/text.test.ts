@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlan, renderText, summarize } from '../../src/plan/index.js';
 import { renderTextInTurns } from '../../src/plan/text.js';
+import { planFromJson, planToJson } from '../../src/plan/index.js';
 import type { Plan } from '../../src/plan/index.js';
 import { applied, fakeKinds, resource, snapshot } from './fakes.js';
 import { reviewPlan, SECRETS } from './scenarios.js';
@@ -172,5 +173,32 @@ describe('summarize', () => {
       kvDeleteKeys: 0,
       kvDeleteChunks: 0,
     });
+  });
+});
+
+describe('a document an environment overlaid', () => {
+  const base = { file: 'sites.yaml', line: 4, col: 1 };
+  const overlay = { file: 'environments/staging/sites.yaml', line: 1, col: 1 };
+
+  it('shows the base document’s place and the overlay’s beside a write, and nothing beside one no overlay changed', async () => {
+    const patched = { ...resource('Site', 'web', { scope: { account: 'a' } }), source: { ...base, overlay } };
+    const plain = { ...resource('Site', 'docs', { scope: { account: 'a' } }), source: { ...base, line: 9 } };
+    const text = lines(await buildPlan([patched, plain], snapshot(), fakeKinds));
+    expect(text).toContain('~ Site[account=a]/web  write (PUT updateAccessOrganization) (sites.yaml:4, overlay environments/staging/sites.yaml:1)');
+    expect(text).toContain('~ Site[account=a]/docs  write (PUT updateAccessOrganization)');
+  });
+
+  it('shows both places beside KV writes, and a waiting resource, and the same through a saved plan', async () => {
+    const site = resource('Site', 'web', { scope: { account: 'a' } });
+    const kv = { ...resource('KvPairs', 'kv', { scope: { account: 'a' }, request: { pairs: { a: '1' } } }), source: { ...base, overlay } };
+    const plan = await buildPlan([site, kv], snapshot(), fakeKinds);
+    const waiting: Plan = {
+      ...EMPTY,
+      waiting: [{ resource: 'Site/web', kind: 'Site', name: 'web', on: 'Site/org', because: 'blocked', message: 'm', source: { ...base, overlay } }],
+    };
+    const text = lines(plan);
+    expect(text).toContain('~ KvPairs[account=a]/kv  write 1 pair in 1 chunk (25 B) (sites.yaml:4, overlay environments/staging/sites.yaml:1)');
+    expect(lines(waiting)[0]).toBe('! Site/web  waiting (sites.yaml:4, overlay environments/staging/sites.yaml:1)');
+    expect(lines(planFromJson(planToJson(plan)))).toEqual(text);
   });
 });

@@ -5,10 +5,14 @@ import { loadConfig } from '../index.js';
 import { withRevision, type ConfigSource } from '../source.js';
 import type { GitCheckout } from './checkout.js';
 
-export function gitSource(checkout: GitCheckout): ConfigSource {
+/** `environment`: `--env NAME`, whose overlays each load merges (LoadOptions.environment). */
+export function gitSource(checkout: GitCheckout, environment?: string): ConfigSource {
+  const given = environment !== undefined && { environment };
   return {
     root: checkout.root,
     load: (options) =>
-      checkout.reading(async (commit) => withRevision(await loadConfig({ ...options, root: checkout.root }), commit === undefined ? undefined : { commit, ref: checkout.ref })),
+      checkout.reading(async (commit) =>
+        withRevision(await loadConfig({ ...options, root: checkout.root, ...given }), commit === undefined ? undefined : { commit, ref: checkout.ref }),
+      ),
   };
 }
