@@ -353,7 +353,7 @@ export function summaryLine(s: PlanSummary): string {
     s.denied && `${formatCount(s.denied)} denied by policy`,
     s.warned && plural(s.warned, 'policy warning'),
   ].filter(Boolean);
-  if (!actions.length && !s.denied && !s.warned && !s.blocked && !s.orphaned && !s.uncertain && !s.waiting && !s.forgotten && !s.drifted && !s.accepted && !s.missing && !s.expiring)
-    return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
+  // Only the unchanged count to say: nothing needs a word.
+  if (!actions.length && rest.length === (s.unchanged ? 1 : 0)) return `No changes. ${plural(s.unchanged, 'resource')} up to date.`;
   return `Plan: ${actions.length ? actions.join(', ') : 'nothing to apply'}${rest.length ? `; ${rest.join(', ')}` : ''}.`;
 }
