@@ -4,17 +4,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/daemon/metrics.js';
 import { createReconcileLoop } from '../../src/daemon/loop.js';
 import type { LoopOptions } from '../../src/daemon/loop-types.js';
 import { checkTiming, parseDuration } from '../../src/daemon/options.js';
-import type { FetchLike } from '../../src/notify/deliver.js';
-import { createNotifier, type NotifyEvent } from '../../src/notify/index.js';
-import { parseNotifyUrl } from '../../src/notify/receivers.js';
 import { fileApprovals } from '../../src/state/approvals.js';
-import { FakeEngine, ManualClock, flush, recordingLogger, valid } from './fakes.js';
+import { FakeEngine, keptNotifications, ManualClock, flush, recordingLogger, valid } from './fakes.js';
 import { startHarness, waitFor, type Harness } from './harness.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -24,31 +20,12 @@ afterEach(async () => {
 
 const TEN_MINUTES = 600_000;
 
-/** A notifier whose POSTs are kept, not sent. */
-function notifications(clock?: ManualClock) {
-  const sent: NotifyEvent[] = [];
-  const fetch: FetchLike = async (_url, init) => {
-    sent.push(JSON.parse(init.body) as NotifyEvent);
-    return { ok: true, status: 200, arrayBuffer: async () => new ArrayBuffer(0) };
-  };
-  const notifier = createNotifier({
-    targets: [parseNotifyUrl('http://receiver.example/hook')],
-    registry: new Registry(),
-    logger: recordingLogger().logger,
-    fetch,
-    retries: 0,
-    ...(clock && { clock }),
-  });
-  cleanup.push(() => notifier.close(0));
-  return { notifier, sent };
-}
-
 /** A loop over the fake engine with a drift interval, its notifications and metrics. */
 function setup(options: Partial<Pick<LoopOptions, 'correctDrift' | 'hold'>> & { resyncIntervalMs?: number } = {}) {
   const clock = new ManualClock();
   const engine = new FakeEngine();
   const { logger, lines } = recordingLogger();
-  const { notifier, sent } = notifications(clock);
+  const { notifier, sent } = keptNotifications(cleanup, clock);
   const metrics = createMetrics({ defaultMetrics: false });
   const runs: string[] = [];
   const loop = createReconcileLoop({
@@ -250,7 +227,7 @@ async function byHand(h: Harness, collection: string, id: string, patch: unknown
 /** A daemon over the emulator whose loop runs on a manual clock, first run done; approvals in a temp file. */
 async function daemonWatching(correctDrift: boolean) {
   const clock = new ManualClock();
-  const { notifier, sent } = notifications();
+  const { notifier, sent } = keptNotifications(cleanup);
   const approvalFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-approval-')), 'approval.json');
   cleanup.push(() => fs.rmSync(path.dirname(approvalFile), { recursive: true, force: true }));
   const approvals = fileApprovals(approvalFile);

@@ -7,6 +7,10 @@ import type { DesiredResource, FieldChange } from '../../src/kinds/kind.js';
 import type { LoopEngine, LoopLogger } from '../../src/daemon/loop-types.js';
 import type { Action, Plan } from '../../src/plan/types.js';
 import type { Clock } from '../../src/util/clock.js';
+import type { FetchLike } from '../../src/notify/deliver.js';
+import { createNotifier, type NotifyEvent } from '../../src/notify/index.js';
+import { parseNotifyUrl } from '../../src/notify/receivers.js';
+import { Registry } from 'prom-client';
 
 export const flush = async (turns = 5) => {
   for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
@@ -201,4 +205,23 @@ export function recordingLogger(): { logger: LoopLogger & { debug(o: object, m?:
     (obj: object, msg = '') =>
       void lines.push({ level, msg, obj });
   return { logger: { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') }, lines };
+}
+
+/** A notifier whose POSTs are kept, not sent; `cleanup` is told how to close it. */
+export function keptNotifications(cleanup: (() => Promise<void> | void)[], clock?: Clock) {
+  const sent: NotifyEvent[] = [];
+  const fetch: FetchLike = async (_url, init) => {
+    sent.push(JSON.parse(init.body) as NotifyEvent);
+    return { ok: true, status: 200, arrayBuffer: async () => new ArrayBuffer(0) };
+  };
+  const notifier = createNotifier({
+    targets: [parseNotifyUrl('http://receiver.example/hook')],
+    registry: new Registry(),
+    logger: recordingLogger().logger,
+    fetch,
+    retries: 0,
+    ...(clock && { clock }),
+  });
+  cleanup.push(() => notifier.close(0));
+  return { notifier, sent };
 }

@@ -3,12 +3,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FetchLike } from '../../src/notify/deliver.js';
-import { createNotifier, type NotifyEvent } from '../../src/notify/index.js';
-import { parseNotifyUrl } from '../../src/notify/receivers.js';
-import { ManualClock, recordingLogger } from './fakes.js';
+import { keptNotifications, ManualClock } from './fakes.js';
 import { startHarness, waitFor } from './harness.js';
 
 const HOUR = 3_600_000;
@@ -17,30 +13,11 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/** A notifier whose POSTs are kept, not sent. */
-function notifications(clock: ManualClock) {
-  const sent: NotifyEvent[] = [];
-  const fetch: FetchLike = async (_url, init) => {
-    sent.push(JSON.parse(init.body) as NotifyEvent);
-    return { ok: true, status: 200, arrayBuffer: async () => new ArrayBuffer(0) };
-  };
-  const notifier = createNotifier({
-    targets: [parseNotifyUrl('http://receiver.example/hook')],
-    registry: new Registry(),
-    logger: recordingLogger().logger,
-    fetch,
-    retries: 0,
-    clock,
-  });
-  cleanup.push(() => notifier.close(0));
-  return { notifier, sent };
-}
-
 describe('a token with spec.rotateEvery under the daemon', () => {
   it('is rolled at its due time without a file change, and notified without its secret', async () => {
     const clock = new ManualClock();
     const start = clock.now();
-    const { notifier, sent } = notifications(clock);
+    const { notifier, sent } = keptNotifications(cleanup, clock);
     const h = await startHarness({ fixture: 'rotating-token', clock, daemon: { observer: notifier.observer } });
     cleanup.push(() => h.close());
     const secretFile = path.join(h.root, '..', 'state', 'secrets', 'ci-deploy');
