@@ -85,8 +85,10 @@ const EXCEPTIONS: readonly Exception[] = [
   { op: 'updateToken', path: 'modified_on', rule: 'type only', reason: 'listed by the reference as optional request fields; the provider sets them and edgesync never sends them' },
   { op: 'updateToken', path: 'status', rule: 'optionality', reason: 'required by operation 3; a document may leave it out, and the kind then sends active' },
   { op: 'updateToken', path: 'rotate', rule: 'spec only', reason: 'an addition of the document: raising it calls operation 16, it is never in a body' },
+  { op: 'updateToken', path: 'rotateEvery', rule: 'spec only', reason: 'an addition of the document: once due it calls operation 16, it is never in a body' },
   { op: 'createToken', path: 'status', rule: 'spec only', reason: 'not part of operation 8: a token starts active, and the next run sends another status by operation 3' },
   { op: 'createToken', path: 'rotate', rule: 'spec only', reason: 'an addition of the document: raising it calls operation 16, it is never in a body' },
+  { op: 'createToken', path: 'rotateEvery', rule: 'spec only', reason: 'an addition of the document: once due it calls operation 16, it is never in a body' },
   { op: 'updateList', path: 'type', rule: 'spec only', reason: "not part of operation 9: the provider keeps a list's type, so a change of type is blocked" },
   { op: 'updateList', path: 'items', rule: 'spec only', reason: 'not sent by operation 9: items change by the PATCH (patchList), in pages' },
   {
