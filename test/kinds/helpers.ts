@@ -19,6 +19,7 @@ import {
   type ResourceDocument,
 } from '../../src/kinds/kind.js';
 import { getKind } from '../../src/kinds/registry.js';
+import { ENVIRONMENTS_DIR } from '../../src/config/overlays.js';
 import { dependencyGraph } from '../../src/plan/order.js';
 import type { AppliedResource } from '../../src/state/types.js';
 import { contentHash } from '../../src/util/json.js';
@@ -218,8 +219,9 @@ export function exampleDocuments(): { file: string; doc: Record<string, unknown>
   const walk = (dir: string): void => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
-      // Dot-entries are not config, as the loader has it (a CI recipe's .gitlab-ci.yml).
-      if (entry.name.startsWith('.')) continue;
+      // Dot-entries are not config, as the loader has it (a CI recipe's .gitlab-ci.yml); nor are the
+      // environments' overlays, patches merged over the root only with --env.
+      if (entry.name.startsWith('.') || (dir === EXAMPLES && entry.name === ENVIRONMENTS_DIR)) continue;
       if (entry.isDirectory()) walk(full);
       else if (/\.ya?ml$/.test(entry.name)) {
         const text = fs.readFileSync(full, 'utf8').replace(/\$\{\w+:-([^}]*)\}/g, '$1');
