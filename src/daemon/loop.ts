@@ -252,7 +252,8 @@ export function createReconcileLoop(options: LoopOptions): ReconcileLoop {
       if (denied.length) {
         retryPending = false;
         retryAttempt = 0;
-        const why = `Denied by policy (${denyingRules(plan).join(', ')}): held until the files change.`;
+        const timed = denied.some((f) => f.timed);
+        const why = `Denied by policy (${denyingRules(plan).join(', ')}): held until the files change${timed ? ', or the time its rule reads lets it pass (judged again each minute)' : ''}.`;
         logger.error({ denied: denied.length }, `Holding: nothing is applied. ${why}`);
         notify(() => observer.onDenied?.(plan));
         return done({ ...base, ...attention, result: 'held', errors: [why] });

@@ -9,7 +9,7 @@ import { createExecutor, refresh, type ApplyResult, type ExecutorOptions, type R
 import type { ApiClient } from '../api/client.js';
 import { allKinds, getKind } from '../kinds/registry.js';
 import { importInto, type ImportAsk, type ImportResult } from './import.js';
-import { judgePlan } from '../policy/evaluate.js';
+import { judgePlan, recheckAt } from '../policy/evaluate.js';
 import '../kinds/index.js';
 import type { DesiredResource, Outcome } from '../kinds/kind.js';
 import type { Action, Plan } from '../plan/types.js';
@@ -106,7 +106,11 @@ export async function planAsked(
 /** The plan with what the Policy documents' rules found at `now`: every plan of a command or the daemon is judged here. */
 function judged(plan: Plan, resources: readonly DesiredResource[], now: number): Plan {
   const policy = judgePlan(plan, resources, now);
-  return policy.length ? { ...plan, policy } : plan;
+  if (!policy.length) return plan;
+  // A change window opens with time alone: the daemon plans again then, as for a token's roll.
+  const recheck = recheckAt(policy, now);
+  const dueAt = recheck === undefined ? plan.dueAt : Math.min(recheck, plan.dueAt ?? recheck);
+  return { ...plan, policy, ...(dueAt !== undefined && { dueAt }) };
 }
 
 export interface Engine {

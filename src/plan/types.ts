@@ -154,6 +154,8 @@ export interface PolicyFinding {
   readonly action?: string;
   /** Why the expression could not be evaluated (its onError said what the finding is). */
   readonly error?: string;
+  /** Its rule reads `now`: the same plan may pass later (a daemon held by it plans again each minute). @default false */
+  readonly timed?: true;
 }
 
 /** A token whose `expires_on` falls within the expiry warning window (`--expiry-warning`), or has passed. */

@@ -24,6 +24,14 @@ function ordered(findings: PolicyFinding[]): PolicyFinding[] {
   return [...findings.filter((f) => f.effect === 'deny'), ...findings.filter((f) => f.effect === 'warn')];
 }
 
+/** How soon a plan a rule that reads `now` denied is judged again: a change window opens on a minute. */
+const TIMED_RECHECK_MS = 60_000;
+
+/** When a plan denied by a rule that reads `now` should be made again: the next minute; undefined when no such rule denied it. */
+export function recheckAt(findings: readonly PolicyFinding[], now: number): number | undefined {
+  return findings.some((f) => f.effect === 'deny' && f.timed) ? (Math.floor(now / TIMED_RECHECK_MS) + 1) * TIMED_RECHECK_MS : undefined;
+}
+
 /**
  * A plan's findings: each rule over what it reads (each action, each resource, or the plan once). `now`:
  * when the plan is made (ms since the epoch, from the run's clock), what a change window compares.
@@ -124,7 +132,8 @@ function timestamp(ms: number): Readonly<Record<string, unknown>> {
 }
 
 function judge(rule: PlacedRule, program: Compiled, bindings: Bindings, about: Pick<PolicyFinding, 'resource' | 'action'>): PolicyFinding | undefined {
-  return outcome(rule, program.run(bindings), about);
+  const found = outcome(rule, program.run(bindings), about);
+  return found && program.uses.has('now') ? { ...found, timed: true } : found;
 }
 
 /** False: the rule's effect; an error: what its onError says. */

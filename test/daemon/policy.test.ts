@@ -7,7 +7,7 @@ import { createNotifier } from '../../src/notify/index.js';
 import { parseNotifyUrl } from '../../src/notify/receivers.js';
 import { systemClock, type Clock } from '../../src/util/clock.js';
 import { startReceiver } from '../notify/receiver.js';
-import { recordingLogger } from './fakes.js';
+import { ManualClock, recordingLogger } from './fakes.js';
 import { startHarness, waitFor } from './harness.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -32,7 +32,10 @@ describe('a daemon whose plan a policy denies', () => {
     cleanup.push(() => h.close());
 
     const held = await waitFor('the first run', () => h.daemon.status().lastRun);
-    expect(held).toMatchObject({ result: 'held', errors: ['Denied by policy (Policy/window rule change-window): held until the files change.'] });
+    expect(held).toMatchObject({
+      result: 'held',
+      errors: ['Denied by policy (Policy/window rule change-window): held until the files change, or the time its rule reads lets it pass (judged again each minute).'],
+    });
     expect(h.emulator.requests().filter((r) => WRITES.has(r.method))).toEqual([]);
     expect(h.emulator.state().lists).toEqual([]);
     const denials = h.log.filter((l) => l.msg === 'denied by policy: new objects are created Monday to Thursday, 08:00 to 16:00 UTC');
@@ -63,5 +66,27 @@ describe('a daemon whose plan a policy denies', () => {
     expect(applied).toMatchObject({ reason: 'change', result: 'ok' });
     expect(h.emulator.state().lists.map((l) => l.name)).toEqual(['List 1', 'List 2']);
     expect(h.log.filter((l) => l.msg.startsWith('policy warning: new objects are created')).length).toBe(3);
+  });
+
+  it('applies without a change of the files once the change window opens', async () => {
+    const clock = new ManualClock();
+    // Monday 14 December 2026, 07:59:30 UTC: half a minute before the window opens.
+    clock.t = Date.UTC(2026, 11, 14, 7, 59, 30);
+    const h = await startHarness({ fixture: 'policy-window', clock });
+    cleanup.push(() => h.close());
+    const held = await waitFor('the first run', () => h.daemon.status().lastRun);
+    expect([held.reason, held.result]).toEqual(['start', 'held']);
+    expect(h.daemon.status().dueAt).toBe('2026-12-14T08:00:00.000Z');
+
+    await clock.advance(29_000);
+    expect(h.daemon.status().runs).toBe(1);
+    // The run paces its calls by the emulator's rate-limit window, on the same clock: time goes on while it waits.
+    const opened = await waitFor('the run once the window opened', async () => {
+      await clock.advance(1000);
+      const s = h.daemon.status();
+      return !s.running && s.lastRun?.reason === 'due' && s.lastRun;
+    });
+    expect(opened.result).toBe('ok');
+    expect(h.emulator.state().lists.map((l) => l.name)).toEqual(['List 1', 'List 2']);
   });
 });
