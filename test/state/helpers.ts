@@ -7,14 +7,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import ts from 'typescript';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { openStateStore, type SqlStateStore, type StateOptions } from '../../src/state/index.js';
 import type { KvKeyRecord, ResourceIdentity, StateStore } from '../../src/state/types.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** The folders tempStateFile made in this test file: removed once its tests are done. */
+const madeDirs: string[] = [];
+afterAll(() => {
+  for (const dir of madeDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempStateFile(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edgesync-state-'));
+  madeDirs.push(dir);
   return path.join(dir, '.edgesync', 'state.db');
 }
 
