@@ -14,7 +14,7 @@ import '../kinds/index.js';
 import type { DesiredResource, Outcome } from '../kinds/kind.js';
 import type { Action, Plan } from '../plan/types.js';
 import type { RunRecord, StateSnapshot, StateStore } from '../state/types.js';
-import { systemClock, type Clock } from '../util/clock.js';
+import { earliest, systemClock, type Clock } from '../util/clock.js';
 
 export interface EngineOptions {
   /** Where the desired-state files come from. */
@@ -108,8 +108,7 @@ function judged(plan: Plan, resources: readonly DesiredResource[], now: number):
   const policy = judgePlan(plan, resources, now);
   if (!policy.length) return plan;
   // A change window opens with time alone: the daemon plans again then, as for a token's roll.
-  const recheck = recheckAt(policy, now);
-  const dueAt = recheck === undefined ? plan.dueAt : Math.min(recheck, plan.dueAt ?? recheck);
+  const dueAt = earliest(plan.dueAt, recheckAt(policy, now));
   return { ...plan, policy, ...(dueAt !== undefined && { dueAt }) };
 }
 

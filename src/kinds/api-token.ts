@@ -2,6 +2,7 @@
 // Raising spec.rotate, or spec.rotateEvery coming due, rolls the secret; the secret itself only ever reaches Outcome.secret.
 
 import type { Json } from '../util/json.js';
+import { earliest } from '../util/clock.js';
 import { durationMs, spanText } from '../util/duration.js';
 import { compact, isObject, pick } from './diff.js';
 import { NO_REMOTE_ID, postKind } from './post-family.js';
@@ -76,8 +77,6 @@ function expiry({ desired, now, expiryWarningMs }: PlanContext): Pick<KindDecisi
   return { expiring: { expiresOn: expiresOn!, message, ...(now >= at && { expired: true as const }) }, ...(now < at && { until: at }) };
 }
 
-const earliest = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
-
 const kind = postKind({
   ...base,
   build: (doc, ctx) => {
@@ -121,7 +120,7 @@ registerKind({
     const every = rotateEveryOf(ctx.desired.request);
     const makes = decision.actions.some((a) => isObject(a.record.memo) && a.record.memo.rolledAt !== undefined && a.change !== 'update');
     const next = every !== undefined && ctx.now !== undefined && makes ? ctx.now + every : undefined;
-    const until = earliest(earliest(decision.until, warn.until), next);
+    const until = earliest(decision.until, warn.until, next);
     const { until: _, ...rest } = decision;
     return { ...rest, ...(warn.expiring && { expiring: warn.expiring }), ...(until !== undefined && { until }) };
   },

@@ -12,6 +12,7 @@ import type { PlanMemo, Structure } from './memo.js';
 import { at, dependencyGraphInTurns, PlanError, topologicalOrder } from './order.js';
 import { closeKeys, selectTargets, targetMatcher } from './key-patterns.js';
 import { didYouMean } from '../util/closest.js';
+import { earliest } from '../util/clock.js';
 import { turn, TurnClock, TurnCounter } from '../util/turn.js';
 import type {
   AcceptedDrift,
@@ -273,7 +274,7 @@ async function planWith(desired: readonly DesiredResource[], state: StateSnapsho
     if (step.accepted) plan.accepted.push(step.accepted);
     if (step.unmanaged) plan.unmanaged.push(step.unmanaged);
     if (step.expiring) plan.expiring.push(step.expiring);
-    if (step.until !== undefined && !(plan.dueAt !== undefined && plan.dueAt <= step.until)) plan.dueAt = step.until;
+    plan.dueAt = earliest(plan.dueAt, step.until);
     if (step.missing) {
       plan.missing.push(step.missing);
       // Not created again: what depends on it waits, as on a blocked resource.

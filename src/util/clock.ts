@@ -25,6 +25,13 @@ export const systemClock: Clock = {
     }),
 };
 
+/** The soonest of times that may be unset (ms since the epoch); undefined when none is set. */
+export function earliest(...times: readonly (number | undefined)[]): number | undefined {
+  let soonest: number | undefined;
+  for (const t of times) if (t !== undefined && (soonest === undefined || t < soonest)) soonest = t;
+  return soonest;
+}
+
 /**
  * `promise`'s value if it settles within `ms` of real time, else undefined (the work goes on): an
  * answer that waits briefly for work others share. A rejection within `ms` rejects.
