@@ -8,6 +8,7 @@ import { withConfigAndState, type CommonOptions } from './common.js';
 import { errorCount, loadRoot } from './load.js';
 import { judgeConfig } from '../policy/evaluate.js';
 import type { DesiredResource } from '../kinds/kind.js';
+import { policyVerdict } from '../plan/messages.js';
 import type { PolicyFinding } from '../plan/types.js';
 
 export function register(program: Command): void {
@@ -37,9 +38,8 @@ function policyOfConfig(resources: readonly DesiredResource[]): { errors: Config
   const byKey = new Map(resources.map((r) => [r.key, r]));
   const at = (f: PolicyFinding): ConfigError => {
     const where = (f.resource !== undefined && byKey.get(f.resource)?.source) || f.source;
-    const rule = `${f.policy} rule ${f.rule} (${f.source.file}:${f.source.line}:${f.source.col})`;
     const why = f.error ? `; the rule could not be evaluated: ${f.error}` : '';
-    return { ...where, path: '', message: `${f.resource ?? 'the config'}: ${f.effect === 'deny' ? 'denied' : 'warning'} by ${rule}: ${f.message}${why}` };
+    return { ...where, path: '', message: `${f.resource ?? 'the config'}: ${policyVerdict(f, true)}: ${f.message}${why}` };
   };
   return {
     errors: [

@@ -5,6 +5,7 @@ import type { ApplyResult } from '../apply/index.js';
 import { formatError, type LoadResult } from '../config/index.js';
 import { findingLine } from '../daemon/drift.js';
 import type { DriftCheck, RunReport } from '../daemon/loop-types.js';
+import { policyVerdict } from '../plan/messages.js';
 import type { Plan } from '../plan/types.js';
 
 const EVENT_TYPES = [
@@ -128,7 +129,7 @@ export function deniedEvents(plan: Plan): Draft[] {
   return draft(
     'policy_denied',
     denied.flatMap((f) => (f.resource === undefined ? [] : [f.resource])),
-    denied.map((f) => `${f.resource ?? 'the plan'}: denied by ${f.policy} rule ${f.rule} (${f.source.file}:${f.source.line}): ${f.message}; nothing applied`),
+    denied.map((f) => `${f.resource ?? 'the plan'}: ${policyVerdict(f)}: ${f.message}; nothing applied`),
   );
 }
 

@@ -1,5 +1,7 @@
 // What the plan tells a person about things edgesync does not do by itself: uncertain creates and
-// deletes, orphans (prune is off, or no delete exists) and dependencies on blocked or uncertain resources.
+// deletes, orphans (prune is off, or no delete exists), dependencies on blocked or uncertain resources, policy findings.
+
+import type { PolicyFinding } from './types.js';
 
 /** Keys look like `Kind[account=…]/name`: brackets and commas need quoting in a shell. */
 export function shellQuote(value: string): string {
@@ -50,4 +52,13 @@ export function waitingMessage(dependency: string, because: 'blocked' | 'uncerta
         ? 'it has a change that is blocked; undo or resolve that change first'
         : 'it waits for a resource of its own';
   return `waits for ${dependency}: ${fix}. Nothing is sent for this resource until then`;
+}
+
+/**
+ * "denied by Policy/safety rule list-size (examples/policies/safety.yaml:17)": what a Policy finding
+ * says, and where its rule is written (`col`: with the column, as a refused config says it).
+ */
+export function policyVerdict(f: PolicyFinding, col = false): string {
+  const at = `${f.source.file}:${f.source.line}${col ? `:${f.source.col}` : ''}`;
+  return `${f.effect === 'deny' ? 'denied' : 'warning'} by ${f.policy} rule ${f.rule} (${at})`;
 }

@@ -4,6 +4,7 @@
 import { OPERATIONS, type OperationName } from '../api/operations.js';
 import type { FieldChange, Json } from '../kinds/kind.js';
 import { formatBytes, formatCount, painter, plural, shownValue, type Color, type Paint } from './format.js';
+import { policyVerdict } from './messages.js';
 import { summarize, type PlanSummary } from './summary.js';
 import type { Action, Plan, PolicyFinding } from './types.js';
 import { toEnd, TurnClock } from '../util/turn.js';
@@ -189,10 +190,9 @@ function refreshLines(plan: Plan, ctx: Ctx): string[] {
 function policyLines(findings: readonly PolicyFinding[], paint: Paint): string[] {
   const lines: string[] = [];
   for (const f of findings) {
-    const rule = `${f.effect === 'deny' ? 'denied' : 'warning'} by ${f.policy} rule ${f.rule} (${f.source.file}:${f.source.line})`;
     const [mark, color] = SIGN[f.effect];
     lines.push(
-      `${paint(color, mark)} ${paint('bold', f.resource ?? 'the plan')}  ${rule}`,
+      `${paint(color, mark)} ${paint('bold', f.resource ?? 'the plan')}  ${policyVerdict(f)}`,
       ...body([f.message, ...(f.error ? [`the rule could not be evaluated: ${f.error}`] : [])]),
     );
   }
