@@ -14,6 +14,7 @@ import type { Env } from './interpolate.js';
 import { isMap, mergePatch, setByPatch } from './merge-patch.js';
 import { isSkippedName } from './paths.js';
 import { parseYaml, type DocumentLocator, type ParsedDocument, type ParseLimits, type Placed } from './yaml.js';
+import { isFolder } from '../util/folder.js';
 
 /** The folder under the config root holding one folder of overlays per environment; never read as base documents. */
 export const ENVIRONMENTS_DIR = 'environments';
@@ -98,14 +99,6 @@ export async function readEnvironment(root: string, name: string, own: readonly 
     overlays.push(o);
   }
   return { name, overlays, errors, digest: sha256(JSON.stringify(texts)), byName };
-}
-
-function isFolder(dir: string): boolean {
-  try {
-    return fs.statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** The environments under environments/, sorted. */

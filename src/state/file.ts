@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { isFolder } from '../util/folder.js';
 
 /** A state file that cannot be used as it is; the message names the file and what to do. */
 /** A read-only open of a state that does not exist yet (no file, or no such workspace): whatever the backend. */
@@ -60,14 +61,6 @@ export function checkLostSecrets(shown: string, secretsDir?: string, notSecrets:
         'the state was lost or --state names the wrong one. Restore it or pass the right --state (and --workspace); a new state ' +
         'would create every gateway object and token again. To start over on purpose, move the secrets folder aside first.',
     );
-  }
-}
-
-function isFolder(file: string): boolean {
-  try {
-    return fs.statSync(file).isDirectory();
-  } catch {
-    return false;
   }
 }
 
