@@ -5,6 +5,7 @@ import type { Dirent, Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isUtf8 } from 'node:buffer';
+import { displayFile, type ConfigError } from './errors.js';
 import { formatBytes, isIgnored, isInside, isSkippedName } from './paths.js';
 import type { Position } from './yaml.js';
 import { compareStrings } from '../util/compare.js';
@@ -23,6 +24,11 @@ export interface Discovery {
   /** Each file's stamp, taken before it is read: a later write shows as another stamp (./stamps.ts). */
   readonly stamps: ReadonlyMap<string, FileStamp>;
   readonly problems: readonly FileProblem[];
+}
+
+/** A discovery's problems as the config's errors, each at its file (shown relative to the working folder). */
+export function discoveryErrors(found: Discovery): ConfigError[] {
+  return found.problems.map((p) => ({ file: displayFile(p.file), line: p.line, col: p.col, path: '', message: p.message }));
 }
 
 /** `.yaml` and `.yml` in any case: a `*.YAML` file is config too, never skipped in silence. */

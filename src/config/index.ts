@@ -11,7 +11,7 @@ import { displayFile, sortErrors, type ConfigError } from './errors.js';
 import { beginLoad, type ConfigCache } from './cache.js';
 import { dropSpareLoadHelper, helperPays } from './load-helper.js';
 import { buildInOrder, buildTwoThreads } from './load-files.js';
-import { discover } from './files.js';
+import { discover, discoveryErrors } from './files.js';
 import { ENVIRONMENTS_DIR, readEnvironment, unmatchedOverlays } from './overlays.js';
 import { isHiddenBelow, isInside, realpathNearest } from './paths.js';
 import { sharedTargets } from './shared-writes.js';
@@ -144,7 +144,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const own = ownPathsOf(opts.root, opts.ignore, opts.secrets);
   // Overlays are never base documents, with or without --env.
   const found = await discover(opts.root, [...own, path.join(opts.root, ENVIRONMENTS_DIR)]);
-  const errors: ConfigError[] = found.problems.map((p) => ({ file: displayFile(p.file), line: p.line, col: p.col, path: '', message: p.message }));
+  const errors: ConfigError[] = discoveryErrors(found);
   if (opts.secrets !== undefined && found.realRoot && secretsInside(opts.root, found.realRoot, opts.secrets)) {
     errors.push({ file: displayFile(opts.secrets), line: 1, col: 1, path: '', message: SECRETS_INSIDE });
   }

@@ -9,7 +9,7 @@ import { closest, didYouMean } from '../util/closest.js';
 import { sha256 } from '../util/json.js';
 import { processDocument, type DocumentContext, type DocumentOutcome, type Overlaid } from './document.js';
 import { displayFile, fieldPath, type ConfigError } from './errors.js';
-import { discover, readTextBounded } from './files.js';
+import { discover, discoveryErrors, readTextBounded } from './files.js';
 import type { Env } from './interpolate.js';
 import { isMap, mergePatch, setByPatch } from './merge-patch.js';
 import { isSkippedName } from './paths.js';
@@ -65,7 +65,7 @@ export async function readEnvironment(root: string, name: string, own: readonly 
     return none(`--env ${name}: no folder ${ENVIRONMENTS_DIR}/${name}/ under the config root${listed}`);
   }
   const found = await discover(dir, own);
-  const errors: ConfigError[] = found.problems.map((p) => ({ file: displayFile(p.file), line: p.line, col: p.col, path: '', message: p.message }));
+  const errors: ConfigError[] = discoveryErrors(found);
   const read: Overlay[] = [];
   const texts: string[] = [];
   for (const file of found.files) {
