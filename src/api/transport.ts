@@ -1,9 +1,9 @@
 // One HTTP/1.1 exchange over got: the request's bytes out, the answer's bytes back, bounded in time
 // and size. A failure says what the classifier needs: its code, and whether the request was whole on the wire.
 
-import type http from 'node:http';
-import type https from 'node:https';
-import type { BeforeRequestHook, Got, Method, Request } from 'got';
+import http from 'node:http';
+import https from 'node:https';
+import type { BeforeRequestHook, Got, Method, Request, RequestFunction } from 'got';
 
 export interface Exchange {
   readonly method: string;
@@ -63,6 +63,26 @@ const forgetCacheOptions: BeforeRequestHook = (options) => {
 };
 
 /**
+ * Node's request, given only the options got set: got hands Node an object of ~35 keys, most of them
+ * unset (TLS files, DNS, HTTP/2), which V8 keeps as a dictionary; Node's ClientRequest and agent then
+ * read it key by key, a third of got's cost a request.
+ */
+const compactRequest: RequestFunction = (url, options, callback) => {
+  // A literal, not Node's urlToHttpOptions: that one has no prototype, which makes a dictionary too.
+  const compact: Record<string, unknown> = {
+    protocol: url.protocol,
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    path: `${url.pathname}${url.search}`,
+  };
+  if (url.port !== '') compact.port = Number(url.port);
+  for (const key in options) {
+    const value = options[key as keyof typeof options];
+    if (value !== undefined) compact[key] = value;
+  }
+  return (url.protocol === 'https:' ? https : http).request(compact, callback);
+};
+
+/**
  * got as the client calls it, made once: it sends each request once (the executor decides what is
  * retried), hands every status back, follows no redirect, asks for no compression (an answer is
  * read whole, and most are small), parses nothing (the client reads the bytes), and has no cache,
@@ -84,8 +104,31 @@ const load = (): Promise<Got> =>
         // got's own User-Agent would be sent on a call that sets none; every call sets its own.
         headers: { 'user-agent': undefined },
         hooks: { beforeRequest: [forgetCacheOptions] },
+        request: compactRequest,
       })),
   ));
+
+/**
+ * got made for one set of agents and one timeout, so that a request merges only its own method,
+ * headers, body and signal into got's options (each merged key costs a copy and a check a request).
+ */
+const NO_AGENTS = {};
+const shaped = new WeakMap<object, Map<number, Got>>();
+function gotFor(base: Got, x: Exchange): Got {
+  const key = x.agents ?? NO_AGENTS;
+  let byTimeout = shaped.get(key);
+  if (byTimeout === undefined) shaped.set(key, (byTimeout = new Map()));
+  let got = byTimeout.get(x.timeoutMs);
+  if (got === undefined) {
+    got = base.extend({
+      ...(x.agents && { agent: { http: x.agents.http, https: x.agents.https } }),
+      // From the first byte sent to the answer's last byte, as Exchange.timeoutMs says.
+      timeout: { request: x.timeoutMs },
+    });
+    byTimeout.set(x.timeoutMs, got);
+  }
+  return got;
+}
 
 /**
  * Loads what the first call would load in one piece (got's modules; Node's FormData, Blob and Response,
@@ -127,7 +170,7 @@ export async function exchange(url: string, x: Exchange): Promise<Answer> {
   } else if (typeof x.body === 'string') body = x.body;
   else body = Buffer.isBuffer(x.body) ? x.body : Buffer.from(x.body.buffer, x.body.byteOffset, x.body.byteLength);
   if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-  const got = instance ?? (await load());
+  const got = gotFor(instance ?? (await load()), x);
   return new Promise<Answer>((resolve, reject) => {
     let sent = false;
     let status: number | undefined;
@@ -148,9 +191,6 @@ export async function exchange(url: string, x: Exchange): Promise<Answer> {
       method: x.method as Method,
       headers,
       ...(body !== undefined && { body }),
-      ...(x.agents && { agent: { http: x.agents.http, https: x.agents.https } }),
-      // From the first byte sent to the answer's last byte, as Exchange.timeoutMs says.
-      timeout: { request: x.timeoutMs },
       ...(x.signal && { signal: x.signal }),
     });
     stream.once('request', (req: http.ClientRequest) => {

@@ -49,6 +49,25 @@ describe('what goes on the wire', () => {
     expect(got!.body.toString('utf8')).toContain(`--${boundary}--`);
   });
 
+  it('reaches a server named by an IPv6 address, with the path and query as given', async () => {
+    const seen: { url?: string; host?: string }[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push({ url: req.url, host: req.headers.host });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '::1', r));
+    closers.push(() => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))));
+    const port = (server.address() as AddressInfo).port;
+    const answer = await exchange(`http://[::1]:${port}/client/v4/accounts/a/storage/kv/namespaces?page=2&per_page=50`, {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      timeoutMs: 5_000,
+      maxAnswerBytes: 1_000,
+    });
+    expect(answer.status).toBe(200);
+    expect(seen).toEqual([{ url: '/client/v4/accounts/a/storage/kv/namespaces?page=2&per_page=50', host: `[::1]:${port}` }]);
+  });
+
   it('speaks TLS to an https base URL, on the shared agent and on the agent of creates alike', async () => {
     const { key, cert } = selfSigned();
     const server = https.createServer({ key, cert }, (req, res) => {
