@@ -1,7 +1,8 @@
 // A Policy's rules as CEL programs: parsed once per expression, the variables each one reads found
 // by walking its syntax tree, and where in the expression a problem is (its line:col there).
 
-import { celEnv, celType, isCelError, parse, plan as celPlan, type CelValue } from '@bufbuild/cel';
+import { createRequire } from 'node:module';
+import type { CelValue } from '@bufbuild/cel';
 import type { SourceLocation } from '../kinds/kind.js';
 
 /** The kind of the documents that hold rules. */
@@ -54,9 +55,23 @@ export interface Compiled {
   run(bindings: Readonly<Record<Variable, unknown>>): { readonly value: boolean } | { readonly error: string; readonly notBool?: true };
 }
 
-type Expr = ReturnType<typeof parse>['expr'];
+type Cel = typeof import('@bufbuild/cel');
+type Expr = ReturnType<Cel['parse']>['expr'];
 
-const env = celEnv();
+/**
+ * CEL, loaded at the first rule compiled: its modules take about 100 ms to load, which a config
+ * without a Policy (most of them) would pay at every start. Loaded whole and at once, so that the
+ * kind's build, which is synchronous, can compile.
+ */
+let loaded: { readonly cel: Cel; readonly env: ReturnType<Cel['celEnv']> } | undefined;
+function celRuntime(): NonNullable<typeof loaded> {
+  if (loaded === undefined) {
+    const cel = createRequire(import.meta.url)('@bufbuild/cel') as Cel;
+    loaded = { cel, env: cel.celEnv() };
+  }
+  return loaded;
+}
+
 const compiled = new Map<string, Compiled>();
 
 /**
@@ -66,9 +81,10 @@ const compiled = new Map<string, Compiled>();
 export function compileRule(expression: string): Compiled | Refused {
   const kept = compiled.get(expression);
   if (kept) return kept;
-  let parsed: ReturnType<typeof parse>;
+  const { cel, env } = celRuntime();
+  let parsed: ReturnType<Cel['parse']>;
   try {
-    parsed = parse(expression);
+    parsed = cel.parse(expression);
   } catch (err) {
     return refused(expression, [syntaxFault(expression, err)]);
   }
@@ -80,13 +96,13 @@ export function compileRule(expression: string): Compiled | Refused {
     else unknown.push({ offset: Number(positions[id.toString()] ?? 0), message: `${name} is not a variable a rule can read (${VARIABLES.join(', ')})` });
   });
   if (unknown.length) return refused(expression, unknown);
-  const program = celPlan(env, parsed);
+  const program = cel.plan(env, parsed);
   const out: Compiled = {
     uses,
     run: (bindings) => {
       const result = program(bindings as unknown as Record<string, never>);
-      if (isCelError(result)) return { error: result.message };
-      if (typeof result !== 'boolean') return { error: `returned ${[celType(result).name, shortText(result)].filter(Boolean).join(' ')}, not a bool`, notBool: true };
+      if (cel.isCelError(result)) return { error: result.message };
+      if (typeof result !== 'boolean') return { error: `returned ${[cel.celType(result).name, shortText(result)].filter(Boolean).join(' ')}, not a bool`, notBool: true };
       return { value: result };
     },
   };
