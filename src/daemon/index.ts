@@ -137,6 +137,22 @@ function urlOf(host: string, port: number): string {
 }
 
 /** Before any run, as the loop's own status says it. */
+/**
+ * Loads the first call's modules (got; the web streams a Worker upload needs: a stall of 40 to 90 ms)
+ * once the first run is over: a start with nothing to send does not wait for them, and a later run
+ * finds them loaded. A first run that sends loads them at its first call.
+ */
+function transportAfterFirstRun(logger: Logger): LoopObserver {
+  let warmed = false;
+  return {
+    onRun: () => {
+      if (warmed) return;
+      warmed = true;
+      warmTransport().catch((err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'cannot load the HTTP client ahead of the first call'));
+    },
+  };
+}
+
 const NO_RUN: LoopStatus = { firstRunDone: false, configValid: false, configErrors: [], runs: 0, running: false };
 
 /** Either one writer from the start, or replicas. */
@@ -196,6 +212,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         if (loaded.ok) ignored = new Set([...own, ...writtenFiles(loaded, outputsDir)]);
       },
     },
+    transportAfterFirstRun(logger),
     options.observer ?? {},
   ];
   const observer: Required<LoopObserver> = {
@@ -271,9 +288,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   options.routes?.(app);
   // Before listening: the first compile loads ajv's own modules in one piece (half a second on a busy
   // machine), which no answer should wait for; each kind's schema is compiled in a turn of its own.
-  // The first call's modules, likewise.
+  // The first call's modules load after the first run (the transportAfterFirstRun observer).
   await warmSchemas();
-  await warmTransport();
   // From before the first run: a load or plan that holds the loop shows in the histogram as it happens.
   const unwatchLoop = metrics.watchEventLoop();
   // Long work lets the loop accept and read a connection before it goes on (src/util/turn.ts).
