@@ -132,7 +132,8 @@ function gotFor(base: Got, x: Exchange): Got {
 
 /**
  * Loads what the first call would load in one piece (got's modules; Node's FormData, Blob and Response,
- * which load their web streams lazily: 60 to 120 ms here), so that a daemon does it before it answers.
+ * which load their web streams lazily: 60 to 120 ms here), so that a daemon does it between runs, not
+ * at its first call.
  */
 export async function warmTransport(): Promise<void> {
   await load();

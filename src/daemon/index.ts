@@ -136,7 +136,6 @@ function urlOf(host: string, port: number): string {
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
 
-/** Before any run, as the loop's own status says it. */
 /**
  * Loads the first call's modules (got; the web streams a Worker upload needs: a stall of 40 to 90 ms)
  * once the first run is over: a start with nothing to send does not wait for them, and a later run
@@ -153,6 +152,7 @@ function transportAfterFirstRun(logger: Logger): LoopObserver {
   };
 }
 
+/** Before any run, as the loop's own status says it. */
 const NO_RUN: LoopStatus = { firstRunDone: false, configValid: false, configErrors: [], runs: 0, running: false };
 
 /** Either one writer from the start, or replicas. */
