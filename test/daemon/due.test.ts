@@ -3,9 +3,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_TIMER_MS } from '../../src/api/options.js';
-import { createReconcileLoop } from '../../src/daemon/loop.js';
-import { checkTiming } from '../../src/daemon/options.js';
-import { FakeEngine, ManualClock, flush, recordingLogger } from './fakes.js';
+import { flush, scriptedLoop } from './fakes.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -13,18 +11,9 @@ afterEach(async () => {
 });
 
 function setup() {
-  const clock = new ManualClock();
-  const engine = new FakeEngine();
-  const runs: string[] = [];
-  const loop = createReconcileLoop({
-    engine,
-    clock,
-    logger: recordingLogger().logger,
-    timing: checkTiming({ debounceMs: 500 }),
-    observer: { onRun: (r) => runs.push(`${r.reason}:${r.result}`) },
-  });
-  cleanup.push(() => loop.stop());
-  return { clock, engine, loop, runs };
+  const scripted = scriptedLoop();
+  cleanup.push(() => scripted.loop.stop());
+  return scripted;
 }
 
 describe('a time the plan names', () => {

@@ -4,7 +4,9 @@
 import type { ApplyResult } from '../../src/apply/index.js';
 import type { ConfigError, LoadResult } from '../../src/config/index.js';
 import type { DesiredResource, FieldChange } from '../../src/kinds/kind.js';
-import type { LoopEngine, LoopLogger } from '../../src/daemon/loop-types.js';
+import { createReconcileLoop } from '../../src/daemon/loop.js';
+import type { LoopEngine, LoopLogger, LoopObserver, LoopOptions } from '../../src/daemon/loop-types.js';
+import { checkTiming, type LoopTiming } from '../../src/daemon/options.js';
 import type { Action, Plan } from '../../src/plan/types.js';
 import type { Clock } from '../../src/util/clock.js';
 import type { FetchLike } from '../../src/notify/deliver.js';
@@ -205,6 +207,39 @@ export function recordingLogger(): { logger: LoopLogger & { debug(o: object, m?:
     (obj: object, msg = '') =>
       void lines.push({ level, msg, obj });
   return { logger: { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') }, lines };
+}
+
+/** What scriptedLoop takes: the loop's own options but its engine and logger, timing unchecked. */
+interface ScriptedLoopOptions extends Pick<LoopOptions, 'invalidate' | 'hold' | 'correctDrift' | 'prune'> {
+  /** Checked with a 500 ms debounce unless it says otherwise. @default {} */
+  readonly timing?: LoopTiming;
+  /** Hears every event, each run before `runs` lists it. @default {} */
+  readonly observer?: LoopObserver;
+  /** @default a new ManualClock */
+  readonly clock?: ManualClock;
+}
+
+/** A reconcile loop over a FakeEngine and a ManualClock, logging to `lines`, each run listed in `runs` as `reason:result`. */
+export function scriptedLoop(options: ScriptedLoopOptions = {}) {
+  const { timing, observer, clock = new ManualClock(), ...rest } = options;
+  const engine = new FakeEngine();
+  const { logger, lines } = recordingLogger();
+  const runs: string[] = [];
+  const loop = createReconcileLoop({
+    ...rest,
+    engine,
+    clock,
+    logger,
+    timing: checkTiming({ debounceMs: 500, ...timing }),
+    observer: {
+      ...observer,
+      onRun: (r) => {
+        observer?.onRun?.(r);
+        runs.push(`${r.reason}:${r.result}`);
+      },
+    },
+  });
+  return { clock, engine, loop, lines, runs };
 }
 
 /** A notifier whose POSTs are kept, not sent; `cleanup` is told how to close it. */

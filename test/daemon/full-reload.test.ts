@@ -2,28 +2,14 @@
 // at start, on a reload and every full re-read interval; a re-read that finds nothing new runs nothing.
 
 import { describe, expect, it } from 'vitest';
-import { createReconcileLoop } from '../../src/daemon/loop.js';
-import { checkTiming } from '../../src/daemon/options.js';
-import { FakeEngine, ManualClock, flush, invalid, recordingLogger, valid } from './fakes.js';
+import { flush, invalid, scriptedLoop, valid } from './fakes.js';
 
 const MINUTE = 60_000;
 
 function setup() {
-  const clock = new ManualClock();
-  const engine = new FakeEngine();
-  const { logger, lines } = recordingLogger();
-  const runs: string[] = [];
   /** What each invalidate said: the paths, or 'all'. */
   const told: (readonly string[] | 'all')[] = [];
-  const loop = createReconcileLoop({
-    engine,
-    clock,
-    logger,
-    timing: checkTiming({ debounceMs: 500, fullReloadIntervalMs: 10 * MINUTE }),
-    observer: { onRun: (r) => runs.push(`${r.reason}:${r.result}`) },
-    invalidate: (paths) => told.push(paths ?? 'all'),
-  });
-  return { clock, engine, loop, lines, runs, told };
+  return { ...scriptedLoop({ timing: { fullReloadIntervalMs: 10 * MINUTE }, invalidate: (paths) => told.push(paths ?? 'all') }), told };
 }
 
 describe('reading the config again', () => {

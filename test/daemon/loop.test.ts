@@ -4,21 +4,10 @@ import { createReconcileLoop } from '../../src/daemon/loop.js';
 import { backoffDelay } from '../../src/util/backoff.js';
 import { checkTiming } from '../../src/daemon/options.js';
 import { degradedReason } from '../../src/daemon/loop-types.js';
-import { FakeEngine, ManualClock, UNREACHABLE, flush, invalid, recordingLogger, valid } from './fakes.js';
+import { FakeEngine, ManualClock, UNREACHABLE, flush, invalid, recordingLogger, scriptedLoop, valid } from './fakes.js';
 
 function setup(timing = {}) {
-  const clock = new ManualClock();
-  const engine = new FakeEngine();
-  const { logger, lines } = recordingLogger();
-  const runs: string[] = [];
-  const loop = createReconcileLoop({
-    engine,
-    clock,
-    logger,
-    timing: checkTiming({ debounceMs: 500, retryInitialMs: 1000, retryMaxMs: 8000, shutdownTimeoutMs: 2000, ...timing }),
-    observer: { onRun: (r) => runs.push(`${r.reason}:${r.result}`) },
-  });
-  return { clock, engine, loop, lines, runs };
+  return scriptedLoop({ timing: { retryInitialMs: 1000, retryMaxMs: 8000, shutdownTimeoutMs: 2000, ...timing } });
 }
 
 describe('the reconcile loop', () => {

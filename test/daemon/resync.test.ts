@@ -2,23 +2,11 @@
 // `resync`), off unless asked for, and no shorter than a minute.
 
 import { describe, expect, it } from 'vitest';
-import { createReconcileLoop } from '../../src/daemon/loop.js';
 import { checkTiming, parseDuration } from '../../src/daemon/options.js';
-import { FakeEngine, ManualClock, flush, recordingLogger } from './fakes.js';
+import { flush, scriptedLoop } from './fakes.js';
 
 function setup(resyncIntervalMs?: number) {
-  const clock = new ManualClock();
-  const engine = new FakeEngine();
-  const { logger } = recordingLogger();
-  const runs: string[] = [];
-  const loop = createReconcileLoop({
-    engine,
-    clock,
-    logger,
-    timing: checkTiming({ debounceMs: 500, retryInitialMs: 1000, retryMaxMs: 8000, shutdownTimeoutMs: 2000, ...(resyncIntervalMs !== undefined && { resyncIntervalMs }) }),
-    observer: { onRun: (r) => runs.push(`${r.reason}:${r.result}`) },
-  });
-  return { clock, engine, loop, runs };
+  return scriptedLoop({ timing: { retryInitialMs: 1000, retryMaxMs: 8000, shutdownTimeoutMs: 2000, ...(resyncIntervalMs !== undefined && { resyncIntervalMs }) } });
 }
 
 describe('the resync interval', () => {

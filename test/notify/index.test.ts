@@ -1,13 +1,11 @@
 import os from 'node:os';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReconcileLoop } from '../../src/daemon/loop.js';
 import type { RunReport } from '../../src/daemon/loop-types.js';
-import { checkTiming } from '../../src/daemon/options.js';
 import type { FetchLike } from '../../src/notify/deliver.js';
 import { createNotifier, type NotifyEvent } from '../../src/notify/index.js';
 import { parseNotifyUrl } from '../../src/notify/receivers.js';
-import { FakeEngine, ManualClock, flush, recordingLogger, valid } from '../daemon/fakes.js';
+import { ManualClock, flush, recordingLogger, scriptedLoop, valid } from '../daemon/fakes.js';
 import { startReceiver } from './receiver.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -159,14 +157,10 @@ describe('the notifier', () => {
     const clock = new ManualClock();
     const notifier = createNotifier({ targets: [parseNotifyUrl(r.url)], registry: new Registry(), logger: recordingLogger().logger, clock });
     cleanup.push(() => notifier.close(0));
-    const engine = new FakeEngine();
-    const runs: string[] = [];
-    const loop = createReconcileLoop({
-      engine,
+    const { engine, loop, runs } = scriptedLoop({
       clock,
-      logger: recordingLogger().logger,
-      timing: checkTiming({ debounceMs: 500, retryInitialMs: 1000, retryMaxMs: 8000, shutdownTimeoutMs: 2000 }),
-      observer: { ...notifier.observer, onRun: (report) => (notifier.observer.onRun(report), runs.push(`${report.reason}:${report.result}`)) },
+      timing: { retryInitialMs: 1000, retryMaxMs: 8000, shutdownTimeoutMs: 2000 },
+      observer: notifier.observer,
     });
     loop.start();
     await flush();
